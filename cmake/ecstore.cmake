@@ -1,0 +1,43 @@
+# Shared helpers for ecstore targets.
+
+# Warnings are errors on our own code only (not on the system libraries we include).
+function(ecstore_target_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+  # GCC 12 reports -Wrestrict false positives inside libstdc++'s std::string operator+ at -O3
+  # (GCC bug 105329); it is not a finding about our code.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    target_compile_options(${target} PRIVATE -Wno-restrict)
+  endif()
+endfunction()
+
+# ecstore_add_test(NAME SOURCES... [LIBS ...] [LABELS ...])
+# Builds one gtest program and registers its tests with CTest (one CTest entry per gtest case).
+function(ecstore_add_test name)
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${T_SOURCES} ${T_UNPARSED_ARGUMENTS})
+  ecstore_target_warnings(${name})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  gtest_discover_tests(${name}
+    WORKING_DIRECTORY ${CMAKE_BINARY_DIR}
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}"
+               ENVIRONMENT "EC_PLUGIN_DIR=${CMAKE_BINARY_DIR}/lib;ECSTORE_SHARED=${PROJECT_SOURCE_DIR}/../shared")
+endfunction()
+
+# ecstore_add_plugin(NAME SOURCES... LIBS ...)
+# Builds libec_NAME.so (loaded by the registry) and ec_NAME_static (linked into programs that
+# register it as a built-in).
+function(ecstore_add_plugin name)
+  cmake_parse_arguments(P "" "" "SOURCES;LIBS;PLUGIN_SOURCES" ${ARGN})
+  add_library(ec_${name}_static STATIC ${P_SOURCES})
+  ecstore_target_warnings(ec_${name}_static)
+  target_link_libraries(ec_${name}_static PUBLIC ec ${P_LIBS})
+  target_include_directories(ec_${name}_static PUBLIC ${PROJECT_SOURCE_DIR})
+  add_library(ec_${name} MODULE ${P_PLUGIN_SOURCES})
+  ecstore_target_warnings(ec_${name})
+  target_link_libraries(ec_${name} PRIVATE ec_${name}_static)
+  set_target_properties(ec_${name} PROPERTIES PREFIX "lib" OUTPUT_NAME "ec_${name}")
+endfunction()
