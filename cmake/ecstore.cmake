@@ -10,6 +10,14 @@ function(ecstore_target_warnings target)
   endif()
 endfunction()
 
+# Where the shared test data lives (Ceph's corpus and vectors); tests fail when it is missing.
+if(DEFINED ENV{ECSTORE_SHARED})
+  set(ECSTORE_SHARED_DIR "$ENV{ECSTORE_SHARED}" CACHE PATH "Shared test data")
+else()
+  get_filename_component(ECSTORE_SHARED_DIR "${PROJECT_SOURCE_DIR}/../shared" ABSOLUTE)
+  set(ECSTORE_SHARED_DIR "${ECSTORE_SHARED_DIR}" CACHE PATH "Shared test data")
+endif()
+
 # ecstore_add_test(NAME SOURCES... [LIBS ...] [LABELS ...])
 # Builds one gtest program and registers its tests with CTest (one CTest entry per gtest case).
 function(ecstore_add_test name)
@@ -20,11 +28,17 @@ function(ecstore_add_test name)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
+  # An empty LABELS value would be dropped and shift the property list, so add it only if given.
+  set(label_props "")
+  if(T_LABELS)
+    set(label_props LABELS "${T_LABELS}")
+  endif()
   gtest_discover_tests(${name}
     WORKING_DIRECTORY ${CMAKE_BINARY_DIR}
     DISCOVERY_TIMEOUT 60
-    PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}"
-               ENVIRONMENT "EC_PLUGIN_DIR=${CMAKE_BINARY_DIR}/lib;ECSTORE_SHARED=${PROJECT_SOURCE_DIR}/../shared")
+    PROPERTIES TIMEOUT ${T_TIMEOUT} ${label_props}
+               ENVIRONMENT "EC_PLUGIN_DIR=${CMAKE_BINARY_DIR}/lib"
+               ENVIRONMENT_MODIFICATION "ECSTORE_SHARED=set:${ECSTORE_SHARED_DIR}")
 endfunction()
 
 # ecstore_add_plugin(NAME SOURCES... LIBS ...)
@@ -40,4 +54,7 @@ function(ecstore_add_plugin name)
   ecstore_target_warnings(ec_${name})
   target_link_libraries(ec_${name} PRIVATE ec_${name}_static)
   set_target_properties(ec_${name} PROPERTIES PREFIX "lib" OUTPUT_NAME "ec_${name}")
+  # Baked into the shared object (not read from libec.so), so that a plugin built from another
+  # tree really claims another version and the loader refuses it.
+  target_compile_definitions(ec_${name} PRIVATE ECSTORE_PLUGIN_VERSION="${ECSTORE_PLUGIN_VERSION}")
 endfunction()

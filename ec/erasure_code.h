@@ -22,7 +22,7 @@ namespace ec {
 
 class ErasureCode : public ErasureCodeInterface {
  public:
-  // Ceph's SIMD_ALIGN: chunks handed to plugins are at least this aligned (we use 64).
+  // Ceph's SIMD_ALIGN. Buffers ec allocates are aligned to kBufferAlignment (64), more than this.
   static constexpr unsigned kSimdAlign = 32;
 
   const Profile& get_profile() const override { return profile_; }

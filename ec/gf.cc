@@ -2,7 +2,10 @@
 
 #include <isa-l/erasure_code.h>
 
+#include "ec/simd.h"
+
 #include <array>
+#include <cstdint>
 #include <cstring>
 
 namespace ec::gf {
@@ -82,12 +85,17 @@ void MatrixCodec::Encode(std::size_t len, const std::uint8_t* const* data,
   // ISA-L takes non-const pointers but does not write the sources.
   ec_encode_data(static_cast<int>(len), k_, m_, const_cast<std::uint8_t*>(encode_tables_.data()),
                  const_cast<std::uint8_t**>(data), const_cast<std::uint8_t**>(parity));
+  ClearUpperVectorState();
 }
 
 Status MatrixCodec::Decode(std::size_t len, const std::uint8_t* const* pieces, const int* targets,
                            int num_targets, std::uint8_t* const* outputs) const {
   const int n = k_ + m_;
   if (num_targets <= 0) return Status::OK();
+  if (k_ < 1 || m_ < 0 || n > 256 || num_targets > 256) {
+    return Status::Invalid("matrix codec supports at most 256 chunks");
+  }
+  if (len > static_cast<std::size_t>(INT32_MAX)) return Status::Invalid("chunk too large");
   std::array<std::uint8_t*, 256> sources{};
   std::array<int, 256> source_rows{};
   int found = 0;
@@ -141,6 +149,7 @@ Status MatrixCodec::Decode(std::size_t len, const std::uint8_t* const* pieces, c
   }
   ec_encode_data(static_cast<int>(len), k_, num_targets, const_cast<std::uint8_t*>(tables->data()),
                  sources.data(), const_cast<std::uint8_t**>(outputs));
+  ClearUpperVectorState();
   return Status::OK();
 }
 

@@ -45,13 +45,15 @@ class MatrixCodec {
   int m() const { return m_; }
   const std::vector<std::uint8_t>& coding() const { return coding_; }
 
-  // Computes all m parity pieces from the k data pieces.
+  // Computes all m parity pieces from the k data pieces. Precondition: len <= INT32_MAX (ISA-L
+  // takes an int) and k+m <= 256; callers validate lengths before they get here.
   void Encode(std::size_t len, const std::uint8_t* const* data, std::uint8_t* const* parity) const;
 
   // Rebuilds the pieces listed in `targets` (indexes in [0, k+m)) into `outputs` (one pointer per
   // target), reading from `pieces`, an array of k+m pointers where nullptr marks a piece that is
   // not available. The first k available pieces (in index order) are the sources.
-  // Errors: EIO when fewer than k pieces are available or the chosen rows are singular.
+  // Errors: EIO when fewer than k pieces are available or the chosen rows are singular; EINVAL for
+  // a target out of range, more than 256 pieces or len > INT32_MAX.
   Status Decode(std::size_t len, const std::uint8_t* const* pieces, const int* targets,
                 int num_targets, std::uint8_t* const* outputs) const;
 

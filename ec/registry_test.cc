@@ -106,7 +106,8 @@ TEST(Registry, BuiltinsAreFoundBeforeDlopenAndProfilesAreChecked) {
   reg.register_builtin("fake_bad", [] { return std::make_unique<FakePlugin>(true); });
   Profile p = {{"k", "2"}};
   ErasureCodeInterfaceRef code;
-  ASSERT_TRUE(reg.factory("fake_ok", "/nonexistent", p, &code).ok());
+  ASSERT_TRUE(reg.load("fake_ok", "/nonexistent").ok());  // built-in: the directory is unused
+  ASSERT_TRUE(reg.factory("fake_ok", Dir(), p, &code).ok());
   Profile q = {{"k", "2"}};
   Status s = reg.factory("fake_bad", Dir(), q, &code);
   EXPECT_EQ(s.code(), EINVAL);

@@ -74,7 +74,7 @@ const char* __erasure_code_version() {
 #ifdef TEST_PLUGIN_WRONG_VERSION
   return "0.0.0-wrong";
 #else
-  return ec::kPluginVersion;
+  return ECSTORE_PLUGIN_VERSION;
 #endif
 }
 #endif

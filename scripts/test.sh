@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Every check, from a fresh Debian machine: installs the packages, checks formatting, builds and
+# runs the whole suite in the release preset and again under ASan+UBSan.
+# Usage: scripts/test.sh            (everything)
+#        scripts/test.sh --quick    (release suite only, no sanitizers)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+scripts/setup.sh
+
+echo "== format check (.clang-format)"
+mapfile -t sources < <(git ls-files '*.cc' '*.h' 2>/dev/null || find . -name '*.cc' -o -name '*.h')
+clang-format --dry-run -Werror "${sources[@]}"
+
+jobs="$(nproc)"
+echo "== release build and tests"
+scripts/build.sh release
+ctest --preset release -j "$jobs"
+
+if [ "$quick" -eq 0 ]; then
+  echo "== asan-ubsan build and tests"
+  scripts/build.sh asan-ubsan
+  ctest --preset asan-ubsan -j "$jobs"
+fi
+echo "== all tests passed"

@@ -1,0 +1,256 @@
+// The interface contract, proven for every plugin over many profiles (in the spirit of Ceph's
+// TestErasureCodePlugins.cc): profile round trip, chunk sizes, minimum_to_decode plans (whole
+// chunks or sub-chunk ranges), decode from exactly what the plan asked for, any-k decode,
+// chunk mapping, decode_concat, and concurrent use. Random data; the seed is printed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "ec/plugin.h"
+
+namespace ec {
+namespace {
+
+struct Case {
+  const char* profile;
+  unsigned stripe_width;
+};
+
+std::ostream& operator<<(std::ostream& os, const Case& c) {
+  return os << "'" << c.profile << "' sw=" << c.stripe_width;
+}
+
+class Contract : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    seed_ = std::random_device{}();
+    std::cout << "seed=" << seed_ << " profile=" << GetParam().profile << "\n";
+    auto parsed = ParseProfile(GetParam().profile);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    profile_ = *parsed;
+    const std::string plugin = profile_.at("plugin");
+    Status s = PluginRegistry::instance().factory(plugin, PluginRegistry::default_directory(),
+                                                  profile_, &code_);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  std::vector<std::byte> RandomBytes(std::size_t n, std::mt19937& rng) {
+    std::vector<std::byte> v(n);
+    for (auto& b : v) b = static_cast<std::byte>(rng());
+    return v;
+  }
+
+  // The bytes of `chunk` named by `ranges`, concatenated: what a helper would send.
+  Buffer Extract(const Buffer& chunk, const std::vector<SubChunkRange>& ranges) {
+    const std::size_t sub = chunk.size() / code_->get_sub_chunk_count();
+    std::size_t total = 0;
+    for (auto [first, count] : ranges) total += static_cast<std::size_t>(count) * sub;
+    Buffer out = Buffer::Allocate(total, false);
+    std::size_t off = 0;
+    for (auto [first, count] : ranges) {
+      std::memcpy(out.data() + off, chunk.data() + static_cast<std::size_t>(first) * sub,
+                  static_cast<std::size_t>(count) * sub);
+      off += static_cast<std::size_t>(count) * sub;
+    }
+    return out;
+  }
+
+  unsigned seed_ = 0;
+  Profile profile_;
+  ErasureCodeInterfaceRef code_;
+};
+
+TEST_P(Contract, ProfileRoundTrips) {
+  ErasureCodeInterfaceRef again;
+  Profile copy = code_->get_profile();
+  ASSERT_TRUE(PluginRegistry::instance()
+                  .factory(copy.at("plugin"), PluginRegistry::default_directory(), copy, &again)
+                  .ok());
+  EXPECT_EQ(again->get_profile(), code_->get_profile());
+  EXPECT_EQ(again->get_chunk_count(), code_->get_chunk_count());
+  EXPECT_EQ(code_->get_chunk_count(),
+            code_->get_data_chunk_count() + code_->get_coding_chunk_count());
+  EXPECT_GE(code_->get_sub_chunk_count(), 1u);
+}
+
+TEST_P(Contract, ChunkSizeHoldsTheStripe) {
+  const unsigned k = code_->get_data_chunk_count();
+  for (unsigned sw : {1u, 100u, 4096u, 4651u, 65536u, GetParam().stripe_width}) {
+    unsigned c = code_->get_chunk_size(sw);
+    EXPECT_GE(static_cast<std::size_t>(c) * k, sw) << sw;
+    EXPECT_EQ(c % code_->get_sub_chunk_count(), 0u) << sw;
+    // Idempotent: a stripe of k whole chunks needs no more padding.
+    EXPECT_EQ(code_->get_chunk_size(c * k), c) << sw;
+  }
+}
+
+TEST_P(Contract, EncodeIsSystematicAndEveryPlanDecodes) {
+  std::mt19937 rng(seed_);
+  const unsigned n = code_->get_chunk_count();
+  const unsigned k = code_->get_data_chunk_count();
+  const unsigned m = n - k;
+  const unsigned sw = GetParam().stripe_width;
+  auto in = RandomBytes(sw, rng);
+  ShardSet all;
+  for (unsigned i = 0; i < n; ++i) all.insert(static_cast<int>(i));
+  ChunkMap encoded;
+  ASSERT_TRUE(code_->encode(all, in, &encoded).ok());
+  ASSERT_EQ(encoded.size(), n);
+  const std::size_t cs = code_->get_chunk_size(sw);
+  for (auto& [id, b] : encoded) ASSERT_EQ(b.size(), cs);
+  // Systematic: data piece i is the input's bytes, padded with zeros.
+  Buffer concat;
+  ASSERT_TRUE(code_->decode_concat({}, encoded, &concat).ok());
+  ASSERT_EQ(concat.size(), cs * k);
+  EXPECT_EQ(std::memcmp(concat.data(), in.data(), sw), 0);
+  for (std::size_t b = sw; b < cs * k; ++b) ASSERT_EQ(concat.data()[b], std::byte{0});
+
+  // Erasure sets: all of size 1..m when small, else random ones.
+  std::vector<ShardSet> patterns;
+  if (n <= 8) {
+    for (unsigned mask = 1; mask < (1u << n); ++mask) {
+      if (static_cast<unsigned>(__builtin_popcount(mask)) > m) continue;
+      ShardSet lost;
+      for (unsigned i = 0; i < n; ++i)
+        if (mask & (1u << i)) lost.insert(static_cast<int>(i));
+      patterns.push_back(lost);
+    }
+  } else {
+    for (int t = 0; t < 40; ++t) {
+      std::vector<int> ids(all.begin(), all.end());
+      std::shuffle(ids.begin(), ids.end(), rng);
+      patterns.emplace_back(ids.begin(), ids.begin() + 1 + rng() % m);
+    }
+  }
+  for (const ShardSet& lost : patterns) {
+    ShardSet avail;
+    for (int id : all)
+      if (!lost.count(id)) avail.insert(id);
+    for (int want : lost) {
+      // Plan, then give decode exactly the sub-chunks the plan names.
+      auto plan = code_->minimum_to_decode({want}, avail);
+      ASSERT_TRUE(plan.ok()) << plan.status().message();
+      ChunkMap helpers;
+      for (const auto& [id, ranges] : *plan) {
+        ASSERT_TRUE(avail.count(id)) << "plan reads lost chunk " << id;
+        helpers[id] = Extract(encoded[id], ranges);
+      }
+      ChunkMap decoded;
+      Status s = code_->decode({want}, helpers, &decoded, cs);
+      ASSERT_TRUE(s.ok()) << s.ToString() << " want " << want;
+      ASSERT_EQ(decoded[want].size(), cs);
+      ASSERT_EQ(std::memcmp(decoded[want].data(), encoded[want].data(), cs), 0)
+          << "chunk " << want << " rebuilt wrongly, " << lost.size() << " lost";
+    }
+    // All lost chunks at once from all survivors.
+    ChunkMap survivors;
+    for (int id : avail) survivors[id] = encoded[id];
+    ChunkMap decoded;
+    ASSERT_TRUE(code_->decode(lost, survivors, &decoded, cs).ok());
+    for (int id : lost) ASSERT_EQ(std::memcmp(decoded[id].data(), encoded[id].data(), cs), 0);
+  }
+}
+
+TEST_P(Contract, TooFewChunksIsEIO) {
+  const unsigned k = code_->get_data_chunk_count();
+  ShardSet avail;
+  for (unsigned i = 1; i < k; ++i) avail.insert(static_cast<int>(i));
+  EXPECT_EQ(code_->minimum_to_decode({0}, avail).status().code(), EIO);
+  std::mt19937 rng(seed_);
+  auto in = RandomBytes(GetParam().stripe_width, rng);
+  ChunkMap encoded, decoded;
+  ShardSet all;
+  for (unsigned i = 0; i < code_->get_chunk_count(); ++i) all.insert(static_cast<int>(i));
+  ASSERT_TRUE(code_->encode(all, in, &encoded).ok());
+  ChunkMap few;
+  for (int id : avail) few[id] = encoded[id];
+  Status s = code_->decode({0}, few, &decoded, encoded[0].size());
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(code_->minimum_to_decode({-1}, all).status().code(), EINVAL);
+}
+
+TEST_P(Contract, CostsChooseASufficientCheapSet) {
+  const unsigned n = code_->get_chunk_count();
+  const unsigned k = code_->get_data_chunk_count();
+  std::map<int, int> costs;
+  for (unsigned i = 1; i < n; ++i) costs[static_cast<int>(i)] = (i == 1) ? 1000 : 1;
+  auto r = code_->minimum_to_decode_with_cost({0}, costs);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_GE(r->size(), std::min(k, n - 1));
+  if (n - 1 > k) {
+    EXPECT_FALSE(r->count(1)) << "picked the expensive chunk";
+  }
+}
+
+TEST_P(Contract, ConcurrentDecodesAgree) {
+  std::mt19937 rng(seed_);
+  const unsigned n = code_->get_chunk_count();
+  const unsigned m = code_->get_coding_chunk_count();
+  auto in = RandomBytes(GetParam().stripe_width, rng);
+  ShardSet all;
+  for (unsigned i = 0; i < n; ++i) all.insert(static_cast<int>(i));
+  ChunkMap encoded;
+  ASSERT_TRUE(code_->encode(all, in, &encoded).ok());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 20; ++rep) {
+        ShardSet lost;
+        for (unsigned j = 0; j < m; ++j) lost.insert(static_cast<int>((t + rep + j * 3) % n));
+        ChunkMap avail;
+        for (int id : all)
+          if (!lost.count(id)) avail[id] = encoded[id];
+        ChunkMap out;
+        if (!code_->decode(lost, avail, &out, encoded[0].size()).ok()) ++failures;
+        for (int id : lost)
+          if (out[id].size() != encoded[id].size() ||
+              std::memcmp(out[id].data(), encoded[id].data(), out[id].size()) != 0)
+            ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Plugins, Contract,
+    ::testing::Values(
+        Case{"plugin=jerasure technique=reed_sol_van k=2 m=1", 4096},
+        Case{"plugin=jerasure technique=reed_sol_van k=4 m=2", 4651},
+        Case{"plugin=jerasure technique=reed_sol_van k=6 m=3 w=16", 8192},
+        Case{"plugin=jerasure technique=reed_sol_van k=5 m=3 w=32", 10000},
+        Case{"plugin=jerasure technique=reed_sol_van k=4 m=2 jerasure-per-chunk-alignment=true",
+             4651},
+        Case{"plugin=jerasure technique=reed_sol_van k=4 m=2 mapping=_DD_DD", 4096},
+        Case{"plugin=jerasure technique=reed_sol_r6_op k=5 m=2", 4096},
+        Case{"plugin=jerasure technique=cauchy_orig k=4 m=3 packetsize=32", 4651},
+        Case{"plugin=jerasure technique=cauchy_good k=6 m=2 packetsize=32", 8192},
+        Case{"plugin=jerasure technique=cauchy_good k=10 m=4 packetsize=64", 65536},
+        Case{"plugin=jerasure technique=liberation k=5 m=2 w=7 packetsize=32", 4096},
+        Case{"plugin=jerasure technique=blaum_roth k=4 m=2 w=6 packetsize=32", 4096},
+        Case{"plugin=jerasure technique=liber8tion k=6 m=2 packetsize=32", 4096},
+        Case{"plugin=isa technique=reed_sol_van k=2 m=1", 4096},
+        Case{"plugin=isa technique=reed_sol_van k=8 m=3", 65536},
+        Case{"plugin=isa technique=reed_sol_van k=10 m=4", 10000},
+        Case{"plugin=isa technique=cauchy k=3 m=1", 4651},
+        Case{"plugin=isa technique=cauchy k=12 m=6", 65536},
+        Case{"plugin=isa technique=cauchy k=4 m=2 mapping=DD__DD", 4096},
+        Case{"plugin=clay k=4 m=2", 16384}, Case{"plugin=clay k=4 m=2 d=4", 8192},
+        Case{"plugin=clay k=4 m=3 d=5", 16384}, Case{"plugin=clay k=6 m=3 d=8", 41472},
+        Case{"plugin=clay k=5 m=3 d=6 scalar_mds=isa", 40960},
+        Case{"plugin=clay k=4 m=2 scalar_mds=isa technique=cauchy", 16384},
+        Case{"plugin=clay k=10 m=4 d=13", 81920}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      std::string name = std::to_string(info.index) + "_" + info.param.profile;
+      for (auto& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return name;
+    });
+
+}  // namespace
+}  // namespace ec

@@ -1,0 +1,235 @@
+// build/bin/ec-tool used as intended: help, the information commands, encode/decode round trips
+// (with the shard layout checked byte by byte), Ceph's own workunit for its tool
+// (qa/workunits/erasure-code/test_ceph-erasure-code-tool.sh) and non-regression folders.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "tests/system_test_support.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kExample = "plugin=test_example,k=3";  // 3 data chunks + 1 XOR parity
+
+std::vector<std::byte> Padded(std::vector<std::byte> data, std::size_t stripe_width) {
+  data.resize((data.size() + stripe_width - 1) / stripe_width * stripe_width);
+  return data;
+}
+
+ectest::ToolRun Ok(const std::vector<std::string>& args,
+                   const std::map<std::string, std::string>& env = {}) {
+  ectest::ToolRun run = ectest::RunTool(args, env);
+  EXPECT_EQ(run.exit_code, 0) << ectest::Describe(args) << "\n" << run.err;
+  return run;
+}
+
+TEST(EcToolTest, HelpOnTheProgramAndEverySubcommand) {
+  for (const char* sub : {"", "test-plugin-exists", "validate-profile", "calc-chunk-size", "encode",
+                          "decode", "non-regression"}) {
+    std::vector<std::string> args;
+    if (*sub) args.push_back(sub);
+    args.push_back("--help");
+    ectest::ToolRun run = Ok(args);
+    EXPECT_NE(run.out.find("Usage:"), std::string::npos) << ectest::Describe(args) << run.out;
+  }
+  ectest::ToolRun bare = Ok({});
+  EXPECT_NE(bare.out.find("encode"), std::string::npos);
+  ectest::ToolRun nr = Ok({"non-regression", "--help"});
+  for (const char* option :
+       {"--stripe-width", "--plugin", "--base", "--parameter", "--create", "--check"}) {
+    EXPECT_NE(nr.out.find(option), std::string::npos) << option;
+  }
+}
+
+TEST(EcToolTest, TestPluginExists) {
+  Ok({"test-plugin-exists", "test_example"});
+  EXPECT_EQ(ectest::RunTool({"test-plugin-exists", "INVALID_PLUGIN"}).exit_code, 1);
+}
+
+TEST(EcToolTest, ValidateProfilePrintsCounts) {
+  EXPECT_EQ(Ok({"validate-profile", kExample}).out,
+            "chunk_count: 4\ndata_chunk_count: 3\ncoding_chunk_count: 1\nsub_chunk_count: 1\n");
+  EXPECT_EQ(Ok({"validate-profile", kExample, "chunk_count"}).out, "4\n");
+  EXPECT_EQ(Ok({"validate-profile", kExample, "sub_chunk_count"}).out, "1\n");
+  EXPECT_EQ(Ok({"validate-profile", kExample, "coding_chunk_count", "data_chunk_count"}).out,
+            "coding_chunk_count: 1\ndata_chunk_count: 3\n");
+  // Spaces separate settings too.
+  EXPECT_EQ(Ok({"validate-profile", "plugin=test_example k=5", "chunk_count"}).out, "6\n");
+}
+
+TEST(EcToolTest, CalcChunkSize) {
+  EXPECT_EQ(Ok({"calc-chunk-size", kExample, "1000"}).out, "334\n");
+  EXPECT_EQ(Ok({"calc-chunk-size", "plugin=isa,technique=reed_sol_van,k=3,m=2", "4651"}).out,
+            "1568\n");
+  EXPECT_EQ(Ok({"calc-chunk-size", "plugin=jerasure,technique=reed_sol_van,k=3,m=2", "4651"}).out,
+            "1568\n");
+}
+
+TEST(EcToolTest, ErasureCodeDirOverridesTheEnvironment) {
+  const std::string dir = ectest::PluginDir().string();
+  const std::map<std::string, std::string> wrong_env = {{"EC_PLUGIN_DIR", "/nonexistent"}};
+  EXPECT_EQ(ectest::RunTool({"test-plugin-exists", "test_example"}, wrong_env).exit_code, 1);
+  Ok({"--erasure-code-dir", dir, "test-plugin-exists", "test_example"}, wrong_env);
+  // Also accepted after the subcommand.
+  Ok({"validate-profile", kExample, "--erasure-code-dir", dir}, wrong_env);
+}
+
+TEST(EcToolTest, DefaultPluginDirIsTheLibFolderNextToTheProgram) {
+  Ok({"test-plugin-exists", "test_example"}, {{"EC_PLUGIN_DIR", ""}});
+}
+
+// Several batches of stripes, an object that ends inside a stripe: every shard byte is checked
+// against the layout (data piece i of stripe s in shard i at s*su; parity = XOR for
+// test_example), then every 3 of the 4 shards rebuild the padded object.
+TEST(EcToolTest, EncodeDecodeRoundTripWithShardLayout) {
+  ectest::TempDir tmp;
+  constexpr std::size_t su = 4096;
+  constexpr std::size_t k = 3;
+  const std::vector<std::byte> data = ectest::RandomBytes(40 * 1024 * 1024 + 12345, 11);
+  ectest::WriteBytes(tmp / "obj", data);
+  Ok({"encode", kExample, "4096", "0,1,2,3", (tmp / "obj").string()});
+  const std::vector<std::byte> padded = Padded(data, k * su);
+  const std::size_t stripes = padded.size() / (k * su);
+  std::vector<std::vector<std::byte>> expected(4, std::vector<std::byte>(stripes * su));
+  for (std::size_t s = 0; s < stripes; ++s) {
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::byte* piece = padded.data() + s * k * su + i * su;
+      std::copy(piece, piece + su, expected[i].begin() + s * su);
+      for (std::size_t b = 0; b < su; ++b) expected[3][s * su + b] ^= piece[b];
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_TRUE(ectest::ReadBytes(tmp / ("obj." + std::to_string(i))) == expected[i])
+        << "shard " << i << " does not hold chunk " << i << " of every stripe";
+  }
+  EXPECT_EQ(ectest::ListDir(tmp.path()),
+            (std::set<std::string>{"obj", "obj.0", "obj.1", "obj.2", "obj.3"}));
+  for (const char* available : {"0,1,2", "1,2,3", "0,2,3", "0,1,3", "0,1,2,3", "3,2,1,0"}) {
+    fs::remove(tmp / "obj");
+    Ok({"decode", kExample, "4096", available, (tmp / "obj").string()});
+    EXPECT_TRUE(ectest::ReadBytes(tmp / "obj") == padded) << "from shards " << available;
+  }
+  EXPECT_EQ(ectest::ListDir(tmp.path()).size(), 5u);
+}
+
+TEST(EcToolTest, EncodeReplacesExistingShardsAndDecodeReplacesTheOutput) {
+  ectest::TempDir tmp;
+  for (int i = 0; i < 4; ++i) ectest::WriteText(tmp / ("o." + std::to_string(i)), "stale");
+  const std::vector<std::byte> data = ectest::RandomBytes(3 * 512, 12);
+  ectest::WriteBytes(tmp / "o", data);
+  Ok({"encode", kExample, "512", "0,1,2,3", (tmp / "o").string()});
+  EXPECT_EQ(ectest::ReadBytes(tmp / "o.0"),
+            std::vector<std::byte>(data.begin(), data.begin() + 512));
+  ectest::WriteText(tmp / "o", "stale");
+  Ok({"decode", kExample, "512", "1,2,3", (tmp / "o").string()});
+  EXPECT_EQ(ectest::ReadBytes(tmp / "o"), data);
+  EXPECT_EQ(ectest::ListDir(tmp.path()).size(), 5u);
+}
+
+// Ceph's qa/workunits/erasure-code/test_ceph-erasure-code-tool.sh, for isa and jerasure.
+TEST(EcToolTest, CephWorkunit) {
+  for (const std::string plugin : {"isa", "jerasure"}) {
+    SCOPED_TRACE(plugin);
+    const std::string profile = "plugin=" + plugin + ",technique=reed_sol_van,k=2,m=1";
+    ectest::TempDir tmp;
+    Ok({"test-plugin-exists", plugin});
+    Ok({"validate-profile", profile});
+    EXPECT_EQ(Ok({"validate-profile", profile, "chunk_count"}).out, "3\n");
+    EXPECT_EQ(Ok({"calc-chunk-size", profile, "4194304"}).out, "2097152\n");
+
+    const std::vector<std::byte> data = ectest::RandomBytes(770808, 13);
+    ectest::WriteBytes(tmp / "data", data);
+    Ok({"encode", profile, "4096", "0,1,2", (tmp / "data").string()});
+    for (const char* shard : {"data.0", "data.1", "data.2"}) EXPECT_TRUE(fs::exists(tmp / shard));
+    fs::remove(tmp / "data");
+    Ok({"decode", profile, "4096", "0,2", (tmp / "data").string()});
+    std::vector<std::byte> decoded = ectest::ReadBytes(tmp / "data");
+    ASSERT_GE(decoded.size(), data.size());
+    decoded.resize(data.size());
+    EXPECT_TRUE(decoded == data);
+
+    const std::vector<std::byte> small(data.begin(), data.begin() + 3 * 8192);
+    ectest::WriteBytes(tmp / "small", small);
+    Ok({"encode", profile, "4096", "0,1,2", (tmp / "small").string()});
+    for (const char* shards : {"1,2", "0,2"}) {
+      fs::remove(tmp / "small");
+      Ok({"decode", profile, "4096", shards, (tmp / "small").string()});
+      EXPECT_TRUE(ectest::ReadBytes(tmp / "small") == small) << "from shards " << shards;
+    }
+  }
+}
+
+// With `mapping`, data piece i is stored in shard mapping[i]: "_DD" puts the parity in shard 0.
+TEST(EcToolTest, ChunkMappingPlacesDataShards) {
+  for (const std::string plugin : {"isa", "jerasure"}) {
+    SCOPED_TRACE(plugin);
+    const std::string profile = "plugin=" + plugin + ",technique=reed_sol_van,k=2,m=1,mapping=_DD";
+    ectest::TempDir tmp;
+    const std::vector<std::byte> data = ectest::RandomBytes(2 * 4096 * 5, 14);
+    ectest::WriteBytes(tmp / "m", data);
+    Ok({"encode", profile, "4096", "0,1,2", (tmp / "m").string()});
+    const std::vector<std::byte> s1 = ectest::ReadBytes(tmp / "m.1");
+    ASSERT_EQ(s1.size(), 5u * 4096);
+    EXPECT_TRUE(std::equal(s1.begin(), s1.begin() + 4096, data.begin())) << "piece 0 in shard 1";
+    for (const char* shards : {"0,1", "0,2", "1,2"}) {
+      fs::remove(tmp / "m");
+      Ok({"decode", profile, "4096", shards, (tmp / "m").string()});
+      EXPECT_TRUE(ectest::ReadBytes(tmp / "m") == data) << "from shards " << shards;
+    }
+  }
+}
+
+TEST(EcToolTest, NonRegressionCreateThenCheck) {
+  ectest::TempDir tmp;
+  Ok({"non-regression", "--create", "--base", tmp.path().string(), "-p", "test_example", "-s",
+      "4651", "-P", "k=3", "--parameter", "crush-root=default"});
+  const fs::path folder = tmp / "plugin=test_example stripe-width=4651 k=3 crush-root=default";
+  ASSERT_TRUE(fs::is_directory(folder)) << "folders: " << ectest::ListDir(tmp.path()).size();
+  EXPECT_EQ(ectest::ListDir(folder), (std::set<std::string>{"content", "0", "1", "2", "3"}));
+  const std::vector<std::byte> content = ectest::ReadBytes(folder / "content");
+  ASSERT_EQ(content.size(), 4651u);
+  for (std::size_t i = 0; i < content.size(); ++i) {
+    ASSERT_TRUE(content[i] >= std::byte{'a'} && content[i] <= std::byte{'z'}) << i;
+    if (i >= 37) {
+      ASSERT_EQ(content[i], content[i - 37]) << i;
+    }
+  }
+  EXPECT_EQ(ectest::ReadBytes(folder / "0").size(), 1551u);  // ceil(4651 / 3)
+  Ok({"non-regression", "--check", "--base", tmp.path().string(), "-p", "test_example", "-s",
+      "4651", "-P", "k=3", "--parameter", "crush-root=default"});
+  // --create and --check together, and the defaults (stripe width 4096).
+  Ok({"non-regression", "--create", "--check", "--base", tmp.path().string(), "--plugin",
+      "test_example", "--parameter=k=4"});
+  EXPECT_TRUE(fs::is_directory(tmp / "plugin=test_example stripe-width=4096 k=4"));
+}
+
+// The tool itself, on a few corpus folders (the corpus test runs the same code on all of them).
+TEST(EcToolTest, NonRegressionChecksCorpusFolders) {
+  const fs::path base = ectest::SharedDir() / "ceph-erasure-code-corpus" / "v0.92-988";
+  const std::vector<std::vector<std::string>> cases = {
+      {"jerasure", "4651", "packetsize=32", "technique=cauchy_good", "k=3", "m=2",
+       "jerasure-per-chunk-alignment=true"},
+      {"jerasure", "65536", "technique=reed_sol_van", "k=9", "m=6"},
+      {"isa", "10000", "technique=cauchy", "k=10", "m=4"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {
+        "non-regression", "--check", "--base", base.string(), "-p", c[0], "-s", c[1]};
+    for (std::size_t i = 2; i < c.size(); ++i) {
+      args.push_back("-P");
+      args.push_back(c[i]);
+    }
+    std::string folder = "plugin=" + c[0] + " stripe-width=" + c[1];
+    for (std::size_t i = 2; i < c.size(); ++i) folder += " " + c[i];
+    ASSERT_TRUE(fs::is_directory(base / folder)) << base / folder;
+    Ok(args);
+  }
+}
+
+}  // namespace

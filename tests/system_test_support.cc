@@ -1,0 +1,202 @@
+#include "tests/system_test_support.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#ifndef EC_TOOL_PATH
+#error "EC_TOOL_PATH must name the ec-tool binary"
+#endif
+#ifndef ECSTORE_DEFAULT_SHARED_DIR
+#error "ECSTORE_DEFAULT_SHARED_DIR must name the shared data folder (../shared)"
+#endif
+#ifndef ECSTORE_BUILD_PLUGIN_DIR
+#error "ECSTORE_BUILD_PLUGIN_DIR must name the build's lib folder"
+#endif
+
+namespace ectest {
+
+namespace {
+
+std::string Slurp(std::FILE* file) {
+  std::string text;
+  std::rewind(file);
+  char buffer[65536];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;) text.append(buffer, n);
+  return text;
+}
+
+}  // namespace
+
+ToolRun RunTool(const std::vector<std::string>& args,
+                const std::map<std::string, std::string>& env) {
+  ToolRun run;
+  std::FILE* out = std::tmpfile();
+  std::FILE* err = std::tmpfile();
+  if (out == nullptr || err == nullptr) throw std::runtime_error("tmpfile() failed");
+  std::vector<std::string> argv_strings = {EC_TOOL_PATH};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& s : argv_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    for (const auto& [name, value] : env) {
+      if (value.empty())
+        ::unsetenv(name.c_str());
+      else
+        ::setenv(name.c_str(), value.c_str(), 1);
+    }
+    ::dup2(::fileno(out), 1);
+    ::dup2(::fileno(err), 2);
+    ::execv(argv[0], argv.data());
+    std::fprintf(stderr, "execv(%s): %s\n", argv[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = Slurp(out);
+  run.err = Slurp(err);
+  std::fclose(out);
+  std::fclose(err);
+  return run;
+}
+
+int SpawnTool(const std::vector<std::string>& args) {
+  std::vector<std::string> argv_strings = {EC_TOOL_PATH};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& s : argv_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int WaitTool(int pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string Describe(const std::vector<std::string>& args) {
+  std::string text = "ec-tool";
+  for (const std::string& a : args) {
+    text += a.find(' ') == std::string::npos ? " " + a : " '" + a + "'";
+  }
+  return text;
+}
+
+TempDir::TempDir() {
+  std::string pattern = (fs::temp_directory_path() / "ecstore-test.XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+  }
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+fs::path SharedDir() {
+  const char* env = std::getenv("ECSTORE_SHARED");
+  return env != nullptr && *env != '\0' ? fs::path(env) : fs::path(ECSTORE_DEFAULT_SHARED_DIR);
+}
+
+fs::path PluginDir() {
+  const char* env = std::getenv("EC_PLUGIN_DIR");
+  return env != nullptr && *env != '\0' ? fs::path(env) : fs::path(ECSTORE_BUILD_PLUGIN_DIR);
+}
+
+bool PluginBuilt(const std::string& name) {
+  return fs::exists(PluginDir() / ("libec_" + name + ".so"));
+}
+
+bool PluginRequired(const std::string& name) {
+  return name == "jerasure" || name == "isa";
+}
+
+std::vector<std::string> SubFolders(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::set<std::string> ListDir(const fs::path& dir) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    names.insert(entry.path().filename().string());
+  }
+  return names;
+}
+
+std::vector<std::byte> ReadBytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::vector<std::byte> bytes(fs::file_size(path));
+  if (!bytes.empty()) in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!in || in.peek() != std::char_traits<char>::eof()) {
+    throw std::runtime_error("cannot read " + path.string() + " whole");
+  }
+  return bytes;
+}
+
+std::string ReadText(const fs::path& path) {
+  std::vector<std::byte> bytes = ReadBytes(path);
+  std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return text;
+}
+
+void WriteBytes(const fs::path& path, const std::vector<std::byte>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+void WriteText(const fs::path& path, const std::string& text) {
+  WriteBytes(path,
+             std::vector<std::byte>(reinterpret_cast<const std::byte*>(text.data()),
+                                    reinterpret_cast<const std::byte*>(text.data()) + text.size()));
+}
+
+std::vector<std::byte> RandomBytes(std::size_t count, unsigned seed) {
+  std::mt19937 random(seed);
+  std::vector<std::byte> bytes(count);
+  for (auto& b : bytes) b = static_cast<std::byte>(random() & 0xff);
+  return bytes;
+}
+
+}  // namespace ectest
