@@ -23,41 +23,6 @@ std::string JoinIds(const ec::ShardSet& ids) {
   return out;
 }
 
-// Every listed shard must exist and all must have the same size, a non-zero multiple of the
-// stripe unit: a shorter one was truncated, a longer one belongs to another object. Returns the
-// number of stripes.
-ec::Result<std::uint64_t> CheckShardSizes(const std::string& fname, const ec::ShardSet& shards,
-                                          std::size_t stripe_unit) {
-  std::string first_name;
-  std::uint64_t first_size = 0;
-  for (int id : shards) {
-    std::string name = fname + "." + std::to_string(id);
-    struct stat st {};
-    if (::stat(name.c_str(), &st) != 0) {
-      return ec::Status::Error(errno, "failed to read " + name + ": " + std::strerror(errno));
-    }
-    if (!S_ISREG(st.st_mode)) {
-      return ec::Status::Invalid("failed to read " + name + ": not a regular file");
-    }
-    const auto size = static_cast<std::uint64_t>(st.st_size);
-    if (first_name.empty()) {
-      first_name = name;
-      first_size = size;
-    } else if (size != first_size) {
-      return ec::Status::Invalid("shard file " + name + " has " + std::to_string(size) +
-                                 " bytes but " + first_name + " has " + std::to_string(first_size) +
-                                 ": the shards are not from the same encode (or one is truncated)");
-    }
-  }
-  if (first_size == 0) return ec::Status::Invalid("shard file " + first_name + " is empty");
-  if (first_size % stripe_unit != 0) {
-    return ec::Status::Invalid("shard file " + first_name + " has " + std::to_string(first_size) +
-                               " bytes, not a multiple of the stripe unit " +
-                               std::to_string(stripe_unit) + " (truncated?)");
-  }
-  return first_size / stripe_unit;
-}
-
 class Decoder {
  public:
   Decoder(const ec::ErasureCodeInterface& code, const StripeLayout& layout)

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ec/erasure_code_interface.h"
 #include "ec/status.h"
 
 namespace ectool {
@@ -97,5 +98,11 @@ ec::Result<std::vector<std::byte>> ReadWholeFile(const std::string& path);
 // Writes a whole file through AtomicFile.
 ec::Status WriteWholeFile(const std::string& path, std::span<const std::byte> bytes,
                           bool sync = false);
+
+// Checks the shard files FNAME.<id> of `shards`: each must exist and be a regular file, and all
+// must have one size, a non-zero multiple of `stripe_unit` (a shorter one was truncated, a longer
+// one belongs to another object). Returns the number of stripes. Errors name the file(s).
+ec::Result<std::uint64_t> CheckShardSizes(const std::string& fname, const ec::ShardSet& shards,
+                                          std::size_t stripe_unit);
 
 }  // namespace ectool

@@ -15,6 +15,7 @@
 #include "tools/ec_tool/file_io.h"
 #include "tools/ec_tool/info_commands.h"
 #include "tools/ec_tool/non_regression.h"
+#include "tools/ec_tool/repair_command.h"
 
 namespace {
 
@@ -95,6 +96,17 @@ int main(int argc, char** argv) {
   decode->add_option("fname", fname, "output file; the shards are read from {fname}.{shard}")
       ->required();
 
+  std::string lost_shard;
+  auto* repair = app.add_subcommand(
+      "repair",
+      "rebuild FNAME.<lost_shard> from the other shard files, reading only what the code's plan "
+      "needs (CLAY: d helpers x 1/q of each chunk), and print what was read as one JSON line");
+  repair->add_option("profile", profile, kProfileHelp)->required();
+  repair->add_option("stripe_unit", stripe_unit, "stripe unit: bytes of each chunk per stripe")
+      ->required();
+  repair->add_option("lost_shard", lost_shard, "the shard to rebuild")->required();
+  repair->add_option("fname", fname, "the shards are {fname}.{shard}")->required();
+
   ectool::NonRegressionOptions nr;
   auto* non_regression =
       app.add_subcommand("non-regression",
@@ -141,6 +153,9 @@ int main(int argc, char** argv) {
     if (*chunk_size) return ectool::RunCalcChunkSize(profile, object_size, dir, std::cout);
     if (*encode) return ectool::RunEncode({profile, stripe_unit, shards, fname, dir, sync});
     if (*decode) return ectool::RunDecode({profile, stripe_unit, shards, fname, dir, sync});
+    if (*repair) {
+      return ectool::RunRepair({profile, stripe_unit, lost_shard, fname, dir, sync}, std::cout);
+    }
     nr.plugin_dir = dir;
     return ectool::RunNonRegression(nr, &std::cerr);
   };

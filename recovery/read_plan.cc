@@ -1,0 +1,47 @@
+#include "recovery/read_plan.h"
+
+#include <string>
+
+namespace ec::recovery {
+
+Result<std::vector<ShardRead>> PlanShardReads(const SubChunkPlan& plan, std::uint64_t chunk_size,
+                                              unsigned sub_chunk_count, std::uint64_t first_stripe,
+                                              std::uint64_t stripes) {
+  if (sub_chunk_count == 0 || chunk_size == 0 || chunk_size % sub_chunk_count != 0) {
+    return Status::Invalid("chunk size " + std::to_string(chunk_size) +
+                           " is not a multiple of the sub-chunk count " +
+                           std::to_string(sub_chunk_count));
+  }
+  const std::uint64_t sub = chunk_size / sub_chunk_count;
+  std::vector<ShardRead> reads;
+  for (const auto& [shard, ranges] : plan) {
+    ShardRead read;
+    read.shard = shard;
+    long next_free = 0;  // first sub-chunk index a following range may use
+    for (auto [first, count] : ranges) {
+      if (first < next_free || count <= 0 ||
+          static_cast<long>(first) + count > static_cast<long>(sub_chunk_count)) {
+        return Status::Invalid("plan for shard " + std::to_string(shard) + " has a bad range (" +
+                               std::to_string(first) + "," + std::to_string(count) + ")");
+      }
+      next_free = static_cast<long>(first) + count;
+      read.bytes_per_stripe += static_cast<std::uint64_t>(count) * sub;
+    }
+    for (std::uint64_t s = first_stripe; s < first_stripe + stripes; ++s) {
+      for (auto [first, count] : ranges) {
+        Extent e{s * chunk_size + static_cast<std::uint64_t>(first) * sub,
+                 static_cast<std::uint64_t>(count) * sub};
+        if (!read.extents.empty() &&
+            read.extents.back().offset + read.extents.back().length == e.offset) {
+          read.extents.back().length += e.length;
+        } else {
+          read.extents.push_back(e);
+        }
+      }
+    }
+    reads.push_back(std::move(read));
+  }
+  return reads;
+}
+
+}  // namespace ec::recovery

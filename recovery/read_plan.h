@@ -1,0 +1,41 @@
+// ReadPlan: turns a decode plan (chunk id -> sub-chunk ranges, from minimum_to_decode) into the
+// byte extents to read from each shard for a run of stripes, adjacent extents merged.
+//
+// A shard is chunk i of every stripe, concatenated: chunk of stripe s starts at s * chunk_size,
+// and sub-chunk z of it at s * chunk_size + z * sub_chunk_size. What a helper contributes to one
+// stripe is its ranges' bytes concatenated in range order (the form decode() takes). Extents are
+// produced in file order and merging only joins byte-adjacent extents, so reading the extents one
+// after the other into one buffer lays the helper's data out densely: stripe s's contribution
+// starts at s * HelperBytesPerStripe().
+//
+// Thread safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "ec/erasure_code_interface.h"
+#include "ec/status.h"
+
+namespace ec::recovery {
+
+struct Extent {
+  std::uint64_t offset = 0;  // in the shard file
+  std::uint64_t length = 0;
+};
+
+struct ShardRead {
+  int shard = 0;
+  std::vector<Extent> extents;         // merged, in file order
+  std::uint64_t bytes_per_stripe = 0;  // what decode() receives from this shard per stripe
+};
+
+// Checks `plan` against the code's geometry (ranges inside [0, sub_chunk_count), ascending, not
+// overlapping) and builds the reads for stripes [first_stripe, first_stripe + stripes).
+// Errors: EINVAL for a malformed plan or a chunk size that is not a multiple of sub_chunk_count.
+Result<std::vector<ShardRead>> PlanShardReads(const SubChunkPlan& plan, std::uint64_t chunk_size,
+                                              unsigned sub_chunk_count, std::uint64_t first_stripe,
+                                              std::uint64_t stripes);
+
+}  // namespace ec::recovery

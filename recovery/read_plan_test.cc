@@ -1,0 +1,53 @@
+#include "recovery/read_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace ec::recovery {
+namespace {
+
+TEST(ReadPlan, WholeChunksMergeAcrossStripes) {
+  SubChunkPlan plan = {{1, {{0, 1}}}, {3, {{0, 1}}}};
+  auto reads = PlanShardReads(plan, 4096, 1, 0, 10);
+  ASSERT_TRUE(reads.ok());
+  ASSERT_EQ(reads->size(), 2u);
+  EXPECT_EQ((*reads)[0].shard, 1);
+  ASSERT_EQ((*reads)[0].extents.size(), 1u);
+  EXPECT_EQ((*reads)[0].extents[0].offset, 0u);
+  EXPECT_EQ((*reads)[0].extents[0].length, 40960u);
+  EXPECT_EQ((*reads)[0].bytes_per_stripe, 4096u);
+}
+
+TEST(ReadPlan, ClayRangesStayApartAndAdjacentOnesMerge) {
+  // k=4 m=2 d=5, chunk 2 lost: every helper sends sub-chunks (0,2) and (4,2) of 8.
+  SubChunkPlan plan = {{0, {{0, 2}, {4, 2}}}};
+  auto reads = PlanShardReads(plan, 8192, 8, 1, 2);
+  ASSERT_TRUE(reads.ok());
+  const auto& e = (*reads)[0].extents;
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e[0].offset, 8192u);
+  EXPECT_EQ(e[0].length, 2048u);
+  EXPECT_EQ(e[1].offset, 8192u + 4096u);
+  EXPECT_EQ((*reads)[0].bytes_per_stripe, 4096u);
+  // chunk 5 lost pattern (1,1),(3,1),(5,1),(7,1): the last sub-chunk of a stripe is not adjacent
+  // to the next stripe's first wanted one, so 4 extents per stripe.
+  plan = {{0, {{1, 1}, {3, 1}, {5, 1}, {7, 1}}}};
+  reads = PlanShardReads(plan, 8192, 8, 0, 3);
+  ASSERT_TRUE(reads.ok());
+  EXPECT_EQ((*reads)[0].extents.size(), 12u);
+  // (4,4) ends a stripe and (0,4) would start the next: a plan of (0,4),(4,4) is one extent.
+  plan = {{0, {{0, 4}, {4, 4}}}};
+  reads = PlanShardReads(plan, 8192, 8, 0, 3);
+  ASSERT_TRUE(reads.ok());
+  EXPECT_EQ((*reads)[0].extents.size(), 1u);
+}
+
+TEST(ReadPlan, MalformedPlansAreRefused) {
+  EXPECT_FALSE(PlanShardReads({{0, {{0, 9}}}}, 8192, 8, 0, 1).ok());
+  EXPECT_FALSE(PlanShardReads({{0, {{4, 2}, {0, 2}}}}, 8192, 8, 0, 1).ok());
+  EXPECT_FALSE(PlanShardReads({{0, {{0, 0}}}}, 8192, 8, 0, 1).ok());
+  EXPECT_FALSE(PlanShardReads({{0, {{-1, 2}}}}, 8192, 8, 0, 1).ok());
+  EXPECT_FALSE(PlanShardReads({{0, {{0, 1}}}}, 1001, 8, 0, 1).ok());
+}
+
+}  // namespace
+}  // namespace ec::recovery
