@@ -1,6 +1,7 @@
 #include "plugins/jerasure/jerasure_code.h"
 
 #include <algorithm>
+#include <array>
 #include <mutex>
 
 extern "C" {
@@ -130,8 +131,17 @@ Status JerasureCode::encode_chunks(const ConstChunkSpans& in, const ChunkSpans& 
                              " is a data chunk and cannot be an output");
     }
   }
-  std::vector<const std::uint8_t*> data(k_);
-  std::vector<std::uint8_t*> parity(m_);
+  // Pointer tables live on the stack for the usual sizes: a per-call allocation costs more than a
+  // 4 KiB encode's arithmetic.
+  constexpr unsigned kInline = 64;
+  std::array<const std::uint8_t*, kInline> data_inline{};
+  std::array<std::uint8_t*, kInline> parity_inline{};
+  std::vector<const std::uint8_t*> data_heap;
+  std::vector<std::uint8_t*> parity_heap;
+  if (k_ > kInline) data_heap.resize(k_);
+  if (m_ > kInline) parity_heap.resize(m_);
+  const std::uint8_t** data = k_ > kInline ? data_heap.data() : data_inline.data();
+  std::uint8_t** parity = m_ > kInline ? parity_heap.data() : parity_inline.data();
   Buffer zeros;
   Buffer scratch;
   for (int i = 0; i < k(); ++i) {
@@ -152,7 +162,7 @@ Status JerasureCode::encode_chunks(const ConstChunkSpans& in, const ChunkSpans& 
     if (scratch.empty()) scratch = Buffer::Allocate(len * m_, false);
     parity[j] = scratch.udata() + len * j;
   }
-  return EncodePieces(len, data.data(), parity.data());
+  return EncodePieces(len, data, parity);
 }
 
 Status JerasureCode::decode_chunks(const ShardSet& want, const ConstChunkSpans& in,
