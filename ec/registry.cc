@@ -67,10 +67,11 @@ Status PluginRegistry::load_locked(const std::string& name, const std::string& d
   using InitFn = int (*)(const char*, const char*);
   auto init_fn = reinterpret_cast<InitFn>(dlsym(library, "__erasure_code_init"));
   if (init_fn == nullptr) {
+    // Copy the message first: dlclose() frees the buffer dlerror() points into.
     const char* err = dlerror();
+    const std::string reason = err ? err : "symbol not found";
     dlclose(library);
-    return Status::NotFound("load dlsym(" + path +
-                            ", __erasure_code_init): " + (err ? err : "symbol not found"));
+    return Status::NotFound("load dlsym(" + path + ", __erasure_code_init): " + reason);
   }
   loading_thread_ = std::this_thread::get_id();
   int r = init_fn(name.c_str(), directory.c_str());
