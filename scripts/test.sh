@@ -20,6 +20,14 @@ echo "== release build and tests"
 scripts/build.sh release
 ctest --preset release -j "$jobs"
 
+echo "== byte compatibility with Ceph's own tool (more profiles than ../shared holds)"
+if ! command -v ceph-erasure-code-tool >/dev/null; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -q >/dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q ceph-osd >/dev/null
+fi
+tests/ceph/ceph_side_by_side.sh build
+
 if [ "$quick" -eq 0 ]; then
   echo "== asan-ubsan build and tests"
   scripts/build.sh asan-ubsan

@@ -2,7 +2,8 @@
 # Byte compatibility against Ceph itself, on vectors that are NOT in ../shared: for each profile,
 # Ceph 16.2's ceph-erasure-code-tool encodes a random object, ec-tool encodes the same object and
 # every shard file must be identical; then ec-tool decodes from random k-subsets of Ceph's shards
-# and must give back the object (padded to whole stripes).
+# and must give back the object (padded to whole stripes), and `ec-tool repair` rebuilds a random
+# lost shard from Ceph's shards (CLAY reading exactly d x chunk/q per stripe).
 # Usage: tests/ceph/ceph_side_by_side.sh BUILD_DIR
 # Needs ceph-erasure-code-tool (Debian package ceph-osd; scripts/test.sh installs it).
 set -euo pipefail
@@ -81,6 +82,19 @@ for c in "${cases[@]}"; do
       echo "FAIL $profile: decode from Ceph's shards {$subset} is wrong"; same=0
     fi
   done
-  if [ "$same" -eq 1 ]; then echo "ok   $profile (su=$su, $n shards identical, 3 decodes)"; else fail=1; fi
+  # Repair one random shard of Ceph's set; CLAY must read exactly d x chunk/q per stripe.
+  lost=$(( RANDOM % n ))
+  mv "$dir/ceph/obj.$lost" "$dir/lost"
+  if ! json="$("$tool" repair "$profile" "$su" "$lost" "$dir/ceph/obj")" || ! cmp -s "$dir/ceph/obj.$lost" "$dir/lost"; then
+    echo "FAIL $profile: repair of shard $lost from Ceph's shards is wrong"; same=0
+  elif [[ "$profile" == plugin=clay* ]]; then
+    d="$(echo "$profile" | tr ',' '\n' | sed -n 's/^d=//p')"
+    d="${d:-$((n - 1))}"
+    stripes=$(( $(stat -c %s "$dir/lost") / su ))
+    expect=$(( d * su / (d - k + 1) * stripes ))
+    got="$(echo "$json" | sed -n 's/.*"bytes_read":\([0-9]*\).*/\1/p')"
+    [ "$got" = "$expect" ] || { echo "FAIL $profile: repair read $got bytes, expected d*C/q*stripes = $expect"; same=0; }
+  fi
+  if [ "$same" -eq 1 ]; then echo "ok   $profile (su=$su, $n shards identical, 3 decodes, repair of shard $lost)"; else fail=1; fi
 done
 [ "$fail" -eq 0 ] && echo "all ${#cases[@]} profiles byte-identical to Ceph" || { echo "Ceph side-by-side: FAILURES"; exit 1; }

@@ -1,0 +1,191 @@
+// ErasureCodeClay: read planning (Ceph's plans, cost-based plans) and repair.
+#include <algorithm>
+#include <array>
+#include <tuple>
+
+#include "plugins/clay/clay_code.h"
+
+namespace ec {
+
+namespace {
+
+Status CheckIds(const ShardSet& ids, unsigned n, const char* what) {
+  for (int id : ids) {
+    if (id < 0 || static_cast<unsigned>(id) >= n) {
+      return Status::Invalid(std::string(what) + " chunk id " + std::to_string(id) +
+                             " is out of range [0," + std::to_string(n) + ")");
+    }
+  }
+  return Status::OK();
+}
+
+ShardSet Keys(const std::map<int, int>& costs) {
+  ShardSet keys;
+  for (const auto& [id, cost] : costs) keys.insert(id);
+  return keys;
+}
+
+// The k cheapest chunks of `costs` other than `excluded` (cost, then id); empty if too few.
+std::vector<int> Cheapest(const std::map<int, int>& costs, std::size_t count, int excluded) {
+  std::vector<std::pair<int, int>> order;
+  for (const auto& [id, cost] : costs)
+    if (id != excluded) order.emplace_back(cost, id);
+  if (order.size() < count) return {};
+  std::sort(order.begin(), order.end());
+  std::vector<int> ids;
+  for (std::size_t i = 0; i < count; ++i) ids.push_back(order[i].second);
+  return ids;
+}
+
+}  // namespace
+
+Result<SubChunkPlan> ErasureCodeClay::minimum_to_decode(const ShardSet& want,
+                                                        const ShardSet& available) const {
+  EC_RETURN_IF_ERROR(CheckIds(want, k_ + m_, "wanted"));
+  EC_RETURN_IF_ERROR(CheckIds(available, k_ + m_, "available"));
+  if (layout_.is_repair(want, available))
+    return layout_.minimum_to_repair(*want.begin(), available);
+  return ErasureCode::minimum_to_decode(want, available);
+}
+
+Result<ShardSet> ErasureCodeClay::minimum_to_decode_with_cost(
+    const ShardSet& want, const std::map<int, int>& available) const {
+  const ShardSet ids = Keys(available);
+  EC_RETURN_IF_ERROR(CheckIds(want, k_ + m_, "wanted"));
+  EC_RETURN_IF_ERROR(CheckIds(ids, k_ + m_, "available"));
+  if (!layout_.is_repair(want, ids))
+    return ErasureCode::minimum_to_decode_with_cost(want, available);
+  const int lost = *want.begin();
+  // Repair set: the lost chunk's group, then the cheapest others up to d.
+  ShardSet repair;
+  for (int peer : layout_.group_peers(lost)) repair.insert(peer);
+  std::map<int, int> others;
+  for (const auto& [id, cost] : available)
+    if (!repair.count(id)) others[id] = cost;
+  for (int id : Cheapest(others, layout_.d() - repair.size(), lost)) repair.insert(id);
+  long long repair_cost = 0;
+  for (int id : repair) repair_cost += available.at(id);
+  const std::vector<int> decode = Cheapest(available, k_, lost);
+  long long decode_cost = 0;
+  for (int id : decode) decode_cost += available.at(id);
+  // A repair reads 1/q of each helper, a decode all of k chunks.
+  if (decode.empty() || repair_cost <= static_cast<long long>(layout_.q()) * decode_cost)
+    return repair;
+  return ShardSet(decode.begin(), decode.end());
+}
+
+Result<std::shared_ptr<const clay::RepairProgram>> ErasureCodeClay::plan_repair(
+    int lost_chunk, SubChunkRange want, const ShardSet& helpers) const {
+  std::string key = std::to_string(lost_chunk) + ":" + std::to_string(want.first) + "+" +
+                    std::to_string(want.second) + ":";
+  for (int h : helpers) key += std::to_string(h) + ",";
+  if (auto hit = caches_->repair.Get(key)) return hit;
+  auto built = clay::BuildRepairProgram(layout_, pair_, mds_, lost_chunk, helpers, want);
+  if (!built.ok()) return built.status();
+  caches_->repair.Put(key, *built);
+  return *built;
+}
+
+Status ErasureCodeClay::repair(const clay::RepairProgram& plan, const ConstChunkSpans& helper_data,
+                               std::size_t chunk_size, std::span<std::byte> out) const {
+  EC_RETURN_IF_ERROR(check_chunk_length(chunk_size));
+  const std::size_t sub = chunk_size / layout_.sub_chunk_count();
+  if (out.size() != static_cast<std::size_t>(plan.want.second) * sub) {
+    return Status::Invalid("repair output has " + std::to_string(out.size()) + " bytes, expected " +
+                           std::to_string(plan.want.second) + " sub-chunks of " +
+                           std::to_string(sub));
+  }
+  if (helper_data.size() != plan.helpers.size()) {
+    return Status::Invalid("repair got " + std::to_string(helper_data.size()) +
+                           " helper buffers, the plan has " + std::to_string(plan.helpers.size()) +
+                           " helpers");
+  }
+  std::array<std::uint8_t*, 2 * clay::ClayLayout::kMaxNodes + 2> slots{};
+  for (std::size_t i = 0; i < plan.helpers.size(); ++i) {
+    const int h = plan.helpers[i];
+    auto it = helper_data.find(h);
+    if (it == helper_data.end())
+      return Status::Invalid("repair: no buffer for helper chunk " + std::to_string(h));
+    const std::size_t expect = static_cast<std::size_t>(plan.read_counts[i]) * sub;
+    if (it->second.size() != expect) {
+      return Status::Invalid("helper chunk " + std::to_string(h) + " has " +
+                             std::to_string(it->second.size()) + " bytes, the plan reads " +
+                             std::to_string(plan.read_counts[i]) + " sub-chunks of " +
+                             std::to_string(sub) + " = " + std::to_string(expect) + " bytes");
+    }
+    slots[layout_.node_of_chunk(h)] =
+        const_cast<std::uint8_t*>(reinterpret_cast<const std::uint8_t*>(it->second.data()));
+  }
+  slots[2 * layout_.nodes()] = reinterpret_cast<std::uint8_t*>(out.data());
+  return run(plan.program, sub, slots.data());
+}
+
+Result<ClayReadPlan> ErasureCodeClay::plan_read(int chunk, SubChunkRange want,
+                                                const std::map<int, int>& available,
+                                                std::size_t chunk_size) const {
+  const int z = layout_.sub_chunk_count();
+  EC_RETURN_IF_ERROR(CheckIds({chunk}, k_ + m_, "wanted"));
+  EC_RETURN_IF_ERROR(CheckIds(Keys(available), k_ + m_, "available"));
+  if (want.second < 1 || want.first < 0 || want.first > z - want.second) {
+    return Status::Invalid("sub-chunk range (" + std::to_string(want.first) + "," +
+                           std::to_string(want.second) + ") is not inside [0," + std::to_string(z) +
+                           ")");
+  }
+  const std::size_t sub = chunk_size / z;
+  auto finish = [&](ClayReadPlan plan) {
+    plan.chunk = chunk;
+    plan.want = want;
+    plan.sub_chunks_read = 0;
+    plan.cost = 0;
+    for (const auto& [id, ranges] : plan.reads) {
+      const int count = clay::CountSubChunks(ranges);
+      plan.sub_chunks_read += count;
+      plan.cost += static_cast<std::uint64_t>(std::max(available.at(id), 0)) * count;
+    }
+    plan.bytes_read = static_cast<std::uint64_t>(plan.sub_chunks_read) * sub;
+    return plan;
+  };
+  if (available.count(chunk)) {
+    ClayReadPlan direct;
+    direct.kind = ClayReadPlan::Kind::kDirect;
+    direct.reads[chunk] = {want};
+    return finish(std::move(direct));
+  }
+  std::vector<ClayReadPlan> candidates;
+  if (std::vector<int> ids = Cheapest(available, k_, chunk); !ids.empty()) {
+    ClayReadPlan decode;
+    decode.kind = ClayReadPlan::Kind::kDecode;
+    for (int id : ids) decode.reads[id] = {{0, z}};
+    candidates.push_back(finish(std::move(decode)));
+  }
+  const ShardSet ids = Keys(available);
+  if (layout_.is_repair({chunk}, ids)) {
+    ShardSet helpers;
+    for (int peer : layout_.group_peers(chunk)) helpers.insert(peer);
+    std::map<int, int> others;
+    for (const auto& [id, cost] : available)
+      if (!helpers.count(id)) others[id] = cost;
+    for (int id : Cheapest(others, layout_.d() - helpers.size(), chunk)) helpers.insert(id);
+    auto program = plan_repair(chunk, want, helpers);
+    if (!program.ok()) return program.status();
+    ClayReadPlan repair;
+    repair.kind =
+        want.second == z ? ClayReadPlan::Kind::kRepair : ClayReadPlan::Kind::kPartialRepair;
+    repair.reads = (*program)->reads;
+    repair.repair = *program;
+    candidates.push_back(finish(std::move(repair)));
+  }
+  if (candidates.empty()) {
+    return Status::IOError("chunk " + std::to_string(chunk) + " cannot be rebuilt from " +
+                           std::to_string(available.size()) + " available chunks (need " +
+                           std::to_string(k_) + ")");
+  }
+  auto rank = [](const ClayReadPlan& p) {
+    return std::tuple(p.cost, p.sub_chunks_read, p.kind == ClayReadPlan::Kind::kDecode);
+  };
+  return *std::min_element(
+      candidates.begin(), candidates.end(),
+      [&](const ClayReadPlan& a, const ClayReadPlan& b) { return rank(a) < rank(b); });
+}
+
+}  // namespace ec
