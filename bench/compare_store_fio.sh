@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Runs ec-store-bench and fio on the same device file in the same run, alternating them REPS times,
+# and prints the four ratios of issue 5 (medians over the repetitions) plus a JSON summary.
+#   1. 4 KiB durable write, qd 1: store update p50 / fio (4 KiB O_DIRECT write + fdatasync) p50,
+#      where fio's whole-operation p50 is taken as write clat p50 + fdatasync p50 (fio reports the
+#      two separately).                                                        target <= 1.5
+#   2. 4 KiB read, qd 1: store fetch p50 / fio psync O_DIRECT random read clat p50.  target <= 1.3
+#   3. 4 KiB random read, qd 32: store fetch op/s (32 threads) / fio io_uring iodepth 32 IOPS.
+#                                                                              target >= 0.8
+#   4. 1 MiB durable writes: store update MB/s / fio sequential O_DIRECT 1 MiB write MB/s
+#      (io_uring, iodepth 1, fsync at the end).                                target >= 0.8
+# Usage: bench/compare_store_fio.sh [BUILD_DIR (default build)]   env: REPS (5), WORKDIR (/tmp), SIZE (1G)
+# Needs fio (Debian package fio) and python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+bench="$build/bin/ec-store-bench"
+[ -x "$bench" ] || { echo "missing $bench: build the ec-store-bench target first" >&2; exit 1; }
+command -v fio >/dev/null || { echo "fio is not installed (apt-get install fio)" >&2; exit 1; }
+reps="${REPS:-5}"
+size="${SIZE:-1G}"
+work="$(mktemp -d "${WORKDIR:-/tmp}/ec-store-vs-fio.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+dev="$work/dev"
+out="$work/results"
+mkdir -p "$out"
+
+# Lay the whole file down once so that neither side reads unwritten (zero-filled) extents.
+fio --name=prefill --filename="$dev" --size="$size" --rw=write --bs=1M --direct=1 \
+    --ioengine=io_uring --iodepth=8 --end_fsync=1 --output-format=json >/dev/null
+
+fio_run() {  # name, then fio options
+  local name="$1"; shift
+  fio --name="$name" --filename="$dev" --size="$size" --direct=1 --output-format=json \
+      --randrepeat=0 "$@" >"$out/$name.$rep.json"
+}
+store_run() {  # name, then ec-store-bench options
+  local name="$1"; shift
+  "$bench" --device "$dev" --db "$work/db" --json "$out/$name.$rep.json" "$@" >/dev/null
+}
+
+for rep in $(seq 1 "$reps"); do
+  echo "== repetition $rep/$reps" >&2
+  fio_run fio_w4k --rw=randwrite --bs=4k --fdatasync=1 --ioengine=psync --number_ios=2000
+  store_run store_w4k -R "U" -o 2000 -s 4096 -d 1
+  fio_run fio_r4k --rw=randread --bs=4k --ioengine=psync --number_ios=5000
+  store_run store_r4k -R "U F" -o 5000 -s 4096 -d 1 --no-durable
+  fio_run fio_r4k32 --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --number_ios=50000
+  store_run store_r4k32 -R "U F" -o 10000 -s 4096 -d 32 --no-durable --passes 5
+  fio_run fio_w1m --rw=write --bs=1M --ioengine=io_uring --iodepth=1 --end_fsync=1 \
+      --number_ios=512
+  store_run store_w1m -R "U" -o 512 -s 1048576 -d 1
+done
+
+python3 - "$out" "$reps" <<'PY'
+import json, statistics, sys
+out, reps = sys.argv[1], int(sys.argv[2])
+def load(name, rep):
+    with open(f"{out}/{name}.{rep}.json") as f:
+        return json.load(f)
+def fio_job(name, rep):
+    return load(name, rep)["jobs"][0]
+def p50_us(section):
+    return section["percentile"]["50.000000"] / 1000.0
+def store(name, rep, op):
+    return next(r for r in load(name, rep)["results"] if r["op"] == op)
+rows = {"w4k": [], "r4k": [], "r4k32": [], "w1m": []}
+for rep in range(1, reps + 1):
+    j = fio_job("fio_w4k", rep)
+    fio_w = p50_us(j["write"]["clat_ns"]) + p50_us(j["sync"]["lat_ns"])
+    st_w = store("store_w4k", rep, "update")["lat_us"]["p50"]
+    rows["w4k"].append((st_w, fio_w))
+    j = fio_job("fio_r4k", rep)
+    rows["r4k"].append((store("store_r4k", rep, "fetch")["lat_us"]["p50"], p50_us(j["read"]["clat_ns"])))
+    j = fio_job("fio_r4k32", rep)
+    rows["r4k32"].append((store("store_r4k32", rep, "fetch")["ops_per_sec"], j["read"]["iops"]))
+    j = fio_job("fio_w1m", rep)
+    rows["w1m"].append((store("store_w1m", rep, "update")["mb_per_sec"], j["write"]["bw_bytes"] / 1e6))
+desc = {
+    "w4k": ("4 KiB durable write qd1, p50 us", "<= 1.5"),
+    "r4k": ("4 KiB read qd1, p50 us", "<= 1.3"),
+    "r4k32": ("4 KiB random read qd32, IOPS", ">= 0.8"),
+    "w1m": ("1 MiB durable write, MB/s", ">= 0.8"),
+}
+summary = {}
+print(f"{'measure':<34} {'store':>10} {'fio':>10} {'ratio':>7} {'min-max':>13} target")
+for k, vals in rows.items():
+    ratios = [a / b for a, b in vals]
+    med = statistics.median(ratios)
+    s = statistics.median(a for a, _ in vals)
+    f = statistics.median(b for _, b in vals)
+    print(f"{desc[k][0]:<34} {s:>10.1f} {f:>10.1f} {med:>7.2f} "
+          f"{min(ratios):>6.2f}-{max(ratios):<6.2f} {desc[k][1]}")
+    summary[k] = {"what": desc[k][0], "store_median": s, "fio_median": f, "ratio_median": med,
+                  "ratio_min": min(ratios), "ratio_max": max(ratios), "target": desc[k][1],
+                  "repetitions": reps}
+print(json.dumps(summary, indent=2))
+PY

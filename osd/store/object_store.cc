@@ -1,0 +1,339 @@
+#include "osd/store/object_store.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/write_batch.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#include "osd/store/checksum.h"
+#include "osd/store/onode.h"
+#include "osd/store/rocks_util.h"
+
+namespace ec::store {
+namespace {
+
+Result<std::shared_ptr<BlockDevice>> OpenDevice(const StoreOptions& o, std::uint64_t create) {
+  if (o.device) return o.device;
+  DeviceOptions d;
+  d.backend = o.backend;
+  d.create_size = create;
+  auto dev = OpenFileDevice(o.device_path, d);
+  if (!dev.ok()) return dev.status();
+  return std::shared_ptr<BlockDevice>(std::move(dev).value());
+}
+
+Result<AlignedBuffer> ReadBlock0(BlockDevice& dev) {
+  AlignedBuffer buf(kBlockSize);
+  IoRequest r{IoRequest::Op::kRead, 0, {iovec{buf.data(), kBlockSize}}};
+  EC_RETURN_IF_ERROR(dev.Submit(std::span<IoRequest>(&r, 1)));
+  return buf;
+}
+
+std::string EncodeIdentity(const Superblock& sb) {
+  std::string v(reinterpret_cast<const char*>(sb.uuid.data()), sb.uuid.size());
+  v.append(reinterpret_cast<const char*>(&sb.device_size), 8);
+  return v;
+}
+
+std::string ObjectLabel(const std::string& coll, const std::string& name) {
+  return coll + "/" + name;
+}
+
+}  // namespace
+
+ObjectStore::ObjectStore(std::shared_ptr<BlockDevice> device, std::unique_ptr<rocksdb::DB> db,
+                         Superblock sb)
+    : device_(std::move(device)),
+      db_(std::move(db)),
+      superblock_(sb),
+      alloc_(sb.device_size / kBlockSize) {}
+
+ObjectStore::~ObjectStore() {
+  // Best effort: records left behind are replayed (harmlessly) at the next mount.
+  if (!deferred_keys_.empty() && device_->Flush().ok()) (void)RetireDeferred(true);
+}
+
+Status ObjectStore::Mkfs(const StoreOptions& options) {
+  auto dev = OpenDevice(options, options.device_size);
+  if (!dev.ok()) return dev.status();
+  BlockDevice& device = **dev;
+  auto block0 = ReadBlock0(device);
+  if (!block0.ok()) return block0.status();
+  if (!options.force) {
+    auto old = Superblock::Decode(block0->span());
+    if (old.ok()) {
+      return Status::Error(EEXIST, "device already holds ecstore store " + old->UuidString() +
+                                       " (use force to overwrite)");
+    }
+    const auto& b = block0->span();
+    if (std::any_of(b.begin(), b.end(), [](std::byte x) { return x != std::byte{0}; })) {
+      return Status::Error(EEXIST, "device holds foreign data at block 0 (use force to overwrite)");
+    }
+  }
+  rocksdb::Options dbo;
+  dbo.create_if_missing = true;
+  dbo.error_if_exists = !options.force;
+  if (options.force) {
+    EC_RETURN_IF_ERROR(FromRocks(rocksdb::DestroyDB(options.db_path, dbo), "destroy database"));
+  }
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status rs = rocksdb::DB::Open(dbo, options.db_path, &raw);
+  if (rs.IsInvalidArgument() && !options.force) {
+    return Status::Error(EEXIST, "metadata database " + options.db_path +
+                                     " already exists (use force to overwrite): " + rs.ToString());
+  }
+  EC_RETURN_IF_ERROR(FromRocks(rs, "create metadata database " + options.db_path));
+  std::unique_ptr<rocksdb::DB> db(raw);
+
+  Superblock sb = Superblock::Generate(device.size());
+  Allocator alloc(sb.device_size / kBlockSize);
+  rocksdb::WriteBatch batch;
+  batch.Put(std::string(keys::kIdentity), EncodeIdentity(sb));
+  for (std::uint64_t s = 0; s < alloc.num_segments(); ++s) {
+    batch.Put(keys::AllocSegment(s), alloc.EncodeSegment(s));
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  EC_RETURN_IF_ERROR(FromRocks(db->Write(wo, &batch), "write metadata"));
+  // The superblock goes last: a device is only claimed once its database is complete.
+  sb.Encode(block0->span());
+  IoRequest w{IoRequest::Op::kWrite, 0, {iovec{block0->data(), kBlockSize}}};
+  EC_RETURN_IF_ERROR(device.Submit(std::span<IoRequest>(&w, 1)));
+  return device.Flush();
+}
+
+Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const StoreOptions& options) {
+  auto dev = OpenDevice(options, 0);
+  if (!dev.ok()) return dev.status();
+  auto block0 = ReadBlock0(**dev);
+  if (!block0.ok()) return block0.status();
+  auto sb = Superblock::Decode(block0->span());
+  if (!sb.ok()) return sb.status().WithPrefix("device " + options.device_path);
+  if ((*dev)->size() < sb->device_size) {
+    return Status::Error(ENOSPC, "device is " + std::to_string((*dev)->size()) +
+                                     " bytes but the store was made on " +
+                                     std::to_string(sb->device_size));
+  }
+  struct stat st {};
+  if (::stat(options.db_path.c_str(), &st) != 0) {
+    return Status::NotFound("metadata database " + options.db_path + " does not exist");
+  }
+  rocksdb::Options dbo;
+  dbo.create_if_missing = false;
+  rocksdb::DB* raw = nullptr;
+  EC_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(dbo, options.db_path, &raw),
+                               "open metadata database " + options.db_path));
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::string ident;
+  EC_RETURN_IF_ERROR(
+      FromRocks(db->Get(rocksdb::ReadOptions(), std::string(keys::kIdentity), &ident),
+                "read store identity"));
+  if (ident != EncodeIdentity(*sb)) {
+    return Status::Invalid("foreign device: device holds store " + sb->UuidString() +
+                           ", which is not the store of metadata database " + options.db_path);
+  }
+  std::unique_ptr<ObjectStore> store(new ObjectStore(*dev, std::move(db), *sb));
+  store->durable_ = options.durable;
+  store->prefer_deferred_size_ = options.prefer_deferred_size;
+  EC_RETURN_IF_ERROR(store->ReplayDeferred());
+  auto persisted = store->LoadAllocator();
+  if (!persisted.ok()) return persisted.status();
+  auto rebuilt = store->RebuildAllocator(nullptr, nullptr);
+  if (!rebuilt.ok()) return rebuilt.status();
+  auto diff = Allocator::Diff(*persisted, *rebuilt, 1);
+  if (!diff.empty()) {
+    return Status::Error(EUCLEAN,
+                         "allocator state does not match the object metadata at device "
+                         "block " +
+                             std::to_string(diff[0].block) + " (run fsck)");
+  }
+  store->alloc_ = std::move(persisted).value();
+  store->alloc_.TakeDirtySegments();
+  return store;
+}
+
+Result<Allocator> ObjectStore::LoadAllocator() {
+  Allocator a(superblock_.device_size / kBlockSize);
+  for (std::uint64_t s = 0; s < a.num_segments(); ++s) {
+    std::string v;
+    EC_RETURN_IF_ERROR(FromRocks(db_->Get(rocksdb::ReadOptions(), keys::AllocSegment(s), &v),
+                                 "read allocator segment " + std::to_string(s)));
+    EC_RETURN_IF_ERROR(a.DecodeSegment(s, v));
+  }
+  return a;
+}
+
+Result<Allocator> ObjectStore::RebuildAllocator(std::vector<std::string>* errors,
+                                                std::uint64_t* objects) {
+  Allocator a(superblock_.device_size / kBlockSize);
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  std::string prefix(1, keys::kObjectPrefix);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    std::string key = it->key().ToString().substr(1);
+    std::replace(key.begin(), key.end(), '\0', '/');
+    if (objects) ++*objects;
+    auto onode = Onode::Decode(std::string_view(it->value().data(), it->value().size()));
+    if (!onode.ok()) {
+      if (!errors) return onode.status().WithPrefix("object " + key);
+      errors->push_back("object " + key + ": " + onode.status().message());
+      continue;
+    }
+    for (const BlockRun& r : onode->DeviceRuns()) {
+      if (a.MarkUsed(r)) continue;
+      std::string msg = "object " + key + ": device blocks [" + std::to_string(r.block) + ", +" +
+                        std::to_string(r.count) + ") out of range or referenced twice";
+      if (!errors) return Status::DataLoss(msg);
+      errors->push_back(msg);
+    }
+  }
+  EC_RETURN_IF_ERROR(FromRocks(it->status(), "scan objects"));
+  return a;
+}
+
+Result<Onode> ObjectStore::LoadOnode(const std::string& coll, const std::string& name) {
+  std::string v;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), keys::Object(coll, name), &v);
+  if (s.IsNotFound()) return Status::NotFound("object " + ObjectLabel(coll, name) + " not found");
+  EC_RETURN_IF_ERROR(FromRocks(s, "read object " + ObjectLabel(coll, name)));
+  auto o = Onode::Decode(v);
+  if (!o.ok()) return o.status().WithPrefix("object " + ObjectLabel(coll, name));
+  return o;
+}
+
+Result<std::vector<AlignedBuffer>> ObjectStore::ReadBlocks(const std::string& coll,
+                                                           const std::string& name,
+                                                           const Onode& onode,
+                                                           std::span<const std::uint64_t> lblocks) {
+  std::vector<AlignedBuffer> out;
+  out.reserve(lblocks.size());
+  std::vector<IoRequest> reqs;
+  for (std::uint64_t lb : lblocks) {
+    out.emplace_back(kBlockSize);
+    std::uint64_t db = onode.blocks.at(lb).device_block;
+    if (!reqs.empty()) {
+      IoRequest& last = reqs.back();
+      if (last.offset + last.length() == db * kBlockSize && last.iov.size() < 256) {
+        last.iov.push_back(iovec{out.back().data(), kBlockSize});
+        continue;
+      }
+    }
+    reqs.push_back(
+        IoRequest{IoRequest::Op::kRead, db * kBlockSize, {iovec{out.back().data(), kBlockSize}}});
+  }
+  if (!reqs.empty()) EC_RETURN_IF_ERROR(device_->Submit(reqs));
+  for (std::size_t i = 0; i < lblocks.size(); ++i) {
+    const BlockRef& ref = onode.blocks.at(lblocks[i]);
+    if (Crc32c(out[i].span()) != ref.crc) {
+      return Status::DataLoss("crc32c mismatch in object " + ObjectLabel(coll, name) +
+                              " at offset " + std::to_string(lblocks[i] * kBlockSize) +
+                              " (device block " + std::to_string(ref.device_block) + ")");
+    }
+  }
+  return out;
+}
+
+Result<std::vector<Buffer>> ObjectStore::Read(const std::string& coll, const std::string& name,
+                                              std::span<const Extent> extents) {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto onode = LoadOnode(coll, name);
+  if (!onode.ok()) return onode.status();
+  // The distinct mapped blocks under the extents, in device order for coalescing.
+  std::vector<std::uint64_t> need;
+  for (const Extent& e : extents) {
+    if (e.offset >= onode->size || e.length == 0) continue;
+    std::uint64_t end = e.offset + std::min(e.length, onode->size - e.offset);
+    for (std::uint64_t lb = e.offset / kBlockSize; lb * kBlockSize < end; ++lb) {
+      if (onode->blocks.count(lb) != 0) need.push_back(lb);
+    }
+  }
+  std::sort(need.begin(), need.end(), [&](std::uint64_t a, std::uint64_t b) {
+    return onode->blocks.at(a).device_block < onode->blocks.at(b).device_block;
+  });
+  need.erase(std::unique(need.begin(), need.end()), need.end());
+  auto blocks = ReadBlocks(coll, name, *onode, need);
+  if (!blocks.ok()) return blocks.status();
+  std::map<std::uint64_t, const AlignedBuffer*> by_lblock;
+  for (std::size_t i = 0; i < need.size(); ++i) by_lblock[need[i]] = &(*blocks)[i];
+
+  std::vector<Buffer> out;
+  out.reserve(extents.size());
+  for (const Extent& e : extents) {
+    std::uint64_t start = std::min(e.offset, onode->size);
+    std::uint64_t len = std::min(e.length, onode->size - start);
+    Buffer buf = Buffer::Allocate(len, true);
+    std::uint64_t pos = start;
+    while (pos < start + len) {
+      std::uint64_t lb = pos / kBlockSize;
+      std::uint64_t in = pos % kBlockSize;
+      std::uint64_t n = std::min(kBlockSize - in, start + len - pos);
+      auto it = by_lblock.find(lb);
+      if (it != by_lblock.end())
+        std::memcpy(buf.data() + (pos - start), it->second->data() + in, n);
+      pos += n;
+    }
+    out.push_back(std::move(buf));
+  }
+  return out;
+}
+
+Result<ObjectInfo> ObjectStore::Stat(const std::string& coll, const std::string& name) {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto onode = LoadOnode(coll, name);
+  if (!onode.ok()) return onode.status();
+  return ObjectInfo{onode->size, onode->blocks.size() * kBlockSize};
+}
+
+Result<std::string> ObjectStore::GetAttr(const std::string& coll, const std::string& name,
+                                         const std::string& key) {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto onode = LoadOnode(coll, name);
+  if (!onode.ok()) return onode.status();
+  auto it = onode->attrs.find(key);
+  if (it == onode->attrs.end()) {
+    return Status::Error(ENODATA, "object " + ObjectLabel(coll, name) + " has no attribute " + key);
+  }
+  return it->second;
+}
+
+Result<std::vector<std::string>> ObjectStore::List(const std::string& coll) {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::string v;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), keys::Collection(coll), &v);
+  if (s.IsNotFound()) return Status::NotFound("collection " + coll + " not found");
+  EC_RETURN_IF_ERROR(FromRocks(s, "read collection " + coll));
+  std::vector<std::string> names;
+  std::string prefix = keys::ObjectPrefix(coll);
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    names.emplace_back(it->key().data() + prefix.size(), it->key().size() - prefix.size());
+  }
+  EC_RETURN_IF_ERROR(FromRocks(it->status(), "list collection " + coll));
+  return names;
+}
+
+Result<std::vector<std::string>> ObjectStore::ListCollections() {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::vector<std::string> names;
+  std::string prefix(1, keys::kCollectionPrefix);
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    names.emplace_back(it->key().data() + 1, it->key().size() - 1);
+  }
+  EC_RETURN_IF_ERROR(FromRocks(it->status(), "list collections"));
+  return names;
+}
+
+std::uint64_t ObjectStore::free_bytes() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  return alloc_.free_blocks() * kBlockSize;
+}
+
+std::uint64_t ObjectStore::device_bytes() const {
+  return superblock_.device_size;
+}
+
+}  // namespace ec::store

@@ -1,0 +1,256 @@
+// ec-store-bench: update and fetch runs against an ObjectStore, in the spirit of DAOS's vos_perf.
+//
+//   ec-store-bench -R "U;p F;p" -o 1000 -s 4096 -d 1 [--no-durable] [--device FILE] [--json OUT]
+//
+// U writes one value of -s bytes at offset 0 of each of -o objects (one transaction each); F reads
+// each object's value back (random order, --passes times); "p" prints the previous run. -d threads
+// run the operations of a run concurrently (queue depth; Apply calls are serialised by the store,
+// reads run in parallel). Bytes counted: the value bytes written or read. Latency is per operation
+// (Apply or Read call), wall clock.
+#include <fmt/core.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "osd/store/object_store.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ec::store::Extent;
+using ec::store::ObjectStore;
+
+struct RunResult {
+  std::string op;
+  std::uint64_t ops = 0;
+  std::uint64_t bytes = 0;
+  double seconds = 0;
+  std::vector<double> lat_us;
+  double Percentile(double p) const {
+    if (lat_us.empty()) return 0;
+    auto i = static_cast<std::size_t>(p / 100.0 * static_cast<double>(lat_us.size() - 1));
+    return lat_us[i];
+  }
+};
+
+std::string ObjectName(std::uint64_t i) {
+  return "obj." + std::to_string(i);
+}
+
+// Runs fn(i) for i in `order` on `depth` threads; returns the per-call latencies.
+template <typename Fn>
+ec::Status RunParallel(const std::vector<std::uint64_t>& order, unsigned depth, Fn fn,
+                       RunResult& out) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::vector<double>> lats(depth);
+  std::vector<ec::Status> errors(depth);
+  auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < depth; ++t) {
+    threads.emplace_back([&, t] {
+      for (std::size_t k; (k = next++) < order.size();) {
+        auto t0 = Clock::now();
+        ec::Status s = fn(order[k]);
+        auto t1 = Clock::now();
+        if (!s.ok()) {
+          errors[t] = s;
+          next = order.size();
+          return;
+        }
+        lats[t].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (auto& l : lats) out.lat_us.insert(out.lat_us.end(), l.begin(), l.end());
+  std::sort(out.lat_us.begin(), out.lat_us.end());
+  out.ops = out.lat_us.size();
+  for (const auto& e : errors) {
+    if (!e.ok()) return e;
+  }
+  return ec::Status::OK();
+}
+
+nlohmann::json ToJson(const RunResult& r) {
+  return {{"op", r.op},
+          {"ops", r.ops},
+          {"bytes", r.bytes},
+          {"seconds", r.seconds},
+          {"ops_per_sec", r.ops / r.seconds},
+          {"mb_per_sec", static_cast<double>(r.bytes) / r.seconds / 1e6},
+          {"lat_us",
+           {{"p50", r.Percentile(50)},
+            {"p99", r.Percentile(99)},
+            {"p99.9", r.Percentile(99.9)},
+            {"max", r.lat_us.empty() ? 0 : r.lat_us.back()}}}};
+}
+
+void Print(const RunResult& r) {
+  fmt::print(
+      "{:<7} ops {:>8}  {:>7.3f} s  {:>10.0f} op/s  {:>9.1f} MB/s  lat us p50 {:.1f} p99 {:.1f} "
+      "p99.9 {:.1f}\n",
+      r.op, r.ops, r.seconds, r.ops / r.seconds, static_cast<double>(r.bytes) / r.seconds / 1e6,
+      r.Percentile(50), r.Percentile(99), r.Percentile(99.9));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ec-store-bench: update/fetch runs against the OSD object store"};
+  std::string runs = "U;p F;p";
+  std::string device, db, backend = "uring", json_out;
+  std::uint64_t objects = 1000, value_size = 4096, device_size = 1ull << 30;
+  unsigned depth = 1, passes = 1, seed = 1;
+  bool no_durable = false;
+  app.add_option("-R,--runs", runs, "runs: U (update), F (fetch), p (print the last run)");
+  app.add_option("-o,--objects", objects, "number of objects")->check(CLI::Range(1ull, 1ull << 32));
+  app.add_option("-s,--size", value_size, "value size in bytes")
+      ->check(CLI::Range(1ull, 1ull << 30));
+  app.add_option("-d,--depth", depth, "queue depth (threads issuing operations)")
+      ->check(CLI::Range(1u, 1024u));
+  app.add_option("--passes", passes, "fetch passes over all objects")->check(CLI::Range(1u, 1000u));
+  app.add_flag("--no-durable", no_durable, "skip device flush and RocksDB sync on update");
+  app.add_option("--device", device, "device file or block device (default: a temporary file)");
+  app.add_option("--db", db, "RocksDB directory (default: next to a temporary device)");
+  app.add_option("--device-size", device_size, "size of a device file to create")
+      ->check(CLI::Range(16ull << 20, 1ull << 50));
+  app.add_option("--backend", backend, "uring or sync")->check(CLI::IsMember({"uring", "sync"}));
+  app.add_option("--seed", seed, "seed for the fetch order");
+  app.add_option("--json", json_out, "write results as JSON to this file (- for stdout)");
+  CLI11_PARSE(app, argc, argv);
+  std::vector<std::string> ops;
+  {
+    std::istringstream tokens(runs);
+    for (std::string tok; tokens >> tok;) {
+      std::istringstream parts(tok);
+      for (std::string op; std::getline(parts, op, ';');) {
+        if (op.empty()) continue;
+        if (op != "U" && op != "F" && op != "p") {
+          fmt::print(stderr, "unknown run '{}' in -R (use U, F, p)\n", op);
+          return 2;
+        }
+        ops.push_back(op);
+      }
+    }
+  }
+
+  std::string tmpdir;
+  if (device.empty() || db.empty()) {
+    char tmpl[] = "/tmp/ec-store-bench.XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) {
+      fmt::print(stderr, "cannot create a temporary directory\n");
+      return 1;
+    }
+    tmpdir = tmpl;
+    if (device.empty()) device = tmpdir + "/dev";
+    if (db.empty()) db = tmpdir + "/db";
+  }
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{tmpdir};
+
+  ec::store::StoreOptions opts;
+  opts.device_path = device;
+  opts.db_path = db;
+  opts.device_size = device_size;
+  opts.backend = backend == "sync" ? ec::store::IoBackend::kSync : ec::store::IoBackend::kUring;
+  opts.durable = !no_durable;
+  opts.force = true;
+  if (ec::Status s = ObjectStore::Mkfs(opts); !s.ok()) {
+    fmt::print(stderr, "mkfs: {}\n", s.ToString());
+    return 1;
+  }
+  auto opened = ObjectStore::Open(opts);
+  if (!opened.ok()) {
+    fmt::print(stderr, "open: {}\n", opened.status().ToString());
+    return 1;
+  }
+  ObjectStore& store = **opened;
+  {
+    ec::store::Transaction t;
+    t.CreateCollection("bench");
+    if (ec::Status s = store.Apply(t); !s.ok()) {
+      fmt::print(stderr, "create collection: {}\n", s.ToString());
+      return 1;
+    }
+  }
+
+  std::vector<std::byte> value(value_size);
+  std::mt19937_64 rng(seed);
+  for (auto& b : value) b = static_cast<std::byte>(rng());
+  std::vector<std::uint64_t> seq(objects);
+  for (std::uint64_t i = 0; i < objects; ++i) seq[i] = i;
+
+  fmt::print("ec-store-bench: device {} ({}), objects {}, value {} B, depth {}, {}\n", device,
+             backend, objects, value_size, depth, opts.durable ? "durable" : "not durable");
+  nlohmann::json results = nlohmann::json::array();
+  RunResult last;
+  for (const std::string& op : ops) {
+    if (op == "p") {
+      if (!last.op.empty()) Print(last);
+      continue;
+    }
+    RunResult r;
+    ec::Status s;
+    if (op == "U") {
+      r.op = "update";
+      s = RunParallel(
+          seq, depth,
+          [&](std::uint64_t i) {
+            ec::store::Transaction t;
+            t.Write("bench", ObjectName(i), 0, value);
+            return store.Apply(t);
+          },
+          r);
+    } else if (op == "F") {
+      r.op = "fetch";
+      std::vector<std::uint64_t> order;
+      for (unsigned p = 0; p < passes; ++p) {
+        std::vector<std::uint64_t> pass = seq;
+        std::shuffle(pass.begin(), pass.end(), rng);
+        order.insert(order.end(), pass.begin(), pass.end());
+      }
+      s = RunParallel(
+          order, depth,
+          [&](std::uint64_t i) {
+            Extent e{0, value_size};
+            auto got = store.Read("bench", ObjectName(i), std::span<const Extent>(&e, 1));
+            return got.ok() ? ec::Status::OK() : got.status();
+          },
+          r);
+    }
+    if (!s.ok()) {
+      fmt::print(stderr, "{}: {}\n", r.op, s.ToString());
+      return 1;
+    }
+    r.bytes = r.ops * value_size;
+    results.push_back(ToJson(r));
+    last = std::move(r);
+  }
+  nlohmann::json doc = {
+      {"tool", "ec-store-bench"}, {"device", device},
+      {"backend", backend},       {"objects", objects},
+      {"value_size", value_size}, {"depth", depth},
+      {"durable", opts.durable},  {"bytes_counted", "value bytes written or read"},
+      {"results", results}};
+  if (json_out == "-") {
+    fmt::print("{}\n", doc.dump(2));
+  } else if (!json_out.empty()) {
+    std::ofstream(json_out) << doc.dump(2) << "\n";
+  }
+  return 0;
+}

@@ -1,0 +1,59 @@
+// Transaction: an ordered list of changes to objects and collections that ObjectStore::Apply makes
+// all together or not at all. Building one does no I/O and cannot fail; errors (a missing
+// collection, a bad name, ...) are reported by Apply, which then changes nothing.
+//
+// Names: a collection name is non-empty, at most 255 bytes and contains no NUL byte; an object
+// name is non-empty and at most 4096 bytes.
+//
+// Ownership: Write copies its bytes into the transaction. Thread safety: plain value.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ec/buffer.h"
+
+namespace ec::store {
+
+class Transaction {
+ public:
+  struct Op {
+    enum class Type {
+      kCreateCollection,  // EEXIST if it exists
+      kRemoveCollection,  // ENOENT if missing, ENOTEMPTY if it holds objects
+      kTouch,             // creates an empty object if missing
+      kWrite,             // writes data at offset, creating the object, growing its size
+      kTruncate,          // sets the size (ENOENT if missing); new bytes read as zeros
+      kRemove,            // ENOENT if missing
+      kSetAttr,           // creates the object if missing
+      kRemoveAttr,        // ENOENT if the object is missing, ENODATA if the attribute is
+    };
+    Type type;
+    std::string coll;
+    std::string name;
+    std::uint64_t offset = 0;  // write offset or truncate size
+    Buffer data;               // write data
+    std::string key;           // attribute name
+    std::string value;         // attribute value
+  };
+
+  void CreateCollection(std::string coll);
+  void RemoveCollection(std::string coll);
+  void Touch(std::string coll, std::string name);
+  void Write(std::string coll, std::string name, std::uint64_t offset,
+             std::span<const std::byte> data);
+  void Truncate(std::string coll, std::string name, std::uint64_t size);
+  void Remove(std::string coll, std::string name);
+  void SetAttr(std::string coll, std::string name, std::string key, std::string value);
+  void RemoveAttr(std::string coll, std::string name, std::string key);
+
+  const std::vector<Op>& ops() const { return ops_; }
+  bool empty() const { return ops_.empty(); }
+
+ private:
+  std::vector<Op> ops_;
+};
+
+}  // namespace ec::store
