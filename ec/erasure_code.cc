@@ -6,9 +6,8 @@
 
 namespace ec {
 
-namespace {
-
-Status CheckIds(const ShardSet& ids, unsigned n, const char* what) {
+Status ErasureCode::check_ids(const ShardSet& ids, const char* what) const {
+  const unsigned n = get_chunk_count();
   for (int id : ids) {
     if (id < 0 || static_cast<unsigned>(id) >= n) {
       return Status::Invalid(std::string(what) + " chunk id " + std::to_string(id) +
@@ -17,8 +16,6 @@ Status CheckIds(const ShardSet& ids, unsigned n, const char* what) {
   }
   return Status::OK();
 }
-
-}  // namespace
 
 int ErasureCode::piece_index(int id) const {
   if (chunk_mapping_.empty()) return id;
@@ -90,8 +87,8 @@ Status ErasureCode::check_buffers(const ConstChunkSpans& in, const ChunkSpans& o
 
 Result<SubChunkPlan> ErasureCode::minimum_to_decode(const ShardSet& want,
                                                     const ShardSet& available) const {
-  EC_RETURN_IF_ERROR(CheckIds(want, get_chunk_count(), "wanted"));
-  EC_RETURN_IF_ERROR(CheckIds(available, get_chunk_count(), "available"));
+  EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
+  EC_RETURN_IF_ERROR(check_ids(available, "available"));
   const std::vector<SubChunkRange> whole = {{0, static_cast<int>(get_sub_chunk_count())}};
   SubChunkPlan plan;
   if (std::includes(available.begin(), available.end(), want.begin(), want.end())) {
@@ -113,8 +110,8 @@ Result<ShardSet> ErasureCode::minimum_to_decode_with_cost(
     const ShardSet& want, const std::map<int, int>& available) const {
   ShardSet ids;
   for (const auto& [id, cost] : available) ids.insert(id);
-  EC_RETURN_IF_ERROR(CheckIds(want, get_chunk_count(), "wanted"));
-  EC_RETURN_IF_ERROR(CheckIds(ids, get_chunk_count(), "available"));
+  EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
+  EC_RETURN_IF_ERROR(check_ids(ids, "available"));
   if (std::includes(ids.begin(), ids.end(), want.begin(), want.end())) return want;
   if (ids.size() < k_) {
     return Status::IOError("need " + std::to_string(k_) + " chunks to decode, only " +
@@ -132,7 +129,7 @@ Result<ShardSet> ErasureCode::minimum_to_decode_with_cost(
 
 Status ErasureCode::encode(const ShardSet& want, std::span<const std::byte> in,
                            ChunkMap* encoded) const {
-  EC_RETURN_IF_ERROR(CheckIds(want, get_chunk_count(), "wanted"));
+  EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
   if (in.empty()) return Status::Invalid("cannot encode an empty stripe");
   const unsigned n = get_chunk_count();
   const std::size_t blocksize = get_chunk_size(static_cast<unsigned>(in.size()));
@@ -166,8 +163,8 @@ Status ErasureCode::decode_full(const ShardSet& want, const ChunkMap& chunks,
                                 ChunkMap* decoded) const {
   ShardSet have;
   for (const auto& [id, buf] : chunks) have.insert(id);
-  EC_RETURN_IF_ERROR(CheckIds(want, get_chunk_count(), "wanted"));
-  EC_RETURN_IF_ERROR(CheckIds(have, get_chunk_count(), "available"));
+  EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
+  EC_RETURN_IF_ERROR(check_ids(have, "available"));
   std::size_t len = 0;
   for (const auto& [id, buf] : chunks) {
     if (buf.empty()) return Status::Invalid("chunk " + std::to_string(id) + " is empty");

@@ -57,6 +57,8 @@ class ErasureCode : public ErasureCodeInterface {
   // without `mapping`. Plugins check the resulting size against k+m themselves (Ceph's message
   // differs per plugin).
   void parse_mapping(const Profile& profile);
+  // EINVAL "<what> chunk id N is out of range [0,n)" unless every id is a chunk id of this code.
+  Status check_ids(const ShardSet& ids, const char* what) const;
   // "k=K must be >= 2", "m=M must be >= 1".
   static Status sanity_check_k_m(int k, int m);
   // Common check for encode_chunks / decode_chunks buffers: same non-zero length, ids in range,

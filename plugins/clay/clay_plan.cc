@@ -9,16 +9,6 @@ namespace ec {
 
 namespace {
 
-Status CheckIds(const ShardSet& ids, unsigned n, const char* what) {
-  for (int id : ids) {
-    if (id < 0 || static_cast<unsigned>(id) >= n) {
-      return Status::Invalid(std::string(what) + " chunk id " + std::to_string(id) +
-                             " is out of range [0," + std::to_string(n) + ")");
-    }
-  }
-  return Status::OK();
-}
-
 ShardSet Keys(const std::map<int, int>& costs) {
   ShardSet keys;
   for (const auto& [id, cost] : costs) keys.insert(id);
@@ -41,8 +31,8 @@ std::vector<int> Cheapest(const std::map<int, int>& costs, std::size_t count, in
 
 Result<SubChunkPlan> ErasureCodeClay::minimum_to_decode(const ShardSet& want,
                                                         const ShardSet& available) const {
-  EC_RETURN_IF_ERROR(CheckIds(want, k_ + m_, "wanted"));
-  EC_RETURN_IF_ERROR(CheckIds(available, k_ + m_, "available"));
+  EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
+  EC_RETURN_IF_ERROR(check_ids(available, "available"));
   if (layout_.is_repair(want, available))
     return layout_.minimum_to_repair(*want.begin(), available);
   return ErasureCode::minimum_to_decode(want, available);
@@ -51,8 +41,8 @@ Result<SubChunkPlan> ErasureCodeClay::minimum_to_decode(const ShardSet& want,
 Result<ShardSet> ErasureCodeClay::minimum_to_decode_with_cost(
     const ShardSet& want, const std::map<int, int>& available) const {
   const ShardSet ids = Keys(available);
-  EC_RETURN_IF_ERROR(CheckIds(want, k_ + m_, "wanted"));
-  EC_RETURN_IF_ERROR(CheckIds(ids, k_ + m_, "available"));
+  EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
+  EC_RETURN_IF_ERROR(check_ids(ids, "available"));
   if (!layout_.is_repair(want, ids))
     return ErasureCode::minimum_to_decode_with_cost(want, available);
   const int lost = *want.begin();
@@ -124,8 +114,8 @@ Result<ClayReadPlan> ErasureCodeClay::plan_read(int chunk, SubChunkRange want,
                                                 const std::map<int, int>& available,
                                                 std::size_t chunk_size) const {
   const int z = layout_.sub_chunk_count();
-  EC_RETURN_IF_ERROR(CheckIds({chunk}, k_ + m_, "wanted"));
-  EC_RETURN_IF_ERROR(CheckIds(Keys(available), k_ + m_, "available"));
+  EC_RETURN_IF_ERROR(check_ids({chunk}, "wanted"));
+  EC_RETURN_IF_ERROR(check_ids(Keys(available), "available"));
   if (want.second < 1 || want.first < 0 || want.first > z - want.second) {
     return Status::Invalid("sub-chunk range (" + std::to_string(want.first) + "," +
                            std::to_string(want.second) + ") is not inside [0," + std::to_string(z) +
