@@ -40,10 +40,8 @@ std::string Slurp(std::FILE* file) {
 
 }  // namespace
 
-namespace {
-
-ToolRun RunToolOnce(const std::vector<std::string>& args,
-                    const std::map<std::string, std::string>& env) {
+ToolRun RunTool(const std::vector<std::string>& args,
+                const std::map<std::string, std::string>& env) {
   ToolRun run;
   std::FILE* out = std::tmpfile();
   std::FILE* err = std::tmpfile();
@@ -77,24 +75,6 @@ ToolRun RunToolOnce(const std::vector<std::string>& args,
   run.err = Slurp(err);
   std::fclose(out);
   std::fclose(err);
-  return run;
-}
-
-}  // namespace
-
-ToolRun RunTool(const std::vector<std::string>& args,
-                const std::map<std::string, std::string>& env) {
-  ToolRun run = RunToolOnce(args, env);
-  // Under ASan, LeakSanitizer's own tracer thread has been seen to crash at exit on this shared
-  // machine ("Tracer caught signal 11 ... LeakSanitizer has encountered a fatal error"), once in
-  // thousands of runs: a fault of the checker, not of ec-tool. Run the (idempotent) command again
-  // then. A real leak report ("detected memory leaks") is never retried.
-  if (run.exit_code != 0 &&
-      run.err.find("LeakSanitizer has encountered a fatal error") != std::string::npos &&
-      run.err.find("detected memory leaks") == std::string::npos) {
-    std::fprintf(stderr, "note: LeakSanitizer's tracer crashed; running the command again\n");
-    run = RunToolOnce(args, env);
-  }
   return run;
 }
 
