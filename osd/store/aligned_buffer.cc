@@ -6,11 +6,14 @@
 
 namespace ec::store {
 
-AlignedBuffer::AlignedBuffer(std::size_t size) : size_(RoundUpToBlock(size)) {
+AlignedBuffer::AlignedBuffer(std::size_t size) : AlignedBuffer(size, Uninitialized{}) {
+  if (data_ != nullptr) std::memset(data_, 0, size_);
+}
+
+AlignedBuffer::AlignedBuffer(std::size_t size, Uninitialized) : size_(RoundUpToBlock(size)) {
   if (size_ == 0) return;
   void* p = std::aligned_alloc(kBlockSize, size_);
   if (p == nullptr) std::abort();
-  std::memset(p, 0, size_);
   data_ = static_cast<std::byte*>(p);
 }
 

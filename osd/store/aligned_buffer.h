@@ -26,6 +26,9 @@ class AlignedBuffer {
   // A region of RoundUpToBlock(size) bytes aligned to kBlockSize, zero-filled. Aborts only if
   // memory is exhausted (like operator new).
   explicit AlignedBuffer(std::size_t size);
+  // The same without the zero fill, for a buffer the caller overwrites entirely before use.
+  struct Uninitialized {};
+  AlignedBuffer(std::size_t size, Uninitialized);
   ~AlignedBuffer();
   AlignedBuffer(AlignedBuffer&& other) noexcept;
   AlignedBuffer& operator=(AlignedBuffer&& other) noexcept;

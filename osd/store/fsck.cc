@@ -21,7 +21,18 @@ std::string RunText(const BlockRun& r) {
 }  // namespace
 
 Result<FsckReport> ObjectStore::Fsck(bool deep) {
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  // Runs alone: waits for the transactions in flight and holds new ones back (quiesce_), so that
+  // the metadata, the persisted bitmap and the in-memory ones describe the same state.
+  std::unique_lock<std::mutex> lock(mu_);
+  ++quiesce_;
+  cv_.wait(lock, [&] { return in_flight_ == 0; });
+  struct Resume {
+    ObjectStore* s;
+    ~Resume() {
+      --s->quiesce_;
+      s->cv_.notify_all();
+    }
+  } resume{this};
   FsckReport report;
   auto rebuilt = RebuildAllocator(&report.errors, &report.objects);
   if (!rebuilt.ok()) return rebuilt.status();
@@ -38,9 +49,13 @@ Result<FsckReport> ObjectStore::Fsck(bool deep) {
                               " referenced by an object but marked free");
     }
   }
-  for (const BlockRun& r : Allocator::Diff(alloc_, *persisted, kMaxReportedRuns)) {
+  for (const BlockRun& r : Allocator::Diff(committed_, *persisted, kMaxReportedRuns)) {
     report.errors.push_back("in-memory allocator differs from the persisted one at device blocks " +
                             RunText(r));
+  }
+  for (const BlockRun& r : Allocator::Diff(alloc_, committed_, kMaxReportedRuns)) {
+    report.errors.push_back("blocks " + RunText(r) +
+                            " reserved or freed in memory with no transaction in flight");
   }
   if (!deep) return report;
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <mutex>
 
 #include "osd/store/checksum.h"
@@ -50,10 +51,12 @@ ObjectStore::ObjectStore(std::shared_ptr<BlockDevice> device, std::unique_ptr<ro
     : device_(std::move(device)),
       db_(std::move(db)),
       superblock_(sb),
-      alloc_(sb.device_size / kBlockSize) {}
+      alloc_(sb.device_size / kBlockSize),
+      committed_(sb.device_size / kBlockSize) {}
 
 ObjectStore::~ObjectStore() {
-  // Best effort: records left behind are replayed (harmlessly) at the next mount.
+  // No call may be in progress (the contract). Best effort: records left behind are replayed
+  // (harmlessly) at the next mount.
   if (!deferred_keys_.empty() && device_->Flush().ok()) (void)RetireDeferred(true);
 }
 
@@ -138,6 +141,7 @@ Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const StoreOptions& optio
   }
   std::unique_ptr<ObjectStore> store(new ObjectStore(*dev, std::move(db), *sb));
   store->durable_ = options.durable;
+  store->onodes_ = std::make_unique<OnodeCache>(options.onode_cache_bytes);
   store->prefer_deferred_size_ = options.prefer_deferred_size;
   EC_RETURN_IF_ERROR(store->ReplayDeferred());
   auto persisted = store->LoadAllocator();
@@ -151,8 +155,9 @@ Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const StoreOptions& optio
                          "block " +
                              std::to_string(diff[0].block) + " (run fsck)");
   }
-  store->alloc_ = std::move(persisted).value();
-  store->alloc_.TakeDirtySegments();
+  store->committed_ = std::move(persisted).value();
+  (void)store->committed_.TakeDirtySegments();
+  store->alloc_ = store->committed_;
   return store;
 }
 
@@ -194,14 +199,20 @@ Result<Allocator> ObjectStore::RebuildAllocator(std::vector<std::string>* errors
   return a;
 }
 
-Result<Onode> ObjectStore::LoadOnode(const std::string& coll, const std::string& name) {
+Result<std::shared_ptr<const Onode>> ObjectStore::LoadOnode(const std::string& coll,
+                                                            const std::string& name) {
+  std::string key = keys::Object(coll, name);
+  std::uint64_t gen = 0;
+  if (auto hit = onodes_->Lookup(key, &gen)) return hit;
   std::string v;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), keys::Object(coll, name), &v);
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), key, &v);
   if (s.IsNotFound()) return Status::NotFound("object " + ObjectLabel(coll, name) + " not found");
   EC_RETURN_IF_ERROR(FromRocks(s, "read object " + ObjectLabel(coll, name)));
   auto o = Onode::Decode(v);
   if (!o.ok()) return o.status().WithPrefix("object " + ObjectLabel(coll, name));
-  return o;
+  auto onode = std::make_shared<const Onode>(std::move(o).value());
+  onodes_->Insert(key, onode, gen);
+  return onode;
 }
 
 Result<std::vector<AlignedBuffer>> ObjectStore::ReadBlocks(const std::string& coll,
@@ -236,34 +247,70 @@ Result<std::vector<AlignedBuffer>> ObjectStore::ReadBlocks(const std::string& co
   return out;
 }
 
-Result<std::vector<Buffer>> ObjectStore::Read(const std::string& coll, const std::string& name,
-                                              std::span<const Extent> extents) {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+struct ObjectStore::ReadPlan {
+  std::shared_ptr<const Onode> onode;
+  std::vector<std::uint64_t> need;  // distinct mapped logical blocks, in device order
+  std::vector<AlignedBuffer> blocks;
+};
+
+Status ObjectStore::PlanRead(const std::string& coll, const std::string& name,
+                             std::span<const Extent> extents, ReadPlan& plan,
+                             std::vector<IoRequest>& reqs) {
   auto onode = LoadOnode(coll, name);
   if (!onode.ok()) return onode.status();
+  plan.onode = std::move(onode).value();
+  const Onode& o = *plan.onode;
   // The distinct mapped blocks under the extents, in device order for coalescing.
-  std::vector<std::uint64_t> need;
+  std::vector<std::uint64_t>& need = plan.need;
   for (const Extent& e : extents) {
-    if (e.offset >= onode->size || e.length == 0) continue;
-    std::uint64_t end = e.offset + std::min(e.length, onode->size - e.offset);
+    if (e.offset >= o.size || e.length == 0) continue;
+    std::uint64_t end = e.offset + std::min(e.length, o.size - e.offset);
     for (std::uint64_t lb = e.offset / kBlockSize; lb * kBlockSize < end; ++lb) {
-      if (onode->blocks.count(lb) != 0) need.push_back(lb);
+      if (o.blocks.count(lb) != 0) need.push_back(lb);
     }
   }
   std::sort(need.begin(), need.end(), [&](std::uint64_t a, std::uint64_t b) {
-    return onode->blocks.at(a).device_block < onode->blocks.at(b).device_block;
+    return o.blocks.at(a).device_block < o.blocks.at(b).device_block;
   });
   need.erase(std::unique(need.begin(), need.end()), need.end());
-  auto blocks = ReadBlocks(coll, name, *onode, need);
-  if (!blocks.ok()) return blocks.status();
-  std::map<std::uint64_t, const AlignedBuffer*> by_lblock;
-  for (std::size_t i = 0; i < need.size(); ++i) by_lblock[need[i]] = &(*blocks)[i];
+  plan.blocks.reserve(need.size());
+  std::size_t first = reqs.size();
+  for (std::uint64_t lb : need) {
+    plan.blocks.emplace_back(kBlockSize, AlignedBuffer::Uninitialized{});  // the read fills it
+    std::uint64_t db = o.blocks.at(lb).device_block;
+    iovec v{plan.blocks.back().data(), kBlockSize};
+    if (reqs.size() > first) {
+      IoRequest& last = reqs.back();
+      if (last.offset + last.length() == db * kBlockSize && last.iov.size() < 256) {
+        last.iov.push_back(v);
+        continue;
+      }
+    }
+    reqs.push_back(IoRequest{IoRequest::Op::kRead, db * kBlockSize, {v}});
+  }
+  return Status::OK();
+}
 
+Result<std::vector<Buffer>> ObjectStore::FinishRead(const std::string& coll,
+                                                    const std::string& name,
+                                                    std::span<const Extent> extents,
+                                                    ReadPlan& plan) {
+  const Onode& o = *plan.onode;
+  std::map<std::uint64_t, const AlignedBuffer*> by_lblock;
+  for (std::size_t i = 0; i < plan.need.size(); ++i) {
+    const BlockRef& ref = o.blocks.at(plan.need[i]);
+    if (Crc32c(plan.blocks[i].span()) != ref.crc) {
+      return Status::DataLoss("crc32c mismatch in object " + ObjectLabel(coll, name) +
+                              " at offset " + std::to_string(plan.need[i] * kBlockSize) +
+                              " (device block " + std::to_string(ref.device_block) + ")");
+    }
+    by_lblock[plan.need[i]] = &plan.blocks[i];
+  }
   std::vector<Buffer> out;
   out.reserve(extents.size());
   for (const Extent& e : extents) {
-    std::uint64_t start = std::min(e.offset, onode->size);
-    std::uint64_t len = std::min(e.length, onode->size - start);
+    std::uint64_t start = std::min(e.offset, o.size);
+    std::uint64_t len = std::min(e.length, o.size - start);
     Buffer buf = Buffer::Allocate(len, true);
     std::uint64_t pos = start;
     while (pos < start + len) {
@@ -271,8 +318,9 @@ Result<std::vector<Buffer>> ObjectStore::Read(const std::string& coll, const std
       std::uint64_t in = pos % kBlockSize;
       std::uint64_t n = std::min(kBlockSize - in, start + len - pos);
       auto it = by_lblock.find(lb);
-      if (it != by_lblock.end())
+      if (it != by_lblock.end()) {
         std::memcpy(buf.data() + (pos - start), it->second->data() + in, n);
+      }
       pos += n;
     }
     out.push_back(std::move(buf));
@@ -280,35 +328,102 @@ Result<std::vector<Buffer>> ObjectStore::Read(const std::string& coll, const std
   return out;
 }
 
+// Registered as a reader until the device reads are done, so that the blocks the Onodes name are
+// not reused under us by a commit that frees them meanwhile.
+class ObjectStore::ReadGuard {
+ public:
+  explicit ReadGuard(ObjectStore& s) : s_(s), epoch_(s.EnterRead()) {}
+  ~ReadGuard() { s_.ExitRead(epoch_); }
+  ReadGuard(const ReadGuard&) = delete;
+  ReadGuard& operator=(const ReadGuard&) = delete;
+
+ private:
+  ObjectStore& s_;
+  std::uint64_t epoch_;
+};
+
+Result<std::vector<Buffer>> ObjectStore::Read(const std::string& coll, const std::string& name,
+                                              std::span<const Extent> extents) {
+  ReadGuard guard(*this);
+  ReadPlan plan;
+  std::vector<IoRequest> reqs;
+  EC_RETURN_IF_ERROR(PlanRead(coll, name, extents, plan, reqs));
+  if (!reqs.empty()) EC_RETURN_IF_ERROR(device_->Submit(reqs));
+  return FinishRead(coll, name, extents, plan);
+}
+
+std::vector<Result<std::vector<Buffer>>> ObjectStore::ReadMany(
+    std::span<const ReadRequest> requests) {
+  ReadGuard guard(*this);
+  std::vector<ReadPlan> plans(requests.size());
+  std::vector<Status> errors(requests.size());
+  std::vector<IoRequest> reqs;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const ReadRequest& r = requests[i];
+    errors[i] = PlanRead(r.coll, r.name, r.extents, plans[i], reqs);
+  }
+  Status io;
+  if (!reqs.empty()) io = device_->Submit(reqs);
+  std::vector<Result<std::vector<Buffer>>> out;
+  out.reserve(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const ReadRequest& r = requests[i];
+    if (!errors[i].ok()) {
+      out.emplace_back(errors[i]);
+    } else if (!io.ok() && !plans[i].need.empty()) {
+      out.emplace_back(io);
+    } else {
+      out.push_back(FinishRead(r.coll, r.name, r.extents, plans[i]));
+    }
+  }
+  return out;
+}
+
 Result<ObjectInfo> ObjectStore::Stat(const std::string& coll, const std::string& name) {
-  std::shared_lock<std::shared_mutex> lock(mu_);
   auto onode = LoadOnode(coll, name);
   if (!onode.ok()) return onode.status();
-  return ObjectInfo{onode->size, onode->blocks.size() * kBlockSize};
+  return ObjectInfo{(*onode)->size, (*onode)->blocks.size() * kBlockSize};
 }
 
 Result<std::string> ObjectStore::GetAttr(const std::string& coll, const std::string& name,
                                          const std::string& key) {
-  std::shared_lock<std::shared_mutex> lock(mu_);
   auto onode = LoadOnode(coll, name);
   if (!onode.ok()) return onode.status();
-  auto it = onode->attrs.find(key);
-  if (it == onode->attrs.end()) {
+  auto it = (*onode)->attrs.find(key);
+  if (it == (*onode)->attrs.end()) {
     return Status::Error(ENODATA, "object " + ObjectLabel(coll, name) + " has no attribute " + key);
   }
   return it->second;
 }
 
 Result<std::vector<std::string>> ObjectStore::List(const std::string& coll) {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  return List(coll, std::string(), std::numeric_limits<std::size_t>::max());
+}
+
+Result<std::vector<std::string>> ObjectStore::List(const std::string& coll,
+                                                   const std::string& after, std::size_t max) {
+  if (max == 0) return Status::Invalid("list of collection " + coll + ": max must be positive");
+  // One snapshot for the existence check and the scan: a page never mixes two commits.
+  const rocksdb::Snapshot* snap = db_->GetSnapshot();
+  struct Release {
+    rocksdb::DB* db;
+    const rocksdb::Snapshot* snap;
+    ~Release() { db->ReleaseSnapshot(snap); }
+  } release{db_.get(), snap};
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snap;
   std::string v;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), keys::Collection(coll), &v);
+  rocksdb::Status s = db_->Get(ro, keys::Collection(coll), &v);
   if (s.IsNotFound()) return Status::NotFound("collection " + coll + " not found");
   EC_RETURN_IF_ERROR(FromRocks(s, "read collection " + coll));
   std::vector<std::string> names;
   std::string prefix = keys::ObjectPrefix(coll);
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+  std::string start = prefix + after;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+  it->Seek(start);
+  // Object keys sort as their names do (same prefix), so "after" is a seek past one key.
+  if (!after.empty() && it->Valid() && it->key() == start) it->Next();
+  for (; it->Valid() && names.size() < max && it->key().starts_with(prefix); it->Next()) {
     names.emplace_back(it->key().data() + prefix.size(), it->key().size() - prefix.size());
   }
   EC_RETURN_IF_ERROR(FromRocks(it->status(), "list collection " + coll));
@@ -316,7 +431,6 @@ Result<std::vector<std::string>> ObjectStore::List(const std::string& coll) {
 }
 
 Result<std::vector<std::string>> ObjectStore::ListCollections() {
-  std::shared_lock<std::shared_mutex> lock(mu_);
   std::vector<std::string> names;
   std::string prefix(1, keys::kCollectionPrefix);
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
@@ -328,8 +442,13 @@ Result<std::vector<std::string>> ObjectStore::ListCollections() {
 }
 
 std::uint64_t ObjectStore::free_bytes() const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return alloc_.free_blocks() * kBlockSize;
+}
+
+CommitStats ObjectStore::commit_stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
 }
 
 std::uint64_t ObjectStore::device_bytes() const {

@@ -7,33 +7,51 @@
 //   device: [superblock][ data blocks of 4 KiB ............................................. ]
 //
 // Write path (BlueStore's order): Apply stages the transaction's new blocks in memory (reading,
-// and verifying, the old contents of partially written blocks), writes them to newly allocated
-// free blocks in one submission, flushes the device, then commits one synchronous RocksDB
-// WriteBatch holding every changed Onode and the changed allocator bitmap segments. Only then do
-// the blocks that the transaction replaced become free for later transactions. A crash before the
-// commit leaves the old objects intact (the new blocks are still free space); after it, the new.
+// and verifying, the old contents of partially written blocks) and writes them to newly allocated
+// free blocks in one submission. The transaction then joins the commit queue. One caller at a
+// time is the group's leader: it takes every transaction queued so far, flushes the device once
+// (so all their data is durable), and commits one synchronous RocksDB WriteBatch holding every
+// changed Onode of the whole group and the changed allocator bitmap segments. Each caller is
+// acknowledged after that sync. While a group commits, the next transactions prepare and queue,
+// so N concurrent writers share syncs instead of paying N x (flush + sync) (group commit). A group
+// closes once it holds 2 MiB of flushed (non-deferred) data, so that large writers queued behind
+// it write while it flushes instead of all waiting in one group. Only
+// after the commit do the blocks that the group's transactions replaced become free for later
+// transactions (and only once no read that might still use them is in progress). A crash before
+// the commit leaves the old objects intact (the new blocks are still free space); after it, the
+// new.
 //
 // Deferred writes: when a durable transaction's new blocks total at most
-// StoreOptions::prefer_deferred_size bytes, their contents travel inside the metadata batch (a
-// RocksDB key per transaction) instead of being flushed to the device first, so the transaction
-// costs one sync. Right after the commit the blocks are written to the device (still to newly
-// allocated space); the record is deleted once a later device flush has made them durable. At
-// mount every remaining record is replayed: a block is rewritten only where the metadata still
-// says that block holds exactly these bytes (same crc32c), so a record that outlived its blocks'
-// reuse never overwrites newer data.
+// StoreOptions::prefer_deferred_size bytes, their contents also travel inside the metadata batch
+// (a RocksDB key per transaction), so the device flush is not needed before the commit and a
+// small transaction costs one sync (the RocksDB WAL's). Its device write still happens before the
+// commit (to newly allocated space, not yet durable); the record is deleted by a later group once
+// a device flush has made the blocks durable (when a group flushes anyway, its deferred
+// transactions write no record at all). At mount every remaining record is replayed: a block is
+// rewritten only where the metadata still says that block holds exactly these bytes (same
+// crc32c), so a record that outlived its blocks' reuse never overwrites newer data.
+//
+// Ordering: transactions that touch the same object (or the same collection, when one of them
+// creates or removes it) never overlap: the later one waits until the earlier one is committed,
+// so it sees its result. Transactions on different objects prepare and commit concurrently.
 //
 // Integrity: every block read is checked against its crc32c; a mismatch fails the read with
 // Status::DataLoss naming the object and the byte offset of the block, and no bytes are returned.
 // At mount the persisted allocator bitmap is compared with one rebuilt from all Onodes.
 //
-// Thread safety: all methods may be called concurrently. One reader-writer lock: Apply and Fsck
-// run alone, reads run concurrently with each other and never observe a half-applied
-// transaction. There is no group commit yet: concurrent Apply calls each pay their own syncs.
+// Thread safety: all methods may be called concurrently (but not with the destructor). Reads run
+// concurrently with each other and with Apply and never observe a half-applied transaction (a
+// group is one atomic RocksDB batch). Fsck waits until no transaction is in flight and holds new
+// ones back until it is done.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
-#include <shared_mutex>
+#include <mutex>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,6 +61,7 @@
 #include "osd/store/allocator.h"
 #include "osd/store/device.h"
 #include "osd/store/onode.h"
+#include "osd/store/onode_cache.h"
 #include "osd/store/superblock.h"
 #include "osd/store/transaction.h"
 
@@ -71,6 +90,9 @@ struct StoreOptions {
   // RocksDB WAL as a deferred write; 0 disables deferred writes. Ceph:
   // bluestore_prefer_deferred_size.
   std::uint64_t prefer_deferred_size = 64 * 1024;
+  // Memory for the cache of decoded Onodes that spares reads (and Apply) a RocksDB lookup; 0
+  // disables it. Ceph keeps a similar cache (bluestore_cache_meta_ratio).
+  std::uint64_t onode_cache_bytes = 64ull << 20;
   // Use this device instead of opening device_path (tests pass a FaultDevice). Shared: the store
   // keeps it until it is destroyed.
   std::shared_ptr<BlockDevice> device;
@@ -82,9 +104,24 @@ struct Extent {
   std::uint64_t length = 0;
 };
 
+// One object's extents, for ReadMany.
+struct ReadRequest {
+  std::string coll;
+  std::string name;
+  std::vector<Extent> extents;
+};
+
 struct ObjectInfo {
   std::uint64_t size = 0;
   std::uint64_t allocated_bytes = 0;  // bytes of device blocks holding the object's data
+};
+
+// Counters of the commit pipeline, for tests and benchmarks (monotonic since Open).
+struct CommitStats {
+  std::uint64_t transactions = 0;    // transactions committed (Apply returned OK)
+  std::uint64_t groups = 0;          // RocksDB commit batches written (synchronous when durable)
+  std::uint64_t device_flushes = 0;  // device flushes issued by commits
+  std::uint64_t deferred = 0;        // transactions whose data went through the RocksDB WAL
 };
 
 struct FsckReport {
@@ -114,14 +151,14 @@ class ObjectStore {
   ObjectStore& operator=(const ObjectStore&) = delete;
 
   // Applies every op of `t` atomically and durably: on OK every change is on stable storage (unless
-  // StoreOptions::durable is false); on an error none is visible, now or after a crash. A deferred
-  // transaction is acknowledged once committed: if the device write that follows the commit
-  // fails, Apply still returns OK (the data is in the WAL and is replayed at the next mount) and
-  // later reads or transactions report the device error. Errors:
-  // those listed in Transaction, EINVAL for a bad name or an offset past 2^48, ENOSPC when the
-  // device is full, DataLoss when a block that must be read back (partial block write, truncate)
-  // fails its checksum, device and RocksDB errors (after which the store should be closed: the
-  // device may have failed).
+  // StoreOptions::durable is false); on an error none is visible, now or after a crash. Concurrent
+  // calls are committed in groups (one device flush and one RocksDB sync per group); a call
+  // returns once its group is committed. A transaction that fails (bad op, ENOSPC, a failed device
+  // write) fails alone, before it joins a group; a failed device flush or RocksDB commit fails
+  // every transaction of that group. Errors: those listed in Transaction, EINVAL for a bad name or
+  // an offset past 2^48, ENOSPC when the device is full, DataLoss when a block that must be read
+  // back (partial block write, truncate) fails its checksum, device and RocksDB errors (after which
+  // the store should be closed: the device may have failed).
   Status Apply(const Transaction& t);
 
   // Reads the extents of one object, all device reads in one submission, each 4 KiB block at most
@@ -132,12 +169,25 @@ class ObjectStore {
   Result<std::vector<Buffer>> Read(const std::string& coll, const std::string& name,
                                    std::span<const Extent> extents);
 
+  // Reads many objects at once: the device reads of every request go down together (one io_uring
+  // submission per 128 device requests), so that one thread keeps many reads in flight as fio does
+  // with its queue depth. Returns one result per request, in order, each exactly what Read would
+  // return for it: a missing object or a checksum mismatch fails only its own request; a device
+  // error fails every request whose blocks were in the failed submission.
+  std::vector<Result<std::vector<Buffer>>> ReadMany(std::span<const ReadRequest> requests);
+
   // Errors: ENOENT for a missing object (GetAttr: ENODATA for a missing attribute).
   Result<ObjectInfo> Stat(const std::string& coll, const std::string& name);
   Result<std::string> GetAttr(const std::string& coll, const std::string& name,
                               const std::string& key);
   // Object names of a collection in byte order. Errors: ENOENT for a missing collection.
   Result<std::vector<std::string>> List(const std::string& coll);
+  // One page of that list: the names strictly greater than `after` (in byte order; "" starts at
+  // the beginning), at most `max` of them. The next page starts after the last name returned; a
+  // page shorter than `max` is the last. Errors: ENOENT for a missing collection; EINVAL for
+  // max == 0.
+  Result<std::vector<std::string>> List(const std::string& coll, const std::string& after,
+                                        std::size_t max);
   Result<std::vector<std::string>> ListCollections();
 
   // Checks the metadata against the allocator: every referenced block in range, referenced once
@@ -146,12 +196,21 @@ class ObjectStore {
   // reported in FsckReport::errors; the Status is an error only when fsck itself cannot run.
   Result<FsckReport> Fsck(bool deep);
 
+  // Free space: blocks neither used by committed objects nor reserved by transactions in flight.
   std::uint64_t free_bytes() const;
   std::uint64_t device_bytes() const;
+  CommitStats commit_stats() const;
   const Superblock& superblock() const { return superblock_; }
 
  private:
   class TxBuilder;
+  struct Prepared;
+  // What a transaction touches, for ordering conflicting transactions.
+  struct Footprint {
+    std::set<std::string> objects;      // object keys
+    std::set<std::string> colls;        // collections holding objects it touches
+    std::set<std::string> coll_owners;  // collections it creates or removes
+  };
   ObjectStore(std::shared_ptr<BlockDevice> device, std::unique_ptr<rocksdb::DB> db, Superblock sb);
 
   // Reads the listed logical blocks of an Onode (all mapped) in one submission, verifies them and
@@ -159,7 +218,14 @@ class ObjectStore {
   Result<std::vector<AlignedBuffer>> ReadBlocks(const std::string& coll, const std::string& name,
                                                 const Onode& onode,
                                                 std::span<const std::uint64_t> lblocks);
-  Result<Onode> LoadOnode(const std::string& coll, const std::string& name);
+  // The committed Onode (through the cache). Errors: ENOENT, DataLoss, RocksDB errors.
+  Result<std::shared_ptr<const Onode>> LoadOnode(const std::string& coll, const std::string& name);
+  // A read of one request: the Onode, the distinct blocks needed and their buffers.
+  struct ReadPlan;
+  Status PlanRead(const std::string& coll, const std::string& name, std::span<const Extent> extents,
+                  ReadPlan& plan, std::vector<IoRequest>& reqs);
+  Result<std::vector<Buffer>> FinishRead(const std::string& coll, const std::string& name,
+                                         std::span<const Extent> extents, ReadPlan& plan);
   // Rebuilds a bitmap from every Onode; problems go to `errors` (may be null to stop at the first).
   Result<Allocator> RebuildAllocator(std::vector<std::string>* errors, std::uint64_t* objects);
   Result<Allocator> LoadAllocator();
@@ -168,15 +234,54 @@ class ObjectStore {
   // After a device flush: deletes the records whose blocks that flush made durable.
   Status RetireDeferred(bool sync);
 
+  // Commit pipeline (tx_apply.cc). Under mu_: whether `f` overlaps a transaction in flight, and
+  // the bookkeeping of the transactions in flight.
+  bool Conflicts(const Footprint& f) const;
+  void Reserve(const Footprint& f);
+  void Unreserve(const Footprint& f);
+  // Queues a prepared transaction and returns its commit result (leading groups as needed).
+  Status CommitQueued(Prepared& p);
+  // The leader's work for one group: flush, one RocksDB batch, then the grace period for reads.
+  // Sets each transaction's result. Runs without mu_, one leader at a time.
+  void CommitGroup(const std::vector<Prepared*>& group);
+  // Reads register here so that blocks freed by a commit are reused only after every read that
+  // may have loaded the old metadata is over (a grace period, as in RCU).
+  std::uint64_t EnterRead();
+  void ExitRead(std::uint64_t epoch);
+  void WaitForReaders();
+  class ReadGuard;
+
   std::shared_ptr<BlockDevice> device_;
   std::unique_ptr<rocksdb::DB> db_;
   Superblock superblock_;
   bool durable_ = true;
   std::uint64_t prefer_deferred_size_ = 0;
+  std::unique_ptr<OnodeCache> onodes_;
+
+  // Guarded by mu_.
+  mutable std::mutex mu_;
+  std::condition_variable cv_;  // conflicts cleared, group committed, pipeline idle
+  Allocator alloc_;             // blocks used by committed objects or reserved by transactions
+  std::set<std::string> busy_objects_;
+  std::map<std::string, int> busy_colls_;  // collection -> transactions in flight touching it
+  std::set<std::string> owned_colls_;      // collections being created or removed
+  std::deque<Prepared*> queue_;            // prepared, waiting for a leader
+  bool committing_ = false;                // a leader is at work
+  std::size_t in_flight_ = 0;              // transactions between reservation and result
+  int quiesce_ = 0;                        // Fsck calls waiting: admit no new transactions
+  CommitStats stats_;
+
+  // Owned by the leader of the moment (and by Open, the destructor and Fsck when nothing is in
+  // flight).
+  Allocator committed_;  // exactly the persisted bitmap
   std::uint64_t deferred_seq_ = 0;
-  std::vector<std::string> deferred_keys_;  // records written to the device but not yet flushed
-  mutable std::shared_mutex mu_;            // unique: Apply; shared: reads
-  Allocator alloc_;
+  std::vector<std::string> deferred_keys_;  // records whose blocks are written but not flushed
+
+  // Read grace periods: readers count themselves in the current epoch's slot.
+  std::mutex read_mu_;
+  std::condition_variable read_cv_;
+  std::uint64_t read_epoch_ = 0;
+  std::uint64_t readers_[2] = {0, 0};
 };
 
 }  // namespace ec::store

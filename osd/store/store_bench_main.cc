@@ -3,10 +3,13 @@
 //   ec-store-bench -R "U;p F;p" -o 1000 -s 4096 -d 1 [--no-durable] [--device FILE] [--json OUT]
 //
 // U writes one value of -s bytes at offset 0 of each of -o objects (one transaction each); F reads
-// each object's value back (random order, --passes times); "p" prints the previous run. -d threads
-// run the operations of a run concurrently (queue depth; Apply calls are serialised by the store,
-// reads run in parallel). Bytes counted: the value bytes written or read. Latency is per operation
-// (Apply or Read call), wall clock.
+// each object's value back (random order, --passes times); "p" prints the previous run.
+// Queue depth -d: for U, -d threads call Apply concurrently (the store commits them in groups,
+// sharing flushes and syncs); for F, --fetch-threads threads (default 1) together keep -d reads in
+// flight with ReadMany: each submits a batch of -d / threads reads together and the next batch when
+// that one completes (-d 1: plain Read calls).
+// Bytes counted: the value bytes written or read. Latency is per operation, wall clock: the Apply
+// call, the Read call, or for ReadMany the batch that carried the read.
 #include <fmt/core.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -81,6 +84,52 @@ ec::Status RunParallel(const std::vector<std::uint64_t>& order, unsigned depth, 
   return ec::Status::OK();
 }
 
+// `threads` threads, each issuing ReadMany batches of depth / threads reads, so that at most
+// `depth` reads are in flight; every read of a batch gets the batch's latency.
+ec::Status FetchBatches(ObjectStore& store, const std::vector<std::uint64_t>& order, unsigned depth,
+                        unsigned threads, std::uint64_t value_size, RunResult& out) {
+  std::size_t per = std::max(1u, depth / threads);
+  std::atomic<std::size_t> next{0};
+  std::vector<std::vector<double>> lats(threads);
+  std::vector<ec::Status> errors(threads);
+  auto start = Clock::now();
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      std::vector<ec::store::ReadRequest> batch(per);
+      for (auto& req : batch) {
+        req.coll = "bench";
+        req.extents = {Extent{0, value_size}};
+      }
+      for (std::size_t k; (k = next.fetch_add(per)) < order.size();) {
+        std::size_t n = std::min(per, order.size() - k);
+        for (std::size_t j = 0; j < n; ++j) batch[j].name = ObjectName(order[k + j]);
+        auto t0 = Clock::now();
+        auto got = store.ReadMany(std::span<const ec::store::ReadRequest>(batch.data(), n));
+        double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+        for (auto& g : got) {
+          if (g.ok() && (*g)[0].size() != value_size) g = ec::Status::IOError("short read");
+          if (!g.ok()) {
+            errors[t] = g.status();
+            next = order.size();
+            return;
+          }
+          lats[t].push_back(us);
+        }
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (auto& l : lats) out.lat_us.insert(out.lat_us.end(), l.begin(), l.end());
+  std::sort(out.lat_us.begin(), out.lat_us.end());
+  out.ops = out.lat_us.size();
+  for (const auto& e : errors) {
+    if (!e.ok()) return e;
+  }
+  return ec::Status::OK();
+}
+
 nlohmann::json ToJson(const RunResult& r) {
   return {{"op", r.op},
           {"ops", r.ops},
@@ -110,14 +159,18 @@ int main(int argc, char** argv) {
   std::string runs = "U;p F;p";
   std::string device, db, backend = "uring", json_out;
   std::uint64_t objects = 1000, value_size = 4096, device_size = 1ull << 30;
-  unsigned depth = 1, passes = 1, seed = 1;
+  unsigned depth = 1, passes = 1, seed = 1, fetch_threads = 1;
   bool no_durable = false;
   app.add_option("-R,--runs", runs, "runs: U (update), F (fetch), p (print the last run)");
   app.add_option("-o,--objects", objects, "number of objects")->check(CLI::Range(1ull, 1ull << 32));
   app.add_option("-s,--size", value_size, "value size in bytes")
       ->check(CLI::Range(1ull, 1ull << 30));
-  app.add_option("-d,--depth", depth, "queue depth (threads issuing operations)")
+  app.add_option("-d,--depth", depth,
+                 "queue depth: concurrent Apply threads (U), reads per ReadMany batch (F)")
       ->check(CLI::Range(1u, 1024u));
+  app.add_option("--fetch-threads", fetch_threads,
+                 "F with -d > 1: threads sharing the depth (each keeps -d / threads in flight)")
+      ->check(CLI::Range(1u, 64u));
   app.add_option("--passes", passes, "fetch passes over all objects")->check(CLI::Range(1u, 1000u));
   app.add_flag("--no-durable", no_durable, "skip device flush and RocksDB sync on update");
   app.add_option("--device", device, "device file or block device (default: a temporary file)");
@@ -224,14 +277,18 @@ int main(int argc, char** argv) {
         std::shuffle(pass.begin(), pass.end(), rng);
         order.insert(order.end(), pass.begin(), pass.end());
       }
-      s = RunParallel(
-          order, depth,
-          [&](std::uint64_t i) {
-            Extent e{0, value_size};
-            auto got = store.Read("bench", ObjectName(i), std::span<const Extent>(&e, 1));
-            return got.ok() ? ec::Status::OK() : got.status();
-          },
-          r);
+      if (depth == 1) {
+        s = RunParallel(
+            order, 1,
+            [&](std::uint64_t i) {
+              Extent e{0, value_size};
+              auto got = store.Read("bench", ObjectName(i), std::span<const Extent>(&e, 1));
+              return got.ok() ? ec::Status::OK() : got.status();
+            },
+            r);
+      } else {
+        s = FetchBatches(store, order, depth, std::min(fetch_threads, depth), value_size, r);
+      }
     }
     if (!s.ok()) {
       fmt::print(stderr, "{}: {}\n", r.op, s.ToString());

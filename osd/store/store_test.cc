@@ -192,6 +192,60 @@ TEST_P(StoreTest, ManyExtentsReadInOneSubmissionEachBlockOnce) {
   }
 }
 
+TEST_P(StoreTest, ReadManySubmitsEveryRequestTogether) {
+  CreateC();
+  ASSERT_TRUE(Write("a", 0, std::string(9000, 'a') + "tail").ok());
+  ASSERT_TRUE(Write("b", 0, "hello").ok());
+  ASSERT_TRUE(Write("bad", 0, std::string(5000, 'x')).ok());
+  store_.reset();
+  DeviceOptions dopt;
+  dopt.backend = GetParam();
+  auto base = OpenFileDevice(opts_.device_path, dopt);
+  ASSERT_TRUE(base.ok());
+  auto counting =
+      std::make_shared<testing::CountingDevice>(std::shared_ptr<BlockDevice>(std::move(*base)));
+  StoreOptions o = opts_;
+  o.device = counting;
+  auto st = ObjectStore::Open(o);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  store_ = std::move(st).value();
+  // Rot the first block of "bad" (the only block all 'x') behind the store's back.
+  bool rotted = false;
+  for (std::uint64_t blk = 1; blk < 64 && !rotted; ++blk) {
+    AlignedBuffer b(kBlockSize);
+    IoRequest rd{IoRequest::Op::kRead, blk * kBlockSize, {iovec{b.data(), kBlockSize}}};
+    ASSERT_TRUE(counting->Submit(std::span<IoRequest>(&rd, 1)).ok());
+    if (std::string(reinterpret_cast<const char*>(b.data()), kBlockSize) !=
+        std::string(kBlockSize, 'x')) {
+      continue;
+    }
+    b.data()[7] = std::byte{'y'};
+    IoRequest wr{IoRequest::Op::kWrite, blk * kBlockSize, {iovec{b.data(), kBlockSize}}};
+    ASSERT_TRUE(counting->Submit(std::span<IoRequest>(&wr, 1)).ok());
+    rotted = true;
+  }
+  ASSERT_TRUE(rotted);
+  std::vector<ReadRequest> reqs = {
+      {"c", "a", {{8990, 100}, {0, 3}}}, {"c", "bad", {{0, 10}}}, {"c", "missing", {{0, 1}}},
+      {"c", "b", {{1, 3}, {100, 5}}},    {"c", "a", {{4096, 1}}},
+  };
+  std::uint64_t submits = counting->submits;
+  auto r = store_->ReadMany(reqs);
+  EXPECT_EQ(counting->submits - submits, 1u);
+  ASSERT_EQ(r.size(), reqs.size());
+  ASSERT_TRUE(r[0].ok()) << r[0].status().ToString();
+  EXPECT_EQ(ToString((*r[0])[0]), "aaaaaaaaaatail");
+  EXPECT_EQ(ToString((*r[0])[1]), "aaa");
+  EXPECT_TRUE(r[1].status().is_data_loss()) << r[1].status().ToString();
+  EXPECT_EQ(r[2].status().code(), ENOENT);
+  ASSERT_TRUE(r[3].ok());
+  EXPECT_EQ(ToString((*r[3])[0]), "ell");
+  EXPECT_EQ(ToString((*r[3])[1]), "");
+  ASSERT_TRUE(r[4].ok());
+  EXPECT_EQ(ToString((*r[4])[0]), "a");
+  EXPECT_TRUE(store_->ReadMany({}).empty());
+}
+
 TEST_P(StoreTest, RemadeOrForeignDevicesAreRefused) {
   // Mkfs again over a store: refused without force.
   store_.reset();

@@ -20,6 +20,10 @@ void Transaction::Write(std::string coll, std::string name, std::uint64_t offset
   ops_.push_back(
       Op{Type::kWrite, std::move(coll), std::move(name), offset, Buffer::Copy(data), {}, {}});
 }
+void Transaction::Write(std::string coll, std::string name, std::uint64_t offset, Buffer data) {
+  ops_.push_back(
+      Op{Type::kWrite, std::move(coll), std::move(name), offset, std::move(data), {}, {}});
+}
 void Transaction::Truncate(std::string coll, std::string name, std::uint64_t size) {
   ops_.push_back(Op{Type::kTruncate, std::move(coll), std::move(name), size, {}, {}, {}});
 }

@@ -5,7 +5,8 @@
 // Names: a collection name is non-empty, at most 255 bytes and contains no NUL byte; an object
 // name is non-empty and at most 4096 bytes.
 //
-// Ownership: Write copies its bytes into the transaction. Thread safety: plain value.
+// Ownership: Write(span) copies its bytes into the transaction; Write(Buffer) shares the buffer.
+// Thread safety: plain value.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,9 @@ class Transaction {
   void Touch(std::string coll, std::string name);
   void Write(std::string coll, std::string name, std::uint64_t offset,
              std::span<const std::byte> data);
+  // The same without a copy: the transaction shares `data` (an immutable, refcounted Buffer, e.g.
+  // a message payload received from the network).
+  void Write(std::string coll, std::string name, std::uint64_t offset, Buffer data);
   void Truncate(std::string coll, std::string name, std::uint64_t size);
   void Remove(std::string coll, std::string name);
   void SetAttr(std::string coll, std::string name, std::string key, std::string value);

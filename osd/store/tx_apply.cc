@@ -1,5 +1,6 @@
-// ObjectStore::Apply: stages a transaction in memory, writes its new blocks to free space, makes
-// them durable, then commits the metadata in one synchronous RocksDB batch (see object_store.h).
+// ObjectStore::Apply: stages a transaction in memory and writes its new blocks to free space, then
+// hands it to the commit pipeline, where a leader commits a whole group of transactions with one
+// device flush and one synchronous RocksDB batch (group commit, see object_store.h).
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
@@ -8,6 +9,8 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "osd/store/checksum.h"
 #include "osd/store/object_store.h"
@@ -21,6 +24,8 @@ constexpr std::uint64_t kMaxObjectSize = std::uint64_t{1} << 48;
 constexpr std::size_t kMaxIovPerRequest = 256;
 // Deferred records kept before a flush retires them.
 constexpr std::size_t kMaxDeferredRecords = 64;
+// Direct-write data that closes a commit group (see CommitQueued).
+constexpr std::uint64_t kGroupDirectBytes = 2ull << 20;
 
 Status CheckNames(const Transaction::Op& op, bool object_op) {
   if (op.coll.empty() || op.coll.size() > 255 || op.coll.find('\0') != std::string::npos) {
@@ -35,19 +40,38 @@ Status CheckNames(const Transaction::Op& op, bool object_op) {
 
 }  // namespace
 
+// A transaction between its preparation (blocks allocated and written) and its commit. Lives in
+// the Apply call's frame; the leader of its group reads it and sets `result` and `done`.
+struct ObjectStore::Prepared {
+  Footprint footprint;
+  // Metadata changes: key -> new value, or nullopt for a delete.
+  std::vector<std::pair<std::string, std::optional<std::string>>> puts;
+  std::vector<OnodeCache::Entry> onodes;  // the new Onodes of the objects it changes, for the cache
+  std::vector<BlockRun> allocated;        // new blocks (reserved in alloc_)
+  std::vector<BlockRun> freed;            // blocks the transaction stops referencing
+  std::vector<IoRequest> writes;  // the device writes done, borrowing the TxBuilder's buffers
+  bool deferred = false;          // small: durable through a WAL record without a device flush
+  Status result;
+  bool done = false;
+};
+
 class ObjectStore::TxBuilder {
  public:
   explicit TxBuilder(ObjectStore& store) : s_(store) {}
 
   Status Stage(const Transaction::Op& op);
-  Status Commit();
+  // Allocates and writes the new blocks (no flush) and fills `p` with what the commit needs.
+  // On an error nothing stays reserved.
+  Status Prepare(Prepared& p);
 
  private:
   struct Obj {
     std::string coll, name;
-    std::optional<Onode> committed;                 // as in the database before this transaction
-    std::optional<Onode> current;                   // after the ops staged so far; nullopt: absent
-    std::map<std::uint64_t, AlignedBuffer> staged;  // logical block -> new contents
+    std::optional<Onode> committed;  // as in the database before this transaction
+    std::optional<Onode> current;    // after the ops staged so far; nullopt: absent
+    // Logical block -> its new contents (4 KiB), in memory owned by `slabs`.
+    std::map<std::uint64_t, std::byte*> staged;
+    std::vector<AlignedBuffer> slabs;  // one per staging step: few allocations for big writes
   };
 
   Result<bool> CollectionExists(const std::string& coll);
@@ -83,11 +107,11 @@ Result<ObjectStore::TxBuilder::Obj*> ObjectStore::TxBuilder::Get(const std::stri
   std::string key = keys::Object(coll, name);
   auto it = objs_.find(key);
   if (it != objs_.end()) return &it->second;
-  Obj o{coll, name, std::nullopt, std::nullopt, {}};
+  Obj o{coll, name, std::nullopt, std::nullopt, {}, {}};
   auto onode = s_.LoadOnode(coll, name);
   if (onode.ok()) {
-    o.committed = *onode;
-    o.current = std::move(onode).value();
+    o.committed = **onode;
+    o.current = **onode;
   } else if (onode.status().code() != ENOENT || onode.status().is_data_loss()) {
     return onode.status();
   }
@@ -102,14 +126,16 @@ Status ObjectStore::TxBuilder::StageBlocks(Obj& o, const std::vector<std::uint64
     if (load_old && o.current->blocks.count(lb) != 0) {
       to_read.push_back(lb);
     } else {
-      o.staged.emplace(lb, AlignedBuffer(kBlockSize));
+      o.slabs.emplace_back(kBlockSize);  // zeros
+      o.staged.emplace(lb, o.slabs.back().data());
     }
   }
   if (to_read.empty()) return Status::OK();
   auto bufs = s_.ReadBlocks(o.coll, o.name, *o.current, to_read);
   if (!bufs.ok()) return bufs.status();
   for (std::size_t i = 0; i < to_read.size(); ++i) {
-    o.staged.emplace(to_read[i], std::move((*bufs)[i]));
+    o.slabs.push_back(std::move((*bufs)[i]));
+    o.staged.emplace(to_read[i], o.slabs.back().data());
   }
   return Status::OK();
 }
@@ -123,19 +149,26 @@ Status ObjectStore::TxBuilder::Write(Obj& o, std::uint64_t offset, const Buffer&
   if (len == 0) return Status::OK();
   std::uint64_t end = offset + len;
   std::uint64_t first = offset / kBlockSize, last = (end - 1) / kBlockSize;
-  // Blocks only partly covered keep their other bytes: read them back (verified).
+  // Blocks only partly covered keep their other bytes: read them back (verified), or start from
+  // zeros. Wholly covered blocks need no initial contents: the copy below fills them.
   std::vector<std::uint64_t> partial;
   if (offset % kBlockSize != 0 || end < (first + 1) * kBlockSize) partial.push_back(first);
   if (end % kBlockSize != 0 && last != first) partial.push_back(last);
   EC_RETURN_IF_ERROR(StageBlocks(o, partial, true));
-  std::vector<std::uint64_t> whole;
-  for (std::uint64_t lb = first; lb <= last; ++lb) whole.push_back(lb);
-  EC_RETURN_IF_ERROR(StageBlocks(o, whole, false));
+  std::uint64_t missing = 0;
+  for (std::uint64_t lb = first; lb <= last; ++lb) missing += o.staged.count(lb) == 0 ? 1 : 0;
+  if (missing > 0) {
+    o.slabs.emplace_back(missing * kBlockSize, AlignedBuffer::Uninitialized{});
+    std::byte* next = o.slabs.back().data();
+    for (std::uint64_t lb = first; lb <= last; ++lb) {
+      if (o.staged.emplace(lb, next).second) next += kBlockSize;
+    }
+  }
   for (std::uint64_t lb = first; lb <= last; ++lb) {
     std::uint64_t bstart = std::max(offset, lb * kBlockSize);
     std::uint64_t bend = std::min(end, (lb + 1) * kBlockSize);
-    std::memcpy(o.staged.at(lb).data() + (bstart - lb * kBlockSize),
-                data.data() + (bstart - offset), bend - bstart);
+    std::memcpy(o.staged.at(lb) + (bstart - lb * kBlockSize), data.data() + (bstart - offset),
+                bend - bstart);
   }
   o.current->size = std::max(o.current->size, end);
   return Status::OK();
@@ -154,8 +187,7 @@ Status ObjectStore::TxBuilder::Truncate(Obj& o, std::uint64_t size) {
       std::uint64_t lb = size / kBlockSize;
       if (o.staged.count(lb) != 0 || o.current->blocks.count(lb) != 0) {
         EC_RETURN_IF_ERROR(StageBlocks(o, {lb}, true));
-        AlignedBuffer& b = o.staged.at(lb);
-        std::memset(b.data() + size % kBlockSize, 0, kBlockSize - size % kBlockSize);
+        std::memset(o.staged.at(lb) + size % kBlockSize, 0, kBlockSize - size % kBlockSize);
       }
     }
   }
@@ -229,74 +261,69 @@ Status ObjectStore::TxBuilder::Stage(const Transaction::Op& op) {
   }
 }
 
-Status ObjectStore::TxBuilder::Commit() {
-  Allocator& alloc = s_.alloc_;
-  // 1. New data to free space, in one submission, then made durable.
+Status ObjectStore::TxBuilder::Prepare(Prepared& p) {
+  // 1. New data to free space, in one submission. It is made durable by the group's flush, or
+  // through the WAL for a deferred transaction.
   std::uint64_t total = 0;
   for (auto& [key, o] : objs_) {
     if (o.current) total += o.staged.size();
   }
-  std::vector<BlockRun> allocated;
   if (total > 0) {
-    auto runs = alloc.Allocate(total);
+    std::lock_guard<std::mutex> lock(s_.mu_);
+    auto runs = s_.alloc_.Allocate(total);
+    (void)s_.alloc_.TakeDirtySegments();  // alloc_ is never persisted; committed_ is
     if (!runs.ok()) return runs.status();
-    allocated = std::move(runs).value();
+    p.allocated = std::move(runs).value();
   }
-  std::vector<IoRequest> reqs;
+  std::vector<IoRequest>& reqs = p.writes;
   std::size_t run = 0;
   std::uint64_t in_run = 0;
   for (auto& [key, o] : objs_) {
     if (!o.current) continue;
     for (auto& [lb, buf] : o.staged) {
-      std::uint64_t db = allocated[run].block + in_run;
-      if (++in_run == allocated[run].count) {
+      std::uint64_t db = p.allocated[run].block + in_run;
+      if (++in_run == p.allocated[run].count) {
         ++run;
         in_run = 0;
       }
-      o.current->blocks[lb] = BlockRef{db, Crc32c(buf.span())};
+      o.current->blocks[lb] = BlockRef{db, Crc32c(std::span<const std::byte>(buf, kBlockSize))};
       if (!reqs.empty() && reqs.back().offset + reqs.back().length() == db * kBlockSize &&
           reqs.back().iov.size() < kMaxIovPerRequest) {
-        reqs.back().iov.push_back(iovec{buf.data(), kBlockSize});
+        // Blocks adjacent on the device and in memory (one slab) make one iovec.
+        iovec& v = reqs.back().iov.back();
+        if (static_cast<std::byte*>(v.iov_base) + v.iov_len == buf) {
+          v.iov_len += kBlockSize;
+        } else {
+          reqs.back().iov.push_back(iovec{buf, kBlockSize});
+        }
       } else {
-        reqs.push_back(
-            IoRequest{IoRequest::Op::kWrite, db * kBlockSize, {iovec{buf.data(), kBlockSize}}});
+        reqs.push_back(IoRequest{IoRequest::Op::kWrite, db * kBlockSize, {iovec{buf, kBlockSize}}});
       }
     }
   }
-  auto undo_alloc = [&] {
-    for (const BlockRun& r : allocated) alloc.Release(r);
-  };
-  // Small durable transactions carry their data in the metadata batch (one sync); the device
-  // write follows the commit.
-  bool deferred = s_.durable_ && !reqs.empty() && total * kBlockSize <= s_.prefer_deferred_size_;
-  bool flushed = false;
-  if (!reqs.empty() && !deferred) {
+  if (!reqs.empty()) {
     Status st = s_.device_->Submit(reqs);
-    if (st.ok() && s_.durable_) {
-      st = s_.device_->Flush();
-      flushed = st.ok();
-    }
     if (!st.ok()) {
-      undo_alloc();
+      // The blocks may hold part of the data: garbage in free space, as after a crash.
+      std::lock_guard<std::mutex> lock(s_.mu_);
+      for (const BlockRun& r : p.allocated) s_.alloc_.Release(r);
+      (void)s_.alloc_.TakeDirtySegments();
       return st;
     }
   }
+  p.deferred = s_.durable_ && !reqs.empty() && total * kBlockSize <= s_.prefer_deferred_size_;
 
-  // 2. One synchronous metadata batch points the objects at the new blocks.
-  rocksdb::WriteBatch batch;
+  // 2. The metadata changes, committed later with the group's batch.
   for (const auto& [coll, exists] : collections_) {
-    if (exists) {
-      batch.Put(keys::Collection(coll), "");
-    } else {
-      batch.Delete(keys::Collection(coll));
-    }
+    p.puts.emplace_back(keys::Collection(coll),
+                        exists ? std::optional<std::string>(std::string()) : std::nullopt);
   }
-  std::vector<BlockRun> freed;
   for (const auto& [key, o] : objs_) {
     if (o.current) {
-      batch.Put(key, o.current->Encode());
+      p.puts.emplace_back(key, o.current->Encode());
+      p.onodes.emplace_back(key, std::make_shared<const Onode>(*o.current));
     } else if (o.committed) {
-      batch.Delete(key);
+      p.puts.emplace_back(key, std::nullopt);
     }
     if (!o.committed) continue;
     for (const auto& [lb, ref] : o.committed->blocks) {
@@ -304,63 +331,236 @@ Status ObjectStore::TxBuilder::Commit() {
         auto it = o.current->blocks.find(lb);
         if (it != o.current->blocks.end() && it->second.device_block == ref.device_block) continue;
       }
-      freed.push_back(BlockRun{ref.device_block, 1});
-    }
-  }
-  // Under the store's exclusive lock nobody allocates between here and the commit, so the freed
-  // blocks can be cleared now and written as free in the same batch.
-  for (const BlockRun& r : freed) alloc.Release(r);
-  for (std::uint64_t seg : alloc.TakeDirtySegments()) {
-    batch.Put(keys::AllocSegment(seg), alloc.EncodeSegment(seg));
-  }
-  std::string record_key;
-  if (deferred) {
-    std::string record;
-    auto n = static_cast<std::uint32_t>(total);
-    record.append(reinterpret_cast<const char*>(&n), 4);
-    for (const IoRequest& r : reqs) {
-      std::uint64_t db = r.offset / kBlockSize;
-      for (const iovec& v : r.iov) {
-        record.append(reinterpret_cast<const char*>(&db), 8);
-        record.append(static_cast<const char*>(v.iov_base), kBlockSize);
-        ++db;
-      }
-    }
-    record_key = keys::Deferred(s_.deferred_seq_++);
-    batch.Put(record_key, record);
-  }
-  // The flush above made every earlier deferred write durable: their records can go.
-  std::vector<std::string> retired;
-  if (flushed) {
-    retired.swap(s_.deferred_keys_);
-    for (const std::string& k : retired) batch.Delete(k);
-  }
-  rocksdb::WriteOptions wo;
-  wo.sync = s_.durable_;
-  Status st = FromRocks(s_.db_->Write(wo, &batch), "commit transaction metadata");
-  if (!st.ok()) {
-    for (const BlockRun& r : freed) alloc.MarkUsed(r);
-    undo_alloc();
-    s_.deferred_keys_.insert(s_.deferred_keys_.end(), retired.begin(), retired.end());
-    return st;
-  }
-  if (deferred) {
-    // Committed: from here on the transaction is acknowledged whatever the device does; a failed
-    // write is repaired by the replay at the next mount.
-    s_.deferred_keys_.push_back(record_key);
-    if (s_.device_->Submit(reqs).ok() && s_.deferred_keys_.size() >= kMaxDeferredRecords &&
-        s_.device_->Flush().ok()) {
-      (void)s_.RetireDeferred(false);
+      p.freed.push_back(BlockRun{ref.device_block, 1});
     }
   }
   return Status::OK();
 }
 
+namespace {
+
+// The WAL record of a deferred transaction: u32 count | (u64 device block, 4096 bytes)*.
+std::string DeferredRecord(const std::vector<IoRequest>& writes) {
+  std::uint32_t n = 0;
+  for (const IoRequest& r : writes) n += static_cast<std::uint32_t>(r.length() / kBlockSize);
+  std::string record;
+  record.reserve(4 + static_cast<std::size_t>(n) * (8 + kBlockSize));
+  record.append(reinterpret_cast<const char*>(&n), 4);
+  for (const IoRequest& r : writes) {
+    std::uint64_t db = r.offset / kBlockSize;
+    for (const iovec& v : r.iov) {
+      for (std::size_t off = 0; off < v.iov_len; off += kBlockSize) {
+        record.append(reinterpret_cast<const char*>(&db), 8);
+        record.append(static_cast<const char*>(v.iov_base) + off, kBlockSize);
+        ++db;
+      }
+    }
+  }
+  return record;
+}
+
+}  // namespace
+
+void ObjectStore::CommitGroup(const std::vector<Prepared*>& group) {
+  // One flush makes every transaction's data durable (and every earlier deferred write, whose
+  // records can then go); a group of deferred transactions alone needs none.
+  bool flush = false;
+  if (durable_) {
+    flush = deferred_keys_.size() >= kMaxDeferredRecords;
+    for (const Prepared* p : group) flush = flush || (!p->writes.empty() && !p->deferred);
+  }
+  Status st;
+  if (flush) st = device_->Flush();
+  bool freed_any = false;
+  bool wrote = false;
+  std::vector<std::string> new_records;
+  if (st.ok()) {
+    rocksdb::WriteBatch batch;
+    for (const Prepared* p : group) {
+      for (const auto& [key, value] : p->puts) {
+        if (value) {
+          batch.Put(key, *value);
+        } else {
+          batch.Delete(key);
+        }
+      }
+      // committed_ follows the metadata exactly. Neither call can fail: alloc_ reserved the new
+      // blocks (so they are free here) and the freed ones belong to objects this transaction
+      // owned exclusively.
+      for (const BlockRun& r : p->allocated) (void)committed_.MarkUsed(r);
+      for (const BlockRun& r : p->freed) committed_.Release(r);
+      freed_any = freed_any || !p->freed.empty();
+      if (p->deferred && !flush) {
+        new_records.push_back(keys::Deferred(deferred_seq_++));
+        batch.Put(new_records.back(), DeferredRecord(p->writes));
+      }
+    }
+    if (flush) {
+      for (const std::string& k : deferred_keys_) batch.Delete(k);
+    }
+    for (std::uint64_t seg : committed_.TakeDirtySegments()) {
+      batch.Put(keys::AllocSegment(seg), committed_.EncodeSegment(seg));
+    }
+    rocksdb::WriteOptions wo;
+    wo.sync = durable_;
+    st = FromRocks(db_->Write(wo, &batch), "commit transaction metadata");
+    wrote = true;
+    if (st.ok()) {
+      // Before anyone learns of the commit: no cached Onode may stay older than the database.
+      std::vector<std::string> removed;
+      std::vector<OnodeCache::Entry> updated;
+      for (const Prepared* p : group) {
+        for (const auto& [key, value] : p->puts) {
+          if (!value) removed.push_back(key);
+        }
+        updated.insert(updated.end(), p->onodes.begin(), p->onodes.end());
+      }
+      onodes_->Commit(removed, updated);
+      if (flush) deferred_keys_.clear();
+      deferred_keys_.insert(deferred_keys_.end(), new_records.begin(), new_records.end());
+    } else {
+      for (const Prepared* p : group) {
+        for (const BlockRun& r : p->allocated) committed_.Release(r);
+        for (const BlockRun& r : p->freed) (void)committed_.MarkUsed(r);
+      }
+      // The segments now match the database again; rewriting them later is harmless.
+    }
+  }
+  // Reads that loaded the old metadata may still be reading the freed blocks: let them finish
+  // before anybody can allocate those blocks.
+  if (st.ok() && freed_any) WaitForReaders();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (wrote) ++stats_.groups;
+  if (flush) ++stats_.device_flushes;
+  for (Prepared* p : group) p->result = st;
+}
+
+Status ObjectStore::CommitQueued(Prepared& p) {
+  std::unique_lock<std::mutex> lock(mu_);
+  queue_.push_back(&p);
+  while (!p.done) {
+    if (committing_) {
+      cv_.wait(lock);
+      continue;
+    }
+    // Lead one group: what is queued, oldest first (our own transaction is among them), closed
+    // once it holds kGroupDirectBytes of direct (flushed) data. Without the cap, D concurrent big
+    // writers all wait in one group while the device flushes and nobody writes; with it, the
+    // writers of the next group write while this group flushes.
+    committing_ = true;
+    std::vector<Prepared*> group;
+    std::uint64_t direct = 0;
+    while (!queue_.empty() && (group.empty() || direct < kGroupDirectBytes)) {
+      Prepared* q = queue_.front();
+      queue_.pop_front();
+      if (!q->deferred) {
+        for (const IoRequest& r : q->writes) direct += r.length();
+      }
+      group.push_back(q);
+    }
+    lock.unlock();
+    CommitGroup(group);
+    lock.lock();
+    for (Prepared* g : group) {
+      const std::vector<BlockRun>& back = g->result.ok() ? g->freed : g->allocated;
+      for (const BlockRun& r : back) alloc_.Release(r);
+      if (g->result.ok()) {
+        ++stats_.transactions;
+        if (g->deferred) ++stats_.deferred;
+      }
+      Unreserve(g->footprint);
+      --in_flight_;
+      g->done = true;  // the caller may return (and destroy *g) once we release the lock
+    }
+    (void)alloc_.TakeDirtySegments();
+    committing_ = false;
+    cv_.notify_all();
+  }
+  return p.result;
+}
+
+bool ObjectStore::Conflicts(const Footprint& f) const {
+  for (const std::string& k : f.objects) {
+    if (busy_objects_.count(k) != 0) return true;
+  }
+  for (const std::string& c : f.colls) {
+    if (owned_colls_.count(c) != 0) return true;
+  }
+  for (const std::string& c : f.coll_owners) {
+    if (owned_colls_.count(c) != 0 || busy_colls_.count(c) != 0) return true;
+  }
+  return false;
+}
+
+void ObjectStore::Reserve(const Footprint& f) {
+  busy_objects_.insert(f.objects.begin(), f.objects.end());
+  for (const std::string& c : f.colls) ++busy_colls_[c];
+  owned_colls_.insert(f.coll_owners.begin(), f.coll_owners.end());
+}
+
+void ObjectStore::Unreserve(const Footprint& f) {
+  for (const std::string& k : f.objects) busy_objects_.erase(k);
+  for (const std::string& c : f.colls) {
+    auto it = busy_colls_.find(c);
+    if (--it->second == 0) busy_colls_.erase(it);
+  }
+  for (const std::string& c : f.coll_owners) owned_colls_.erase(c);
+}
+
 Status ObjectStore::Apply(const Transaction& t) {
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  Prepared p;
+  for (const Transaction::Op& op : t.ops()) {
+    using Type = Transaction::Op::Type;
+    if (op.type == Type::kCreateCollection || op.type == Type::kRemoveCollection) {
+      p.footprint.coll_owners.insert(op.coll);
+    } else {
+      p.footprint.objects.insert(keys::Object(op.coll, op.name));
+      p.footprint.colls.insert(op.coll);
+    }
+  }
+  {
+    // A transaction waits for every earlier one it conflicts with to commit, and then sees its
+    // result; non-conflicting ones go ahead together.
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return quiesce_ == 0 && !Conflicts(p.footprint); });
+    Reserve(p.footprint);
+    ++in_flight_;
+  }
   TxBuilder tx(*this);
-  for (const Transaction::Op& op : t.ops()) EC_RETURN_IF_ERROR(tx.Stage(op));
-  return tx.Commit();
+  Status st;
+  for (const Transaction::Op& op : t.ops()) {
+    st = tx.Stage(op);
+    if (!st.ok()) break;
+  }
+  if (st.ok()) st = tx.Prepare(p);
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Unreserve(p.footprint);
+    --in_flight_;
+    cv_.notify_all();
+    return st;
+  }
+  return CommitQueued(p);
+}
+
+std::uint64_t ObjectStore::EnterRead() {
+  std::lock_guard<std::mutex> lock(read_mu_);
+  ++readers_[read_epoch_ & 1];
+  return read_epoch_;
+}
+
+void ObjectStore::ExitRead(std::uint64_t epoch) {
+  std::lock_guard<std::mutex> lock(read_mu_);
+  if (--readers_[epoch & 1] == 0) read_cv_.notify_all();
+}
+
+void ObjectStore::WaitForReaders() {
+  // Readers that arrive from now on use the other slot and load the new metadata. The slot being
+  // drained cannot hold stragglers of two epochs ago: the previous wait drained them (one leader
+  // at a time).
+  std::unique_lock<std::mutex> lock(read_mu_);
+  std::uint64_t old = read_epoch_++;
+  read_cv_.wait(lock, [&] { return readers_[old & 1] == 0; });
 }
 
 }  // namespace ec::store
