@@ -1,0 +1,288 @@
+// Malformed traffic over a raw socket: every kind of bad input closes that connection, is counted
+// under its reason, never reaches the handler (nothing is stored), and a good client on another
+// connection keeps working throughout.
+#include <gtest/gtest.h>
+#include <poll.h>
+
+#include <boost/asio.hpp>
+#include <cstring>
+
+#include "osd/net/client.h"
+#include "osd/net/server.h"
+#include "osd/net/test_store.h"
+
+namespace ec::net {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+struct FrameSpec {
+  std::uint16_t version = kProtocolVersionMax;
+  MsgType type = MsgType::kPing;
+  std::uint64_t tag = 1;
+  std::vector<std::byte> header;
+  std::vector<std::byte> payload;
+  // Corruptions applied after the crcs are computed.
+  bool bad_frame_crc = false;
+  bool bad_header_crc = false;
+  bool bad_payload_crc = false;
+  std::uint32_t claimed_payload_len = UINT32_MAX;  // UINT32_MAX: the real length
+};
+
+std::vector<std::byte> Build(const FrameSpec& s) {
+  FrameHeader h;
+  h.version = s.version;
+  h.type = static_cast<std::uint16_t>(s.type);
+  h.tag = s.tag;
+  h.header_len = static_cast<std::uint32_t>(s.header.size());
+  h.payload_len = s.claimed_payload_len != UINT32_MAX
+                      ? s.claimed_payload_len
+                      : static_cast<std::uint32_t>(s.payload.size());
+  h.header_crc = Crc32c(s.header) ^ (s.bad_header_crc ? 1u : 0u);
+  h.payload_crc = Crc32c(s.payload) ^ (s.bad_payload_crc ? 1u : 0u);
+  std::vector<std::byte> out(kFrameHeaderSize);
+  EncodeFrameHeader(h, std::span<std::byte, kFrameHeaderSize>(out.data(), kFrameHeaderSize));
+  if (s.bad_frame_crc) out[36] ^= std::byte{1};
+  out.insert(out.end(), s.header.begin(), s.header.end());
+  out.insert(out.end(), s.payload.begin(), s.payload.end());
+  return out;
+}
+
+std::vector<std::byte> HelloBytes(std::uint16_t lo = kProtocolVersionMin,
+                                  std::uint16_t hi = kProtocolVersionMax) {
+  Hello hello{lo, hi, 0, 1 << 20, 1 << 20, "raw"};
+  FrameSpec s;
+  s.type = MsgType::kHello;
+  s.tag = 0;
+  EncodeHello(hello, s.header);
+  return Build(s);
+}
+
+FrameSpec WriteSpec() {
+  FrameSpec s;
+  s.type = MsgType::kWriteShard;
+  EncodeRequest(WriteShardRequest{"pg.bad", "obj", 0, 1, 0, 0, {}}, s.header);
+  s.payload.assign(1000, std::byte{0x5a});
+  return s;
+}
+
+class RawPeer {
+ public:
+  explicit RawPeer(std::uint16_t port) : socket_(io_) {
+    socket_.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  }
+  void Send(const std::vector<std::byte>& bytes) {
+    boost::system::error_code ec;
+    asio::write(socket_, asio::buffer(bytes.data(), bytes.size()), ec);
+  }
+  // Reads one whole frame (blocking).
+  Result<std::pair<FrameHeader, std::vector<std::byte>>> ReadFrame() {
+    std::array<std::byte, kFrameHeaderSize> fixed;
+    boost::system::error_code ec;
+    asio::read(socket_, asio::buffer(fixed.data(), fixed.size()), ec);
+    if (ec) return Status::IOError(ec.message());
+    auto h = DecodeFrameHeader(fixed, Limits{});
+    if (!h.ok()) return h.status();
+    std::vector<std::byte> rest(h->header_len + h->payload_len);
+    asio::read(socket_, asio::buffer(rest.data(), rest.size()), ec);
+    if (ec) return Status::IOError(ec.message());
+    rest.resize(h->header_len);
+    return std::pair{*h, std::move(rest)};
+  }
+  void Handshake() {
+    Send(HelloBytes());
+    auto f = ReadFrame();
+    ASSERT_TRUE(f.ok()) << f.status().message();
+    auto reply = DecodeHelloReply(f->second, Limits{});
+    ASSERT_TRUE(reply.ok());
+    ASSERT_TRUE(reply->status.ok()) << reply->status.message();
+  }
+  // True when the server closes the connection within `within` (EOF or reset on read).
+  bool ClosedWithin(std::chrono::milliseconds within) {
+    const auto deadline = std::chrono::steady_clock::now() + within;
+    while (true) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd p{socket_.native_handle(), POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+      std::array<char, 4096> sink;
+      boost::system::error_code ec;
+      socket_.read_some(asio::buffer(sink), ec);
+      if (ec) return true;  // eof or reset; data before it (a reply) is skipped
+    }
+  }
+  void ShutdownSend() {
+    boost::system::error_code ec;
+    socket_.shutdown(tcp::socket::shutdown_send, ec);
+  }
+
+ private:
+  asio::io_context io_;
+  tcp::socket socket_;
+};
+
+class MalformedTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = std::make_shared<MemoryShardStore>();
+    ServerOptions so;
+    so.handshake_timeout = std::chrono::milliseconds(300);
+    so.frame_timeout = std::chrono::milliseconds(300);
+    so.limits.max_payload_len = 1 << 20;
+    auto s = Server::Start(so, store_);
+    ASSERT_TRUE(s.ok());
+    server_ = std::move(s).value();
+    ClientOptions co;
+    co.port = server_->port();
+    auto c = OsdClient::Create(co);
+    ASSERT_TRUE(c.ok());
+    good_ = std::move(c).value();
+    ASSERT_TRUE(good_->WriteShard({"pg.good", "o", 0, 1, 0, 0, {}}, {}).ok());
+  }
+
+  // Sends `bytes` on a fresh connection (after the handshake if asked) and expects the server to
+  // close it, count `reason`, not call the handler, while the good client still works.
+  void ExpectRefused(const std::vector<std::byte>& bytes, FrameError reason, bool handshake = true,
+                     bool then_shutdown = false) {
+    const auto before = server_->counters();
+    const auto seen = store_->requests_seen();
+    RawPeer peer(server_->port());
+    if (handshake) peer.Handshake();
+    peer.Send(bytes);
+    if (then_shutdown) peer.ShutdownSend();
+    EXPECT_TRUE(peer.ClosedWithin(std::chrono::seconds(5))) << FrameErrorName(reason);
+    const auto after = server_->counters();
+    const auto i = static_cast<std::size_t>(reason);
+    EXPECT_EQ(after.protocol_errors[i], before.protocol_errors[i] + 1) << FrameErrorName(reason);
+    EXPECT_EQ(store_->requests_seen(), seen) << "the handler saw a bad frame";
+    EXPECT_EQ(store_->shard_count(), 1u);
+    auto pong = good_->Ping({}, 8);
+    EXPECT_TRUE(pong.ok()) << pong.status().message();
+  }
+
+  std::shared_ptr<MemoryShardStore> store_;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<OsdClient> good_;
+};
+
+TEST_F(MalformedTest, TruncatedFrame) {
+  auto f = Build(WriteSpec());
+  f.resize(f.size() / 2);
+  ExpectRefused(f, FrameError::kTruncated, true, /*then_shutdown=*/true);
+  auto g = Build(WriteSpec());
+  g.resize(10);  // inside the fixed header
+  ExpectRefused(g, FrameError::kTruncated, true, true);
+}
+
+TEST_F(MalformedTest, BadFrameCrc) {
+  FrameSpec s = WriteSpec();
+  s.bad_frame_crc = true;
+  ExpectRefused(Build(s), FrameError::kBadFrameCrc);
+}
+
+TEST_F(MalformedTest, BadHeaderCrc) {
+  FrameSpec s = WriteSpec();
+  s.bad_header_crc = true;
+  ExpectRefused(Build(s), FrameError::kBadHeaderCrc);
+}
+
+TEST_F(MalformedTest, BadPayloadCrc) {
+  FrameSpec s = WriteSpec();
+  s.bad_payload_crc = true;
+  ExpectRefused(Build(s), FrameError::kBadPayloadCrc);
+}
+
+TEST_F(MalformedTest, OversizedLength) {
+  FrameSpec s = WriteSpec();
+  s.claimed_payload_len = (1 << 20) + 1;
+  ExpectRefused(Build(s), FrameError::kOversized);
+  s.claimed_payload_len = UINT32_MAX - 1;  // would be 4 GiB: refused before any allocation
+  ExpectRefused(Build(s), FrameError::kOversized);
+}
+
+TEST_F(MalformedTest, UnknownType) {
+  FrameSpec s = WriteSpec();
+  s.type = static_cast<MsgType>(0x0042);
+  ExpectRefused(Build(s), FrameError::kUnknownType);
+}
+
+TEST_F(MalformedTest, BadMagic) {
+  auto f = Build(WriteSpec());
+  f[0] = std::byte{'G'};  // e.g. an HTTP client: "GET /"
+  ExpectRefused(f, FrameError::kBadMagic);
+}
+
+TEST_F(MalformedTest, WrongVersion) {
+  FrameSpec s = WriteSpec();
+  s.version = kProtocolVersionMax + 1;
+  ExpectRefused(Build(s), FrameError::kBadVersion);
+}
+
+TEST_F(MalformedTest, HandshakeWithNoCommonVersionIsRefusedWithAReason) {
+  const auto refused = server_->counters().connections_refused;
+  RawPeer peer(server_->port());
+  peer.Send(HelloBytes(kProtocolVersionMax + 1, kProtocolVersionMax + 5));
+  auto f = peer.ReadFrame();
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  auto reply = DecodeHelloReply(f->second, Limits{});
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply->status.code(), EPROTO);
+  EXPECT_NE(reply->status.message().find("no common protocol version"), std::string::npos);
+  EXPECT_TRUE(peer.ClosedWithin(std::chrono::seconds(5)));
+  EXPECT_EQ(server_->counters().connections_refused, refused + 1);
+  EXPECT_TRUE(good_->Ping({}, 0).ok());
+}
+
+TEST_F(MalformedTest, RequestWithoutHandshake) {
+  ExpectRefused(Build(WriteSpec()), FrameError::kUnexpected, /*handshake=*/false);
+}
+
+TEST_F(MalformedTest, ReplySentToTheServer) {
+  FrameSpec s;
+  s.type = MsgType::kPingReply;
+  EncodeReply(PingReply{}, s.header);
+  ExpectRefused(Build(s), FrameError::kUnexpected);
+}
+
+TEST_F(MalformedTest, MalformedMessageHeader) {
+  FrameSpec s = WriteSpec();
+  s.header.push_back(std::byte{0});  // trailing byte, crcs valid
+  ExpectRefused(Build(s), FrameError::kMalformed);
+  FrameSpec t = WriteSpec();
+  t.header.resize(5);  // cut inside the collection name
+  ExpectRefused(Build(t), FrameError::kMalformed);
+}
+
+TEST_F(MalformedTest, NoHandshakeWithinTimeout) {
+  ExpectRefused({}, FrameError::kTimeout, /*handshake=*/false);
+}
+
+TEST_F(MalformedTest, PeerStallsMidFrame) {
+  auto f = Build(WriteSpec());
+  f.resize(20);  // inside the fixed header
+  ExpectRefused(f, FrameError::kTimeout);
+  auto g = Build(WriteSpec());
+  g.resize(g.size() - 100);  // inside the payload
+  ExpectRefused(g, FrameError::kTimeout);
+}
+
+TEST_F(MalformedTest, ValidRawFrameIsServed) {
+  // The raw framing itself is right: the same request with good crcs is stored.
+  RawPeer peer(server_->port());
+  peer.Handshake();
+  peer.Send(Build(WriteSpec()));
+  auto f = peer.ReadFrame();
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->first.type, static_cast<std::uint16_t>(MsgType::kWriteShardReply));
+  EXPECT_EQ(f->first.tag, 1u);
+  auto reply = DecodeReply(MsgType::kWriteShardReply, f->second, Limits{});
+  ASSERT_TRUE(reply.ok());
+  EXPECT_TRUE(StatusOf(*reply).ok());
+  EXPECT_EQ(store_->shard_count(), 2u);
+  EXPECT_EQ(server_->counters().protocol_errors_total(), 0u);
+}
+
+}  // namespace
+}  // namespace ec::net

@@ -1,0 +1,208 @@
+#include "osd/net/messages.h"
+
+#include <gtest/gtest.h>
+
+#include "osd/net/wire.h"
+
+namespace ec::net {
+namespace {
+
+template <typename T>
+T RoundTripRequest(const T& m, const Limits& limits = Limits{}) {
+  std::vector<std::byte> bytes;
+  EncodeRequest(m, bytes);
+  auto back = DecodeRequest(TypeOf(RequestBody(m)), bytes, limits);
+  EXPECT_TRUE(back.ok()) << back.status().message();
+  if (!back.ok()) return T{};
+  EXPECT_TRUE(std::holds_alternative<T>(*back));
+  return std::get<T>(*back);
+}
+
+template <typename T>
+T RoundTripReply(const T& m) {
+  std::vector<std::byte> bytes;
+  EncodeReply(m, bytes);
+  auto back = DecodeReply(TypeOf(ReplyBody(m)), bytes, Limits{});
+  EXPECT_TRUE(back.ok()) << back.status().message();
+  if (!back.ok()) return T{};
+  return std::get<T>(*back);
+}
+
+TEST(MessagesTest, RequestsRoundTrip) {
+  EXPECT_EQ(RoundTripRequest(PingRequest{4096}).response_len, 4096u);
+
+  WriteShardRequest w{"pg.1.3", "obj", 5, 42, 8192, kWriteReplace, {{"k", "v"}, {"", "x"}}};
+  auto w2 = RoundTripRequest(w);
+  EXPECT_EQ(w2.collection, "pg.1.3");
+  EXPECT_EQ(w2.object, "obj");
+  EXPECT_EQ(w2.shard, 5u);
+  EXPECT_EQ(w2.version, 42u);
+  EXPECT_EQ(w2.offset, 8192u);
+  EXPECT_EQ(w2.flags, kWriteReplace);
+  EXPECT_EQ(w2.attrs, w.attrs);
+
+  ReadShardRequest r{"c", "o", 2, {{0, 10}, {1ULL << 40, 4096}}};
+  auto r2 = RoundTripRequest(r);
+  EXPECT_EQ(r2.extents, r.extents);
+  EXPECT_EQ(r2.shard, 2u);
+
+  auto s2 = RoundTripRequest(StatRequest{"c", "o", 7});
+  EXPECT_EQ(s2.shard, 7u);
+  auto l2 = RoundTripRequest(ListRequest{"c", std::string("a\0b", 3), 100});
+  EXPECT_EQ(l2.cursor, std::string("a\0b", 3));
+  EXPECT_EQ(l2.max_entries, 100u);
+  auto d2 = RoundTripRequest(RemoveRequest{"c", "o", 1});
+  EXPECT_EQ(d2.object, "o");
+}
+
+TEST(MessagesTest, RepliesRoundTripWithStatusClasses) {
+  auto p = RoundTripReply(PingReply{Status::OK()});
+  EXPECT_TRUE(p.status.ok());
+  auto w = RoundTripReply(WriteShardReply{Status::Retryable(EAGAIN, "busy")});
+  EXPECT_TRUE(w.status.is_retryable());
+  EXPECT_EQ(w.status.code(), EAGAIN);
+  EXPECT_EQ(w.status.message(), "busy");
+  auto r = RoundTripReply(ReadShardReply{Status::DataLoss("crc32c mismatch"), 10, 3, {1, 2}});
+  EXPECT_TRUE(r.status.is_data_loss());
+  EXPECT_EQ(r.status.message(), "crc32c mismatch");
+  EXPECT_EQ(r.lengths, (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(r.object_size, 10u);
+  auto s = RoundTripReply(StatReply{Status::OK(), 100, 9, {{"a", "b"}}});
+  EXPECT_EQ(s.size, 100u);
+  EXPECT_EQ(s.version, 9u);
+  EXPECT_EQ(s.attrs, (std::vector<Attr>{{"a", "b"}}));
+  auto l = RoundTripReply(ListReply{Status::OK(), {{"x", 1}, {"y", 2}}, "cur", false});
+  EXPECT_EQ(l.entries, (std::vector<ListEntry>{{"x", 1}, {"y", 2}}));
+  EXPECT_EQ(l.next_cursor, "cur");
+  EXPECT_FALSE(l.end);
+  auto d = RoundTripReply(RemoveReply{Status::NotFound("gone")});
+  EXPECT_EQ(d.status.code(), ENOENT);
+  EXPECT_EQ(d.status.error_class(), Status::Class::kError);
+}
+
+TEST(MessagesTest, HelloRoundTrip) {
+  Hello h{1, 3, 0, 1 << 20, 1 << 26, "tester"};
+  std::vector<std::byte> b;
+  EncodeHello(h, b);
+  auto h2 = DecodeHello(b, Limits{});
+  ASSERT_TRUE(h2.ok());
+  EXPECT_EQ(h2->max_version, 3);
+  EXPECT_EQ(h2->name, "tester");
+  HelloReply r;
+  r.status = Status::Error(EPROTO, "no common version");
+  r.max_inflight = 7;
+  b.clear();
+  EncodeHelloReply(r, b);
+  auto r2 = DecodeHelloReply(b, Limits{});
+  ASSERT_TRUE(r2.ok());
+  EXPECT_EQ(r2->status.code(), EPROTO);
+  EXPECT_EQ(r2->max_inflight, 7u);
+}
+
+TEST(MessagesTest, LongStatusMessageIsCut) {
+  std::vector<std::byte> b;
+  EncodeReply(PingReply{Status::IOError(std::string(10000, 'x'))}, b);
+  auto back = DecodeReply(MsgType::kPingReply, b, Limits{});
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(StatusOf(*back).message().size(), Limits{}.max_message_len);
+}
+
+Status DecodeErr(MsgType type, const std::vector<std::byte>& b, const Limits& l = Limits{}) {
+  if (IsReply(type)) return DecodeReply(type, b, l).status();
+  return DecodeRequest(type, b, l).status();
+}
+
+TEST(MessagesTest, DecodeErrors) {
+  std::vector<std::byte> b;
+  EncodeRequest(ReadShardRequest{"c", "o", 0, {{0, 1}, {2, 3}}}, b);
+  // Every truncation fails cleanly.
+  for (std::size_t n = 0; n < b.size(); ++n) {
+    std::vector<std::byte> cut(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n));
+    Status s = DecodeErr(MsgType::kReadShard, cut);
+    EXPECT_EQ(s.code(), EBADMSG) << n;
+  }
+  // Trailing bytes.
+  auto longer = b;
+  longer.push_back(std::byte{0});
+  EXPECT_NE(DecodeErr(MsgType::kReadShard, longer).message().find("trailing"), std::string::npos);
+  // Too many extents for the limits: EMSGSIZE before allocating.
+  Limits small;
+  small.max_extents = 1;
+  Status s = DecodeErr(MsgType::kReadShard, b, small);
+  EXPECT_EQ(s.code(), EMSGSIZE);
+  EXPECT_NE(s.message().find("extents: count 2 exceeds the limit 1"), std::string::npos)
+      << s.message();
+  // A huge count with few bytes left: EBADMSG (no allocation of 2^32 entries).
+  std::vector<std::byte> huge;
+  WireWriter w(huge);
+  w.String("c");
+  w.String("o");
+  w.U32(0);
+  w.U32(1000);
+  Limits big;
+  big.max_extents = 100000;
+  EXPECT_EQ(DecodeErr(MsgType::kReadShard, huge, big).code(), EBADMSG);
+  // A string longer than its limit.
+  Limits names;
+  names.max_name_len = 2;
+  EXPECT_EQ(DecodeErr(
+                MsgType::kStat,
+                [] {
+                  std::vector<std::byte> v;
+                  EncodeRequest(StatRequest{"c", "long", 0}, v);
+                  return v;
+                }(),
+                names)
+                .code(),
+            EMSGSIZE);
+  // A request type given to the reply decoder and the reverse.
+  EXPECT_EQ(DecodeErr(MsgType::kPingReply, b).code(), EBADMSG);
+  EXPECT_EQ(DecodeRequest(MsgType::kHello, b, Limits{}).status().code(), EBADMSG);
+  // Unknown write flags.
+  std::vector<std::byte> wb;
+  EncodeRequest(WriteShardRequest{"c", "o", 0, 0, 0, 0x80, {}}, wb);
+  EXPECT_NE(DecodeErr(MsgType::kWriteShard, wb).message().find("unknown bits"), std::string::npos);
+  // Bad status class, and a code that contradicts the class.
+  for (auto [code, cls] : {std::pair{5, 9}, std::pair{0, 1}, std::pair{5, 0}, std::pair{-3, 1}}) {
+    std::vector<std::byte> sb;
+    WireWriter sw(sb);
+    sw.I32(code);
+    sw.U8(static_cast<std::uint8_t>(cls));
+    sw.String("m");
+    EXPECT_EQ(DecodeErr(MsgType::kRemoveReply, sb).code(), EBADMSG) << code << "/" << cls;
+  }
+  // List reply `end` must be 0 or 1.
+  std::vector<std::byte> lb;
+  EncodeReply(ListReply{Status::OK(), {}, "", true}, lb);
+  lb.back() = std::byte{2};
+  EXPECT_EQ(DecodeErr(MsgType::kListReply, lb).code(), EBADMSG);
+}
+
+TEST(MessagesTest, ValidateRequest) {
+  Limits l;
+  EXPECT_TRUE(ValidateRequest(PingRequest{10}, 0, l, 100).ok());
+  EXPECT_EQ(ValidateRequest(PingRequest{101}, 0, l, 100).code(), EMSGSIZE);
+  EXPECT_EQ(ValidateRequest(StatRequest{"", "o", 0}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(StatRequest{"c", "", 0}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(ReadShardRequest{"c", "o", 0, {}}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(ReadShardRequest{"c", "o", 0, {{UINT64_MAX, 2}}}, 0, l, 100).code(),
+            EINVAL);
+  EXPECT_EQ(ValidateRequest(ReadShardRequest{"c", "o", 0, {{0, 60}, {0, 41}}}, 0, l, 100).code(),
+            EMSGSIZE);
+  EXPECT_TRUE(ValidateRequest(ReadShardRequest{"c", "o", 0, {{0, 60}, {0, 40}}}, 0, l, 100).ok());
+  EXPECT_EQ(ValidateRequest(ListRequest{"c", "", 0}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(WriteShardRequest{"c", "o", 0, 0, UINT64_MAX, 0, {}}, 1, l, 100).code(),
+            EINVAL);
+}
+
+TEST(MessagesTest, ErrorReplyHasTheRightType) {
+  for (MsgType t : {MsgType::kPing, MsgType::kWriteShard, MsgType::kReadShard, MsgType::kStat,
+                    MsgType::kList, MsgType::kRemove}) {
+    ReplyBody r = ErrorReply(t, Status::IOError("x"));
+    EXPECT_EQ(TypeOf(r), ReplyTypeOf(t));
+    EXPECT_EQ(StatusOf(r).code(), EIO);
+  }
+}
+
+}  // namespace
+}  // namespace ec::net
