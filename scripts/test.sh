@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every check, from a fresh Debian machine: installs the packages, checks formatting, builds and
-# runs the whole suite in the release preset and again under ASan+UBSan.
+# runs the whole suite in the release preset, checks bytes against Ceph's own tool, fuzzes the
+# OSD frame decoder for a bounded time, and runs the suite again under ASan+UBSan.
 # Usage: scripts/test.sh            (everything)
 #        scripts/test.sh --quick    (release suite only, no sanitizers)
 set -euo pipefail
@@ -27,6 +28,9 @@ if ! command -v ceph-erasure-code-tool >/dev/null; then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q ceph-osd >/dev/null
 fi
 tests/ceph/ceph_side_by_side.sh build
+
+echo "== fuzzing the OSD frame decoder (libFuzzer, bounded time)"
+scripts/fuzz.sh "${ECSTORE_FUZZ_SECONDS:-60}"
 
 if [ "$quick" -eq 0 ]; then
   echo "== asan-ubsan build and tests"

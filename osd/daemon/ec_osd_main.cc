@@ -1,0 +1,302 @@
+// ec-osd: the storage daemon. Formats (--mkfs) or opens its object store, serves shard operations
+// over the OSD protocol (osd/net/PROTOCOL.md) and Prometheus metrics and a status page over HTTP.
+//
+//   ec-osd -c ecstore.conf -i 0 --mkfs     # create the store of osd.0 (device file + RocksDB)
+//   ec-osd -c ecstore.conf -i 0            # run until SIGTERM or SIGINT
+//   ec-osd -c ecstore.conf -i 0 --fsck [--deep]   # check the store offline
+//
+// Once serving, one JSON line goes to stdout so that scripts and tests learn the ports chosen
+// (port 0 in the config means kernel-chosen):
+//   {"event":"ready","osd":0,"addr":"127.0.0.1","port":6800,"metrics_port":9283,"pid":1234}
+// SIGTERM/SIGINT: stop accepting, finish and answer every request in flight, close the store,
+// exit 0. Exit 1 on any start-up error, with the reason on stderr (and in the log).
+#include <fmt/core.h>
+#include <signal.h>
+#include <spdlog/logger.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <array>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "osd/daemon/config.h"
+#include "osd/daemon/http_server.h"
+#include "osd/daemon/logging.h"
+#include "osd/daemon/metrics.h"
+#include "osd/daemon/osd_service.h"
+#include "osd/net/server.h"
+#include "osd/store/object_store.h"
+
+namespace {
+
+using ec::Result;
+using ec::Status;
+namespace fs = std::filesystem;
+
+int Fail(const std::shared_ptr<spdlog::logger>& log, const std::string& what) {
+  if (log) log->error("{}", what);
+  std::fprintf(stderr, "ec-osd: %s\n", what.c_str());
+  return 1;
+}
+
+ec::store::StoreOptions StoreOptionsFor(const ec::osd::OsdConfig& c) {
+  ec::store::StoreOptions o;
+  o.device_path = c.bluestore_block_path;
+  o.db_path = c.osd_db_path;
+  o.device_size = c.bluestore_block_size;
+  o.backend = c.osd_io_backend == ec::osd::IoBackendKind::kSync ? ec::store::IoBackend::kSync
+                                                                : ec::store::IoBackend::kUring;
+  o.prefer_deferred_size = c.bluestore_prefer_deferred_size;
+  return o;
+}
+
+// Copies the messenger's counters into the registry; counters advance by the change since the
+// previous call so that they stay monotonic.
+class ServerMetrics {
+ public:
+  explicit ServerMetrics(ec::osd::MetricsRegistry& r)
+      : open_(r.GetGauge("ecstore_osd_connections_open", "Client connections open")),
+        accepted_(r.GetCounter("ecstore_osd_connections_accepted_total", "Connections accepted")),
+        refused_(r.GetCounter("ecstore_osd_connections_refused_total",
+                              "Connections refused (limit reached or handshake refused)")),
+        bytes_in_(
+            r.GetCounter("ecstore_osd_network_bytes_total", "Bytes on the wire", {{"dir", "in"}})),
+        bytes_out_(r.GetCounter("ecstore_osd_network_bytes_total", "Bytes on the wire",
+                                {{"dir", "out"}})) {
+    for (std::size_t e = 0; e < errors_.size(); ++e) {
+      errors_[e] = &r.GetCounter(
+          "ecstore_osd_protocol_errors_total", "Connections closed for bad input, by reason",
+          {{"reason", std::string(ec::net::FrameErrorName(static_cast<ec::net::FrameError>(e)))}});
+    }
+  }
+
+  void Update(const ec::net::ServerCounters& now) {
+    open_.Set(static_cast<std::int64_t>(now.connections_open));
+    Advance(accepted_, now.connections_accepted, last_.connections_accepted);
+    Advance(refused_, now.connections_refused, last_.connections_refused);
+    Advance(bytes_in_, now.bytes_in, last_.bytes_in);
+    Advance(bytes_out_, now.bytes_out, last_.bytes_out);
+    for (std::size_t e = 0; e < errors_.size(); ++e) {
+      Advance(*errors_[e], now.protocol_errors[e], last_.protocol_errors[e]);
+    }
+    last_ = now;
+  }
+
+ private:
+  static void Advance(ec::osd::Counter& c, std::uint64_t now, std::uint64_t before) {
+    if (now > before) c.Inc(now - before);
+  }
+  ec::osd::Gauge& open_;
+  ec::osd::Counter& accepted_;
+  ec::osd::Counter& refused_;
+  ec::osd::Counter& bytes_in_;
+  ec::osd::Counter& bytes_out_;
+  std::array<ec::osd::Counter*, static_cast<std::size_t>(ec::net::FrameError::kCount)> errors_{};
+  ec::net::ServerCounters last_;
+};
+
+int Mkfs(const ec::osd::OsdConfig& c, bool force, const std::shared_ptr<spdlog::logger>& log) {
+  std::error_code ec;
+  fs::create_directories(c.osd_data, ec);
+  if (ec) return Fail(log, fmt::format("cannot create osd_data {}: {}", c.osd_data, ec.message()));
+  ec::store::StoreOptions o = StoreOptionsFor(c);
+  o.force = force;
+  Status s = ec::store::ObjectStore::Mkfs(o);
+  if (!s.ok()) return Fail(log, fmt::format("mkfs of osd.{} failed: {}", c.osd_id, s.message()));
+  log->info("created the store of osd.{}: device {} ({} bytes), metadata {}", c.osd_id,
+            c.bluestore_block_path, c.bluestore_block_size, c.osd_db_path);
+  std::printf("created osd.%d: device %s, metadata %s\n", c.osd_id, c.bluestore_block_path.c_str(),
+              c.osd_db_path.c_str());
+  return 0;
+}
+
+// Checks the store offline (metadata against allocator; with deep, every block's crc32c) and prints
+// one line per problem. Exit 0 when clean, 1 otherwise.
+int Fsck(const ec::osd::OsdConfig& c, bool deep, const std::shared_ptr<spdlog::logger>& log) {
+  auto opened = ec::store::ObjectStore::Open(StoreOptionsFor(c));
+  if (!opened.ok()) {
+    return Fail(log, fmt::format("cannot open the store of osd.{} ({}): {}", c.osd_id,
+                                 c.bluestore_block_path, opened.status().message()));
+  }
+  auto report = (*opened)->Fsck(deep);
+  if (!report.ok()) return Fail(log, fmt::format("fsck failed: {}", report.status().message()));
+  for (const std::string& e : report->errors) std::printf("error: %s\n", e.c_str());
+  std::printf("fsck%s of osd.%d: %llu objects, %llu blocks referenced, %llu checked, %zu errors\n",
+              deep ? " (deep)" : "", c.osd_id, static_cast<unsigned long long>(report->objects),
+              static_cast<unsigned long long>(report->blocks_referenced),
+              static_cast<unsigned long long>(report->blocks_checked), report->errors.size());
+  return report->ok() ? 0 : 1;
+}
+
+int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
+  auto opened = ec::store::ObjectStore::Open(StoreOptionsFor(c));
+  if (!opened.ok()) {
+    return Fail(log,
+                fmt::format("cannot open the store of osd.{} ({}): {}{}", c.osd_id,
+                            c.bluestore_block_path, opened.status().message(),
+                            opened.status().code() == ENOENT ? " (run ec-osd --mkfs first)" : ""));
+  }
+  std::unique_ptr<ec::store::ObjectStore> store = std::move(*opened);
+
+  ec::osd::MetricsRegistry metrics;
+  ec::osd::OsdServiceOptions so;
+  so.osd_id = c.osd_id;
+  so.worker_threads = static_cast<int>(c.osd_op_num_threads);
+  auto service = std::make_shared<ec::osd::OsdService>(store.get(), &metrics, log, so);
+
+  ec::net::ServerOptions no;
+  no.address = c.public_addr;
+  no.port = c.osd_port;
+  no.io_threads = static_cast<int>(c.ms_async_op_threads);
+  no.max_inflight = c.ms_max_inflight_per_connection;
+  no.handshake_timeout = c.ms_handshake_timeout;
+  no.idle_timeout = c.ms_connection_idle_timeout;
+  // ms_max_message_size bounds one frame: the payload gets all of it but the header's share.
+  no.limits.max_payload_len = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(c.ms_max_message_size, std::numeric_limits<std::uint32_t>::max()));
+  no.name = fmt::format("osd.{}", c.osd_id);
+  no.logger = log;
+  auto server = ec::net::Server::Start(no, service);
+  if (!server.ok()) return Fail(log, server.status().message());
+
+  ServerMetrics server_metrics(metrics);
+  const auto started = std::chrono::system_clock::now();
+  std::unique_ptr<ec::osd::HttpServer> http;
+  if (c.osd_metrics_enabled) {
+    ec::osd::HttpServerOptions ho;
+    ho.host = c.osd_metrics_addr;
+    ho.port = c.osd_metrics_port;
+    ec::net::Server* srv = server->get();
+    auto status = [&c, service, srv, started]() {
+      nlohmann::json j = service->StatusJson();
+      j["state"] = "up";
+      j["addr"] = fmt::format("{}:{}", c.public_addr, srv->port());
+      j["pid"] = ::getpid();
+      const auto ct = srv->counters();
+      j["connections_open"] = ct.connections_open;
+      j["protocol_errors"] = ct.protocol_errors_total();
+      j["started"] =
+          std::chrono::duration_cast<std::chrono::seconds>(started.time_since_epoch()).count();
+      nlohmann::json cfg = nlohmann::json::object();
+      for (const auto& [name, src] : c.effective) {
+        cfg[name] = {{"value", src.value}, {"origin", src.origin}};
+      }
+      j["config"] = std::move(cfg);
+      return j;
+    };
+    auto h = ec::osd::HttpServer::Start(ho, &metrics, status, log);
+    if (!h.ok()) {
+      (*server)->Stop();
+      return Fail(log, h.status().message());
+    }
+    http = std::move(*h);
+  }
+
+  nlohmann::json ready = {{"event", "ready"},
+                          {"osd", c.osd_id},
+                          {"addr", c.public_addr},
+                          {"port", (*server)->port()},
+                          {"metrics_port", http ? http->port() : 0},
+                          {"pid", ::getpid()}};
+  std::cout << ready.dump() << std::endl;
+  log->info("osd.{} serving on {}:{}, metrics on {}", c.osd_id, c.public_addr, (*server)->port(),
+            http ? fmt::format("{}:{}", c.osd_metrics_addr, http->port()) : "(disabled)");
+
+  // The signals were blocked before any thread started, so only this wait receives them. The
+  // one-second timeout refreshes the messenger's metrics.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  int sig = 0;
+  while (true) {
+    server_metrics.Update((*server)->counters());
+    timespec one_second{1, 0};
+    sig = sigtimedwait(&stop_signals, nullptr, &one_second);
+    if (sig > 0) break;
+  }
+  log->info("osd.{}: signal {} received, finishing {} requests in flight", c.osd_id, sig,
+            (*server)->counters().inflight);
+  (*server)->Stop(std::chrono::seconds(30));
+  service->Drain();
+  if (http) http->Stop();
+  service.reset();
+  store.reset();
+  log->info("osd.{} stopped", c.osd_id);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "ec-osd: the ecstore storage daemon. Keeps erasure-coded shards in an object store on a "
+      "device (or a file standing in for one) and serves them over TCP.\n"
+      "Create a store with --mkfs, then run without it. Options come from the config file "
+      "(Ceph-style INI: [global], [osd], [osd.N]) and --set; --help-config lists them."};
+  std::string conf;
+  int id = 0;
+  bool mkfs = false;
+  bool force = false;
+  bool help_config = false;
+  bool fsck = false;
+  bool deep = false;
+  std::vector<std::string> sets;
+  app.add_option("-c,--conf", conf, "config file (INI); without it, built-in defaults")
+      ->check(CLI::ExistingFile);
+  app.add_option("-i,--id", id, "OSD id N: uses the [osd.N] section, $id in paths")
+      ->check(CLI::Range(0, 1 << 20));
+  app.add_flag("--mkfs", mkfs, "create the store (device file and metadata) and exit");
+  app.add_flag("--force", force, "with --mkfs: overwrite a device or metadata that exists");
+  app.add_option("--set", sets, "override an option: --set name=value (repeatable)");
+  app.add_flag("--fsck", fsck,
+               "check the store offline (metadata against allocator), exit 0 if clean");
+  app.add_flag("--deep", deep, "with --fsck: also verify every block's crc32c");
+  app.add_flag("--help-config", help_config, "list every config option with its default, exit");
+  CLI11_PARSE(app, argc, argv);
+
+  if (help_config) {
+    std::cout << ec::osd::OptionsHelpText();
+    return 0;
+  }
+  if (mkfs && fsck) {
+    std::fprintf(stderr, "ec-osd: --mkfs and --fsck exclude each other\n");
+    return 1;
+  }
+  if (deep && !fsck) {
+    std::fprintf(stderr, "ec-osd: --deep only applies with --fsck\n");
+    return 1;
+  }
+  if (force && !mkfs) {
+    std::fprintf(stderr, "ec-osd: --force only applies with --mkfs\n");
+    return 1;
+  }
+  std::vector<ec::osd::ConfigOverride> overrides;
+  for (const std::string& s : sets) {
+    auto o = ec::osd::ParseConfigOverride(s);
+    if (!o.ok()) return Fail(nullptr, o.status().message());
+    overrides.push_back(*o);
+  }
+  auto config = ec::osd::LoadOsdConfig(conf, id, overrides);
+  if (!config.ok()) return Fail(nullptr, config.status().message());
+
+  // Block the stop signals in every thread; Serve waits for them with sigtimedwait.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // A client that goes away mid-reply must not kill the daemon.
+  signal(SIGPIPE, SIG_IGN);
+
+  auto log = ec::osd::MakeOsdLogger(*config);
+  if (!log.ok()) return Fail(nullptr, log.status().message());
+  if (mkfs) return Mkfs(*config, force, *log);
+  if (fsck) return Fsck(*config, deep, *log);
+  return Serve(*config, *log);
+}

@@ -1,0 +1,74 @@
+#include "osd/daemon/logging.h"
+
+#include <fmt/format.h>
+#include <spdlog/logger.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "osd/daemon/config.h"
+
+namespace ec::osd {
+namespace {
+
+constexpr const char* kPattern = "%Y-%m-%dT%H:%M:%S.%f %-5l [%t] %n: %v";
+
+}  // namespace
+
+Result<spdlog::level::level_enum> ParseLogLevel(std::string_view name) {
+  std::string n(name);
+  std::transform(n.begin(), n.end(), n.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  using spdlog::level::level_enum;
+  if (n == "trace") return level_enum::trace;
+  if (n == "debug") return level_enum::debug;
+  if (n == "info") return level_enum::info;
+  if (n == "warn" || n == "warning") return level_enum::warn;
+  if (n == "error" || n == "err") return level_enum::err;
+  if (n == "critical") return level_enum::critical;
+  if (n == "off") return level_enum::off;
+  return Status::Invalid(
+      fmt::format("unknown log level '{}' (trace|debug|info|warn|error|critical|off)", name));
+}
+
+Result<std::shared_ptr<spdlog::logger>> MakeLogger(const LogOptions& options) {
+  Result<spdlog::level::level_enum> level = ParseLogLevel(options.level);
+  if (!level.ok()) return level.status();
+  std::shared_ptr<spdlog::logger> logger;
+  errno = 0;
+  try {
+    spdlog::sink_ptr sink;
+    if (options.file.empty()) {
+      sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    } else {
+      sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.file, /*truncate=*/false);
+    }
+    logger = std::make_shared<spdlog::logger>(options.name, std::move(sink));
+  } catch (const spdlog::spdlog_ex& e) {
+    // spdlog's message carries the reason but its errno field is not public in every version.
+    const int err = errno != 0 ? errno : EIO;
+    return Status::Error(err, fmt::format("cannot open log file {}: {}", options.file, e.what()));
+  } catch (const std::exception& e) {
+    return Status::IOError(fmt::format("cannot set up logging: {}", e.what()));
+  }
+  logger->set_pattern(kPattern);
+  logger->set_level(*level);
+  logger->flush_on(spdlog::level::warn);
+  if (options.make_default) spdlog::set_default_logger(logger);
+  return logger;
+}
+
+Result<std::shared_ptr<spdlog::logger>> MakeOsdLogger(const OsdConfig& config) {
+  LogOptions options;
+  options.name = fmt::format("osd.{}", config.osd_id);
+  options.file = config.log_file;
+  options.level = config.log_level;
+  options.make_default = true;
+  return MakeLogger(options);
+}
+
+}  // namespace ec::osd

@@ -1,0 +1,85 @@
+// OsdService: what ec-osd does with each request. It implements the messenger's RequestHandler
+// on top of one ObjectStore, running the store work on a pool of worker threads so that the
+// messenger's io threads never wait for the disk.
+//
+//   net::Server --Handle()--> strand(hash of collection/object/shard) --> worker thread
+//                                   store.Apply / Read / Stat / List  --> Responder::Send
+//
+// Ordering: every request naming the same shard runs on the same strand, in arrival order, one at
+// a time, so a read sent after a write of the same shard sees it, and a shard's metadata
+// (version, attributes) is read-modified-written without a race. Different shards run in parallel
+// (up to the number of workers), which is what lets the store group their commits.
+//
+// Storage layout: shard S of object O in collection C is the store object "O#S" of collection C
+// (a collection is created on the first write into it). The shard's object version and its user
+// attributes live in one store attribute, "_meta", so that a write updates data, version and
+// attributes in one transaction.
+//
+// Errors travel back as the store's Status: ENOENT for a missing shard or collection, DataLoss for
+// a checksum failure (also counted in ecstore_osd_checksum_errors_total), EINVAL for a bad name,
+// ENOSPC, EIO. A WriteShard is answered only after its transaction is durable.
+//
+// Thread safety: Handle may be called from any thread; Drain and StatusJson too.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "osd/daemon/metrics.h"
+#include "osd/net/server.h"
+#include "osd/store/object_store.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace ec::osd {
+
+struct OsdServiceOptions {
+  int osd_id = 0;
+  int worker_threads = 4;  // threads running store operations (1..256)
+};
+
+// The store object name of a shard ("O#S") and back. ParseShardObjectName fails (false) for a name
+// that is not of that form (objects written by something else are skipped by List).
+std::string ShardObjectName(const std::string& object, std::uint32_t shard);
+bool ParseShardObjectName(const std::string& name, std::string* object, std::uint32_t* shard);
+
+// A shard's version and user attributes as kept in the "_meta" store attribute.
+struct ShardMeta {
+  std::uint64_t version = 0;
+  std::vector<net::Attr> attrs;
+};
+std::string EncodeShardMeta(const ShardMeta& meta);
+// Errors: DataLoss "corrupt shard metadata" for bytes that do not decode (bounds-checked).
+Result<ShardMeta> DecodeShardMeta(const std::string& bytes);
+
+class OsdService : public net::RequestHandler {
+ public:
+  // `store` and `metrics` are borrowed and must outlive the service. Starts the worker threads.
+  OsdService(store::ObjectStore* store, MetricsRegistry* metrics,
+             std::shared_ptr<spdlog::logger> logger, OsdServiceOptions options);
+  // Drain(), then joins the workers.
+  ~OsdService() override;
+  OsdService(const OsdService&) = delete;
+  OsdService& operator=(const OsdService&) = delete;
+
+  void Handle(net::Request request, std::shared_ptr<net::Responder> responder) override;
+
+  // Waits until every request handed to the service so far has been answered.
+  void Drain();
+
+  // The service part of /status: osd id, uptime, store space, operations in flight.
+  nlohmann::json StatusJson() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ec::osd
