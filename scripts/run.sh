@@ -159,7 +159,8 @@ fi
 rm -f "$cl/obj.1"
 "$tool" repair "$profile" 4096 1 "$cl/obj"
 start_osd 6
-"$client" --osd "127.0.0.1:${osd_port[6]}" put pg.1 obj 1 "$cl/obj.1" --version 1
+"$client" --osd "127.0.0.1:${osd_port[6]}" put pg.1 obj 1 "$cl/obj.1" --version 1 \
+  --attr "profile=$profile"
 "$client" --osd "127.0.0.1:${osd_port[6]}" get pg.1 obj 1 "$cl/check.1" >/dev/null
 if cmp -s "$cl/check.1" "$cl/orig.1"; then
   echo "shard 1 rebuilt onto osd.6 and read back identical to the lost one"

@@ -10,6 +10,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "osd/net/out_frame.h"
+
 namespace ec::net {
 
 namespace asio = boost::asio;
@@ -37,12 +39,6 @@ struct Call {
 // connection instead of one per request keeps timer syscalls off the request path. Timeouts fire
 // up to this much late.
 constexpr std::chrono::milliseconds kSweepInterval{10};
-
-struct OutFrame {
-  std::array<std::byte, kFrameHeaderSize> fixed{};
-  std::vector<std::byte> header;
-  std::vector<Buffer> payload;
-};
 
 struct AtomicClientCounters {
   std::atomic<std::uint64_t> requests_sent{0};
@@ -334,13 +330,7 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
     std::swap(in_write_, queue_);
     std::vector<asio::const_buffer> bufs;
     bufs.reserve(in_write_.size() * 3);
-    for (const OutFrame& f : in_write_) {
-      bufs.emplace_back(f.fixed.data(), f.fixed.size());
-      if (!f.header.empty()) bufs.emplace_back(f.header.data(), f.header.size());
-      for (const Buffer& b : f.payload) {
-        if (!b.empty()) bufs.emplace_back(b.data(), b.size());
-      }
-    }
+    AppendGather(in_write_, bufs);
     asio::async_write(socket_, bufs,
                       [self = shared_from_this(), epoch = epoch_](
                           const boost::system::error_code& ec, std::size_t n) {

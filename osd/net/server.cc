@@ -12,6 +12,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "osd/net/out_frame.h"
+
 namespace ec::net {
 
 namespace asio = boost::asio;
@@ -38,13 +40,6 @@ struct AtomicCounters {
 
 // One frame queued for sending: fixed header, message header, payload buffers (kept alive here
 // until the write completes).
-struct OutFrame {
-  std::array<std::byte, kFrameHeaderSize> fixed{};
-  std::vector<std::byte> header;
-  std::vector<Buffer> payload;
-  bool is_reply = false;  // answers a request counted in flight
-};
-
 OutFrame BuildFrame(MsgType type, std::uint64_t tag, std::vector<std::byte> header,
                     std::vector<Buffer> payload, bool is_reply) {
   OutFrame f;
@@ -432,13 +427,7 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
     std::swap(in_write_, queue_);
     std::vector<asio::const_buffer> bufs;
     bufs.reserve(in_write_.size() * 3);
-    for (const OutFrame& f : in_write_) {
-      bufs.emplace_back(f.fixed.data(), f.fixed.size());
-      if (!f.header.empty()) bufs.emplace_back(f.header.data(), f.header.size());
-      for (const Buffer& b : f.payload) {
-        if (!b.empty()) bufs.emplace_back(b.data(), b.size());
-      }
-    }
+    AppendGather(in_write_, bufs);
     asio::async_write(socket_, bufs,
                       [self = shared_from_this()](const boost::system::error_code& ec,
                                                   std::size_t n) { self->OnWritten(ec, n); });
