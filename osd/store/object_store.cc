@@ -44,6 +44,19 @@ std::string ObjectLabel(const std::string& coll, const std::string& name) {
   return coll + "/" + name;
 }
 
+constexpr std::uint64_t kMinJournalBlocks = 16;
+
+Status ZeroBlocks(BlockDevice& dev, std::uint64_t first, std::uint64_t count) {
+  constexpr std::uint64_t kChunk = 256;  // 1 MiB per write
+  AlignedBuffer zeros(kChunk * kBlockSize);
+  for (std::uint64_t b = first; b < first + count; b += kChunk) {
+    std::uint64_t n = std::min(kChunk, first + count - b);
+    IoRequest w{IoRequest::Op::kWrite, b * kBlockSize, {iovec{zeros.data(), n * kBlockSize}}};
+    EC_RETURN_IF_ERROR(dev.Submit(std::span<IoRequest>(&w, 1)));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 ObjectStore::ObjectStore(std::shared_ptr<BlockDevice> device, std::unique_ptr<rocksdb::DB> db,
@@ -58,6 +71,7 @@ ObjectStore::~ObjectStore() {
   // No call may be in progress (the contract). Best effort: records left behind are replayed
   // (harmlessly) at the next mount.
   if (!deferred_keys_.empty() && device_->Flush().ok()) (void)RetireDeferred(true);
+  if (journal_ && durable_) (void)journal_->Checkpoint();
 }
 
 Status ObjectStore::Mkfs(const StoreOptions& options) {
@@ -78,6 +92,8 @@ Status ObjectStore::Mkfs(const StoreOptions& options) {
     }
   }
   rocksdb::Options dbo;
+  if (options.db_env) dbo.env = options.db_env.get();
+  if (options.db_write_buffer_size != 0) dbo.write_buffer_size = options.db_write_buffer_size;
   dbo.create_if_missing = true;
   dbo.error_if_exists = !options.force;
   if (options.force) {
@@ -93,7 +109,15 @@ Status ObjectStore::Mkfs(const StoreOptions& options) {
   std::unique_ptr<rocksdb::DB> db(raw);
 
   Superblock sb = Superblock::Generate(device.size());
-  Allocator alloc(sb.device_size / kBlockSize);
+  std::uint64_t journal_blocks = std::min(options.journal_size, sb.device_size / 8) / kBlockSize;
+  if (journal_blocks >= kMinJournalBlocks) {
+    sb.journal_block = 1;
+    sb.journal_blocks = journal_blocks;
+    // Lay the ring out: rewriting blocks in place is what makes its flushes cheap (no filesystem
+    // metadata changes under a device file), and no stale record may look valid.
+    EC_RETURN_IF_ERROR(ZeroBlocks(device, sb.journal_block, sb.journal_blocks));
+  }
+  Allocator alloc = EmptyAllocator(sb);
   rocksdb::WriteBatch batch;
   batch.Put(std::string(keys::kIdentity), EncodeIdentity(sb));
   for (std::uint64_t s = 0; s < alloc.num_segments(); ++s) {
@@ -126,6 +150,8 @@ Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const StoreOptions& optio
     return Status::NotFound("metadata database " + options.db_path + " does not exist");
   }
   rocksdb::Options dbo;
+  if (options.db_env) dbo.env = options.db_env.get();
+  if (options.db_write_buffer_size != 0) dbo.write_buffer_size = options.db_write_buffer_size;
   dbo.create_if_missing = false;
   rocksdb::DB* raw = nullptr;
   EC_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(dbo, options.db_path, &raw),
@@ -140,9 +166,15 @@ Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const StoreOptions& optio
                            ", which is not the store of metadata database " + options.db_path);
   }
   std::unique_ptr<ObjectStore> store(new ObjectStore(*dev, std::move(db), *sb));
+  store->db_env_ = options.db_env;
   store->durable_ = options.durable;
   store->onodes_ = std::make_unique<OnodeCache>(options.onode_cache_bytes);
   store->prefer_deferred_size_ = options.prefer_deferred_size;
+  if (sb->journal_blocks > 0) {
+    store->journal_ = std::make_unique<Journal>(*store->device_, *store->db_, *sb);
+    EC_RETURN_IF_ERROR(store->journal_->Replay());
+    store->stats_.journal_replayed = store->journal_->stats().replayed;
+  }
   EC_RETURN_IF_ERROR(store->ReplayDeferred());
   auto persisted = store->LoadAllocator();
   if (!persisted.ok()) return persisted.status();
@@ -161,6 +193,12 @@ Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const StoreOptions& optio
   return store;
 }
 
+Allocator ObjectStore::EmptyAllocator(const Superblock& sb) {
+  Allocator a(sb.device_size / kBlockSize);
+  if (sb.journal_blocks > 0) (void)a.MarkUsed(BlockRun{sb.journal_block, sb.journal_blocks});
+  return a;
+}
+
 Result<Allocator> ObjectStore::LoadAllocator() {
   Allocator a(superblock_.device_size / kBlockSize);
   for (std::uint64_t s = 0; s < a.num_segments(); ++s) {
@@ -174,7 +212,7 @@ Result<Allocator> ObjectStore::LoadAllocator() {
 
 Result<Allocator> ObjectStore::RebuildAllocator(std::vector<std::string>* errors,
                                                 std::uint64_t* objects) {
-  Allocator a(superblock_.device_size / kBlockSize);
+  Allocator a = EmptyAllocator(superblock_);
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
   std::string prefix(1, keys::kObjectPrefix);
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {

@@ -60,6 +60,7 @@
 #include "ec/status.h"
 #include "osd/store/allocator.h"
 #include "osd/store/device.h"
+#include "osd/store/journal.h"
 #include "osd/store/onode.h"
 #include "osd/store/onode_cache.h"
 #include "osd/store/superblock.h"
@@ -67,7 +68,8 @@
 
 namespace rocksdb {
 class DB;
-}
+class Env;
+}  // namespace rocksdb
 
 namespace ec::store {
 
@@ -86,9 +88,14 @@ struct StoreOptions {
   // may be lost in a crash (never half-applied: the commit still follows the data write). For
   // benchmarks that measure the cost of durability; the default is durable.
   bool durable = true;
-  // Largest transaction (in bytes of new 4 KiB blocks) whose data is committed through the
-  // RocksDB WAL as a deferred write; 0 disables deferred writes. Ceph:
-  // bluestore_prefer_deferred_size.
+  // Mkfs only: size of the commit journal (journal.h), a ring on the device that makes each commit
+  // durable with one device flush instead of a RocksDB WAL sync. Rounded down to 4 KiB blocks and
+  // capped at 1/8 of the device; 0, or less than 64 KiB after the cap: no journal.
+  std::uint64_t journal_size = 32ull << 20;
+  // Without a journal: largest transaction (in bytes of new 4 KiB blocks) whose data is committed
+  // through the RocksDB WAL as a deferred write (one RocksDB sync, no device flush); 0 disables
+  // deferred writes. Ceph: bluestore_prefer_deferred_size. With a journal, unused: every commit
+  // costs one device flush, which also makes its data durable.
   std::uint64_t prefer_deferred_size = 64 * 1024;
   // Memory for the cache of decoded Onodes that spares reads (and Apply) a RocksDB lookup; 0
   // disables it. Ceph keeps a similar cache (bluestore_cache_meta_ratio).
@@ -96,6 +103,13 @@ struct StoreOptions {
   // Use this device instead of opening device_path (tests pass a FaultDevice). Shared: the store
   // keeps it until it is destroyed.
   std::shared_ptr<BlockDevice> device;
+  // The RocksDB environment for the metadata database (tests pass one whose files lose unsynced
+  // writes at a simulated power cut, crash_fs.h); null: RocksDB's default. Shared: the store
+  // keeps it until it is destroyed.
+  std::shared_ptr<rocksdb::Env> db_env;
+  // RocksDB's memtable size (write_buffer_size); 0: RocksDB's default (64 MiB). Tests make it
+  // small so that WAL files roll over while they cut power.
+  std::size_t db_write_buffer_size = 0;
 };
 
 // A byte range of an object.
@@ -118,10 +132,13 @@ struct ObjectInfo {
 
 // Counters of the commit pipeline, for tests and benchmarks (monotonic since Open).
 struct CommitStats {
-  std::uint64_t transactions = 0;    // transactions committed (Apply returned OK)
-  std::uint64_t groups = 0;          // RocksDB commit batches written (synchronous when durable)
-  std::uint64_t device_flushes = 0;  // device flushes issued by commits
-  std::uint64_t deferred = 0;        // transactions whose data went through the RocksDB WAL
+  std::uint64_t transactions = 0;     // transactions committed (Apply returned OK)
+  std::uint64_t groups = 0;           // RocksDB commit batches written
+  std::uint64_t device_flushes = 0;   // device flushes issued by commits (journal records included)
+  std::uint64_t deferred = 0;         // transactions whose data went through the RocksDB WAL
+  std::uint64_t journal_records = 0;  // groups made durable by a journal record
+  std::uint64_t wal_syncs = 0;        // RocksDB WAL syncs the journal needed to reuse its ring
+  std::uint64_t journal_replayed = 0;  // journal records applied at mount (Open)
 };
 
 struct FsckReport {
@@ -152,13 +169,17 @@ class ObjectStore {
 
   // Applies every op of `t` atomically and durably: on OK every change is on stable storage (unless
   // StoreOptions::durable is false); on an error none is visible, now or after a crash. Concurrent
-  // calls are committed in groups (one device flush and one RocksDB sync per group); a call
+  // calls are committed in groups (with a journal: one record and one device flush per group;
+  // without: a device flush and a RocksDB sync); a call
   // returns once its group is committed. A transaction that fails (bad op, ENOSPC, a failed device
-  // write) fails alone, before it joins a group; a failed device flush or RocksDB commit fails
-  // every transaction of that group. Errors: those listed in Transaction, EINVAL for a bad name or
-  // an offset past 2^48, ENOSPC when the device is full, DataLoss when a block that must be read
-  // back (partial block write, truncate) fails its checksum, device and RocksDB errors (after which
-  // the store should be closed: the device may have failed).
+  // write) fails alone, before it joins a group, and leaves nothing behind. A failed device flush
+  // or RocksDB commit fails every transaction of that group, and then whether the group is found
+  // committed after a remount is not known (all of each transaction or none of it, like a write
+  // whose reply was lost); the store takes no more transactions (EIO) until it is remounted, so
+  // that nothing is built on blocks such a group may own. Errors: those listed in Transaction,
+  // EINVAL for a bad name or an offset past 2^48, ENOSPC when the device is full, DataLoss when a
+  // block that must be read back (partial block write, truncate) fails its checksum, device and
+  // RocksDB errors, EIO after a failed commit (above).
   Status Apply(const Transaction& t);
 
   // Reads the extents of one object, all device reads in one submission, each 4 KiB block at most
@@ -226,6 +247,8 @@ class ObjectStore {
                   ReadPlan& plan, std::vector<IoRequest>& reqs);
   Result<std::vector<Buffer>> FinishRead(const std::string& coll, const std::string& name,
                                          std::span<const Extent> extents, ReadPlan& plan);
+  // A bitmap with block 0 and the journal's ring used.
+  static Allocator EmptyAllocator(const Superblock& sb);
   // Rebuilds a bitmap from every Onode; problems go to `errors` (may be null to stop at the first).
   Result<Allocator> RebuildAllocator(std::vector<std::string>* errors, std::uint64_t* objects);
   Result<Allocator> LoadAllocator();
@@ -252,11 +275,13 @@ class ObjectStore {
   class ReadGuard;
 
   std::shared_ptr<BlockDevice> device_;
+  std::shared_ptr<rocksdb::Env> db_env_;  // declared before db_: outlives it
   std::unique_ptr<rocksdb::DB> db_;
   Superblock superblock_;
   bool durable_ = true;
   std::uint64_t prefer_deferred_size_ = 0;
   std::unique_ptr<OnodeCache> onodes_;
+  std::unique_ptr<Journal> journal_;  // null: no journal on this device; used by the leader only
 
   // Guarded by mu_.
   mutable std::mutex mu_;
@@ -269,6 +294,7 @@ class ObjectStore {
   bool committing_ = false;                // a leader is at work
   std::size_t in_flight_ = 0;              // transactions between reservation and result
   int quiesce_ = 0;                        // Fsck calls waiting: admit no new transactions
+  Status failed_;                          // a group's commit failed: refuse transactions
   CommitStats stats_;
 
   // Owned by the leader of the moment (and by Open, the destructor and Fsck when nothing is in

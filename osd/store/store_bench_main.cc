@@ -161,6 +161,7 @@ int main(int argc, char** argv) {
   std::uint64_t objects = 1000, value_size = 4096, device_size = 1ull << 30;
   unsigned depth = 1, passes = 1, seed = 1, fetch_threads = 1;
   bool no_durable = false;
+  std::uint64_t journal_size = ec::store::StoreOptions{}.journal_size;
   app.add_option("-R,--runs", runs, "runs: U (update), F (fetch), p (print the last run)");
   app.add_option("-o,--objects", objects, "number of objects")->check(CLI::Range(1ull, 1ull << 32));
   app.add_option("-s,--size", value_size, "value size in bytes")
@@ -173,6 +174,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 64u));
   app.add_option("--passes", passes, "fetch passes over all objects")->check(CLI::Range(1u, 1000u));
   app.add_flag("--no-durable", no_durable, "skip device flush and RocksDB sync on update");
+  app.add_option("--journal-size", journal_size,
+                 "commit journal size in bytes at mkfs (0: none, commits sync RocksDB instead)")
+      ->capture_default_str();
   app.add_option("--device", device, "device file or block device (default: a temporary file)");
   app.add_option("--db", db, "RocksDB directory (default: next to a temporary device)");
   app.add_option("--device-size", device_size, "size of a device file to create")
@@ -222,6 +226,7 @@ int main(int argc, char** argv) {
   opts.device_size = device_size;
   opts.backend = backend == "sync" ? ec::store::IoBackend::kSync : ec::store::IoBackend::kUring;
   opts.durable = !no_durable;
+  opts.journal_size = journal_size;
   opts.force = true;
   if (ec::Status s = ObjectStore::Mkfs(opts); !s.ok()) {
     fmt::print(stderr, "mkfs: {}\n", s.ToString());
@@ -248,8 +253,11 @@ int main(int argc, char** argv) {
   std::vector<std::uint64_t> seq(objects);
   for (std::uint64_t i = 0; i < objects; ++i) seq[i] = i;
 
-  fmt::print("ec-store-bench: device {} ({}), objects {}, value {} B, depth {}, {}\n", device,
-             backend, objects, value_size, depth, opts.durable ? "durable" : "not durable");
+  const std::uint64_t journal_bytes = store.superblock().journal_blocks * ec::store::kBlockSize;
+  fmt::print(
+      "ec-store-bench: device {} ({}), objects {}, value {} B, depth {}, {}, journal {} KiB\n",
+      device, backend, objects, value_size, depth, opts.durable ? "durable" : "not durable",
+      journal_bytes >> 10);
   nlohmann::json results = nlohmann::json::array();
   RunResult last;
   for (const std::string& op : ops) {
@@ -298,12 +306,16 @@ int main(int argc, char** argv) {
     results.push_back(ToJson(r));
     last = std::move(r);
   }
-  nlohmann::json doc = {
-      {"tool", "ec-store-bench"}, {"device", device},
-      {"backend", backend},       {"objects", objects},
-      {"value_size", value_size}, {"depth", depth},
-      {"durable", opts.durable},  {"bytes_counted", "value bytes written or read"},
-      {"results", results}};
+  nlohmann::json doc = {{"tool", "ec-store-bench"},
+                        {"device", device},
+                        {"backend", backend},
+                        {"objects", objects},
+                        {"value_size", value_size},
+                        {"depth", depth},
+                        {"durable", opts.durable},
+                        {"journal_bytes", journal_bytes},
+                        {"bytes_counted", "value bytes written or read"},
+                        {"results", results}};
   if (json_out == "-") {
     fmt::print("{}\n", doc.dump(2));
   } else if (!json_out.empty()) {

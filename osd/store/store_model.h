@@ -159,6 +159,31 @@ class ModelTest : public ::testing::TestWithParam<IoBackend> {
     }
   }
 
+  // Whether the store holds exactly `m` (no assertions: for choosing between the states a crash may
+  // leave, before CheckAll asserts one of them).
+  bool Matches(const Model& m) {
+    auto colls = store_->ListCollections();
+    if (!colls.ok() || std::set<std::string>(colls->begin(), colls->end()) != m.colls) return false;
+    for (const std::string& c : m.colls) {
+      auto names = store_->List(c);
+      std::vector<std::string> want;
+      for (const auto& [k, o] : m.objects) {
+        if (k.first == c) want.push_back(k.second);
+      }
+      if (!names.ok() || *names != want) return false;
+    }
+    for (const auto& [k, o] : m.objects) {
+      Extent all{0, o.data.size() + 1};
+      auto r = store_->Read(k.first, k.second, std::span<const Extent>(&all, 1));
+      if (!r.ok() || testing::ToString((*r)[0]) != o.data) return false;
+      for (const auto& [ak, av] : o.attrs) {
+        auto a = store_->GetAttr(k.first, k.second, ak);
+        if (!a.ok() || *a != av) return false;
+      }
+    }
+    return true;
+  }
+
   void CheckFsck(bool deep) {
     auto r = store_->Fsck(deep);
     ASSERT_TRUE(r.ok()) << r.status().ToString();

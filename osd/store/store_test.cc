@@ -211,7 +211,8 @@ TEST_P(StoreTest, ReadManySubmitsEveryRequestTogether) {
   store_ = std::move(st).value();
   // Rot the first block of "bad" (the only block all 'x') behind the store's back.
   bool rotted = false;
-  for (std::uint64_t blk = 1; blk < 64 && !rotted; ++blk) {
+  const std::uint64_t first = 1 + store_->superblock().journal_blocks;  // data after the journal
+  for (std::uint64_t blk = first; blk < first + 64 && !rotted; ++blk) {
     AlignedBuffer b(kBlockSize);
     IoRequest rd{IoRequest::Op::kRead, blk * kBlockSize, {iovec{b.data(), kBlockSize}}};
     ASSERT_TRUE(counting->Submit(std::span<IoRequest>(&rd, 1)).ok());

@@ -10,7 +10,7 @@ namespace ec::store {
 namespace {
 
 constexpr char kMagic[8] = {'E', 'C', 'S', 'T', 'O', 'R', 'E', '\0'};
-constexpr std::size_t kCrcOffset = 40;
+constexpr std::size_t kCrcOffset = 56;
 
 }  // namespace
 
@@ -47,6 +47,8 @@ void Superblock::Encode(std::span<std::byte> block) const {
   std::memcpy(p + 12, &bs, 4);
   std::memcpy(p + 16, uuid.data(), 16);
   std::memcpy(p + 32, &device_size, 8);
+  std::memcpy(p + 40, &journal_block, 8);
+  std::memcpy(p + 48, &journal_blocks, 8);
   std::uint32_t crc = Crc32c(block.first(kCrcOffset));
   std::memcpy(p + kCrcOffset, &crc, 4);
 }
@@ -68,12 +70,21 @@ Result<Superblock> Superblock::Decode(std::span<const std::byte> block) {
   std::memcpy(&bs, p + 12, 4);
   std::memcpy(sb.uuid.data(), p + 16, 16);
   std::memcpy(&sb.device_size, p + 32, 8);
+  std::memcpy(&sb.journal_block, p + 40, 8);
+  std::memcpy(&sb.journal_blocks, p + 48, 8);
   if (sb.version != kFormatVersion) {
     return Status::Invalid("unsupported ecstore format version " + std::to_string(sb.version) +
                            " (this build reads version " + std::to_string(kFormatVersion) + ")");
   }
   if (bs != kBlockSize) {
     return Status::Invalid("unsupported block size " + std::to_string(bs) + " in superblock");
+  }
+  std::uint64_t blocks = sb.device_size / kBlockSize;
+  if (sb.journal_blocks != 0 && (sb.journal_block == 0 || sb.journal_block > blocks ||
+                                 sb.journal_blocks > blocks - sb.journal_block)) {
+    return Status::Invalid("superblock names a journal outside the device (blocks " +
+                           std::to_string(sb.journal_block) + " +" +
+                           std::to_string(sb.journal_blocks) + ")");
   }
   return sb;
 }

@@ -49,8 +49,10 @@ struct ObjectStore::Prepared {
   std::vector<OnodeCache::Entry> onodes;  // the new Onodes of the objects it changes, for the cache
   std::vector<BlockRun> allocated;        // new blocks (reserved in alloc_)
   std::vector<BlockRun> freed;            // blocks the transaction stops referencing
-  std::vector<IoRequest> writes;  // the device writes done, borrowing the TxBuilder's buffers
-  bool deferred = false;          // small: durable through a WAL record without a device flush
+  std::vector<IoRequest> writes;      // the device writes done, borrowing the TxBuilder's buffers
+  std::vector<WrittenBlock> written;  // with a journal: each block written and its crc32c
+  bool deferred = false;  // no journal, small: durable through a WAL record without a device flush
+  bool write_at_commit = false;  // journal, small: `writes` not done yet, go with the record
   Status result;
   bool done = false;
 };
@@ -287,6 +289,7 @@ Status ObjectStore::TxBuilder::Prepare(Prepared& p) {
         in_run = 0;
       }
       o.current->blocks[lb] = BlockRef{db, Crc32c(std::span<const std::byte>(buf, kBlockSize))};
+      if (s_.journal_) p.written.push_back(WrittenBlock{db, o.current->blocks[lb].crc});
       if (!reqs.empty() && reqs.back().offset + reqs.back().length() == db * kBlockSize &&
           reqs.back().iov.size() < kMaxIovPerRequest) {
         // Blocks adjacent on the device and in memory (one slab) make one iovec.
@@ -301,7 +304,12 @@ Status ObjectStore::TxBuilder::Prepare(Prepared& p) {
       }
     }
   }
-  if (!reqs.empty()) {
+  // With a journal, a small transaction's blocks go down with its group's record, in the same
+  // submission (the two writes overlap instead of following each other); a big one writes now, so
+  // that its data streams while an earlier group flushes.
+  const bool small = !reqs.empty() && total * kBlockSize <= s_.prefer_deferred_size_;
+  p.write_at_commit = s_.durable_ && s_.journal_ && small;
+  if (!reqs.empty() && !p.write_at_commit) {
     Status st = s_.device_->Submit(reqs);
     if (!st.ok()) {
       // The blocks may hold part of the data: garbage in free space, as after a crash.
@@ -311,7 +319,7 @@ Status ObjectStore::TxBuilder::Prepare(Prepared& p) {
       return st;
     }
   }
-  p.deferred = s_.durable_ && !reqs.empty() && total * kBlockSize <= s_.prefer_deferred_size_;
+  p.deferred = s_.durable_ && !s_.journal_ && small;
 
   // 2. The metadata changes, committed later with the group's batch.
   for (const auto& [coll, exists] : collections_) {
@@ -362,10 +370,13 @@ std::string DeferredRecord(const std::vector<IoRequest>& writes) {
 }  // namespace
 
 void ObjectStore::CommitGroup(const std::vector<Prepared*>& group) {
-  // One flush makes every transaction's data durable (and every earlier deferred write, whose
-  // records can then go); a group of deferred transactions alone needs none.
+  // With a journal, the record's flush makes the data and the metadata durable together (see
+  // journal.h); the database write that follows needs no sync.
+  const bool journaled = durable_ && journal_ != nullptr;
+  // Without: one flush makes every transaction's data durable (and every earlier deferred write,
+  // whose records can then go); a group of deferred transactions alone needs none.
   bool flush = false;
-  if (durable_) {
+  if (durable_ && !journaled) {
     flush = deferred_keys_.size() >= kMaxDeferredRecords;
     for (const Prepared* p : group) flush = flush || (!p->writes.empty() && !p->deferred);
   }
@@ -373,6 +384,7 @@ void ObjectStore::CommitGroup(const std::vector<Prepared*>& group) {
   if (flush) st = device_->Flush();
   bool freed_any = false;
   bool wrote = false;
+  bool journal_records = false;
   std::vector<std::string> new_records;
   if (st.ok()) {
     rocksdb::WriteBatch batch;
@@ -402,9 +414,32 @@ void ObjectStore::CommitGroup(const std::vector<Prepared*>& group) {
       batch.Put(keys::AllocSegment(seg), committed_.EncodeSegment(seg));
     }
     rocksdb::WriteOptions wo;
-    wo.sync = durable_;
-    st = FromRocks(db_->Write(wo, &batch), "commit transaction metadata");
-    wrote = true;
+    wo.sync = durable_ && !journaled;
+    if (journaled) {
+      std::vector<WrittenBlock> written;
+      std::vector<IoRequest> writes;
+      for (const Prepared* p : group) {
+        written.insert(written.end(), p->written.begin(), p->written.end());
+        if (p->write_at_commit) writes.insert(writes.end(), p->writes.begin(), p->writes.end());
+      }
+      st = journal_->Commit(batch, written, writes);
+      if (st.code() == EFBIG) {
+        // Too big for the ring: the data, a flush and a synchronous RocksDB write instead, which
+        // carries the journal's checkpoint (replay must not apply older records over it).
+        st = writes.empty() ? Status::OK() : device_->Submit(writes);
+        if (st.ok()) st = device_->Flush();
+        if (st.ok()) st = journal_->AddCheckpoint(batch);
+        flush = true;
+        wo.sync = true;
+      } else if (st.ok()) {
+        journal_records = true;
+      }
+    }
+    if (st.ok()) {
+      st = FromRocks(db_->Write(wo, &batch), "commit transaction metadata");
+      wrote = true;
+      if (st.ok() && wo.sync && journaled) journal_->MarkDatabaseDurable();
+    }
     if (st.ok()) {
       // Before anyone learns of the commit: no cached Onode may stay older than the database.
       std::vector<std::string> removed;
@@ -431,8 +466,19 @@ void ObjectStore::CommitGroup(const std::vector<Prepared*>& group) {
   if (st.ok() && freed_any) WaitForReaders();
   std::lock_guard<std::mutex> lock(mu_);
   if (wrote) ++stats_.groups;
-  if (flush) ++stats_.device_flushes;
+  if (flush || journal_records) ++stats_.device_flushes;
+  if (journal_) {
+    stats_.journal_records = journal_->stats().records;
+    stats_.wal_syncs = journal_->stats().wal_syncs;
+  }
   for (Prepared* p : group) p->result = st;
+  if (!st.ok() && failed_.ok()) {
+    // The group's record or WAL entry may have reached stable storage anyway; its blocks go back
+    // to the allocator below, and a later transaction reusing them could end up sharing them with
+    // this group once a remount finds it committed.
+    failed_ = Status::Error(EIO, "an earlier commit failed (" + st.message() +
+                                     "); the store takes no transactions until it is remounted");
+  }
 }
 
 Status ObjectStore::CommitQueued(Prepared& p) {
@@ -523,6 +569,7 @@ Status ObjectStore::Apply(const Transaction& t) {
     // result; non-conflicting ones go ahead together.
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return quiesce_ == 0 && !Conflicts(p.footprint); });
+    if (!failed_.ok()) return failed_;
     Reserve(p.footprint);
     ++in_flight_;
   }
