@@ -89,8 +89,9 @@ struct OsdConfig {
   std::uint16_t osd_port = 0;             // 0: kernel-chosen
   std::uint64_t ms_max_message_size = 0;  // largest header + payload of one frame, bytes
   std::uint32_t ms_max_inflight_per_connection = 0;
-  std::uint32_t ms_async_op_threads = 0;  // network I/O threads
-  std::uint32_t osd_op_num_threads = 0;   // threads executing store operations
+  std::uint32_t ms_async_op_threads = 0;       // network I/O threads
+  std::uint32_t osd_op_num_threads = 0;        // threads executing store operations
+  std::uint64_t osd_inline_read_max_size = 0;  // reads run on the network thread when idle
   std::chrono::milliseconds ms_handshake_timeout{0};
   std::chrono::milliseconds ms_connection_idle_timeout{0};  // 0: never
 

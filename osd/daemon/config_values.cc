@@ -59,6 +59,10 @@ const OptionSpec kOptions[] = {
            "network I/O threads (one keeps round trips shortest)", 1, 64),
     Number("osd_op_num_threads", OptionType::kInt, "8",
            "threads running store operations (they mostly wait for the device)", 1, 256),
+    Number("osd_inline_read_max_size", OptionType::kSize, "64K",
+           "a read of at most this many bytes arriving while nothing else is in flight runs on "
+           "the network thread, not a worker (only with ms_async_op_threads 1); 0 disables",
+           0, 16 << 20),
     Number("ms_handshake_timeout", OptionType::kDuration, "10s",
            "time a new connection has to complete the version handshake", 1, kHour),
     Number("ms_connection_idle_timeout", OptionType::kDuration, "900s",

@@ -147,6 +147,8 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   ec::osd::OsdServiceOptions so;
   so.osd_id = c.osd_id;
   so.worker_threads = static_cast<int>(c.osd_op_num_threads);
+  // Inline reads need Handle to be called from one thread only (see OsdServiceOptions).
+  so.inline_read_max_bytes = c.ms_async_op_threads == 1 ? c.osd_inline_read_max_size : 0;
   auto service = std::make_shared<ec::osd::OsdService>(store.get(), &metrics, log, so);
 
   ec::net::ServerOptions no;

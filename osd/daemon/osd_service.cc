@@ -24,6 +24,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kMetaAttr = "_meta";
+// Inline reads (OsdServiceOptions::inline_read_max_bytes): a request handled less than
+// kInlineMinGap after the previous inline reply was queued behind it; overlapping requests turn
+// inline reads off for kInlineBackoff.
+constexpr std::chrono::microseconds kInlineMinGap{5};
+constexpr std::chrono::milliseconds kInlineBackoff{5};
 // Strands spread shards over the workers; more strands than workers so that two busy shards
 // rarely share one (which would serialise them for nothing).
 constexpr std::size_t kStrands = 256;
@@ -170,11 +175,14 @@ struct OsdService::Impl {
 
   std::array<OpMetrics, kOpCount> metrics;
   Counter* checksum_errors = nullptr;
+  Counter* inline_reads = nullptr;
   Gauge* inflight_gauge = nullptr;
 
   std::mutex mu;  // guards the fields below
   std::condition_variable idle;
   std::uint64_t inflight = 0;
+  Clock::time_point last_inline_end{};   // when the last inline read had been answered
+  Clock::time_point inline_off_until{};  // no inline reads before this (requests overlapped)
   std::set<std::string, std::less<>> collections;  // known to exist
   std::mutex create_mu;                            // one collection creation at a time
 
@@ -209,17 +217,58 @@ struct OsdService::Impl {
     }
     checksum_errors = &registry->GetCounter("ecstore_osd_checksum_errors_total",
                                             "Reads that failed crc32c verification");
+    inline_reads = &registry->GetCounter(
+        "ecstore_osd_inline_reads_total",
+        "Reads run on the network thread instead of a worker (osd_inline_read_max_size)");
     inflight_gauge =
         &registry->GetGauge("ecstore_osd_inflight_ops", "Operations received and not yet answered");
     auto listed = store->ListCollections();
     if (listed.ok()) collections.insert(listed->begin(), listed->end());
   }
 
-  void Begin() {
+  void Begin(Clock::time_point now) {
     std::lock_guard lock(mu);
+    if (inflight != 0) NoteConcurrency(now);
     ++inflight;
     inflight_gauge->Add(1);
   }
+  // Whether a ReadShard may run on the calling thread (see OsdServiceOptions::
+  // inline_read_max_bytes); if so it is counted in flight like a posted operation.
+  bool TryBeginInline(const net::Request& req, Clock::time_point now) {
+    if (options.inline_read_max_bytes == 0) return false;
+    const auto& r = std::get<net::ReadShardRequest>(req.body);
+    std::uint64_t bytes = 0;
+    for (const net::ByteExtent& e : r.extents) bytes += e.length;
+    if (bytes > options.inline_read_max_bytes) return false;
+    std::lock_guard lock(mu);
+    if (inflight != 0 || req.more_queued) {
+      NoteConcurrency(now);
+      return false;
+    }
+    if (now < inline_off_until) return false;
+    // A request handled this soon after the last inline reply was already waiting while that
+    // read ran (a client cannot answer that fast): requests are queueing, and inlining them one
+    // after the other would serialise reads that the workers could run in parallel.
+    if (now - last_inline_end < kInlineMinGap) {
+      NoteConcurrency(now);
+      return false;
+    }
+    ++inflight;
+    inflight_gauge->Add(1);
+    inline_reads->Inc();
+    return true;
+  }
+  void EndInline() {
+    const auto now = Clock::now();
+    std::lock_guard lock(mu);
+    last_inline_end = now;
+    --inflight;
+    inflight_gauge->Sub(1);
+    if (inflight == 0) idle.notify_all();
+  }
+  // Called with `mu` held when requests overlap: no inline reads for a while.
+  void NoteConcurrency(Clock::time_point now) { inline_off_until = now + kInlineBackoff; }
+
   void End() {
     std::lock_guard lock(mu);
     --inflight;
@@ -476,8 +525,17 @@ void OsdService::Handle(net::Request request, std::shared_ptr<net::Responder> re
         }
       },
       request.body);
-  impl_->Begin();
   Impl* impl = impl_.get();
+  if (op == kRead && impl->TryBeginInline(request, start)) {
+    // The caller is the only thread handing requests over and nothing else is in flight, so
+    // nothing else touches this shard meanwhile: the order a strand gives, without the two thread
+    // hand-offs (to a worker and back to the messenger), which cost more than a small read.
+    impl->Run(op, request, *responder, start);
+    responder.reset();
+    impl->EndInline();
+    return;
+  }
+  impl->Begin(start);
   boost::asio::post(impl->strands[h % kStrands], [impl, op, start, req = std::move(request),
                                                   r = std::move(responder)]() mutable {
     impl->Run(op, req, *r, start);

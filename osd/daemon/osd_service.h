@@ -5,6 +5,8 @@
 //   net::Server --Handle()--> strand(hash of collection/object/shard) --> worker thread
 //                                   store.Apply / Read / Stat / List  --> Responder::Send
 //
+// Small reads may skip the workers (OsdServiceOptions::inline_read_max_bytes).
+//
 // Ordering: every request naming the same shard runs on the same strand, in arrival order, one at
 // a time, so a read sent after a write of the same shard sees it, and a shard's metadata
 // (version, attributes) is read-modified-written without a race. Different shards run in parallel
@@ -43,6 +45,13 @@ namespace ec::osd {
 struct OsdServiceOptions {
   int osd_id = 0;
   int worker_threads = 4;  // threads running store operations (1..256)
+  // A ReadShard of at most this many bytes that arrives while the service has nothing else in
+  // flight runs on the thread calling Handle instead of on a worker (0: never), saving the
+  // hand-off to a worker and back. It blocks that thread for the read, so it is skipped while
+  // requests overlap (then the workers run them in parallel). Only for a caller that is the sole
+  // thread calling Handle (a messenger with one io thread): then nothing else runs on the store
+  // while an inline read does, which keeps the per-shard order below.
+  std::uint64_t inline_read_max_bytes = 0;
 };
 
 // The store object name of a shard ("O#S") and back. ParseShardObjectName fails (false) for a name

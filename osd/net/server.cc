@@ -395,6 +395,8 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
     req.payload = std::move(payload_);
     req.connection_id = id_;
     req.peer = peer_;
+    boost::system::error_code ignored;
+    req.more_queued = socket_.available(ignored) > 0;
     try {
       server_->handler_->Handle(std::move(req), std::move(responder));
     } catch (const std::exception& e) {

@@ -68,6 +68,9 @@ struct Request {
   Buffer payload;
   std::uint64_t connection_id = 0;  // for logs
   std::string peer;                 // "127.0.0.1:54321"
+  // The connection already held more received bytes when this request was handed over: more
+  // requests are queued behind it (a hint for handlers choosing between latency and parallelism).
+  bool more_queued = false;
 };
 
 // Sends the one reply to one request. Obtained by the handler from Handle(); keep the shared_ptr

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "osd/net/client.h"
@@ -276,6 +277,57 @@ TEST(ServerTest, StopWaitsForInFlightRepliesAndClientReconnects) {
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ(ok->size, 100u);
   EXPECT_GE((*c)->counters().connects, 2u);
+}
+
+// Request::more_queued tells the handler whether more requests were already waiting on the
+// connection when this one was handed over.
+TEST(ServerTest, MoreQueuedFlagsPipelinedRequests) {
+  class Recording : public RequestHandler {
+   public:
+    void Handle(Request r, std::shared_ptr<Responder> responder) override {
+      // Holding the io thread on the first request lets the others reach the socket.
+      if (first_.exchange(false)) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      {
+        std::lock_guard lock(mu_);
+        flags_.push_back(r.more_queued);
+      }
+      (void)responder->Send(PingReply{});
+    }
+    std::vector<bool> flags() {
+      std::lock_guard lock(mu_);
+      return flags_;
+    }
+
+   private:
+    std::atomic<bool> first_{true};
+    std::mutex mu_;
+    std::vector<bool> flags_;
+  };
+  auto handler = std::make_shared<Recording>();
+  auto server = Server::Start(ServerOptions{}, handler);
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  ClientOptions co;
+  co.port = (*server)->port();
+  auto c = OsdClient::Create(co);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE((*c)->Connect().ok());
+
+  constexpr int kPipelined = 8;
+  std::vector<std::promise<Status>> done(kPipelined);
+  for (auto& p : done) {
+    (*c)->PingAsync({}, 0, [&p](Result<Buffer> r) { p.set_value(r.status()); });
+  }
+  for (auto& p : done) EXPECT_TRUE(p.get_future().get().ok());
+  auto flags = handler->flags();
+  ASSERT_EQ(flags.size(), static_cast<std::size_t>(kPipelined));
+  EXPECT_TRUE(flags[1]);       // six more were waiting behind the second
+  EXPECT_FALSE(flags.back());  // nothing behind the last
+
+  ASSERT_TRUE((*c)->Ping({}, 0).ok());  // a lone request
+  flags = handler->flags();
+  ASSERT_EQ(flags.size(), static_cast<std::size_t>(kPipelined + 1));
+  EXPECT_FALSE(flags.back());
+  (*server)->Stop();
 }
 
 TEST(ServerTest, ClientErrors) {

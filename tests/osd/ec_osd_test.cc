@@ -228,8 +228,18 @@ TEST_F(EcOsdDaemon, ShardOperationsThroughTheClient) {
   ASSERT_TRUE(client->Remove({"pg.2", "o0", 0}).ok());
   EXPECT_EQ(client->Stat({"pg.2", "o0", 0}).status().code(), ENOENT);
 
+  // A lone small read, once the burst above has ended, runs on the network thread
+  // (osd_inline_read_max_size) and returns the same bytes.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto lone = client->ReadShard({"pg.2", "o17", 17 % 3, {{100, 200}, {4000, 96}}});
+  ASSERT_TRUE(lone.ok()) << lone.status().message();
+  const auto o17 = RandomBytes(4096, 117);
+  EXPECT_EQ(Bytes(lone->extents[0]), std::vector<std::byte>(o17.begin() + 100, o17.begin() + 300));
+  EXPECT_EQ(Bytes(lone->extents[1]), std::vector<std::byte>(o17.begin() + 4000, o17.end()));
+
   // Metrics and status.
   const std::string page = HttpGet(osd_->metrics_port(), "/metrics");
+  EXPECT_GE(MetricValue(page, "ecstore_osd_inline_reads_total"), 1);
   EXPECT_GE(MetricValue(page, "ecstore_osd_ops_total{op=\"write\"}"), kObjects + 2);
   EXPECT_GE(MetricValue(page, "ecstore_osd_ops_total{op=\"read\"}"), 3);
   EXPECT_EQ(MetricValue(page, "ecstore_osd_checksum_errors_total"), 0);
