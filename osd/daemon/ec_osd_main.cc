@@ -30,6 +30,7 @@
 #include "osd/daemon/metrics.h"
 #include "osd/daemon/osd_service.h"
 #include "osd/net/server.h"
+#include "osd/store/malloc_tuning.h"
 #include "osd/store/object_store.h"
 
 namespace {
@@ -236,6 +237,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
 }  // namespace
 
 int main(int argc, char** argv) {
+  ec::store::TuneMallocForLargeBuffers();  // see malloc_tuning.h: big buffers without mmap churn
   CLI::App app{
       "ec-osd: the ecstore storage daemon. Keeps erasure-coded shards in an object store on a "
       "device (or a file standing in for one) and serves them over TCP.\n"

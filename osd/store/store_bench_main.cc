@@ -24,6 +24,7 @@
 #include <sstream>
 #include <thread>
 
+#include "osd/store/malloc_tuning.h"
 #include "osd/store/object_store.h"
 
 namespace {
@@ -155,6 +156,7 @@ void Print(const RunResult& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ec::store::TuneMallocForLargeBuffers();  // see malloc_tuning.h: big buffers without mmap churn
   CLI::App app{"ec-store-bench: update/fetch runs against the OSD object store"};
   std::string runs = "U;p F;p";
   std::string device, db, backend = "uring", json_out;
