@@ -17,6 +17,9 @@
 #      writers (each 1 MiB Apply durable when acknowledged; group commit shares the flushes) / fio
 #      sequential O_DIRECT 1 MiB writes, io_uring, iodepth $W1M_DEPTH, fsync at the end.
 #                                                                           target >= 0.8
+#      Also printed, no target: the same store figure against fio writing the same way but
+#      durable like the store (fdatasync after every W1M_DEPTH writes, i.e. per group of that
+#      many concurrent writes), to separate the store's overhead from the cost of the flushes.
 # Usage: bench/compare_store_fio.sh [BUILD_DIR (default build)]
 #        env: REPS (5), WORKDIR (/tmp), SIZE (1G), W1M_DEPTH (4)
 # Needs fio (Debian package fio) and python3.
@@ -61,6 +64,8 @@ for rep in $(seq 1 "$reps"); do
   fio_run fio_w1m --rw=write --bs=1M --ioengine=io_uring --iodepth="$w1m_depth" --end_fsync=1 \
       --number_ios=512
   store_run store_w1m -R "U" -o 512 -s 1048576 -d "$w1m_depth"
+  fio_run fio_w1m_sync --rw=write --bs=1M --ioengine=io_uring --iodepth="$w1m_depth" \
+      --fdatasync="$w1m_depth" --number_ios=512
 done
 
 python3 - "$out" "$reps" "$w1m_depth" <<'PY'
@@ -75,7 +80,7 @@ def p50_us(section):
     return section["percentile"]["50.000000"] / 1000.0
 def store(name, rep, op):
     return next(r for r in load(name, rep)["results"] if r["op"] == op)
-rows = {"w4k": [], "r4k": [], "r4k32": [], "w1m": []}
+rows = {"w4k": [], "r4k": [], "r4k32": [], "w1m": [], "w1m_sync": []}
 for rep in range(1, reps + 1):
     j = fio_job("fio_w4k", rep)
     fio_w = p50_us(j["write"]["clat_ns"]) + p50_us(j["sync"]["lat_ns"])
@@ -87,11 +92,14 @@ for rep in range(1, reps + 1):
     rows["r4k32"].append((store("store_r4k32", rep, "fetch")["ops_per_sec"], j["read"]["iops"]))
     j = fio_job("fio_w1m", rep)
     rows["w1m"].append((store("store_w1m", rep, "update")["mb_per_sec"], j["write"]["bw_bytes"] / 1e6))
+    j = fio_job("fio_w1m_sync", rep)
+    rows["w1m_sync"].append((store("store_w1m", rep, "update")["mb_per_sec"], j["write"]["bw_bytes"] / 1e6))
 desc = {
     "w4k": ("4 KiB durable write qd1, p50 us", "<= 1.5"),
     "r4k": ("4 KiB read qd1, p50 us", "<= 1.3"),
     "r4k32": ("4 KiB random read qd32, IOPS", ">= 0.8"),
     "w1m": (f"1 MiB durable write qd{w1m_depth}, MB/s", ">= 0.8"),
+    "w1m_sync": (f"  same, fio fdatasync every {w1m_depth}", "(none)"),
 }
 summary = {}
 print(f"{'measure':<34} {'store':>10} {'fio':>10} {'ratio':>7} {'min-max':>13} target")
