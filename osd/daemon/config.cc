@@ -403,6 +403,7 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_db_path = typed.at("osd_db_path").s;
   c.bluestore_block_size = typed.at("bluestore_block_size").u;
   c.bluestore_prefer_deferred_size = typed.at("bluestore_prefer_deferred_size").u;
+  c.osd_journal_size = static_cast<std::uint64_t>(typed.at("osd_journal_size").i);
   c.osd_io_backend =
       typed.at("osd_io_backend").s == "sync" ? IoBackendKind::kSync : IoBackendKind::kUring;
   c.public_addr = typed.at("public_addr").s;

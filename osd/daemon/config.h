@@ -82,6 +82,7 @@ struct OsdConfig {
   std::string osd_db_path;           // RocksDB directory
   std::uint64_t bluestore_block_size = 0;
   std::uint64_t bluestore_prefer_deferred_size = 0;
+  std::uint64_t osd_journal_size = 0;  // MiB, as Ceph's option of that name
   IoBackendKind osd_io_backend = IoBackendKind::kUring;
 
   // Messenger.

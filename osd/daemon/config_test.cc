@@ -52,6 +52,8 @@ TEST(Config, DefaultsWithoutAFile) {
   EXPECT_EQ(c->osd_db_path, "/var/lib/ecstore/osd-3/db");
   EXPECT_EQ(c->bluestore_block_size, 1ull << 30);
   EXPECT_EQ(c->bluestore_prefer_deferred_size, 64u * 1024);
+  EXPECT_EQ(c->osd_journal_size, 32u);
+  EXPECT_EQ(c->osd_inline_read_max_size, 64u * 1024);
   EXPECT_EQ(c->osd_io_backend, IoBackendKind::kUring);
   EXPECT_EQ(c->public_addr, "127.0.0.1");
   EXPECT_EQ(c->osd_port, 6803);

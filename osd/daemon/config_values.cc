@@ -39,9 +39,15 @@ const OptionSpec kOptions[] = {
     Number("bluestore_block_size", OptionType::kSize, "1G",
            "size of the device file that --mkfs creates when it does not exist", 1 << 20,
            std::int64_t{1} << 46),
-    Number("bluestore_prefer_deferred_size", OptionType::kSize, "64K",
-           "writes of at most this many bytes of new blocks go through the RocksDB WAL; 0 disables",
-           0, 64 << 20),
+    Number(
+        "bluestore_prefer_deferred_size", OptionType::kSize, "64K",
+        "writes of at most this many bytes of new blocks go down with the commit record (without "
+        "a journal: through the RocksDB WAL); 0 disables",
+        0, 64 << 20),
+    Number("osd_journal_size", OptionType::kInt, "32",
+           "--mkfs: size in MiB of the commit journal on the data device (at most 1/8 of it); 0: "
+           "none, every commit syncs the RocksDB WAL instead",
+           0, 1 << 20),
     Other("osd_io_backend", OptionType::kEnum, "io_uring",
           "device I/O: io_uring, or sync (pread/pwrite) where io_uring is unavailable",
           "io_uring|sync"),

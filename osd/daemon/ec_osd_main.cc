@@ -53,6 +53,7 @@ ec::store::StoreOptions StoreOptionsFor(const ec::osd::OsdConfig& c) {
   o.backend = c.osd_io_backend == ec::osd::IoBackendKind::kSync ? ec::store::IoBackend::kSync
                                                                 : ec::store::IoBackend::kUring;
   o.prefer_deferred_size = c.bluestore_prefer_deferred_size;
+  o.journal_size = c.osd_journal_size << 20;
   return o;
 }
 

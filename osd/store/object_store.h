@@ -92,10 +92,11 @@ struct StoreOptions {
   // durable with one device flush instead of a RocksDB WAL sync. Rounded down to 4 KiB blocks and
   // capped at 1/8 of the device; 0, or less than 64 KiB after the cap: no journal.
   std::uint64_t journal_size = 32ull << 20;
-  // Without a journal: largest transaction (in bytes of new 4 KiB blocks) whose data is committed
-  // through the RocksDB WAL as a deferred write (one RocksDB sync, no device flush); 0 disables
-  // deferred writes. Ceph: bluestore_prefer_deferred_size. With a journal, unused: every commit
-  // costs one device flush, which also makes its data durable.
+  // Largest transaction (in bytes of new 4 KiB blocks) treated as small; 0: none. With a journal,
+  // a small transaction's data is written in the same submission as its group's commit record
+  // (a big one's is written at once, while an earlier group may be flushing). Without a journal,
+  // a small transaction is a deferred write through the RocksDB WAL (one RocksDB sync, no device
+  // flush). Ceph: bluestore_prefer_deferred_size.
   std::uint64_t prefer_deferred_size = 64 * 1024;
   // Memory for the cache of decoded Onodes that spares reads (and Apply) a RocksDB lookup; 0
   // disables it. Ceph keeps a similar cache (bluestore_cache_meta_ratio).
