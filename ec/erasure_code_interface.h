@@ -13,7 +13,7 @@
 // id k+j. With `mapping=` (e.g. "DD__DD__") data piece i is chunk id get_chunk_mapping()[i] and
 // parity follows in the remaining positions. Every map below is keyed by chunk id.
 //
-// Errors: every method returns Status / Result with a positive errno (see ec/status.h) and, for
+// Errors: every method returns Status / Result with a positive errno (see common/status.h) and, for
 // init, Ceph's message text. No method throws across this interface.
 //
 // Thread safety: init() must complete before any other call and must not run concurrently with
@@ -31,7 +31,7 @@
 
 #include "ec/buffer.h"
 #include "ec/profile.h"
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ec {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ec/lru_cache.h"
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ec::gf {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ec {
 

@@ -12,8 +12,8 @@ OUT="$ROOT/build-fuzz"
 CXX="${FUZZ_CXX:-clang++}"
 mkdir -p "$OUT/corpus" "$OUT/seeds"
 
-# Only the codec and what it needs: Status (ec/status.cc), fmt, ISA-L's crc32c.
-CODEC=(osd/net/frame.cc osd/net/messages.cc osd/net/wire.cc ec/status.cc)
+# Only the codec and what it needs: Status (common/status.cc), fmt, ISA-L's crc32c.
+CODEC=(osd/net/frame.cc osd/net/messages.cc osd/net/wire.cc common/status.cc)
 FLAGS=(-std=c++20 -O1 -g -I"$ROOT" -fno-omit-frame-pointer)
 
 cd "$ROOT"

@@ -27,7 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ec/status.h"
+#include "common/status.h"
 #include "osd/daemon/metrics.h"
 
 namespace spdlog {

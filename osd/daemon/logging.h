@@ -16,7 +16,7 @@
 
 #include <spdlog/common.h>
 
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace spdlog {
 class logger;

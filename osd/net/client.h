@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "ec/buffer.h"
-#include "ec/status.h"
+#include "common/status.h"
 #include "osd/net/frame.h"
 #include "osd/net/messages.h"
 

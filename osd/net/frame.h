@@ -17,7 +17,7 @@
 #include <span>
 #include <string_view>
 
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ec::net {
 

@@ -16,7 +16,7 @@
 #include <variant>
 #include <vector>
 
-#include "ec/status.h"
+#include "common/status.h"
 #include "osd/net/frame.h"
 
 namespace ec::net {

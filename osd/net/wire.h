@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ec::net {
 

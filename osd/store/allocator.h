@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ec::store {
 

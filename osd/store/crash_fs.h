@@ -58,7 +58,7 @@
 #include <shared_mutex>
 #include <string>
 
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ec::store {
 

@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ec/status.h"
+#include "common/status.h"
 #include "osd/store/aligned_buffer.h"
 
 namespace ec::store {

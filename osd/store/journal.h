@@ -43,7 +43,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ec/status.h"
+#include "common/status.h"
 #include "osd/store/device.h"
 #include "osd/store/superblock.h"
 

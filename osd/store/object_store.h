@@ -57,7 +57,7 @@
 #include <vector>
 
 #include "ec/buffer.h"
-#include "ec/status.h"
+#include "common/status.h"
 #include "osd/store/allocator.h"
 #include "osd/store/device.h"
 #include "osd/store/journal.h"

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ec/status.h"
+#include "common/status.h"
 #include "osd/store/allocator.h"
 
 namespace ec::store {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ec::store {
 

@@ -18,7 +18,7 @@
 #include <span>
 #include <string>
 
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ec::store {
 

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <span>
 
-#include "ec/status.h"
+#include "common/status.h"
 #include "osd/store/device.h"
 
 namespace ec::store {

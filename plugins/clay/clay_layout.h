@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "ec/erasure_code_interface.h"
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ec::clay {
 

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "ec/status.h"
+#include "common/status.h"
 #include "plugins/clay/clay_scalar.h"
 
 namespace ec::clay {

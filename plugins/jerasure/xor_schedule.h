@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ec::jerasure {
 

@@ -13,7 +13,7 @@
 
 #include "ec/erasure_code_interface.h"
 #include "ec/profile.h"
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ectool {
 

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ectool {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "ec/status.h"
+#include "common/status.h"
 #include "recovery/read_plan.h"
 
 namespace ectool {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "ec/profile.h"
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ectool {
 

@@ -14,7 +14,7 @@
 #include <ostream>
 #include <string>
 
-#include "ec/status.h"
+#include "common/status.h"
 
 namespace ectool {
 

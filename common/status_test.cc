@@ -1,4 +1,4 @@
-#include "ec/status.h"
+#include "common/status.h"
 
 #include <gtest/gtest.h>
 
