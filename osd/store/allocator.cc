@@ -1,6 +1,6 @@
 #include "osd/store/allocator.h"
 
-#include <cstring>
+#include "common/codec.h"
 
 namespace ec::store {
 
@@ -84,10 +84,12 @@ std::uint64_t Allocator::num_segments() const {
 
 std::string Allocator::EncodeSegment(std::uint64_t segment) const {
   constexpr std::uint64_t kWords = kSegmentBlocks / 64;
-  std::string out(kWords * 8, '\0');
+  std::string out;
+  out.reserve(kWords * 8);
+  Encoder w(out);
   std::uint64_t first = segment * kWords;
-  for (std::uint64_t i = 0; i < kWords && first + i < words_.size(); ++i) {
-    std::memcpy(out.data() + i * 8, &words_[first + i], 8);
+  for (std::uint64_t i = 0; i < kWords; ++i) {
+    w.U64(first + i < words_.size() ? words_[first + i] : 0);
   }
   return out;
 }
@@ -98,9 +100,11 @@ Status Allocator::DecodeSegment(std::uint64_t segment, std::string_view bytes) {
     return Status::Invalid("allocator segment " + std::to_string(segment) + " has a bad size");
   }
   std::uint64_t first = segment * kWords;
+  Decoder in(bytes);
   for (std::uint64_t i = 0; i < kWords && first + i < words_.size(); ++i) {
     std::uint64_t w = 0;
-    std::memcpy(&w, bytes.data() + i * 8, 8);
+    // The size was checked above: this read cannot run out.
+    if (!in.U64(&w, "allocator word")) return in.status();
     for (std::uint64_t bit = 0; bit < 64; ++bit) {
       std::uint64_t b = (first + i) * 64 + bit;
       if (b >= num_blocks_) break;

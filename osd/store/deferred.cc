@@ -6,7 +6,8 @@
 #include <cstring>
 #include <map>
 
-#include "osd/store/checksum.h"
+#include "common/codec.h"
+#include "common/crc32c.h"
 #include "osd/store/object_store.h"
 #include "osd/store/onode.h"
 #include "osd/store/rocks_util.h"
@@ -32,19 +33,21 @@ Status ObjectStore::ReplayDeferred() {
   std::string prefix(1, keys::kDeferredPrefix);
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     keys.push_back(it->key().ToString());
-    std::string_view v(it->value().data(), it->value().size());
+    Decoder in(std::string_view(it->value().data(), it->value().size()));
     std::uint32_t n = 0;
-    if (v.size() < 4) return Status::DataLoss("corrupt deferred write record");
-    std::memcpy(&n, v.data(), 4);
-    if (v.size() != 4 + static_cast<std::uint64_t>(n) * (8 + kBlockSize)) {
+    if (!in.Count(&n, UINT32_MAX, 8 + kBlockSize, "block count") ||
+        in.remaining() != static_cast<std::uint64_t>(n) * (8 + kBlockSize)) {
       return Status::DataLoss("corrupt deferred write record");
     }
     auto& blocks = records[keys.size() - 1];
     for (std::uint32_t i = 0; i < n; ++i) {
-      const char* p = v.data() + 4 + static_cast<std::size_t>(i) * (8 + kBlockSize);
       std::uint64_t db = 0;
-      std::memcpy(&db, p, 8);
-      blocks.emplace_back(db, std::string(p + 8, kBlockSize));
+      std::span<const std::byte> data;
+      // The size was checked above: these reads cannot run out.
+      if (!in.U64(&db, "device block") || !in.RawView(kBlockSize, &data, "block")) {
+        return Status::DataLoss("corrupt deferred write record: " + in.status().message());
+      }
+      blocks.emplace_back(db, std::string(reinterpret_cast<const char*>(data.data()), data.size()));
     }
   }
   EC_RETURN_IF_ERROR(FromRocks(it->status(), "scan deferred writes"));

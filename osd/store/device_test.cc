@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "osd/store/checksum.h"
+#include "common/crc32c.h"
 #include "osd/store/fault_device.h"
 #include "osd/store/store_test_support.h"
 #include "osd/store/superblock.h"

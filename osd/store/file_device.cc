@@ -1,5 +1,5 @@
-// FileDevice: a block device or pre-sized file opened with O_DIRECT; I/O through UringQueue or
-// preadv/pwritev.
+// FileDevice: a block device or pre-sized file opened with O_DIRECT; I/O through the base layer's
+// UringBatch (io_uring, or preadv/pwritev for IoBackend::kSync).
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/uring_batch.h"
 #include "osd/store/device.h"
-#include "osd/store/uring_queue.h"
 
 namespace ec::store {
 namespace {
@@ -22,42 +22,53 @@ Status Errno(int e, const std::string& what) {
   return Status::Error(e, what + ": " + std::strerror(e));
 }
 
+UringBatch::Mode ModeOf(IoBackend backend) {
+  return backend == IoBackend::kUring ? UringBatch::Mode::kUring : UringBatch::Mode::kSync;
+}
+
 class FileDevice final : public BlockDevice {
  public:
-  FileDevice(int fd, std::uint64_t size, std::unique_ptr<UringQueue> uring, unsigned depth)
-      : fd_(fd), size_(size), uring_(uring != nullptr), depth_(depth) {
-    if (uring) rings_.push_back(std::move(uring));
+  FileDevice(int fd, std::string path, std::uint64_t size, IoBackend backend, unsigned depth,
+             std::unique_ptr<UringBatch> first)
+      : fd_(fd), path_(std::move(path)), size_(size), backend_(backend), depth_(depth) {
+    idle_.push_back(std::move(first));
   }
   ~FileDevice() override { ::close(fd_); }
 
   std::uint64_t size() const override { return size_; }
-  std::string_view name() const override { return uring_ ? "uring" : "sync"; }
+  std::string_view name() const override { return IoBackendName(backend_); }
 
   Status Submit(std::span<IoRequest> batch) override {
     EC_RETURN_IF_ERROR(ValidateBatch(batch, size_));
-    if (!uring_) {
-      for (IoRequest& r : batch) EC_RETURN_IF_ERROR(RunSync(r));
-      return Status::OK();
-    }
-    // One ring per concurrent caller, so that threads reading at once keep several batches in
-    // flight instead of queueing behind one ring.
-    std::unique_ptr<UringQueue> ring;
+    // One runner (ring) per concurrent caller, so that threads reading at once keep several
+    // batches in flight instead of queueing behind one ring.
+    std::unique_ptr<UringBatch> runner;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (!rings_.empty()) {
-        ring = std::move(rings_.back());
-        rings_.pop_back();
+      if (!idle_.empty()) {
+        runner = std::move(idle_.back());
+        idle_.pop_back();
       }
     }
-    if (!ring) {
-      auto q = UringQueue::Create(depth_);
-      if (!q.ok()) return q.status();
-      ring = std::move(q).value();
+    if (!runner) {
+      auto r = UringBatch::Create(depth_, ModeOf(backend_));
+      if (!r.ok()) return r.status().WithPrefix("device " + path_);
+      runner = std::move(r).value();
     }
-    Status s = ring->Run(fd_, batch);
-    if (ring->broken()) return s;
+    std::vector<UringBatch::Request> reqs;
+    reqs.reserve(batch.size());
+    for (const IoRequest& r : batch) {
+      reqs.push_back(UringBatch::Request{r.op == IoRequest::Op::kRead
+                                             ? UringBatch::Request::Op::kRead
+                                             : UringBatch::Request::Op::kWrite,
+                                         fd_, r.offset, nullptr, 0, r.iov});
+    }
+    Status s = runner->Run(reqs);
+    if (!s.ok()) s = s.WithPrefix("device " + path_);
+    // A broken ring may still have requests in flight: it is dropped, never reused.
+    if (runner->broken()) return s;
     std::lock_guard<std::mutex> lock(mu_);
-    rings_.push_back(std::move(ring));
+    idle_.push_back(std::move(runner));
     return s;
   }
 
@@ -67,38 +78,13 @@ class FileDevice final : public BlockDevice {
   }
 
  private:
-  Status RunSync(const IoRequest& r) {
-    std::vector<iovec> iov = r.iov;
-    std::uint64_t off = r.offset;
-    std::size_t first = 0;
-    while (first < iov.size()) {
-      auto n = static_cast<int>(iov.size() - first);
-      ssize_t rc = r.op == IoRequest::Op::kRead
-                       ? ::preadv(fd_, iov.data() + first, n, static_cast<off_t>(off))
-                       : ::pwritev(fd_, iov.data() + first, n, static_cast<off_t>(off));
-      if (rc < 0) {
-        if (errno == EINTR) continue;
-        return Errno(errno, std::string(r.op == IoRequest::Op::kRead ? "preadv" : "pwritev") +
-                                " at offset " + std::to_string(off));
-      }
-      if (rc == 0) return Status::IOError("zero-length transfer at offset " + std::to_string(off));
-      auto done = static_cast<std::uint64_t>(rc);
-      off += done;
-      while (first < iov.size() && done >= iov[first].iov_len) done -= iov[first++].iov_len;
-      if (first < iov.size() && done > 0) {
-        iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + done;
-        iov[first].iov_len -= done;
-      }
-    }
-    return Status::OK();
-  }
-
   int fd_;
+  std::string path_;
   std::uint64_t size_;
-  bool uring_;
+  IoBackend backend_;
   unsigned depth_;
   std::mutex mu_;
-  std::vector<std::unique_ptr<UringQueue>> rings_;  // idle rings
+  std::vector<std::unique_ptr<UringBatch>> idle_;  // runners not in use
 };
 
 }  // namespace
@@ -179,17 +165,14 @@ Result<std::unique_ptr<BlockDevice>> OpenFileDevice(const std::string& path,
     return Status::Error(ENOSPC, "device " + path + " too small: " + std::to_string(size) +
                                      " bytes, need at least " + std::to_string(options.min_size));
   }
-  std::unique_ptr<UringQueue> uring;
-  if (options.backend == IoBackend::kUring) {
-    auto q = UringQueue::Create(options.queue_depth);
-    if (!q.ok()) {
-      ::close(fd);
-      return q.status().WithPrefix("device " + path);
-    }
-    uring = std::move(q).value();
+  // The first runner is made now, so that a kernel without io_uring is reported at open.
+  auto runner = UringBatch::Create(options.queue_depth, ModeOf(options.backend));
+  if (!runner.ok()) {
+    ::close(fd);
+    return runner.status().WithPrefix("device " + path);
   }
-  return std::unique_ptr<BlockDevice>(
-      new FileDevice(fd, size, std::move(uring), options.queue_depth));
+  return std::unique_ptr<BlockDevice>(new FileDevice(
+      fd, path, size, options.backend, options.queue_depth, std::move(runner).value()));
 }
 
 }  // namespace ec::store

@@ -7,8 +7,9 @@
 #include <cstring>
 #include <vector>
 
+#include "common/codec.h"
+#include "common/crc32c.h"
 #include "osd/store/aligned_buffer.h"
-#include "osd/store/checksum.h"
 #include "osd/store/rocks_util.h"
 
 namespace ec::store {
@@ -24,9 +25,10 @@ std::uint64_t BlocksFor(std::uint64_t bytes) {
 }
 
 std::string EncodePos(std::uint64_t seq, std::uint64_t next) {
-  std::string v(16, '\0');
-  std::memcpy(v.data(), &seq, 8);
-  std::memcpy(v.data() + 8, &next, 8);
+  std::string v;
+  Encoder w(v);
+  w.U64(seq);
+  w.U64(next);
   return v;
 }
 
@@ -76,26 +78,21 @@ Status Journal::Commit(const rocksdb::WriteBatch& batch, std::span<const Written
 
   const rocksdb::Slice rep(batch.Data());
   AlignedBuffer buf(blocks * kBlockSize);  // zeros: the padding
-  auto* p = reinterpret_cast<unsigned char*>(buf.data());
-  std::uint32_t batch_bytes = static_cast<std::uint32_t>(rep.size());
-  std::uint32_t nblocks = static_cast<std::uint32_t>(data.size());
-  unsigned char* q = p + kHeaderSize;
+  const std::span<std::byte> record = buf.span();
+  Encoder body_out(record.subspan(kHeaderSize, body));
   for (const WrittenBlock& b : data) {
-    std::memcpy(q, &b.device_block, 8);
-    std::memcpy(q + 8, &b.crc, 4);
-    q += kBlockEntrySize;
+    body_out.U64(b.device_block);
+    body_out.U32(b.crc);
   }
-  std::memcpy(q, rep.data(), rep.size());
-  std::uint32_t body_crc = Crc32c(std::span<const std::byte>(
-      buf.data() + kHeaderSize, data.size() * kBlockEntrySize + rep.size()));
-  std::memcpy(p, kMagic, 8);
-  std::memcpy(p + 8, sb_.uuid.data(), 16);
-  std::memcpy(p + 24, &next_seq_, 8);
-  std::memcpy(p + 32, &batch_bytes, 4);
-  std::memcpy(p + 36, &nblocks, 4);
-  std::memcpy(p + 40, &body_crc, 4);
-  std::uint32_t header_crc = Crc32c(std::span<const std::byte>(buf.data(), kHeaderCrcOffset));
-  std::memcpy(p + kHeaderCrcOffset, &header_crc, 4);
+  body_out.Raw(std::string_view(rep.data(), rep.size()));
+  Encoder header(record.first(kHeaderSize));
+  header.Raw(std::string_view(kMagic, sizeof(kMagic)));
+  header.Raw(std::as_bytes(std::span(sb_.uuid)));
+  header.U64(next_seq_);
+  header.U32(static_cast<std::uint32_t>(rep.size()));
+  header.U32(static_cast<std::uint32_t>(data.size()));
+  header.U32(Crc32c(record.subspan(kHeaderSize, body)));
+  header.U32(Crc32c(record.first(kHeaderCrcOffset)));
 
   std::vector<IoRequest> reqs(writes.begin(), writes.end());
   reqs.push_back(IoRequest{
@@ -115,19 +112,21 @@ Result<bool> Journal::ReadRecord(std::uint64_t at, std::uint64_t seq, Found& out
   IoRequest r{
       IoRequest::Op::kRead, (ring_first_ + at) * kBlockSize, {iovec{first.data(), kBlockSize}}};
   EC_RETURN_IF_ERROR(device_.Submit(std::span<IoRequest>(&r, 1)));
-  const auto* p = reinterpret_cast<const unsigned char*>(first.data());
-  std::uint32_t header_crc = 0;
-  std::memcpy(&header_crc, p + kHeaderCrcOffset, 4);
-  if (std::memcmp(p, kMagic, 8) != 0 || std::memcmp(p + 8, sb_.uuid.data(), 16) != 0 ||
-      header_crc != Crc32c(std::span<const std::byte>(first.data(), kHeaderCrcOffset))) {
+  Decoder header(first.span().first(kHeaderSize));
+  std::span<const std::byte> magic, uuid;
+  std::uint64_t rseq = 0;
+  std::uint32_t batch_bytes = 0, nblocks = 0, body_crc = 0, header_crc = 0;
+  // kHeaderSize bytes of a whole block: these reads cannot run out.
+  header.RawView(sizeof(kMagic), &magic, "magic") &&
+      header.RawView(sb_.uuid.size(), &uuid, "uuid") && header.U64(&rseq, "seq") &&
+      header.U32(&batch_bytes, "batch bytes") && header.U32(&nblocks, "data blocks") &&
+      header.U32(&body_crc, "body crc") && header.U32(&header_crc, "header crc");
+  if (!header.ok()) return header.status().WithPrefix("journal record");
+  if (std::memcmp(magic.data(), kMagic, sizeof(kMagic)) != 0 ||
+      std::memcmp(uuid.data(), sb_.uuid.data(), sb_.uuid.size()) != 0 ||
+      header_crc != Crc32c(first.span().first(kHeaderCrcOffset))) {
     return false;
   }
-  std::uint64_t rseq = 0;
-  std::uint32_t batch_bytes = 0, nblocks = 0, body_crc = 0;
-  std::memcpy(&rseq, p + 24, 8);
-  std::memcpy(&batch_bytes, p + 32, 4);
-  std::memcpy(&nblocks, p + 36, 4);
-  std::memcpy(&body_crc, p + 40, 4);
   if (rseq != seq) return false;
   // Lengths come from the device: bounded by the ring before anything is allocated for them.
   std::uint64_t body = std::uint64_t{nblocks} * kBlockEntrySize + batch_bytes;
@@ -142,21 +141,27 @@ Result<bool> Journal::ReadRecord(std::uint64_t at, std::uint64_t seq, Found& out
                    {iovec{rec.data() + kBlockSize, (blocks - 1) * kBlockSize}}};
     EC_RETURN_IF_ERROR(device_.Submit(std::span<IoRequest>(&rest, 1)));
   }
-  if (body_crc != Crc32c(std::span<const std::byte>(rec.data() + kHeaderSize, body))) return false;
+  const std::span<const std::byte> body_bytes = rec.span().subspan(kHeaderSize, body);
+  if (body_crc != Crc32c(body_bytes)) return false;
 
-  const auto* q = reinterpret_cast<const unsigned char*>(rec.data()) + kHeaderSize;
+  Decoder in(body_bytes);
   const std::uint64_t device_blocks = sb_.device_size / kBlockSize;
   out.data.resize(nblocks);
-  for (std::uint32_t i = 0; i < nblocks; ++i) {
-    std::memcpy(&out.data[i].device_block, q + std::size_t{i} * kBlockEntrySize, 8);
-    std::memcpy(&out.data[i].crc, q + std::size_t{i} * kBlockEntrySize + 8, 4);
-    if (out.data[i].device_block == 0 || out.data[i].device_block >= device_blocks) {
+  for (WrittenBlock& b : out.data) {
+    // `body` was sized from these counts: the reads cannot run out.
+    if (!in.U64(&b.device_block, "data block") || !in.U32(&b.crc, "data block crc")) {
+      return in.status().WithPrefix("journal record " + std::to_string(seq));
+    }
+    if (b.device_block == 0 || b.device_block >= device_blocks) {
       return Status::DataLoss("journal record " + std::to_string(seq) + " names device block " +
-                              std::to_string(out.data[i].device_block) + " outside the device");
+                              std::to_string(b.device_block) + " outside the device");
     }
   }
-  out.batch.assign(reinterpret_cast<const char*>(q) + std::uint64_t{nblocks} * kBlockEntrySize,
-                   batch_bytes);
+  std::span<const std::byte> batch;
+  if (!in.RawView(batch_bytes, &batch, "batch")) {
+    return in.status().WithPrefix("journal record " + std::to_string(seq));
+  }
+  out.batch.assign(reinterpret_cast<const char*>(batch.data()), batch.size());
   out.blocks = blocks;
   return true;
 }
@@ -190,9 +195,10 @@ Status Journal::Replay() {
   std::uint64_t seq = 0, at = 0;
   if (!rs.IsNotFound()) {
     EC_RETURN_IF_ERROR(FromRocks(rs, "read journal checkpoint"));
-    if (v.size() != 16) return Status::DataLoss("corrupt journal checkpoint in metadata");
-    std::memcpy(&seq, v.data(), 8);
-    std::memcpy(&at, v.data() + 8, 8);
+    Decoder pos(v);
+    if (!pos.U64(&seq, "seq") || !pos.U64(&at, "next block") || !pos.AtEnd()) {
+      return Status::DataLoss("corrupt journal checkpoint in metadata");
+    }
     if (at > ring_blocks_) return Status::DataLoss("journal checkpoint outside the journal");
   }
   // The chain of records after the checkpoint: at most a ring's worth, kept in memory.

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "common/crc32c.h"
 #include "osd/store/aligned_buffer.h"
-#include "osd/store/checksum.h"
 #include "osd/store/crash_fs.h"
 #include "osd/store/store_test_support.h"
 

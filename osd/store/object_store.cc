@@ -10,7 +10,8 @@
 #include <limits>
 #include <mutex>
 
-#include "osd/store/checksum.h"
+#include "common/codec.h"
+#include "common/crc32c.h"
 #include "osd/store/onode.h"
 #include "osd/store/rocks_util.h"
 
@@ -34,9 +35,12 @@ Result<AlignedBuffer> ReadBlock0(BlockDevice& dev) {
   return buf;
 }
 
+// The "S" key: uuid[16] | device size u64.
 std::string EncodeIdentity(const Superblock& sb) {
-  std::string v(reinterpret_cast<const char*>(sb.uuid.data()), sb.uuid.size());
-  v.append(reinterpret_cast<const char*>(&sb.device_size), 8);
+  std::string v;
+  Encoder w(v);
+  w.Raw(std::as_bytes(std::span(sb.uuid)));
+  w.U64(sb.device_size);
   return v;
 }
 

@@ -56,8 +56,8 @@
 #include <string>
 #include <vector>
 
-#include "ec/buffer.h"
 #include "common/status.h"
+#include "ec/buffer.h"
 #include "osd/store/allocator.h"
 #include "osd/store/device.h"
 #include "osd/store/journal.h"

@@ -1,39 +1,17 @@
 #include "osd/store/onode.h"
 
-#include <cstring>
+#include <cstdint>
+
+#include "common/codec.h"
 
 namespace ec::store {
 namespace {
 
-template <typename T>
-void Put(std::string& out, T v) {
-  char b[sizeof(T)];
-  std::memcpy(b, &v, sizeof(T));
-  out.append(b, sizeof(T));
-}
-
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  template <typename T>
-  bool Get(T& v) {
-    if (in_.size() < sizeof(T)) return false;
-    std::memcpy(&v, in_.data(), sizeof(T));
-    in_.remove_prefix(sizeof(T));
-    return true;
-  }
-  bool GetString(std::string& s) {
-    std::uint32_t n = 0;
-    if (!Get(n) || in_.size() < n) return false;
-    s.assign(in_.data(), n);
-    in_.remove_prefix(n);
-    return true;
-  }
-  bool done() const { return in_.empty(); }
-
- private:
-  std::string_view in_;
-};
+// Smallest encodings, so that a count read from the database can be checked against the bytes
+// left before anything is reserved for it.
+constexpr std::size_t kMinAttrSize = 8;  // two empty strings
+constexpr std::size_t kMinRunSize = 20;  // logical block, device block, crc count
+constexpr std::uint32_t kMaxLength = UINT32_MAX;
 
 Status Corrupt(const std::string& why) {
   return Status::DataLoss("corrupt object metadata: " + why);
@@ -43,13 +21,12 @@ Status Corrupt(const std::string& why) {
 
 std::string Onode::Encode() const {
   std::string out;
-  Put<std::uint64_t>(out, size);
-  Put<std::uint32_t>(out, static_cast<std::uint32_t>(attrs.size()));
+  Encoder w(out);
+  w.U64(size);
+  w.U32(static_cast<std::uint32_t>(attrs.size()));
   for (const auto& [k, v] : attrs) {
-    Put<std::uint32_t>(out, static_cast<std::uint32_t>(k.size()));
-    out += k;
-    Put<std::uint32_t>(out, static_cast<std::uint32_t>(v.size()));
-    out += v;
+    w.String(k);
+    w.String(v);
   }
   // Runs: count them first, then write them.
   struct Run {
@@ -67,42 +44,56 @@ std::string Onode::Encode() const {
     }
     runs.push_back(Run{lb, ref.device_block, {ref.crc}});
   }
-  Put<std::uint32_t>(out, static_cast<std::uint32_t>(runs.size()));
+  w.U32(static_cast<std::uint32_t>(runs.size()));
   for (const Run& r : runs) {
-    Put<std::uint64_t>(out, r.lblock);
-    Put<std::uint64_t>(out, r.dblock);
-    Put<std::uint32_t>(out, static_cast<std::uint32_t>(r.crcs.size()));
-    for (std::uint32_t c : r.crcs) Put<std::uint32_t>(out, c);
+    w.U64(r.lblock);
+    w.U64(r.dblock);
+    w.U32(static_cast<std::uint32_t>(r.crcs.size()));
+    for (std::uint32_t c : r.crcs) w.U32(c);
   }
   return out;
 }
 
 Result<Onode> Onode::Decode(std::string_view bytes) {
-  Reader in(bytes);
+  Decoder in(bytes);
   Onode o;
   std::uint32_t nattrs = 0;
-  if (!in.Get(o.size) || !in.Get(nattrs)) return Corrupt("truncated header");
+  if (!in.U64(&o.size, "size") || !in.Count(&nattrs, UINT32_MAX, kMinAttrSize, "attribute count")) {
+    return Corrupt(in.status().message());
+  }
   for (std::uint32_t i = 0; i < nattrs; ++i) {
     std::string k, v;
-    if (!in.GetString(k) || !in.GetString(v)) return Corrupt("truncated attribute");
+    if (!in.String(&k, kMaxLength, "attribute key") ||
+        !in.String(&v, kMaxLength, "attribute value")) {
+      return Corrupt(in.status().message());
+    }
     o.attrs.emplace(std::move(k), std::move(v));
   }
   std::uint32_t nruns = 0;
-  if (!in.Get(nruns)) return Corrupt("truncated run count");
+  if (!in.Count(&nruns, UINT32_MAX, kMinRunSize, "run count"))
+    return Corrupt(in.status().message());
   for (std::uint32_t i = 0; i < nruns; ++i) {
     std::uint64_t lb = 0, db = 0;
     std::uint32_t count = 0;
-    if (!in.Get(lb) || !in.Get(db) || !in.Get(count)) return Corrupt("truncated run");
+    if (!in.U64(&lb, "run logical block") || !in.U64(&db, "run device block") ||
+        !in.Count(&count, UINT32_MAX, 4, "run checksums")) {
+      return Corrupt(in.status().message());
+    }
+    if (count > UINT64_MAX - lb || count > UINT64_MAX - db) {
+      return Corrupt("run of " + std::to_string(count) + " blocks at logical block " +
+                     std::to_string(lb) + " overflows");
+    }
     for (std::uint32_t j = 0; j < count; ++j) {
       std::uint32_t crc = 0;
-      if (!in.Get(crc)) return Corrupt("truncated checksums");
+      if (!in.U32(&crc, "checksum")) return Corrupt(in.status().message());
       if (!o.blocks.emplace(lb + j, BlockRef{db + j, crc}).second) {
         return Corrupt("logical block " + std::to_string(lb + j) + " mapped twice");
       }
     }
   }
-  if (!in.done()) return Corrupt("trailing bytes");
-  if (!o.blocks.empty() && o.blocks.rbegin()->first * 4096 >= o.size) {
+  if (!in.AtEnd()) return Corrupt(in.Finish("onode").message());
+  // last * 4096 >= size, without the overflow a corrupt block number could cause.
+  if (!o.blocks.empty() && o.blocks.rbegin()->first >= o.size / 4096 + (o.size % 4096 != 0)) {
     return Corrupt("block past the object size");
   }
   return o;
@@ -123,9 +114,10 @@ std::vector<BlockRun> Onode::DeviceRuns() const {
 namespace keys {
 
 namespace {
+// Big-endian, so that RocksDB's byte order is the numbers' order.
 std::string BigEndianKey(char prefix, std::uint64_t n) {
   std::string k(1, prefix);
-  for (int shift = 56; shift >= 0; shift -= 8) k += static_cast<char>((n >> shift) & 0xFF);
+  Encoder(k).U64BigEndian(n);
   return k;
 }
 }  // namespace

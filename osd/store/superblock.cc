@@ -3,8 +3,9 @@
 #include <cstring>
 #include <random>
 
+#include "common/codec.h"
+#include "common/crc32c.h"
 #include "osd/store/aligned_buffer.h"
-#include "osd/store/checksum.h"
 
 namespace ec::store {
 namespace {
@@ -40,38 +41,35 @@ std::string Superblock::UuidString() const {
 
 void Superblock::Encode(std::span<std::byte> block) const {
   std::memset(block.data(), 0, block.size());
-  auto* p = reinterpret_cast<unsigned char*>(block.data());
-  std::uint32_t bs = kBlockSize;
-  std::memcpy(p, kMagic, 8);
-  std::memcpy(p + 8, &version, 4);
-  std::memcpy(p + 12, &bs, 4);
-  std::memcpy(p + 16, uuid.data(), 16);
-  std::memcpy(p + 32, &device_size, 8);
-  std::memcpy(p + 40, &journal_block, 8);
-  std::memcpy(p + 48, &journal_blocks, 8);
-  std::uint32_t crc = Crc32c(block.first(kCrcOffset));
-  std::memcpy(p + kCrcOffset, &crc, 4);
+  Encoder w(block.first(kCrcOffset + 4));
+  w.Raw(std::string_view(kMagic, sizeof(kMagic)));
+  w.U32(version);
+  w.U32(static_cast<std::uint32_t>(kBlockSize));
+  w.Raw(std::as_bytes(std::span(uuid)));
+  w.U64(device_size);
+  w.U64(journal_block);
+  w.U64(journal_blocks);
+  w.U32(Crc32c(block.first(kCrcOffset)));
 }
 
 Result<Superblock> Superblock::Decode(std::span<const std::byte> block) {
   if (block.size() < kBlockSize) return Status::Invalid("superblock buffer too small");
-  const auto* p = reinterpret_cast<const unsigned char*>(block.data());
-  if (std::memcmp(p, kMagic, 8) != 0) {
+  if (std::memcmp(block.data(), kMagic, sizeof(kMagic)) != 0) {
     return Status::Invalid("not an ecstore device: no ecstore superblock magic at block 0");
   }
-  std::uint32_t crc = 0;
-  std::memcpy(&crc, p + kCrcOffset, 4);
+  Decoder r(block.first(kCrcOffset + 4));
+  Superblock sb;
+  std::uint32_t bs = 0, crc = 0;
+  // The fields lie within the first kCrcOffset + 4 bytes of a block already checked to be whole,
+  // so these reads cannot fail; r.ok() keeps that promise checked.
+  r.Skip(sizeof(kMagic), "magic") && r.U32(&sb.version, "version") && r.U32(&bs, "block size") &&
+      r.Raw(std::as_writable_bytes(std::span(sb.uuid)), "uuid") &&
+      r.U64(&sb.device_size, "device size") && r.U64(&sb.journal_block, "journal block") &&
+      r.U64(&sb.journal_blocks, "journal blocks") && r.U32(&crc, "crc");
+  if (!r.ok()) return r.status().WithPrefix("superblock");
   if (crc != Crc32c(block.first(kCrcOffset))) {
     return Status::DataLoss("ecstore superblock crc32c mismatch at block 0");
   }
-  Superblock sb;
-  std::uint32_t bs = 0;
-  std::memcpy(&sb.version, p + 8, 4);
-  std::memcpy(&bs, p + 12, 4);
-  std::memcpy(sb.uuid.data(), p + 16, 16);
-  std::memcpy(&sb.device_size, p + 32, 8);
-  std::memcpy(&sb.journal_block, p + 40, 8);
-  std::memcpy(&sb.journal_blocks, p + 48, 8);
   if (sb.version != kFormatVersion) {
     return Status::Invalid("unsupported ecstore format version " + std::to_string(sb.version) +
                            " (this build reads version " + std::to_string(kFormatVersion) + ")");

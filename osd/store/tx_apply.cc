@@ -12,7 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "osd/store/checksum.h"
+#include "common/codec.h"
+#include "common/crc32c.h"
 #include "osd/store/object_store.h"
 #include "osd/store/onode.h"
 #include "osd/store/rocks_util.h"
@@ -353,13 +354,15 @@ std::string DeferredRecord(const std::vector<IoRequest>& writes) {
   for (const IoRequest& r : writes) n += static_cast<std::uint32_t>(r.length() / kBlockSize);
   std::string record;
   record.reserve(4 + static_cast<std::size_t>(n) * (8 + kBlockSize));
-  record.append(reinterpret_cast<const char*>(&n), 4);
+  Encoder w(record);
+  w.U32(n);
   for (const IoRequest& r : writes) {
     std::uint64_t db = r.offset / kBlockSize;
     for (const iovec& v : r.iov) {
       for (std::size_t off = 0; off < v.iov_len; off += kBlockSize) {
-        record.append(reinterpret_cast<const char*>(&db), 8);
-        record.append(static_cast<const char*>(v.iov_base) + off, kBlockSize);
+        w.U64(db);
+        w.Raw(std::span<const std::byte>(static_cast<const std::byte*>(v.iov_base) + off,
+                                         kBlockSize));
         ++db;
       }
     }
