@@ -9,15 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string_view>
 
 namespace ec {
 
 std::uint32_t Crc32c(std::span<const std::byte> bytes);
-inline std::uint32_t Crc32c(std::string_view bytes) {
-  return Crc32c(
-      std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));
-}
 
 // Continues a crc32c over the next piece: Crc32cExtend(Crc32c(a), b) == Crc32c(a ++ b), and
 // Crc32cExtend(0, b) == Crc32c(b).

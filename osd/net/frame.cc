@@ -1,25 +1,12 @@
 #include "osd/net/frame.h"
 
 #include <fmt/format.h>
-#include <isa-l/crc.h>
+
+#include "common/codec.h"
 
 namespace ec::net {
 
 namespace {
-
-template <typename T>
-void Put(std::byte* p, T v) {
-  for (std::size_t i = 0; i < sizeof(T); ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xff);
-}
-
-template <typename T>
-T Get(const std::byte* p) {
-  T v = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i) {
-    v |= static_cast<T>(static_cast<T>(std::to_integer<std::uint8_t>(p[i])) << (8 * i));
-  }
-  return v;
-}
 
 constexpr std::size_t kFrameCrcOffset = 36;
 
@@ -111,31 +98,19 @@ std::string_view FrameErrorName(FrameError e) {
   return "unknown";
 }
 
-std::uint32_t Crc32c(std::span<const std::byte> bytes) {
-  return Crc32cExtend(0, bytes);
-}
-
-std::uint32_t Crc32cExtend(std::uint32_t crc, std::span<const std::byte> bytes) {
-  // crc32_iscsi neither pre- nor post-inverts; the standard crc32c does both, so undo the final
-  // inversion of `crc` to continue it.
-  if (bytes.empty()) return crc;
-  auto* p = const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(bytes.data()));
-  return ~crc32_iscsi(p, static_cast<int>(bytes.size()), ~crc);
-}
-
 void EncodeFrameHeader(const FrameHeader& h, std::span<std::byte, kFrameHeaderSize> out) {
-  std::byte* p = out.data();
-  Put<std::uint32_t>(p + 0, kFrameMagic);
-  Put<std::uint16_t>(p + 4, h.version);
-  Put<std::uint16_t>(p + 6, h.type);
-  Put<std::uint16_t>(p + 8, h.flags);
-  Put<std::uint16_t>(p + 10, 0);
-  Put<std::uint32_t>(p + 12, h.header_len);
-  Put<std::uint64_t>(p + 16, h.tag);
-  Put<std::uint32_t>(p + 24, h.payload_len);
-  Put<std::uint32_t>(p + 28, h.header_crc);
-  Put<std::uint32_t>(p + 32, h.payload_crc);
-  Put<std::uint32_t>(p + kFrameCrcOffset, Crc32c({p, kFrameCrcOffset}));
+  Encoder w{std::span<std::byte>(out)};
+  w.U32(kFrameMagic);
+  w.U16(h.version);
+  w.U16(h.type);
+  w.U16(h.flags);
+  w.U16(0);  // reserved
+  w.U32(h.header_len);
+  w.U64(h.tag);
+  w.U32(h.payload_len);
+  w.U32(h.header_crc);
+  w.U32(h.payload_crc);
+  w.U32(Crc32c(out.first(kFrameCrcOffset)));
 }
 
 Result<FrameHeader> DecodeFrameHeader(std::span<const std::byte> bytes, const Limits& limits,
@@ -146,29 +121,28 @@ Result<FrameHeader> DecodeFrameHeader(std::span<const std::byte> bytes, const Li
         FrameError::kTruncated, error, EBADMSG,
         fmt::format("truncated frame header: {} of {} bytes", bytes.size(), kFrameHeaderSize));
   }
-  const std::byte* p = bytes.data();
-  const auto magic = Get<std::uint32_t>(p);
+  // Exactly kFrameHeaderSize bytes, present: none of these reads can run out.
+  Decoder r(bytes.first(kFrameHeaderSize));
+  FrameHeader h;
+  std::uint32_t magic = 0, crc = 0;
+  std::uint16_t reserved = 0;
+  r.U32(&magic, "magic") && r.U16(&h.version, "version") && r.U16(&h.type, "type") &&
+      r.U16(&h.flags, "flags") && r.U16(&reserved, "reserved") &&
+      r.U32(&h.header_len, "header_len") && r.U64(&h.tag, "tag") &&
+      r.U32(&h.payload_len, "payload_len") && r.U32(&h.header_crc, "header_crc") &&
+      r.U32(&h.payload_crc, "payload_crc") && r.U32(&crc, "crc");
+  if (!r.ok()) return Refuse(FrameError::kTruncated, error, EBADMSG, r.status().message());
   if (magic != kFrameMagic) {
     return Refuse(FrameError::kBadMagic, error, EBADMSG,
                   fmt::format("bad magic {:#010x} (expected {:#010x})", magic, kFrameMagic));
   }
-  const auto crc = Get<std::uint32_t>(p + kFrameCrcOffset);
-  const auto actual = Crc32c({p, kFrameCrcOffset});
+  // The header's own crc is checked before any other field is trusted.
+  const auto actual = Crc32c(bytes.first(kFrameCrcOffset));
   if (crc != actual) {
     return Refuse(
         FrameError::kBadFrameCrc, error, EBADMSG,
         fmt::format("bad frame header crc32c: got {:#010x}, frame says {:#010x}", actual, crc));
   }
-  FrameHeader h;
-  h.version = Get<std::uint16_t>(p + 4);
-  h.type = Get<std::uint16_t>(p + 6);
-  h.flags = Get<std::uint16_t>(p + 8);
-  const auto reserved = Get<std::uint16_t>(p + 10);
-  h.header_len = Get<std::uint32_t>(p + 12);
-  h.tag = Get<std::uint64_t>(p + 16);
-  h.payload_len = Get<std::uint32_t>(p + 24);
-  h.header_crc = Get<std::uint32_t>(p + 28);
-  h.payload_crc = Get<std::uint32_t>(p + 32);
   if (h.version < kProtocolVersionMin || h.version > kProtocolVersionMax) {
     return Refuse(FrameError::kBadVersion, error, EPROTO,
                   fmt::format("unsupported protocol version {} (supported {}..{})", h.version,

@@ -7,8 +7,9 @@
 //   +--------+-----+-----+-----+-----+---------+---------------+---------+---------+---------+----+
 //   followed by hdr_len bytes of message header, then pay_len bytes of payload.
 //
-// All integers little-endian. `crc` is the crc32c of bytes [0, 36) of the fixed header.
-// Thread safety: pure functions and plain values.
+// All integers little-endian, encoded with common/codec.h. Every crc is ec::Crc32c
+// (common/crc32c.h, included here for the users of these fields); `crc` is that of bytes [0, 36) of
+// the fixed header. Thread safety: pure functions and plain values.
 #pragma once
 
 #include <array>
@@ -17,6 +18,7 @@
 #include <span>
 #include <string_view>
 
+#include "common/crc32c.h"
 #include "common/status.h"
 
 namespace ec::net {
@@ -107,13 +109,8 @@ enum class FrameError : std::uint8_t {
 // "truncated", "bad_magic", ... (metric label values). Never allocates.
 std::string_view FrameErrorName(FrameError e);
 
-// The standard crc32c (Castagnoli; "123456789" -> 0xE3069283), through ISA-L's crc32_iscsi.
-std::uint32_t Crc32c(std::span<const std::byte> bytes);
-// Continues a crc32c over another piece: Crc32cExtend(Crc32c(a), b) == Crc32c(a ++ b).
-std::uint32_t Crc32cExtend(std::uint32_t crc, std::span<const std::byte> bytes);
-
 // Writes the 40-byte fixed header for `h`, computing its own crc. The caller fills header_crc and
-// payload_crc (see Crc32c). Cannot fail.
+// payload_crc (ec::Crc32c of common/crc32c.h). Cannot fail.
 void EncodeFrameHeader(const FrameHeader& h, std::span<std::byte, kFrameHeaderSize> out);
 
 // Decodes and validates a fixed header: at least kFrameHeaderSize bytes (else kTruncated), magic,

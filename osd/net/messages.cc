@@ -4,7 +4,7 @@
 
 #include <type_traits>
 
-#include "osd/net/wire.h"
+#include "common/codec.h"
 
 namespace ec::net {
 
@@ -16,7 +16,7 @@ constexpr std::size_t kMinExtentSize = 16;  // offset, length
 constexpr std::size_t kMinLengthSize = 8;   // u64
 constexpr std::size_t kMinEntrySize = 8;    // empty name, shard
 
-void PutStatus(WireWriter& w, const Status& s) {
+void PutStatus(Encoder& w, const Status& s) {
   w.I32(s.code());
   w.U8(static_cast<std::uint8_t>(s.error_class()));
   const std::size_t max = Limits{}.max_message_len;
@@ -24,7 +24,7 @@ void PutStatus(WireWriter& w, const Status& s) {
   w.String(m.size() > max ? std::string_view(m).substr(0, max) : std::string_view(m));
 }
 
-bool GetStatus(WireReader& r, const Limits& limits, Status* out) {
+bool GetStatus(Decoder& r, const Limits& limits, Status* out) {
   std::int32_t code;
   std::uint8_t cls;
   std::string message;
@@ -57,7 +57,7 @@ bool GetStatus(WireReader& r, const Limits& limits, Status* out) {
   return true;
 }
 
-void PutAttrs(WireWriter& w, const std::vector<Attr>& attrs) {
+void PutAttrs(Encoder& w, const std::vector<Attr>& attrs) {
   w.U32(static_cast<std::uint32_t>(attrs.size()));
   for (const Attr& a : attrs) {
     w.String(a.key);
@@ -65,8 +65,7 @@ void PutAttrs(WireWriter& w, const std::vector<Attr>& attrs) {
   }
 }
 
-bool GetAttrs(WireReader& r, const Limits& limits, std::string_view what,
-              std::vector<Attr>* attrs) {
+bool GetAttrs(Decoder& r, const Limits& limits, std::string_view what, std::vector<Attr>* attrs) {
   std::uint32_t n;
   if (!r.Count(&n, limits.max_attrs, kMinAttrSize, what)) return false;
   attrs->resize(n);
@@ -80,30 +79,30 @@ bool GetAttrs(WireReader& r, const Limits& limits, std::string_view what,
 }
 
 // collection, object, shard: the address of one shard.
-void PutShardId(WireWriter& w, const std::string& coll, const std::string& object,
+void PutShardId(Encoder& w, const std::string& coll, const std::string& object,
                 std::uint32_t shard) {
   w.String(coll);
   w.String(object);
   w.U32(shard);
 }
 
-bool GetShardId(WireReader& r, const Limits& limits, std::string* coll, std::string* object,
+bool GetShardId(Decoder& r, const Limits& limits, std::string* coll, std::string* object,
                 std::uint32_t* shard) {
   return r.String(coll, limits.max_collection_len, "collection") &&
          r.String(object, limits.max_name_len, "object") && r.U32(shard, "shard");
 }
 
-void Put(WireWriter& w, const PingRequest& m) {
+void Put(Encoder& w, const PingRequest& m) {
   w.U32(m.response_len);
 }
-void Put(WireWriter& w, const WriteShardRequest& m) {
+void Put(Encoder& w, const WriteShardRequest& m) {
   PutShardId(w, m.collection, m.object, m.shard);
   w.U64(m.version);
   w.U64(m.offset);
   w.U32(m.flags);
   PutAttrs(w, m.attrs);
 }
-void Put(WireWriter& w, const ReadShardRequest& m) {
+void Put(Encoder& w, const ReadShardRequest& m) {
   PutShardId(w, m.collection, m.object, m.shard);
   w.U32(static_cast<std::uint32_t>(m.extents.size()));
   for (const ByteExtent& e : m.extents) {
@@ -111,38 +110,38 @@ void Put(WireWriter& w, const ReadShardRequest& m) {
     w.U64(e.length);
   }
 }
-void Put(WireWriter& w, const StatRequest& m) {
+void Put(Encoder& w, const StatRequest& m) {
   PutShardId(w, m.collection, m.object, m.shard);
 }
-void Put(WireWriter& w, const ListRequest& m) {
+void Put(Encoder& w, const ListRequest& m) {
   w.String(m.collection);
   w.String(m.cursor);
   w.U32(m.max_entries);
 }
-void Put(WireWriter& w, const RemoveRequest& m) {
+void Put(Encoder& w, const RemoveRequest& m) {
   PutShardId(w, m.collection, m.object, m.shard);
 }
 
-void Put(WireWriter& w, const PingReply& m) {
+void Put(Encoder& w, const PingReply& m) {
   PutStatus(w, m.status);
 }
-void Put(WireWriter& w, const WriteShardReply& m) {
+void Put(Encoder& w, const WriteShardReply& m) {
   PutStatus(w, m.status);
 }
-void Put(WireWriter& w, const ReadShardReply& m) {
+void Put(Encoder& w, const ReadShardReply& m) {
   PutStatus(w, m.status);
   w.U64(m.object_size);
   w.U64(m.version);
   w.U32(static_cast<std::uint32_t>(m.lengths.size()));
   for (std::uint64_t l : m.lengths) w.U64(l);
 }
-void Put(WireWriter& w, const StatReply& m) {
+void Put(Encoder& w, const StatReply& m) {
   PutStatus(w, m.status);
   w.U64(m.size);
   w.U64(m.version);
   PutAttrs(w, m.attrs);
 }
-void Put(WireWriter& w, const ListReply& m) {
+void Put(Encoder& w, const ListReply& m) {
   PutStatus(w, m.status);
   w.U32(static_cast<std::uint32_t>(m.entries.size()));
   for (const ListEntry& e : m.entries) {
@@ -152,14 +151,14 @@ void Put(WireWriter& w, const ListReply& m) {
   w.String(m.next_cursor);
   w.U8(m.end ? 1 : 0);
 }
-void Put(WireWriter& w, const RemoveReply& m) {
+void Put(Encoder& w, const RemoveReply& m) {
   PutStatus(w, m.status);
 }
 
-bool Get(WireReader& r, const Limits&, PingRequest* m) {
+bool Get(Decoder& r, const Limits&, PingRequest* m) {
   return r.U32(&m->response_len, "response_len");
 }
-bool Get(WireReader& r, const Limits& limits, WriteShardRequest* m) {
+bool Get(Decoder& r, const Limits& limits, WriteShardRequest* m) {
   if (!GetShardId(r, limits, &m->collection, &m->object, &m->shard) ||
       !r.U64(&m->version, "version") || !r.U64(&m->offset, "offset") ||
       !r.U32(&m->flags, "flags")) {
@@ -170,7 +169,7 @@ bool Get(WireReader& r, const Limits& limits, WriteShardRequest* m) {
   }
   return GetAttrs(r, limits, "attrs", &m->attrs);
 }
-bool Get(WireReader& r, const Limits& limits, ReadShardRequest* m) {
+bool Get(Decoder& r, const Limits& limits, ReadShardRequest* m) {
   std::uint32_t n;
   if (!GetShardId(r, limits, &m->collection, &m->object, &m->shard) ||
       !r.Count(&n, limits.max_extents, kMinExtentSize, "extents")) {
@@ -182,25 +181,25 @@ bool Get(WireReader& r, const Limits& limits, ReadShardRequest* m) {
   }
   return true;
 }
-bool Get(WireReader& r, const Limits& limits, StatRequest* m) {
+bool Get(Decoder& r, const Limits& limits, StatRequest* m) {
   return GetShardId(r, limits, &m->collection, &m->object, &m->shard);
 }
-bool Get(WireReader& r, const Limits& limits, ListRequest* m) {
+bool Get(Decoder& r, const Limits& limits, ListRequest* m) {
   return r.String(&m->collection, limits.max_collection_len, "collection") &&
          r.String(&m->cursor, limits.max_name_len, "cursor") &&
          r.U32(&m->max_entries, "max_entries");
 }
-bool Get(WireReader& r, const Limits& limits, RemoveRequest* m) {
+bool Get(Decoder& r, const Limits& limits, RemoveRequest* m) {
   return GetShardId(r, limits, &m->collection, &m->object, &m->shard);
 }
 
-bool Get(WireReader& r, const Limits& limits, PingReply* m) {
+bool Get(Decoder& r, const Limits& limits, PingReply* m) {
   return GetStatus(r, limits, &m->status);
 }
-bool Get(WireReader& r, const Limits& limits, WriteShardReply* m) {
+bool Get(Decoder& r, const Limits& limits, WriteShardReply* m) {
   return GetStatus(r, limits, &m->status);
 }
-bool Get(WireReader& r, const Limits& limits, ReadShardReply* m) {
+bool Get(Decoder& r, const Limits& limits, ReadShardReply* m) {
   std::uint32_t n;
   if (!GetStatus(r, limits, &m->status) || !r.U64(&m->object_size, "object_size") ||
       !r.U64(&m->version, "version") ||
@@ -213,11 +212,11 @@ bool Get(WireReader& r, const Limits& limits, ReadShardReply* m) {
   }
   return true;
 }
-bool Get(WireReader& r, const Limits& limits, StatReply* m) {
+bool Get(Decoder& r, const Limits& limits, StatReply* m) {
   return GetStatus(r, limits, &m->status) && r.U64(&m->size, "size") &&
          r.U64(&m->version, "version") && GetAttrs(r, limits, "attrs", &m->attrs);
 }
-bool Get(WireReader& r, const Limits& limits, ListReply* m) {
+bool Get(Decoder& r, const Limits& limits, ListReply* m) {
   std::uint32_t n;
   if (!GetStatus(r, limits, &m->status) ||
       !r.Count(&n, limits.max_list_entries, kMinEntrySize, "entries")) {
@@ -238,7 +237,7 @@ bool Get(WireReader& r, const Limits& limits, ListReply* m) {
   m->end = end == 1;
   return true;
 }
-bool Get(WireReader& r, const Limits& limits, RemoveReply* m) {
+bool Get(Decoder& r, const Limits& limits, RemoveReply* m) {
   return GetStatus(r, limits, &m->status);
 }
 
@@ -246,7 +245,7 @@ bool Get(WireReader& r, const Limits& limits, RemoveReply* m) {
 constexpr std::uint16_t kFirstOpType = static_cast<std::uint16_t>(MsgType::kPing);
 
 template <typename Variant, std::size_t I = 0>
-bool DecodeAlternative(std::size_t index, WireReader& r, const Limits& limits, Variant* out) {
+bool DecodeAlternative(std::size_t index, Decoder& r, const Limits& limits, Variant* out) {
   if constexpr (I < std::variant_size_v<Variant>) {
     if (index == I) {
       std::variant_alternative_t<I, Variant> m;
@@ -268,7 +267,7 @@ Result<Variant> DecodeBody(MsgType type, bool reply, std::span<const std::byte> 
     return Status::Error(
         EBADMSG, fmt::format("message type {:#06x} is not a {}", raw, reply ? "reply" : "request"));
   }
-  WireReader r(bytes);
+  Decoder r(bytes);
   Variant out;
   DecodeAlternative<Variant>(base - kFirstOpType, r, limits, &out);
   EC_RETURN_IF_ERROR(r.Finish(TypeName(type)));
@@ -317,7 +316,7 @@ ReplyBody ErrorReply(MsgType request, Status status) {
 }
 
 void EncodeHello(const Hello& m, std::vector<std::byte>& out) {
-  WireWriter w(out);
+  Encoder w(out);
   w.U16(m.min_version);
   w.U16(m.max_version);
   w.U64(m.features);
@@ -327,7 +326,7 @@ void EncodeHello(const Hello& m, std::vector<std::byte>& out) {
 }
 
 void EncodeHelloReply(const HelloReply& m, std::vector<std::byte>& out) {
-  WireWriter w(out);
+  Encoder w(out);
   PutStatus(w, m.status);
   w.U16(m.version);
   w.U64(m.features);
@@ -341,17 +340,17 @@ void EncodeHelloReply(const HelloReply& m, std::vector<std::byte>& out) {
 }
 
 void EncodeRequest(const RequestBody& m, std::vector<std::byte>& out) {
-  WireWriter w(out);
+  Encoder w(out);
   std::visit([&](const auto& body) { Put(w, body); }, m);
 }
 
 void EncodeReply(const ReplyBody& m, std::vector<std::byte>& out) {
-  WireWriter w(out);
+  Encoder w(out);
   std::visit([&](const auto& body) { Put(w, body); }, m);
 }
 
 Result<Hello> DecodeHello(std::span<const std::byte> bytes, const Limits& limits) {
-  WireReader r(bytes);
+  Decoder r(bytes);
   Hello m;
   r.U16(&m.min_version, "min_version") && r.U16(&m.max_version, "max_version") &&
       r.U64(&m.features, "features") && r.U32(&m.max_header_len, "max_header_len") &&
@@ -362,7 +361,7 @@ Result<Hello> DecodeHello(std::span<const std::byte> bytes, const Limits& limits
 }
 
 Result<HelloReply> DecodeHelloReply(std::span<const std::byte> bytes, const Limits& limits) {
-  WireReader r(bytes);
+  Decoder r(bytes);
   HelloReply m;
   GetStatus(r, limits, &m.status) && r.U16(&m.version, "version") &&
       r.U64(&m.features, "features") && r.U32(&m.max_header_len, "max_header_len") &&

@@ -7,10 +7,10 @@
 // a crc mismatch.
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <vector>
 
+#include "common/codec.h"
 #include "osd/net/frame.h"
 #include "osd/net/messages.h"
 
@@ -21,21 +21,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::byte> input(reinterpret_cast<const std::byte*>(data) + 1,
                                reinterpret_cast<const std::byte*>(data) + size);
   if (fix_crcs && input.size() >= kFrameHeaderSize) {
-    std::uint32_t header_len, payload_len;
-    std::memcpy(&header_len, input.data() + 12, 4);  // little-endian host
-    std::memcpy(&payload_len, input.data() + 24, 4);
+    const std::span<std::byte> in(input);
+    std::uint32_t header_len = 0, payload_len = 0;
+    ec::Decoder(in.subspan(12, 4)).U32(&header_len, "header_len");
+    ec::Decoder(in.subspan(24, 4)).U32(&payload_len, "payload_len");
     const std::size_t body = input.size() - kFrameHeaderSize;
     if (header_len <= body) {
-      const std::uint32_t crc = Crc32c({input.data() + kFrameHeaderSize, header_len});
-      std::memcpy(input.data() + 28, &crc, 4);
+      ec::Encoder(in.subspan(28, 4)).U32(ec::Crc32c(in.subspan(kFrameHeaderSize, header_len)));
       if (payload_len <= body - header_len) {
-        const std::uint32_t pcrc =
-            Crc32c({input.data() + kFrameHeaderSize + header_len, payload_len});
-        std::memcpy(input.data() + 32, &pcrc, 4);
+        ec::Encoder(in.subspan(32, 4))
+            .U32(ec::Crc32c(in.subspan(kFrameHeaderSize + header_len, payload_len)));
       }
     }
-    const std::uint32_t fcrc = Crc32c({input.data(), 36});
-    std::memcpy(input.data() + 36, &fcrc, 4);
+    ec::Encoder(in.subspan(36, 4)).U32(ec::Crc32c(in.first(36)));
   }
   std::span<const std::byte> bytes(input);
   Limits limits;

@@ -20,8 +20,8 @@ std::vector<std::byte> Frame(MsgType type, const std::vector<std::byte>& header,
   h.tag = 7;
   h.header_len = static_cast<std::uint32_t>(header.size());
   h.payload_len = static_cast<std::uint32_t>(payload.size());
-  h.header_crc = Crc32c(header);
-  h.payload_crc = Crc32c(payload);
+  h.header_crc = ec::Crc32c(header);
+  h.payload_crc = ec::Crc32c(payload);
   std::vector<std::byte> out(kFrameHeaderSize);
   EncodeFrameHeader(h, std::span<std::byte, kFrameHeaderSize>(out.data(), kFrameHeaderSize));
   out.insert(out.end(), header.begin(), header.end());
