@@ -20,6 +20,10 @@ namespace ec::net {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
+namespace detail {
+class ServerConnection;
+}
+
 namespace {
 
 // Smallest reply limits a client may announce: every error reply must fit.
@@ -102,6 +106,19 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
 };
 
 namespace detail {
+
+// The server's Responder: checks the reply against the request and the client's limits, then
+// queues it on the connection (from any thread).
+class ConnectionResponder final : public Responder {
+ public:
+  ConnectionResponder(std::shared_ptr<ServerConnection> conn, MsgType type, std::uint64_t tag)
+      : Responder(type, tag), conn_(std::move(conn)) {}
+  ~ConnectionResponder() override;
+
+ private:
+  Status Deliver(ReplyBody body, std::vector<Buffer> payload) override;
+  std::shared_ptr<ServerConnection> conn_;
+};
 
 // The server's side of a connection: the handshake as the answering side, requests handed to the
 // RequestHandler in arrival order, at most max_inflight of them outstanding (backpressure: no read
@@ -280,7 +297,7 @@ class ServerConnection : public FramedConnection {
     server_->counters_.requests[static_cast<std::size_t>(type)].fetch_add(1);
     ++inflight_;
     server_->counters_.inflight.fetch_add(1);
-    std::shared_ptr<Responder> responder(new Responder(Self(), type, tag));
+    auto responder = std::make_shared<ConnectionResponder>(Self(), type, tag);
     Status valid = ValidateRequest(body, payload.size(), server_->options_.limits,
                                    peer_limits_.max_payload_len);
     if (!valid.ok()) {
@@ -367,25 +384,28 @@ class ServerConnection : public FramedConnection {
 
 }  // namespace detail
 
-Responder::Responder(std::shared_ptr<detail::ServerConnection> conn, MsgType type,
-                     std::uint64_t tag)
-    : conn_(std::move(conn)), type_(type), tag_(tag) {}
-
-Responder::~Responder() {
-  if (!sent_) (void)SendError(Status::IOError("request dropped by the handler"));
-}
-
 Status Responder::Send(ReplyBody body, std::vector<Buffer> payload) {
   if (sent_) return Status::Error(EALREADY, "reply already sent");
   sent_ = true;
+  return Deliver(std::move(body), std::move(payload));
+}
+
+namespace detail {
+
+ConnectionResponder::~ConnectionResponder() {
+  if (!sent()) (void)SendError(Status::IOError("request dropped by the handler"));
+}
+
+Status ConnectionResponder::Deliver(ReplyBody body, std::vector<Buffer> payload) {
+  const MsgType type = request_type();
   Status result;
   const Limits& peer = conn_->peer_limits();
   std::uint64_t total = 0;
   for (const Buffer& b : payload) total += b.size();
   std::vector<std::byte> header;
-  if (TypeOf(body) != ReplyTypeOf(type_)) {
+  if (TypeOf(body) != ReplyTypeOf(type)) {
     result = Status::Invalid(
-        fmt::format("reply {} does not answer {}", TypeName(TypeOf(body)), TypeName(type_)));
+        fmt::format("reply {} does not answer {}", TypeName(TypeOf(body)), TypeName(type)));
   } else if (total > peer.max_payload_len) {
     result = Status::Error(EMSGSIZE, fmt::format("reply payload {} exceeds the client's limit {}",
                                                  total, peer.max_payload_len));
@@ -397,17 +417,19 @@ Status Responder::Send(ReplyBody body, std::vector<Buffer> payload) {
     }
   }
   if (!result.ok()) {
-    conn_->server().log_->error("osd net: bad reply to {} tag {}: {}", TypeName(type_), tag_,
+    conn_->server().log_->error("osd net: bad reply to {} tag {}: {}", TypeName(type), tag(),
                                 result.message());
     header.clear();
-    EncodeReply(ErrorReply(type_, result), header);
+    EncodeReply(ErrorReply(type, result), header);
     payload.clear();
   }
-  OutFrame frame = MakeOutFrame(ReplyTypeOf(type_), tag_, std::move(header), std::move(payload));
+  OutFrame frame = MakeOutFrame(ReplyTypeOf(type), tag(), std::move(header), std::move(payload));
   frame.is_reply = true;
   conn_->QueueReply(std::move(frame));
   return result;
 }
+
+}  // namespace detail
 
 Status Responder::SendError(Status status) {
   return Send(ErrorReply(type_, std::move(status)));
