@@ -3,7 +3,8 @@
 // against an echo server in a thread of this process. Prints p50/p99/p99.9 round-trip latency in
 // microseconds, as text or --json. An empty ec-osd-bench RPC is 44 bytes out and 49 back on the
 // wire (frame headers), so --size 48 is the like-for-like reference.
-//   tcp-pingpong [--size N] [--iterations N] [--warmup N] [--json]
+//   tcp-pingpong [--size N] [--iterations N] [--warmup N] [--json] [--version]
+// Usage errors exit 1; --help and --version exit 0.
 // Compare with `ec-osd-bench --message-sizes "(0 0)" --max-inflight-rpcs 1` in the same run.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -53,42 +55,26 @@ int Fail(const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::size_t size = 64;
+  CLI::App app{"tcp-pingpong: plain TCP round trips over loopback, the messenger's reference"};
+  std::uint64_t size = 64;
   long iterations = 20000, warmup = 1000;
   bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> long {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "tcp-pingpong: %s needs a value\n", a.c_str());
-        std::exit(1);
-      }
-      char* end = nullptr;
-      const long v = std::strtol(argv[++i], &end, 10);
-      if (*end != '\0' || v < 0) {
-        std::fprintf(stderr, "tcp-pingpong: bad value for %s: %s\n", a.c_str(), argv[i]);
-        std::exit(1);
-      }
-      return v;
-    };
-    if (a == "--size") {
-      size = static_cast<std::size_t>(next());
-    } else if (a == "--iterations") {
-      iterations = next();
-    } else if (a == "--warmup") {
-      warmup = next();
-    } else if (a == "--json") {
-      json = true;
-    } else {
-      std::fprintf(stderr,
-                   "usage: tcp-pingpong [--size N (default 64)] [--iterations N (20000)] "
-                   "[--warmup N (1000)] [--json]\n");
-      return a == "--help" ? 0 : 1;
-    }
-  }
-  if (size == 0 || iterations == 0) {
-    std::fprintf(stderr, "tcp-pingpong: --size and --iterations must be at least 1\n");
-    return 1;
+  app.add_option("--size", size, "bytes each way (4k, 1M, ...: binary units)")
+      ->capture_default_str()
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
+  app.add_option("--iterations", iterations, "round trips measured")
+      ->capture_default_str()
+      ->check(CLI::Range(1L, 1000000000L));
+  app.add_option("--warmup", warmup, "round trips before measuring")
+      ->capture_default_str()
+      ->check(CLI::Range(0L, 1000000000L));
+  app.add_flag("--json", json, "print one JSON line");
+  app.set_version_flag("--version", "tcp-pingpong " ECSTORE_VERSION);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;  // CLI11's message; usage errors exit 1, --help 0
   }
 
   const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -135,12 +121,12 @@ int main(int argc, char** argv) {
   };
   if (json) {
     std::printf(
-        "{\"program\":\"tcp-pingpong\",\"size\":%zu,\"iterations\":%ld,\"latency_us\":"
+        "{\"program\":\"tcp-pingpong\",\"size\":%llu,\"iterations\":%ld,\"latency_us\":"
         "{\"p50\":%.2f,\"p99\":%.2f,\"p999\":%.2f}}\n",
-        size, iterations, pct(50), pct(99), pct(99.9));
+        static_cast<unsigned long long>(size), iterations, pct(50), pct(99), pct(99.9));
   } else {
-    std::printf("tcp ping-pong, %zu bytes each way, one in flight, %ld round trips\n", size,
-                iterations);
+    std::printf("tcp ping-pong, %llu bytes each way, one in flight, %ld round trips\n",
+                static_cast<unsigned long long>(size), iterations);
     std::printf("latency us: p50 %.2f  p99 %.2f  p99.9 %.2f\n", pct(50), pct(99), pct(99.9));
   }
   return 0;

@@ -34,7 +34,7 @@ const OptionSpec kOptions[] = {
     Text("osd_data", "/var/lib/ecstore/osd-$id",
          "store directory: holds the device file (by default) and the RocksDB metadata"),
     Text("bluestore_block_path", "$osd_data/block",
-         "data device: a regular file (created by --mkfs) or a block device"),
+         "data device: a regular file (created by --mkfs if inside osd_data) or a block device"),
     Text("osd_db_path", "$osd_data/db", "RocksDB metadata directory"),
     Number("bluestore_block_size", OptionType::kSize, "1G",
            "size of the device file that --mkfs creates when it does not exist", 1 << 20,

@@ -9,7 +9,8 @@
 // (port 0 in the config means kernel-chosen):
 //   {"event":"ready","osd":0,"addr":"127.0.0.1","port":6800,"metrics_port":9283,"pid":1234}
 // SIGTERM/SIGINT: stop accepting, finish and answer every request in flight, close the store,
-// exit 0. Exit 1 on any start-up error, with the reason on stderr (and in the log).
+// exit 0. Exit 1 on any start-up error or usage error, with the reason on stderr (and in the
+// log); --help, --help-config and --version exit 0.
 #include <fmt/core.h>
 #include <signal.h>
 #include <spdlog/logger.h>
@@ -102,8 +103,28 @@ class ServerMetrics {
   ec::net::ServerCounters last_;
 };
 
+// Whether `path` lies inside directory `dir` (lexically, after resolving what exists of both).
+bool IsInside(const fs::path& path, const fs::path& dir) {
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(fs::absolute(path), ec);
+  if (ec) return false;
+  const fs::path d = fs::weakly_canonical(fs::absolute(dir), ec);
+  if (ec) return false;
+  const fs::path rel = p.lexically_relative(d);
+  return !rel.empty() && *rel.begin() != ".." && rel != ".";
+}
+
 int Mkfs(const ec::osd::OsdConfig& c, bool force, const std::shared_ptr<spdlog::logger>& log) {
   std::error_code ec;
+  // --mkfs creates the device file only inside osd data: a missing path elsewhere is most likely
+  // a device that is not there (/dev/nvme1n1 on another machine), and a file created in its place
+  // would fill /dev (RAM) or some other file system.
+  if (!fs::exists(c.bluestore_block_path, ec) && !IsInside(c.bluestore_block_path, c.osd_data)) {
+    return Fail(log, fmt::format("bluestore block path {} does not exist; --mkfs creates a device "
+                                 "file only inside osd data ({}): check the device, or point "
+                                 "bluestore block path into osd data",
+                                 c.bluestore_block_path, c.osd_data));
+  }
   fs::create_directories(c.osd_data, ec);
   if (ec) return Fail(log, fmt::format("cannot create osd_data {}: {}", c.osd_data, ec.message()));
   ec::store::StoreOptions o = StoreOptionsFor(c);
@@ -263,7 +284,12 @@ int main(int argc, char** argv) {
                "check the store offline (metadata against allocator), exit 0 if clean");
   app.add_flag("--deep", deep, "with --fsck: also verify every block's crc32c");
   app.add_flag("--help-config", help_config, "list every config option with its default, exit");
-  CLI11_PARSE(app, argc, argv);
+  app.set_version_flag("--version", "ec-osd " ECSTORE_VERSION);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;  // CLI11's message; usage errors exit 1, --help 0
+  }
 
   if (help_config) {
     std::cout << ec::osd::OptionsHelpText();

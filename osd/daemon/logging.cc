@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "osd/daemon/config.h"
 
@@ -16,6 +19,39 @@ namespace ec::osd {
 namespace {
 
 constexpr const char* kPattern = "%Y-%m-%dT%H:%M:%S.%f %-5l [%t] %n: %v";
+
+// A logger that flushes itself every `every` from its own thread, so that lines below flush_on's
+// level reach the file within that time instead of when the stdio buffer fills (or at exit).
+// spdlog's flush_every serves only loggers in its registry, which these are not (see MakeLogger).
+class PeriodicFlushLogger final : public spdlog::logger {
+ public:
+  PeriodicFlushLogger(std::string name, spdlog::sink_ptr sink, std::chrono::milliseconds every)
+      : spdlog::logger(std::move(name), std::move(sink)) {
+    flusher_ = std::thread([this, every] {
+      std::unique_lock lock(mu_);
+      while (!cv_.wait_for(lock, every, [this] { return stop_; })) {
+        lock.unlock();
+        flush();
+        lock.lock();
+      }
+    });
+  }
+  ~PeriodicFlushLogger() override {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    flusher_.join();
+    flush();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread flusher_;
+};
 
 }  // namespace
 
@@ -41,13 +77,16 @@ Result<std::shared_ptr<spdlog::logger>> MakeLogger(const LogOptions& options) {
   std::shared_ptr<spdlog::logger> logger;
   errno = 0;
   try {
-    spdlog::sink_ptr sink;
     if (options.file.empty()) {
-      sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+      logger = std::make_shared<spdlog::logger>(options.name,
+                                                std::make_shared<spdlog::sinks::stderr_sink_mt>());
     } else {
-      sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.file, /*truncate=*/false);
+      auto sink =
+          std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.file, /*truncate=*/false);
+      logger = std::make_shared<PeriodicFlushLogger>(
+          options.name, std::move(sink),
+          std::max(options.flush_interval, std::chrono::milliseconds(1)));
     }
-    logger = std::make_shared<spdlog::logger>(options.name, std::move(sink));
   } catch (const spdlog::spdlog_ex& e) {
     // spdlog's message carries the reason but its errno field is not public in every version.
     const int err = errno != 0 ? errno : EIO;

@@ -3,13 +3,15 @@
 // Lines look like
 //   2024-05-01T12:00:00.123456 info  [12345] osd.0: listening on 127.0.0.1:6800
 // (local time with microseconds, level, thread id, logger name, message). The logger writes to
-// stderr or appends to a file, and flushes on warn and above (so a crash loses at most
-// lower-level lines).
+// stderr or appends to a file. A file logger flushes every line of warn and above at once, and
+// everything else at least every LogOptions::flush_interval (1 s) from a thread of its own: lines
+// reach the file as they happen, at most that late, and a kill -9 loses at most that much.
 //
 // Thread safety: the returned logger is thread-safe (spdlog's _mt sinks). MakeLogger may be
 // called from any thread; with make_default it replaces spdlog's process-wide default logger.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,6 +33,8 @@ struct LogOptions {
   std::string file;  // empty: stderr; otherwise appended to (created, with missing parent dirs)
   std::string level = "info";  // see ParseLogLevel
   bool make_default = false;   // also install as spdlog's default logger
+  // A file logger flushes at least this often (at least 1 ms).
+  std::chrono::milliseconds flush_interval{1000};
 };
 
 // "trace", "debug", "info", "warn" (or "warning"), "error" (or "err"), "critical", "off"; any

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "osd/daemon/config.h"
 
@@ -74,6 +75,24 @@ TEST_F(LoggingTest, FileLevelAndPattern) {
                             "info  \\[[0-9]+\\] osd\\.4: listening on 127\\.0\\.0\\.1:6800\n"));
   EXPECT_THAT(text, ContainsRegex("warning \\[[0-9]+\\] osd\\.4: careful\n"));
   EXPECT_NE(spdlog::default_logger_raw(), logger->get());  // make_default was false
+}
+
+// Lines below warn reach the file within the flush interval, with no flush call and no exit.
+TEST_F(LoggingTest, InfoLinesReachTheFileWithinTheFlushInterval) {
+  const std::string path = dir_ + "/osd.log";
+  LogOptions options;
+  options.file = path;
+  options.flush_interval = std::chrono::milliseconds(200);
+  Result<std::shared_ptr<spdlog::logger>> logger = MakeLogger(options);
+  ASSERT_TRUE(logger.ok()) << logger.status().message();
+  (*logger)->info("as it happens");
+  const auto t0 = std::chrono::steady_clock::now();
+  while (ReadFile(path).find("as it happens") == std::string::npos &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_THAT(ReadFile(path), HasSubstr("as it happens"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
 }
 
 TEST_F(LoggingTest, FromConfig) {

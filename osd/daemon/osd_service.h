@@ -12,14 +12,20 @@
 // (version, attributes) is read-modified-written without a race. Different shards run in parallel
 // (up to the number of workers), which is what lets the store group their commits.
 //
-// Storage layout: shard S of object O in collection C is the store object "O#S" of collection C
-// (a collection is created on the first write into it). The shard's object version and its user
-// attributes live in one store attribute, "_meta", so that a write updates data, version and
-// attributes in one transaction.
+// Storage layout (shard_meta.h): shard S of object O in collection C is the store object "O#S" of
+// collection C. The shard's object version and its user attributes live in one store attribute,
+// "_meta", so that a write updates data, version and attributes in one transaction. A collection
+// is created by the first write into it, in that write's transaction: a write that fails (a bad
+// offset, ENOSPC, too many attributes) leaves nothing behind, not even its collection.
+//
+// Files: shard_meta.* (naming, the "_meta" record), op_dispatch.* (strands, workers, in-flight
+// count), read_policy.* (which reads run inline), op_accounting.* (metrics), this file (the shard
+// operations).
 //
 // Errors travel back as the store's Status: ENOENT for a missing shard or collection, DataLoss for
-// a checksum failure (also counted in ecstore_osd_checksum_errors_total), EINVAL for a bad name,
-// ENOSPC, EIO. A WriteShard is answered only after its transaction is durable.
+// a checksum failure or a corrupt "_meta" (also counted in ecstore_osd_checksum_errors_total),
+// EINVAL for a bad name or offset, E2BIG for a shard that would have more attributes than a Stat
+// reply carries, ENOSPC, EIO. A WriteShard is answered only after its transaction is durable.
 //
 // Thread safety: Handle may be called from any thread; Drain and StatusJson too.
 #pragma once
@@ -33,6 +39,7 @@
 #include <nlohmann/json.hpp>
 
 #include "osd/daemon/metrics.h"
+#include "osd/daemon/shard_meta.h"
 #include "osd/net/server.h"
 #include "osd/store/object_store.h"
 
@@ -54,20 +61,6 @@ struct OsdServiceOptions {
   std::uint64_t inline_read_max_bytes = 0;
 };
 
-// The store object name of a shard ("O#S") and back. ParseShardObjectName fails (false) for a name
-// that is not of that form (objects written by something else are skipped by List).
-std::string ShardObjectName(const std::string& object, std::uint32_t shard);
-bool ParseShardObjectName(const std::string& name, std::string* object, std::uint32_t* shard);
-
-// A shard's version and user attributes as kept in the "_meta" store attribute.
-struct ShardMeta {
-  std::uint64_t version = 0;
-  std::vector<net::Attr> attrs;
-};
-std::string EncodeShardMeta(const ShardMeta& meta);
-// Errors: DataLoss "corrupt shard metadata" for bytes that do not decode (bounds-checked).
-Result<ShardMeta> DecodeShardMeta(const std::string& bytes);
-
 class OsdService : public net::RequestHandler {
  public:
   // `store` and `metrics` are borrowed and must outlive the service. Starts the worker threads.
@@ -83,7 +76,7 @@ class OsdService : public net::RequestHandler {
   // Waits until every request handed to the service so far has been answered.
   void Drain();
 
-  // The service part of /status: osd id, uptime, store space, operations in flight.
+  // The service part of /status: osd id, uptime, store space, operations in flight, collections.
   nlohmann::json StatusJson() const;
 
  private:

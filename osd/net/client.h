@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "ec/buffer.h"
 #include "common/status.h"
+#include "ec/buffer.h"
 #include "osd/net/frame.h"
 #include "osd/net/messages.h"
 

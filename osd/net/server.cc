@@ -12,12 +12,17 @@
 #include <thread>
 #include <unordered_map>
 
+#include "osd/net/connection.h"
 #include "osd/net/out_frame.h"
 
 namespace ec::net {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+
+namespace detail {
+class ServerConnection;
+}
 
 namespace {
 
@@ -37,31 +42,6 @@ struct AtomicCounters {
   std::atomic<std::uint64_t> inflight{0};
   std::atomic<std::uint64_t> replies_dropped{0};
 };
-
-// One frame queued for sending: fixed header, message header, payload buffers (kept alive here
-// until the write completes).
-OutFrame BuildFrame(MsgType type, std::uint64_t tag, std::vector<std::byte> header,
-                    std::vector<Buffer> payload, bool is_reply) {
-  OutFrame f;
-  FrameHeader h;
-  h.type = static_cast<std::uint16_t>(type);
-  h.tag = tag;
-  h.header_len = static_cast<std::uint32_t>(header.size());
-  h.header_crc = Crc32c(header);
-  std::uint64_t total = 0;
-  std::uint32_t crc = 0;
-  for (const Buffer& b : payload) {
-    crc = Crc32cExtend(crc, b.span());
-    total += b.size();
-  }
-  h.payload_len = static_cast<std::uint32_t>(total);
-  h.payload_crc = crc;
-  EncodeFrameHeader(h, f.fixed);
-  f.header = std::move(header);
-  f.payload = std::move(payload);
-  f.is_reply = is_reply;
-  return f;
-}
 
 }  // namespace
 
@@ -127,33 +107,46 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
 
 namespace detail {
 
-class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
+// The server's Responder: checks the reply against the request and the client's limits, then
+// queues it on the connection (from any thread).
+class ConnectionResponder final : public Responder {
+ public:
+  ConnectionResponder(std::shared_ptr<ServerConnection> conn, MsgType type, std::uint64_t tag)
+      : Responder(type, tag), conn_(std::move(conn)) {}
+  ~ConnectionResponder() override;
+
+ private:
+  Status Deliver(ReplyBody body, std::vector<Buffer> payload) override;
+  std::shared_ptr<ServerConnection> conn_;
+};
+
+// The server's side of a connection: the handshake as the answering side, requests handed to the
+// RequestHandler in arrival order, at most max_inflight of them outstanding (backpressure: no read
+// while that many wait for their reply), and every bad input closing the connection with its
+// reason counted. Frames, writes and timers are FramedConnection's.
+class ServerConnection : public FramedConnection {
  public:
   ServerConnection(std::shared_ptr<Server::Impl> server, tcp::socket socket, std::uint64_t id)
-      : server_(std::move(server)),
-        socket_(std::move(socket)),
-        timer_(socket_.get_executor()),
+      : FramedConnection(std::move(socket), ConnectionOptions(*server)),
+        server_(std::move(server)),
         id_(id) {
     boost::system::error_code ec;
-    auto ep = socket_.remote_endpoint(ec);
+    auto ep = this->socket().remote_endpoint(ec);
     peer_ = ec ? std::string("?") : fmt::format("{}:{}", ep.address().to_string(), ep.port());
   }
 
   // Runs on the connection's strand from here on.
   void Start() {
-    boost::system::error_code ignored;
-    socket_.set_option(tcp::no_delay(true), ignored);
-    socket_.non_blocking(true, ignored);  // for the speculative body reads in ReadBody
-    ArmTimer(server_->options_.handshake_timeout, "no handshake within the handshake timeout");
+    Prepare();
+    ArmDeadline(server_->options_.handshake_timeout);
     ReadHeader();
   }
 
   // Called from any thread (Responder::Send).
   void QueueReply(OutFrame frame) {
-    auto self = shared_from_this();
+    auto self = Self();
     const bool posted = server_->PostUnlessStopped(
-        socket_.get_executor(),
-        [self, f = std::move(frame)]() mutable { self->EnqueueWrite(std::move(f)); });
+        executor(), [self, f = std::move(frame)]() mutable { self->EnqueueWrite(std::move(f)); });
     if (!posted) {
       // The server has stopped: the connection is closed and its strand no longer runs.
       server_->counters_.replies_dropped.fetch_add(1);
@@ -163,178 +156,100 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
 
   // Stop: no more requests are read from this connection (in-flight ones still get replies).
   void StopReading() {
-    asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    asio::post(executor(), [self = Self()] {
       self->stop_reading_ = true;
       boost::system::error_code ignored;
-      if (!self->closed_) self->socket_.shutdown(tcp::socket::shutdown_receive, ignored);
+      if (!self->closed()) self->socket().shutdown(tcp::socket::shutdown_receive, ignored);
     });
   }
   void CloseNow() {
-    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->Close(); });
+    asio::post(executor(), [self = Self()] { self->CloseConnection(); });
   }
 
-  tcp::socket::executor_type executor() { return socket_.get_executor(); }
   const Limits& peer_limits() const { return peer_limits_; }
   Server::Impl& server() { return *server_; }
 
  private:
-  void ArmTimer(std::chrono::milliseconds d, const char* reason) {
-    ++timer_gen_;
-    if (d.count() <= 0) return;
-    timer_.expires_after(d);
-    timer_.async_wait(
-        [self = shared_from_this(), gen = timer_gen_, reason](const boost::system::error_code& ec) {
-          if (ec || gen != self->timer_gen_ || self->closed_) return;
-          if (self->idle_wait_) {
-            self->server_->counters_.idle_closed.fetch_add(1);
-            self->server_->log_->info("osd net: closing idle connection {} from {}", self->id_,
-                                      self->peer_);
-            self->Close();
-            return;
-          }
-          self->ProtocolError(FrameError::kTimeout, reason);
-        });
+  static Options ConnectionOptions(Server::Impl& server) {
+    Options o;
+    o.limits = server.options_.limits;
+    o.frame_timeout = server.options_.frame_timeout;
+    o.idle_timeout = server.options_.idle_timeout;
+    o.bytes_in = &server.counters_.bytes_in;
+    o.bytes_out = &server.counters_.bytes_out;
+    return o;
   }
-  void DisarmTimer() {
-    ++timer_gen_;
-    timer_.cancel();
+  std::shared_ptr<ServerConnection> Self() {
+    return std::static_pointer_cast<ServerConnection>(shared_from_this());
   }
 
   void ReadHeader() {
-    if (closed_ || stop_reading_) return;
+    if (closed() || stop_reading_) return;
     if (inflight_ >= server_->options_.max_inflight) {
       paused_ = true;  // backpressure: resumed by the reply that frees a slot
       return;
     }
     paused_ = false;
-    hdr_got_ = 0;
-    if (handshaken_ && inflight_ == 0 && server_->options_.idle_timeout.count() > 0) {
-      idle_wait_ = true;
-      ArmTimer(server_->options_.idle_timeout, "idle");
-    }
-    socket_.async_read_some(
-        asio::buffer(hdr_.data(), hdr_.size()),
-        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
-          self->OnHeaderBytes(ec, n);
-        });
+    ReadFrame(/*idle=*/handshaken_ && inflight_ == 0);
   }
 
-  void OnHeaderBytes(const boost::system::error_code& ec, std::size_t n) {
-    server_->counters_.bytes_in.fetch_add(n);
-    const bool first = hdr_got_ == 0 && n > 0;
-    hdr_got_ += n;
-    if (first && idle_wait_) {
-      idle_wait_ = false;
-      DisarmTimer();
-    }
-    if (ec) return OnReadError(ec);
-    if (hdr_got_ < kFrameHeaderSize) {
-      if (first) ArmFrameTimer();
-      asio::async_read(
-          socket_, asio::buffer(hdr_.data() + hdr_got_, kFrameHeaderSize - hdr_got_),
-          [self = shared_from_this()](const boost::system::error_code& ec2, std::size_t n2) {
-            self->OnHeaderBytes(ec2, n2);
-          });
-      return;
-    }
-    FrameError why;
-    auto h = DecodeFrameHeader(hdr_, server_->options_.limits, &why);
-    if (!h.ok()) return ProtocolError(why, h.status().message());
-    frame_ = *h;
-    const auto type = static_cast<MsgType>(frame_.type);
+  FrameError CheckHeader(const FrameHeader& h, std::string* why) override {
+    const auto type = static_cast<MsgType>(h.type);
     if (!handshaken_ && type != MsgType::kHello) {
-      return ProtocolError(FrameError::kUnexpected,
-                           fmt::format("{} before the handshake", TypeName(type)));
+      *why = fmt::format("{} before the handshake", TypeName(type));
+      return FrameError::kUnexpected;
     }
     if (handshaken_ && (type == MsgType::kHello || IsReply(type))) {
-      return ProtocolError(FrameError::kUnexpected,
-                           fmt::format("{} is not a request", TypeName(type)));
+      *why = fmt::format("{} is not a request", TypeName(type));
+      return FrameError::kUnexpected;
     }
-    // Lengths were checked against Limits by DecodeFrameHeader: allocating them is bounded.
-    msg_.resize(frame_.header_len);
-    payload_ = frame_.payload_len ? Buffer::Allocate(frame_.payload_len, false) : Buffer();
-    ReadBody();
+    return FrameError::kNone;
   }
 
-  // The frame timer runs only while a frame is incomplete and we wait for the rest: a frame that
-  // arrives whole costs no timer operations.
-  void ArmFrameTimer() {
-    if (handshaken_) ArmTimer(server_->options_.frame_timeout, "peer stalled mid-frame");
+  void OnFrame(const FrameHeader& h, std::span<const std::byte> message, Buffer payload) override {
+    const auto type = static_cast<MsgType>(h.type);
+    if (type == MsgType::kHello) return OnHello(h, message);
+    auto body = DecodeRequest(type, message, server_->options_.limits);
+    if (!body.ok()) return ProtocolError(FrameError::kMalformed, body.status().message());
+    Dispatch(h.tag, std::move(body).value(), std::move(payload));
+    ReadHeader();
   }
 
-  // Reads the message header and payload: first whatever the socket already holds (usually all
-  // of a small frame, saving a trip through the reactor), then the rest asynchronously.
-  void ReadBody() {
-    const std::size_t total = msg_.size() + payload_.size();
-    std::array<asio::mutable_buffer, 2> bufs{asio::buffer(msg_.data(), msg_.size()),
-                                             asio::buffer(payload_.data(), payload_.size())};
-    std::size_t got = 0;
-    if (total > 0) {
-      boost::system::error_code ec;
-      got = socket_.read_some(bufs, ec);
-      if (ec == asio::error::would_block || ec == asio::error::try_again) {
-        ec.clear();
-        got = 0;
-      }
-      if (ec) {
-        body_pending_ = true;
-        return OnReadError(ec);
-      }
-    }
-    if (got == total) return OnBody({}, got);
-    server_->counters_.bytes_in.fetch_add(got);
-    ArmFrameTimer();
-    const std::size_t in_msg = std::min(got, msg_.size());
-    const std::size_t in_payload = got - in_msg;
-    std::array<asio::mutable_buffer, 2> rest{
-        asio::buffer(msg_.data() + in_msg, msg_.size() - in_msg),
-        asio::buffer(payload_.data() + in_payload, payload_.size() - in_payload)};
-    asio::async_read(socket_, rest,
-                     [self = shared_from_this()](const boost::system::error_code& ec2,
-                                                 std::size_t n2) { self->OnBody(ec2, n2); });
+  void OnFrameError(FrameError why, std::string_view message) override {
+    ProtocolError(why, message);
   }
 
-  void OnReadError(const boost::system::error_code& ec) {
-    if (closed_) return;
-    const bool mid_frame = hdr_got_ > 0 || body_pending_;
+  void OnReadError(const boost::system::error_code& ec, bool mid_frame) override {
     if (stop_reading_) return;  // our own shutdown(receive) during Stop
     if (ec == asio::error::eof && !mid_frame) {
       server_->log_->debug("osd net: connection {} from {} closed by the peer", id_, peer_);
-      return Close();
+      return CloseConnection();
     }
-    if (ec == asio::error::operation_aborted) return Close();
+    if (ec == asio::error::operation_aborted) return CloseConnection();
     if (mid_frame) {
       return ProtocolError(FrameError::kTruncated,
                            fmt::format("connection ended mid-frame ({})", ec.message()));
     }
     server_->log_->info("osd net: connection {} from {}: read error: {}", id_, peer_, ec.message());
-    Close();
+    CloseConnection();
   }
 
-  void OnBody(const boost::system::error_code& ec, std::size_t n) {
-    server_->counters_.bytes_in.fetch_add(n);
-    if (ec) {
-      body_pending_ = true;
-      return OnReadError(ec);
+  void OnTimer(Timer which) override {
+    switch (which) {
+      case Timer::kIdle:
+        server_->counters_.idle_closed.fetch_add(1);
+        server_->log_->info("osd net: closing idle connection {} from {}", id_, peer_);
+        return CloseConnection();
+      case Timer::kDeadline:
+        return ProtocolError(FrameError::kTimeout, "no handshake within the handshake timeout");
+      case Timer::kFrame:
+        return ProtocolError(FrameError::kTimeout, "peer stalled mid-frame");
     }
-    DisarmTimer();
-    if (Status s = CheckCrc(msg_, frame_.header_crc, "header"); !s.ok()) {
-      return ProtocolError(FrameError::kBadHeaderCrc, s.message());
-    }
-    if (Status s = CheckCrc(payload_.span(), frame_.payload_crc, "payload"); !s.ok()) {
-      return ProtocolError(FrameError::kBadPayloadCrc, s.message());
-    }
-    const auto type = static_cast<MsgType>(frame_.type);
-    if (type == MsgType::kHello) return OnHello();
-    auto body = DecodeRequest(type, msg_, server_->options_.limits);
-    if (!body.ok()) return ProtocolError(FrameError::kMalformed, body.status().message());
-    Dispatch(std::move(body).value());
-    ReadHeader();
   }
 
-  void OnHello() {
+  void OnHello(const FrameHeader& h, std::span<const std::byte> message) {
     const Limits& limits = server_->options_.limits;
-    auto hello = DecodeHello(msg_, limits);
+    auto hello = DecodeHello(message, limits);
     if (!hello.ok()) return ProtocolError(FrameError::kMalformed, hello.status().message());
     HelloReply reply;
     const std::uint16_t lo = std::max(hello->min_version, kProtocolVersionMin);
@@ -373,30 +288,30 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
     }
     std::vector<std::byte> header;
     EncodeHelloReply(reply, header);
-    EnqueueWrite(BuildFrame(MsgType::kHelloReply, frame_.tag, std::move(header), {}, false));
+    EnqueueWrite(MakeOutFrame(MsgType::kHelloReply, h.tag, std::move(header), {}));
     if (handshaken_) ReadHeader();
   }
 
-  void Dispatch(RequestBody body) {
+  void Dispatch(std::uint64_t tag, RequestBody body, Buffer payload) {
     const MsgType type = TypeOf(body);
     server_->counters_.requests[static_cast<std::size_t>(type)].fetch_add(1);
     ++inflight_;
     server_->counters_.inflight.fetch_add(1);
-    std::shared_ptr<Responder> responder(new Responder(shared_from_this(), type, frame_.tag));
-    Status valid = ValidateRequest(body, payload_.size(), server_->options_.limits,
+    auto responder = std::make_shared<ConnectionResponder>(Self(), type, tag);
+    Status valid = ValidateRequest(body, payload.size(), server_->options_.limits,
                                    peer_limits_.max_payload_len);
     if (!valid.ok()) {
       (void)responder->SendError(std::move(valid));
       return;
     }
     Request req;
-    req.tag = frame_.tag;
+    req.tag = tag;
     req.body = std::move(body);
-    req.payload = std::move(payload_);
+    req.payload = std::move(payload);
     req.connection_id = id_;
     req.peer = peer_;
     boost::system::error_code ignored;
-    req.more_queued = socket_.available(ignored) > 0;
+    req.more_queued = socket().available(ignored) > 0;
     try {
       server_->handler_->Handle(std::move(req), std::move(responder));
     } catch (const std::exception& e) {
@@ -406,55 +321,37 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   }
 
   void ProtocolError(FrameError why, std::string_view message) {
-    if (closed_) return;
+    if (closed()) return;
     server_->counters_.protocol_errors[static_cast<std::size_t>(why)].fetch_add(1);
     server_->log_->warn("osd net: closing connection {} from {}: {} ({})", id_, peer_, message,
                         FrameErrorName(why));
-    Close();
+    CloseConnection();
   }
 
   void EnqueueWrite(OutFrame f) {
-    if (closed_) {
+    if (closed()) {
       if (f.is_reply) DropReply();
       return;
     }
-    queue_.push_back(std::move(f));
-    if (!writing_) WriteQueued();
+    Send(std::move(f));
   }
 
-  // Writes everything queued in one gathered write.
-  void WriteQueued() {
-    writing_ = true;
-    in_write_.clear();
-    std::swap(in_write_, queue_);
-    std::vector<asio::const_buffer> bufs;
-    bufs.reserve(in_write_.size() * 3);
-    AppendGather(in_write_, bufs);
-    asio::async_write(socket_, bufs,
-                      [self = shared_from_this()](const boost::system::error_code& ec,
-                                                  std::size_t n) { self->OnWritten(ec, n); });
-  }
-
-  void OnWritten(const boost::system::error_code& ec, std::size_t n) {
-    writing_ = false;
-    server_->counters_.bytes_out.fetch_add(n);
-    std::size_t replies = 0;
-    for (const OutFrame& f : in_write_) replies += f.is_reply ? 1 : 0;
-    in_write_.clear();
-    for (std::size_t i = 0; i < replies; ++i) {
+  void OnWritten(const std::vector<OutFrame>& frames,
+                 const boost::system::error_code& ec) override {
+    for (const OutFrame& f : frames) {
+      if (!f.is_reply) continue;
       if (ec) server_->counters_.replies_dropped.fetch_add(1);
       --inflight_;
       server_->ReplyDone();
     }
     if (ec) {
-      if (!closed_) {
+      if (!closed()) {
         server_->log_->info("osd net: connection {} from {}: write error: {}", id_, peer_,
                             ec.message());
       }
-      return Close();
+      return CloseConnection();
     }
-    if (close_after_write_) return Close();
-    if (!queue_.empty()) return WriteQueued();
+    if (close_after_write_) return CloseConnection();
     if (paused_ && inflight_ < server_->options_.max_inflight) ReadHeader();
   }
 
@@ -464,71 +361,51 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
     if (inflight_ > 0) --inflight_;
   }
 
-  void Close() {
-    if (closed_) return;
-    closed_ = true;
-    DisarmTimer();
-    boost::system::error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
+  void CloseConnection() {
+    if (closed()) return;
     // Queued replies will never be written: count them as dropped and free their slots.
-    for (const OutFrame& f : queue_) {
+    for (const OutFrame& f : Close()) {
       if (f.is_reply) DropReply();
     }
-    queue_.clear();
     server_->counters_.connections_open.fetch_sub(1);
     server_->Forget(id_);
   }
 
   std::shared_ptr<Server::Impl> server_;
-  tcp::socket socket_;
-  asio::steady_timer timer_;
   std::uint64_t id_;
   std::string peer_;
-  std::uint64_t timer_gen_ = 0;
-  bool idle_wait_ = false;
-
-  std::array<std::byte, kFrameHeaderSize> hdr_{};
-  std::size_t hdr_got_ = 0;
-  bool body_pending_ = false;
-  FrameHeader frame_;
-  std::vector<std::byte> msg_;
-  Buffer payload_;
-
   bool handshaken_ = false;
-  bool closed_ = false;
   bool stop_reading_ = false;
   bool paused_ = false;
   bool close_after_write_ = false;
   std::uint32_t inflight_ = 0;
   Limits peer_limits_;
-
-  std::vector<OutFrame> queue_;
-  std::vector<OutFrame> in_write_;
-  bool writing_ = false;
 };
 
 }  // namespace detail
 
-Responder::Responder(std::shared_ptr<detail::ServerConnection> conn, MsgType type,
-                     std::uint64_t tag)
-    : conn_(std::move(conn)), type_(type), tag_(tag) {}
-
-Responder::~Responder() {
-  if (!sent_) (void)SendError(Status::IOError("request dropped by the handler"));
-}
-
 Status Responder::Send(ReplyBody body, std::vector<Buffer> payload) {
   if (sent_) return Status::Error(EALREADY, "reply already sent");
   sent_ = true;
+  return Deliver(std::move(body), std::move(payload));
+}
+
+namespace detail {
+
+ConnectionResponder::~ConnectionResponder() {
+  if (!sent()) (void)SendError(Status::IOError("request dropped by the handler"));
+}
+
+Status ConnectionResponder::Deliver(ReplyBody body, std::vector<Buffer> payload) {
+  const MsgType type = request_type();
   Status result;
   const Limits& peer = conn_->peer_limits();
   std::uint64_t total = 0;
   for (const Buffer& b : payload) total += b.size();
   std::vector<std::byte> header;
-  if (TypeOf(body) != ReplyTypeOf(type_)) {
+  if (TypeOf(body) != ReplyTypeOf(type)) {
     result = Status::Invalid(
-        fmt::format("reply {} does not answer {}", TypeName(TypeOf(body)), TypeName(type_)));
+        fmt::format("reply {} does not answer {}", TypeName(TypeOf(body)), TypeName(type)));
   } else if (total > peer.max_payload_len) {
     result = Status::Error(EMSGSIZE, fmt::format("reply payload {} exceeds the client's limit {}",
                                                  total, peer.max_payload_len));
@@ -540,16 +417,19 @@ Status Responder::Send(ReplyBody body, std::vector<Buffer> payload) {
     }
   }
   if (!result.ok()) {
-    conn_->server().log_->error("osd net: bad reply to {} tag {}: {}", TypeName(type_), tag_,
+    conn_->server().log_->error("osd net: bad reply to {} tag {}: {}", TypeName(type), tag(),
                                 result.message());
     header.clear();
-    EncodeReply(ErrorReply(type_, result), header);
+    EncodeReply(ErrorReply(type, result), header);
     payload.clear();
   }
-  conn_->QueueReply(
-      BuildFrame(ReplyTypeOf(type_), tag_, std::move(header), std::move(payload), true));
+  OutFrame frame = MakeOutFrame(ReplyTypeOf(type), tag(), std::move(header), std::move(payload));
+  frame.is_reply = true;
+  conn_->QueueReply(std::move(frame));
   return result;
 }
+
+}  // namespace detail
 
 Status Responder::SendError(Status status) {
   return Send(ErrorReply(type_, std::move(status)));

@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "ec/buffer.h"
 #include "common/status.h"
+#include "ec/buffer.h"
 #include "osd/net/frame.h"
 #include "osd/net/messages.h"
 
@@ -38,10 +38,6 @@ class logger;
 }
 
 namespace ec::net {
-
-namespace detail {
-class ServerConnection;
-}
 
 struct ServerOptions {
   std::string address = "127.0.0.1";     // IPv4 or IPv6 literal to bind
@@ -74,11 +70,15 @@ struct Request {
 };
 
 // Sends the one reply to one request. Obtained by the handler from Handle(); keep the shared_ptr
-// until the reply is sent. If the last reference is dropped without Send, the server answers
-// EIO "request dropped by the handler" so that the client and the in-flight count never hang.
+// until the reply is sent. If the last reference to the server's responder is dropped without
+// Send, the server answers EIO "request dropped by the handler" so that the client and the
+// in-flight count never hang.
+//
+// The server's responder is one implementation; a test of a RequestHandler may derive its own
+// (implementing Deliver) to drive the handler without sockets.
 class Responder {
  public:
-  ~Responder();
+  virtual ~Responder() = default;
   Responder(const Responder&) = delete;
   Responder& operator=(const Responder&) = delete;
 
@@ -86,9 +86,10 @@ class Responder {
   // a Ping, ...); `payload` is sent after the message header with gather I/O, and its Buffers are
   // kept alive until written. Returns OK once queued, even if the connection has gone away (the
   // reply is then dropped and counted in replies_dropped). Errors: EALREADY for a second call
-  // (nothing sent); EINVAL when body's type does not answer the request, or EMSGSIZE when the
-  // payload exceeds the client's announced max_payload_len or the message header the client's
-  // max_header_len: in both cases an error reply with that status is sent instead.
+  // (nothing sent); from the server's responder, EINVAL when body's type does not answer the
+  // request, or EMSGSIZE when the payload exceeds the client's announced max_payload_len or the
+  // message header the client's max_header_len: in both cases an error reply with that status is
+  // sent instead.
   Status Send(ReplyBody body, std::vector<Buffer> payload = {});
   // Shorthand: an error reply of the right type carrying `status`.
   Status SendError(Status status);
@@ -96,10 +97,13 @@ class Responder {
   MsgType request_type() const { return type_; }
   std::uint64_t tag() const { return tag_; }
 
+ protected:
+  Responder(MsgType type, std::uint64_t tag) : type_(type), tag_(tag) {}
+  // The reply, once (Send has refused a second call). Returns what Send returns.
+  virtual Status Deliver(ReplyBody body, std::vector<Buffer> payload) = 0;
+  bool sent() const { return sent_; }
+
  private:
-  friend class detail::ServerConnection;
-  Responder(std::shared_ptr<detail::ServerConnection> conn, MsgType type, std::uint64_t tag);
-  std::shared_ptr<detail::ServerConnection> conn_;
   MsgType type_;
   std::uint64_t tag_;
   bool sent_ = false;

@@ -394,6 +394,23 @@ Result<std::vector<Buffer>> ObjectStore::Read(const std::string& coll, const std
   return FinishRead(coll, name, extents, plan);
 }
 
+Result<ObjectRead> ObjectStore::ReadWithAttr(const std::string& coll, const std::string& name,
+                                             std::span<const Extent> extents,
+                                             const std::string& attr) {
+  ReadGuard guard(*this);
+  ReadPlan plan;
+  std::vector<IoRequest> reqs;
+  EC_RETURN_IF_ERROR(PlanRead(coll, name, extents, plan, reqs));
+  if (!reqs.empty()) EC_RETURN_IF_ERROR(device_->Submit(reqs));
+  auto data = FinishRead(coll, name, extents, plan);
+  if (!data.ok()) return data.status();
+  ObjectRead out;
+  out.extents = std::move(data).value();
+  out.size = plan.onode->size;
+  if (auto it = plan.onode->attrs.find(attr); it != plan.onode->attrs.end()) out.attr = it->second;
+  return out;
+}
+
 std::vector<Result<std::vector<Buffer>>> ObjectStore::ReadMany(
     std::span<const ReadRequest> requests) {
   ReadGuard guard(*this);

@@ -51,6 +51,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -126,6 +127,14 @@ struct ReadRequest {
   std::vector<Extent> extents;
 };
 
+// What ReadWithAttr returns: the extents, the object's size and one attribute, all of the same
+// committed version of the object.
+struct ObjectRead {
+  std::vector<Buffer> extents;      // one per extent, exactly as Read returns them
+  std::uint64_t size = 0;           // the object's size
+  std::optional<std::string> attr;  // the asked attribute; nullopt when the object has none
+};
+
 struct ObjectInfo {
   std::uint64_t size = 0;
   std::uint64_t allocated_bytes = 0;  // bytes of device blocks holding the object's data
@@ -190,6 +199,13 @@ class ObjectStore {
   // device errors.
   Result<std::vector<Buffer>> Read(const std::string& coll, const std::string& name,
                                    std::span<const Extent> extents);
+
+  // Read, plus the object's size and the attribute `attr`, from one lookup of the object's
+  // metadata (a shard read needs all three; three calls would look the object up three times and
+  // could see three versions). `extents` may be empty: then nothing is read from the device.
+  // Errors: those of Read; a missing attribute is not an error (ObjectRead::attr is empty).
+  Result<ObjectRead> ReadWithAttr(const std::string& coll, const std::string& name,
+                                  std::span<const Extent> extents, const std::string& attr);
 
   // Reads many objects at once: the device reads of every request go down together (one io_uring
   // submission per 128 device requests), so that one thread keeps many reads in flight as fio does

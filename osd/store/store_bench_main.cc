@@ -166,7 +166,8 @@ int main(int argc, char** argv) {
   std::uint64_t journal_size = ec::store::StoreOptions{}.journal_size;
   app.add_option("-R,--runs", runs, "runs: U (update), F (fetch), p (print the last run)");
   app.add_option("-o,--objects", objects, "number of objects")->check(CLI::Range(1ull, 1ull << 32));
-  app.add_option("-s,--size", value_size, "value size in bytes")
+  app.add_option("-s,--size", value_size, "value size in bytes (4k, 1M, ...: binary units)")
+      ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(1ull, 1ull << 30));
   app.add_option("-d,--depth", depth,
                  "queue depth: concurrent Apply threads (U), reads per ReadMany batch (F)")
@@ -178,15 +179,22 @@ int main(int argc, char** argv) {
   app.add_flag("--no-durable", no_durable, "skip device flush and RocksDB sync on update");
   app.add_option("--journal-size", journal_size,
                  "commit journal size in bytes at mkfs (0: none, commits sync RocksDB instead)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(CLI::AsSizeValue(false));
   app.add_option("--device", device, "device file or block device (default: a temporary file)");
   app.add_option("--db", db, "RocksDB directory (default: next to a temporary device)");
-  app.add_option("--device-size", device_size, "size of a device file to create")
+  app.add_option("--device-size", device_size, "size of a device file to create (e.g. 4G)")
+      ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(16ull << 20, 1ull << 50));
   app.add_option("--backend", backend, "uring or sync")->check(CLI::IsMember({"uring", "sync"}));
   app.add_option("--seed", seed, "seed for the fetch order");
   app.add_option("--json", json_out, "write results as JSON to this file (- for stdout)");
-  CLI11_PARSE(app, argc, argv);
+  app.set_version_flag("--version", "ec-store-bench " ECSTORE_VERSION);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;  // CLI11's message; usage errors exit 1, --help 0
+  }
   std::vector<std::string> ops;
   {
     std::istringstream tokens(runs);
@@ -195,8 +203,8 @@ int main(int argc, char** argv) {
       for (std::string op; std::getline(parts, op, ';');) {
         if (op.empty()) continue;
         if (op != "U" && op != "F" && op != "p") {
-          fmt::print(stderr, "unknown run '{}' in -R (use U, F, p)\n", op);
-          return 2;
+          fmt::print(stderr, "ec-store-bench: unknown run '{}' in -R (use U, F, p)\n", op);
+          return 1;
         }
         ops.push_back(op);
       }

@@ -110,6 +110,54 @@ TEST(EcOsdCli, HelpAndStartupErrors) {
   EXPECT_NE(missing.exit_code, 0);
 }
 
+// --mkfs creates a device file only inside osd data: a missing block path elsewhere (a device
+// that is not there) is refused before anything is created; an existing file elsewhere is used.
+TEST(EcOsdCli, MkfsRefusesAMissingBlockPathOutsideOsdData) {
+  TempDir dir;
+  const fs::path missing = dir / "dev" / "nvme9n1";
+  fs::create_directories(dir / "dev");
+  WriteText(dir / "nodev.conf", "[global]\nosd data = " + (dir / "osd-$id").string() +
+                                    "\nbluestore block path = " + missing.string() +
+                                    "\nbluestore block size = 64M\n");
+  ProcessResult r = RunOsdTool({"-c", (dir / "nodev.conf").string(), "-i", "0", "--mkfs"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("bluestore block path " + missing.string() + " does not exist"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(missing));
+  EXPECT_FALSE(fs::exists(dir / "osd-0"));  // nothing created at all
+
+  // A path that leaves osd data through ".." is outside too.
+  WriteText(dir / "dotdot.conf", "[global]\nosd data = " + (dir / "osd-$id").string() +
+                                     "\nbluestore block path = $osd_data/../escaped" +
+                                     "\nbluestore block size = 64M\n");
+  r = RunOsdTool({"-c", (dir / "dotdot.conf").string(), "-i", "0", "--mkfs"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_FALSE(fs::exists(dir / "escaped"));
+
+  // An existing device file outside osd data is fine.
+  const fs::path existing = dir / "dev" / "disk.img";
+  { std::ofstream(existing.string()).close(); }
+  fs::resize_file(existing, 64ull << 20);
+  WriteText(dir / "dev.conf", "[global]\nosd data = " + (dir / "osd-$id").string() +
+                                  "\nbluestore block path = " + existing.string() + "\n");
+  r = RunOsdTool({"-c", (dir / "dev.conf").string(), "-i", "0", "--mkfs"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+// Usage errors exit 1 (not CLI11's 105-109); --version names the program and the version.
+TEST(EcOsdCli, UsageErrorsExitOneAndVersion) {
+  ProcessResult v = RunOsdTool({"--version"});
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.out, std::string("ec-osd ") + ECSTORE_VERSION + "\n");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--no-such-option"}, {"-i", "x"}, {"-i", "-1"}, {"-c"}, {"extra-argument"}}) {
+    ProcessResult r = RunOsdTool(args);
+    EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
+    EXPECT_FALSE(r.err.empty()) << args[0];
+  }
+}
+
 class EcOsdDaemon : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -414,6 +462,23 @@ TEST_F(EcOsdDaemon, SigkillKeepsEveryAcknowledgedWrite) {
       EXPECT_EQ(got.status().code(), ENOENT) << name << ": " << got.status().message();
     }
   }
+}
+
+// The log file receives lines while the daemon runs (within about a second), not only at exit,
+// and what reached it survives a SIGKILL.
+TEST_F(EcOsdDaemon, LogLinesReachTheFileWhileRunning) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (osd_->LogFile().find("serving on") == std::string::npos &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  const std::string log = osd_->LogFile();
+  ASSERT_NE(log.find("serving on"), std::string::npos) << log;
+  EXPECT_LT(waited, std::chrono::seconds(3));
+  EXPECT_NE(log.find("listening on"), std::string::npos) << log;
+  EXPECT_EQ(osd_->Kill(), 128 + SIGKILL);
+  EXPECT_NE(osd_->LogFile().find("serving on"), std::string::npos);
 }
 
 // SIGTERM with requests in flight: the daemon answers them before it exits (exit code 0).

@@ -41,8 +41,9 @@ std::string ReadAll(int fd) {
   return s;
 }
 
-// fork + exec of ec-osd with stdout to a pipe (returned in *out_fd) and stderr to `err_path`.
-pid_t Spawn(const std::vector<std::string>& args, int* out_fd, const fs::path& err_path) {
+// fork + exec of `program` with stdout to a pipe (returned in *out_fd) and stderr to `err_path`.
+pid_t Spawn(const std::string& program, const std::vector<std::string>& args, int* out_fd,
+            const fs::path& err_path) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
   pid_t pid = ::fork();
@@ -51,7 +52,7 @@ pid_t Spawn(const std::vector<std::string>& args, int* out_fd, const fs::path& e
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (err >= 0) ::dup2(err, 2);
     std::vector<char*> argv;
-    std::string prog = EC_OSD_PATH;
+    std::string prog = program;
     argv.push_back(prog.data());
     std::vector<std::string> copy = args;
     for (std::string& a : copy) argv.push_back(a.data());
@@ -78,12 +79,16 @@ std::string Slurp(const fs::path& p) {
 }  // namespace
 
 ProcessResult RunOsdTool(const std::vector<std::string>& args) {
+  return RunProgram(EC_OSD_PATH, args);
+}
+
+ProcessResult RunProgram(const std::string& program, const std::vector<std::string>& args) {
   char tmpl[] = "/tmp/ec-osd-err.XXXXXX";
   int tmp = ::mkstemp(tmpl);
   if (tmp >= 0) ::close(tmp);
   ProcessResult r;
   int out = -1;
-  pid_t pid = Spawn(args, &out, tmpl);
+  pid_t pid = Spawn(program, args, &out, tmpl);
   if (pid < 0) return r;
   r.out = ReadAll(out);
   ::close(out);
@@ -119,8 +124,11 @@ std::vector<std::string> OsdProcess::BaseArgs() const {
 }
 
 std::string OsdProcess::Log() const {
-  return Slurp(dir_ / ("osd." + std::to_string(id_) + ".log")) +
-         Slurp(dir_ / ("osd." + std::to_string(id_) + ".stderr"));
+  return LogFile() + Slurp(dir_ / ("osd." + std::to_string(id_) + ".stderr"));
+}
+
+std::string OsdProcess::LogFile() const {
+  return Slurp(dir_ / ("osd." + std::to_string(id_) + ".log"));
 }
 
 ProcessResult OsdProcess::Mkfs(const std::vector<std::string>& extra) {
@@ -133,7 +141,7 @@ ProcessResult OsdProcess::Mkfs(const std::vector<std::string>& extra) {
 bool OsdProcess::Start(const std::vector<std::string>& extra) {
   std::vector<std::string> args = BaseArgs();
   args.insert(args.end(), extra.begin(), extra.end());
-  pid_ = Spawn(args, &out_fd_, dir_ / ("osd." + std::to_string(id_) + ".stderr"));
+  pid_ = Spawn(EC_OSD_PATH, args, &out_fd_, dir_ / ("osd." + std::to_string(id_) + ".stderr"));
   if (pid_ < 0) {
     ADD_FAILURE() << "cannot start ec-osd";
     return false;

@@ -22,6 +22,8 @@ struct ProcessResult {
 
 // Runs build/bin/ec-osd with `args` to completion (for --mkfs, --fsck, --help, bad input).
 ProcessResult RunOsdTool(const std::vector<std::string>& args);
+// Runs `program` (a path) with `args` to completion; stdout and stderr captured.
+ProcessResult RunProgram(const std::string& program, const std::vector<std::string>& args);
 
 // One ec-osd daemon whose data lives in `dir`: config file dir/ecstore.conf with a small device,
 // ports 0 (kernel-chosen), log in dir/osd.<id>.log.
@@ -48,7 +50,8 @@ class OsdProcess {
   fs::path conf() const { return dir_ / "ecstore.conf"; }
   fs::path block() const { return dir_ / ("osd-" + std::to_string(id_)) / "block"; }
   std::vector<std::string> BaseArgs() const;
-  std::string Log() const;
+  std::string Log() const;      // the log file, then stderr
+  std::string LogFile() const;  // the log file (dir/osd.<id>.log) as it is now
 
  private:
   int Wait();

@@ -8,11 +8,18 @@
 //   ec-osd-client --osd ... stat COLL OBJECT SHARD          (JSON)
 //   ec-osd-client --osd ... ls COLL                         (one "object shard" per line)
 //   ec-osd-client --osd ... rm COLL OBJECT SHARD
+//
+// Arguments are checked before connecting: names, attributes and extents against the protocol's
+// limits (net::Limits), so that a request the OSD would refuse gets a local message. Usage errors
+// exit 1; --help and --version exit 0.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -88,6 +95,50 @@ Status WriteFile(const std::string& path, const std::vector<Buffer>& parts) {
   return Status::OK();
 }
 
+int Usage(const std::string& what) {
+  std::fprintf(stderr, "ec-osd-client: %s\n", what.c_str());
+  return 1;
+}
+
+// The longest wait --timeout accepts: beyond it the milliseconds would overflow the clock.
+constexpr double kMaxTimeoutSeconds = 1e6;
+
+// Digits only (no sign, space or suffix), no overflow.
+bool ParseDecimal(std::string_view s, std::uint64_t* out) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string_view::npos) return false;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+// "OFFSET:LENGTH", both decimal, with offset + length within 2^64.
+bool ParseExtent(const std::string& s, ec::net::ByteExtent* out) {
+  const auto colon = s.find(':');
+  if (colon == std::string::npos) return false;
+  std::uint64_t off = 0, len = 0;
+  if (!ParseDecimal(std::string_view(s).substr(0, colon), &off) ||
+      !ParseDecimal(std::string_view(s).substr(colon + 1), &len) || len > UINT64_MAX - off) {
+    return false;
+  }
+  *out = {off, len};
+  return true;
+}
+
+// What the OSD would refuse in the names of a request: empty or over the protocol's limits.
+std::string CheckNames(const std::string& coll, const std::string* object) {
+  const ec::net::Limits limits;
+  if (coll.empty()) return "the collection name is empty";
+  if (coll.size() > limits.max_collection_len) {
+    return "the collection name is " + std::to_string(coll.size()) + " bytes, more than the " +
+           std::to_string(limits.max_collection_len) + " the protocol allows";
+  }
+  if (object != nullptr && object->empty()) return "the object name is empty";
+  if (object != nullptr && object->size() > limits.max_name_len) {
+    return "the object name is " + std::to_string(object->size()) + " bytes, more than the " +
+           std::to_string(limits.max_name_len) + " the protocol allows";
+  }
+  return {};
+}
+
 bool SplitHostPort(const std::string& s, std::string* host, std::uint16_t* port) {
   auto colon = s.rfind(':');
   if (colon == std::string::npos || colon == 0) return false;
@@ -116,7 +167,9 @@ int main(int argc, char** argv) {
   std::string osd = "127.0.0.1:6800";
   double timeout_s = 30;
   app.add_option("--osd", osd, "the OSD's address HOST:PORT")->capture_default_str();
-  app.add_option("--timeout", timeout_s, "seconds to wait for a reply")->capture_default_str();
+  app.add_option("--timeout", timeout_s, "seconds to wait for a reply (more than 0, at most 1e6)")
+      ->capture_default_str();
+  app.set_version_flag("--version", "ec-osd-client " ECSTORE_VERSION);
 
   std::string coll, object, file;
   std::uint32_t shard = 0;
@@ -140,14 +193,68 @@ int main(int argc, char** argv) {
   put->add_option("--attr", attrs, "attribute key=value (repeatable)");
   get->add_option("out", file, "output file (written atomically)")->required();
   get->add_option("--extent", extents, "OFFSET:LENGTH to read (repeatable; default: all)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;  // CLI11's message; usage errors exit 1, --help 0
+  }
 
   ec::net::ClientOptions options;
   if (!SplitHostPort(osd, &options.host, &options.port)) {
-    std::fprintf(stderr, "ec-osd-client: bad --osd '%s': expected HOST:PORT\n", osd.c_str());
-    return 1;
+    return Usage("bad --osd '" + osd + "': expected HOST:PORT");
   }
-  options.request_timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
+  if (!std::isfinite(timeout_s) || timeout_s <= 0 || timeout_s > kMaxTimeoutSeconds) {
+    return Usage(fmt::format("bad --timeout {}: expected seconds, more than 0 and at most {:g}",
+                             timeout_s, kMaxTimeoutSeconds));
+  }
+  // Checked before connecting: a request the OSD would refuse gets a local message.
+  const ec::net::Limits limits;
+  if (*ls) {
+    if (std::string why = CheckNames(coll, nullptr); !why.empty()) return Usage(why);
+  } else if (!*ping) {
+    if (std::string why = CheckNames(coll, &object); !why.empty()) return Usage(why);
+  }
+  std::vector<ec::net::Attr> parsed_attrs;
+  if (attrs.size() > limits.max_attrs) {
+    return Usage(fmt::format("{} attributes, more than the {} the protocol allows", attrs.size(),
+                             limits.max_attrs));
+  }
+  for (const std::string& a : attrs) {
+    auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Usage("bad --attr '" + a + "': expected key=value");
+    }
+    if (eq > limits.max_attr_len || a.size() - eq - 1 > limits.max_attr_len) {
+      return Usage(
+          fmt::format("--attr '{}...': a key or value is longer than the {} bytes the "
+                      "protocol allows",
+                      a.substr(0, 32), limits.max_attr_len));
+    }
+    parsed_attrs.push_back({a.substr(0, eq), a.substr(eq + 1)});
+  }
+  std::vector<ec::net::ByteExtent> parsed_extents;
+  if (extents.size() > limits.max_extents) {
+    return Usage(fmt::format("{} extents, more than the {} the protocol allows", extents.size(),
+                             limits.max_extents));
+  }
+  std::uint64_t extent_bytes = 0;
+  for (const std::string& e : extents) {
+    ec::net::ByteExtent x;
+    if (!ParseExtent(e, &x)) {
+      return Usage("bad --extent '" + e +
+                   "': expected OFFSET:LENGTH, two decimal numbers whose sum fits in 64 bits");
+    }
+    extent_bytes += std::min<std::uint64_t>(x.length, limits.max_payload_len + 1ull);
+    parsed_extents.push_back(x);
+  }
+  if (extent_bytes > limits.max_payload_len) {
+    return Usage(fmt::format("the extents ask for more than the {} bytes one reply may carry",
+                             limits.max_payload_len));
+  }
+  // At least 1 ms: 0 would mean "the default" to the client library.
+  options.request_timeout = std::max(
+      std::chrono::milliseconds(1),
+      std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(timeout_s * 1000))));
   options.connect_timeout = options.request_timeout;
   auto client = ec::net::OsdClient::Create(options);
   if (!client.ok()) return Fail("client", client.status());
@@ -172,14 +279,7 @@ int main(int argc, char** argv) {
     w.shard = shard;
     w.version = version;
     w.flags = ec::net::kWriteReplace;
-    for (const std::string& a : attrs) {
-      auto eq = a.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        std::fprintf(stderr, "ec-osd-client: bad --attr '%s': expected key=value\n", a.c_str());
-        return 1;
-      }
-      w.attrs.push_back({a.substr(0, eq), a.substr(eq + 1)});
-    }
+    w.attrs = std::move(parsed_attrs);
     const std::size_t size = data->size();
     if (Status s = c.WriteShard(std::move(w), {std::move(*data)}); !s.ok()) return Fail("put", s);
     std::printf("wrote %s/%s shard %u: %zu bytes\n", coll.c_str(), object.c_str(), shard, size);
@@ -190,25 +290,11 @@ int main(int argc, char** argv) {
     r.collection = coll;
     r.object = object;
     r.shard = shard;
-    if (extents.empty()) {
+    r.extents = std::move(parsed_extents);
+    if (r.extents.empty()) {
       auto st = c.Stat({coll, object, shard});
       if (!st.ok()) return Fail("get", st.status());
       r.extents.push_back({0, st->size});
-    }
-    for (const std::string& e : extents) {
-      auto colon = e.find(':');
-      try {
-        if (colon == std::string::npos) throw std::invalid_argument(e);
-        std::size_t u1 = 0, u2 = 0;
-        std::uint64_t off = std::stoull(e.substr(0, colon), &u1);
-        std::uint64_t len = std::stoull(e.substr(colon + 1), &u2);
-        if (u1 != colon || u2 != e.size() - colon - 1) throw std::invalid_argument(e);
-        r.extents.push_back({off, len});
-      } catch (...) {
-        std::fprintf(stderr, "ec-osd-client: bad --extent '%s': expected OFFSET:LENGTH\n",
-                     e.c_str());
-        return 1;
-      }
     }
     auto got = c.ReadShard(std::move(r));
     if (!got.ok()) return Fail("get", got.status());

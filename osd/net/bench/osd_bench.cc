@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <charconv>
 #include <condition_variable>
 #include <cstdio>
 #include <iostream>
@@ -36,17 +38,24 @@ struct SizeTuple {
   std::string text;
 };
 
-// "4096", "b1048576", "i4096", "64k", "1m" -> bytes.
+// "4096", "b1048576", "i4096", "64k", "1M", "2MiB" -> bytes: an optional self_test prefix (b or
+// i), then a size as CLI::AsSizeValue reads it (binary units: k = 1024).
 Result<std::uint64_t> ParseSize(std::string s) {
+  const std::string given = s;
   if (!s.empty() && (s[0] == 'b' || s[0] == 'i' || s[0] == 'B' || s[0] == 'I')) s.erase(0, 1);
-  std::uint64_t mult = 1;
-  if (!s.empty() && (s.back() == 'k' || s.back() == 'K')) mult = 1024, s.pop_back();
-  if (!s.empty() && (s.back() == 'm' || s.back() == 'M')) mult = 1024 * 1024, s.pop_back();
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 12) {
-    return Status::Invalid("bad size '" + s + "'");
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])) ||
+      !CLI::AsSizeValue(false)(s).empty()) {
+    return Status::Invalid("bad size '" + given + "'");
   }
-  return std::stoull(s) * mult;
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) {
+    return Status::Invalid("bad size '" + given + "'");
+  }
+  return v;
 }
+
+constexpr std::uint64_t kMaxPingPayload = 1ull << 30;
 
 Result<std::vector<SizeTuple>> ParseTuples(const std::string& text) {
   std::vector<SizeTuple> out;
@@ -57,6 +66,10 @@ Result<std::vector<SizeTuple>> ParseTuples(const std::string& text) {
     auto b = ParseSize((*it)[2]);
     if (!a.ok() || !b.ok()) {
       return Status::Invalid("--message-sizes: " + (a.ok() ? b.status() : a.status()).message());
+    }
+    // The client accepts replies up to 1 GiB, and a Ping's response length is 32 bits.
+    if (*a > kMaxPingPayload || *b > kMaxPingPayload) {
+      return Status::Invalid("--message-sizes: " + it->str() + ": a payload is at most 1 GiB");
     }
     out.push_back({*a, *b, it->str()});
   }
@@ -166,7 +179,7 @@ int Main(int argc, char** argv) {
   bool json = false;
   bool self_server = false;
   int connections = 1;
-  std::string shard_write, shard_read;
+  std::uint64_t write_size = 0, read_size = 0;
   std::uint64_t objects = 16;
   std::uint32_t shard_inflight = 1;
   std::uint64_t shard_ops = 0;
@@ -174,19 +187,24 @@ int Main(int argc, char** argv) {
   app.add_option("--endpoints", endpoints_text, "Comma-separated HOST:PORT list of OSDs");
   app.add_flag("--self-server", self_server,
                "Start an in-process server (in-memory store) and use it as the only endpoint");
-  app.add_option("--message-sizes", sizes_text,
-                 "Tuples \"(REQ RESP) ...\" of Ping payload sizes in bytes (k/m suffixes "
-                 "allowed). A prefix i (inline) or b (bulk) is accepted as in self_test; both "
-                 "mean \"in the frame payload\" here: the protocol has one data path");
+  app.add_option(
+      "--message-sizes", sizes_text,
+      "Tuples \"(REQ RESP) ...\" of Ping payload sizes in bytes (binary suffixes "
+      "allowed: 4k, 1M, 1MiB). A prefix i (inline) or b (bulk) is accepted as in self_test; both "
+      "mean \"in the frame payload\" here: the protocol has one data path");
   app.add_option("--max-inflight-rpcs", max_inflight, "RPCs outstanding at once (total)")
       ->check(CLI::Range(1u, 65536u));
   app.add_option("--repetitions", repetitions, "RPCs per message-size tuple")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000000}));
   app.add_option("--connections", connections, "Connections per endpoint")
       ->check(CLI::Range(1, 64));
-  app.add_option("--shard-write", shard_write, "Time WriteShard of SIZE-byte shards");
-  app.add_option("--shard-read", shard_read,
-                 "Time ReadShard of SIZE-byte shards (written first if --shard-write is absent)");
+  app.add_option("--shard-write", write_size, "Time WriteShard of SIZE-byte shards (4k, 1M, ...)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  app.add_option("--shard-read", read_size,
+                 "Time ReadShard of SIZE-byte shards (written first if --shard-write is absent)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
   app.add_option("--objects", objects, "Distinct shards used by the shard runs")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000}));
   app.add_option("--inflight", shard_inflight, "Shard operations outstanding at once")
@@ -194,7 +212,12 @@ int Main(int argc, char** argv) {
   app.add_option("--shard-ops", shard_ops, "Operations per shard run (default: --repetitions)");
   app.add_option("--timeout-ms", timeout_ms, "Per-request timeout")->check(CLI::Range(1, 3600000));
   app.add_flag("--json", json, "Print one JSON document instead of text");
-  CLI11_PARSE(app, argc, argv);
+  app.set_version_flag("--version", "ec-osd-bench " ECSTORE_VERSION);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;  // CLI11's message; usage errors exit 1, --help 0
+  }
 
   spdlog::set_level(spdlog::level::warn);
   std::vector<std::pair<std::string, std::uint16_t>> endpoints;
@@ -237,16 +260,6 @@ int Main(int argc, char** argv) {
       return 1;
     }
     tuples = *t;
-  }
-  std::uint64_t write_size = 0, read_size = 0;
-  for (auto [text, out] : {std::pair{&shard_write, &write_size}, {&shard_read, &read_size}}) {
-    if (text->empty()) continue;
-    auto v = ParseSize(*text);
-    if (!v.ok() || *v == 0) {
-      std::cerr << "ec-osd-bench: bad shard size '" << *text << "'\n";
-      return 1;
-    }
-    *out = *v;
   }
   if (tuples.empty() && write_size == 0 && read_size == 0) tuples.push_back({0, 0, "(0 0)"});
   if (shard_ops == 0) shard_ops = repetitions;
