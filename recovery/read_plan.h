@@ -15,8 +15,8 @@
 #include <map>
 #include <vector>
 
-#include "ec/erasure_code_interface.h"
 #include "common/status.h"
+#include "ec/erasure_code_interface.h"
 
 namespace ec::recovery {
 
