@@ -117,7 +117,8 @@ int main(int argc, char** argv) {
                          "(\"{base}/plugin={plugin} stripe-width={stripe-width} {parameter}...\")");
   non_regression
       ->add_option("-s,--stripe-width", nr.stripe_width,
-                   "stripe_width, i.e. the size of the buffer to be encoded")
+                   "stripe_width, i.e. the size of the buffer to be encoded (4k, 1M allowed)")
+      ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
   non_regression->add_option("-p,--plugin", nr.plugin, "erasure code plugin name")
       ->capture_default_str();
