@@ -272,8 +272,8 @@ TEST(EcToolTest, NonRegressionCreateThenCheck) {
       "test_example", "--parameter=k=4"});
   EXPECT_TRUE(fs::is_directory(tmp / "plugin=test_example stripe-width=4096 k=4"));
   // Units for the stripe width too; the folder still carries the number.
-  Ok({"non-regression", "--create", "--base", tmp.path().string(), "-p", "test_example", "-s",
-      "8k", "-P", "k=2"});
+  Ok({"non-regression", "--create", "--base", tmp.path().string(), "-p", "test_example", "-s", "8k",
+      "-P", "k=2"});
   EXPECT_TRUE(fs::is_directory(tmp / "plugin=test_example stripe-width=8192 k=2"));
 }
 
