@@ -21,6 +21,7 @@
 // guard their internal caches themselves).
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -29,9 +30,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/status.h"
 #include "ec/buffer.h"
 #include "ec/profile.h"
-#include "common/status.h"
 
 namespace ec {
 
@@ -105,6 +106,33 @@ class ErasureCodeInterface {
   // Decodes (if needed) and concatenates the data chunks in `want` (all data chunks when `want` is
   // empty), in data-piece order: the stripe as it was given to encode, with its padding.
   virtual Status decode_concat(const ShardSet& want, const ChunkMap& chunks, Buffer* out) const = 0;
+
+  // --- Beyond Ceph: sub-chunk repair of part of one chunk (the repair engine's partial repair) ---
+  // Codes with sub-chunk repair (CLAY) rebuild sub-chunks [want.first, want.first + want.second)
+  // of one lost chunk from part of what minimum_to_decode plans for the whole chunk.
+  //
+  // The sub-chunks to read from each of `helpers` (the set minimum_to_decode_with_cost({lost},
+  // ...) chose) to rebuild sub-chunks `want` of `lost`: chunk id -> ranges, ascending and merged;
+  // every helper is a key, with no ranges when it contributes nothing. With want = all
+  // sub-chunks it equals minimum_to_decode({lost}, helpers). Errors: EOPNOTSUPP when the code
+  // has no sub-chunk repair from `helpers` (every scalar code; CLAY when `helpers` is not a repair
+  // set): read whole chunks through minimum_to_decode instead; EINVAL for bad ids or range.
+  virtual Result<SubChunkPlan> minimum_to_repair(int lost, SubChunkRange want,
+                                                 const ShardSet& helpers) const {
+    (void)lost, (void)want, (void)helpers;
+    return Status::Error(EOPNOTSUPP, "this code has no sub-chunk repair");
+  }
+  // Rebuilds sub-chunks `want` of `lost` into `out` (want.second * chunk_size /
+  // get_sub_chunk_count() bytes). `helper_data` has one entry per key of minimum_to_repair(lost,
+  // want, helpers): the concatenation of the sub-chunks it lists for that helper (empty when it
+  // lists none). `chunk_size` is the full chunk size. The caller owns every buffer; they must not
+  // overlap. Errors: EOPNOTSUPP as minimum_to_repair; EINVAL on any size or helper mismatch
+  // (`out` untouched).
+  virtual Status repair_sub_chunks(int lost, SubChunkRange want, const ConstChunkSpans& helper_data,
+                                   std::size_t chunk_size, std::span<std::byte> out) const {
+    (void)lost, (void)want, (void)helper_data, (void)chunk_size, (void)out;
+    return Status::Error(EOPNOTSUPP, "this code has no sub-chunk repair");
+  }
 };
 
 using ErasureCodeInterfaceRef = std::shared_ptr<ErasureCodeInterface>;

@@ -27,6 +27,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "ec/erasure_code_interface.h"
 
@@ -64,6 +65,11 @@ class PluginRegistry {
   // code's get_profile() ("factory profile {..} != get_profile() {..}", EINVAL).
   Status factory(const std::string& name, const std::string& directory, Profile& profile,
                  ErasureCodeInterfaceRef* out);
+
+  // Names of the plugins load() can find for `directory`: built-ins, plugins already registered
+  // and every DIR/libec_NAME.so that names the init symbol, sorted, each once. Nothing is loaded
+  // (a name listed may still fail to load). For messages such as "available plugins: ...".
+  std::vector<std::string> available(const std::string& directory);
 
   // The plugin directory used when none is given: $EC_PLUGIN_DIR if set, else the lib/ folder
   // next to the running program's bin/ folder (build/bin -> build/lib).

@@ -4,6 +4,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string_view>
 
 #include "ec/plugin.h"
 
@@ -123,6 +127,37 @@ Status PluginRegistry::factory(const std::string& name, const std::string& direc
   }
   *out = std::move(code);
   return Status::OK();
+}
+
+namespace {
+
+// True when the file's bytes hold the init symbol's name: a plugin exports it, while a library
+// that merely shares the libec_ prefix (libec_common.so) does not. Nothing is loaded.
+bool NamesInitSymbol(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return bytes.find(std::string("__erasure_code_init") + '\0') != std::string::npos;
+}
+
+}  // namespace
+
+std::vector<std::string> PluginRegistry::available(const std::string& directory) {
+  std::set<std::string> names;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [name, plugin] : plugins_) names.insert(name);
+    for (const auto& [name, factory] : builtins_) names.insert(name);
+  }
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+    const std::string file = entry.path().filename().string();
+    constexpr std::string_view kPrefix = "libec_", kSuffix = ".so";
+    if (file.size() > kPrefix.size() + kSuffix.size() && file.starts_with(kPrefix) &&
+        file.ends_with(kSuffix) && NamesInitSymbol(entry.path())) {
+      names.insert(file.substr(kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size()));
+    }
+  }
+  return {names.begin(), names.end()};
 }
 
 std::string PluginRegistry::default_directory() {

@@ -1,6 +1,8 @@
 // Every error path of the plugin loader, proven with the broken plugins of plugins/test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ec/plugin.h"
 
 namespace ec {
@@ -37,6 +39,25 @@ TEST(Registry, LoadsAndUsesAWorkingPlugin) {
   EXPECT_EQ(out[1].span()[0], std::byte{7});
   // Registering the same name twice is EEXIST.
   EXPECT_EQ(reg.add("test_example", nullptr).code(), EEXIST);
+}
+
+TEST(Registry, AvailableListsTheLibrariesOfADirectory) {
+  auto& reg = PluginRegistry::instance();
+  const std::vector<std::string> names = reg.available(Dir());
+  for (const char* name : {"test_example", "test_wrong_version"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+  // Libraries without the init symbol are not plugins: the base library libec_common.so, a
+  // plugin built without its entry point.
+  for (const char* name : {"common", "test_missing_entry_point"}) {
+    EXPECT_EQ(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  // A folder without plugins still lists the built-ins and what is registered already.
+  ASSERT_TRUE(reg.load("test_example", Dir()).ok());
+  const std::vector<std::string> elsewhere = reg.available("/nonexistent-ec-plugin-dir");
+  EXPECT_NE(std::find(elsewhere.begin(), elsewhere.end(), "test_example"), elsewhere.end());
+  EXPECT_EQ(std::find(elsewhere.begin(), elsewhere.end(), "test_wrong_version"), elsewhere.end());
 }
 
 TEST(Registry, MissingLibraryIsEIO) {

@@ -4,19 +4,8 @@
 
 namespace ec::recovery {
 
-Result<std::vector<ShardRead>> PlanShardReads(const SubChunkPlan& plan, std::uint64_t chunk_size,
-                                              unsigned sub_chunk_count, std::uint64_t first_stripe,
-                                              std::uint64_t stripes) {
-  if (sub_chunk_count == 0 || chunk_size == 0 || chunk_size % sub_chunk_count != 0) {
-    return Status::Invalid("chunk size " + std::to_string(chunk_size) +
-                           " is not a multiple of the sub-chunk count " +
-                           std::to_string(sub_chunk_count));
-  }
-  const std::uint64_t sub = chunk_size / sub_chunk_count;
-  std::vector<ShardRead> reads;
+Status CheckPlan(const SubChunkPlan& plan, unsigned sub_chunk_count) {
   for (const auto& [shard, ranges] : plan) {
-    ShardRead read;
-    read.shard = shard;
     long next_free = 0;  // first sub-chunk index a following range may use
     for (auto [first, count] : ranges) {
       if (first < next_free || count <= 0 ||
@@ -25,20 +14,48 @@ Result<std::vector<ShardRead>> PlanShardReads(const SubChunkPlan& plan, std::uin
                                std::to_string(first) + "," + std::to_string(count) + ")");
       }
       next_free = static_cast<long>(first) + count;
+    }
+  }
+  return Status::OK();
+}
+
+void AppendExtent(std::vector<Extent>& extents, Extent e) {
+  if (e.length == 0) return;
+  if (!extents.empty() && extents.back().offset + extents.back().length == e.offset) {
+    extents.back().length += e.length;
+  } else {
+    extents.push_back(e);
+  }
+}
+
+void AppendRangeExtents(std::vector<Extent>& extents, const std::vector<SubChunkRange>& ranges,
+                        std::uint64_t chunk_size, std::uint64_t sub_chunk_size,
+                        std::uint64_t first_stripe, std::uint64_t stripes) {
+  for (std::uint64_t s = first_stripe; s < first_stripe + stripes; ++s) {
+    for (auto [first, count] : ranges) {
+      AppendExtent(extents, {s * chunk_size + static_cast<std::uint64_t>(first) * sub_chunk_size,
+                             static_cast<std::uint64_t>(count) * sub_chunk_size});
+    }
+  }
+}
+
+Result<std::vector<ShardRead>> PlanShardReads(const SubChunkPlan& plan, std::uint64_t chunk_size,
+                                              unsigned sub_chunk_count, std::uint64_t first_stripe,
+                                              std::uint64_t stripes) {
+  if (sub_chunk_count == 0 || chunk_size == 0 || chunk_size % sub_chunk_count != 0) {
+    return Status::Invalid("chunk size " + std::to_string(chunk_size) +
+                           " is not a multiple of the sub-chunk count " +
+                           std::to_string(sub_chunk_count));
+  }
+  EC_RETURN_IF_ERROR(CheckPlan(plan, sub_chunk_count));
+  const std::uint64_t sub = chunk_size / sub_chunk_count;
+  std::vector<ShardRead> reads;
+  for (const auto& [shard, ranges] : plan) {
+    ShardRead read;
+    read.shard = shard;
+    for (auto [first, count] : ranges)
       read.bytes_per_stripe += static_cast<std::uint64_t>(count) * sub;
-    }
-    for (std::uint64_t s = first_stripe; s < first_stripe + stripes; ++s) {
-      for (auto [first, count] : ranges) {
-        Extent e{s * chunk_size + static_cast<std::uint64_t>(first) * sub,
-                 static_cast<std::uint64_t>(count) * sub};
-        if (!read.extents.empty() &&
-            read.extents.back().offset + read.extents.back().length == e.offset) {
-          read.extents.back().length += e.length;
-        } else {
-          read.extents.push_back(e);
-        }
-      }
-    }
+    AppendRangeExtents(read.extents, ranges, chunk_size, sub, first_stripe, stripes);
     reads.push_back(std::move(read));
   }
   return reads;

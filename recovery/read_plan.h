@@ -15,8 +15,8 @@
 #include <map>
 #include <vector>
 
-#include "ec/erasure_code_interface.h"
 #include "common/status.h"
+#include "ec/erasure_code_interface.h"
 
 namespace ec::recovery {
 
@@ -31,11 +31,26 @@ struct ShardRead {
   std::uint64_t bytes_per_stripe = 0;  // what decode() receives from this shard per stripe
 };
 
-// Checks `plan` against the code's geometry (ranges inside [0, sub_chunk_count), ascending, not
-// overlapping) and builds the reads for stripes [first_stripe, first_stripe + stripes).
-// Errors: EINVAL for a malformed plan or a chunk size that is not a multiple of sub_chunk_count.
+// Checks `plan` against the code's geometry: every range inside [0, sub_chunk_count), ascending,
+// not overlapping, non-empty. A plugin's plan is checked before anything is read with it.
+// Errors: EINVAL "plan for shard N has a bad range (first,count)".
+Status CheckPlan(const SubChunkPlan& plan, unsigned sub_chunk_count);
+
+// Checks `plan` (CheckPlan) and builds the reads for stripes [first_stripe, first_stripe +
+// stripes). Errors: CheckPlan's, EINVAL for a chunk size that is not a multiple of
+// sub_chunk_count.
 Result<std::vector<ShardRead>> PlanShardReads(const SubChunkPlan& plan, std::uint64_t chunk_size,
                                               unsigned sub_chunk_count, std::uint64_t first_stripe,
                                               std::uint64_t stripes);
+
+// Appends one extent, joined to the last one of `extents` when byte-adjacent; empty ones are
+// dropped.
+void AppendExtent(std::vector<Extent>& extents, Extent e);
+// Appends the extents of `ranges` (one shard's ranges from a checked plan) for stripes
+// [first_stripe, first_stripe + stripes), in file order, merged as AppendExtent does: the
+// building block of PlanShardReads, for callers that combine several plans in one request.
+void AppendRangeExtents(std::vector<Extent>& extents, const std::vector<SubChunkRange>& ranges,
+                        std::uint64_t chunk_size, std::uint64_t sub_chunk_size,
+                        std::uint64_t first_stripe, std::uint64_t stripes);
 
 }  // namespace ec::recovery

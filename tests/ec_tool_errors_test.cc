@@ -250,6 +250,65 @@ TEST_F(EcToolErrorsTest, InterruptedEncodeLeavesNothingBehind) {
     EXPECT_TRUE(before.count(name)) << name << " left behind";
 }
 
+TEST_F(EcToolErrorsTest, StripeUnitWithABadUnit) {
+  EncodeExample();
+  for (const char* su :
+       {"4kk", "4 k", "4x", "k", "4kibb", "99999999999999999999", "17179869184e"}) {
+    ExpectFailure({"encode", kExample, su, kAllShards, P("f")}, "invalid stripe unit", true);
+    ExpectFailure({"repair", kExample, su, "1", P("f")}, "invalid stripe unit", true);
+  }
+  ExpectFailure({"calc-chunk-size", kExample, "4G"}, "invalid object size", true);  // >= 4 GiB
+}
+
+// Issue 12: decode and repair refuse shard files whose sizes do not fit the profile and stripe
+// unit, before anything is written.
+TEST_F(EcToolErrorsTest, RepairShardsOfAnotherStripeUnit) {
+  EncodeExample();  // 3 stripes of 4096: shards of 12288 bytes
+  fs::remove(tmp_ / "f.1");
+  ExpectFailure({"repair", kExample, "8192", "1", P("f")},
+                "has 12288 bytes, not a multiple of the stripe unit 8192");
+  ExpectFailure({"decode", kExample, "8k", "0,2,3", P("f")},
+                "has 12288 bytes, not a multiple of the stripe unit 8192");
+}
+
+// Every shard file present must fit, not only the ones the plan reads: a shard of another size
+// means files of different objects (or encodes) side by side.
+TEST_F(EcToolErrorsTest, RepairChecksEveryShardFilePresent) {
+  const std::string rs = "plugin=jerasure,technique=reed_sol_van,k=4,m=2";
+  ectest::WriteBytes(tmp_ / "f", ectest::RandomBytes(100000, 8));
+  ASSERT_EQ(ectest::RunTool({"encode", rs, "4096", "0", P("f")}).exit_code, 0);
+  fs::remove(tmp_ / "f.5");
+  fs::resize_file(tmp_ / "f.4", 4096);  // not among the k=4 helpers (0..3) of the plan
+  ExpectFailure({"repair", rs, "4096", "5", P("f")},
+                "shard file " + P("f.4") + " has 4096 bytes but " + P("f.0") + " has 28672");
+}
+
+// Shards of a code with more chunks than the profile: FNAME.<k+m> exists.
+TEST_F(EcToolErrorsTest, RepairShardsOfAWiderProfile) {
+  ectest::WriteBytes(tmp_ / "f", ectest::RandomBytes(100000, 9));
+  ASSERT_EQ(ectest::RunTool({"encode", "plugin=isa,k=4,m=3", "4096", "0", P("f")}).exit_code, 0);
+  fs::remove(tmp_ / "f.1");
+  ExpectFailure({"repair", "plugin=isa,k=4,m=2", "4096", "1", P("f")},
+                "shard file " + P("f.6") + " exists but this profile has 6 shards (0..5)");
+}
+
+// README's old walk-through repaired isa shards with a clay profile. That is caught when the
+// stripe unit does not fit clay; at 4096 it fits both codes and the sizes cannot tell (the
+// shards carry no profile): see repair_command.h.
+TEST_F(EcToolErrorsTest, RepairIsaShardsAsClay) {
+  ectest::WriteBytes(tmp_ / "f", ectest::RandomBytes(100000, 10));
+  ASSERT_EQ(ectest::RunTool({"encode", "plugin=isa,k=4,m=2", "2080", "0", P("f")}).exit_code, 0);
+  fs::remove(tmp_ / "f.1");
+  ExpectFailure({"repair", "plugin=clay,k=4,m=2,d=5", "2080", "1", P("f")},
+                "invalid stripe unit: the plugin rounds it up to 2304", true);
+}
+
+TEST_F(EcToolErrorsTest, NoArgumentsIsAUsageError) {
+  ectest::ToolRun run = ectest::RunTool({});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("Usage:"), std::string::npos) << run.err;
+}
+
 TEST_F(EcToolErrorsTest, ValidateProfileUnknownDisplayParam) {
   ExpectFailure({"validate-profile", kExample, "chunk_count", "bogus"},
                 "invalid display param: bogus", true);

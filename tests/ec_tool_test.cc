@@ -38,13 +38,77 @@ TEST(EcToolTest, HelpOnTheProgramAndEverySubcommand) {
     ectest::ToolRun run = Ok(args);
     EXPECT_NE(run.out.find("Usage:"), std::string::npos) << ectest::Describe(args) << run.out;
   }
-  ectest::ToolRun bare = Ok({});
-  EXPECT_NE(bare.out.find("encode"), std::string::npos);
+  // No arguments at all is a usage error (issue 12): the usage goes to stderr, exit status 1.
+  ectest::ToolRun bare = ectest::RunTool({});
+  EXPECT_EQ(bare.exit_code, 1);
+  EXPECT_NE(bare.err.find("Usage:"), std::string::npos) << bare.err;
+  EXPECT_NE(bare.err.find("encode"), std::string::npos) << bare.err;
   ectest::ToolRun nr = Ok({"non-regression", "--help"});
   for (const char* option :
        {"--stripe-width", "--plugin", "--base", "--parameter", "--create", "--check"}) {
     EXPECT_NE(nr.out.find(option), std::string::npos) << option;
   }
+}
+
+TEST(EcToolTest, Version) {
+  ectest::ToolRun run = Ok({"--version"});
+  EXPECT_EQ(run.out.rfind("ec-tool ", 0), 0u) << run.out;
+  EXPECT_NE(run.out.find_first_of("0123456789"), std::string::npos) << run.out;
+}
+
+// Sizes take binary units wherever ec-tool takes a size (issue 12): the same shards from "4k" as
+// from "4096", in every command.
+TEST(EcToolTest, SizeUnits) {
+  EXPECT_EQ(Ok({"calc-chunk-size", kExample, "3k"}).out, "1024\n");
+  EXPECT_EQ(Ok({"calc-chunk-size", kExample, "3KiB"}).out, "1024\n");
+  EXPECT_EQ(Ok({"calc-chunk-size", "plugin=test_example,k=2", "1M"}).out, "524288\n");
+  ectest::TempDir tmp;
+  const std::vector<std::byte> data = ectest::RandomBytes(100000, 21);
+  ectest::WriteBytes(tmp / "a", data);
+  ectest::WriteBytes(tmp / "b", data);
+  Ok({"encode", kExample, "4096", "0", (tmp / "a").string()});
+  Ok({"encode", kExample, "4k", "0", (tmp / "b").string()});
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_TRUE(ectest::ReadBytes(tmp / ("a." + std::to_string(i))) ==
+                ectest::ReadBytes(tmp / ("b." + std::to_string(i))))
+        << "shard " << i;
+  }
+  fs::remove(tmp / "b");
+  Ok({"decode", kExample, "4K", "0,1,3", (tmp / "b").string()});
+  EXPECT_TRUE(ectest::ReadBytes(tmp / "b") == Padded(data, 3 * 4096));
+  fs::remove(tmp / "b.1");
+  Ok({"repair", kExample, "4kib", "1", (tmp / "b").string()});
+  EXPECT_TRUE(ectest::ReadBytes(tmp / "b.1") == ectest::ReadBytes(tmp / "a.1"));
+}
+
+// The walk-through of README.md ("Using ec-tool"), with one profile for every command: decode
+// rebuilds the object, repair rebuilds a CLAY shard from d=5 helpers x C/q.
+TEST(EcToolTest, ReadmeWalkThrough) {
+  ectest::TempDir tmp;
+  const std::string obj = (tmp / "obj").string();
+  const std::string profile = "plugin=clay,k=4,m=2,d=5";
+  const std::vector<std::byte> data = ectest::RandomBytes(100000, 5);
+  ectest::WriteBytes(obj, data);
+  Ok({"encode", profile, "4096", "0,1,2,3,4,5", obj});
+  const std::vector<std::byte> shard1 = ectest::ReadBytes(obj + ".1");
+  fs::remove(obj);
+  fs::remove(obj + ".4");
+  Ok({"decode", profile, "4096", "0,1,2,3,5", obj});
+  EXPECT_TRUE(ectest::ReadBytes(obj) == Padded(data, 4 * 4096));
+  Ok({"repair", profile, "4096", "4", obj});  // back to all six shards
+  fs::remove(obj + ".1");
+  ectest::ToolRun run = Ok({"repair", profile, "4096", "1", obj});
+  EXPECT_TRUE(ectest::ReadBytes(obj + ".1") == shard1);
+  const std::size_t stripes = shard1.size() / 4096;
+  EXPECT_EQ(run.out.rfind("{\"bytes_read\":" + std::to_string(5 * 4096 / 2 * stripes) +
+                              ",\"chunk_size\":4096,\"helpers\":[0,2,3,4,5],\"read_ops\":",
+                          0),
+            0u)
+      << run.out;
+  EXPECT_NE(run.out.find(",\"shard\":1,\"stripes\":" + std::to_string(stripes) +
+                         ",\"sub_chunk_count\":8}\n"),
+            std::string::npos)
+      << run.out;
 }
 
 TEST(EcToolTest, TestPluginExists) {
@@ -207,6 +271,10 @@ TEST(EcToolTest, NonRegressionCreateThenCheck) {
   Ok({"non-regression", "--create", "--check", "--base", tmp.path().string(), "--plugin",
       "test_example", "--parameter=k=4"});
   EXPECT_TRUE(fs::is_directory(tmp / "plugin=test_example stripe-width=4096 k=4"));
+  // Units for the stripe width too; the folder still carries the number.
+  Ok({"non-regression", "--create", "--base", tmp.path().string(), "-p", "test_example", "-s", "8k",
+      "-P", "k=2"});
+  EXPECT_TRUE(fs::is_directory(tmp / "plugin=test_example stripe-width=8192 k=2"));
 }
 
 // The tool itself, on a few corpus folders (the corpus test runs the same code on all of them).

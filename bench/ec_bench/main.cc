@@ -10,6 +10,7 @@
 //   --ec_plugin_dir=DIR   where libec_<plugin>.so are (default $EC_PLUGIN_DIR, else ../lib)
 //   --ec_cold_mib=N       bytes a cold working set spans, in MiB (default 128)
 //   --ec_sets=warm,cold   working sets to register (default both)
+//   --version             prints "ec-bench <version>" and exits 0
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -42,7 +43,8 @@ void PrintOwnHelp() {
   std::cout << "ec-bench: erasure-code micro-benchmarks (see bench/README.md)\n"
                "  --ec_plugin_dir=DIR   plugin directory (default $EC_PLUGIN_DIR, else ../lib)\n"
                "  --ec_cold_mib=N       span of a cold working set in MiB (default 128)\n"
-               "  --ec_sets=LIST        warm, cold or warm,cold (default)\n\n";
+               "  --ec_sets=LIST        warm, cold or warm,cold (default)\n"
+               "  --version             print the version and exit\n\n";
 }
 
 bool ParseOwnFlags(int argc, char** argv, Options* o) {
@@ -86,6 +88,10 @@ bool ParseOwnFlags(int argc, char** argv, Options* o) {
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--version") == 0) {
+      std::cout << "ec-bench " << ECSTORE_VERSION << "\n";
+      return 0;
+    }
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) PrintOwnHelp();
   }
   benchmark::Initialize(&argc, argv);

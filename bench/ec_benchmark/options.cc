@@ -42,7 +42,9 @@ int ParseOptions(int argc, char** argv, BenchOptions* o, std::ostream& out, std:
   std::vector<std::string> params;
   std::string generation = "random";
   app.add_flag("-v,--verbose", o->verbose, "explain what happens");
-  app.add_option("-s,--size", o->size, "size of the buffer to be encoded")->capture_default_str();
+  app.add_option("-s,--size", o->size, "size of the buffer to be encoded (4k, 1M: binary units)")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
   app.add_option("-i,--iterations", o->iterations, "number of encode/decode runs")
       ->capture_default_str();
   app.add_option("-p,--plugin", o->plugin, "erasure code plugin name")->capture_default_str();
@@ -62,10 +64,14 @@ int ParseOptions(int argc, char** argv, BenchOptions* o, std::ostream& out, std:
   app.add_option("--erasure-code-dir", o->plugin_dir,
                  "directory of the libec_<plugin>.so files (default: $EC_PLUGIN_DIR, else "
                  "../lib next to this program)");
+  app.set_version_flag("--version", std::string("ec-benchmark ") + ECSTORE_VERSION);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     out << app.help();
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    out << e.what() << std::endl;
     return 0;
   } catch (const CLI::ParseError& e) {
     err << "ec-benchmark: " << e.what() << " (see --help)" << std::endl;
@@ -100,6 +106,16 @@ int ParseOptions(int argc, char** argv, BenchOptions* o, std::ostream& out, std:
   std::set<int> unique(o->erased.begin(), o->erased.end());
   if (unique.size() != o->erased.size()) {
     err << "ec-benchmark: --erased names the same chunk twice" << std::endl;
+    return 1;
+  }
+
+  // A plugin that is not there at all: say so, and which ones are, before anything else.
+  const std::vector<std::string> plugins = ec::PluginRegistry::instance().available(o->plugin_dir);
+  if (std::find(plugins.begin(), plugins.end(), o->plugin) == plugins.end()) {
+    std::string names;
+    for (const std::string& name : plugins) names += (names.empty() ? "" : ", ") + name;
+    err << "ec-benchmark: no plugin '" << o->plugin << "' in " << o->plugin_dir
+        << "; available plugins: " << (names.empty() ? "none" : names) << std::endl;
     return 1;
   }
 

@@ -3,7 +3,8 @@
 //
 //   -h, --help                       this help (exit 0; Ceph exits 1 after its help)
 //   -v, --verbose                    show which chunks are erased / how a repair reads
-//   -s, --size N                     bytes encoded per iteration (default 1048576)
+//   -s, --size N                     bytes encoded per iteration (default 1048576; binary
+//                                    units allowed: 4k = 4096, 1M = 1048576)
 //   -i, --iterations N               encode/decode runs (default 1)
 //   -p, --plugin NAME                plugin (default jerasure)
 //   -w, --workload W                 encode (default), decode, or repair
@@ -13,12 +14,15 @@
 //   -P, --parameter KEY=VALUE        profile entry (repeatable); an argument without exactly
 //                                    one '=' is ignored with Ceph's warning
 //       --erasure-code-dir DIR       plugin directory (default $EC_PLUGIN_DIR, else ../lib)
+//       --version                    "ec-benchmark <version>" (exit 0)
 //
 // Checks, with Ceph's messages on stdout where Ceph has one:
 //   "parameter k is K. But k needs to be > 0."  "parameter m is M. But m needs to be >= 0."
-// and ecstore's own (on stderr) for what Ceph does not check and then crashes or loops on:
+// and ecstore's own (on stderr) for a plugin that does not exist ("no plugin 'X' in DIR; available
+// plugins: clay, isa, ..."), and for what Ceph does not check and then crashes or loops on:
 // non-positive size, negative iterations or erasures, unknown workload or generation, erased
-// chunk ids that repeat. Every error exits 1.
+// chunk ids that repeat. Every error exits 1, usage errors included (CLI11's own codes are not
+// passed on).
 #pragma once
 
 #include <iosfwd>

@@ -146,6 +146,15 @@ class ErasureCodeClay final : public ErasureCode {
   Result<ClayReadPlan> plan_read(int chunk, SubChunkRange want, const std::map<int, int>& available,
                                  std::size_t chunk_size) const;
 
+  // The interface's sub-chunk repair (partial repair for the repair engine): plan_repair() and
+  // repair() behind the generic signatures. `helpers` must be a repair set (exactly d chunks,
+  // including every other real chunk of lost's group), else EOPNOTSUPP; other errors as
+  // plan_repair / repair.
+  Result<SubChunkPlan> minimum_to_repair(int lost, SubChunkRange want,
+                                         const ShardSet& helpers) const override;
+  Status repair_sub_chunks(int lost, SubChunkRange want, const ConstChunkSpans& helper_data,
+                           std::size_t chunk_size, std::span<std::byte> out) const override;
+
   const clay::ClayLayout& layout() const { return layout_; }
   // True when the sub-codes run on ISA-L (byte-wise GF(2^8) matrices).
   bool fast_path() const { return pair_.linear() && mds_.linear(); }

@@ -27,6 +27,15 @@ std::vector<int> Cheapest(const std::map<int, int>& costs, std::size_t count, in
   return ids;
 }
 
+// Sub-chunk repair needs exactly d helpers, among them every other real chunk of lost's group.
+Status CheckRepairSet(const clay::ClayLayout& layout, int lost, const ShardSet& helpers) {
+  if (helpers.size() == static_cast<std::size_t>(layout.d()) && layout.is_repair({lost}, helpers))
+    return Status::OK();
+  return Status::Error(
+      EOPNOTSUPP, "clay repairs chunk " + std::to_string(lost) + " from sub-chunks only with d=" +
+                      std::to_string(layout.d()) + " helpers that include its group");
+}
+
 }  // namespace
 
 Result<SubChunkPlan> ErasureCodeClay::minimum_to_decode(const ShardSet& want,
@@ -108,6 +117,29 @@ Status ErasureCodeClay::repair(const clay::RepairProgram& plan, const ConstChunk
   }
   slots[2 * layout_.nodes()] = reinterpret_cast<std::uint8_t*>(out.data());
   return run(plan.program, sub, slots.data());
+}
+
+Result<SubChunkPlan> ErasureCodeClay::minimum_to_repair(int lost, SubChunkRange want,
+                                                        const ShardSet& helpers) const {
+  EC_RETURN_IF_ERROR(check_ids({lost}, "wanted"));
+  EC_RETURN_IF_ERROR(check_ids(helpers, "helper"));
+  EC_RETURN_IF_ERROR(CheckRepairSet(layout_, lost, helpers));
+  auto program = plan_repair(lost, want, helpers);
+  if (!program.ok()) return program.status();
+  return (*program)->reads;
+}
+
+Status ErasureCodeClay::repair_sub_chunks(int lost, SubChunkRange want,
+                                          const ConstChunkSpans& helper_data,
+                                          std::size_t chunk_size, std::span<std::byte> out) const {
+  ShardSet helpers;
+  for (const auto& [id, span] : helper_data) helpers.insert(id);
+  EC_RETURN_IF_ERROR(check_ids({lost}, "wanted"));
+  EC_RETURN_IF_ERROR(check_ids(helpers, "helper"));
+  EC_RETURN_IF_ERROR(CheckRepairSet(layout_, lost, helpers));
+  auto program = plan_repair(lost, want, helpers);
+  if (!program.ok()) return program.status();
+  return repair(**program, helper_data, chunk_size, out);
 }
 
 Result<ClayReadPlan> ErasureCodeClay::plan_read(int chunk, SubChunkRange want,

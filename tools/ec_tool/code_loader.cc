@@ -1,7 +1,9 @@
 #include "tools/ec_tool/code_loader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstring>
 #include <limits>
 
 #include "ec/plugin.h"
@@ -42,42 +44,36 @@ std::size_t ParsePositive(std::string_view text, std::size_t max) {
   return value <= max ? value : 0;
 }
 
-ec::Result<StripeLayout> MakeStripeLayout(const ec::ErasureCodeInterface& code,
-                                          std::string_view stripe_unit_text) {
-  StripeLayout layout;
-  layout.k = code.get_data_chunk_count();
-  layout.chunk_count = code.get_chunk_count();
-  constexpr std::size_t kMaxWidth = std::numeric_limits<unsigned>::max();
-  std::size_t su = ParsePositive(stripe_unit_text, std::numeric_limits<std::size_t>::max());
-  if (su == 0) return ec::Status::Invalid("invalid stripe unit");
-  if (layout.k == 0 || su > kMaxWidth / layout.k) {
-    return ec::Status::Invalid("invalid stripe unit: k * stripe_unit is too large");
-  }
-  layout.stripe_unit = su;
-  layout.stripe_width = su * layout.k;
-  const std::size_t chunk = code.get_chunk_size(static_cast<unsigned>(layout.stripe_width));
-  if (chunk != su) {
-    return ec::Status::Invalid("invalid stripe unit: the plugin rounds it up to " +
-                               std::to_string(chunk));
-  }
-
-  // Data piece i lives in chunk mapping[i]; the remaining entries are the parities, in order.
-  const std::vector<int>& mapping = code.get_chunk_mapping();
-  std::vector<int> order(layout.chunk_count);
-  for (unsigned i = 0; i < layout.chunk_count; ++i) {
-    order[i] = i < mapping.size() ? mapping[i] : static_cast<int>(i);
-  }
-  std::vector<int> sorted = order;
-  std::sort(sorted.begin(), sorted.end());
-  for (unsigned i = 0; i < layout.chunk_count; ++i) {
-    if (sorted[i] != static_cast<int>(i)) {
-      return ec::Status::Invalid("the plugin's chunk mapping is not a permutation of 0.." +
-                                 std::to_string(layout.chunk_count - 1));
+std::uint64_t ParseSize(std::string_view text, std::uint64_t max) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 19) return 0;
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < digits; ++i)
+    value = value * 10 + static_cast<std::uint64_t>(text[i] - '0');
+  std::string unit;
+  for (char c : text.substr(digits))
+    unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const char* const kPrefixes = "kmgtpe";
+  int shift = 0;
+  if (!unit.empty() && unit != "b") {
+    const char* p = std::strchr(kPrefixes, unit[0]);
+    const std::string rest = unit.substr(1);
+    if (p == nullptr || unit[0] == '\0' ||
+        !(rest.empty() || rest == "b" || rest == "i" || rest == "ib")) {
+      return 0;
     }
+    shift = 10 * static_cast<int>(p - kPrefixes + 1);
   }
-  layout.data_ids.assign(order.begin(), order.begin() + layout.k);
-  layout.parity_ids.assign(order.begin() + layout.k, order.end());
-  return layout;
+  if (value > (max >> shift)) return 0;
+  return value << shift;
+}
+
+ec::Result<ec::StripeLayout> MakeStripeLayout(const ec::ErasureCodeInterface& code,
+                                              std::string_view stripe_unit_text) {
+  const std::uint64_t su = ParseSize(stripe_unit_text, std::numeric_limits<std::uint64_t>::max());
+  if (su == 0) return ec::Status::Invalid("invalid stripe unit");
+  return ec::StripeLayout::Make(code, su);
 }
 
 ec::Result<ec::ShardSet> ParseShardList(std::string_view text, unsigned chunk_count) {

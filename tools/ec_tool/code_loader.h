@@ -1,4 +1,4 @@
-// Profile parsing, plugin loading and stripe geometry shared by every ec-tool command.
+// Profile parsing, plugin loading and argument parsing shared by every ec-tool command.
 //
 // Error messages follow Ceph's ceph-erasure-code-tool where it has one:
 //   "invalid profile: plugin not specified", "invalid profile: <plugin message>",
@@ -7,13 +7,15 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/status.h"
 #include "ec/erasure_code_interface.h"
 #include "ec/profile.h"
-#include "common/status.h"
+#include "ec/stripe_layout.h"
 
 namespace ectool {
 
@@ -40,25 +42,17 @@ ec::Result<LoadedCode> LoadCode(const std::string& plugin, ec::Profile profile,
 // Returns 0 for anything else; callers turn that into their own message.
 std::size_t ParsePositive(std::string_view text, std::size_t max);
 
-// Where the bytes of a stripe go. A stripe is stripe_width = k * stripe_unit bytes; data piece i
-// (bytes [i*su, (i+1)*su) of the stripe) is stored in chunk id data_ids[i], parity j in chunk id
-// parity_ids[j] (Ceph's chunk mapping; the identity without a `mapping` key).
-struct StripeLayout {
-  unsigned k = 0;
-  unsigned chunk_count = 0;
-  std::size_t stripe_unit = 0;
-  std::size_t stripe_width = 0;
-  std::vector<int> data_ids;
-  std::vector<int> parity_ids;
-};
+// A strictly positive size: decimal digits and an optional binary unit, case-insensitive, as
+// CLI11's AsSizeValue(false) reads them: b; k, kb, ki, kib (1024); m, mb, mi, mib; g...; t...;
+// p...; e...
+// ("4k" = 4096, "1M" = 1048576). Returns 0 for anything else or above `max`.
+std::uint64_t ParseSize(std::string_view text, std::uint64_t max);
 
-// Checks `stripe_unit_text` against `code` the way Ceph's tool does: it must be a positive
-// integer and the plugin must not round it up (get_chunk_size(k * su) == su). Errors:
-// "invalid stripe unit", "invalid stripe unit: the plugin rounds it up to N",
-// "invalid stripe unit: k * stripe_unit is too large" (over 4 GiB, the interface's limit), and
-// EINVAL if the code's chunk mapping is not a permutation of its chunk ids.
-ec::Result<StripeLayout> MakeStripeLayout(const ec::ErasureCodeInterface& code,
-                                          std::string_view stripe_unit_text);
+// The stripe layout of `code` for the STRIPE_UNIT argument (ParseSize). Errors: "invalid stripe
+// unit" (not a positive size), then those of ec::StripeLayout::Make ("invalid stripe unit: the
+// plugin rounds it up to N", "... k * stripe_unit is too large", a bad chunk mapping).
+ec::Result<ec::StripeLayout> MakeStripeLayout(const ec::ErasureCodeInterface& code,
+                                              std::string_view stripe_unit_text);
 
 // Parses a comma separated list of chunk ids ("0,2,5"), each a decimal number in
 // [0, chunk_count). Duplicates are dropped. Errors (EINVAL): "invalid shard 'X': not a number",

@@ -1,6 +1,7 @@
 // `ec-tool encode PROFILE STRIPE_UNIT WANT_TO_ENCODE FNAME`, as Ceph's ceph-erasure-code-tool:
 // reads FNAME, pads it with zeros to a whole number of stripes (stripe width = k * STRIPE_UNIT),
-// encodes it stripe by stripe and writes FNAME.<chunk id> for all k+m chunks; shard file i is the
+// encodes it with ec::StripeCodec (a batch of stripes at a time, parity computed straight from
+// the read buffer) and writes FNAME.<chunk id> for all k+m chunks; shard file i is the
 // concatenation of chunk i of every stripe.
 //
 // WANT_TO_ENCODE is checked (comma separated chunk ids in range) but, like the current Ceph tool,

@@ -270,11 +270,8 @@ ec::Status WriteWholeFile(const std::string& path, std::span<const std::byte> by
   return file->Commit(sync);
 }
 
-// Every listed shard must exist and all must have the same size, a non-zero multiple of the
-// stripe unit: a shorter one was truncated, a longer one belongs to another object. Returns the
-// number of stripes.
 ec::Result<std::uint64_t> CheckShardSizes(const std::string& fname, const ec::ShardSet& shards,
-                                          std::size_t stripe_unit) {
+                                          const ec::StripeLayout& layout) {
   std::string first_name;
   std::uint64_t first_size = 0;
   for (int id : shards) {
@@ -297,12 +294,14 @@ ec::Result<std::uint64_t> CheckShardSizes(const std::string& fname, const ec::Sh
     }
   }
   if (first_size == 0) return ec::Status::Invalid("shard file " + first_name + " is empty");
-  if (first_size % stripe_unit != 0) {
+  ec::Result<std::uint64_t> stripes = layout.stripes_in_shard(first_size);
+  if (!stripes.ok()) {
     return ec::Status::Invalid("shard file " + first_name + " has " + std::to_string(first_size) +
                                " bytes, not a multiple of the stripe unit " +
-                               std::to_string(stripe_unit) + " (truncated?)");
+                               std::to_string(layout.stripe_unit()) +
+                               " (truncated, or written with another profile or stripe unit?)");
   }
-  return first_size / stripe_unit;
+  return *stripes;
 }
 
 }  // namespace ectool

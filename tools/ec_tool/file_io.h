@@ -19,8 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "ec/erasure_code_interface.h"
 #include "common/status.h"
+#include "ec/erasure_code_interface.h"
+#include "ec/stripe_layout.h"
 
 namespace ectool {
 
@@ -99,10 +100,15 @@ ec::Result<std::vector<std::byte>> ReadWholeFile(const std::string& path);
 ec::Status WriteWholeFile(const std::string& path, std::span<const std::byte> bytes,
                           bool sync = false);
 
-// Checks the shard files FNAME.<id> of `shards`: each must exist and be a regular file, and all
-// must have one size, a non-zero multiple of `stripe_unit` (a shorter one was truncated, a longer
-// one belongs to another object). Returns the number of stripes. Errors name the file(s).
+// Checks the shard files FNAME.<id> of `shards` against each other and against `layout` (the
+// profile and stripe unit): each must exist and be a regular file, and all must have one size, a
+// non-zero multiple of the chunk size (= the stripe unit). A shorter one was truncated, a longer
+// one belongs to another object, a size that is not a multiple was written with another stripe
+// unit or profile. Returns the number of stripes. Errors name the file(s).
+// What sizes cannot tell: shards written with another profile whose chunks have the same size
+// (e.g. isa k=4 m=2 and clay k=4 m=2 d=5, both at stripe unit 4096). Shard files carry no
+// header (Ceph's format), so such shards decode to wrong bytes.
 ec::Result<std::uint64_t> CheckShardSizes(const std::string& fname, const ec::ShardSet& shards,
-                                          std::size_t stripe_unit);
+                                          const ec::StripeLayout& layout);
 
 }  // namespace ectool

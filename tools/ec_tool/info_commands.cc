@@ -49,7 +49,7 @@ ec::Status RunCalcChunkSize(const std::string& profile, const std::string& objec
                             const std::string& plugin_dir, std::ostream& out) {
   ec::Result<LoadedCode> loaded = LoadCode(profile, plugin_dir);
   if (!loaded.ok()) return loaded.status();
-  std::size_t size = ParsePositive(object_size, std::numeric_limits<unsigned>::max());
+  const std::uint64_t size = ParseSize(object_size, std::numeric_limits<unsigned>::max());
   if (size == 0) return ec::Status::Invalid("invalid object size");
   out << loaded->code->get_chunk_size(static_cast<unsigned>(size)) << "\n";
   return ec::Status::OK();

@@ -27,7 +27,8 @@ ec::Status RunTestPluginExists(const std::string& plugin, const std::string& plu
 ec::Status RunValidateProfile(const std::string& profile, const std::vector<std::string>& params,
                               const std::string& plugin_dir, std::ostream& out);
 
-// Errors: LoadCode's messages, "invalid object size" (not a positive integer below 4 GiB).
+// Errors: LoadCode's messages, "invalid object size" (not a positive size below 4 GiB; binary
+// suffixes as ParseSize).
 ec::Status RunCalcChunkSize(const std::string& profile, const std::string& object_size,
                             const std::string& plugin_dir, std::ostream& out);
 

@@ -2,7 +2,8 @@
 // encode, decode) and ceph_erasure_code_non_regression (non-regression) in one program, with the
 // same arguments, outputs and file names. This file only wires the command line to the commands.
 //
-// Exit status: 0 on success, 1 on any error (the message goes to stderr).
+// Exit status: 0 on success (and for --help, --version), 1 on any error (the message goes to
+// stderr), also for a usage error and for no arguments at all (the usage goes to stderr).
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
@@ -22,6 +23,9 @@ namespace {
 constexpr const char* kProfileHelp =
     "erasure-code profile: key=value settings separated by commas or spaces, "
     "e.g. plugin=jerasure,technique=reed_sol_van,k=3,m=2";
+
+constexpr const char* kStripeUnitHelp =
+    "stripe unit: bytes of each chunk per stripe (binary suffixes allowed: 4k = 4096, 1M)";
 
 int Report(const ec::Status& status) {
   if (status.ok()) return 0;
@@ -44,6 +48,7 @@ int main(int argc, char** argv) {
       "ec-tool"};
   app.require_subcommand(1);
   app.fallthrough();  // global options may also follow the subcommand
+  app.set_version_flag("--version", std::string("ec-tool ") + ECSTORE_VERSION);
 
   std::string plugin_dir;
   bool sync = false;
@@ -68,7 +73,8 @@ int main(int argc, char** argv) {
   auto* chunk_size =
       app.add_subcommand("calc-chunk-size", "print the chunk size of an object of the given size");
   chunk_size->add_option("profile", profile, kProfileHelp)->required();
-  chunk_size->add_option("object_size", object_size, "object size in bytes")->required();
+  chunk_size->add_option("object_size", object_size, "object size in bytes (4k, 1M allowed)")
+      ->required();
 
   std::string stripe_unit;
   std::string shards;
@@ -76,8 +82,7 @@ int main(int argc, char** argv) {
   auto* encode = app.add_subcommand(
       "encode", "encode FNAME, padded to whole stripes, into FNAME.<shard> for every shard");
   encode->add_option("profile", profile, kProfileHelp)->required();
-  encode->add_option("stripe_unit", stripe_unit, "stripe unit: bytes of each chunk per stripe")
-      ->required();
+  encode->add_option("stripe_unit", stripe_unit, kStripeUnitHelp)->required();
   encode
       ->add_option("want_to_encode", shards,
                    "comma separated list of shards to encode (checked; all shards are written)")
@@ -87,8 +92,7 @@ int main(int argc, char** argv) {
   auto* decode = app.add_subcommand(
       "decode", "rebuild FNAME (padded to whole stripes) from the FNAME.<shard> files listed");
   decode->add_option("profile", profile, kProfileHelp)->required();
-  decode->add_option("stripe_unit", stripe_unit, "stripe unit: bytes of each chunk per stripe")
-      ->required();
+  decode->add_option("stripe_unit", stripe_unit, kStripeUnitHelp)->required();
   decode
       ->add_option("want_to_decode", shards,
                    "comma separated list of the available shards to decode from")
@@ -102,8 +106,7 @@ int main(int argc, char** argv) {
       "rebuild FNAME.<lost_shard> from the other shard files, reading only what the code's plan "
       "needs (CLAY: d helpers x 1/q of each chunk), and print what was read as one JSON line");
   repair->add_option("profile", profile, kProfileHelp)->required();
-  repair->add_option("stripe_unit", stripe_unit, "stripe unit: bytes of each chunk per stripe")
-      ->required();
+  repair->add_option("stripe_unit", stripe_unit, kStripeUnitHelp)->required();
   repair->add_option("lost_shard", lost_shard, "the shard to rebuild")->required();
   repair->add_option("fname", fname, "the shards are {fname}.{shard}")->required();
 
@@ -114,7 +117,8 @@ int main(int argc, char** argv) {
                          "(\"{base}/plugin={plugin} stripe-width={stripe-width} {parameter}...\")");
   non_regression
       ->add_option("-s,--stripe-width", nr.stripe_width,
-                   "stripe_width, i.e. the size of the buffer to be encoded")
+                   "stripe_width, i.e. the size of the buffer to be encoded (4k, 1M allowed)")
+      ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
   non_regression->add_option("-p,--plugin", nr.plugin, "erasure code plugin name")
       ->capture_default_str();
@@ -130,8 +134,8 @@ int main(int argc, char** argv) {
                            "check the content in the folder matches the chunks and vice versa");
 
   if (argc <= 1) {
-    std::cout << app.help();
-    return 0;
+    std::cerr << app.help();
+    return 1;
   }
   try {
     app.parse(argc, argv);

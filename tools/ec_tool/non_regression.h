@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "ec/profile.h"
 #include "common/status.h"
+#include "ec/profile.h"
 
 namespace ectool {
 

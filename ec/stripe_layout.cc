@@ -1,0 +1,154 @@
+#include "ec/stripe_layout.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+namespace ec {
+
+Result<StripeLayout> StripeLayout::Make(const ErasureCodeInterface& code,
+                                        std::uint64_t stripe_unit) {
+  StripeLayout layout;
+  layout.k_ = code.get_data_chunk_count();
+  layout.chunk_count_ = code.get_chunk_count();
+  // get_chunk_size takes the stripe width as an unsigned: that is the largest stripe there is.
+  constexpr std::uint64_t kMaxWidth = std::numeric_limits<unsigned>::max();
+  if (stripe_unit == 0) return Status::Invalid("invalid stripe unit");
+  if (layout.k_ == 0 || layout.chunk_count_ < layout.k_ || stripe_unit > kMaxWidth / layout.k_) {
+    return Status::Invalid("invalid stripe unit: k * stripe_unit is too large");
+  }
+  const std::uint64_t chunk = code.get_chunk_size(static_cast<unsigned>(stripe_unit * layout.k_));
+  if (chunk != stripe_unit) {
+    return Status::Invalid("invalid stripe unit: the plugin rounds it up to " +
+                           std::to_string(chunk));
+  }
+  layout.chunk_size_ = static_cast<std::size_t>(stripe_unit);
+  layout.sub_chunk_count_ = std::max(1u, code.get_sub_chunk_count());
+  if (layout.chunk_size_ % layout.sub_chunk_count_ != 0) {
+    return Status::Invalid("invalid stripe unit: " + std::to_string(stripe_unit) +
+                           " is not a multiple of the sub-chunk count " +
+                           std::to_string(layout.sub_chunk_count_));
+  }
+
+  // Data piece i lives in chunk mapping[i]; the remaining entries are the parities, in order.
+  const std::vector<int>& mapping = code.get_chunk_mapping();
+  std::vector<int> order(layout.chunk_count_);
+  for (unsigned i = 0; i < layout.chunk_count_; ++i) {
+    order[i] = i < mapping.size() ? mapping[i] : static_cast<int>(i);
+  }
+  std::vector<int> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  for (unsigned i = 0; i < layout.chunk_count_; ++i) {
+    if (sorted[i] != static_cast<int>(i)) {
+      return Status::Invalid("the plugin's chunk mapping is not a permutation of 0.." +
+                             std::to_string(layout.chunk_count_ - 1));
+    }
+  }
+  layout.data_ids_.assign(order.begin(), order.begin() + layout.k_);
+  layout.parity_ids_.assign(order.begin() + layout.k_, order.end());
+  return layout;
+}
+
+int StripeLayout::data_index(int id) const {
+  for (std::size_t i = 0; i < data_ids_.size(); ++i)
+    if (data_ids_[i] == id) return static_cast<int>(i);
+  return -1;
+}
+
+std::uint64_t StripeLayout::stripes_of(std::uint64_t object_size) const {
+  const std::uint64_t width = stripe_width();
+  return object_size / width + (object_size % width != 0 ? 1 : 0);
+}
+
+std::uint64_t StripeLayout::padded_size(std::uint64_t object_size) const {
+  return stripes_of(object_size) * stripe_width();
+}
+
+std::uint64_t StripeLayout::shard_size(std::uint64_t object_size) const {
+  return stripes_of(object_size) * chunk_size_;
+}
+
+Result<std::uint64_t> StripeLayout::stripes_in_shard(std::uint64_t shard_size) const {
+  if (shard_size % chunk_size_ != 0) {
+    return Status::Invalid("shard size " + std::to_string(shard_size) +
+                           " is not a multiple of the chunk size " + std::to_string(chunk_size_));
+  }
+  return shard_size / chunk_size_;
+}
+
+ShardExtent StripeLayout::locate(std::uint64_t object_offset) const {
+  const std::uint64_t stripe = object_offset / stripe_width();
+  const std::uint64_t in_stripe = object_offset % stripe_width();
+  const std::size_t piece = static_cast<std::size_t>(in_stripe / chunk_size_);
+  return {data_ids_[piece], stripe * chunk_size_ + in_stripe % chunk_size_, 1};
+}
+
+Result<std::uint64_t> StripeLayout::object_offset(int id, std::uint64_t shard_offset) const {
+  const int piece = data_index(id);
+  if (piece < 0) {
+    return Status::Invalid("chunk " + std::to_string(id) + " holds no object bytes (parity)");
+  }
+  const std::uint64_t stripe = shard_offset / chunk_size_;
+  return stripe * stripe_width() + static_cast<std::uint64_t>(piece) * chunk_size_ +
+         shard_offset % chunk_size_;
+}
+
+Result<std::vector<ShardExtent>> StripeLayout::data_extents(std::uint64_t offset,
+                                                            std::uint64_t length) const {
+  if (length > std::numeric_limits<std::uint64_t>::max() - offset) {
+    return Status::Invalid("byte range " + std::to_string(offset) + "+" + std::to_string(length) +
+                           " overflows");
+  }
+  std::vector<ShardExtent> extents;
+  const std::uint64_t width = stripe_width();
+  // Bytes of piece i among object bytes [0, x): whole stripes, then what of piece i the partial
+  // stripe reaches. Monotone in x, so the range maps to one contiguous shard extent per piece.
+  auto before = [&](unsigned i, std::uint64_t x) {
+    const std::uint64_t rest = x % width;
+    const std::uint64_t lo = static_cast<std::uint64_t>(i) * chunk_size_;
+    const std::uint64_t in_piece = rest <= lo ? 0 : std::min<std::uint64_t>(rest - lo, chunk_size_);
+    return x / width * chunk_size_ + in_piece;
+  };
+  for (unsigned i = 0; i < k_ && length > 0; ++i) {
+    const std::uint64_t a = before(i, offset);
+    const std::uint64_t b = before(i, offset + length);
+    if (a < b) extents.push_back({data_ids_[i], a, b - a});
+  }
+  return extents;
+}
+
+Result<std::vector<ChunkRun>> StripeLayout::chunk_runs(std::uint64_t offset,
+                                                       std::uint64_t length) const {
+  if (length > std::numeric_limits<std::uint64_t>::max() - offset) {
+    return Status::Invalid("byte range " + std::to_string(offset) + "+" + std::to_string(length) +
+                           " overflows");
+  }
+  std::vector<ChunkRun> runs;
+  if (length == 0) return runs;
+  const std::uint64_t c = chunk_size_;
+  std::uint64_t pos = offset;
+  const std::uint64_t end = offset + length;
+  if (pos % c != 0) {  // partial first stripe
+    const std::uint64_t stripe = pos / c;
+    const std::uint64_t stop = std::min(end, (stripe + 1) * c);
+    runs.push_back(
+        {stripe, 1, static_cast<std::size_t>(pos % c), static_cast<std::size_t>(stop - pos)});
+    pos = stop;
+  }
+  if (end - pos >= c) {  // whole stripes
+    const std::uint64_t count = (end - pos) / c;
+    runs.push_back({pos / c, count, 0, chunk_size_});
+    pos += count * c;
+  }
+  if (pos < end) runs.push_back({pos / c, 1, 0, static_cast<std::size_t>(end - pos)});
+  return runs;
+}
+
+SubChunkRange StripeLayout::sub_chunks_of(std::size_t offset, std::size_t length) const {
+  const std::size_t sub = sub_chunk_size();
+  const std::size_t first = offset / sub;
+  const std::size_t last = (offset + std::max<std::size_t>(length, 1) - 1) / sub;
+  return {static_cast<int>(first), static_cast<int>(last - first + 1)};
+}
+
+}  // namespace ec

@@ -1,0 +1,268 @@
+#include "recovery/repair_engine.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "ec/stripe_codec.h"
+#include "recovery/repair_plan.h"
+
+namespace ec::recovery {
+
+std::string JoinShards(const ShardSet& ids) {
+  std::string out;
+  for (int id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+  return out;
+}
+
+std::uint64_t RepairStats::bytes_read() const {
+  std::uint64_t n = 0;
+  for (const auto& [id, h] : helpers) n += h.bytes;
+  return n;
+}
+
+std::uint64_t RepairStats::requests() const {
+  std::uint64_t n = 0;
+  for (const auto& [id, h] : helpers) n += h.requests;
+  return n;
+}
+
+std::uint64_t RepairStats::extents() const {
+  std::uint64_t n = 0;
+  for (const auto& [id, h] : helpers) n += h.extents;
+  return n;
+}
+
+ShardSet RepairStats::helpers_read() const {
+  ShardSet ids;
+  for (const auto& [id, h] : helpers)
+    if (h.requests > h.failed_requests) ids.insert(id);
+  return ids;
+}
+
+namespace {
+
+// Part of a run inside one batch.
+struct Piece {
+  const RunPlan* run;
+  std::uint64_t first_stripe;
+  std::uint64_t stripes;
+};
+
+// Waits for every completion of one ReadAsync call. Shared with the callbacks, so that a source
+// calling back late still finds it alive.
+struct Completions {
+  std::mutex mutex;
+  std::condition_variable all_done;
+  std::size_t left = 0;
+  std::vector<Status> results;
+  std::vector<bool> seen;
+};
+
+std::vector<Status> ReadAll(ShardSource& source, std::span<const ShardReadRequest> requests) {
+  auto state = std::make_shared<Completions>();
+  state->left = requests.size();
+  state->results.resize(requests.size());
+  state->seen.assign(requests.size(), false);
+  if (requests.empty()) return {};
+  source.ReadAsync(requests, [state](std::size_t i, Status status) {
+    std::lock_guard lock(state->mutex);
+    if (i >= state->seen.size() || state->seen[i]) return;  // a source bug: ignore
+    state->seen[i] = true;
+    state->results[i] = std::move(status);
+    if (--state->left == 0) state->all_done.notify_all();
+  });
+  std::unique_lock lock(state->mutex);
+  state->all_done.wait(lock, [&] { return state->left == 0; });
+  return state->results;
+}
+
+}  // namespace
+
+RepairEngine::RepairEngine(ErasureCodeInterfaceRef code, StripeLayout layout,
+                           RepairEngineOptions options)
+    : code_(std::move(code)), layout_(std::move(layout)), options_(options) {}
+
+namespace {
+
+Status Exhausted(const ShardSet& want, const std::map<int, Status>& failed, const Status& why) {
+  std::string text = "cannot rebuild shard(s) " + JoinShards(want) + ": helper(s) failed: ";
+  bool first = true, all_retryable = true;
+  for (const auto& [id, s] : failed) {
+    text += (first ? "" : ", ") + std::to_string(id) + " (" + s.message() + ")";
+    first = false;
+    all_retryable = all_retryable && s.is_retryable();
+  }
+  text += "; the other available shards are not enough (" + why.message() + ")";
+  return all_retryable ? Status::Retryable(EIO, text) : Status::IOError(text);
+}
+
+}  // namespace
+
+Result<RepairPlan> RepairEngine::Plan(const RepairRequest& request) const {
+  std::uint64_t end = 0;
+  EC_RETURN_IF_ERROR(CheckRequest(layout_, request, &end));
+  return MakePlan(*code_, layout_, request.want, request.available);
+}
+
+Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, const RebuiltSink& sink,
+                         RepairStats* stats_out) const {
+  RepairStats local;
+  RepairStats& stats = stats_out ? *stats_out : local;
+  stats = RepairStats{};
+  std::uint64_t end = 0;
+  EC_RETURN_IF_ERROR(CheckRequest(layout_, request, &end));
+  const std::size_t c = layout_.chunk_size();
+  const std::size_t sub = layout_.sub_chunk_size();
+  const ShardSourceLimits limits = source.limits();
+  std::map<int, int> costs = request.available;
+  std::uint64_t pos = request.offset;
+
+  auto plan = MakePlan(*code_, layout_, request.want, costs);
+  if (!plan.ok()) return plan.status();
+  ++stats.plans;
+  auto active = PlanRuns(*code_, layout_, std::move(*plan), request.want, pos, end, limits,
+                         options_.batch_bytes);
+  if (!active.ok()) return active.status();
+
+  const StripeCodec codec(*code_, layout_);
+  std::map<int, Buffer> inputs;   // per helper: this batch's extents, back to back
+  std::map<int, Buffer> outputs;  // per rebuilt shard: whole chunks of the batch's stripes
+  std::vector<ShardReadRequest> requests;
+  while (pos < end) {
+    const RepairPlan& p = active->plan;
+    const std::uint64_t s0 = pos / c;
+    const std::uint64_t last = (end - 1) / c;
+    const std::uint64_t s_end = std::min(last + 1, s0 + active->stripes_per_batch);
+    const std::uint64_t batch_end = std::min<std::uint64_t>(end, s_end * c);
+
+    std::vector<Piece> pieces;
+    for (const RunPlan& rp : active->runs) {
+      const std::uint64_t a = std::max(rp.run.first_stripe, s0);
+      const std::uint64_t b = std::min(rp.run.first_stripe + rp.run.stripes, s_end);
+      if (a < b) pieces.push_back({&rp, a, b - a});
+    }
+
+    // One request per helper: every piece's extents, in shard order, merged where adjacent.
+    requests.clear();
+    std::map<int, std::vector<std::size_t>> bases;  // helper -> offset of each piece's bytes
+    for (const int h : p.kind == RepairPlan::Kind::kDirect ? request.want : p.helpers) {
+      ShardReadRequest req;
+      req.shard = h;
+      std::uint64_t bytes = 0;
+      for (const Piece& piece : pieces) {
+        bases[h].push_back(static_cast<std::size_t>(bytes));
+        auto bps = piece.run->bytes_per_stripe.find(h);
+        if (bps == piece.run->bytes_per_stripe.end()) continue;
+        if (p.kind == RepairPlan::Kind::kDirect) {  // exactly the wanted bytes
+          for (std::uint64_t s = piece.first_stripe; s < piece.first_stripe + piece.stripes; ++s)
+            AppendExtent(req.extents, {s * c + piece.run->run.offset, piece.run->run.length});
+        } else {
+          AppendRangeExtents(req.extents, piece.run->reads.at(h), c, sub, piece.first_stripe,
+                             piece.stripes);
+        }
+        bytes += bps->second * piece.stripes;
+      }
+      if (bytes == 0) continue;
+      Buffer& in = inputs[h];
+      if (in.size() < bytes) in = Buffer::Allocate(static_cast<std::size_t>(bytes), false);
+      req.destination = {in.data(), static_cast<std::size_t>(bytes)};
+      requests.push_back(std::move(req));
+    }
+    const std::vector<Status> results = ReadAll(source, requests);
+    bool failed = false;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      HelperStats& h = stats.helpers[requests[i].shard];
+      ++h.requests;
+      h.extents += requests[i].extents.size();
+      if (results[i].ok()) {
+        h.bytes += requests[i].destination.size();
+      } else {
+        ++h.failed_requests;
+        failed = true;
+        stats.failed.emplace(requests[i].shard, results[i]);
+        costs.erase(requests[i].shard);
+      }
+    }
+    if (failed) {
+      // Plan again without the failed helpers and retry this batch.
+      auto again = MakePlan(*code_, layout_, request.want, costs);
+      if (!again.ok()) return Exhausted(request.want, stats.failed, again.status());
+      ++stats.plans;
+      active = PlanRuns(*code_, layout_, std::move(*again), request.want, pos, end, limits,
+                        options_.batch_bytes);
+      if (!active.ok()) return active.status();
+      continue;
+    }
+
+    // Decode every piece into whole-chunk positions of the output buffers.
+    const std::size_t batch_stripes = static_cast<std::size_t>(s_end - s0);
+    RebuiltBytes rebuilt{pos, batch_end - pos, {}};
+    for (int w : request.want) {
+      if (p.kind == RepairPlan::Kind::kDirect) {
+        rebuilt.shards[w] = {inputs[w].data(), static_cast<std::size_t>(rebuilt.length)};
+      } else if (p.helpers.count(w)) {
+        rebuilt.shards[w] = {inputs[w].data() + (pos - s0 * c),
+                             static_cast<std::size_t>(rebuilt.length)};
+      } else {
+        Buffer& out = outputs[w];
+        if (out.size() < batch_stripes * c) out = Buffer::Allocate(batch_stripes * c, false);
+        rebuilt.shards[w] = {out.data() + (pos - s0 * c), static_cast<std::size_t>(rebuilt.length)};
+      }
+    }
+    for (std::size_t i = 0; i < pieces.size() && p.kind != RepairPlan::Kind::kDirect; ++i) {
+      const Piece& piece = pieces[i];
+      std::map<int, ConstColumn> in;
+      for (const auto& [h, bps] : piece.run->bytes_per_stripe) {
+        const std::byte* base = bps == 0 ? nullptr : inputs[h].data() + bases[h][i];
+        in[h] = {base, bps};
+      }
+      const std::size_t out_at = static_cast<std::size_t>(piece.first_stripe - s0) * c;
+      Status st;
+      if (p.kind == RepairPlan::Kind::kDecode) {
+        std::map<int, Column> out;
+        for (int w : request.want)
+          if (!p.helpers.count(w)) out[w] = {outputs[w].data() + out_at, c};
+        st = codec.Decode(request.want, in, out, piece.stripes);
+      } else {
+        const int lost = *request.want.begin();
+        const SubChunkRange range = piece.run->range;
+        Column out{outputs[lost].data() + out_at + static_cast<std::size_t>(range.first) * sub, c};
+        st = codec.Repair(lost, range, piece.run->reads, p.native, in, out, piece.stripes);
+      }
+      if (!st.ok()) return st.WithPrefix("failed to decode");
+    }
+    EC_RETURN_IF_ERROR(sink(rebuilt));
+    ++stats.batches;
+    stats.stripes += s_end - s0;
+    pos = batch_end;
+  }
+  return Status::OK();
+}
+
+Result<RepairEngine::Rebuilt> RepairEngine::Rebuild(const RepairRequest& request,
+                                                    ShardSource& source) const {
+  std::uint64_t end = 0;
+  EC_RETURN_IF_ERROR(CheckRequest(layout_, request, &end));
+  Rebuilt result;
+  for (int w : request.want) {
+    result.shards[w] = Buffer::Allocate(static_cast<std::size_t>(end - request.offset), false);
+  }
+  Status s = Run(
+      request, source,
+      [&](const RebuiltBytes& batch) {
+        for (const auto& [w, bytes] : batch.shards) {
+          std::memcpy(result.shards[w].data() + (batch.offset - request.offset), bytes.data(),
+                      bytes.size());
+        }
+        return Status::OK();
+      },
+      &result.stats);
+  if (!s.ok()) return s;
+  return result;
+}
+
+}  // namespace ec::recovery
