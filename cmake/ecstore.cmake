@@ -41,20 +41,27 @@ function(ecstore_add_test name)
                ENVIRONMENT_MODIFICATION "ECSTORE_SHARED=set:${ECSTORE_SHARED_DIR}")
 endfunction()
 
-# ecstore_add_plugin(NAME SOURCES... LIBS ...)
+# ecstore_add_plugin(NAME SOURCES... PLUGIN_HEADER h PLUGIN_CLASS c LIBS ...)
 # Builds libec_NAME.so (loaded by the registry) and ec_NAME_static (linked into programs that
-# register it as a built-in).
+# register it as a built-in). The shared object's entry points are plugins/plugin_entry.cc, written
+# once for every plugin, compiled with the plugin's header and class (an ec::ErasureCodePlugin).
 function(ecstore_add_plugin name)
-  cmake_parse_arguments(P "" "" "SOURCES;LIBS;PLUGIN_SOURCES" ${ARGN})
+  cmake_parse_arguments(P "" "PLUGIN_HEADER;PLUGIN_CLASS" "SOURCES;LIBS" ${ARGN})
+  if(NOT P_PLUGIN_HEADER OR NOT P_PLUGIN_CLASS)
+    message(FATAL_ERROR "ecstore_add_plugin(${name}): PLUGIN_HEADER and PLUGIN_CLASS are required")
+  endif()
   add_library(ec_${name}_static STATIC ${P_SOURCES})
   ecstore_target_warnings(ec_${name}_static)
   target_link_libraries(ec_${name}_static PUBLIC ec ${P_LIBS})
   target_include_directories(ec_${name}_static PUBLIC ${PROJECT_SOURCE_DIR})
-  add_library(ec_${name} MODULE ${P_PLUGIN_SOURCES})
+  add_library(ec_${name} MODULE ${PROJECT_SOURCE_DIR}/plugins/plugin_entry.cc)
   ecstore_target_warnings(ec_${name})
   target_link_libraries(ec_${name} PRIVATE ec_${name}_static)
   set_target_properties(ec_${name} PROPERTIES PREFIX "lib" OUTPUT_NAME "ec_${name}")
-  # Baked into the shared object (not read from libec.so), so that a plugin built from another
-  # tree really claims another version and the loader refuses it.
-  target_compile_definitions(ec_${name} PRIVATE ECSTORE_PLUGIN_VERSION="${ECSTORE_PLUGIN_VERSION}")
+  # The version is baked into the shared object (not read from libec.so), so that a plugin built
+  # from another tree really claims another version and the loader refuses it.
+  target_compile_definitions(ec_${name} PRIVATE
+    ECSTORE_PLUGIN_VERSION="${ECSTORE_PLUGIN_VERSION}"
+    ECSTORE_PLUGIN_HEADER="${P_PLUGIN_HEADER}"
+    ECSTORE_PLUGIN_CLASS=${P_PLUGIN_CLASS})
 endfunction()

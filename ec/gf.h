@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "ec/lru_cache.h"
 #include "common/status.h"
+#include "ec/lru_cache.h"
 
 namespace ec::gf {
 

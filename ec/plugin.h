@@ -42,6 +42,10 @@ class ErasureCodePlugin {
   // plugin came from, for plugins that load others (CLAY).
   virtual Status factory(const std::string& directory, Profile& profile,
                          ErasureCodeInterfaceRef* out) = 0;
+  // Called once by the shared object's __erasure_code_init (plugins/plugin_entry.cc) before the
+  // plugin is registered; an error refuses the load with that error. For one-time set-up that
+  // Ceph's plugins do at load (jerasure: its Galois fields). Default: nothing to do.
+  virtual Status prepare() { return Status::OK(); }
 };
 
 class PluginRegistry {

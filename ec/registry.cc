@@ -132,7 +132,8 @@ Status PluginRegistry::factory(const std::string& name, const std::string& direc
 namespace {
 
 // True when the file's bytes hold the init symbol's name: a plugin exports it, while a library
-// that merely shares the libec_ prefix (libec_common.so) does not. Nothing is loaded.
+// that merely shares the libec_ prefix (one built without its entry point) does not. Nothing is
+// loaded.
 bool NamesInitSymbol(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

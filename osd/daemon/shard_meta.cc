@@ -1,57 +1,12 @@
 #include "osd/daemon/shard_meta.h"
 
 #include <charconv>
+#include <limits>
+
+#include "common/codec.h"
 
 namespace ec::osd {
 namespace {
-
-// Little-endian helpers for the "_meta" attribute.
-void PutU64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-void PutU32(std::string& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-void PutString(std::string& out, const std::string& s) {
-  PutU32(out, static_cast<std::uint32_t>(s.size()));
-  out += s;
-}
-
-class MetaReader {
- public:
-  explicit MetaReader(const std::string& bytes) : bytes_(bytes) {}
-  bool U64(std::uint64_t* v) {
-    if (bytes_.size() - pos_ < 8) return false;
-    *v = 0;
-    for (int i = 0; i < 8; ++i) {
-      *v |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes_[pos_ + i])) << (8 * i);
-    }
-    pos_ += 8;
-    return true;
-  }
-  bool U32(std::uint32_t* v) {
-    if (bytes_.size() - pos_ < 4) return false;
-    *v = 0;
-    for (int i = 0; i < 4; ++i) {
-      *v |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes_[pos_ + i])) << (8 * i);
-    }
-    pos_ += 4;
-    return true;
-  }
-  bool String(std::string* s) {
-    std::uint32_t len = 0;
-    if (!U32(&len) || bytes_.size() - pos_ < len) return false;
-    s->assign(bytes_, pos_, len);
-    pos_ += len;
-    return true;
-  }
-  bool AtEnd() const { return pos_ == bytes_.size(); }
-  std::size_t Left() const { return bytes_.size() - pos_; }
-
- private:
-  const std::string& bytes_;
-  std::size_t pos_ = 0;
-};
 
 constexpr std::uint32_t kMetaFormat = 1;
 
@@ -78,33 +33,37 @@ bool ParseShardObjectName(const std::string& name, std::string* object, std::uin
 
 std::string EncodeShardMeta(const ShardMeta& meta) {
   std::string out;
-  PutU32(out, kMetaFormat);
-  PutU64(out, meta.version);
-  PutU32(out, static_cast<std::uint32_t>(meta.attrs.size()));
+  Encoder e(out);
+  e.U32(kMetaFormat);
+  e.U64(meta.version);
+  e.U32(static_cast<std::uint32_t>(meta.attrs.size()));
   for (const net::Attr& a : meta.attrs) {
-    PutString(out, a.key);
-    PutString(out, a.value);
+    e.String(a.key);
+    e.String(a.value);
   }
   return out;
 }
 
 Result<ShardMeta> DecodeShardMeta(const std::string& bytes) {
-  MetaReader r(bytes);
+  constexpr std::uint32_t kAny = std::numeric_limits<std::uint32_t>::max();
+  Decoder d(std::string_view{bytes});
   ShardMeta meta;
   std::uint32_t format = 0;
   std::uint32_t count = 0;
-  if (!r.U32(&format) || format != kMetaFormat || !r.U64(&meta.version) || !r.U32(&count)) {
+  if (!d.U32(&format, "format") || format != kMetaFormat || !d.U64(&meta.version, "version")) {
     return Status::DataLoss("corrupt shard metadata (header)");
   }
-  // Each attribute takes at least 8 bytes: a count beyond that cannot be genuine.
-  if (count > r.Left() / 8) return Status::DataLoss("corrupt shard metadata (attribute count)");
+  // An attribute takes at least 8 bytes (two lengths): a larger count cannot be genuine.
+  if (!d.Count(&count, kAny, 8, "attribute count")) {
+    return Status::DataLoss("corrupt shard metadata (attribute count)");
+  }
   meta.attrs.resize(count);
   for (net::Attr& a : meta.attrs) {
-    if (!r.String(&a.key) || !r.String(&a.value)) {
+    if (!d.String(&a.key, kAny, "key") || !d.String(&a.value, kAny, "value")) {
       return Status::DataLoss("corrupt shard metadata (attribute)");
     }
   }
-  if (!r.AtEnd()) return Status::DataLoss("corrupt shard metadata (trailing bytes)");
+  if (!d.AtEnd()) return Status::DataLoss("corrupt shard metadata (trailing bytes)");
   return meta;
 }
 

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "ec/erasure_code_interface.h"
 #include "common/status.h"
+#include "ec/erasure_code_interface.h"
 
 namespace ec::clay {
 

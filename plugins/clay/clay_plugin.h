@@ -4,7 +4,7 @@
 //   - built-in: a program linked with ec_clay_static calls ec::RegisterClayBuiltin() once; the
 //     registry then creates the plugin on the first load("clay") without dlopen;
 //   - shared object: libec_clay.so exports __erasure_code_version / __erasure_code_init
-//     (clay_plugin_entry.cc); init registers a ClayPlugin under the name it is given.
+//     (plugins/plugin_entry.cc); init registers a ClayPlugin under the name it is given.
 // Either way a CLAY code builds its two scalar sub-codes through the registry (scalar_mds =
 // jerasure, isa or shec), from the directory the clay plugin was asked to use.
 //

@@ -15,7 +15,7 @@ namespace {
 // XOR rows are split off a step only when it has at least kXorMinInputs inputs and they are at
 // least half of its rows: the split reads the inputs a second time, which pays when it removes a
 // large share of the multiplies (k=4 m=2 d=5 encode: +5-7%) and loses otherwise (2-input pair
-// steps, and 1 row of 4 in k=10 m=4 d=13: -3-5%, measured with clay_bench).
+// steps, and 1 row of 4 in k=10 m=4 d=13: -3-5%, measured with ec-clay-bench).
 constexpr int kXorMinInputs = 3;
 
 }  // namespace
@@ -204,7 +204,7 @@ namespace {
 
 // Splitting off the XOR rows costs a second call, and ISA-L's xor_gen has a high fixed cost per
 // call (about 250 ns more than a table multiply at 4 KiB here); below this length the split costs
-// more than the table multiplies it saves (clay_bench: (4,2,5) encode at 4 KiB 0.28x isa with a
+// more than the table multiplies it saves (ec-clay-bench: (4,2,5) encode at 4 KiB 0.28x isa with a
 // 512-byte threshold, 0.48x with this one).
 constexpr std::size_t kXorMinLength = 16384;
 

@@ -24,8 +24,8 @@
 #include <memory>
 #include <vector>
 
-#include "ec/erasure_code_interface.h"
 #include "common/status.h"
+#include "ec/erasure_code_interface.h"
 
 namespace ec::clay {
 

@@ -4,7 +4,7 @@
 //   - built-in: a program linked with ec_isa_static calls ec::RegisterIsaBuiltin() once; the
 //     registry then creates the plugin on the first load("isa") without dlopen;
 //   - shared object: libec_isa.so exports __erasure_code_version / __erasure_code_init
-//     (isa_plugin_entry.cc); init registers an IsaPlugin under the name it is given.
+//     (plugins/plugin_entry.cc); init registers an IsaPlugin under the name it is given.
 //
 // Thread safety: factory() may be called concurrently; the codes of one plugin share their
 // matrix codecs and decode-table caches (IsaTableCache).

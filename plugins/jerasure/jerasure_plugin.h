@@ -13,7 +13,7 @@
 // Keys common to all techniques and the encode/decode contract: jerasure_code.h.
 //
 // Two ways to use it:
-//   - as a shared object libec_jerasure.so (entry points in plugin_entry.cc), loaded by
+//   - as a shared object libec_jerasure.so (entry points in plugins/plugin_entry.cc), loaded by
 //     PluginRegistry::load("jerasure", dir);
 //   - linked in (ec_jerasure_static): call ec::RegisterJerasureBuiltin() once, then
 //     PluginRegistry::instance().factory("jerasure", ...) finds it without dlopen.
@@ -53,6 +53,8 @@ class JerasurePlugin : public ErasureCodePlugin {
  public:
   Status factory(const std::string& directory, Profile& profile,
                  ErasureCodeInterfaceRef* out) override;
+  // Prepares the gf-complete fields (w = 4, 8, 16, 32), as Ceph's jerasure plugin does at load.
+  Status prepare() override { return InitGaloisFields(); }
 };
 
 }  // namespace ec::jerasure

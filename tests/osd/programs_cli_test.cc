@@ -1,6 +1,6 @@
-// The command lines of ec-osd's companion programs (ec-osd-client, ec-osd-bench, ec-store-bench,
-// tcp-pingpong; the benchmarks when built): --version, --help, usage errors exiting 1 (CLI11's
-// own codes are 105-109), and size suffixes where they take sizes.
+// The command lines of ec-osd's companion programs and the benchmarks (ec-osd-client, ec-osd-bench,
+// ec-store-bench, ec-clay-bench, tcp-pingpong; the benchmarks when built): --version, --help, usage
+// errors exiting 1 (CLI11's own codes are 105-109), and size suffixes where they take sizes.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// clay_bench: CLAY against isa Reed-Solomon of the same (k, m), side by side in one process.
+// ec-clay-bench: CLAY against isa Reed-Solomon of the same (k, m), side by side in one process.
 //
 //   encode  bytes counted = k x chunk_size per stripe (the data), for both codes;
 //   repair  bytes counted = chunk_size per stripe (the bytes rebuilt): CLAY single-chunk repair
@@ -8,7 +8,7 @@
 // throughput and the median of the per-rep ratios. Buffers are reused (warm caches); --cold uses
 // a pool of stripes larger than the last-level cache.
 //
-// Usage: clay_bench [--reps N] [--cold] [--json FILE] [--stripe-units 4096,65536,...]
+// Usage: ec-clay-bench [--reps N] [--cold] [--json FILE] [--stripe-units 4k,64k,...] (--help)
 // Plugins are loaded from $EC_PLUGIN_DIR (or the build's lib/ folder).
 #include <algorithm>
 #include <chrono>
@@ -19,6 +19,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "ec/plugin.h"
 #include "plugins/clay/clay_code.h"
@@ -99,28 +101,21 @@ int main(int argc, char** argv) {
   bool cold = false;
   std::string json;
   std::vector<unsigned> units = {4096, 16384, 65536, 262144};
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--reps" && i + 1 < argc)
-      reps = std::atoi(argv[++i]);
-    else if (a == "--cold")
-      cold = true;
-    else if (a == "--json" && i + 1 < argc)
-      json = argv[++i];
-    else if (a == "--stripe-units" && i + 1 < argc) {
-      units.clear();
-      std::string list = argv[++i];
-      for (std::size_t p = 0; p < list.size();) {
-        std::size_t e = list.find(',', p);
-        if (e == std::string::npos) e = list.size();
-        units.push_back(static_cast<unsigned>(std::stoul(list.substr(p, e - p))));
-        p = e + 1;
-      }
-    } else {
-      std::fprintf(stderr, "usage: %s [--reps N] [--cold] [--json FILE] [--stripe-units a,b]\n",
-                   argv[0]);
-      return 1;
-    }
+  CLI::App app{
+      "ec-clay-bench: CLAY against isa Reed-Solomon of the same (k, m), encode and repair"};
+  app.set_version_flag("--version", "ec-clay-bench " ECSTORE_VERSION);
+  app.add_option("--reps", reps, "repetitions of each A/B pair")->check(CLI::Range(1, 100000));
+  app.add_flag("--cold", cold, "use a pool of stripes larger than the last-level cache");
+  app.add_option("--json", json, "write the results as JSON to this file");
+  app.add_option("--stripe-units", units, "stripe units to measure (sizes such as 4k, 64k)")
+      ->delimiter(',')
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(1u, 1u << 30));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 1;
   }
   ec::RegisterClayBuiltin();
   std::mt19937_64 rng(42);
