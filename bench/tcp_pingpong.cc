@@ -22,6 +22,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/cli.h"
+
 namespace {
 
 bool FullIo(int fd, char* p, std::size_t n, bool write_side) {
@@ -70,12 +72,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(0L, 1000000000L));
   app.add_flag("--json", json, "print one JSON line");
-  app.set_version_flag("--version", "tcp-pingpong " ECSTORE_VERSION);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 1;  // CLI11's message; usage errors exit 1, --help 0
-  }
+  ec::cli::AddVersionFlag(app, "tcp-pingpong");
+  if (std::optional<int> status = ec::cli::Parse(app, argc, argv)) return *status;
 
   const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
   if (listener < 0) return Fail("socket");

@@ -22,6 +22,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/cli.h"
 #include "ec/plugin.h"
 #include "plugins/clay/clay_code.h"
 #include "plugins/clay/clay_plugin.h"
@@ -103,7 +104,7 @@ int main(int argc, char** argv) {
   std::vector<unsigned> units = {4096, 16384, 65536, 262144};
   CLI::App app{
       "ec-clay-bench: CLAY against isa Reed-Solomon of the same (k, m), encode and repair"};
-  app.set_version_flag("--version", "ec-clay-bench " ECSTORE_VERSION);
+  ec::cli::AddVersionFlag(app, "ec-clay-bench");
   app.add_option("--reps", reps, "repetitions of each A/B pair")->check(CLI::Range(1, 100000));
   app.add_flag("--cold", cold, "use a pool of stripes larger than the last-level cache");
   app.add_option("--json", json, "write the results as JSON to this file");
@@ -111,12 +112,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(1u, 1u << 30));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 1;
-  }
+  if (std::optional<int> status = ec::cli::Parse(app, argc, argv)) return *status;
   ec::RegisterClayBuiltin();
   std::mt19937_64 rng(42);
   std::vector<Row> rows;

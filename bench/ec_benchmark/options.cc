@@ -1,4 +1,5 @@
 #include "bench/ec_benchmark/options.h"
+#include "common/cli.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -64,7 +65,7 @@ int ParseOptions(int argc, char** argv, BenchOptions* o, std::ostream& out, std:
   app.add_option("--erasure-code-dir", o->plugin_dir,
                  "directory of the libec_<plugin>.so files (default: $EC_PLUGIN_DIR, else "
                  "../lib next to this program)");
-  app.set_version_flag("--version", std::string("ec-benchmark ") + ECSTORE_VERSION);
+  ec::cli::AddVersionFlag(app, "ec-benchmark");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -25,6 +25,7 @@
 #include <regex>
 #include <sstream>
 
+#include "common/cli.h"
 #include "osd/net/client.h"
 #include "osd/net/server.h"
 #include "osd/net/test_store.h"
@@ -212,12 +213,8 @@ int Main(int argc, char** argv) {
   app.add_option("--shard-ops", shard_ops, "Operations per shard run (default: --repetitions)");
   app.add_option("--timeout-ms", timeout_ms, "Per-request timeout")->check(CLI::Range(1, 3600000));
   app.add_flag("--json", json, "Print one JSON document instead of text");
-  app.set_version_flag("--version", "ec-osd-bench " ECSTORE_VERSION);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 1;  // CLI11's message; usage errors exit 1, --help 0
-  }
+  ec::cli::AddVersionFlag(app, "ec-osd-bench");
+  if (std::optional<int> status = ec::cli::Parse(app, argc, argv)) return *status;
 
   spdlog::set_level(spdlog::level::warn);
   std::vector<std::pair<std::string, std::uint16_t>> endpoints;

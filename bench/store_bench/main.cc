@@ -24,6 +24,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/cli.h"
 #include "osd/store/malloc_tuning.h"
 #include "osd/store/object_store.h"
 
@@ -189,12 +190,8 @@ int main(int argc, char** argv) {
   app.add_option("--backend", backend, "uring or sync")->check(CLI::IsMember({"uring", "sync"}));
   app.add_option("--seed", seed, "seed for the fetch order");
   app.add_option("--json", json_out, "write results as JSON to this file (- for stdout)");
-  app.set_version_flag("--version", "ec-store-bench " ECSTORE_VERSION);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 1;  // CLI11's message; usage errors exit 1, --help 0
-  }
+  ec::cli::AddVersionFlag(app, "ec-store-bench");
+  if (std::optional<int> status = ec::cli::Parse(app, argc, argv)) return *status;
   std::vector<std::string> ops;
   {
     std::istringstream tokens(runs);

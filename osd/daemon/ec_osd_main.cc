@@ -25,6 +25,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "common/cli.h"
 #include "osd/daemon/config.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
@@ -284,12 +285,8 @@ int main(int argc, char** argv) {
                "check the store offline (metadata against allocator), exit 0 if clean");
   app.add_flag("--deep", deep, "with --fsck: also verify every block's crc32c");
   app.add_flag("--help-config", help_config, "list every config option with its default, exit");
-  app.set_version_flag("--version", "ec-osd " ECSTORE_VERSION);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 1;  // CLI11's message; usage errors exit 1, --help 0
-  }
+  ec::cli::AddVersionFlag(app, "ec-osd");
+  if (std::optional<int> status = ec::cli::Parse(app, argc, argv)) return *status;
 
   if (help_config) {
     std::cout << ec::osd::OptionsHelpText();

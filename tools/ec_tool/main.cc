@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cli.h"
 #include "tools/ec_tool/code_loader.h"
 #include "tools/ec_tool/decode_command.h"
 #include "tools/ec_tool/encode_command.h"
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
       "ec-tool"};
   app.require_subcommand(1);
   app.fallthrough();  // global options may also follow the subcommand
-  app.set_version_flag("--version", std::string("ec-tool ") + ECSTORE_VERSION);
+  ec::cli::AddVersionFlag(app, "ec-tool");
 
   std::string plugin_dir;
   bool sync = false;

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cli.h"
 #include "ec/buffer.h"
 #include "osd/net/client.h"
 
@@ -169,7 +170,7 @@ int main(int argc, char** argv) {
   app.add_option("--osd", osd, "the OSD's address HOST:PORT")->capture_default_str();
   app.add_option("--timeout", timeout_s, "seconds to wait for a reply (more than 0, at most 1e6)")
       ->capture_default_str();
-  app.set_version_flag("--version", "ec-osd-client " ECSTORE_VERSION);
+  ec::cli::AddVersionFlag(app, "ec-osd-client");
 
   std::string coll, object, file;
   std::uint32_t shard = 0;
@@ -193,11 +194,7 @@ int main(int argc, char** argv) {
   put->add_option("--attr", attrs, "attribute key=value (repeatable)");
   get->add_option("out", file, "output file (written atomically)")->required();
   get->add_option("--extent", extents, "OFFSET:LENGTH to read (repeatable; default: all)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 1;  // CLI11's message; usage errors exit 1, --help 0
-  }
+  if (std::optional<int> status = ec::cli::Parse(app, argc, argv)) return *status;
 
   ec::net::ClientOptions options;
   if (!SplitHostPort(osd, &options.host, &options.port)) {
