@@ -1,8 +1,9 @@
 // FileShardSource: the shards of one object as local files FNAME.<id> (ec-tool's layout, as in
 // Ceph's ceph-erasure-code-tool: file i holds chunk i of every stripe). Each ReadAsync reads the
-// extents of all its requests with as many reads in flight as the io_uring ring holds (one
-// submission per round), or with pread one after another when io_uring is unavailable (an old
-// kernel, a seccomp policy) or not wanted.
+// extents of all its requests as one ec::UringBatch: as many reads in flight as the io_uring ring
+// holds (one submission per round), or pread one after another when io_uring is unavailable (an
+// old kernel, a seccomp policy) or not wanted. If the ring itself fails, the reads not yet done run
+// again on a fresh ring; a second ring failure in the same call moves the source to pread for good.
 //
 // ReadAsync completes every request before it returns, on the calling thread. Per request:
 //   OK, or "failed to read PATH: <strerror>" (the errno of open or read, e.g. ENOENT for a
@@ -20,6 +21,10 @@
 
 #include "recovery/shard_source.h"
 
+namespace ec {
+class UringBatch;
+}  // namespace ec
+
 namespace ec::recovery {
 
 class FileShardSource final : public ShardSource {
@@ -34,17 +39,18 @@ class FileShardSource final : public ShardSource {
   static std::string ShardPath(const std::string& fname, int id);
 
   void ReadAsync(std::span<const ShardReadRequest> requests, Completion done) override;
+  // True while reads go through io_uring (false: forced off, refused by the kernel, or given up
+  // after repeated ring failures).
   bool uses_io_uring() const;
-
-  class Reads;  // the io_uring batch (file_shard_source.cc)
 
  private:
   Status Open(int shard, int* fd);
 
   std::string fname_;
-  std::unique_ptr<Reads> reads_;
+  unsigned depth_;
+  std::unique_ptr<UringBatch> runner_;
   std::map<int, int> fds_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
 };
 
 }  // namespace ec::recovery

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -94,6 +95,21 @@ TEST_P(FileShardSourceTest, AFailingShardFailsOnlyItsRequest) {
   EXPECT_EQ(r[2].code(), ENOENT);
   EXPECT_EQ(r[2].message(), "failed to read " + fname_ + ".2: No such file or directory");
   EXPECT_EQ(0, std::memcmp(dest[3].data(), shards_[0].data() + 100, 8000));
+}
+
+// An error of the read itself (not of open, not end of file) is the kernel's errno, named after
+// the file, whichever path ran it.
+TEST_P(FileShardSourceTest, AReadErrorNamesTheFileAndTheErrno) {
+  FileShardSource source(fname_, 8, GetParam());
+  fs::remove(fname_ + ".2");
+  fs::create_directory(fname_ + ".2");  // opens read-only; every read fails with EISDIR
+  std::vector<std::vector<std::byte>> dest(2, std::vector<std::byte>(4000));
+  std::vector<ShardReadRequest> requests = {{2, {{0, 4000}}, dest[0]}, {0, {{10, 4000}}, dest[1]}};
+  const std::vector<Status> r = Run(source, requests);
+  EXPECT_EQ(r[0].code(), EISDIR);
+  EXPECT_EQ(r[0].message(), "failed to read " + fname_ + ".2: " + std::strerror(EISDIR));
+  EXPECT_TRUE(r[1].ok()) << r[1].message();
+  EXPECT_EQ(0, std::memcmp(dest[1].data(), shards_[0].data() + 10, 4000));
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, FileShardSourceTest, ::testing::Values(true, false),
