@@ -1,8 +1,9 @@
 // UringBatch: runs a batch of positioned reads and writes (each on its own file descriptor) with as
-// many in flight as an io_uring ring holds, one submission system call per round, and returns when
-// all of them have completed. When io_uring is unavailable (an old kernel, a seccomp policy,
-// RLIMIT_MEMLOCK) the same batch runs through pread/pwrite(v), one request after another; Mode
-// picks or forces either path.
+// many in flight as an io_uring ring holds, and returns when all of them have completed. A batch
+// that fits in the ring is one submission system call; a larger one keeps the ring full, each
+// completion's slot refilled at once (one submission per refill). When io_uring is unavailable (an
+// old kernel, a seccomp policy, RLIMIT_MEMLOCK) the same batch runs through pread/pwrite(v), one
+// request after another; Mode picks or forces either path.
 //
 // Used by the store's device layer (osd/store/file_device.cc: 4 KiB-aligned O_DIRECT requests on
 // one device) and by readers of many extents of many files (ec-tool repair). It knows no paths or
@@ -52,9 +53,9 @@ class UringBatch {
   };
 
   // A batch runner whose ring has `entries` submission entries (at least 1; the kernel rounds up
-  // to a power of two): at most that many requests are in flight at once, larger batches take
-  // several rounds. Errors (kUring only): the errno of io_uring_queue_init (ENOSYS, EPERM, ENOMEM),
-  // "io_uring setup failed: ...". kAuto and kSync never fail.
+  // to a power of two): at most that many requests are in flight at once. Errors (kUring only): the
+  // errno of io_uring_queue_init (ENOSYS, EPERM, ENOMEM), "io_uring setup failed: ...". kAuto and
+  // kSync never fail.
   static Result<std::unique_ptr<UringBatch>> Create(unsigned entries, Mode mode = Mode::kAuto);
   ~UringBatch();
   UringBatch(const UringBatch&) = delete;
@@ -79,7 +80,8 @@ class UringBatch {
   bool broken() const { return broken_; }
   // Requests in flight at most (the ring's size once the kernel rounded it up).
   unsigned entries() const { return entries_; }
-  // Submission system calls made so far (io_uring rounds; 0 on the fallback path).
+  // Submission system calls made so far (1 per batch that fits in the ring, more for larger
+  // batches: at least batch / entries(); 0 on the fallback path).
   std::uint64_t submissions() const { return submissions_; }
 
  private:
