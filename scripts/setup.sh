@@ -8,6 +8,7 @@ PACKAGES=(
   libisal-dev libjerasure-dev libgf-complete-dev
   libboost-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   librocksdb-dev liburing-dev
+  etcd-server etcd-client
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

@@ -1,0 +1,209 @@
+#include "cluster/etcd/etcd_client.h"
+
+#include "cluster/etcd/etcd_json.h"
+
+namespace ec::etcd {
+
+using nlohmann::json;
+
+namespace {
+
+// gRPC status codes the gateway puts in "code", mapped to errno values.
+Status GatewayError(unsigned http_status, const std::string& body, const std::string& where) {
+  std::string message;
+  std::int64_t code = -1;
+  json j = json::parse(body, nullptr, false);
+  if (j.is_object()) {
+    if (auto it = j.find("message"); it != j.end() && it->is_string()) message = *it;
+    if (message.empty()) {
+      if (auto it = j.find("error"); it != j.end() && it->is_string()) message = *it;
+    }
+    if (auto it = j.find("code"); it != j.end() && it->is_number_integer()) code = *it;
+  }
+  if (message.empty()) message = body.substr(0, 200);
+  std::string text = where + ": " + message + " (HTTP " + std::to_string(http_status) + ")";
+  switch (code) {
+    case 3:
+      return Status::Error(EINVAL, text);
+    case 4:
+      return Status::Retryable(ETIMEDOUT, text);
+    case 5:
+      return Status::NotFound(text);
+    case 11:
+      return Status::Error(ERANGE, text);
+    case 8:
+      return Status::Error(EMSGSIZE, text);
+    case 14:
+      return Status::Retryable(EAGAIN, text);
+    default:
+      break;
+  }
+  if (http_status == 404) return Status::NotFound(text);
+  if (http_status == 400) return Status::Error(EINVAL, text);
+  if (http_status == 503) return Status::Retryable(EAGAIN, text);
+  return Status::Error(EIO, text);
+}
+
+bool NotSent(const Status& s, bool connected) {
+  return !connected && s.is_retryable();
+}
+
+}  // namespace
+
+Client::Client(ClientOptions options) : options_(std::move(options)) {}
+
+Result<json> Client::Call(std::string_view path, const json& body, bool idempotent) const {
+  if (options_.endpoints.empty()) return Status::Invalid("etcd client: no endpoint");
+  std::string text = body.dump();
+  if (text.size() > options_.max_request_bytes) {
+    return Status::Invalid("etcd request of " + std::to_string(text.size()) +
+                           " bytes exceeds max_request_bytes " +
+                           std::to_string(options_.max_request_bytes));
+  }
+  const std::size_t n = options_.endpoints.size();
+  const std::size_t first = preferred_.load() % n;
+  std::string tried;
+  Status last;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t index = (first + i) % n;
+    const Endpoint& ep = options_.endpoints[index];
+    const std::string where = "etcd " + ep.ToString() + std::string(path);
+    const auto deadline = Clock::now() + options_.timeout;
+    HttpConnection conn;
+    Status s = conn.Connect(ep, deadline);
+    bool connected = s.ok();
+    if (connected) {
+      Result<HttpConnection::Reply> reply =
+          conn.Post(path, text, options_.max_reply_bytes, deadline);
+      if (reply.ok()) {
+        if (reply->status == 200) {
+          preferred_.store(index);
+          return gw::ParseObject(reply->body, where);
+        }
+        s = GatewayError(reply->status, reply->body, where);
+        if (s.code() != EAGAIN) {
+          preferred_.store(index);
+          return s;
+        }
+        connected = false;  // UNAVAILABLE: nothing was applied, the next endpoint may serve it
+      } else {
+        s = reply.status();
+        if (s.code() == EPROTO) return s;
+      }
+    }
+    if (!tried.empty()) tried += "; ";
+    tried += s.message();
+    last = s;
+    if (!NotSent(s, connected) && !idempotent) break;
+  }
+  return Status::Retryable(last.code(), "etcd unreachable: " + tried);
+}
+
+Result<RangeResponse> Client::Range(const RangeRequest& req) const {
+  Result<json> reply = Call("/v3/kv/range", gw::RangeJson(req), true);
+  if (!reply.ok()) return reply.status();
+  return gw::ParseRange(*reply);
+}
+
+Result<KeyValue> Client::Get(std::string_view key) const {
+  Result<RangeResponse> r = Range(RangeRequest{std::string(key), {}, 0, 0});
+  if (!r.ok()) return r.status();
+  if (r->kvs.empty()) return Status::NotFound("etcd key '" + std::string(key) + "' not found");
+  return std::move(r->kvs.front());
+}
+
+Result<RangeResponse> Client::GetPrefix(std::string_view prefix) const {
+  return Range(RangeRequest{std::string(prefix), PrefixEnd(prefix), 0, 0});
+}
+
+Result<PutResponse> Client::Put(const PutRequest& req) const {
+  Result<json> reply = Call("/v3/kv/put", gw::PutJson(req), false);
+  if (!reply.ok()) return reply.status();
+  Result<std::int64_t> rev = gw::ParseHeaderRevision(*reply);
+  if (!rev.ok()) return rev.status();
+  return PutResponse{*rev};
+}
+
+Result<DeleteResponse> Client::DeleteRange(const DeleteRequest& req) const {
+  Result<json> reply = Call("/v3/kv/deleterange", gw::DeleteJson(req), false);
+  if (!reply.ok()) return reply.status();
+  Result<std::int64_t> rev = gw::ParseHeaderRevision(*reply);
+  if (!rev.ok()) return rev.status();
+  Result<std::int64_t> deleted = gw::GetInt64(*reply, "deleted");
+  if (!deleted.ok()) return deleted.status();
+  return DeleteResponse{*rev, *deleted};
+}
+
+Result<DeleteResponse> Client::DeletePrefix(std::string_view prefix) const {
+  return DeleteRange(DeleteRequest{std::string(prefix), PrefixEnd(prefix)});
+}
+
+Result<TxnResponse> Client::Txn(const TxnRequest& req) const {
+  for (const auto* branch : {&req.success, &req.failure}) {
+    if (branch->size() > options_.max_txn_ops) {
+      return Status::Invalid("etcd txn has " + std::to_string(branch->size()) +
+                             " operations in one branch, more than max_txn_ops " +
+                             std::to_string(options_.max_txn_ops));
+    }
+  }
+  if (req.compare.size() > options_.max_txn_ops) {
+    return Status::Invalid("etcd txn has " + std::to_string(req.compare.size()) +
+                           " compares, more than max_txn_ops " +
+                           std::to_string(options_.max_txn_ops));
+  }
+  Result<json> reply = Call("/v3/kv/txn", gw::TxnJson(req), false);
+  if (!reply.ok()) return reply.status();
+  return gw::ParseTxn(*reply);
+}
+
+Result<LeaseGrant> Client::LeaseGrantTtl(std::int64_t ttl_seconds, std::int64_t id) const {
+  if (ttl_seconds <= 0) return Status::Invalid("etcd lease TTL must be > 0");
+  json body{{"TTL", std::to_string(ttl_seconds)}};
+  if (id != 0) body["ID"] = std::to_string(id);
+  Result<json> reply = Call("/v3/lease/grant", body, false);
+  if (!reply.ok()) return reply.status();
+  LeaseGrant out;
+  Result<std::int64_t> got_id = gw::GetInt64(*reply, "ID");
+  if (!got_id.ok()) return got_id.status();
+  Result<std::int64_t> ttl = gw::GetInt64(*reply, "TTL");
+  if (!ttl.ok()) return ttl.status();
+  Result<std::string> error = gw::GetString(*reply, "error");
+  if (!error.ok()) return error.status();
+  if (!error->empty()) return Status::Error(EIO, "etcd lease grant: " + *error);
+  if (*got_id == 0 || *ttl <= 0) {
+    return Status::Error(EPROTO, "etcd lease grant: reply without ID or TTL");
+  }
+  out.id = *got_id;
+  out.ttl = *ttl;
+  return out;
+}
+
+Result<std::int64_t> Client::LeaseKeepAlive(std::int64_t id) const {
+  // A streaming RPC on the gateway: one request in the body, the reply wrapped in "result".
+  Result<json> reply = Call("/v3/lease/keepalive", json{{"ID", std::to_string(id)}}, true);
+  if (!reply.ok()) return reply.status();
+  auto it = reply->find("result");
+  if (it == reply->end() || !it->is_object()) {
+    auto err = reply->find("error");
+    if (err != reply->end()) {
+      return Status::Error(EIO, "etcd lease keepalive: " + err->dump().substr(0, 200));
+    }
+    return Status::Error(EPROTO, "etcd lease keepalive: reply without 'result'");
+  }
+  Result<std::int64_t> ttl = gw::GetInt64(*it, "TTL");
+  if (!ttl.ok()) return ttl.status();
+  // An expired or unknown lease is answered with TTL 0 (omitted), not an error.
+  if (*ttl <= 0) return Status::NotFound("etcd lease " + std::to_string(id) + " not found");
+  return *ttl;
+}
+
+static Status LeaseRevokeImpl(const Client& c, std::int64_t id) {
+  Result<json> reply = c.Call("/v3/lease/revoke", json{{"ID", std::to_string(id)}}, false);
+  return reply.ok() ? Status::OK() : reply.status();
+}
+
+Status Client::LeaseRevoke(std::int64_t id) const {
+  return LeaseRevokeImpl(*this, id);
+}
+
+}  // namespace ec::etcd

@@ -1,0 +1,92 @@
+// etcd::Client: a blocking etcd v3 client over etcd's JSON gateway (HTTP/1.1 POST to /v3/...).
+//
+// Every call opens a connection to an endpoint, sends one request and reads one reply, all within
+// ClientOptions::timeout per endpoint tried. Endpoints are tried in order starting with the last
+// one that answered; the client moves to the next endpoint when
+//   - the connect fails or times out (the request was not sent), or
+//   - etcd answers UNAVAILABLE (HTTP 503: no leader, shutting down; nothing was applied), or
+//   - the request was sent but no reply came, and the request is a read (Range, LeaseKeepAlive).
+// A write (Put, DeleteRange, Txn, LeaseGrant, LeaseRevoke) sent without a reply is not resent:
+// it returns ETIMEDOUT/ECONNRESET and may or may not have been applied.
+//
+// Errors (ec::Status codes):
+//   ECONNREFUSED / ETIMEDOUT / ECONNRESET / EHOSTUNREACH  no endpoint answered (retryable); the
+//                  message names every endpoint tried and what happened;
+//   EPROTO         a reply that is not etcd's: not HTTP, not JSON, a field of the wrong type, bad
+//                  base64, a body above max_reply_bytes;
+//   EINVAL         the request is refused locally (a txn over max_txn_ops operations, a request
+//                  above max_request_bytes) or by etcd (gRPC InvalidArgument);
+//   ENOENT         the lease does not exist or has expired (LeaseKeepAlive, LeaseRevoke, Put
+//                  with a lease);
+//   ERANGE         Range at a revision that has been compacted (gRPC OutOfRange);
+//   EAGAIN         every endpoint answered UNAVAILABLE (retryable);
+//   EMSGSIZE       etcd refused a message above its gRPC size cap (ResourceExhausted);
+//   EIO            another error from etcd; the message is etcd's.
+// An error from etcd carries etcd's own message ("etcd 127.0.0.1:2379: etcdserver: ...").
+//
+// Thread safety: every method may be called from any thread concurrently; each call uses its own
+// connection. The Client owns nothing shared with its callers.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/etcd/etcd_types.h"
+#include "cluster/etcd/http_connection.h"
+#include "common/status.h"
+
+namespace ec::etcd {
+
+struct ClientOptions {
+  std::vector<Endpoint> endpoints;               // at least one
+  std::chrono::milliseconds timeout{5000};       // per endpoint tried
+  std::size_t max_reply_bytes = 64u << 20;       // a bigger reply is EPROTO
+  std::size_t max_request_bytes = 1536u * 1024;  // etcd's --max-request-bytes default
+  std::size_t max_txn_ops = 128;                 // etcd's --max-txn-ops default
+};
+
+class Client {
+ public:
+  explicit Client(ClientOptions options);
+
+  // Reads a key or a range. An empty range has no kvs (count 0), not an error.
+  Result<RangeResponse> Range(const RangeRequest& req) const;
+  // Convenience: the one key, or ENOENT when it does not exist.
+  Result<KeyValue> Get(std::string_view key) const;
+  // Every key starting with prefix, in key order.
+  Result<RangeResponse> GetPrefix(std::string_view prefix) const;
+
+  Result<PutResponse> Put(const PutRequest& req) const;
+  Result<DeleteResponse> DeleteRange(const DeleteRequest& req) const;
+  Result<DeleteResponse> DeletePrefix(std::string_view prefix) const;
+
+  // Atomically: if every compare holds, run success, else failure. EINVAL (nothing sent) when
+  // success or failure has more than max_txn_ops operations.
+  Result<TxnResponse> Txn(const TxnRequest& req) const;
+
+  // Grants a lease of ttl_seconds (> 0). id 0 lets etcd choose the id.
+  Result<LeaseGrant> LeaseGrantTtl(std::int64_t ttl_seconds, std::int64_t id = 0) const;
+  // Renews the lease once; returns its TTL again. ENOENT when the lease has expired or is unknown.
+  Result<std::int64_t> LeaseKeepAlive(std::int64_t id) const;
+  // Revokes the lease and deletes its keys. ENOENT when it does not exist.
+  Status LeaseRevoke(std::int64_t id) const;
+
+  const ClientOptions& options() const { return options_; }
+
+  // Sends one JSON request to path ("/v3/kv/range") and returns the reply body as an object.
+  // Exposed for the watch and tests; the methods above are the API.
+  Result<nlohmann::json> Call(std::string_view path, const nlohmann::json& body,
+                              bool idempotent) const;
+
+ private:
+  ClientOptions options_;
+  mutable std::atomic<std::size_t> preferred_{0};
+};
+
+}  // namespace ec::etcd

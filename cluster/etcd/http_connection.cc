@@ -1,0 +1,245 @@
+#include "cluster/etcd/http_connection.h"
+
+#include <algorithm>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <charconv>
+
+namespace ec::etcd {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+constexpr auto kPollSlice = std::chrono::milliseconds(50);
+constexpr std::size_t kStreamChunk = 16384;
+}  // namespace
+
+Result<std::vector<Endpoint>> ParseEndpoints(std::string_view list) {
+  std::vector<Endpoint> out;
+  while (!list.empty()) {
+    std::size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) continue;
+    std::string whole(item);
+    if (item.starts_with("https://")) {
+      return Status::Invalid("etcd endpoint '" + whole + "': https is not supported");
+    }
+    if (item.starts_with("http://")) item.remove_prefix(7);
+    if (!item.empty() && item.back() == '/') item.remove_suffix(1);
+    std::size_t colon = item.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) {
+      return Status::Invalid("etcd endpoint '" + whole + "': expected host:port");
+    }
+    std::string_view port_text = item.substr(colon + 1);
+    unsigned port = 0;
+    auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+    if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 ||
+        port > 65535) {
+      return Status::Invalid("etcd endpoint '" + whole + "': bad port");
+    }
+    std::string_view host = item.substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);
+    }
+    out.push_back(Endpoint{std::string(host), static_cast<std::uint16_t>(port)});
+  }
+  if (out.empty()) return Status::Invalid("no etcd endpoint given");
+  return out;
+}
+
+Status NetError(const boost::system::error_code& ec, std::string_view what) {
+  std::string msg = std::string(what) + ": " + ec.message();
+  if (ec == asio::error::connection_refused) return Status::Retryable(ECONNREFUSED, msg);
+  if (ec == asio::error::timed_out || ec == beast::error::timeout) {
+    return Status::Retryable(ETIMEDOUT, msg);
+  }
+  if (ec == asio::error::host_not_found || ec == asio::error::host_not_found_try_again ||
+      ec == asio::error::host_unreachable || ec == asio::error::network_unreachable) {
+    return Status::Retryable(EHOSTUNREACH, msg);
+  }
+  if (ec == http::error::body_limit) return Status::Retryable(EPROTO, msg + " (reply too large)");
+  if (ec.category() == boost::system::error_code(http::error::end_of_stream).category() &&
+      ec != http::error::end_of_stream && ec != http::error::partial_message) {
+    return Status::Retryable(EPROTO, msg + " (not a valid HTTP reply)");
+  }
+  return Status::Retryable(ECONNRESET, msg);
+}
+
+HttpConnection::HttpConnection(const std::atomic<bool>* stop) : stop_(stop), stream_(ioc_) {}
+
+HttpConnection::~HttpConnection() {
+  Close();
+}
+
+void HttpConnection::Close() {
+  boost::system::error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream_.socket().close(ignored);
+  parser_.reset();
+  buffer_.clear();
+}
+
+// Runs the io_context until the started operation sets done. On deadline or stop the socket is
+// closed and the operation drained, so that no handler outlives the caller's stack frame.
+Status HttpConnection::Run(bool& done, Clock::time_point deadline) {
+  ioc_.restart();
+  Status result;
+  while (!done) {
+    auto now = Clock::now();
+    if (stop_ != nullptr && stop_->load()) {
+      result = Status::Error(ECANCELED, "stopped");
+    } else if (now >= deadline) {
+      result = Status::Retryable(ETIMEDOUT, "timed out");
+    } else {
+      auto slice = std::min<Clock::duration>(kPollSlice, deadline - now);
+      ioc_.run_one_for(slice);
+      continue;
+    }
+    boost::system::error_code ignored;
+    stream_.socket().close(ignored);
+    ioc_.restart();
+    while (!done) ioc_.run_one();
+    break;
+  }
+  return result;
+}
+
+Status HttpConnection::Connect(const Endpoint& endpoint, Clock::time_point deadline) {
+  Close();
+  host_header_ = endpoint.ToString();
+  tcp::resolver resolver(ioc_);
+  bool done = false;
+  boost::system::error_code error;
+  tcp::resolver::results_type results;
+  resolver.async_resolve(endpoint.host, std::to_string(endpoint.port),
+                         [&](const boost::system::error_code& ec, tcp::resolver::results_type r) {
+                           error = ec;
+                           results = std::move(r);
+                           done = true;
+                         });
+  std::string what = "etcd " + endpoint.ToString();
+  ioc_.restart();
+  Status s;
+  {
+    // The resolver is not the stream: cancel it by hand when Run would give up.
+    while (!done) {
+      auto now = Clock::now();
+      if ((stop_ != nullptr && stop_->load()) || now >= deadline) {
+        resolver.cancel();
+        while (!done) ioc_.run_one();
+        if (stop_ != nullptr && stop_->load()) return Status::Error(ECANCELED, what + ": stopped");
+        return Status::Retryable(ETIMEDOUT, what + ": resolve timed out");
+      }
+      ioc_.run_one_for(std::min<Clock::duration>(kPollSlice, deadline - now));
+    }
+  }
+  if (error) return NetError(error, what + ": resolve");
+  done = false;
+  asio::async_connect(stream_.socket(), results,
+                      [&](const boost::system::error_code& ec, const tcp::endpoint&) {
+                        error = ec;
+                        done = true;
+                      });
+  s = Run(done, deadline);
+  if (!s.ok()) return s.WithPrefix(what + ": connect");
+  if (error) return NetError(error, what + ": connect");
+  boost::system::error_code ignored;
+  stream_.socket().set_option(tcp::no_delay(true), ignored);
+  return Status::OK();
+}
+
+Status HttpConnection::WriteRequest(std::string_view target, std::string_view body,
+                                    Clock::time_point deadline) {
+  http::request<http::string_body> req{http::verb::post, std::string(target), 11};
+  req.set(http::field::host, host_header_);
+  req.set(http::field::content_type, "application/json");
+  req.body() = std::string(body);
+  req.prepare_payload();
+  bool done = false;
+  boost::system::error_code error;
+  http::async_write(stream_, req, [&](const boost::system::error_code& ec, std::size_t) {
+    error = ec;
+    done = true;
+  });
+  std::string what = "etcd " + host_header_ + std::string(target);
+  EC_RETURN_IF_ERROR(Run(done, deadline).WithPrefix(what + ": send"));
+  if (error) return NetError(error, what + ": send");
+  return Status::OK();
+}
+
+Result<HttpConnection::Reply> HttpConnection::Post(std::string_view target, std::string_view body,
+                                                   std::size_t max_body,
+                                                   Clock::time_point deadline) {
+  EC_RETURN_IF_ERROR(WriteRequest(target, body, deadline));
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(max_body);
+  bool done = false;
+  boost::system::error_code error;
+  http::async_read(stream_, buffer_, parser, [&](const boost::system::error_code& ec, std::size_t) {
+    error = ec;
+    done = true;
+  });
+  std::string what = "etcd " + host_header_ + std::string(target);
+  Status s = Run(done, deadline);
+  if (!s.ok()) return s.WithPrefix(what + ": reply");
+  if (error) return NetError(error, what + ": reply");
+  Reply reply;
+  reply.status = parser.get().result_int();
+  reply.body = std::move(parser.get().body());
+  return reply;
+}
+
+Result<unsigned> HttpConnection::StartStream(std::string_view target, std::string_view body,
+                                             Clock::time_point deadline) {
+  EC_RETURN_IF_ERROR(WriteRequest(target, body, deadline));
+  parser_.emplace();
+  parser_->body_limit(boost::none);
+  bool done = false;
+  boost::system::error_code error;
+  http::async_read_header(stream_, buffer_, *parser_,
+                          [&](const boost::system::error_code& ec, std::size_t) {
+                            error = ec;
+                            done = true;
+                          });
+  std::string what = "etcd " + host_header_ + std::string(target);
+  Status s = Run(done, deadline);
+  if (!s.ok()) return s.WithPrefix(what + ": reply header");
+  if (error) return NetError(error, what + ": reply header");
+  return static_cast<unsigned>(parser_->get().result_int());
+}
+
+Result<std::string> HttpConnection::ReadSome(Clock::time_point deadline) {
+  std::string what = "etcd " + host_header_ + " stream";
+  if (!parser_) return Status::Error(EINVAL, what + ": no stream started");
+  std::string out;
+  while (out.empty()) {
+    if (parser_->is_done()) return Status::Retryable(ECONNRESET, what + ": ended");
+    out.resize(kStreamChunk);
+    parser_->get().body().data = out.data();
+    parser_->get().body().size = out.size();
+    bool done = false;
+    boost::system::error_code error;
+    http::async_read_some(stream_, buffer_, *parser_,
+                          [&](const boost::system::error_code& ec, std::size_t) {
+                            error = ec;
+                            done = true;
+                          });
+    Status s = Run(done, deadline);
+    if (!s.ok()) return s.WithPrefix(what);
+    if (error && error != http::error::need_buffer) return NetError(error, what);
+    out.resize(kStreamChunk - parser_->get().body().size);
+  }
+  return out;
+}
+
+}  // namespace ec::etcd
