@@ -94,9 +94,12 @@ Result<json> Client::Call(std::string_view path, const json& body, bool idempote
     if (!tried.empty()) tried += "; ";
     tried += s.message();
     last = s;
-    if (!NotSent(s, connected) && !idempotent) break;
+    if (!NotSent(s, connected) && !idempotent) {
+      tried += " (a write without a reply is not resent: it may have been applied)";
+      break;
+    }
   }
-  return Status::Retryable(last.code(), "etcd unreachable: " + tried);
+  return Status::Retryable(last.code(), "etcd: no endpoint answered: " + tried);
 }
 
 Result<RangeResponse> Client::Range(const RangeRequest& req) const {
@@ -197,13 +200,9 @@ Result<std::int64_t> Client::LeaseKeepAlive(std::int64_t id) const {
   return *ttl;
 }
 
-static Status LeaseRevokeImpl(const Client& c, std::int64_t id) {
-  Result<json> reply = c.Call("/v3/lease/revoke", json{{"ID", std::to_string(id)}}, false);
-  return reply.ok() ? Status::OK() : reply.status();
-}
-
 Status Client::LeaseRevoke(std::int64_t id) const {
-  return LeaseRevokeImpl(*this, id);
+  Result<json> reply = Call("/v3/lease/revoke", json{{"ID", std::to_string(id)}}, false);
+  return reply.ok() ? Status::OK() : reply.status();
 }
 
 }  // namespace ec::etcd

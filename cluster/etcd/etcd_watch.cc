@@ -117,6 +117,9 @@ Status Watch::RunStream(const Endpoint& ep, bool* terminal, bool* created) {
         if (next_revision_.load() == 0) {
           Result<std::int64_t> rev = gw::ParseHeaderRevision(r);
           if (!rev.ok()) return Status::Retryable(EPROTO, rev.status().message());
+          // Without the header's revision "from now" is unknown; resuming at 1 would replay
+          // the whole history.
+          if (*rev <= 0) return Status::Retryable(EPROTO, where + ": created without a revision");
           next_revision_.store(*rev + 1);
         }
       }
