@@ -128,10 +128,9 @@ Result<std::vector<int>> Placement::Place(const PoolPlacement& pool, std::uint32
     for (int idx : candidates_) {
       const OsdInfo& o = osds_[idx];
       const std::uint64_t h = HashCombine(seed, static_cast<std::uint64_t>(o.id));
-      pairs.push_back(
-          {static_cast<double>(NegLog2Fixed(static_cast<std::uint32_t>(h >> 32))) /
-               draw_weight[idx],
-           r, idx});
+      pairs.push_back({static_cast<double>(NegLog2Fixed(static_cast<std::uint32_t>(h >> 32))) /
+                           draw_weight[idx],
+                       r, idx});
     }
   }
   // Ties (of probability ~2^-30) go to the lower position, then the lower OSD id (candidates_ is
@@ -167,8 +166,7 @@ Result<std::vector<int>> Placement::Place(const PoolPlacement& pool, std::uint32
   if (placed < target) {
     for (const Pair& p : pairs) {
       if (placed >= target) break;
-      if (out[p.r] >= 0 || osd_used[p.idx] || !osds_[p.idx].in ||
-          domain_used[domain_of(p.idx)]) {
+      if (out[p.r] >= 0 || osd_used[p.idx] || !osds_[p.idx].in || domain_used[domain_of(p.idx)]) {
         continue;
       }
       out[p.r] = p.idx;

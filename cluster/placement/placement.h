@@ -42,16 +42,16 @@
 
 namespace ec::cluster {
 
-inline constexpr int kItemNone = -1;  // Ceph's CRUSH_ITEM_NONE: no OSD at this position
+inline constexpr int kItemNone = -1;        // Ceph's CRUSH_ITEM_NONE: no OSD at this position
 inline constexpr int kPlacementTries = 50;  // CRUSH's choose_total_tries default
-inline constexpr int kMaxPoolSize = 64;  // the largest k+m a pool may have
+inline constexpr int kMaxPoolSize = 64;     // the largest k+m a pool may have
 
 struct OsdInfo {
-  int id = 0;        // >= 0, unique in the map
-  std::string host;  // non-empty; the failure domain under FailureDomain::kHost
+  int id = 0;         // >= 0, unique in the map
+  std::string host;   // non-empty; the failure domain under FailureDomain::kHost
   double weight = 0;  // finite, >= 0, any unit (CRUSH: 1.0 per TiB); 0 holds nothing
-  bool in = true;    // out OSDs hold nothing
-  bool up = true;    // does not change placement; see UpSet
+  bool in = true;     // out OSDs hold nothing
+  bool up = true;     // does not change placement; see UpSet
 };
 
 // Ceph's crush-failure-domain profile key: "osd" or "host".
@@ -94,7 +94,7 @@ class Placement {
   Placement() = default;
   std::vector<double> DrawWeights(int size) const;
 
-  std::vector<OsdInfo> osds_;        // sorted by id
+  std::vector<OsdInfo> osds_;         // sorted by id
   std::vector<int> osd_domain_host_;  // per OSD: index of its host
   // OSDs with weight > 0 (the ones that draw), as indexes into osds_.
   std::vector<int> candidates_;

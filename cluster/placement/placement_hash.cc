@@ -20,7 +20,7 @@ std::uint64_t HashBytes(std::uint64_t seed, std::string_view bytes) {
 
 std::uint64_t NegLog2Fixed(std::uint32_t u32) {
   constexpr unsigned kFrac = 30;
-  const std::uint64_t x = static_cast<std::uint64_t>(u32) + 1;  // in [1, 2^32]
+  const std::uint64_t x = static_cast<std::uint64_t>(u32) + 1;      // in [1, 2^32]
   const unsigned n = static_cast<unsigned>(std::bit_width(x)) - 1;  // floor(log2 x), 0..32
   // Mantissa y / 2^30 in [1, 2).
   std::uint64_t y = n <= kFrac ? x << (kFrac - n) : x >> (n - kFrac);
