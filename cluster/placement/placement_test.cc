@@ -363,7 +363,7 @@ TEST(Placement, ZeroWeightAndOutHoldNothing) {
   EXPECT_EQ(*empty.Place({1, 4, 2, FailureDomain::kOsd}, 3), std::vector<int>(2, kItemNone));
 }
 
-// Most of the weight out: the bounded last pass still fills every position.
+// Most of the weight out: phase 2 still fills every position from the OSDs left in.
 TEST(Placement, MostlyOutStillFills) {
   std::vector<OsdInfo> osds = Cluster(6, 8);
   for (OsdInfo& o : osds) o.in = o.id % 8 == 0;  // one in OSD per host
