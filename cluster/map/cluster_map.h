@@ -1,0 +1,111 @@
+// The cluster map's types and how each is kept in etcd (issue 13, item 2).
+//
+// Keys, under one prefix (default "/ecstore/"); every value but the epoch is a JSON object with a
+// format field "v": 1:
+//
+// | key                       | value                                                           |
+// |---------------------------|-----------------------------------------------------------------|
+// | <prefix>epoch             | the map epoch, decimal ("7"); absent = epoch 0, empty map        |
+// | <prefix>pool_max          | the highest pool id ever given, decimal; ids are never reused    |
+// | <prefix>profile/<name>    | {"v":1,"name":"rs","profile":{"k":"4","m":"2",...}}             |
+// | <prefix>pool/<id>         | {"v":1,"id":1,"name":"p","profile":"rs","pg_num":64,            |
+// |                           |  "stripe_unit":4096,"min_size":5}  (<id> decimal, no padding)   |
+// | <prefix>osd/<id>          | {"v":1,"id":3,"addr":"127.0.0.1:6800","host":"h1",             |
+// |                           |  "weight":1.0,"in":true}                                         |
+//
+// Other keys under the prefix (OSD liveness, elections: later parts of issue 13) are not part of
+// the map and are ignored here. Every change to the map is one etcd txn that also bumps the epoch
+// (map_store.h), so the map at one etcd revision is consistent.
+//
+// Decoding is strict: a value that is not JSON, lacks a field, has a field of the wrong type or out
+// of range, an unknown field, a "v" other than 1, or a name/id that differs from its key is refused
+// with EBADMSG and a message naming the key. Nothing in a value can crash the decoder.
+//
+// Thread safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "cluster/etcd/etcd_types.h"
+#include "cluster/placement/placement.h"
+#include "common/status.h"
+#include "ec/profile.h"
+
+namespace ec::cluster {
+
+inline constexpr std::string_view kDefaultMapPrefix = "/ecstore/";
+inline constexpr std::uint32_t kMaxPgNum = 65536;
+
+struct EcProfile {
+  std::string name;  // non-empty, no '/', printable ASCII
+  ec::Profile profile;
+  bool operator==(const EcProfile&) const = default;
+};
+
+struct Pool {
+  std::int64_t id = -1;           // >= 0 in the map; -1 in MapChange::PutPool means "give a new id"
+  std::string name;               // non-empty, printable ASCII, unique in the map
+  std::string profile;            // an EcProfile's name
+  std::uint32_t pg_num = 0;       // 1..kMaxPgNum
+  std::uint32_t stripe_unit = 0;  // bytes per chunk of a stripe, > 0
+  int min_size = 0;               // 1..k+m (checked when the profile's k and m are integers)
+  bool operator==(const Pool&) const = default;
+};
+
+// An OSD as the map records it; whether it is up comes from its liveness key, not from here.
+struct OsdEntry {
+  int id = 0;           // >= 0
+  std::string addr;     // "host:port" it serves on (not parsed here)
+  std::string host;     // non-empty; the failure domain "host"
+  double weight = 1.0;  // finite, >= 0
+  bool in = true;
+  bool operator==(const OsdEntry&) const = default;
+
+  // For placement: OsdInfo{id, host, weight, in, up}.
+  OsdInfo ToOsdInfo(bool up) const { return OsdInfo{id, host, weight, in, up}; }
+};
+
+struct ClusterMap {
+  std::int64_t epoch = 0;                     // bumped by exactly 1 by every change
+  std::int64_t pool_max = -1;                 // highest pool id ever given (-1: none)
+  std::map<std::string, EcProfile> profiles;  // by name
+  std::map<std::int64_t, Pool> pools;         // by id
+  std::map<int, OsdEntry> osds;               // by id
+  // Not part of the map's content: the etcd revision it was read at (Load) or written at (Apply),
+  // and the epoch key's mod_revision (what Apply compares against). 0 when the key is absent.
+  std::int64_t revision = 0;
+  std::int64_t epoch_mod_revision = 0;
+
+  // The pool named `name`, or nullptr.
+  const Pool* FindPool(std::string_view name) const;
+};
+
+// Content equality (epoch, pool_max, profiles, pools, osds; not the revisions).
+bool SameContent(const ClusterMap& a, const ClusterMap& b);
+
+// The keys of the table above.
+std::string EpochKey(std::string_view prefix);
+std::string PoolMaxKey(std::string_view prefix);
+std::string ProfileKey(std::string_view prefix, std::string_view name);
+std::string PoolKey(std::string_view prefix, std::int64_t id);
+std::string OsdKey(std::string_view prefix, int id);
+
+// Values. Encode* take a valid object (see ValidateX in map_store.h's change rules).
+std::string EncodeProfile(const EcProfile& p);
+std::string EncodePool(const Pool& p);
+std::string EncodeOsd(const OsdEntry& o);
+
+// One key/value of the map applied to `map`: a PUT (is_delete false) or a DELETE. Keys under the
+// prefix that are not map keys are ignored (returns false in *is_map_key). Errors: EBADMSG naming
+// the key (bad value, bad id in the key, unknown key under profile/, pool/, osd/).
+Status ApplyKey(std::string_view prefix, const etcd::KeyValue& kv, bool is_delete, ClusterMap* map,
+                bool* is_map_key);
+
+// Builds the map from every key under the prefix (a Range's kvs). Errors: ApplyKey's, and EBADMSG
+// when map keys exist without the epoch key.
+Result<ClusterMap> DecodeMap(std::string_view prefix, const etcd::RangeResponse& range);
+
+}  // namespace ec::cluster

@@ -1,0 +1,100 @@
+// MapStore: reads the cluster map from etcd and changes it in single transactions.
+//
+// Load(): one Range over the prefix, so the map is the one at that etcd revision.
+//
+// Apply(changes): a change set (put/remove of profiles, pools, OSDs) is applied to the map in
+// order, validated, and written as ONE etcd txn: the keys whose value differs, then the epoch key
+// set to epoch + 1 (always the txn's last operation: the watcher relies on it), guarded by a
+// compare on the epoch key's mod_revision as read. Nothing can leave the map half-changed: either
+// the whole txn is applied or none of it.
+//
+// Concurrency (optimistic): when the compare fails (another writer changed the map since it was
+// read), Apply reloads the map, re-applies and re-validates the same change set on it and tries
+// again, up to ApplyOptions::max_attempts times in all; then EAGAIN (retryable). Changes are
+// intents ("create pool p", "remove osd 3"), so re-applying them on a newer map is what the
+// caller asked for; one that no longer holds (the pool now exists) fails validation then.
+//
+// Change rules (Ceph's messages), checked on the map as changed by the earlier changes of the set:
+//   PutProfile   name non-empty, printable, no '/'; EINVAL otherwise. Changing an existing profile
+//                to a different value while a pool uses it: EBUSY
+//                "erasure-code-profile NAME is in use by pool POOL".
+//   RemoveProfile  ENOENT "erasure-code-profile NAME does not exist";
+//                EBUSY "erasure-code-profile NAME is in use by pool POOL".
+//   PutPool      id -1: a new pool, id = pool_max + 1 (ids are never reused), EEXIST
+//                "pool 'NAME' already exists" if the name is taken. id >= 0: replaces that pool
+//                (ENOENT "pool id N does not exist"), EEXIST if it renames onto another pool's
+//                name. EINVAL: empty/unprintable name, pg_num outside 1..65536, stripe_unit 0,
+//                min_size outside 1..k+m (k and m read from the profile when they are integers,
+//                else 1..64); ENOENT "erasure-code-profile NAME does not exist".
+//   RemovePool   by name: ENOENT "pool 'NAME' does not exist".
+//   PutOsd       EINVAL for id < 0, empty host, weight negative or not finite; adds or replaces.
+//   RemoveOsd    ENOENT "osd.N does not exist".
+// A change set that needs more than ApplyOptions::max_txn_ops etcd operations (changed keys + the
+// epoch, default etcd's 128) is refused with E2BIG before anything is sent. An empty change set is
+// EINVAL; one that changes nothing (re-putting an equal OSD) writes nothing and returns the map as
+// loaded, epoch unchanged: an epoch bump always changes the map.
+// Other errors: Load's, and the client's (etcd_client.h); a write sent without a reply
+// (ETIMEDOUT/ECONNRESET) may or may not have been applied: Load to see.
+//
+// Thread safety: Load and Apply may be called from any thread concurrently (each uses the client's
+// per-call connections); MapStore holds no mutable state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/etcd/etcd_client.h"
+#include "cluster/map/cluster_map.h"
+#include "common/status.h"
+
+namespace ec::cluster {
+
+struct MapChange {
+  enum class Kind { kPutProfile, kRemoveProfile, kPutPool, kRemovePool, kPutOsd, kRemoveOsd };
+  Kind kind = Kind::kPutProfile;
+  EcProfile profile;  // kPutProfile
+  Pool pool;          // kPutPool
+  OsdEntry osd;       // kPutOsd
+  std::string name;   // kRemoveProfile, kRemovePool
+  int osd_id = -1;    // kRemoveOsd
+
+  static MapChange PutProfile(EcProfile p);
+  static MapChange RemoveProfile(std::string name);
+  static MapChange PutPool(Pool p);
+  static MapChange RemovePool(std::string name);
+  static MapChange PutOsd(OsdEntry o);
+  static MapChange RemoveOsd(int id);
+};
+
+struct ApplyOptions {
+  int max_attempts = 8;           // txns tried before EAGAIN (>= 1)
+  std::size_t max_txn_ops = 128;  // etcd's --max-txn-ops
+};
+
+// Applies `changes` to `map` in memory with the rules above (no epoch bump). For callers that
+// want to validate without writing, and for MapStore itself.
+Status ApplyChanges(const std::vector<MapChange>& changes, ClusterMap* map);
+
+class MapStore {
+ public:
+  MapStore(const etcd::Client* client, std::string prefix = std::string(kDefaultMapPrefix),
+           ApplyOptions options = {});
+
+  // The map at one etcd revision. Errors: the client's, EBADMSG for a bad value (naming its key).
+  Result<ClusterMap> Load() const;
+
+  // Commits the change set with the epoch bump in one txn (see above) and returns the new map
+  // (epoch + 1, revision = the txn's revision).
+  Result<ClusterMap> Apply(const std::vector<MapChange>& changes) const;
+
+  const std::string& prefix() const { return prefix_; }
+
+ private:
+  const etcd::Client* client_;
+  const std::string prefix_;
+  const ApplyOptions options_;
+};
+
+}  // namespace ec::cluster

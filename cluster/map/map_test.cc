@@ -1,0 +1,475 @@
+// The cluster map against a real etcd (testing::EtcdServer): round trips, the epoch bump in the
+// same txn, optimistic concurrency, validation, corrupt values, and the watcher's epoch sequence
+// across writers, two watchers, an etcd restart and a compaction.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "cluster/etcd/etcd_client.h"
+#include "cluster/etcd/etcd_test_server.h"
+#include "cluster/map/cluster_map.h"
+#include "cluster/map/map_store.h"
+#include "cluster/map/map_watcher.h"
+
+namespace ec::cluster {
+namespace {
+
+using etcd::testing::EtcdServer;
+
+const std::string kPrefix = "/ecstore/";
+
+EcProfile Rs(std::string name = "rs") {
+  return EcProfile{std::move(name), {{"plugin", "jerasure"}, {"k", "4"}, {"m", "2"}}};
+}
+Pool MakePool(std::string name, std::string profile = "rs") {
+  Pool p;
+  p.name = std::move(name);
+  p.profile = std::move(profile);
+  p.pg_num = 32;
+  p.stripe_unit = 4096;
+  p.min_size = 5;
+  return p;
+}
+OsdEntry Osd(int id, std::string host = "h1") {
+  return OsdEntry{id, "127.0.0.1:" + std::to_string(6800 + id), std::move(host), 1.5, true};
+}
+
+class MapTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Status st = server_.Start();
+    if (st.code() == ENOENT) GTEST_SKIP() << st.ToString();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    client_ = std::make_unique<etcd::Client>(server_.client_options());
+    store_ = std::make_unique<MapStore>(client_.get(), kPrefix);
+  }
+  std::int64_t StoreRevision() {
+    auto r = client_->GetPrefix("/");
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->revision : -1;
+  }
+
+  EtcdServer server_;
+  std::unique_ptr<etcd::Client> client_;
+  std::unique_ptr<MapStore> store_;
+};
+
+// Collects delivered maps from a watcher; waits for an epoch.
+struct Seen {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<ClusterMap> maps;
+  std::vector<Status> errors;
+  void Add(const ClusterMap& m) {
+    std::lock_guard<std::mutex> l(mu);
+    maps.push_back(m);
+    cv.notify_all();
+  }
+  void Err(const Status& st) {
+    std::lock_guard<std::mutex> l(mu);
+    errors.push_back(st);
+  }
+  bool WaitEpoch(std::int64_t epoch, std::chrono::seconds limit = std::chrono::seconds(10)) {
+    std::unique_lock<std::mutex> l(mu);
+    return cv.wait_for(l, limit, [&] { return !maps.empty() && maps.back().epoch >= epoch; });
+  }
+  std::vector<std::int64_t> Epochs() {
+    std::lock_guard<std::mutex> l(mu);
+    std::vector<std::int64_t> e;
+    for (const auto& m : maps) e.push_back(m.epoch);
+    return e;
+  }
+};
+
+std::vector<std::int64_t> Range1(std::int64_t n) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t i = 1; i <= n; ++i) v.push_back(i);
+  return v;
+}
+
+TEST(MapCodec, RefusesBadValuesNamingTheKey) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"/ecstore/pool/1", "{"},
+      {"/ecstore/pool/1", "[]"},
+      {"/ecstore/pool/1", "null"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":"1","name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":2,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":0,"stripe_unit":4096,"min_size":1})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":1e400,"stripe_unit":4096,"min_size":1})"},
+      {"/ecstore/pool/1",
+       R"({"v":2,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1,"x":0})"},
+      {"/ecstore/pool/1", R"({"v":1,"id":1})"},
+      {"/ecstore/pool/01", R"({"v":1})"},
+      {"/ecstore/pool/x", R"({"v":1})"},
+      {"/ecstore/pool/", R"({"v":1})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":-1,"in":true})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":1})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"","weight":1,"in":true})"},
+      {"/ecstore/osd/-3", R"({"v":1,"id":-3,"addr":"a","host":"h","weight":1,"in":true})"},
+      {"/ecstore/osd/99999999999", R"({"v":1})"},
+      {"/ecstore/profile/rs", R"({"v":1,"name":"other","profile":{}})"},
+      {"/ecstore/profile/rs", R"({"v":1,"name":"rs","profile":{"k":4}})"},
+      {"/ecstore/profile/rs", R"({"v":1,"name":"rs","profile":[]})"},
+      {"/ecstore/profile/", R"({"v":1,"name":"","profile":{}})"},
+      {"/ecstore/epoch", "-1"},
+      {"/ecstore/epoch", "1x"},
+      {"/ecstore/epoch", ""},
+      {"/ecstore/epoch", "99999999999999999999999"},
+  };
+  for (const auto& [key, value] : bad) {
+    ClusterMap map;
+    bool is_map_key = false;
+    etcd::KeyValue kv{key, value, 1, 1, 1, 0};
+    Status st = ApplyKey(kPrefix, kv, false, &map, &is_map_key);
+    EXPECT_EQ(st.code(), EBADMSG) << key << " = " << value;
+    EXPECT_NE(st.message().find("'" + key + "'"), std::string::npos) << st.message();
+  }
+  // Not map keys: ignored.
+  ClusterMap map;
+  bool is_map_key = true;
+  EXPECT_TRUE(ApplyKey(kPrefix, etcd::KeyValue{"/ecstore/up/3", "garbage", 1, 1, 1, 0}, false, &map,
+                       &is_map_key)
+                  .ok());
+  EXPECT_FALSE(is_map_key);
+}
+
+TEST(MapCodec, EncodeDecodeEveryType) {
+  ClusterMap map;
+  bool is_map_key = false;
+  EcProfile prof{"clay",
+                 {{"plugin", "clay"}, {"k", "8"}, {"m", "4"}, {"d", "11"}, {"x y", "\"q\""}}};
+  Pool pool = MakePool("p\"1", "clay");
+  pool.id = 12;
+  OsdEntry osd = Osd(7, "host-7");
+  osd.weight = 0.125;
+  osd.in = false;
+  ASSERT_TRUE(ApplyKey(kPrefix, {ProfileKey(kPrefix, "clay"), EncodeProfile(prof), 1, 1, 1, 0},
+                       false, &map, &is_map_key)
+                  .ok());
+  ASSERT_TRUE(ApplyKey(kPrefix, {PoolKey(kPrefix, 12), EncodePool(pool), 1, 1, 1, 0}, false, &map,
+                       &is_map_key)
+                  .ok());
+  ASSERT_TRUE(
+      ApplyKey(kPrefix, {OsdKey(kPrefix, 7), EncodeOsd(osd), 1, 1, 1, 0}, false, &map, &is_map_key)
+          .ok());
+  EXPECT_EQ(map.profiles.at("clay"), prof);
+  EXPECT_EQ(map.pools.at(12), pool);
+  EXPECT_EQ(map.osds.at(7), osd);
+}
+
+TEST_F(MapTest, RoundTripThroughEtcd) {
+  auto empty = store_->Load();
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ(empty->epoch, 0);
+  EXPECT_TRUE(empty->pools.empty());
+
+  EcProfile clay{"clay", {{"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"}}};
+  OsdEntry out = Osd(3, "h2");
+  out.in = false;
+  out.weight = 0.5;
+  auto applied =
+      store_->Apply({MapChange::PutProfile(Rs()), MapChange::PutProfile(clay),
+                     MapChange::PutPool(MakePool("a")), MapChange::PutPool(MakePool("b", "clay")),
+                     MapChange::PutOsd(Osd(0)), MapChange::PutOsd(out)});
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_EQ(applied->epoch, 1);
+  EXPECT_EQ(applied->pools.at(0).name, "a");
+  EXPECT_EQ(applied->pools.at(1).name, "b");
+  EXPECT_EQ(applied->pool_max, 1);
+
+  auto loaded = store_->Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_TRUE(SameContent(*loaded, *applied));
+  EXPECT_EQ(loaded->profiles.at("clay"), clay);
+  EXPECT_EQ(loaded->osds.at(3), out);
+  EXPECT_EQ(loaded->epoch_mod_revision, applied->revision);
+
+  // Remove a pool; its id is not reused.
+  auto removed = store_->Apply({MapChange::RemovePool("a"), MapChange::PutPool(MakePool("c"))});
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  EXPECT_EQ(removed->epoch, 2);
+  EXPECT_FALSE(removed->pools.contains(0));
+  EXPECT_EQ(removed->pools.at(2).name, "c");
+  loaded = store_->Load();
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_TRUE(SameContent(*loaded, *removed));
+
+  // A change set that changes nothing writes nothing.
+  std::int64_t before = StoreRevision();
+  auto same = store_->Apply({MapChange::PutOsd(Osd(0))});
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_EQ(same->epoch, 2);
+  EXPECT_EQ(StoreRevision(), before);
+}
+
+TEST_F(MapTest, EpochBumpIsInTheSameTxn) {
+  ASSERT_TRUE(store_->Apply({MapChange::PutProfile(Rs())}).ok());
+  ASSERT_TRUE(store_->Apply({MapChange::PutPool(MakePool("a")), MapChange::PutOsd(Osd(1))}).ok());
+  auto r = store_->Apply({MapChange::PutOsd(Osd(2)), MapChange::PutOsd(Osd(3)),
+                          MapChange::RemoveOsd(1), MapChange::PutPool(MakePool("b"))});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->epoch, 3);
+  auto epoch = client_->Get(EpochKey(kPrefix));
+  ASSERT_TRUE(epoch.ok());
+  EXPECT_EQ(epoch->value, "3");
+  EXPECT_EQ(epoch->mod_revision, r->revision);
+  for (const std::string& key :
+       {OsdKey(kPrefix, 2), OsdKey(kPrefix, 3), PoolKey(kPrefix, 1), PoolMaxKey(kPrefix)}) {
+    auto kv = client_->Get(key);
+    ASSERT_TRUE(kv.ok()) << key;
+    EXPECT_EQ(kv->mod_revision, epoch->mod_revision) << key;
+  }
+  EXPECT_EQ(client_->Get(OsdKey(kPrefix, 1)).status().code(), ENOENT);
+  // Untouched keys keep their older revision.
+  auto pool_a = client_->Get(PoolKey(kPrefix, 0));
+  ASSERT_TRUE(pool_a.ok());
+  EXPECT_LT(pool_a->mod_revision, epoch->mod_revision);
+}
+
+TEST_F(MapTest, ConcurrentWritersLoseNoUpdate) {
+  constexpr int kPerWriter = 15;
+  etcd::Client c2(server_.client_options());
+  MapStore a(client_.get(), kPrefix, ApplyOptions{64, 128});
+  MapStore b(&c2, kPrefix, ApplyOptions{64, 128});
+  std::vector<std::int64_t> epochs_a, epochs_b;
+  std::atomic<int> failures{0};
+  auto writer = [&](MapStore* s, int base, std::vector<std::int64_t>* epochs) {
+    for (int i = 0; i < kPerWriter; ++i) {
+      auto r = s->Apply({MapChange::PutOsd(Osd(base + i))});
+      if (!r.ok()) {
+        ++failures;
+        continue;
+      }
+      epochs->push_back(r->epoch);
+    }
+  };
+  std::thread ta(writer, &a, 0, &epochs_a);
+  std::thread tb(writer, &b, 1000, &epochs_b);
+  ta.join();
+  tb.join();
+  EXPECT_EQ(failures.load(), 0);
+  auto m = store_->Load();
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->osds.size(), 2u * kPerWriter);
+  EXPECT_EQ(m->epoch, 2 * kPerWriter);
+  std::set<std::int64_t> all(epochs_a.begin(), epochs_a.end());
+  all.insert(epochs_b.begin(), epochs_b.end());
+  EXPECT_EQ(all.size(), 2u * kPerWriter) << "two writers got the same epoch";
+
+  // Without retries: each epoch has exactly one winner, losers get EAGAIN and wrote nothing.
+  MapStore a1(client_.get(), kPrefix, ApplyOptions{1, 128});
+  MapStore b1(&c2, kPrefix, ApplyOptions{1, 128});
+  std::atomic<int> ok{0}, again{0}, other{0};
+  auto writer1 = [&](MapStore* s, int base) {
+    for (int i = 0; i < kPerWriter; ++i) {
+      auto r = s->Apply({MapChange::PutOsd(Osd(base + i, "h9"))});
+      if (r.ok()) {
+        ++ok;
+      } else if (r.status().code() == EAGAIN && r.status().is_retryable()) {
+        ++again;
+      } else {
+        ++other;
+      }
+    }
+  };
+  std::thread t1(writer1, &a1, 2000);
+  std::thread t2(writer1, &b1, 3000);
+  t1.join();
+  t2.join();
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_EQ(ok.load() + again.load(), 2 * kPerWriter);
+  m = store_->Load();
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->epoch, 2 * kPerWriter + ok.load());
+  EXPECT_EQ(m->osds.size(), 2u * kPerWriter + static_cast<std::size_t>(ok.load()));
+}
+
+TEST_F(MapTest, ValidationErrorsLeaveEtcdUnchanged) {
+  ASSERT_TRUE(store_
+                  ->Apply({MapChange::PutProfile(Rs()), MapChange::PutPool(MakePool("x")),
+                           MapChange::PutOsd(Osd(0))})
+                  .ok());
+  auto expect_refused = [&](std::vector<MapChange> changes, int code, const std::string& text) {
+    std::int64_t before = StoreRevision();
+    auto r = store_->Apply(changes);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.status().code(), code) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(text), std::string::npos) << r.status().message();
+    EXPECT_EQ(StoreRevision(), before) << text;
+  };
+  expect_refused({MapChange::RemovePool("nope")}, ENOENT, "pool 'nope' does not exist");
+  expect_refused({MapChange::PutPool(MakePool("x"))}, EEXIST, "pool 'x' already exists");
+  expect_refused({MapChange::PutPool(MakePool("y", "missing"))}, ENOENT,
+                 "erasure-code-profile missing does not exist");
+  expect_refused({MapChange::RemoveProfile("rs")}, EBUSY,
+                 "erasure-code-profile rs is in use by pool x");
+  expect_refused({MapChange::RemoveProfile("zz")}, ENOENT,
+                 "erasure-code-profile zz does not exist");
+  EcProfile changed = Rs();
+  changed.profile["k"] = "5";
+  expect_refused({MapChange::PutProfile(changed)}, EBUSY, "is in use by pool x");
+  Pool p = MakePool("y");
+  p.pg_num = 0;
+  expect_refused({MapChange::PutPool(p)}, EINVAL, "pg_num 0 out of range 1..65536");
+  p.pg_num = 65537;
+  expect_refused({MapChange::PutPool(p)}, EINVAL, "pg_num 65537");
+  p = MakePool("y");
+  p.min_size = 7;  // k+m = 6
+  expect_refused({MapChange::PutPool(p)}, EINVAL, "min_size 7 out of range 1..6");
+  p.min_size = 0;
+  expect_refused({MapChange::PutPool(p)}, EINVAL, "min_size 0");
+  p = MakePool("y");
+  p.stripe_unit = 0;
+  expect_refused({MapChange::PutPool(p)}, EINVAL, "stripe_unit 0");
+  expect_refused({MapChange::PutPool(MakePool(""))}, EINVAL, "pool name");
+  expect_refused({MapChange::PutOsd(Osd(-1))}, EINVAL, "osd id -1");
+  expect_refused({MapChange::RemoveOsd(42)}, ENOENT, "osd.42 does not exist");
+  expect_refused({MapChange::PutProfile(EcProfile{"a/b", {}})}, EINVAL, "without '/'");
+  expect_refused({}, EINVAL, "empty");
+  // A valid change followed by an invalid one: nothing is written.
+  expect_refused({MapChange::PutOsd(Osd(5)), MapChange::RemovePool("nope")}, ENOENT,
+                 "pool 'nope' does not exist");
+  // Over etcd's 128 operations per txn: 128 OSDs + the epoch.
+  std::vector<MapChange> big;
+  for (int i = 100; i < 228; ++i) big.push_back(MapChange::PutOsd(Osd(i)));
+  expect_refused(big, E2BIG, "at most 128");
+  big.pop_back();  // 127 + epoch = 128: accepted
+  auto r = store_->Apply(big);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->epoch, 2);
+  // Removing the pool then its profile in one set is fine.
+  r = store_->Apply({MapChange::RemovePool("x"), MapChange::RemoveProfile("rs")});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->profiles.empty());
+}
+
+TEST_F(MapTest, CorruptValueFailsLoadNamingTheKey) {
+  ASSERT_TRUE(store_->Apply({MapChange::PutProfile(Rs()), MapChange::PutOsd(Osd(1))}).ok());
+  ASSERT_TRUE(client_->Put({OsdKey(kPrefix, 1), "{\"v\":1,\"id\":1,\"addr\":", 0}).ok());
+  auto m = store_->Load();
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), EBADMSG);
+  EXPECT_NE(m.status().message().find("'/ecstore/osd/1'"), std::string::npos)
+      << m.status().message();
+  // Apply reads first, so it refuses too and writes nothing.
+  EXPECT_EQ(store_->Apply({MapChange::PutOsd(Osd(2))}).status().code(), EBADMSG);
+  ASSERT_TRUE(client_->Put({OsdKey(kPrefix, 1), EncodeOsd(Osd(1)), 0}).ok());
+  ASSERT_TRUE(client_->Put({EpochKey(kPrefix), "one", 0}).ok());
+  m = store_->Load();
+  EXPECT_EQ(m.status().code(), EBADMSG);
+  EXPECT_NE(m.status().message().find("'/ecstore/epoch'"), std::string::npos);
+  ASSERT_TRUE(client_->DeleteRange({EpochKey(kPrefix), ""}).ok());
+  m = store_->Load();
+  EXPECT_EQ(m.status().code(), EBADMSG);
+  EXPECT_NE(m.status().message().find("no '/ecstore/epoch'"), std::string::npos);
+  // Keys of other subsystems under the prefix do not disturb the map.
+  ASSERT_TRUE(client_->Put({EpochKey(kPrefix), "1", 0}).ok());
+  ASSERT_TRUE(client_->Put({kPrefix + "up/1", "not json", 0}).ok());
+  m = store_->Load();
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->osds.size(), 1u);
+}
+
+TEST_F(MapTest, TwoWatchersSeeEveryEpochInOrder) {
+  constexpr int kChanges = 30;
+  auto initial = store_->Load();
+  ASSERT_TRUE(initial.ok());
+  Seen s1, s2;
+  MapWatcher w1(
+      server_.client_options(), kPrefix, *initial, [&](const ClusterMap& m) { s1.Add(m); },
+      [&](const Status& st) { s1.Err(st); });
+  MapWatcher w2(
+      server_.client_options(), kPrefix, *initial, [&](const ClusterMap& m) { s2.Add(m); },
+      [&](const Status& st) { s2.Err(st); });
+  std::thread writer([&] {
+    ASSERT_TRUE(store_->Apply({MapChange::PutProfile(Rs())}).ok());
+    for (int i = 1; i < kChanges; ++i) {
+      std::vector<MapChange> set = {MapChange::PutOsd(Osd(i))};
+      if (i % 5 == 0) set.push_back(MapChange::PutPool(MakePool("p" + std::to_string(i))));
+      ASSERT_TRUE(store_->Apply(set).ok());
+    }
+  });
+  writer.join();
+  ASSERT_TRUE(s1.WaitEpoch(kChanges));
+  ASSERT_TRUE(s2.WaitEpoch(kChanges));
+  EXPECT_EQ(s1.Epochs(), Range1(kChanges));
+  EXPECT_EQ(s2.Epochs(), Range1(kChanges));
+  auto final_map = store_->Load();
+  ASSERT_TRUE(final_map.ok());
+  std::lock_guard<std::mutex> l1(s1.mu), l2(s2.mu);
+  EXPECT_TRUE(SameContent(s1.maps.back(), *final_map));
+  for (std::size_t i = 0; i < s1.maps.size(); ++i) {
+    EXPECT_TRUE(SameContent(s1.maps[i], s2.maps[i])) << "epoch " << s1.maps[i].epoch;
+    // Each epoch is whole: epoch e has exactly the OSDs 1..e-1.
+    EXPECT_EQ(s1.maps[i].osds.size(), static_cast<std::size_t>(s1.maps[i].epoch - 1));
+  }
+  EXPECT_EQ(w1.last_epoch(), kChanges);
+}
+
+TEST_F(MapTest, WatcherMissesNoEpochAcrossEtcdRestart) {
+  auto initial = store_->Load();
+  ASSERT_TRUE(initial.ok());
+  Seen seen;
+  MapWatcher w(
+      server_.client_options(), kPrefix, *initial, [&](const ClusterMap& m) { seen.Add(m); },
+      [&](const Status& st) { seen.Err(st); });
+  ASSERT_TRUE(store_->Apply({MapChange::PutProfile(Rs())}).ok());
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(store_->Apply({MapChange::PutOsd(Osd(i))}).ok());
+  ASSERT_TRUE(seen.WaitEpoch(5));
+  server_.Kill();
+  // Changes made while the watcher cannot reach etcd: write them after the restart but before
+  // the watch reconnects (its backoff), and more after.
+  ASSERT_TRUE(server_.Restart().ok());
+  for (int i = 4; i < 10; ++i) {
+    auto r = store_->Apply({MapChange::PutOsd(Osd(i))});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  ASSERT_TRUE(seen.WaitEpoch(11, std::chrono::seconds(15)));
+  EXPECT_EQ(seen.Epochs(), Range1(11));
+}
+
+TEST_F(MapTest, WatcherReloadsAfterCompaction) {
+  auto initial = store_->Load();
+  ASSERT_TRUE(initial.ok());
+  ASSERT_TRUE(store_->Apply({MapChange::PutProfile(Rs())}).ok());
+  ClusterMap last;
+  for (int i = 0; i < 5; ++i) {
+    auto r = store_->Apply({MapChange::PutOsd(Osd(i))});
+    ASSERT_TRUE(r.ok());
+    last = *r;
+  }
+  auto compact = client_->Call(
+      "/v3/kv/compaction",
+      nlohmann::json{{"revision", std::to_string(last.revision)}, {"physical", true}}, false);
+  ASSERT_TRUE(compact.ok()) << compact.status().ToString();
+  // The watcher starts at the old revision, now compacted: it reloads and delivers epoch 6.
+  Seen seen;
+  MapWatcher w(
+      server_.client_options(), kPrefix, *initial, [&](const ClusterMap& m) { seen.Add(m); },
+      [&](const Status& st) { seen.Err(st); });
+  ASSERT_TRUE(seen.WaitEpoch(6));
+  ASSERT_TRUE(store_->Apply({MapChange::PutOsd(Osd(9))}).ok());
+  ASSERT_TRUE(seen.WaitEpoch(7));
+  EXPECT_EQ(seen.Epochs(), (std::vector<std::int64_t>{6, 7}));
+  std::lock_guard<std::mutex> l(seen.mu);
+  bool saw_erange = false;
+  for (const auto& st : seen.errors) saw_erange |= st.code() == ERANGE;
+  EXPECT_TRUE(saw_erange);
+  EXPECT_EQ(seen.maps.back().osds.size(), 6u);
+}
+
+}  // namespace
+}  // namespace ec::cluster
