@@ -471,5 +471,49 @@ TEST_F(MapTest, WatcherReloadsAfterCompaction) {
   EXPECT_EQ(seen.maps.back().osds.size(), 6u);
 }
 
+TEST_F(MapTest, WatcherReportsABadValueAndReloadsAtTheNextEpoch) {
+  ASSERT_TRUE(store_->Apply({MapChange::PutOsd(Osd(1))}).ok());
+  auto initial = store_->Load();
+  ASSERT_TRUE(initial.ok());
+  Seen seen;
+  MapWatcher w(
+      server_.client_options(), kPrefix, *initial, [&](const ClusterMap& m) { seen.Add(m); },
+      [&](const Status& st) { seen.Err(st); });
+  // Written by something else, without an epoch bump: the watcher reports it and distrusts its
+  // copy.
+  ASSERT_TRUE(client_->Put({OsdKey(kPrefix, 1), "garbage", 0}).ok());
+  auto wait_errors = [&](std::size_t n) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> l(seen.mu);
+        if (seen.errors.size() >= n) return true;
+      }
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  };
+  ASSERT_TRUE(wait_errors(1)) << "no error reported";
+  {
+    std::lock_guard<std::mutex> l(seen.mu);
+    EXPECT_EQ(seen.errors[0].code(), EBADMSG);
+    EXPECT_NE(seen.errors[0].message().find("'/ecstore/osd/1'"), std::string::npos);
+    EXPECT_TRUE(seen.maps.empty());
+  }
+  // An epoch bump by hand while the value is still bad: not delivered (its Load fails too).
+  ASSERT_TRUE(client_->Put({EpochKey(kPrefix), "2", 0}).ok());
+  ASSERT_TRUE(wait_errors(2)) << "the Load at epoch 2 did not fail";
+  // Repaired by hand, then a real change: epoch 3 comes from a fresh Load.
+  OsdEntry repaired = Osd(1, "h7");
+  ASSERT_TRUE(client_->Put({OsdKey(kPrefix, 1), EncodeOsd(repaired), 0}).ok());
+  ASSERT_TRUE(store_->Apply({MapChange::PutOsd(Osd(2))}).ok());
+  ASSERT_TRUE(seen.WaitEpoch(3));
+  EXPECT_EQ(seen.Epochs(), (std::vector<std::int64_t>{3}));
+  std::lock_guard<std::mutex> l(seen.mu);
+  EXPECT_EQ(seen.errors[1].code(), EBADMSG);  // the Load at epoch 2
+  EXPECT_EQ(seen.maps.back().osds.at(1), repaired);
+  EXPECT_TRUE(seen.maps.back().osds.contains(2));
+}
+
 }  // namespace
 }  // namespace ec::cluster

@@ -16,7 +16,8 @@
 //     between are not seen: their keys are gone). on_error gets the ERANGE first.
 //   - a value that does not decode (EBADMSG naming the key): reported to on_error; the watcher's
 //     copy is then not trusted: at the next epoch it reloads with Load() (retrying at each later
-//     epoch while that fails) and delivers only a map that loaded.
+//     epoch while that fails) and delivers only a map that loaded. The Load reads the newest
+//     revision, so epochs written meanwhile may be skipped in this case.
 //
 // Threading: on_map and on_error run on the watcher's own threads, one call at a time (a
 // mutex), never after Stop() or the destructor returned; they must not call Stop() or destroy the
