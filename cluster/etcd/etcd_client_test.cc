@@ -261,18 +261,7 @@ TEST_F(EtcdClientTest, FailsOverToTheNextEndpoint) {
 // A listener that accepts connections in the kernel but never reads or answers.
 class SilentListener {
  public:
-  SilentListener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-        ::listen(fd_, 16) == 0 &&
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      port_ = ntohs(addr.sin_port);
-    }
-  }
+  SilentListener() { fd_ = testing::EtcdServer::BindLoopback(true, &port_); }
   ~SilentListener() { ::close(fd_); }
   std::uint16_t port() const { return port_; }
 

@@ -13,6 +13,7 @@
 
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/etcd/etcd_json.h"
+#include "cluster/etcd/etcd_test_server.h"
 #include "cluster/etcd/etcd_watch.h"
 
 namespace ec::etcd {
@@ -22,16 +23,7 @@ namespace {
 class CannedServer {
  public:
   explicit CannedServer(std::string reply) : reply_(std::move(reply)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-        ::listen(fd_, 16) == 0 &&
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      port_ = ntohs(addr.sin_port);
-    }
+    fd_ = testing::EtcdServer::BindLoopback(true, &port_);
     thread_ = std::thread([this] { Serve(); });
   }
   ~CannedServer() {

@@ -20,20 +20,29 @@ namespace {
 constexpr const char* kEtcd = "/usr/bin/etcd";
 }
 
-std::uint16_t EtcdServer::FreePort() {
+int EtcdServer::BindLoopback(bool listen, std::uint16_t* port) {
+  *port = 0;
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
+  if (fd < 0) return -1;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
   socklen_t len = sizeof(addr);
-  std::uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      (listen && ::listen(fd, 16) != 0) ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    return -1;
   }
-  ::close(fd);
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
+std::uint16_t EtcdServer::FreePort() {
+  std::uint16_t port = 0;
+  const int fd = BindLoopback(false, &port);
+  if (fd >= 0) ::close(fd);
   return port;
 }
 

@@ -40,6 +40,9 @@ class EtcdServer {
 
   // A loopback port nothing listens on at the time of the call.
   static std::uint16_t FreePort();
+  // A TCP socket bound to a free loopback port (and listening when `listen`): the fd, which the
+  // caller closes, and *port; -1 (and *port 0) when none could be had.
+  static int BindLoopback(bool listen, std::uint16_t* port);
 
  private:
   Status Launch();

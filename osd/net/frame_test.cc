@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/codec.h"
+#include "osd/net/test_hex.h"
 
 namespace ec::net {
 namespace {
@@ -36,15 +37,7 @@ void Reseal(std::vector<std::byte>& f) {
   Encoder(std::span<std::byte>(f).subspan(36, 4)).U32(Crc32c({f.data(), 36}));
 }
 
-std::string Hex(std::span<const std::byte> b) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string s;
-  for (std::byte x : b) {
-    s += kHex[std::to_integer<unsigned>(x) >> 4];
-    s += kHex[std::to_integer<unsigned>(x) & 15];
-  }
-  return s;
-}
+using testing::Hex;
 
 FrameHeader PingHeader() {
   FrameHeader h;

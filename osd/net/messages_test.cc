@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/codec.h"
+#include "osd/net/test_hex.h"
 
 namespace ec::net {
 namespace {
@@ -28,15 +29,7 @@ T RoundTripReply(const T& m) {
   return std::get<T>(*back);
 }
 
-std::string Hex(const std::vector<std::byte>& b) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string s;
-  for (std::byte x : b) {
-    s += kHex[std::to_integer<unsigned>(x) >> 4];
-    s += kHex[std::to_integer<unsigned>(x) & 15];
-  }
-  return s;
-}
+using testing::Hex;
 
 // Message headers byte for byte, as the protocol's first codec wrote them (PROTOCOL.md).
 TEST(MessagesTest, KnownAnswerBytes) {
