@@ -146,7 +146,8 @@ Result<OsdEntry> DecodeOsd(std::string_view key, int id, const std::string& valu
   auto j = ParseValue(key, value);
   if (!j.ok()) return j.status();
   Reader r(key, *j);
-  EC_RETURN_IF_ERROR(r.Check({"v", "id", "addr", "host", "weight", "in"}));
+  EC_RETURN_IF_ERROR(r.Check({"v", "id", "addr", "host", "weight", "in", "up", "uuid",
+                              "up_stamp_ms", "down_stamp_ms", "auto_out"}));
   OsdEntry o;
   std::int64_t n = 0;
   EC_RETURN_IF_ERROR(r.Int("id", 0, std::numeric_limits<int>::max(), &n));
@@ -157,6 +158,12 @@ Result<OsdEntry> DecodeOsd(std::string_view key, int id, const std::string& valu
   if (o.host.empty()) return Bad(key, "empty host");
   EC_RETURN_IF_ERROR(r.Double("weight", &o.weight));
   EC_RETURN_IF_ERROR(r.Bool("in", &o.in));
+  EC_RETURN_IF_ERROR(r.Bool("up", &o.up));
+  EC_RETURN_IF_ERROR(r.Str("uuid", &o.uuid));
+  EC_RETURN_IF_ERROR(r.Int("up_stamp_ms", 0, std::numeric_limits<std::int64_t>::max(), &o.up_stamp_ms));
+  EC_RETURN_IF_ERROR(
+      r.Int("down_stamp_ms", 0, std::numeric_limits<std::int64_t>::max(), &o.down_stamp_ms));
+  EC_RETURN_IF_ERROR(r.Bool("auto_out", &o.auto_out));
   return o;
 }
 
@@ -209,8 +216,17 @@ std::string EncodePool(const Pool& p) {
       .dump();
 }
 std::string EncodeOsd(const OsdEntry& o) {
-  return json{{"v", 1},         {"id", o.id},         {"addr", o.addr},
-              {"host", o.host}, {"weight", o.weight}, {"in", o.in}}
+  return json{{"v", 1},
+              {"id", o.id},
+              {"addr", o.addr},
+              {"host", o.host},
+              {"weight", o.weight},
+              {"in", o.in},
+              {"up", o.up},
+              {"uuid", o.uuid},
+              {"up_stamp_ms", o.up_stamp_ms},
+              {"down_stamp_ms", o.down_stamp_ms},
+              {"auto_out", o.auto_out}}
       .dump();
 }
 

@@ -11,10 +11,14 @@
 // | <prefix>pool/<id>         | {"v":1,"id":1,"name":"p","profile":"rs","pg_num":64,            |
 // |                           |  "stripe_unit":4096,"min_size":5}  (<id> decimal, no padding)   |
 // | <prefix>osd/<id>          | {"v":1,"id":3,"addr":"127.0.0.1:6800","host":"h1",             |
-// |                           |  "weight":1.0,"in":true}                                         |
+// |                           |  "weight":1.0,"in":true,"up":true,"uuid":"..","up_stamp_ms":..,  |
+// |                           |  "down_stamp_ms":0,"auto_out":false}                             |
 //
-// Other keys under the prefix (OSD liveness, elections: later parts of issue 13) are not part of
-// the map and are ignored here. Every change to the map is one etcd txn that also bumps the epoch
+// Other keys under the prefix (the OSDs' lease-bound liveness keys "alive/<id>", the monitor's
+// election key: cluster/liveness/) are not part of the map and are ignored here. Whether an OSD is
+// up IS part of the map ("up" above): the OSD sets it when it boots and the elected monitor clears
+// it when the OSD's liveness key is gone, each with an epoch bump, so that up/down changes are
+// epochs like any other change. Every change to the map is one etcd txn that also bumps the epoch
 // (map_store.h), so the map at one etcd revision is consistent.
 //
 // Decoding is strict: a value that is not JSON, lacks a field, has a field of the wrong type or out
@@ -55,17 +59,23 @@ struct Pool {
   bool operator==(const Pool&) const = default;
 };
 
-// An OSD as the map records it; whether it is up comes from its liveness key, not from here.
+// An OSD as the map records it.
 struct OsdEntry {
   int id = 0;           // >= 0
   std::string addr;     // "host:port" it serves on (not parsed here)
   std::string host;     // non-empty; the failure domain "host"
   double weight = 1.0;  // finite, >= 0
   bool in = true;
+  bool up = false;       // booted and its liveness key held (set by boot, cleared by the monitor)
+  std::string uuid;      // the store that booted as this id ("" until the first boot)
+  std::int64_t up_stamp_ms = 0;    // wall clock (ms since 1970) of the last boot; 0: never
+  std::int64_t down_stamp_ms = 0;  // wall clock when last marked down; 0 while up or never up
+  bool auto_out = false;  // marked out by the monitor (after mon_osd_down_out_interval), not by
+                          // a person: it is marked in again when it boots (as Ceph does)
   bool operator==(const OsdEntry&) const = default;
 
   // For placement: OsdInfo{id, host, weight, in, up}.
-  OsdInfo ToOsdInfo(bool up) const { return OsdInfo{id, host, weight, in, up}; }
+  OsdInfo ToOsdInfo() const { return OsdInfo{id, host, weight, in, up}; }
 };
 
 struct ClusterMap {

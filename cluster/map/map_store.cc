@@ -107,9 +107,77 @@ Status PutOsd(const OsdEntry& o, ClusterMap* map) {
   return Status::OK();
 }
 
+std::string OsdName(int id) {
+  return "osd." + std::to_string(id);
+}
+
 Status RemoveOsd(int id, ClusterMap* map) {
-  if (map->osds.erase(id) == 0)
-    return Status::NotFound("osd." + std::to_string(id) + " does not exist");
+  auto it = map->osds.find(id);
+  if (it == map->osds.end()) return Status::NotFound(OsdName(id) + " does not exist");
+  if (it->second.up) return Status::Error(EBUSY, OsdName(id) + " is still up; stop it first");
+  map->osds.erase(it);
+  return Status::OK();
+}
+
+Status OsdBoot(const MapChange& c, ClusterMap* map) {
+  const OsdEntry& b = c.osd;
+  if (b.id < 0) return Status::Invalid("osd id " + std::to_string(b.id) + " must be >= 0");
+  if (b.host.empty()) return Status::Invalid(OsdName(b.id) + " has an empty host");
+  if (b.uuid.empty()) return Status::Invalid(OsdName(b.id) + " boots without a store uuid");
+  auto [it, added] = map->osds.try_emplace(b.id);
+  OsdEntry& o = it->second;
+  if (added) {
+    o.id = b.id;
+    o.weight = 1.0;
+    o.in = true;
+  } else if (!o.uuid.empty() && o.uuid != b.uuid) {
+    return Status::Error(EEXIST, OsdName(b.id) + " belongs to another store (uuid " + o.uuid +
+                                     "); this one is " + b.uuid);
+  }
+  o.addr = b.addr;
+  o.host = b.host;
+  o.uuid = b.uuid;
+  o.up = true;
+  o.up_stamp_ms = c.stamp_ms;
+  o.down_stamp_ms = 0;
+  if (o.auto_out) {
+    o.in = true;
+    o.auto_out = false;
+  }
+  return Status::OK();
+}
+
+Result<OsdEntry*> FindOsd(int id, ClusterMap* map) {
+  auto it = map->osds.find(id);
+  if (it == map->osds.end()) return Status::NotFound(OsdName(id) + " does not exist");
+  return &it->second;
+}
+
+Status OsdDown(int id, std::int64_t stamp_ms, ClusterMap* map) {
+  auto o = FindOsd(id, map);
+  if (!o.ok()) return o.status();
+  if (!(*o)->up) return Status::OK();
+  (*o)->up = false;
+  (*o)->down_stamp_ms = stamp_ms;
+  return Status::OK();
+}
+
+Status OsdIn(int id, std::int64_t stamp_ms, ClusterMap* map) {
+  auto o = FindOsd(id, map);
+  if (!o.ok()) return o.status();
+  if ((*o)->in) return Status::OK();
+  (*o)->in = true;
+  (*o)->auto_out = false;
+  if (!(*o)->up) (*o)->down_stamp_ms = stamp_ms;
+  return Status::OK();
+}
+
+Status OsdOut(int id, bool automatic, ClusterMap* map) {
+  auto o = FindOsd(id, map);
+  if (!o.ok()) return o.status();
+  if (!(*o)->in) return Status::OK();
+  (*o)->in = false;
+  (*o)->auto_out = automatic;
   return Status::OK();
 }
 
@@ -181,6 +249,38 @@ MapChange MapChange::RemoveOsd(int id) {
   c.osd_id = id;
   return c;
 }
+MapChange MapChange::OsdBoot(int id, std::string addr, std::string host, std::string uuid,
+                             std::int64_t stamp_ms) {
+  MapChange c;
+  c.kind = Kind::kOsdBoot;
+  c.osd.id = id;
+  c.osd.addr = std::move(addr);
+  c.osd.host = std::move(host);
+  c.osd.uuid = std::move(uuid);
+  c.stamp_ms = stamp_ms;
+  return c;
+}
+MapChange MapChange::OsdDown(int id, std::int64_t stamp_ms) {
+  MapChange c;
+  c.kind = Kind::kOsdDown;
+  c.osd_id = id;
+  c.stamp_ms = stamp_ms;
+  return c;
+}
+MapChange MapChange::OsdIn(int id, std::int64_t stamp_ms) {
+  MapChange c;
+  c.kind = Kind::kOsdIn;
+  c.osd_id = id;
+  c.stamp_ms = stamp_ms;
+  return c;
+}
+MapChange MapChange::OsdOut(int id, bool automatic) {
+  MapChange c;
+  c.kind = Kind::kOsdOut;
+  c.osd_id = id;
+  c.automatic = automatic;
+  return c;
+}
 
 Status ApplyChanges(const std::vector<MapChange>& changes, ClusterMap* map) {
   for (const MapChange& c : changes) {
@@ -203,6 +303,18 @@ Status ApplyChanges(const std::vector<MapChange>& changes, ClusterMap* map) {
       case MapChange::Kind::kRemoveOsd:
         EC_RETURN_IF_ERROR(RemoveOsd(c.osd_id, map));
         break;
+      case MapChange::Kind::kOsdBoot:
+        EC_RETURN_IF_ERROR(OsdBoot(c, map));
+        break;
+      case MapChange::Kind::kOsdDown:
+        EC_RETURN_IF_ERROR(OsdDown(c.osd_id, c.stamp_ms, map));
+        break;
+      case MapChange::Kind::kOsdIn:
+        EC_RETURN_IF_ERROR(OsdIn(c.osd_id, c.stamp_ms, map));
+        break;
+      case MapChange::Kind::kOsdOut:
+        EC_RETURN_IF_ERROR(OsdOut(c.osd_id, c.automatic, map));
+        break;
     }
   }
   return Status::OK();
@@ -217,7 +329,8 @@ Result<ClusterMap> MapStore::Load() const {
   return DecodeMap(prefix_, *range);
 }
 
-Result<ClusterMap> MapStore::Apply(const std::vector<MapChange>& changes) const {
+Result<ClusterMap> MapStore::Apply(const std::vector<MapChange>& changes,
+                                   const TxnGuard& guard) const {
   if (changes.empty()) return Status::Invalid("empty cluster map change set");
   const int attempts = options_.max_attempts < 1 ? 1 : options_.max_attempts;
   for (int attempt = 0; attempt < attempts; ++attempt) {
@@ -228,6 +341,7 @@ Result<ClusterMap> MapStore::Apply(const std::vector<MapChange>& changes) const 
     etcd::TxnRequest txn;
     txn.success = Diff(prefix_, *current, next);
     if (txn.success.empty()) return current;
+    txn.success.insert(txn.success.end(), guard.ops.begin(), guard.ops.end());
     if (txn.success.size() + 1 > options_.max_txn_ops)
       return Status::Error(E2BIG, "cluster map change set needs " +
                                       std::to_string(txn.success.size() + 1) +
@@ -241,12 +355,21 @@ Result<ClusterMap> MapStore::Apply(const std::vector<MapChange>& changes) const 
     cmp.key = EpochKey(prefix_);
     cmp.number = current->epoch_mod_revision;
     txn.compare.push_back(cmp);
+    txn.compare.insert(txn.compare.end(), guard.compares.begin(), guard.compares.end());
+    // On failure, read the epoch key back: if it did not move, it was the guard that failed.
+    if (!guard.compares.empty()) txn.failure.push_back(etcd::TxnOp::Range(EpochKey(prefix_)));
     auto reply = client_->Txn(txn);
     if (!reply.ok()) return reply.status();
     if (reply->succeeded) {
       next.revision = reply->revision;
       next.epoch_mod_revision = reply->revision;
       return next;
+    }
+    if (!guard.compares.empty() && reply->responses.size() == 1) {
+      const auto& kvs = reply->responses[0].range.kvs;
+      const std::int64_t mod = kvs.empty() ? 0 : kvs[0].mod_revision;
+      if (mod == current->epoch_mod_revision)
+        return Status::Error(ECANCELED, "cluster map change not applied: guard failed");
     }
   }
   return Status::Retryable(EAGAIN, "cluster map changed concurrently " + std::to_string(attempts) +

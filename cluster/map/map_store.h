@@ -28,7 +28,16 @@
 //                else 1..64); ENOENT "erasure-code-profile NAME does not exist".
 //   RemovePool   by name: ENOENT "pool 'NAME' does not exist".
 //   PutOsd       EINVAL for id < 0, empty host, weight negative or not finite; adds or replaces.
-//   RemoveOsd    ENOENT "osd.N does not exist".
+//   RemoveOsd    ENOENT "osd.N does not exist"; EBUSY "osd.N is still up; stop it first".
+//   OsdBoot      an OSD starting (cluster/liveness/osd_registration.h): adds it (weight 1, in)
+//                if new; sets addr, host, uuid, up, up_stamp_ms = stamp, down_stamp_ms = 0, and
+//                marks it in again if it was auto-out. EEXIST "osd.N belongs to another store
+//                (uuid U); this one is V" when the map has a different non-empty uuid for it;
+//                EINVAL for an empty host or uuid.
+//   OsdDown      ENOENT if absent; up = false, down_stamp_ms = stamp (no change if already down).
+//   OsdIn/Out    ENOENT "osd.N does not exist". In: in = true, auto_out = false, and if the OSD
+//                is down its down_stamp_ms restarts at stamp (so the monitor does not mark it out
+//                again at once). Out: in = false, auto_out = `automatic`. No change if already so.
 // A change set that needs more than ApplyOptions::max_txn_ops etcd operations (changed keys + the
 // epoch, default etcd's 128) is refused with E2BIG before anything is sent. An empty change set is
 // EINVAL; one that changes nothing (re-putting an equal OSD) writes nothing and returns the map as
@@ -52,13 +61,26 @@
 namespace ec::cluster {
 
 struct MapChange {
-  enum class Kind { kPutProfile, kRemoveProfile, kPutPool, kRemovePool, kPutOsd, kRemoveOsd };
+  enum class Kind {
+    kPutProfile,
+    kRemoveProfile,
+    kPutPool,
+    kRemovePool,
+    kPutOsd,
+    kRemoveOsd,
+    kOsdBoot,
+    kOsdDown,
+    kOsdIn,
+    kOsdOut
+  };
   Kind kind = Kind::kPutProfile;
-  EcProfile profile;  // kPutProfile
-  Pool pool;          // kPutPool
-  OsdEntry osd;       // kPutOsd
-  std::string name;   // kRemoveProfile, kRemovePool
-  int osd_id = -1;    // kRemoveOsd
+  EcProfile profile;           // kPutProfile
+  Pool pool;                   // kPutPool
+  OsdEntry osd;                // kPutOsd; kOsdBoot (id, addr, host, uuid)
+  std::string name;            // kRemoveProfile, kRemovePool
+  int osd_id = -1;             // kRemoveOsd, kOsdDown, kOsdIn, kOsdOut
+  std::int64_t stamp_ms = 0;   // kOsdBoot, kOsdDown, kOsdIn: wall clock, ms since 1970
+  bool automatic = false;      // kOsdOut: by the monitor, not a person
 
   static MapChange PutProfile(EcProfile p);
   static MapChange RemoveProfile(std::string name);
@@ -66,6 +88,20 @@ struct MapChange {
   static MapChange RemovePool(std::string name);
   static MapChange PutOsd(OsdEntry o);
   static MapChange RemoveOsd(int id);
+  static MapChange OsdBoot(int id, std::string addr, std::string host, std::string uuid,
+                           std::int64_t stamp_ms);
+  static MapChange OsdDown(int id, std::int64_t stamp_ms);
+  static MapChange OsdIn(int id, std::int64_t stamp_ms);
+  static MapChange OsdOut(int id, bool automatic);
+};
+
+// Extra conditions and operations for Apply's txn, for callers whose change is only valid while
+// something outside the map holds (an OSD's liveness key is absent; this process is still the
+// elected monitor) or that must write a non-map key in the same txn (the liveness key at boot).
+// The compares are ANDed with Apply's epoch compare; the ops run before the epoch bump.
+struct TxnGuard {
+  std::vector<etcd::Compare> compares;
+  std::vector<etcd::TxnOp> ops;
 };
 
 struct ApplyOptions {
@@ -86,8 +122,11 @@ class MapStore {
   Result<ClusterMap> Load() const;
 
   // Commits the change set with the epoch bump in one txn (see above) and returns the new map
-  // (epoch + 1, revision = the txn's revision).
-  Result<ClusterMap> Apply(const std::vector<MapChange>& changes) const;
+  // (epoch + 1, revision = the txn's revision). With a guard: ECANCELED "guard failed" when the
+  // epoch compare held but one of the guard's compares did not (nothing written; not retried:
+  // the caller decides); a change set that changes nothing writes nothing, the guard's ops
+  // included. The guard's ops count against max_txn_ops.
+  Result<ClusterMap> Apply(const std::vector<MapChange>& changes, const TxnGuard& guard = {}) const;
 
   const std::string& prefix() const { return prefix_; }
 

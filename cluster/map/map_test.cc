@@ -38,14 +38,19 @@ Pool MakePool(std::string name, std::string profile = "rs") {
   return p;
 }
 OsdEntry Osd(int id, std::string host = "h1") {
-  return OsdEntry{id, "127.0.0.1:" + std::to_string(6800 + id), std::move(host), 1.5, true};
+  OsdEntry o;
+  o.id = id;
+  o.addr = "127.0.0.1:" + std::to_string(6800 + id);
+  o.host = std::move(host);
+  o.weight = 1.5;
+  o.in = true;
+  return o;
 }
 
 class MapTest : public ::testing::Test {
  protected:
   void SetUp() override {
     Status st = server_.Start();
-    if (st.code() == ENOENT) GTEST_SKIP() << st.ToString();
     ASSERT_TRUE(st.ok()) << st.ToString();
     client_ = std::make_unique<etcd::Client>(server_.client_options());
     store_ = std::make_unique<MapStore>(client_.get(), kPrefix);
@@ -115,10 +120,15 @@ TEST(MapCodec, RefusesBadValuesNamingTheKey) {
       {"/ecstore/pool/01", R"({"v":1})"},
       {"/ecstore/pool/x", R"({"v":1})"},
       {"/ecstore/pool/", R"({"v":1})"},
-      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":-1,"in":true})"},
-      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":1})"},
-      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"","weight":1,"in":true})"},
-      {"/ecstore/osd/-3", R"({"v":1,"id":-3,"addr":"a","host":"h","weight":1,"in":true})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":-1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":1,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"","weight":1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/-3", R"({"v":1,"id":-3,"addr":"a","host":"h","weight":1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":"yes","uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":7,"up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":"","up_stamp_ms":-5,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0.5,"auto_out":false})"},
       {"/ecstore/osd/99999999999", R"({"v":1})"},
       {"/ecstore/profile/rs", R"({"v":1,"name":"other","profile":{}})"},
       {"/ecstore/profile/rs", R"({"v":1,"name":"rs","profile":{"k":4}})"},
@@ -156,6 +166,11 @@ TEST(MapCodec, EncodeDecodeEveryType) {
   OsdEntry osd = Osd(7, "host-7");
   osd.weight = 0.125;
   osd.in = false;
+  osd.up = true;
+  osd.uuid = "0f0e0d0c-0b0a-0908-0706-050403020100";
+  osd.up_stamp_ms = 1764000000123;
+  osd.down_stamp_ms = 1764000000456;
+  osd.auto_out = true;
   ASSERT_TRUE(ApplyKey(kPrefix, {ProfileKey(kPrefix, "clay"), EncodeProfile(prof), 1, 1, 1, 0},
                        false, &map, &is_map_key)
                   .ok());
@@ -168,6 +183,98 @@ TEST(MapCodec, EncodeDecodeEveryType) {
   EXPECT_EQ(map.profiles.at("clay"), prof);
   EXPECT_EQ(map.pools.at(12), pool);
   EXPECT_EQ(map.osds.at(7), osd);
+}
+
+// An OSD's life through the change kinds, in memory: boot adds it, down keeps it with its stamp,
+// auto-out is undone by the next boot, a person's out is not; another store cannot take its id.
+TEST(MapChanges, OsdLifecycle) {
+  ClusterMap map;
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdBoot(3, "127.0.0.1:6803", "h1", "u-3", 1000)}, &map).ok());
+  ASSERT_TRUE(map.osds.contains(3));
+  OsdEntry o = map.osds.at(3);
+  EXPECT_TRUE(o.up);
+  EXPECT_TRUE(o.in);
+  EXPECT_EQ(o.weight, 1.0);
+  EXPECT_EQ(o.uuid, "u-3");
+  EXPECT_EQ(o.up_stamp_ms, 1000);
+
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdDown(3, 2000)}, &map).ok());
+  EXPECT_FALSE(map.osds.at(3).up);
+  EXPECT_EQ(map.osds.at(3).down_stamp_ms, 2000);
+  // Down again: nothing changes, the first stamp stays.
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdDown(3, 3000)}, &map).ok());
+  EXPECT_EQ(map.osds.at(3).down_stamp_ms, 2000);
+
+  // Auto-out, then boot: in again.
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdOut(3, /*automatic=*/true)}, &map).ok());
+  EXPECT_FALSE(map.osds.at(3).in);
+  EXPECT_TRUE(map.osds.at(3).auto_out);
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdBoot(3, "127.0.0.1:7003", "h1", "u-3", 4000)}, &map).ok());
+  EXPECT_TRUE(map.osds.at(3).in);
+  EXPECT_FALSE(map.osds.at(3).auto_out);
+  EXPECT_EQ(map.osds.at(3).addr, "127.0.0.1:7003");
+  EXPECT_EQ(map.osds.at(3).down_stamp_ms, 0);
+
+  // Out by a person stays out across a boot.
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdOut(3, /*automatic=*/false)}, &map).ok());
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdBoot(3, "127.0.0.1:7003", "h1", "u-3", 5000)}, &map).ok());
+  EXPECT_FALSE(map.osds.at(3).in);
+
+  // In while down restarts the down timer.
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdDown(3, 6000)}, &map).ok());
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdIn(3, 7000)}, &map).ok());
+  EXPECT_TRUE(map.osds.at(3).in);
+  EXPECT_EQ(map.osds.at(3).down_stamp_ms, 7000);
+
+  // Another store claiming the id.
+  Status st = ApplyChanges({MapChange::OsdBoot(3, "a", "h1", "u-other", 8000)}, &map);
+  EXPECT_EQ(st.code(), EEXIST);
+  EXPECT_NE(st.message().find("belongs to another store (uuid u-3)"), std::string::npos)
+      << st.message();
+  EXPECT_EQ(ApplyChanges({MapChange::OsdBoot(4, "a", "h1", "", 1)}, &map).code(), EINVAL);
+  EXPECT_EQ(ApplyChanges({MapChange::OsdBoot(4, "a", "", "u", 1)}, &map).code(), EINVAL);
+  for (MapChange c : {MapChange::OsdDown(9, 1), MapChange::OsdIn(9, 1),
+                      MapChange::OsdOut(9, false), MapChange::RemoveOsd(9)}) {
+    st = ApplyChanges({c}, &map);
+    EXPECT_EQ(st.code(), ENOENT);
+    EXPECT_EQ(st.message(), "osd.9 does not exist");
+  }
+  // A down OSD can be removed, an up one cannot.
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdBoot(5, "a", "h2", "u-5", 1)}, &map).ok());
+  EXPECT_EQ(ApplyChanges({MapChange::RemoveOsd(5)}, &map).code(), EBUSY);
+  EXPECT_TRUE(ApplyChanges({MapChange::RemoveOsd(3)}, &map).ok());
+}
+
+// A guard that fails is ECANCELED with nothing written; one that holds lets the change and its
+// extra op through in the same txn as the epoch.
+TEST_F(MapTest, GuardedApply) {
+  ASSERT_TRUE(store_->Apply({MapChange::PutProfile(Rs())}).ok());
+  const std::int64_t before = StoreRevision();
+  TxnGuard absent;
+  etcd::Compare cmp;
+  cmp.target = etcd::Compare::Target::kCreate;
+  cmp.key = kPrefix + "alive/1";
+  cmp.number = 0;
+  absent.compares.push_back(cmp);
+  absent.ops.push_back(etcd::TxnOp::Put(kPrefix + "alive/1", "x"));
+  auto m = store_->Apply({MapChange::OsdBoot(1, "a", "h", "u1", 1)}, absent);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->epoch, 2);
+  auto alive = client_->Get(kPrefix + "alive/1");
+  ASSERT_TRUE(alive.ok());
+  EXPECT_EQ(alive->mod_revision, m->epoch_mod_revision);
+  EXPECT_GT(m->revision, before);
+  // Now the key exists: the same guard fails, nothing is written.
+  const std::int64_t after = StoreRevision();
+  auto again = store_->Apply({MapChange::OsdDown(1, 5)}, absent);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), ECANCELED);
+  EXPECT_EQ(StoreRevision(), after);
+  auto loaded = store_->Load();
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_TRUE(loaded->osds.at(1).up);
+  // The alive key is not part of the map.
+  EXPECT_EQ(loaded->osds.size(), 1u);
 }
 
 TEST_F(MapTest, RoundTripThroughEtcd) {
