@@ -15,6 +15,7 @@
 #include <boost/property_tree/ini_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -25,6 +26,8 @@ constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
 // Layers in increasing precedence.
 enum Layer { kGlobal, kOsd, kOsdId, kOverride, kNumLayers };
+// The osd_id of a client's configuration: only [global] applies.
+constexpr int kClientId = -1;
 
 struct Setting {
   std::string value;
@@ -290,9 +293,11 @@ class Expander {
   }
 
   Result<std::string> Variable(const std::string& name) {
-    if (name == "id") return std::to_string(osd_id_);
-    if (name == "type") return std::string("osd");
-    if (name == "name") return fmt::format("osd.{}", osd_id_);
+    const bool client = osd_id_ == kClientId;
+    if (name == "id") return client ? std::string("admin") : std::to_string(osd_id_);
+    if (name == "type") return std::string(client ? "client" : "osd");
+    if (name == "name")
+      return client ? std::string("client.admin") : fmt::format("osd.{}", osd_id_);
     const OptionSpec* spec = FindOsdOption(name);
     if (name.empty() || spec == nullptr || spec->type != OptionType::kString) {
       return Status::Invalid(fmt::format("unknown variable '${}'", name));
@@ -339,7 +344,9 @@ Status ReadLayers(std::string_view text, std::string_view origin, int osd_id,
     const std::optional<int> id = SectionOsdId(section);
     if (!id) return Status::Invalid(fmt::format("{}: unknown section [{}]", origin, section));
     const Layer layer = section == "global" ? kGlobal : section == "osd" ? kOsd : kOsdId;
-    const bool applies = layer != kOsdId || *id == osd_id;
+    // A client (osd_id kClientId) takes only [global].
+    const bool applies =
+        osd_id == kClientId ? layer == kGlobal : (layer != kOsdId || *id == osd_id);
     LayerMap ignored;
     for (const auto& [key, value] : keys) {
       const auto line = prepared->key_lines.find({section, key});
@@ -421,8 +428,20 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_metrics_enabled = typed.at("osd_metrics_enabled").b;
   c.osd_metrics_addr = typed.at("osd_metrics_addr").s;
   c.osd_metrics_port = static_cast<std::uint16_t>(typed.at("osd_metrics_port").i);
+  c.etcd_endpoints = typed.at("etcd_endpoints").s;
+  c.etcd_prefix = typed.at("etcd_prefix").s;
+  c.etcd_op_timeout = typed.at("etcd_op_timeout").d;
+  c.host = typed.at("host").s;
+  c.osd_heartbeat_grace = typed.at("osd_heartbeat_grace").d;
+  c.mon_osd_down_out_interval = typed.at("mon_osd_down_out_interval").d;
+  c.osd_mon_role = typed.at("osd_mon_role").b;
   return c;
 }
+
+Result<OsdConfig> ParseLayers(std::string_view text, std::string_view origin, int osd_id,
+                              const std::vector<ConfigOverride>& overrides);
+Result<OsdConfig> LoadConfigFile(const std::string& path, int osd_id,
+                                 const std::vector<ConfigOverride>& overrides);
 
 }  // namespace
 
@@ -438,6 +457,30 @@ Result<ConfigOverride> ParseConfigOverride(std::string_view text) {
 Result<OsdConfig> ParseOsdConfig(std::string_view text, std::string_view origin, int osd_id,
                                  const std::vector<ConfigOverride>& overrides) {
   if (osd_id < 0) return Status::Invalid(fmt::format("bad osd id {}: must be >= 0", osd_id));
+  return ParseLayers(text, origin, osd_id, overrides);
+}
+
+std::string ConfigPath(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  const char* env = std::getenv("EC_CONF");
+  return env != nullptr ? std::string(env) : std::string();
+}
+
+Result<OsdConfig> LoadClientConfig(const std::string& path,
+                                   const std::vector<ConfigOverride>& overrides) {
+  return LoadConfigFile(path, kClientId, overrides);
+}
+
+Result<OsdConfig> LoadOsdConfig(const std::string& path, int osd_id,
+                                const std::vector<ConfigOverride>& overrides) {
+  if (osd_id < 0) return Status::Invalid(fmt::format("bad osd id {}: must be >= 0", osd_id));
+  return LoadConfigFile(path, osd_id, overrides);
+}
+
+namespace {
+
+Result<OsdConfig> ParseLayers(std::string_view text, std::string_view origin, int osd_id,
+                              const std::vector<ConfigOverride>& overrides) {
   std::array<LayerMap, kNumLayers> layers;
   EC_RETURN_IF_ERROR(ReadLayers(text, origin, osd_id, layers));
   for (const ConfigOverride& o : overrides) {
@@ -447,9 +490,9 @@ Result<OsdConfig> ParseOsdConfig(std::string_view text, std::string_view origin,
   return Resolve(layers, osd_id);
 }
 
-Result<OsdConfig> LoadOsdConfig(const std::string& path, int osd_id,
-                                const std::vector<ConfigOverride>& overrides) {
-  if (path.empty()) return ParseOsdConfig("", "(no config file)", osd_id, overrides);
+Result<OsdConfig> LoadConfigFile(const std::string& path, int osd_id,
+                                 const std::vector<ConfigOverride>& overrides) {
+  if (path.empty()) return ParseLayers("", "(no config file)", osd_id, overrides);
   const auto fail = [&](int err) {
     return Status::Error(err, fmt::format("cannot read config {}: {}", path, std::strerror(err)));
   };
@@ -482,7 +525,9 @@ Result<OsdConfig> LoadOsdConfig(const std::string& path, int osd_id,
   }
   ::close(fd);
   if (err != 0) return fail(err);
-  return ParseOsdConfig(text, path, osd_id, overrides);
+  return ParseLayers(text, path, osd_id, overrides);
 }
+
+}  // namespace
 
 }  // namespace ec::osd

@@ -105,6 +105,15 @@ struct OsdConfig {
   std::string osd_metrics_addr;        // IP address of the HTTP endpoint
   std::uint16_t osd_metrics_port = 0;  // 0: kernel-chosen
 
+  // Cluster (empty etcd_endpoints: the daemon runs alone, outside any cluster).
+  std::string etcd_endpoints;  // "http://127.0.0.1:2379,http://..."
+  std::string etcd_prefix;
+  std::chrono::milliseconds etcd_op_timeout{0};
+  std::string host;  // empty: the machine's host name
+  std::chrono::milliseconds osd_heartbeat_grace{0};
+  std::chrono::milliseconds mon_osd_down_out_interval{0};  // 0: never
+  bool osd_mon_role = true;
+
   // Every option's final text (after expansion; sizes and durations as written) and where it
   // came from: "default", "[global]", "[osd]", "[osd.N]" or "--set". For /status and logs.
   struct Source {
@@ -140,6 +149,16 @@ Result<ConfigOverride> ParseConfigOverride(std::string_view text);
 //   osd_id     negative
 Result<OsdConfig> LoadOsdConfig(const std::string& path, int osd_id,
                                 const std::vector<ConfigOverride>& overrides = {});
+
+// The configuration of a client (ec-admin, ec-rados): only [global] applies ([osd] and [osd.N]
+// sections are parsed and validated, not applied); $id is "admin", $name "client.admin". The
+// cluster options are the ones a client uses. Errors: LoadOsdConfig's.
+Result<OsdConfig> LoadClientConfig(const std::string& path,
+                                   const std::vector<ConfigOverride>& overrides = {});
+
+// The config file a program uses: `flag` when given, else $EC_CONF when set and non-empty, else
+// "" (no file: built-in defaults).
+std::string ConfigPath(const std::string& flag);
 
 // The same, from text already in memory; `origin` stands for the file name in messages.
 Result<OsdConfig> ParseOsdConfig(std::string_view text, std::string_view origin, int osd_id,

@@ -362,6 +362,42 @@ TEST(Config, TableIsConsistent) {
 }
 
 // osd/daemon/README.md embeds the generated table; it must not drift from the code.
+// A client takes [global] only; [osd] and [osd.N] are still validated.
+TEST(Config, ClientConfigTakesGlobalOnly) {
+  const std::string text =
+      "[global]\netcd endpoints = http://127.0.0.1:2379\nlog level = warn\n"
+      "[osd]\netcd_endpoints = http://10.0.0.1:2379\nosd data = /x/$name\n"
+      "[osd.0]\nosd_heartbeat_grace = 3s\n";
+  const std::string path = ::testing::TempDir() + "client.conf";
+  {
+    std::ofstream out(path);
+    out << text;
+  }
+  auto c = LoadClientConfig(path);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->etcd_endpoints, "http://127.0.0.1:2379");
+  EXPECT_EQ(c->log_level, "warn");
+  EXPECT_EQ(c->osd_heartbeat_grace, std::chrono::seconds(20));
+  auto osd = LoadOsdConfig(path, 0);
+  ASSERT_TRUE(osd.ok()) << osd.status().ToString();
+  EXPECT_EQ(osd->etcd_endpoints, "http://10.0.0.1:2379");
+  EXPECT_EQ(osd->osd_heartbeat_grace, std::chrono::seconds(3));
+  EXPECT_EQ(osd->osd_data, "/x/osd.0");
+  {
+    std::ofstream out(path);
+    out << text << "[osd.1]\nosd_heartbeat_grace = soon\n";
+  }
+  auto bad = LoadClientConfig(path);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("osd_heartbeat_grace"), std::string::npos);
+
+  ::setenv("EC_CONF", "/from/env.conf", 1);
+  EXPECT_EQ(ConfigPath(""), "/from/env.conf");
+  EXPECT_EQ(ConfigPath("/flag.conf"), "/flag.conf");
+  ::unsetenv("EC_CONF");
+  EXPECT_EQ(ConfigPath(""), "");
+}
+
 TEST(Config, ReadmeListsEveryOption) {
   std::ifstream in(ECSTORE_DAEMON_README);
   ASSERT_TRUE(in) << ECSTORE_DAEMON_README;

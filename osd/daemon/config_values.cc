@@ -82,6 +82,23 @@ const OptionSpec kOptions[] = {
     Other("osd_metrics_addr", OptionType::kAddr, "127.0.0.1", "IP address of the HTTP endpoint"),
     Number("osd_metrics_port", OptionType::kInt, "9283",
            "TCP port of the HTTP endpoint (0: kernel-chosen)", 0, kMaxPort, true),
+    Text("etcd_endpoints", "",
+         "etcd of the cluster map, comma-separated http://host:port (empty: run alone, outside "
+         "any cluster)"),
+    Text("etcd_prefix", "/ecstore/", "key prefix of the cluster map in etcd"),
+    Number("etcd_op_timeout", OptionType::kDuration, "5s",
+           "time one etcd request may take on one endpoint before the next is tried", 100, kHour),
+    Text("host", "",
+         "host name of this OSD in the map: the failure domain 'host' (empty: the machine's)"),
+    Number("osd_heartbeat_grace", OptionType::kDuration, "20s",
+           "an OSD is marked down when it has not renewed its etcd lease for this long (whole "
+           "seconds, rounded up)",
+           1000, kHour),
+    Number("mon_osd_down_out_interval", OptionType::kDuration, "600s",
+           "a down OSD is marked out after this long (0: never)", 0, 30 * 24 * kHour),
+    Other("osd_mon_role", OptionType::kBool, "true",
+          "take part in the election of the monitor that marks OSDs down and out (several may; "
+          "one is elected through etcd)"),
 };
 
 bool IsSpace(char c) {

@@ -274,7 +274,8 @@ int main(int argc, char** argv) {
   bool fsck = false;
   bool deep = false;
   std::vector<std::string> sets;
-  app.add_option("-c,--conf", conf, "config file (INI); without it, built-in defaults")
+  app.add_option("-c,--conf", conf,
+                 "config file (INI); without it, $EC_CONF, else built-in defaults")
       ->check(CLI::ExistingFile);
   app.add_option("-i,--id", id, "OSD id N: uses the [osd.N] section, $id in paths")
       ->check(CLI::Range(0, 1 << 20));
@@ -310,7 +311,7 @@ int main(int argc, char** argv) {
     if (!o.ok()) return Fail(nullptr, o.status().message());
     overrides.push_back(*o);
   }
-  auto config = ec::osd::LoadOsdConfig(conf, id, overrides);
+  auto config = ec::osd::LoadOsdConfig(ec::osd::ConfigPath(conf), id, overrides);
   if (!config.ok()) return Fail(nullptr, config.status().message());
 
   // Block the stop signals in every thread; Serve waits for them with sigtimedwait.
