@@ -1,0 +1,97 @@
+// Monitor: marks OSDs down and out in the cluster map (issue 13, item 4), elected through etcd so
+// that it is no single point of failure: every ec-osd with osd_mon_role runs a candidate, exactly
+// one is the leader at a time, and when the leader's process dies its lease expires and another
+// candidate takes over within the grace.
+//
+// Election: the leader holds <prefix>mon/leader bound to its own lease (TTL = grace, renewed every
+// tick). A candidate puts the key only if it is absent (txn on CREATE == 0). Every change the
+// leader writes is guarded by "the leader key's lease is still mine" (TxnGuard), so a deposed
+// leader that has not noticed yet cannot write.
+//
+// Each tick (grace/4, between 100 ms and 1 s) the leader reads the prefix once (the map and the
+// alive keys at one revision) and writes at most one change set of each kind:
+//   - down: every OSD up in the map whose alive key is gone -> OsdDown(now), guarded by "its alive
+//     key is still absent" (a boot in between wins);
+//   - out:  every OSD down and in for at least mon_osd_down_out_interval (from its
+//     down_stamp_ms) -> OsdOut(automatic); 0 disables. Its next boot marks it in again.
+// The time from a lease's expiry to "down" in the map is at most one tick plus etcd's lease check
+// (every 500 ms); from a kill -9 it is the grace plus that.
+//
+// Thread safety: Start/Stop from one thread; is_leader()/state() from any.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "cluster/etcd/etcd_client.h"
+#include "cluster/map/map_store.h"
+#include "common/status.h"
+
+namespace ec::cluster {
+
+struct MonitorOptions {
+  std::string name;  // how this candidate names itself in the leader key ("osd.3"); non-empty
+  std::string prefix = "/ecstore/";
+  std::chrono::milliseconds grace{20000};               // osd_heartbeat_grace
+  std::chrono::milliseconds down_out_interval{600000};  // mon_osd_down_out_interval
+  std::function<void(const std::string&)> log;          // may be empty
+};
+
+class Monitor {
+ public:
+  // Starts the candidate's thread. Errors: EINVAL for bad options. etcd being unreachable is not
+  // an error here: the candidate keeps trying.
+  static Result<std::unique_ptr<Monitor>> Start(const etcd::ClientOptions& client,
+                                                MonitorOptions options);
+  ~Monitor();  // Stop(true)
+  Monitor(const Monitor&) = delete;
+  Monitor& operator=(const Monitor&) = delete;
+
+  // resign: revoke the election lease so that another candidate takes over at once; without,
+  // the thread just stops (as a crash would look).
+  void Stop(bool resign);
+
+  bool is_leader() const { return leader_.load(); }
+
+  struct State {
+    bool leader = false;
+    std::int64_t marked_down = 0;  // OSDs this candidate marked down while leader
+    std::int64_t marked_out = 0;
+    std::string last_error;
+  };
+  State state() const;
+
+ private:
+  Monitor(const etcd::ClientOptions& client, MonitorOptions options);
+  void Run();
+  void Tick();
+  bool Campaign();
+  void Lead();
+  void Log(const std::string& line) const;
+
+  const MonitorOptions options_;
+  etcd::Client client_;
+  MapStore store_;
+  const std::int64_t ttl_seconds_;
+  const std::chrono::milliseconds tick_;
+
+  std::atomic<bool> leader_{false};
+  std::int64_t lease_ = 0;  // the thread's own; read by Stop after the join
+  std::chrono::steady_clock::time_point lease_renewed_{};
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  bool stopped_ = false;
+  State state_;
+  std::thread thread_;
+};
+
+}  // namespace ec::cluster

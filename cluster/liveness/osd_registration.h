@@ -1,0 +1,105 @@
+// OsdRegistration: an OSD's membership in the cluster map (issue 13, item 4).
+//
+// Start() boots the OSD: it takes an etcd lease of osd_heartbeat_grace (whole seconds, at least
+// 2), then writes in ONE txn the OSD's liveness key <prefix>alive/<id> bound to that lease, the
+// map change OsdBoot (up, address, host, store uuid; marked in again if it was auto-out) and the
+// epoch bump. A background thread renews the lease every grace/3. While the lease lives the OSD
+// is up; if the process dies or hangs, or cannot reach etcd, for longer than the grace, etcd
+// deletes the key and the elected monitor (monitor.h) marks the OSD down in the map.
+//
+// Identity (Ceph refuses a second OSD with an id too):
+//   - the map records the uuid of the store that booted as osd.N; another store claiming N is
+//     refused: EEXIST "osd.N belongs to another store (uuid U); this one is V";
+//   - an alive key held by another store's daemon: Start waits up to the grace (plus a second) for
+//     it to expire, then EEXIST "osd.N is already up at ADDR (pid P, store uuid U)". A live
+//     duplicate keeps renewing its lease, a dead one's key expires;
+//   - an alive key of this same store is a previous daemon of this store that died (kill -9) and
+//     was restarted before its lease expired: two daemons cannot hold one store open (the store
+//     locks its metadata), so the key is taken over at once and the old lease revoked.
+//
+// After a lost lease (SIGSTOP past the grace, etcd unreachable past the grace, or the map marking
+// this OSD down while it runs) the thread boots again with a new lease, as Ceph's OSD does when
+// "wrongly marked me down". Errors reaching etcd are retried every renew period; state() tells.
+//
+// Stop(true) marks the OSD down in the map at once (an epoch) and revokes the lease, as a clean
+// shutdown should; Stop(false) only stops the thread, which to the cluster looks like a crash
+// (tests use it to stand in for kill -9).
+//
+// Thread safety: Start/Stop from one thread; state() from any.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "cluster/etcd/etcd_client.h"
+#include "cluster/map/map_store.h"
+#include "common/status.h"
+
+namespace ec::cluster {
+
+struct RegistrationOptions {
+  int osd_id = 0;
+  std::string addr;  // "ip:port" the OSD serves on
+  std::string host;  // failure domain host; non-empty
+  std::string uuid;  // the store's uuid; non-empty
+  std::string prefix = "/ecstore/";
+  std::chrono::milliseconds grace{20000};         // osd_heartbeat_grace
+  std::chrono::milliseconds boot_timeout{30000};  // Start gives up after this (etcd unreachable)
+  // Called (from the registration thread too) with one line about what happened: booted, lease
+  // lost, etcd unreachable. May be empty.
+  std::function<void(const std::string&)> log;
+};
+
+class OsdRegistration {
+ public:
+  // Boots (see above); returns once the boot txn is committed. Errors: EEXIST as above; EINVAL
+  // for bad options; the map's and the client's errors when etcd refuses or cannot be reached
+  // within boot_timeout (the last error is returned).
+  static Result<std::unique_ptr<OsdRegistration>> Start(const etcd::ClientOptions& client,
+                                                        RegistrationOptions options);
+  ~OsdRegistration();  // Stop(true) if not stopped
+  OsdRegistration(const OsdRegistration&) = delete;
+  OsdRegistration& operator=(const OsdRegistration&) = delete;
+
+  void Stop(bool mark_down);
+
+  struct State {
+    bool up = false;              // the lease is believed alive
+    std::int64_t lease = 0;       // current lease id
+    std::int64_t boot_epoch = 0;  // epoch of the last boot txn
+    int boots = 0;                // boots so far (1 after Start)
+    std::string last_error;       // empty when the last etcd call succeeded
+  };
+  State state() const;
+
+ private:
+  OsdRegistration(const etcd::ClientOptions& client, RegistrationOptions options);
+  // One boot attempt: Ok, or a retryable error, or a final one (EEXIST, EINVAL, EBADMSG).
+  Status BootOnce(bool* retry_later);
+  Status Boot(std::chrono::steady_clock::time_point deadline);
+  void Run();
+  void Log(const std::string& line) const;
+  void SetError(const Status& st);
+
+  const RegistrationOptions options_;
+  etcd::Client client_;
+  MapStore store_;
+  const std::int64_t ttl_seconds_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  State state_;
+  std::chrono::steady_clock::time_point lease_renewed_;  // last successful grant/keepalive
+  std::thread thread_;
+  bool stopped_ = false;
+};
+
+}  // namespace ec::cluster
