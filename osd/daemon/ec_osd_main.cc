@@ -5,12 +5,17 @@
 //   ec-osd -c ecstore.conf -i 0            # run until SIGTERM or SIGINT
 //   ec-osd -c ecstore.conf -i 0 --fsck [--deep]   # check the store offline
 //
+// With etcd_endpoints set, the daemon joins that cluster before it says ready: it boots into the
+// cluster map (up, its address and host), holds its liveness lease, stands as a monitor candidate
+// (osd_mon_role) and follows the map (osd/daemon/cluster_membership.h).
+//
 // Once serving, one JSON line goes to stdout so that scripts and tests learn the ports chosen
-// (port 0 in the config means kernel-chosen):
-//   {"event":"ready","osd":0,"addr":"127.0.0.1","port":6800,"metrics_port":9283,"pid":1234}
-// SIGTERM/SIGINT: stop accepting, finish and answer every request in flight, close the store,
-// exit 0. Exit 1 on any start-up error or usage error, with the reason on stderr (and in the
-// log); --help, --help-config and --version exit 0.
+// (port 0 in the config means kernel-chosen) and the map epoch it booted at (0 alone):
+//   {"event":"ready","osd":0,"addr":"127.0.0.1","port":6800,"metrics_port":9283,"pid":1234,
+//    "epoch":7}
+// SIGTERM/SIGINT: mark itself down in the map (in a cluster), stop accepting, finish and answer
+// every request in flight, close the store, exit 0. Exit 1 on any start-up error or usage error,
+// with the reason on stderr (and in the log); --help, --help-config and --version exit 0.
 #include <fmt/core.h>
 #include <signal.h>
 #include <spdlog/logger.h>
@@ -26,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/cli.h"
+#include "osd/daemon/cluster_membership.h"
 #include "osd/daemon/config.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
@@ -192,14 +198,28 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
 
   ServerMetrics server_metrics(metrics);
   const auto started = std::chrono::system_clock::now();
+
+  // In a cluster: register (up in the map), stand for monitor, follow the map.
+  std::unique_ptr<ec::osd::ClusterMembership> membership;
+  if (!c.etcd_endpoints.empty()) {
+    auto m = ec::osd::ClusterMembership::Start(c, (*server)->port(),
+                                               store->superblock().UuidString(), &metrics, log);
+    if (!m.ok()) {
+      (*server)->Stop();
+      return Fail(log, m.status().message());
+    }
+    membership = std::move(*m);
+  }
   std::unique_ptr<ec::osd::HttpServer> http;
   if (c.osd_metrics_enabled) {
     ec::osd::HttpServerOptions ho;
     ho.host = c.osd_metrics_addr;
     ho.port = c.osd_metrics_port;
     ec::net::Server* srv = server->get();
-    auto status = [&c, service, srv, started]() {
+    const ec::osd::ClusterMembership* member = membership.get();
+    auto status = [&c, service, srv, started, member]() {
       nlohmann::json j = service->StatusJson();
+      if (member != nullptr) j["cluster"] = member->StatusJson();
       j["state"] = "up";
       j["addr"] = fmt::format("{}:{}", c.public_addr, srv->port());
       j["pid"] = ::getpid();
@@ -217,6 +237,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     };
     auto h = ec::osd::HttpServer::Start(ho, &metrics, status, log);
     if (!h.ok()) {
+      if (membership) membership->Stop();
       (*server)->Stop();
       return Fail(log, h.status().message());
     }
@@ -228,7 +249,8 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
                           {"addr", c.public_addr},
                           {"port", (*server)->port()},
                           {"metrics_port", http ? http->port() : 0},
-                          {"pid", ::getpid()}};
+                          {"pid", ::getpid()},
+                          {"epoch", membership ? membership->epoch() : 0}};
   std::cout << ready.dump() << std::endl;
   log->info("osd.{} serving on {}:{}, metrics on {}", c.osd_id, c.public_addr, (*server)->port(),
             http ? fmt::format("{}:{}", c.osd_metrics_addr, http->port()) : "(disabled)");
@@ -248,9 +270,11 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   }
   log->info("osd.{}: signal {} received, finishing {} requests in flight", c.osd_id, sig,
             (*server)->counters().inflight);
+  if (membership) membership->Stop();  // down in the map first
   (*server)->Stop(std::chrono::seconds(30));
   service->Drain();
   if (http) http->Stop();
+  membership.reset();
   service.reset();
   store.reset();
   log->info("osd.{} stopped", c.osd_id);

@@ -1,0 +1,136 @@
+#include "osd/daemon/cluster_membership.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "cluster/etcd/http_connection.h"
+#include "cluster/liveness/liveness_keys.h"
+#include "cluster/map/map_store.h"
+
+namespace ec::osd {
+namespace {
+
+bool IsWildcard(const std::string& addr) {
+  return addr == "0.0.0.0" || addr == "::" || addr == "[::]";
+}
+
+std::string HostName(const OsdConfig& c) {
+  if (!c.host.empty()) return c.host;
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
+  return buf;
+}
+
+}  // namespace
+
+ClusterMembership::ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge* epoch_gauge)
+    : log_(std::move(log)), epoch_gauge_(epoch_gauge) {}
+
+Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
+    const OsdConfig& c, std::uint16_t port, const std::string& store_uuid, MetricsRegistry* metrics,
+    std::shared_ptr<spdlog::logger> log) {
+  auto endpoints = etcd::ParseEndpoints(c.etcd_endpoints);
+  if (!endpoints.ok())
+    return Status::Invalid("etcd_endpoints '" + c.etcd_endpoints +
+                           "': " + endpoints.status().message());
+  if (IsWildcard(c.public_addr))
+    return Status::Invalid("public_addr " + c.public_addr +
+                           " is a wildcard; in a cluster the OSD needs an address others can "
+                           "reach: set public_addr to one");
+  etcd::ClientOptions client;
+  client.endpoints = *endpoints;
+  client.timeout = c.etcd_op_timeout;
+  const std::string addr = c.public_addr.find(':') != std::string::npos
+                               ? fmt::format("[{}]:{}", c.public_addr, port)
+                               : fmt::format("{}:{}", c.public_addr, port);
+  std::unique_ptr<ClusterMembership> m(new ClusterMembership(
+      log, &metrics->GetGauge("ecstore_osd_map_epoch", "Epoch of the newest cluster map seen")));
+  auto logline = [log](const std::string& line) { log->info("{}", line); };
+
+  cluster::RegistrationOptions ro;
+  ro.osd_id = c.osd_id;
+  ro.addr = addr;
+  ro.host = HostName(c);
+  ro.uuid = store_uuid;
+  ro.prefix = c.etcd_prefix;
+  ro.grace = c.osd_heartbeat_grace;
+  ro.log = logline;
+  auto reg = cluster::OsdRegistration::Start(client, ro);
+  if (!reg.ok())
+    return Status::Error(reg.status().code(), "cannot join the cluster at " + c.etcd_endpoints +
+                                                  ": " + reg.status().message());
+  m->registration_ = std::move(*reg);
+
+  // Follow the map from the boot's epoch on.
+  etcd::Client loader(client);
+  cluster::MapStore store(&loader, c.etcd_prefix);
+  auto initial = store.Load();
+  if (!initial.ok()) {
+    m->registration_->Stop(true);
+    return Status::Error(initial.status().code(),
+                         "cannot read the cluster map: " + initial.status().message());
+  }
+  m->OnMap(*initial);
+  m->watcher_ = std::make_unique<cluster::MapWatcher>(
+      client, c.etcd_prefix, *initial,
+      [p = m.get()](const cluster::ClusterMap& map) { p->OnMap(map); },
+      [p = m.get()](const Status& st) {
+        p->log_->warn("cluster map watch: {}", st.message());
+        std::lock_guard<std::mutex> lock(p->mu_);
+        p->watch_error_ = st.message();
+      });
+
+  if (c.osd_mon_role) {
+    cluster::MonitorOptions mo;
+    mo.name = fmt::format("osd.{}", c.osd_id);
+    mo.prefix = c.etcd_prefix;
+    mo.grace = c.osd_heartbeat_grace;
+    mo.down_out_interval = c.mon_osd_down_out_interval;
+    mo.log = logline;
+    auto mon = cluster::Monitor::Start(client, mo);
+    if (!mon.ok()) {
+      m->Stop();
+      return mon.status();
+    }
+    m->monitor_ = std::move(*mon);
+  }
+  return m;
+}
+
+ClusterMembership::~ClusterMembership() {
+  Stop();
+}
+
+void ClusterMembership::OnMap(const cluster::ClusterMap& map) {
+  epoch_received_ms_ = cluster::WallClockMs();
+  epoch_ = map.epoch;
+  epoch_gauge_->Set(map.epoch);
+  log_->debug("cluster map epoch {}", map.epoch);
+}
+
+void ClusterMembership::Stop() {
+  // Down in the map first, so that nobody sends more work here while the rest shuts down.
+  if (registration_) registration_->Stop(true);
+  if (monitor_) monitor_->Stop(true);
+  if (watcher_) watcher_->Stop();
+}
+
+nlohmann::json ClusterMembership::StatusJson() const {
+  nlohmann::json j;
+  j["epoch"] = epoch_.load();
+  j["epoch_received_ms"] = epoch_received_ms_.load();
+  if (registration_) {
+    const auto s = registration_->state();
+    j["up"] = s.up;
+    j["boots"] = s.boots;
+    j["lease"] = s.lease;
+    j["last_error"] = s.last_error;
+  }
+  j["mon_leader"] = monitor_ && monitor_->is_leader();
+  std::lock_guard<std::mutex> lock(mu_);
+  j["watch_error"] = watch_error_;
+  return j;
+}
+
+}  // namespace ec::osd

@@ -1,0 +1,64 @@
+// ClusterMembership: what an ec-osd does in a cluster (etcd_endpoints set): it registers and holds
+// its liveness lease (cluster/liveness/osd_registration.h), stands as a monitor candidate when
+// osd_mon_role is set (cluster/liveness/monitor.h), and follows the cluster map
+// (cluster/map/map_watcher.h), recording each epoch it receives and when.
+//
+// Start fails (and the daemon exits 1) when the endpoints do not parse, public_addr is a wildcard
+// (the map needs an address others can reach), or the boot is refused (another store's id, a
+// daemon of this id still alive: osd_registration.h) or cannot reach etcd within 30 s. Once
+// started, losing etcd does not stop the daemon: it serves with its last map and the pieces retry.
+//
+// Thread safety: Start/Stop from the main thread; StatusJson and the gauge from any.
+#pragma once
+
+#include <spdlog/logger.h>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cluster/liveness/monitor.h"
+#include "cluster/liveness/osd_registration.h"
+#include "cluster/map/map_watcher.h"
+#include "common/status.h"
+#include "osd/daemon/config.h"
+#include "osd/daemon/metrics.h"
+
+namespace ec::osd {
+
+class ClusterMembership {
+ public:
+  // `port` is the messenger's actual port; `store_uuid` the store's superblock uuid.
+  static Result<std::unique_ptr<ClusterMembership>> Start(const OsdConfig& config,
+                                                          std::uint16_t port,
+                                                          const std::string& store_uuid,
+                                                          MetricsRegistry* metrics,
+                                                          std::shared_ptr<spdlog::logger> log);
+  ~ClusterMembership();  // Stop()
+
+  // A clean leave: marks this OSD down in the map (one epoch), resigns the monitor role, stops
+  // following the map. Idempotent.
+  void Stop();
+
+  // {"epoch", "epoch_received_ms", "up", "boots", "lease", "mon_leader", "last_error"} for /status.
+  nlohmann::json StatusJson() const;
+  std::int64_t epoch() const { return epoch_.load(); }
+
+ private:
+  ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge* epoch_gauge);
+  void OnMap(const cluster::ClusterMap& map);
+
+  std::shared_ptr<spdlog::logger> log_;
+  Gauge* epoch_gauge_;
+  std::atomic<std::int64_t> epoch_{0};
+  std::atomic<std::int64_t> epoch_received_ms_{0};
+  std::unique_ptr<cluster::OsdRegistration> registration_;
+  std::unique_ptr<cluster::Monitor> monitor_;
+  std::unique_ptr<cluster::MapWatcher> watcher_;
+  mutable std::mutex mu_;
+  std::string watch_error_;
+};
+
+}  // namespace ec::osd
