@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "cluster/etcd/http_connection.h"
 #include "cluster/liveness/liveness_keys.h"
 #include "cluster/map/map_store.h"
@@ -55,6 +57,9 @@ Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
   ro.uuid = store_uuid;
   ro.prefix = c.etcd_prefix;
   ro.grace = c.osd_heartbeat_grace;
+  // A daemon that cannot reach etcd says so and exits rather than hang (twice the grace, >= 5 s).
+  ro.boot_timeout =
+      std::max<std::chrono::milliseconds>(2 * c.osd_heartbeat_grace, std::chrono::seconds(5));
   ro.log = logline;
   auto reg = cluster::OsdRegistration::Start(client, ro);
   if (!reg.ok())

@@ -5,8 +5,9 @@
 //
 // Start fails (and the daemon exits 1) when the endpoints do not parse, public_addr is a wildcard
 // (the map needs an address others can reach), or the boot is refused (another store's id, a
-// daemon of this id still alive: osd_registration.h) or cannot reach etcd within 30 s. Once
-// started, losing etcd does not stop the daemon: it serves with its last map and the pieces retry.
+// daemon of this id still alive: osd_registration.h) or cannot reach etcd within twice the grace
+// (at least 5 s). Once started, losing etcd does not stop the daemon: it serves with its last map
+// and the pieces retry.
 //
 // Thread safety: Start/Stop from the main thread; StatusJson and the gauge from any.
 #pragma once

@@ -1,0 +1,200 @@
+// OSD liveness with real processes: a real etcd (testing::EtcdServer) and real ec-osd daemons
+// joining it (--set etcd_endpoints=...). Boot into the map, kill -9 -> down within the grace, a
+// restart comes back up, SIGTERM marks down at once, a second store claiming an id is refused, an
+// unreachable etcd fails the start naming the endpoint, etcd restarting under running daemons,
+// and every daemon following each map epoch.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cluster/etcd/etcd_client.h"
+#include "cluster/etcd/etcd_test_server.h"
+#include "cluster/liveness/liveness_keys.h"
+#include "cluster/map/map_store.h"
+#include "tests/osd/osd_process.h"
+#include "tests/system_test_support.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ec::cluster::ClusterMap;
+using ec::cluster::MapChange;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr int kGraceSeconds = 2;
+
+class ClusterLiveness : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(etcd_.Start().ok());
+    client_ = std::make_unique<ec::etcd::Client>(etcd_.client_options());
+    store_ = std::make_unique<ec::cluster::MapStore>(client_.get());
+  }
+  std::string Endpoint() const {
+    return "http://127.0.0.1:" + std::to_string(etcd_.endpoint().port);
+  }
+  std::vector<std::string> ClusterArgs(int host) const {
+    return {"--set", "etcd_endpoints=" + Endpoint(),
+            "--set", "osd_heartbeat_grace=" + std::to_string(kGraceSeconds) + "s",
+            "--set", "mon_osd_down_out_interval=0",
+            "--set", "host=h" + std::to_string(host)};
+  }
+  // Makes and starts osd.<id> in its own folder.
+  std::unique_ptr<ectest::OsdProcess> StartOsd(int id) {
+    const auto dir = dir_.path() / ("osd" + std::to_string(id));
+    std::filesystem::create_directories(dir);
+    auto p = std::make_unique<ectest::OsdProcess>(dir, id);
+    EXPECT_EQ(p->Mkfs().exit_code, 0);
+    EXPECT_TRUE(p->Start(ClusterArgs(id)));
+    return p;
+  }
+  ClusterMap Map() {
+    auto m = store_->Load();
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? *m : ClusterMap{};
+  }
+  milliseconds WaitFor(const std::function<bool(const ClusterMap&)>& pred, milliseconds limit) {
+    const auto start = Clock::now();
+    while (Clock::now() - start < limit) {
+      auto m = store_->Load();
+      if (m.ok() && pred(*m)) return std::chrono::duration_cast<milliseconds>(Clock::now() - start);
+      std::this_thread::sleep_for(milliseconds(20));
+    }
+    return milliseconds(-1);
+  }
+  // The map epoch an OSD reports in /status, and when it received it (wall ms); -1 if unknown.
+  static std::pair<std::int64_t, std::int64_t> OsdEpoch(const ectest::OsdProcess& p) {
+    auto j = nlohmann::json::parse(ectest::HttpGet(p.metrics_port(), "/status"), nullptr, false);
+    if (j.is_discarded() || !j.contains("cluster")) return {-1, -1};
+    return {j["cluster"].value("epoch", std::int64_t{-1}),
+            j["cluster"].value("epoch_received_ms", std::int64_t{-1})};
+  }
+
+  ec::etcd::testing::EtcdServer etcd_;
+  std::unique_ptr<ec::etcd::Client> client_;
+  std::unique_ptr<ec::cluster::MapStore> store_;
+  ectest::TempDir dir_;
+};
+
+TEST_F(ClusterLiveness, KillIsDownWithinTheGraceRestartIsUpTermIsDownAtOnce) {
+  std::vector<std::unique_ptr<ectest::OsdProcess>> osds;
+  for (int id = 0; id < 3; ++id) osds.push_back(StartOsd(id));
+  ClusterMap m = Map();
+  ASSERT_EQ(m.osds.size(), 3u);
+  for (const auto& [id, o] : m.osds) {
+    EXPECT_TRUE(o.up) << id;
+    EXPECT_TRUE(o.in) << id;
+    EXPECT_EQ(o.host, "h" + std::to_string(id));
+    EXPECT_EQ(o.addr, "127.0.0.1:" + std::to_string(osds[id]->port()));
+  }
+  EXPECT_EQ(m.epoch, 3);
+
+  EXPECT_EQ(osds[1]->Kill(), 128 + 9);
+  const milliseconds to_down =
+      WaitFor([](const ClusterMap& m) { return !m.osds.at(1).up; }, seconds(kGraceSeconds + 5));
+  ASSERT_GE(to_down.count(), 0) << "osd.1 never marked down";
+  std::printf("kill -9 -> down in the map: %lld ms (osd_heartbeat_grace %d s)\n",
+              static_cast<long long>(to_down.count()), kGraceSeconds);
+  EXPECT_LE(to_down, seconds(kGraceSeconds) + milliseconds(1500));
+  EXPECT_TRUE(Map().osds.at(0).up);
+  EXPECT_TRUE(Map().osds.at(2).up);
+
+  // Restarted (its store is the same): up again.
+  ASSERT_TRUE(osds[1]->Start(ClusterArgs(1)));
+  m = Map();
+  EXPECT_TRUE(m.osds.at(1).up);
+  EXPECT_EQ(m.osds.at(1).addr, "127.0.0.1:" + std::to_string(osds[1]->port()));
+
+  // A kill -9 and an immediate restart: the new daemon takes over the old one's liveness key.
+  EXPECT_EQ(osds[2]->Kill(), 128 + 9);
+  const auto restart = Clock::now();
+  ASSERT_TRUE(osds[2]->Start(ClusterArgs(2)));
+  EXPECT_LT(Clock::now() - restart, seconds(kGraceSeconds));
+  EXPECT_TRUE(Map().osds.at(2).up);
+
+  // SIGTERM: the daemon marks itself down before it exits.
+  EXPECT_EQ(osds[0]->Terminate(), 0);
+  m = Map();
+  EXPECT_FALSE(m.osds.at(0).up);
+  EXPECT_FALSE(client_->Get(ec::cluster::AliveKey("/ecstore/", 0)).ok());
+}
+
+TEST_F(ClusterLiveness, AnotherStoreWithATakenIdIsRefused) {
+  auto first = StartOsd(0);
+  std::filesystem::create_directories(dir_.path() / "second");
+  ectest::OsdProcess second(dir_.path() / "second", 0);
+  ASSERT_EQ(second.Mkfs().exit_code, 0);
+  std::vector<std::string> args = second.BaseArgs();
+  for (const std::string& a : ClusterArgs(9)) args.push_back(a);
+  ectest::ProcessResult r = ectest::RunOsdTool(args);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("osd.0 belongs to another store"), std::string::npos) << r.err;
+  EXPECT_TRUE(Map().osds.at(0).up);
+  EXPECT_EQ(Map().osds.at(0).host, "h0");
+}
+
+TEST_F(ClusterLiveness, UnreachableEtcdFailsTheStartNamingIt) {
+  std::filesystem::create_directories(dir_.path() / "lonely");
+  ectest::OsdProcess p(dir_.path() / "lonely", 4);
+  ASSERT_EQ(p.Mkfs().exit_code, 0);
+  std::uint16_t port = 0;
+  const int fd = ec::etcd::testing::EtcdServer::BindLoopback(/*listen=*/false, &port);
+  ASSERT_GE(fd, 0);
+  std::vector<std::string> args = p.BaseArgs();
+  for (const std::string& a :
+       {std::string("--set"), "etcd_endpoints=http://127.0.0.1:" + std::to_string(port),
+        std::string("--set"), std::string("etcd_op_timeout=200ms"), std::string("--set"),
+        std::string("osd_heartbeat_grace=2s")})
+    args.push_back(a);
+  const auto start = Clock::now();
+  ectest::ProcessResult r = ectest::RunOsdTool(args);
+  ::close(fd);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("127.0.0.1:" + std::to_string(port)), std::string::npos) << r.err;
+  EXPECT_LT(Clock::now() - start, seconds(20));
+}
+
+// etcd killed and restarted under running daemons: they keep serving, stay up, and follow the
+// next epoch. Then, for the record, how long each map change takes to reach every daemon.
+TEST_F(ClusterLiveness, DaemonsRideOutAnEtcdRestartAndFollowEveryEpoch) {
+  std::vector<std::unique_ptr<ectest::OsdProcess>> osds;
+  for (int id = 0; id < 3; ++id) osds.push_back(StartOsd(id));
+  etcd_.Kill();
+  std::this_thread::sleep_for(milliseconds(800));
+  for (auto& p : osds) EXPECT_FALSE(ectest::HttpGet(p->metrics_port(), "/status").empty());
+  ASSERT_TRUE(etcd_.Restart().ok());
+
+  std::vector<double> lag_ms;
+  for (int i = 0; i < 20; ++i) {
+    ec::cluster::EcProfile prof{"p" + std::to_string(i), {{"k", "2"}, {"m", "1"}}};
+    const std::int64_t sent = ec::cluster::WallClockMs();
+    auto applied = store_->Apply({MapChange::PutProfile(prof)});
+    ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+    for (auto& p : osds) {
+      const auto deadline = Clock::now() + seconds(5);
+      std::pair<std::int64_t, std::int64_t> seen{-1, -1};
+      while (Clock::now() < deadline) {
+        seen = OsdEpoch(*p);
+        if (seen.first >= applied->epoch) break;
+        std::this_thread::sleep_for(milliseconds(5));
+      }
+      ASSERT_GE(seen.first, applied->epoch) << "a daemon did not follow epoch " << applied->epoch;
+      if (seen.first == applied->epoch) lag_ms.push_back(static_cast<double>(seen.second - sent));
+    }
+  }
+  std::sort(lag_ms.begin(), lag_ms.end());
+  ASSERT_FALSE(lag_ms.empty());
+  std::printf("map change -> daemon has it: %zu samples, p50 %.0f ms, p99 %.0f ms, max %.0f ms\n",
+              lag_ms.size(), lag_ms[lag_ms.size() / 2],
+              lag_ms[std::min(lag_ms.size() - 1, lag_ms.size() * 99 / 100)], lag_ms.back());
+  ClusterMap m = Map();
+  for (const auto& [id, o] : m.osds) EXPECT_TRUE(o.up) << "osd." << id << " after etcd restart";
+}
+
+}  // namespace
