@@ -117,6 +117,13 @@ CommandResult ChangeMap(const AdminContext& ctx,
     Result<ClusterMap> applied = ctx.store->Apply(plan->changes, guard);
     if (applied.ok()) return Success(std::move(plan->out), std::move(plan->err));
     if (applied.status().code() == ECANCELED) continue;
+    // Apply re-validates the change set itself when the epoch moved, so a refusal (EEXIST for a
+    // pool another writer just created) may come from a newer map than the one decided on:
+    // decide again on that map, which gives Ceph's answer for it ("already exists").
+    if (!IsConnectionError(applied.status().code())) {
+      Result<ClusterMap> now = ctx.store->Load();
+      if (now.ok() && now->epoch_mod_revision != map->epoch_mod_revision) continue;
+    }
     return ErrorResult(FromStore(ctx, applied.status()));
   }
   return ErrorResult(Status::Retryable(EAGAIN, "the map kept changing; try again"));

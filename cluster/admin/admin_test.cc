@@ -3,11 +3,13 @@
 // messages, every error, and that no command leaves the map half-changed.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cluster/admin/admin_command.h"
@@ -682,6 +684,39 @@ TEST_F(AdminTest, StatusAndHealthDetailWithOsdsDown) {
   Ok("osd out 1 2 3");
   EXPECT_EQ(Json("status")["health"]["checks"].count("OSD_DOWN"), 0u);
   EXPECT_EQ(Json("health detail")["checks"]["PG_AVAILABILITY"]["detail"].size(), 8u);
+}
+
+// Three threads race to create the same pools: each pool is created exactly once (one epoch
+// each), the losers see "already exists" on the map they re-decide on, nothing fails.
+TEST_F(AdminTest, RacingCommandsDecideOnTheMapTheyChange) {
+  Ok("osd erasure-code-profile set rs k=2 m=1");
+  const std::int64_t epoch = Map().epoch;
+  constexpr int kPools = 8;
+  std::atomic<int> created{0}, existed{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPools; ++i) {
+        const std::string name = "p" + std::to_string(i);
+        CommandResult r = RunCommand(Split("osd pool create " + name + " 4 erasure rs"), ctx_);
+        if (r.exit_code != 0) {
+          ++failed;
+        } else if (r.err == "pool '" + name + "' created\n") {
+          ++created;
+        } else if (r.err == "pool '" + name + "' already exists\n") {
+          ++existed;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(created.load(), kPools);
+  EXPECT_EQ(existed.load(), 2 * kPools);
+  const ClusterMap map = Map();
+  EXPECT_EQ(map.pools.size(), static_cast<std::size_t>(kPools));
+  EXPECT_EQ(map.pool_max, map.pools.rbegin()->first);
+  EXPECT_EQ(map.epoch, epoch + kPools);
 }
 
 // ---- faults ----------------------------------------------------------------------------------
