@@ -1,0 +1,262 @@
+#include "cluster/admin/admin_command.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "cluster/admin/commands.h"
+#include "cluster/admin/status_report.h"
+
+namespace ec::cluster::admin {
+namespace {
+
+constexpr int kDecideAttempts = 8;
+
+bool IsConnectionError(int code) {
+  return code == ECONNREFUSED || code == ETIMEDOUT || code == ECONNRESET || code == EHOSTUNREACH ||
+         code == ENETUNREACH;
+}
+
+// An error from etcd or the map, with the endpoints named when etcd could not be reached.
+Status FromStore(const AdminContext& ctx, const Status& s) {
+  if (IsConnectionError(s.code())) {
+    return Status::Error(s.code(),
+                         "cannot reach etcd at " + ctx.etcd_endpoints + ": " + s.message());
+  }
+  return s;
+}
+
+bool StartsWith(const Words& words, std::initializer_list<const char*> prefix) {
+  if (words.size() < prefix.size()) return false;
+  std::size_t i = 0;
+  for (const char* p : prefix) {
+    if (words[i++] != p) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string ErrnoName(int code) {
+  switch (code) {
+#define EC_ERRNO(name) \
+  case name:           \
+    return #name;
+    EC_ERRNO(EPERM)
+    EC_ERRNO(ENOENT)
+    EC_ERRNO(EIO)
+    EC_ERRNO(E2BIG)
+    EC_ERRNO(EAGAIN)
+    EC_ERRNO(EACCES)
+    EC_ERRNO(EBUSY)
+    EC_ERRNO(EEXIST)
+    EC_ERRNO(EINVAL)
+    EC_ERRNO(EFBIG)
+    EC_ERRNO(ERANGE)
+    EC_ERRNO(ENOSPC)
+    EC_ERRNO(EPROTO)
+    EC_ERRNO(EBADMSG)
+    EC_ERRNO(EMSGSIZE)
+    EC_ERRNO(ENOTSUP)
+    EC_ERRNO(ECANCELED)
+    EC_ERRNO(ENETUNREACH)
+    EC_ERRNO(ECONNRESET)
+    EC_ERRNO(ETIMEDOUT)
+    EC_ERRNO(ECONNREFUSED)
+    EC_ERRNO(EHOSTUNREACH)
+#undef EC_ERRNO
+    default:
+      return "E" + std::to_string(code);
+  }
+}
+
+CommandResult ErrorResult(const Status& status) {
+  return CommandResult{1, "", "Error " + ErrnoName(status.code()) + ": " + status.message() + "\n"};
+}
+
+CommandResult Success(std::string out, std::string err) {
+  if (!err.empty() && err.back() != '\n') err += "\n";
+  return CommandResult{0, std::move(out), std::move(err)};
+}
+
+CommandResult UsageError(const std::string& what, const std::string& usage) {
+  std::string message = "invalid command: " + what;
+  if (!usage.empty()) message += "; usage: " + usage;
+  return ErrorResult(Status::Invalid(message));
+}
+
+std::int64_t NowMs(const AdminContext& ctx) {
+  if (ctx.now_ms) return ctx.now_ms();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<ClusterMap> LoadMap(const AdminContext& ctx) {
+  Result<ClusterMap> map = ctx.store->Load();
+  if (!map.ok()) return FromStore(ctx, map.status());
+  return map;
+}
+
+CommandResult ChangeMap(const AdminContext& ctx,
+                        const std::function<Result<Plan>(const ClusterMap&)>& decide) {
+  for (int attempt = 0; attempt < kDecideAttempts; ++attempt) {
+    Result<ClusterMap> map = LoadMap(ctx);
+    if (!map.ok()) return ErrorResult(map.status());
+    Result<Plan> plan = decide(*map);
+    if (!plan.ok()) return ErrorResult(plan.status());
+    if (plan->changes.empty()) return Success(std::move(plan->out), std::move(plan->err));
+    // The plan holds for this map only: the guard makes Apply refuse it if the epoch moved.
+    TxnGuard guard;
+    etcd::Compare same_epoch;
+    same_epoch.target = etcd::Compare::Target::kMod;
+    same_epoch.result = etcd::Compare::Result::kEqual;
+    same_epoch.key = EpochKey(ctx.store->prefix());
+    same_epoch.number = map->epoch_mod_revision;
+    guard.compares.push_back(std::move(same_epoch));
+    Result<ClusterMap> applied = ctx.store->Apply(plan->changes, guard);
+    if (applied.ok()) return Success(std::move(plan->out), std::move(plan->err));
+    if (applied.status().code() == ECANCELED) continue;
+    // Apply re-validates the change set itself when the epoch moved, so a refusal (EEXIST for a
+    // pool another writer just created) may come from a newer map than the one decided on:
+    // decide again on that map, which gives Ceph's answer for it ("already exists").
+    if (!IsConnectionError(applied.status().code())) {
+      Result<ClusterMap> now = ctx.store->Load();
+      if (now.ok() && now->epoch_mod_revision != map->epoch_mod_revision) continue;
+    }
+    return ErrorResult(FromStore(ctx, applied.status()));
+  }
+  return ErrorResult(Status::Retryable(EAGAIN, "the map kept changing; try again"));
+}
+
+const std::vector<CommandHelp>& CommandTable() {
+  static const std::vector<CommandHelp> table = {
+      {"osd erasure-code-profile set NAME [KEY=VALUE ...] [--force]",
+       "create an erasure-code profile (validated by loading its plugin)"},
+      {"osd erasure-code-profile get NAME", "show a profile"},
+      {"osd erasure-code-profile ls", "list profiles"},
+      {"osd erasure-code-profile rm NAME", "remove a profile no pool uses"},
+      {"osd pool create NAME PG_NUM [PGP_NUM] erasure [PROFILE]",
+       "create an erasure-coded pool (PROFILE default: default)"},
+      {"osd pool ls [detail]", "list pools"},
+      {"osd pool rm NAME NAME --yes-i-really-really-mean-it", "remove a pool"},
+      {"osd tree", "OSDs by host, with status and weight"},
+      {"osd out ID [ID ...]", "mark OSDs out (ID: N or osd.N)"},
+      {"osd in ID [ID ...]", "mark OSDs in"},
+      {"osd rm ID [ID ...]", "remove OSDs that are down"},
+      {"osd dump", "the whole map"},
+      {"osd map POOL OBJECT", "the PG of an object and its up and acting OSDs"},
+      {"status", "cluster status (also: -s)"},
+      {"health [detail]", "cluster health"},
+  };
+  return table;
+}
+
+std::string UsageOf(const std::string& prefix) {
+  for (const CommandHelp& c : CommandTable()) {
+    const std::string syntax = c.syntax;
+    if (syntax.compare(0, prefix.size(), prefix) == 0 &&
+        (syntax.size() == prefix.size() || syntax[prefix.size()] == ' ')) {
+      return syntax;
+    }
+  }
+  return "";
+}
+
+std::string HelpText() {
+  std::string out =
+      "usage: ec-admin [-c CONF] [--format plain|json|json-pretty] COMMAND ...\n"
+      "       ec-admin -s\n\n"
+      "The cluster map's admin tool, with Ceph's `ceph` command syntax.\n\n"
+      "global flags:\n"
+      "  -c, --conf CONF      config file (else $EC_CONF, else /etc/ecstore/ecstore.conf)\n"
+      "  -f, --format FMT     plain (default), json or json-pretty\n"
+      "  -s, --status         the same as the command `status`\n"
+      "  -h, --help           this text\n"
+      "  --version            print the version\n\n"
+      "commands:\n";
+  std::size_t width = 0;
+  for (const CommandHelp& c : CommandTable()) width = std::max(width, std::strlen(c.syntax));
+  for (const CommandHelp& c : CommandTable()) {
+    out += "  " + std::string(c.syntax) + std::string(width - std::strlen(c.syntax) + 2, ' ') +
+           c.text + "\n";
+  }
+  return out;
+}
+
+Result<GlobalArgs> ParseGlobalArgs(const std::vector<std::string>& args) {
+  GlobalArgs g;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* flag) -> Result<std::string> {
+      if (i + 1 >= args.size()) {
+        return Status::Invalid(std::string("option ") + flag + " needs a value");
+      }
+      return args[++i];
+    };
+    std::string text;
+    if (a == "-c" || a == "--conf") {
+      Result<std::string> v = value(a.c_str());
+      if (!v.ok()) return v.status();
+      g.conf = *v;
+    } else if (a.rfind("--conf=", 0) == 0) {
+      g.conf = a.substr(7);
+    } else if (a == "-f" || a == "--format" || a.rfind("--format=", 0) == 0) {
+      if (a.rfind("--format=", 0) == 0) {
+        text = a.substr(9);
+      } else {
+        Result<std::string> v = value(a.c_str());
+        if (!v.ok()) return v.status();
+        text = *v;
+      }
+      Result<Format> f = ParseFormat(text);
+      if (!f.ok()) return f.status();
+      g.format = *f;
+    } else if (a == "-s" || a == "--status") {
+      g.words.push_back("status");
+    } else if (a == "-h" || a == "--help") {
+      g.help = true;
+    } else if (a == "--version") {
+      g.version = true;
+    } else {
+      g.words.push_back(a);
+    }
+  }
+  return g;
+}
+
+CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx) {
+  const bool status = words.size() == 1 && words[0] == "status";
+  const bool health = !words.empty() && words[0] == "health" &&
+                      (words.size() == 1 || (words.size() == 2 && words[1] == "detail"));
+  if (!status && !health) {
+    return UsageError(
+        "'" + words[0] + "' takes " + (words[0] == "status" ? "no arguments" : "only 'detail'"),
+        UsageOf(words[0]));
+  }
+  Result<ClusterMap> map = LoadMap(ctx);
+  if (!map.ok()) return ErrorResult(map.status());
+  Result<StatusReport> report = BuildStatusReport(*map, ctx.cluster_id);
+  if (!report.ok()) return ErrorResult(report.status());
+  const bool detail = words.size() == 2;
+  if (ctx.format != Format::kPlain) {
+    return Success(
+        DumpJson(status ? StatusJson(*report) : HealthJson(*report, detail), ctx.format));
+  }
+  return Success(status ? RenderStatusPlain(*report, NowMs(ctx))
+                        : RenderHealthPlain(*report, detail));
+}
+
+CommandResult RunCommand(const std::vector<std::string>& words, const AdminContext& ctx) {
+  if (words.empty()) return UsageError("no command given; see ec-admin --help", "");
+  if (ctx.store == nullptr) return ErrorResult(Status::Invalid("no map store"));
+  if (StartsWith(words, {"osd", "erasure-code-profile"})) {
+    return RunProfileCommand(Tail(words, 2), ctx);
+  }
+  if (StartsWith(words, {"osd", "pool"})) return RunPoolCommand(Tail(words, 2), ctx);
+  if (StartsWith(words, {"osd"})) return RunOsdCommand(Tail(words, 1), ctx);
+  if (words[0] == "status" || words[0] == "health") return RunStatusCommand(words, ctx);
+  return UsageError("unknown command '" + words[0] + "'; see ec-admin --help", "");
+}
+
+}  // namespace ec::cluster::admin

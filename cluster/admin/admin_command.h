@@ -1,0 +1,82 @@
+// ec-admin's commands (issue 13 item 5): Ceph's `ceph` syntax, run against the cluster map.
+//
+// Everything ec-admin does is here, so that tests drive it in-process; tools/ec_admin is only
+// main(): it reads the config, makes the etcd client and calls ParseGlobalArgs and RunCommand.
+//
+// Commands (HelpText() lists them with their arguments):
+//   osd erasure-code-profile set|get|ls|rm     osd pool create|ls|rm
+//   osd tree | osd out|in|rm ID... | osd dump  osd map POOL OBJECT
+//   status (also the global flag -s) | health [detail]
+//
+// Output, as Ceph's CLI: data goes to stdout (CommandResult::out) in the requested format;
+// status messages Ceph prints on stderr ("pool 'p' created", "marked out osd.1. ") go to
+// CommandResult::err; an error is one line "Error ENOENT: <message>" on stderr and exit code 1.
+// Usage errors (unknown command, wrong arity, a bad global flag) are "Error EINVAL: ..." naming
+// the command, exit 1.
+//
+// Every command that changes the map does it with ONE MapStore::Apply, guarded by the epoch it
+// decided on (if the map changed in between, the command is decided again on the new map, up to
+// 8 times): a command never leaves the map half-changed, and its checks (profile equal, pool
+// exists) hold for the map it changes.
+//
+// Thread safety: RunCommand may be called from several threads with distinct contexts; it keeps
+// no state between calls. It loads erasure-code plugins through ec::PluginRegistry (thread-safe).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cluster/admin/format.h"
+#include "cluster/map/map_store.h"
+#include "common/status.h"
+
+namespace ec::cluster::admin {
+
+struct CommandResult {
+  int exit_code = 0;  // 0 success, 1 any error
+  std::string out;    // stdout
+  std::string err;    // stderr
+};
+
+// The global flags of ec-admin, taken out of the command line wherever they appear:
+//   -c CONF | --conf CONF | --conf=CONF     the config file
+//   -f FMT | --format FMT | --format=FMT    plain | json | json-pretty
+//   -s | --status                           the command `status` (as `ceph -s`)
+//   -h | --help, --version
+// Every other word (commands, their arguments, and command flags such as --force and
+// --yes-i-really-really-mean-it) stays in `words`, in order.
+struct GlobalArgs {
+  std::string conf;
+  Format format = Format::kPlain;
+  bool help = false;
+  bool version = false;
+  std::vector<std::string> words;
+};
+
+// Errors: EINVAL for a flag missing its value or an unknown format.
+Result<GlobalArgs> ParseGlobalArgs(const std::vector<std::string>& args);
+
+struct AdminContext {
+  const MapStore* store = nullptr;  // required; outlives the call
+  Format format = Format::kPlain;
+  std::string plugin_dir;      // erasure-code plugins; "" = the registry's default directory
+  std::string etcd_endpoints;  // as configured, for "cannot reach etcd at ..." messages
+  std::string cluster_id;      // shown as the cluster id by `status` (the map has no fsid yet)
+  // Wall clock in ms since 1970 (stamps of osd in/out, ages in `status`); null = system clock.
+  std::function<std::int64_t()> now_ms;
+};
+
+// Runs one command (the words after the program name, global flags already removed).
+CommandResult RunCommand(const std::vector<std::string>& words, const AdminContext& ctx);
+
+// `ec-admin --help`: the global flags and every command with its arguments.
+std::string HelpText();
+
+// "ENOENT", "EINVAL", ... for an errno value ("E<number>" when unnamed).
+std::string ErrnoName(int code);
+// The result of a failed command: exit 1, err "Error ENOENT: <message>\n".
+CommandResult ErrorResult(const Status& status);
+
+}  // namespace ec::cluster::admin

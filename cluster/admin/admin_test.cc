@@ -1,0 +1,760 @@
+// ec-admin's commands in-process (cluster/admin) against a real etcd (testing::EtcdServer, one per
+// suite; every test has its own key prefix): each command's output in plain and JSON, Ceph's
+// messages, every error, and that no command leaves the map half-changed.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cluster/admin/admin_command.h"
+#include "cluster/admin/pool_geometry.h"
+#include "cluster/admin/status_report.h"
+#include "cluster/etcd/etcd_client.h"
+#include "cluster/etcd/etcd_test_server.h"
+#include "cluster/map/map_store.h"
+
+namespace ec::cluster::admin {
+namespace {
+
+using etcd::testing::EtcdServer;
+using nlohmann::json;
+
+constexpr std::int64_t kNow = 1'700'000'000'000;  // ms since 1970
+
+std::vector<std::string> Split(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+class AdminTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = new EtcdServer;
+    Status st = server_->Start();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+
+  void SetUp() override {
+    ASSERT_TRUE(server_ != nullptr && server_->running());
+    client_ = std::make_unique<etcd::Client>(server_->client_options());
+    prefix_ = "/t" + std::to_string(next_prefix_++) + "/";
+    store_ = std::make_unique<MapStore>(client_.get(), prefix_);
+    ctx_.store = store_.get();
+    ctx_.etcd_endpoints = "http://" + server_->endpoint().ToString();
+    ctx_.cluster_id = "test-cluster";
+    ctx_.now_ms = [] { return kNow; };
+  }
+
+  CommandResult Run(const std::string& line, Format format = Format::kPlain) {
+    AdminContext ctx = ctx_;
+    ctx.format = format;
+    return RunCommand(Split(line), ctx);
+  }
+  // Runs a command that must succeed and returns its result.
+  CommandResult Ok(const std::string& line, Format format = Format::kPlain) {
+    CommandResult r = Run(line, format);
+    EXPECT_EQ(r.exit_code, 0) << line << "\n" << r.err;
+    return r;
+  }
+  json Json(const std::string& line) {
+    CommandResult r = Ok(line, Format::kJson);
+    json j = json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << r.out;
+    return j;
+  }
+  // A command that must fail with "Error <name>: ..." (exit 1, nothing on stdout).
+  std::string Fails(const std::string& line, const std::string& errno_name) {
+    CommandResult r = Run(line);
+    EXPECT_EQ(r.exit_code, 1) << line;
+    EXPECT_EQ(r.out, "") << line;
+    EXPECT_EQ(r.err.rfind("Error " + errno_name + ": ", 0), 0u) << line << "\n" << r.err;
+    return r.err;
+  }
+  ClusterMap Map() {
+    Result<ClusterMap> m = store_->Load();
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? *m : ClusterMap{};
+  }
+  void Boot(int id, const std::string& host) {
+    Result<ClusterMap> m =
+        store_->Apply({MapChange::OsdBoot(id, "127.0.0.1:" + std::to_string(6800 + id), host,
+                                          "uuid-" + std::to_string(id), kNow - 90'000)});
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+  }
+  void Down(int id) {
+    Result<ClusterMap> m = store_->Apply({MapChange::OsdDown(id, kNow - 1000)});
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+  }
+  // OSDs 0..n-1 on `hosts` hosts h0, h1, ... (round robin).
+  void BootCluster(int n, int hosts) {
+    for (int i = 0; i < n; ++i) Boot(i, "h" + std::to_string(i % hosts));
+  }
+
+  static EtcdServer* server_;
+  static int next_prefix_;
+  std::unique_ptr<etcd::Client> client_;
+  std::unique_ptr<MapStore> store_;
+  std::string prefix_;
+  AdminContext ctx_;
+};
+
+EtcdServer* AdminTest::server_ = nullptr;
+int AdminTest::next_prefix_ = 0;
+
+// ---- global flags, formats, usage ----------------------------------------------------------
+
+TEST(AdminArgs, GlobalFlagsAnywhere) {
+  Result<GlobalArgs> g =
+      ParseGlobalArgs({"osd", "-c", "/x.conf", "pool", "--format", "json-pretty", "ls", "--force"});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(g->conf, "/x.conf");
+  EXPECT_EQ(g->format, Format::kJsonPretty);
+  EXPECT_EQ(g->words, (std::vector<std::string>{"osd", "pool", "ls", "--force"}));
+
+  g = ParseGlobalArgs({"-s", "-f", "json", "--conf=/y.conf"});
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->words, (std::vector<std::string>{"status"}));
+  EXPECT_EQ(g->format, Format::kJson);
+  EXPECT_EQ(g->conf, "/y.conf");
+
+  g = ParseGlobalArgs({"--help"});
+  ASSERT_TRUE(g.ok());
+  EXPECT_TRUE(g->help);
+  g = ParseGlobalArgs({"--version"});
+  ASSERT_TRUE(g.ok());
+  EXPECT_TRUE(g->version);
+
+  EXPECT_EQ(ParseGlobalArgs({"status", "-c"}).status().code(), EINVAL);
+  g = ParseGlobalArgs({"--format", "xml", "status"});
+  ASSERT_FALSE(g.ok());
+  EXPECT_TRUE(Contains(g.status().message(), "unknown format 'xml'"));
+}
+
+TEST(AdminArgs, HelpListsEveryCommand) {
+  const std::string help = HelpText();
+  for (const char* c :
+       {"osd erasure-code-profile set", "osd erasure-code-profile get",
+        "osd erasure-code-profile ls", "osd erasure-code-profile rm", "osd pool create",
+        "osd pool ls", "osd pool rm", "osd tree", "osd out", "osd in", "osd rm", "osd dump",
+        "osd map", "status", "health", "-s", "--format", "-c, --conf"}) {
+    EXPECT_TRUE(Contains(help, c)) << c;
+  }
+}
+
+TEST(AdminArgs, TextTableAndFormats) {
+  TextTable t;
+  t.AddColumn("ID", TextTable::Align::kRight);
+  t.AddColumn("NAME", TextTable::Align::kLeft);
+  t.AddRow({"-1", "root"});
+  t.AddRow({"10", "x"});
+  EXPECT_EQ(t.Render(), "ID  NAME\n-1  root\n10  x\n");
+  EXPECT_EQ(DumpJson(json{{"a", 1}}, Format::kJson), "{\"a\":1}\n");
+  EXPECT_EQ(DumpJson(json{{"a", 1}}, Format::kJsonPretty), "{\n    \"a\": 1\n}\n");
+  EXPECT_EQ(ErrnoName(ENOENT), "ENOENT");
+  EXPECT_EQ(ErrnoName(EBADMSG), "EBADMSG");
+  EXPECT_EQ(ErrorResult(Status::NotFound("x")).err, "Error ENOENT: x\n");
+}
+
+TEST_F(AdminTest, UsageErrorsNameTheCommand) {
+  EXPECT_TRUE(Contains(Fails("frobnicate", "EINVAL"), "unknown command 'frobnicate'"));
+  EXPECT_TRUE(Contains(Fails("osd frob", "EINVAL"), "unknown command 'osd frob'"));
+  EXPECT_TRUE(Contains(Fails("osd pool frob", "EINVAL"), "'osd pool frob'"));
+  EXPECT_TRUE(Contains(Fails("osd erasure-code-profile", "EINVAL"), "osd erasure-code-profile"));
+  EXPECT_TRUE(Contains(Fails("osd map p", "EINVAL"), "osd map POOL OBJECT"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p", "EINVAL"), "osd pool create NAME PG_NUM"));
+  EXPECT_TRUE(Contains(Fails("osd erasure-code-profile get", "EINVAL"),
+                       "osd erasure-code-profile get NAME"));
+  EXPECT_TRUE(Contains(Fails("osd tree x", "EINVAL"), "osd tree"));
+  EXPECT_TRUE(Contains(Fails("status now", "EINVAL"), "'status' takes no arguments"));
+  EXPECT_TRUE(Contains(Fails("health everything", "EINVAL"), "health [detail]"));
+  EXPECT_TRUE(Contains(Fails("osd out", "EINVAL"), "osd out ID"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 8 erasure rs extra", "EINVAL"), "too many"));
+  EXPECT_EQ(Run("").exit_code, 1);
+}
+
+// ---- erasure-code profiles -------------------------------------------------------------------
+
+TEST_F(AdminTest, ProfileSetGetLsWithCephDefaults) {
+  CommandResult set = Ok("osd erasure-code-profile set rs k=4 m=2");
+  EXPECT_EQ(set.out, "");
+  EXPECT_EQ(set.err, "");
+  const std::string get = Ok("osd erasure-code-profile get rs").out;
+  // The plugin's normalised profile: the given keys plus Ceph's defaults.
+  EXPECT_EQ(get,
+            "crush-device-class=\ncrush-failure-domain=host\ncrush-root=default\n"
+            "jerasure-per-chunk-alignment=false\nk=4\nm=2\nplugin=jerasure\n"
+            "technique=reed_sol_van\nw=8\n");
+  json j = Json("osd erasure-code-profile get rs");
+  EXPECT_EQ(j["k"], "4");
+  EXPECT_EQ(j["plugin"], "jerasure");
+  EXPECT_EQ(j["crush-failure-domain"], "host");
+
+  // No keys at all: Ceph's default profile.
+  Ok("osd erasure-code-profile set plain");
+  EXPECT_EQ(Json("osd erasure-code-profile get plain")["k"], "2");
+  EXPECT_EQ(Json("osd erasure-code-profile get plain")["m"], "2");
+
+  EXPECT_EQ(Ok("osd erasure-code-profile ls").out, "plain\nrs\n");
+  EXPECT_EQ(Json("osd erasure-code-profile ls"), json::array({"plain", "rs"}));
+  EXPECT_TRUE(
+      Contains(Ok("osd erasure-code-profile ls", Format::kJsonPretty).out, "[\n    \"plain\""));
+}
+
+TEST_F(AdminTest, ProfileSetAgainEqualIsNoOpDifferentIsRefused) {
+  Ok("osd erasure-code-profile set rs k=4 m=2");
+  const std::int64_t epoch = Map().epoch;
+  // The same profile (the defaults written out or not): success, nothing written.
+  Ok("osd erasure-code-profile set rs k=4 m=2");
+  Ok("osd erasure-code-profile set rs k=4 m=2 plugin=jerasure technique=reed_sol_van w=8");
+  EXPECT_EQ(Map().epoch, epoch);
+
+  const std::string err = Fails("osd erasure-code-profile set rs k=3 m=2", "EPERM");
+  EXPECT_TRUE(Contains(err,
+                       "will not override erasure code profile rs because the existing profile "
+                       "{crush-device-class=,crush-failure-domain=host,crush-root=default,"
+                       "jerasure-per-chunk-alignment=false,k=4,m=2,"))
+      << err;
+  EXPECT_TRUE(Contains(err, "is different from the proposed profile {"));
+  EXPECT_TRUE(Contains(err, ",k=3,m=2,"));
+  EXPECT_EQ(Map().epoch, epoch);
+
+  Ok("osd erasure-code-profile set rs k=3 m=2 --force");
+  EXPECT_EQ(Map().epoch, epoch + 1);
+  EXPECT_EQ(Map().profiles.at("rs").profile.at("k"), "3");
+}
+
+TEST_F(AdminTest, ProfileValidatedByLoadingThePlugin) {
+  const std::int64_t epoch = Map().epoch;
+  std::string err = Fails("osd erasure-code-profile set bad plugin=nosuchplugin", "EINVAL");
+  EXPECT_TRUE(Contains(err, "nosuchplugin")) << err;
+  err = Fails("osd erasure-code-profile set bad technique=nosuch", "EINVAL");
+  EXPECT_TRUE(Contains(err, "technique=nosuch is not a valid coding technique")) << err;
+  err = Fails("osd erasure-code-profile set bad k=abc", "EINVAL");
+  EXPECT_TRUE(Contains(err, "k=abc")) << err;
+  err = Fails("osd erasure-code-profile set bad crush-failure-domain=rack", "EINVAL");
+  EXPECT_TRUE(Contains(err, "unknown crush-failure-domain 'rack'")) << err;
+  err = Fails("osd erasure-code-profile set bad k", "EINVAL");
+  EXPECT_TRUE(Contains(err, "'k': expected key=value")) << err;
+  err = Fails("osd erasure-code-profile set bad plugin=", "EINVAL");
+  EXPECT_TRUE(Contains(err, "no 'plugin' entry")) << err;
+  // stripe_unit: the plugin's chunk size for k * stripe_unit must be stripe_unit (Ceph's rule).
+  err = Fails("osd erasure-code-profile set bad k=4 m=2 stripe_unit=100", "EINVAL");
+  EXPECT_TRUE(Contains(err,
+                       "stripe_unit 100 does not match ec profile alignment. Would be padded "
+                       "to 128"))
+      << err;
+  err = Fails("osd erasure-code-profile set bad k=4 m=2 stripe_unit=4000", "EINVAL");
+  EXPECT_TRUE(Contains(err, "stripe_unit should be a multiple of 4096 bytes")) << err;
+  err = Fails("osd erasure-code-profile set bad k=4 m=2 stripe_unit=lots", "EINVAL");
+  EXPECT_TRUE(Contains(err, "could not parse stripe_unit 'lots'")) << err;
+  EXPECT_EQ(Map().epoch, epoch);
+  EXPECT_EQ(Map().profiles.count("bad"), 0u);
+
+  Ok("osd erasure-code-profile set su k=4 m=2 stripe_unit=4000 --force");
+  Ok("osd erasure-code-profile set su16 k=4 m=2 stripe_unit=16K");
+  Ok("osd erasure-code-profile set byosd k=4 m=2 crush-failure-domain=osd");
+  // Another plugin: the user's keys alone (not over the default profile's k=2 m=2), normalised
+  // by that plugin (CLAY's defaults k=4 m=2 d=k+m-1).
+  Ok("osd erasure-code-profile set clay plugin=clay");
+  EXPECT_EQ(Map().profiles.at("clay").profile.at("k"), "4");
+  EXPECT_EQ(Map().profiles.at("clay").profile.at("d"), "5");
+  EXPECT_EQ(Map().profiles.at("clay").profile.at("plugin"), "clay");
+}
+
+TEST_F(AdminTest, ProfileGetRmAndInUse) {
+  std::string err = Fails("osd erasure-code-profile get nope", "ENOENT");
+  EXPECT_EQ(err, "Error ENOENT: unknown erasure code profile 'nope'\n");
+  CommandResult rm = Ok("osd erasure-code-profile rm nope");
+  EXPECT_EQ(rm.err, "erasure-code-profile nope does not exist\n");
+
+  Ok("osd erasure-code-profile set rs k=4 m=2");
+  Ok("osd pool create p 8 erasure rs");
+  err = Fails("osd erasure-code-profile rm rs", "EBUSY");
+  EXPECT_TRUE(Contains(err, "erasure-code-profile rs is in use by pool p")) << err;
+  err = Fails("osd erasure-code-profile set rs k=3 m=2 --force", "EBUSY");
+  EXPECT_TRUE(Contains(err, "erasure-code-profile rs is in use by pool p")) << err;
+
+  Ok("osd pool rm p p --yes-i-really-really-mean-it");
+  rm = Ok("osd erasure-code-profile rm rs");
+  EXPECT_EQ(rm.err, "");
+  EXPECT_EQ(Map().profiles.count("rs"), 0u);
+}
+
+// ---- pools -----------------------------------------------------------------------------------
+
+TEST_F(AdminTest, PoolCreateAndLs) {
+  Ok("osd erasure-code-profile set rs k=4 m=2");
+  CommandResult r = Ok("osd pool create p 32 erasure rs");
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "pool 'p' created\n");
+  const ClusterMap map = Map();
+  const Pool* p = map.FindPool("p");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->pg_num, 32u);
+  EXPECT_EQ(p->stripe_unit, 4096u);
+  EXPECT_EQ(p->min_size, 5);  // k + 1 (m > 1)
+
+  r = Ok("osd pool create p 32 erasure rs");
+  EXPECT_EQ(r.err, "pool 'p' already exists\n");
+  EXPECT_EQ(Map().epoch, map.epoch);
+
+  // PGP_NUM equal to PG_NUM; a profile with m = 1 gets min_size k; its own stripe_unit.
+  Ok("osd erasure-code-profile set m1 k=2 m=1 stripe_unit=8K");
+  Ok("osd pool create q 16 16 erasure m1");
+  EXPECT_EQ(Map().FindPool("q")->min_size, 2);
+  EXPECT_EQ(Map().FindPool("q")->stripe_unit, 8192u);
+
+  EXPECT_EQ(Ok("osd pool ls").out, "p\nq\n");
+  EXPECT_EQ(Json("osd pool ls"), json::array({"p", "q"}));
+  const std::string detail = Ok("osd pool ls detail").out;
+  EXPECT_TRUE(Contains(detail, "pool " + std::to_string(p->id) +
+                                   " 'p' erasure profile rs size 6 min_size 5 pg_num 32 pgp_num "
+                                   "32 stripe_width 16384\n"))
+      << detail;
+  EXPECT_TRUE(Contains(detail,
+                       "'q' erasure profile m1 size 3 min_size 2 pg_num 16 pgp_num 16 "
+                       "stripe_width 16384\n"))
+      << detail;
+  json j = Json("osd pool ls detail");
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["pool_id"], p->id);
+  EXPECT_EQ(j[0]["pool_name"], "p");
+  EXPECT_EQ(j[0]["type"], 3);
+  EXPECT_EQ(j[0]["size"], 6);
+  EXPECT_EQ(j[0]["min_size"], 5);
+  EXPECT_EQ(j[0]["pg_num"], 32);
+  EXPECT_EQ(j[0]["pg_placement_num"], 32);
+  EXPECT_EQ(j[0]["erasure_code_profile"], "rs");
+  EXPECT_EQ(j[0]["stripe_width"], 16384);
+}
+
+TEST_F(AdminTest, PoolCreateMakesTheDefaultProfileInTheSameEpoch) {
+  const std::int64_t epoch = Map().epoch;
+  Ok("osd pool create p 8 erasure");
+  const ClusterMap map = Map();
+  EXPECT_EQ(map.epoch, epoch + 1);  // profile and pool in one change set
+  ASSERT_EQ(map.profiles.count("default"), 1u);
+  EXPECT_EQ(
+      map.profiles.at("default").profile,
+      (ec::Profile{{"k", "2"}, {"m", "2"}, {"plugin", "jerasure"}, {"technique", "reed_sol_van"}}));
+  EXPECT_EQ(map.FindPool("p")->profile, "default");
+  EXPECT_EQ(map.FindPool("p")->min_size, 3);
+  // A second pool uses the existing default profile.
+  Ok("osd pool create q 8 erasure default");
+  EXPECT_EQ(Map().epoch, epoch + 2);
+}
+
+TEST_F(AdminTest, PoolCreateErrors) {
+  Ok("osd erasure-code-profile set rs k=4 m=2");
+  const std::int64_t epoch = Map().epoch;
+  EXPECT_EQ(Fails("osd pool create p 8 replicated", "EINVAL"),
+            "Error EINVAL: only erasure pools are supported\n");
+  EXPECT_EQ(Fails("osd pool create p 8", "EINVAL"),
+            "Error EINVAL: only erasure pools are supported\n");
+  const std::string range = "'pg_num' must be greater than 0 and less than or equal to 65536";
+  EXPECT_TRUE(Contains(Fails("osd pool create p 0 erasure rs", "ERANGE"), range));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 65537 erasure rs", "ERANGE"), range));
+  EXPECT_TRUE(
+      Contains(Fails("osd pool create p 99999999999999999999 erasure rs", "ERANGE"), range));
+  EXPECT_TRUE(Contains(Fails("osd pool create p lots erasure rs", "EINVAL"),
+                       "invalid pg_num 'lots': not a number"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p -1 erasure rs", "EINVAL"), "not a number"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 8 4 erasure rs", "EINVAL"), "'pgp_num'"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 8 erasure nope", "ENOENT"),
+                       "erasure-code-profile nope does not exist"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 8 mirrored", "EINVAL"), "pool type 'mirrored'"));
+  EXPECT_EQ(Map().epoch, epoch);
+  EXPECT_EQ(Map().pools.size(), 0u);
+}
+
+TEST_F(AdminTest, PoolRmNeedsCephsConfirmation) {
+  Ok("osd pool create p 8 erasure");
+  const std::string warning =
+      "Error EPERM: WARNING: this will *PERMANENTLY DESTROY* all data stored in pool p.  If you "
+      "are *ABSOLUTELY CERTAIN* that is what you want, pass the pool name *twice*, followed by "
+      "--yes-i-really-really-mean-it.\n";
+  EXPECT_EQ(Fails("osd pool rm p", "EPERM"), warning);
+  EXPECT_EQ(Fails("osd pool rm p p", "EPERM"), warning);
+  EXPECT_EQ(Fails("osd pool rm p q --yes-i-really-really-mean-it", "EPERM"), warning);
+  EXPECT_NE(Map().FindPool("p"), nullptr);
+  EXPECT_EQ(Ok("osd pool rm p p --yes-i-really-really-mean-it").err, "pool 'p' removed\n");
+  EXPECT_EQ(Map().FindPool("p"), nullptr);
+  EXPECT_EQ(Ok("osd pool rm p p --yes-i-really-really-mean-it").err, "pool 'p' does not exist\n");
+}
+
+// ---- OSDs ------------------------------------------------------------------------------------
+
+TEST_F(AdminTest, OsdTreePlainAndJson) {
+  BootCluster(3, 2);  // osd.0, osd.2 on h0; osd.1 on h1
+  Down(2);
+  Ok("osd out 2");
+  const std::string tree = Ok("osd tree").out;
+  EXPECT_EQ(tree,
+            "ID  CLASS   WEIGHT  TYPE NAME      STATUS  REWEIGHT  PRI-AFF\n"
+            "-1         3.00000  root default\n"
+            "-2         2.00000      host h0\n"
+            " 0         1.00000          osd.0      up   1.00000  1.00000\n"
+            " 2         1.00000          osd.2    down         0  1.00000\n"
+            "-3         1.00000      host h1\n"
+            " 1         1.00000          osd.1      up   1.00000  1.00000\n")
+      << tree;
+  json j = Json("osd tree");
+  ASSERT_EQ(j["nodes"].size(), 6u);
+  EXPECT_EQ(j["stray"], json::array());
+  EXPECT_EQ(j["nodes"][0]["id"], -1);
+  EXPECT_EQ(j["nodes"][0]["type"], "root");
+  EXPECT_EQ(j["nodes"][0]["children"], json::array({-2, -3}));
+  EXPECT_EQ(j["nodes"][1]["name"], "h0");
+  EXPECT_EQ(j["nodes"][1]["children"], json::array({0, 2}));
+  json osd2 = j["nodes"][4];
+  EXPECT_EQ(osd2["name"], "osd.2");
+  EXPECT_EQ(osd2["status"], "down");
+  EXPECT_EQ(osd2["reweight"], 0.0);
+  EXPECT_EQ(osd2["crush_weight"], 1.0);
+  EXPECT_EQ(osd2["type"], "osd");
+}
+
+TEST_F(AdminTest, OsdOutInIsOneEpochWithCephsMessages) {
+  BootCluster(4, 2);
+  const std::int64_t epoch = Map().epoch;
+  CommandResult r = Ok("osd out 1 osd.2");
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "marked out osd.1. marked out osd.2. \n");
+  EXPECT_EQ(Map().epoch, epoch + 1);
+  EXPECT_FALSE(Map().osds.at(1).in);
+  EXPECT_FALSE(Map().osds.at(2).in);
+  EXPECT_FALSE(Map().osds.at(2).auto_out);
+
+  r = Ok("osd out 1");
+  EXPECT_EQ(r.err, "osd.1 is already out. \n");
+  EXPECT_EQ(Map().epoch, epoch + 1);
+
+  // An unknown id refuses the whole command: osd.1 stays out.
+  EXPECT_EQ(Fails("osd in 1 9", "ENOENT"), "Error ENOENT: osd.9 does not exist.\n");
+  EXPECT_FALSE(Map().osds.at(1).in);
+  EXPECT_EQ(Map().epoch, epoch + 1);
+  EXPECT_TRUE(Contains(Fails("osd out x", "EINVAL"), "invalid osd id 'x'"));
+  EXPECT_TRUE(Contains(Fails("osd out osd.-1", "EINVAL"), "invalid osd id"));
+
+  r = Ok("osd in osd.1 2 0");
+  EXPECT_EQ(r.err, "marked in osd.1. marked in osd.2. osd.0 is already in. \n");
+  EXPECT_TRUE(Map().osds.at(1).in);
+  EXPECT_EQ(Map().epoch, epoch + 2);
+}
+
+TEST_F(AdminTest, OsdRmOnlyDownOsds) {
+  BootCluster(3, 3);
+  const std::int64_t epoch = Map().epoch;
+  EXPECT_TRUE(Contains(Fails("osd rm 1", "EBUSY"), "osd.1 is still up"));
+  EXPECT_TRUE(Contains(Fails("osd rm 7", "ENOENT"), "osd.7 does not exist."));
+  Down(1);
+  Down(2);
+  // osd.0 is up: the set fails and osd.1 stays.
+  EXPECT_TRUE(Contains(Fails("osd rm 1 0", "EBUSY"), "osd.0 is still up"));
+  EXPECT_EQ(Map().osds.count(1), 1u);
+  EXPECT_EQ(Ok("osd rm 1 osd.2").err, "removed osd.1, osd.2\n");
+  EXPECT_EQ(Map().osds.size(), 1u);
+  EXPECT_EQ(Map().epoch, epoch + 3);
+}
+
+TEST_F(AdminTest, OsdDump) {
+  BootCluster(2, 2);
+  Ok("osd pool create p 4 erasure");
+  const std::string plain = Ok("osd dump").out;
+  EXPECT_TRUE(Contains(plain, "epoch " + std::to_string(Map().epoch) + "\n")) << plain;
+  EXPECT_TRUE(Contains(plain, "'p' erasure profile default")) << plain;
+  EXPECT_TRUE(Contains(plain, "osd.1 up   in  weight 1.00000 host h1 127.0.0.1:6801")) << plain;
+  json j = Json("osd dump");
+  EXPECT_EQ(j["epoch"], Map().epoch);
+  EXPECT_EQ(j["pools"][0]["pool_name"], "p");
+  EXPECT_EQ(j["osds"][1]["osd"], 1);
+  EXPECT_EQ(j["osds"][1]["up"], 1);
+  EXPECT_EQ(j["osds"][1]["public_addr"], "127.0.0.1:6801");
+  EXPECT_EQ(j["erasure_code_profiles"]["default"]["k"], "2");
+}
+
+TEST_F(AdminTest, OsdMapAgreesWithPlacement) {
+  Ok("osd erasure-code-profile set r21 k=2 m=1 crush-failure-domain=osd");
+  Ok("osd pool create p 16 erasure r21");
+  BootCluster(5, 2);
+  const ClusterMap map = Map();
+  const Pool& pool = *map.FindPool("p");
+  Result<PoolPlacement> pp = PlacementOf(map, pool);
+  ASSERT_TRUE(pp.ok());
+  EXPECT_EQ(pp->size, 3);
+  EXPECT_EQ(pp->failure_domain, FailureDomain::kOsd);
+  Result<std::uint32_t> pg = ObjectToPg(*pp, "obj1");
+  ASSERT_TRUE(pg.ok());
+  Result<Placement> placement = PlacementFor(map);
+  ASSERT_TRUE(placement.ok());
+  std::vector<int> acting = *placement->Place(*pp, *pg);
+  ASSERT_EQ(acting.size(), 3u);
+
+  const std::string pgid = PgName(pool.id, *pg);
+  auto list = [](const std::vector<int>& v) { return OsdList(v); };
+  std::string expected = "osdmap e" + std::to_string(map.epoch) + " pool 'p' (" +
+                         std::to_string(pool.id) + ") object 'obj1' -> pg " + pgid + " (" + pgid +
+                         ") -> up (" + list(acting) + ", p" + std::to_string(acting[0]) +
+                         ") acting (" + list(acting) + ", p" + std::to_string(acting[0]) + ")\n";
+  EXPECT_EQ(Ok("osd map p obj1").out, expected);
+
+  json j = Json("osd map p obj1");
+  EXPECT_EQ(j["epoch"], map.epoch);
+  EXPECT_EQ(j["pool"], "p");
+  EXPECT_EQ(j["pool_id"], pool.id);
+  EXPECT_EQ(j["objname"], "obj1");
+  EXPECT_EQ(j["pgid"], pgid);
+  EXPECT_EQ(j["raw_pgid"], pgid);
+  EXPECT_EQ(j["up"], json(acting));
+  EXPECT_EQ(j["acting"], json(acting));
+  EXPECT_EQ(j["up_primary"], acting[0]);
+  EXPECT_EQ(j["acting_primary"], acting[0]);
+
+  // The first OSD goes down: its slot is NONE (2147483647 in JSON) in up, acting keeps it, and
+  // the primary is the next up OSD.
+  Down(acting[0]);
+  j = Json("osd map p obj1");
+  EXPECT_EQ(j["up"][0], 2147483647);
+  EXPECT_EQ(j["up"][1], acting[1]);
+  EXPECT_EQ(j["acting"], json(acting));
+  EXPECT_EQ(j["up_primary"], acting[1]);
+  EXPECT_EQ(j["acting_primary"], acting[1]);
+  const std::string plain = Ok("osd map p obj1").out;
+  EXPECT_TRUE(Contains(plain, "-> up ([NONE," + std::to_string(acting[1]) + ",")) << plain;
+
+  EXPECT_EQ(Fails("osd map nope obj1", "ENOENT"), "Error ENOENT: pool nope does not exist\n");
+}
+
+// ---- status and health -----------------------------------------------------------------------
+
+TEST(StatusReport, PgStateRule) {
+  // k=4, m=2: size 6, min_size 5.
+  EXPECT_EQ(ComputePgState(6, 6, 5, 4), PgState::kActiveClean);
+  EXPECT_EQ(ComputePgState(5, 6, 5, 4), PgState::kActiveDegraded);
+  EXPECT_EQ(ComputePgState(4, 6, 5, 4), PgState::kPeeredDegraded);
+  EXPECT_EQ(ComputePgState(3, 6, 5, 4), PgState::kDown);
+  EXPECT_EQ(ComputePgState(0, 6, 5, 4), PgState::kDown);
+  EXPECT_STREQ(PgStateName(PgState::kActiveDegraded), "active+undersized+degraded");
+  EXPECT_STREQ(PgStateName(PgState::kPeeredDegraded), "undersized+degraded+peered");
+  EXPECT_EQ(ShortAge(45), "45s");
+  EXPECT_EQ(ShortAge(600), "10m");
+  EXPECT_EQ(ShortAge(3 * 3600), "3h");
+  EXPECT_EQ(ShortAge(5 * 86400), "5d");
+}
+
+TEST(StatusReport, PureFunctionOfTheMap) {
+  ClusterMap map;
+  map.epoch = 7;
+  map.profiles["rs"] = EcProfile{
+      "rs", {{"plugin", "jerasure"}, {"k", "2"}, {"m", "2"}, {"crush-failure-domain", "osd"}}};
+  map.pools[1] = Pool{1, "p", "rs", 64, 4096, 3};
+  map.profiles["odd"] = EcProfile{"odd", {{"plugin", "jerasure"}, {"k", "two"}}};
+  map.pools[2] = Pool{2, "q", "odd", 8, 4096, 1};
+  for (int i = 0; i < 4; ++i) {
+    OsdEntry o;
+    o.id = i;
+    o.host = "h" + std::to_string(i);
+    o.up = i != 3;
+    o.up_stamp_ms = kNow - 300'000;
+    map.osds[i] = o;
+  }
+  Result<StatusReport> r = BuildStatusReport(map, "id");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_osds, 4);
+  EXPECT_EQ(r->num_up_osds, 3);
+  EXPECT_EQ(r->num_in_osds, 4);
+  EXPECT_EQ(r->num_pgs, 72u);
+  EXPECT_EQ(r->num_pools, 2u);
+  // Every PG of p has all 4 OSDs; osd.3 is down: 3 of 4 up = min_size: active+undersized+degraded.
+  ASSERT_EQ(r->pgs_by_state.size(), 2u);
+  EXPECT_EQ(r->pgs_by_state[0].state_name, "active+undersized+degraded");
+  EXPECT_EQ(r->pgs_by_state[0].count, 64u);
+  EXPECT_EQ(r->pgs_by_state[1].state_name, "unknown");
+  EXPECT_EQ(r->pgs_by_state[1].count, 8u);
+  EXPECT_EQ(r->health_status, "HEALTH_WARN");
+  ASSERT_EQ(r->checks.size(), 2u);
+  EXPECT_EQ(r->checks[0].code, "OSD_DOWN");
+  EXPECT_EQ(r->checks[1].code, "PG_DEGRADED");
+  EXPECT_EQ(r->checks[1].detail.size(), kMaxDetail);
+  EXPECT_EQ(RenderStatusPlain(*r, kNow),
+            "  cluster:\n"
+            "    id:     id\n"
+            "    health: HEALTH_WARN\n"
+            "            1 osds down\n"
+            "            Degraded data redundancy: 64 pgs degraded, 64 pgs undersized\n"
+            "\n"
+            "  services:\n"
+            "    osd: 4 osds: 3 up (since 5m), 4 in (since 5m)\n"
+            "\n"
+            "  data:\n"
+            "    pools:   2 pools, 72 pgs\n"
+            "    pgs:     64 active+undersized+degraded\n"
+            "             8 unknown\n"
+            "\n");
+}
+
+TEST_F(AdminTest, StatusAllUpIsHealthOk) {
+  BootCluster(6, 3);
+  Ok("osd erasure-code-profile set rs k=2 m=2 crush-failure-domain=osd");
+  Ok("osd pool create p 32 erasure rs");
+  Ok("osd pool create q 16 erasure rs");
+  json s = Json("status");
+  EXPECT_EQ(s["health"]["status"], "HEALTH_OK");
+  EXPECT_EQ(s["health"]["checks"], json::object());
+  EXPECT_EQ(s["osdmap"]["epoch"], Map().epoch);
+  EXPECT_EQ(s["osdmap"]["num_osds"], 6);
+  EXPECT_EQ(s["osdmap"]["num_up_osds"], 6);
+  EXPECT_EQ(s["osdmap"]["num_in_osds"], 6);
+  EXPECT_EQ(s["osdmap"]["osd_up_since"], (kNow - 90'000) / 1000);
+  EXPECT_EQ(s["osdmap"]["num_remapped_pgs"], 0);
+  EXPECT_EQ(s["pgmap"]["num_pgs"], 48);
+  EXPECT_EQ(s["pgmap"]["num_pools"], 2);
+  EXPECT_EQ(s["pgmap"]["pgs_by_state"],
+            json::parse(R"([{"state_name":"active+clean","count":48}])"));
+  const std::string plain = Ok("status").out;
+  EXPECT_TRUE(Contains(plain, "    health: HEALTH_OK\n")) << plain;
+  EXPECT_TRUE(Contains(plain, "    osd: 6 osds: 6 up (since 90s), 6 in (since 90s)\n")) << plain;
+  EXPECT_TRUE(Contains(plain, "    pools:   2 pools, 48 pgs\n    pgs:     48 active+clean\n"))
+      << plain;
+  EXPECT_EQ(Ok("health").out, "HEALTH_OK\n");
+  EXPECT_EQ(Ok("health detail").out, "HEALTH_OK\n");
+  EXPECT_EQ(Json("health")["status"], "HEALTH_OK");
+}
+
+TEST_F(AdminTest, StatusAndHealthDetailWithOsdsDown) {
+  BootCluster(4, 2);  // h0: 0, 2; h1: 1, 3
+  Ok("osd erasure-code-profile set rs k=2 m=2 crush-failure-domain=osd");
+  Ok("osd pool create p 8 erasure rs");  // size 4, min_size 3: every PG on all 4 OSDs
+  Down(3);
+  json s = Json("status");
+  EXPECT_EQ(s["health"]["status"], "HEALTH_WARN");
+  EXPECT_EQ(s["osdmap"]["num_up_osds"], 3);
+  json down = s["health"]["checks"]["OSD_DOWN"];
+  EXPECT_EQ(down["severity"], "HEALTH_WARN");
+  EXPECT_EQ(down["summary"]["message"], "1 osds down");
+  EXPECT_EQ(down["summary"]["count"], 1);
+  EXPECT_EQ(down["detail"][0]["message"], "osd.3 (root=default,host=h1) is down");
+  json degraded = s["health"]["checks"]["PG_DEGRADED"];
+  EXPECT_EQ(degraded["summary"]["message"],
+            "Degraded data redundancy: 8 pgs degraded, 8 pgs undersized");
+  EXPECT_EQ(s["pgmap"]["pgs_by_state"][0]["state_name"], "active+undersized+degraded");
+  EXPECT_EQ(s["pgmap"]["pgs_by_state"][0]["count"], 8);
+
+  std::string detail = Ok("health detail").out;
+  EXPECT_EQ(detail.substr(0, detail.find('\n')),
+            "HEALTH_WARN 1 osds down; Degraded data redundancy: 8 pgs degraded, 8 pgs "
+            "undersized");
+  EXPECT_TRUE(Contains(detail,
+                       "\n[WRN] OSD_DOWN: 1 osds down\n"
+                       "    osd.3 (root=default,host=h1) is down\n"))
+      << detail;
+  EXPECT_TRUE(Contains(detail, "\n[WRN] PG_DEGRADED: Degraded data redundancy: 8 pgs degraded"))
+      << detail;
+  EXPECT_TRUE(Contains(detail, "\n    pg 0.0 is active+undersized+degraded, acting [")) << detail;
+
+  // Two down: 2 of 4 = k, below min_size: peered (inactive). Three down: down.
+  Down(2);
+  s = Json("status");
+  EXPECT_EQ(s["pgmap"]["pgs_by_state"][0]["state_name"], "undersized+degraded+peered");
+  EXPECT_EQ(s["health"]["checks"]["PG_AVAILABILITY"]["summary"]["message"],
+            "Reduced data availability: 8 pgs inactive");
+  Down(1);
+  s = Json("status");
+  EXPECT_EQ(s["pgmap"]["pgs_by_state"][0]["state_name"], "down");
+  EXPECT_EQ(s["health"]["checks"]["PG_AVAILABILITY"]["summary"]["message"],
+            "Reduced data availability: 8 pgs inactive, 8 pgs down");
+  EXPECT_EQ(s["health"]["checks"].size(), 2u);  // no PG is degraded-but-peered any more
+  // An out OSD that is down is not "down" for OSD_DOWN (Ceph counts down and in).
+  Ok("osd out 1 2 3");
+  EXPECT_EQ(Json("status")["health"]["checks"].count("OSD_DOWN"), 0u);
+  EXPECT_EQ(Json("health detail")["checks"]["PG_AVAILABILITY"]["detail"].size(), 8u);
+}
+
+// Three threads race to create the same pools: each pool is created exactly once (one epoch
+// each), the losers see "already exists" on the map they re-decide on, nothing fails.
+TEST_F(AdminTest, RacingCommandsDecideOnTheMapTheyChange) {
+  Ok("osd erasure-code-profile set rs k=2 m=1");
+  const std::int64_t epoch = Map().epoch;
+  constexpr int kPools = 8;
+  std::atomic<int> created{0}, existed{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPools; ++i) {
+        const std::string name = "p" + std::to_string(i);
+        CommandResult r = RunCommand(Split("osd pool create " + name + " 4 erasure rs"), ctx_);
+        if (r.exit_code != 0) {
+          ++failed;
+        } else if (r.err == "pool '" + name + "' created\n") {
+          ++created;
+        } else if (r.err == "pool '" + name + "' already exists\n") {
+          ++existed;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(created.load(), kPools);
+  EXPECT_EQ(existed.load(), 2 * kPools);
+  const ClusterMap map = Map();
+  EXPECT_EQ(map.pools.size(), static_cast<std::size_t>(kPools));
+  EXPECT_EQ(map.pool_max, map.pools.rbegin()->first);
+  EXPECT_EQ(map.epoch, epoch + kPools);
+}
+
+// ---- faults ----------------------------------------------------------------------------------
+
+TEST_F(AdminTest, UnreachableEtcdNamesTheEndpoints) {
+  etcd::ClientOptions options;
+  const std::uint16_t port = EtcdServer::FreePort();
+  options.endpoints = {etcd::Endpoint{"127.0.0.1", port}};
+  options.timeout = std::chrono::milliseconds(500);
+  const etcd::Client dead(options);
+  const MapStore store(&dead, prefix_);
+  AdminContext ctx = ctx_;
+  ctx.store = &store;
+  ctx.etcd_endpoints = "http://127.0.0.1:" + std::to_string(port);
+  const auto start = std::chrono::steady_clock::now();
+  for (const char* line : {"status", "osd pool create p 8 erasure", "osd tree",
+                           "osd erasure-code-profile set rs k=4 m=2"}) {
+    CommandResult r = RunCommand(Split(line), ctx);
+    EXPECT_EQ(r.exit_code, 1) << line;
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(Contains(r.err, "cannot reach etcd at http://127.0.0.1:" + std::to_string(port)))
+        << line << ": " << r.err;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST_F(AdminTest, CorruptMapValueNamesTheKey) {
+  Ok("osd pool create p 8 erasure");
+  const std::string key = prefix_ + "pool/0";
+  etcd::PutRequest put;
+  put.key = key;
+  put.value = "{not json";
+  ASSERT_TRUE(client_->Put(put).ok());
+  for (const char* line : {"status", "osd pool ls", "osd pool create q 8 erasure", "osd out 1"}) {
+    const std::string err = Fails(line, "EBADMSG");
+    EXPECT_TRUE(Contains(err, key)) << line << ": " << err;
+  }
+}
+
+}  // namespace
+}  // namespace ec::cluster::admin

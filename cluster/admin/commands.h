@@ -1,0 +1,78 @@
+// Internal to cluster/admin: the command groups RunCommand dispatches to, and the map access they
+// share (load, and change in one guarded Apply). Not a public header.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cluster/admin/admin_command.h"
+#include "cluster/map/cluster_map.h"
+#include "cluster/map/map_store.h"
+
+namespace ec::cluster::admin {
+
+using Words = std::vector<std::string>;
+
+// words[from..].
+inline Words Tail(const Words& words, std::size_t from) {
+  return from >= words.size() ? Words{}
+                              : Words(words.begin() + static_cast<long>(from), words.end());
+}
+
+// What a changing command decided on one map: the changes (may be empty: nothing to do) and the
+// messages to print on success.
+struct Plan {
+  std::vector<MapChange> changes;
+  std::string out;
+  std::string err;
+};
+
+// The map; an etcd that cannot be reached is reported naming the configured endpoints.
+Result<ClusterMap> LoadMap(const AdminContext& ctx);
+// Decides on the current map and applies the plan in one Apply guarded by that map's epoch;
+// when the map changed in between, decides again (up to 8 times, then EAGAIN).
+CommandResult ChangeMap(const AdminContext& ctx,
+                        const std::function<Result<Plan>(const ClusterMap&)>& decide);
+std::int64_t NowMs(const AdminContext& ctx);
+// A usage error: EINVAL "invalid command: <what>; usage: <usage>".
+CommandResult UsageError(const std::string& what, const std::string& usage);
+CommandResult Success(std::string out, std::string err = {});
+
+// words start after the group's prefix: "osd erasure-code-profile" -> {"set", "rs", "k=4"}.
+CommandResult RunProfileCommand(const Words& words, const AdminContext& ctx);
+// After "osd pool".
+CommandResult RunPoolCommand(const Words& words, const AdminContext& ctx);
+// After "osd": tree, out, in, rm, dump, map.
+CommandResult RunOsdCommand(const Words& words, const AdminContext& ctx);
+// status, health [detail].
+CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx);
+
+// One line per command: syntax and what it does (HelpText and usage errors).
+struct CommandHelp {
+  const char* syntax;
+  const char* text;
+};
+const std::vector<CommandHelp>& CommandTable();
+// The syntax line of the command starting with `prefix` ("osd pool create").
+std::string UsageOf(const std::string& prefix);
+
+}  // namespace ec::cluster::admin
+
+#include "ec/erasure_code_interface.h"
+#include "ec/profile.h"
+
+namespace ec::cluster::admin {
+
+// Makes the code of `profile` with its plugin (loaded through ec::PluginRegistry from
+// ctx.plugin_dir), normalising the profile in place (the plugin adds its defaults). Errors:
+// EINVAL "cannot determine the erasure code plugin ..." without a plugin key; EINVAL with the
+// registry's or plugin's message otherwise.
+Result<ErasureCodeInterfaceRef> MakeCode(ec::Profile& profile, const AdminContext& ctx);
+
+// The stripe_unit of a profile ("stripe_unit" key, a size such as 4096 or 4K) or `fallback`.
+// Errors: EINVAL "could not parse stripe_unit 'X': <why>".
+Result<std::uint32_t> StripeUnitOf(const ec::Profile& profile, std::uint32_t fallback);
+
+}  // namespace ec::cluster::admin

@@ -1,0 +1,221 @@
+// osd pool create|ls|rm: Ceph's OSDMonitor rules and messages, for erasure pools only.
+#include <charconv>
+#include <limits>
+
+#include "cluster/admin/commands.h"
+#include "cluster/admin/pool_geometry.h"
+
+namespace ec::cluster::admin {
+namespace {
+
+constexpr std::uint32_t kDefaultStripeUnit = 4096;  // Ceph's osd_pool_erasure_code_stripe_unit
+constexpr const char* kDefaultProfileName = "default";
+constexpr const char* kPoolRmFlag = "--yes-i-really-really-mean-it";
+
+bool AllDigits(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// A PG count: decimal digits. Errors: EINVAL when not a number; ERANGE outside 1..kMaxPgNum
+// (Ceph's message and errno).
+Result<std::uint32_t> ParsePgNum(const std::string& name, const std::string& text) {
+  if (!AllDigits(text)) {
+    return Status::Invalid("invalid " + name + " '" + text + "': not a number");
+  }
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || v == 0 || v > kMaxPgNum) {
+    return Status::Error(ERANGE, "'" + name +
+                                     "' must be greater than 0 and less than or equal to " +
+                                     std::to_string(kMaxPgNum));
+  }
+  return static_cast<std::uint32_t>(v);
+}
+
+// Ceph's default erasure-code profile, created with the first pool that asks for it.
+EcProfile CephDefaultProfile() {
+  return EcProfile{kDefaultProfileName,
+                   {{"k", "2"}, {"m", "2"}, {"plugin", "jerasure"}, {"technique", "reed_sol_van"}}};
+}
+
+// The pool `name` would be on `profile`: size and min_size from the loaded code, the stripe unit
+// checked against its chunk size (Ceph's prepare_pool_stripe_width and normalize_profile rule).
+Result<Pool> DesignPool(const std::string& name, std::uint32_t pg_num, const EcProfile& profile,
+                        const AdminContext& ctx) {
+  ec::Profile normalised = profile.profile;
+  Result<ErasureCodeInterfaceRef> code = MakeCode(normalised, ctx);
+  if (!code.ok()) {
+    return Status::Invalid("erasure-code-profile " + profile.name + ": " + code.status().message());
+  }
+  Result<std::uint32_t> su = StripeUnitOf(profile.profile, kDefaultStripeUnit);
+  if (!su.ok()) return su.status();
+  const unsigned k = (*code)->get_data_chunk_count();
+  const unsigned chunks = (*code)->get_chunk_count();
+  if (*su == 0 || *su > std::numeric_limits<unsigned>::max() / k) {
+    return Status::Invalid("stripe_unit " + std::to_string(*su) + " is out of range");
+  }
+  const unsigned chunk = (*code)->get_chunk_size(*su * k);
+  if (chunk != *su) {
+    return Status::Invalid("stripe_unit " + std::to_string(*su) +
+                           " does not match ec profile alignment. Would be padded to " +
+                           std::to_string(chunk));
+  }
+  Result<PoolGeometry> g = GeometryOf(profile.profile);
+  if (!g.ok()) return g.status().WithPrefix("erasure-code-profile " + profile.name);
+  if (g->size != static_cast<int>(chunks)) {
+    return Status::Invalid("erasure-code-profile " + profile.name + ": the plugin makes " +
+                           std::to_string(chunks) + " chunks, the profile's keys say " +
+                           std::to_string(g->size));
+  }
+  Pool pool;
+  pool.name = name;
+  pool.profile = profile.name;
+  pool.pg_num = pg_num;
+  pool.stripe_unit = *su;
+  const unsigned m = chunks - k;
+  pool.min_size = static_cast<int>(m > 1 ? k + 1 : k);
+  return pool;
+}
+
+CommandResult PoolCreate(const Words& args, const AdminContext& ctx) {
+  const std::string usage = UsageOf("osd pool create");
+  if (args.size() < 2) return UsageError("missing NAME or PG_NUM", usage);
+  const std::string name = args[0];
+  Result<std::uint32_t> pg_num = ParsePgNum("pg_num", args[1]);
+  if (!pg_num.ok()) return ErrorResult(pg_num.status());
+  std::size_t i = 2;
+  if (i < args.size() && AllDigits(args[i])) {
+    Result<std::uint32_t> pgp = ParsePgNum("pgp_num", args[i]);
+    if (!pgp.ok()) return ErrorResult(pgp.status());
+    if (*pgp != *pg_num) {
+      return ErrorResult(Status::Invalid("'pgp_num' must equal 'pg_num' (" +
+                                         std::to_string(*pg_num) +
+                                         "): placement here always uses every PG"));
+    }
+    ++i;
+  }
+  const std::string type = i < args.size() ? args[i++] : "replicated";  // Ceph's default type
+  if (type == "replicated") {
+    return ErrorResult(Status::Invalid("only erasure pools are supported"));
+  }
+  if (type != "erasure") {
+    return UsageError("pool type '" + type + "' (expected erasure)", usage);
+  }
+  const std::string profile_name = i < args.size() ? args[i++] : kDefaultProfileName;
+  if (i < args.size()) return UsageError("too many arguments", usage);
+
+  return ChangeMap(ctx, [&](const ClusterMap& map) -> Result<Plan> {
+    Plan plan;
+    if (map.FindPool(name) != nullptr) {
+      plan.err = "pool '" + name + "' already exists";
+      return plan;
+    }
+    auto found = map.profiles.find(profile_name);
+    EcProfile profile;
+    if (found != map.profiles.end()) {
+      profile = found->second;
+    } else if (profile_name == kDefaultProfileName) {
+      profile = CephDefaultProfile();
+      plan.changes.push_back(MapChange::PutProfile(profile));
+    } else {
+      return Status::NotFound("erasure-code-profile " + profile_name + " does not exist");
+    }
+    Result<Pool> pool = DesignPool(name, *pg_num, profile, ctx);
+    if (!pool.ok()) return pool.status();
+    plan.changes.push_back(MapChange::PutPool(*pool));
+    plan.err = "pool '" + name + "' created";
+    return plan;
+  });
+}
+
+nlohmann::json PoolJson(const ClusterMap& map, const Pool& pool) {
+  int size = 0;
+  int k = 0;
+  auto profile = map.profiles.find(pool.profile);
+  if (profile != map.profiles.end()) {
+    Result<PoolGeometry> g = GeometryOf(profile->second.profile);
+    if (g.ok()) {
+      size = g->size;
+      k = g->k;
+    }
+  }
+  return {{"pool_id", pool.id},
+          {"pool_name", pool.name},
+          {"type", 3},  // Ceph's pg_pool_t::TYPE_ERASURE
+          {"size", size},
+          {"min_size", pool.min_size},
+          {"pg_num", pool.pg_num},
+          {"pg_placement_num", pool.pg_num},
+          {"erasure_code_profile", pool.profile},
+          {"stripe_width", static_cast<std::uint64_t>(k) * pool.stripe_unit}};
+}
+
+CommandResult PoolLs(const Words& args, const AdminContext& ctx) {
+  const bool detail = args.size() == 1 && args[0] == "detail";
+  if (!args.empty() && !detail) return UsageError("unexpected arguments", UsageOf("osd pool ls"));
+  Result<ClusterMap> map = LoadMap(ctx);
+  if (!map.ok()) return ErrorResult(map.status());
+  if (ctx.format != Format::kPlain) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& [id, pool] : map->pools) {
+      if (detail) {
+        j.push_back(PoolJson(*map, pool));
+      } else {
+        j.push_back(pool.name);
+      }
+    }
+    return Success(DumpJson(j, ctx.format));
+  }
+  std::string out;
+  for (const auto& [id, pool] : map->pools) {
+    if (!detail) {
+      out += pool.name + "\n";
+      continue;
+    }
+    const nlohmann::json p = PoolJson(*map, pool);
+    out += "pool " + std::to_string(id) + " '" + pool.name + "' erasure profile " + pool.profile +
+           " size " + p["size"].dump() + " min_size " + std::to_string(pool.min_size) + " pg_num " +
+           std::to_string(pool.pg_num) + " pgp_num " + std::to_string(pool.pg_num) +
+           " stripe_width " + p["stripe_width"].dump() + "\n";
+  }
+  return Success(out);
+}
+
+CommandResult PoolRm(const Words& args, const AdminContext& ctx) {
+  if (args.empty()) return UsageError("missing NAME", UsageOf("osd pool rm"));
+  const std::string name = args[0];
+  const bool confirmed = args.size() == 3 && args[1] == name && args[2] == kPoolRmFlag;
+  if (!confirmed) {
+    if (args.size() > 3) return UsageError("too many arguments", UsageOf("osd pool rm"));
+    return ErrorResult(Status::Error(
+        EPERM, "WARNING: this will *PERMANENTLY DESTROY* all data stored in pool " + name +
+                   ".  If you are *ABSOLUTELY CERTAIN* that is what you want, pass the pool name "
+                   "*twice*, followed by " +
+                   kPoolRmFlag + "."));
+  }
+  return ChangeMap(ctx, [&](const ClusterMap& map) -> Result<Plan> {
+    Plan plan;
+    if (map.FindPool(name) == nullptr) {
+      plan.err = "pool '" + name + "' does not exist";
+      return plan;
+    }
+    plan.changes.push_back(MapChange::RemovePool(name));
+    plan.err = "pool '" + name + "' removed";
+    return plan;
+  });
+}
+
+}  // namespace
+
+CommandResult RunPoolCommand(const Words& words, const AdminContext& ctx) {
+  const std::string sub = words.empty() ? "" : words[0];
+  const Words args = Tail(words, 1);
+  if (sub == "create") return PoolCreate(args, ctx);
+  if (sub == "ls") return PoolLs(args, ctx);
+  if (sub == "rm" || sub == "delete") return PoolRm(args, ctx);
+  return UsageError("unknown command 'osd pool" + (sub.empty() ? "" : " " + sub) +
+                        "' (expected create, ls or rm)",
+                    "");
+}
+
+}  // namespace ec::cluster::admin

@@ -1,0 +1,98 @@
+#include "cluster/admin/pool_geometry.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+namespace ec::cluster::admin {
+namespace {
+
+Result<int> IntKey(const ec::Profile& profile, const std::string& key) {
+  auto it = profile.find(key);
+  if (it == profile.end()) return Status::Invalid("profile has no '" + key + "'");
+  int value = 0;
+  const char* b = it->second.data();
+  const char* e = b + it->second.size();
+  auto [p, ec] = std::from_chars(b, e, value);
+  if (ec != std::errc() || p != e || value < 0) {
+    return Status::Invalid("profile key " + key + "=" + it->second + " is not a number");
+  }
+  return value;
+}
+
+}  // namespace
+
+Result<PoolGeometry> GeometryOf(const ec::Profile& profile) {
+  PoolGeometry g;
+  auto plugin = profile.find("plugin");
+  auto mapping = profile.find("mapping");
+  const bool lrc = plugin != profile.end() && plugin->second == "lrc";
+  if (lrc && mapping != profile.end() && profile.find("l") == profile.end()) {
+    g.size = static_cast<int>(mapping->second.size());
+    g.k = static_cast<int>(std::count(mapping->second.begin(), mapping->second.end(), 'D'));
+  } else {
+    Result<int> k = IntKey(profile, "k");
+    if (!k.ok()) return k.status();
+    Result<int> m = IntKey(profile, "m");
+    if (!m.ok()) return m.status();
+    g.k = *k;
+    g.size = *k + *m;
+    if (lrc) {
+      Result<int> l = IntKey(profile, "l");
+      if (!l.ok()) return l.status();
+      if (*l == 0) return Status::Invalid("profile key l=0 is not valid");
+      g.size += (*k + *m) / *l;
+    }
+  }
+  if (g.k < 1 || g.size < g.k || g.size > kMaxPoolSize) {
+    return Status::Invalid("profile gives k=" + std::to_string(g.k) + " and " +
+                           std::to_string(g.size) + " chunks, outside 1.." +
+                           std::to_string(kMaxPoolSize));
+  }
+  auto domain = profile.find("crush-failure-domain");
+  if (domain != profile.end()) {
+    Result<FailureDomain> d = ParseFailureDomain(domain->second);
+    if (!d.ok()) return d.status();
+    g.failure_domain = *d;
+  }
+  return g;
+}
+
+Result<PoolPlacement> PlacementOf(const ClusterMap& map, const Pool& pool) {
+  auto profile = map.profiles.find(pool.profile);
+  if (profile == map.profiles.end()) {
+    return Status::NotFound("erasure-code-profile " + pool.profile + " does not exist");
+  }
+  Result<PoolGeometry> g = GeometryOf(profile->second.profile);
+  if (!g.ok()) return g.status().WithPrefix("erasure-code-profile " + pool.profile);
+  PoolPlacement p;
+  p.pool_id = pool.id;
+  p.pg_num = pool.pg_num;
+  p.size = g->size;
+  p.failure_domain = g->failure_domain;
+  return p;
+}
+
+Result<Placement> PlacementFor(const ClusterMap& map) {
+  std::vector<OsdInfo> osds;
+  osds.reserve(map.osds.size());
+  for (const auto& [id, osd] : map.osds) osds.push_back(osd.ToOsdInfo());
+  return Placement::Create(std::move(osds));
+}
+
+std::string PgName(std::int64_t pool_id, std::uint32_t pg) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%x", pg);
+  return std::to_string(pool_id) + "." + buf;
+}
+
+std::string OsdList(const std::vector<int>& osds) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < osds.size(); ++i) {
+    if (i > 0) out += ",";
+    out += osds[i] == kItemNone ? std::string("NONE") : std::to_string(osds[i]);
+  }
+  return out + "]";
+}
+
+}  // namespace ec::cluster::admin

@@ -1,0 +1,39 @@
+// A pool's shape as the map implies it, without loading a plugin: k, chunks per stripe (the
+// pool's size), min_size and the placement failure domain, read from its profile. For the pure
+// functions (status, osd map) that must not load plugins; pool creation checks the same numbers
+// against the loaded plugin (pool_commands.cc).
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include "cluster/map/cluster_map.h"
+#include "cluster/placement/placement.h"
+#include "common/status.h"
+#include "ec/profile.h"
+
+namespace ec::cluster::admin {
+
+struct PoolGeometry {
+  int k = 0;     // data chunks
+  int size = 0;  // chunks per stripe: k + m (lrc: + one local parity per group of l)
+  FailureDomain failure_domain = FailureDomain::kHost;
+};
+
+// From the profile keys: k and m (integers), lrc's l ((k+m)/l local chunks) or its `mapping`
+// (its length; k = its 'D's), crush-failure-domain (default host). Errors: EINVAL naming the
+// profile key that is missing or not a number, or a size outside 1..kMaxPoolSize.
+Result<PoolGeometry> GeometryOf(const ec::Profile& profile);
+
+// The placement input of a pool of `map` (its profile's geometry). Errors: ENOENT for a missing
+// profile, GeometryOf's.
+Result<PoolPlacement> PlacementOf(const ClusterMap& map, const Pool& pool);
+
+// Placement over every OSD of the map (ToOsdInfo).
+Result<Placement> PlacementFor(const ClusterMap& map);
+
+// "1.1f": Ceph's pg id, the pool id in decimal and the PG number in hex.
+std::string PgName(std::int64_t pool_id, std::uint32_t pg);
+// "[2,NONE,1]" (plain) for an OSD list with kItemNone as NONE.
+std::string OsdList(const std::vector<int>& osds);
+
+}  // namespace ec::cluster::admin

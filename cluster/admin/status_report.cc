@@ -1,0 +1,210 @@
+#include "cluster/admin/status_report.h"
+
+#include <algorithm>
+#include <map>
+
+#include "cluster/admin/pool_geometry.h"
+
+namespace ec::cluster::admin {
+namespace {
+
+const char* kWarn = "HEALTH_WARN";
+
+}  // namespace
+
+const char* PgStateName(PgState state) {
+  switch (state) {
+    case PgState::kActiveClean:
+      return "active+clean";
+    case PgState::kActiveDegraded:
+      return "active+undersized+degraded";
+    case PgState::kPeeredDegraded:
+      return "undersized+degraded+peered";
+    case PgState::kDown:
+      return "down";
+    case PgState::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+PgState ComputePgState(int up_count, int size, int min_size, int k) {
+  if (up_count >= size) return PgState::kActiveClean;
+  if (up_count >= min_size) return PgState::kActiveDegraded;
+  if (up_count >= k) return PgState::kPeeredDegraded;
+  return PgState::kDown;
+}
+
+Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluster_id) {
+  StatusReport r;
+  r.cluster_id = std::move(cluster_id);
+  r.epoch = map.epoch;
+  HealthCheck osd_down{"OSD_DOWN", kWarn, "", 0, {}};
+  for (const auto& [id, osd] : map.osds) {
+    ++r.num_osds;
+    if (osd.up) {
+      ++r.num_up_osds;
+      r.osd_up_since = std::max(r.osd_up_since, osd.up_stamp_ms / 1000);
+    }
+    if (osd.in) {
+      ++r.num_in_osds;
+      r.osd_in_since = std::max(r.osd_in_since, osd.up_stamp_ms / 1000);
+    }
+    if (osd.in && !osd.up) {
+      ++osd_down.count;
+      osd_down.detail.push_back("osd." + std::to_string(id) + " (root=default,host=" + osd.host +
+                                ") is down");
+    }
+  }
+
+  Result<Placement> placement = PlacementFor(map);
+  if (!placement.ok()) return placement.status();
+  std::map<std::string, std::uint64_t> by_state;
+  HealthCheck availability{"PG_AVAILABILITY", kWarn, "", 0, {}};
+  HealthCheck degraded{"PG_DEGRADED", kWarn, "", 0, {}};
+  std::uint64_t down = 0, undersized = 0;
+  r.num_pools = map.pools.size();
+  for (const auto& [pool_id, pool] : map.pools) {
+    r.num_pgs += pool.pg_num;
+    Result<PoolPlacement> pp = PlacementOf(map, pool);
+    Result<PoolGeometry> geometry =
+        pp.ok() ? GeometryOf(map.profiles.at(pool.profile).profile) : pp.status();
+    if (!geometry.ok()) {
+      by_state[PgStateName(PgState::kUnknown)] += pool.pg_num;
+      continue;
+    }
+    for (std::uint32_t pg = 0; pg < pool.pg_num; ++pg) {
+      Result<std::vector<int>> acting = placement->Place(*pp, pg);
+      if (!acting.ok()) return acting.status();
+      const std::vector<int> up = placement->UpSet(*acting);
+      const int u = static_cast<int>(
+          std::count_if(up.begin(), up.end(), [](int osd) { return osd != kItemNone; }));
+      const PgState state = ComputePgState(u, pp->size, pool.min_size, geometry->k);
+      ++by_state[PgStateName(state)];
+      if (state == PgState::kActiveClean) continue;
+      const std::string line =
+          "pg " + PgName(pool_id, pg) + " is " + PgStateName(state) + ", acting " + OsdList(up);
+      if (state == PgState::kActiveDegraded || state == PgState::kPeeredDegraded) {
+        ++degraded.count;
+        ++undersized;
+        if (degraded.detail.size() < kMaxDetail) degraded.detail.push_back(line);
+      }
+      if (state == PgState::kPeeredDegraded || state == PgState::kDown) {
+        ++availability.count;
+        if (state == PgState::kDown) ++down;
+        if (availability.detail.size() < kMaxDetail) availability.detail.push_back(line);
+      }
+    }
+  }
+  for (const auto& [name, count] : by_state) r.pgs_by_state.push_back({name, count});
+  std::stable_sort(r.pgs_by_state.begin(), r.pgs_by_state.end(),
+                   [](const PgStateCount& a, const PgStateCount& b) { return a.count > b.count; });
+
+  if (osd_down.count > 0) {
+    osd_down.summary = std::to_string(osd_down.count) + " osds down";
+    r.checks.push_back(std::move(osd_down));
+  }
+  if (availability.count > 0) {
+    availability.summary =
+        "Reduced data availability: " + std::to_string(availability.count) + " pgs inactive";
+    if (down > 0) availability.summary += ", " + std::to_string(down) + " pgs down";
+    r.checks.push_back(std::move(availability));
+  }
+  if (degraded.count > 0) {
+    degraded.summary = "Degraded data redundancy: " + std::to_string(degraded.count) +
+                       " pgs degraded, " + std::to_string(undersized) + " pgs undersized";
+    r.checks.push_back(std::move(degraded));
+  }
+  for (const HealthCheck& c : r.checks) {
+    if (c.severity == "HEALTH_ERR" || r.health_status == "HEALTH_OK") r.health_status = c.severity;
+  }
+  return r;
+}
+
+nlohmann::json HealthJson(const StatusReport& report, bool detail) {
+  nlohmann::json checks = nlohmann::json::object();
+  for (const HealthCheck& c : report.checks) {
+    nlohmann::json check = {{"severity", c.severity},
+                            {"summary", {{"message", c.summary}, {"count", c.count}}},
+                            {"muted", false}};
+    if (detail) {
+      nlohmann::json lines = nlohmann::json::array();
+      for (const std::string& d : c.detail) lines.push_back({{"message", d}});
+      check["detail"] = std::move(lines);
+    }
+    checks[c.code] = std::move(check);
+  }
+  return {{"status", report.health_status},
+          {"checks", std::move(checks)},
+          {"mutes", nlohmann::json::array()}};
+}
+
+nlohmann::json StatusJson(const StatusReport& report) {
+  nlohmann::json states = nlohmann::json::array();
+  for (const PgStateCount& s : report.pgs_by_state) {
+    states.push_back({{"state_name", s.state_name}, {"count", s.count}});
+  }
+  return {{"fsid", report.cluster_id},
+          {"health", HealthJson(report, true)},
+          {"osdmap",
+           {{"epoch", report.epoch},
+            {"num_osds", report.num_osds},
+            {"num_up_osds", report.num_up_osds},
+            {"osd_up_since", report.osd_up_since},
+            {"num_in_osds", report.num_in_osds},
+            {"osd_in_since", report.osd_in_since},
+            {"num_remapped_pgs", 0}}},
+          {"pgmap",
+           {{"pgs_by_state", std::move(states)},
+            {"num_pgs", report.num_pgs},
+            {"num_pools", report.num_pools}}}};
+}
+
+std::string ShortAge(std::int64_t seconds) {
+  if (seconds < 0) seconds = 0;
+  if (seconds < 120) return std::to_string(seconds) + "s";
+  if (seconds < 2 * 3600) return std::to_string(seconds / 60) + "m";
+  if (seconds < 2 * 86400) return std::to_string(seconds / 3600) + "h";
+  return std::to_string(seconds / 86400) + "d";
+}
+
+std::string RenderStatusPlain(const StatusReport& report, std::int64_t now_ms) {
+  const std::int64_t now = now_ms / 1000;
+  std::string out = "  cluster:\n    id:     " + report.cluster_id +
+                    "\n    health: " + report.health_status + "\n";
+  for (const HealthCheck& c : report.checks) out += "            " + c.summary + "\n";
+  out += "\n  services:\n    osd: " + std::to_string(report.num_osds) +
+         " osds: " + std::to_string(report.num_up_osds) + " up";
+  if (report.num_up_osds > 0) out += " (since " + ShortAge(now - report.osd_up_since) + ")";
+  out += ", " + std::to_string(report.num_in_osds) + " in";
+  if (report.num_in_osds > 0 && report.osd_in_since > 0) {
+    out += " (since " + ShortAge(now - report.osd_in_since) + ")";
+  }
+  out += "\n\n  data:\n    pools:   " + std::to_string(report.num_pools) + " pools, " +
+         std::to_string(report.num_pgs) + " pgs\n    pgs:     ";
+  bool first = true;
+  for (const PgStateCount& s : report.pgs_by_state) {
+    if (!first) out += "             ";
+    out += std::to_string(s.count) + " " + s.state_name + "\n";
+    first = false;
+  }
+  if (first) out += "\n";
+  return out + "\n";
+}
+
+std::string RenderHealthPlain(const StatusReport& report, bool detail) {
+  std::string out = report.health_status;
+  for (std::size_t i = 0; i < report.checks.size(); ++i) {
+    out += (i == 0 ? " " : "; ") + report.checks[i].summary;
+  }
+  out += "\n";
+  if (!detail) return out;
+  for (const HealthCheck& c : report.checks) {
+    out += std::string(c.severity == "HEALTH_ERR" ? "[ERR] " : "[WRN] ") + c.code + ": " +
+           c.summary + "\n";
+    for (const std::string& d : c.detail) out += "    " + d + "\n";
+  }
+  return out;
+}
+
+}  // namespace ec::cluster::admin

@@ -1,0 +1,82 @@
+// ec-admin: the cluster map's admin tool with Ceph's `ceph` command syntax (issue 13 item 5).
+// Only the program's frame is here: the config file, the etcd client, the exit code. The
+// commands are cluster/admin (ec_cluster_admin), which the tests drive in-process.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cluster/admin/admin_command.h"
+#include "cluster/etcd/etcd_client.h"
+#include "cluster/map/map_store.h"
+#include "common/cli.h"
+#include "osd/daemon/config.h"
+
+namespace {
+
+constexpr const char* kSystemConf = "/etc/ecstore/ecstore.conf";
+
+int Fail(const std::string& message) {
+  std::cerr << "Error " << message << "\n";
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace admin = ec::cluster::admin;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  ec::Result<admin::GlobalArgs> global = admin::ParseGlobalArgs(args);
+  if (!global.ok()) {
+    std::cerr << admin::ErrorResult(global.status()).err;
+    return 1;
+  }
+  if (global->help) {
+    std::cout << admin::HelpText();
+    return 0;
+  }
+  if (global->version) {
+    std::cout << "ec-admin " << ec::cli::kVersion << "\n";
+    return 0;
+  }
+  if (global->words.empty()) {
+    std::cerr << admin::HelpText();
+    return 1;
+  }
+
+  std::string conf = ec::osd::ConfigPath(global->conf);
+  if (conf.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::exists(kSystemConf, ec)) {
+      return Fail("EINVAL: no config: pass -c CONF or set EC_CONF");
+    }
+    conf = kSystemConf;
+  }
+  ec::Result<ec::osd::OsdConfig> config = ec::osd::LoadClientConfig(conf);
+  if (!config.ok())
+    return Fail(admin::ErrnoName(config.status().code()) + ": " + config.status().message());
+  if (config->etcd_endpoints.empty()) {
+    return Fail("EINVAL: " + conf + ": no etcd_endpoints in [global]");
+  }
+  ec::Result<std::vector<ec::etcd::Endpoint>> endpoints =
+      ec::etcd::ParseEndpoints(config->etcd_endpoints);
+  if (!endpoints.ok()) {
+    return Fail("EINVAL: " + conf + ": etcd_endpoints: " + endpoints.status().message());
+  }
+  ec::etcd::ClientOptions options;
+  options.endpoints = *endpoints;
+  if (config->etcd_op_timeout.count() > 0) options.timeout = config->etcd_op_timeout;
+  const ec::etcd::Client client(options);
+  const ec::cluster::MapStore store(&client, config->etcd_prefix);
+
+  admin::AdminContext ctx;
+  ctx.store = &store;
+  ctx.format = global->format;
+  ctx.etcd_endpoints = config->etcd_endpoints;
+  ctx.cluster_id = config->etcd_prefix;
+  const admin::CommandResult result = admin::RunCommand(global->words, ctx);
+  std::cout << result.out << std::flush;
+  std::cerr << result.err << std::flush;
+  return result.exit_code;
+}
