@@ -11,7 +11,8 @@
 # start: starts etcd (free loopback ports, data in DIR/etcd), makes the OSD stores that do not
 # exist yet (DIR/osd.N), writes DIR/ecstore.conf and starts the OSDs; it returns once every OSD is
 # up in the cluster map, and prints how to use it. Every program takes `-c DIR/ecstore.conf` (or
-# reads $EC_CONF). Starting again on the same DIR after a stop resumes the same cluster.
+# reads $EC_CONF). Starting again on the same DIR after a stop resumes the same cluster; on a
+# running cluster, start starts whatever is not running (an OSD that was killed, say).
 # status: which daemons run, and `ec-admin -s`.
 # stop: SIGTERM to every OSD (each marks itself down), then etcd; SIGKILL after 30 s.
 # Defaults: 3 OSDs on 3 hosts, grace 20 s and down-out 600 s (Ceph's), 256M device files.
@@ -167,12 +168,23 @@ do_start() {
   [ -x "$bin/ec-osd" ] || die "no $bin/ec-osd: build first (scripts/build.sh release)"
   [ -x /usr/bin/etcd ] || die "no /usr/bin/etcd: run scripts/setup.sh"
   command -v etcdctl >/dev/null || die "no etcdctl: run scripts/setup.sh"
-  if alive "$dir/etcd.pid"; then die "a cluster already runs in $dir ('stop --dir $dir' first)"; fi
   endpoints=""
-  start_etcd
-  write_conf
   local id
-  for id in $(seq 0 $((osds - 1))); do start_osd "$id"; done
+  if alive "$dir/etcd.pid"; then
+    # Running: keep its config; start what is not running.
+    [ -f "$conf" ] || die "etcd runs in $dir but there is no $conf"
+    endpoints="$(sed -n 's/^etcd_endpoints = //p' "$conf")"
+    osds="$(grep -c '^\[osd\.[0-9]*\]' "$conf")"
+    hosts="$(sed -n 's/^host = //p' "$conf" | sort -u | wc -l)"
+    echo "etcd: $endpoints (running)"
+  else
+    start_etcd
+    write_conf
+  fi
+  for id in $(seq 0 $((osds - 1))); do
+    if alive "$dir/osd.$id.pid"; then continue; fi
+    start_osd "$id"
+  done
   # Ready means booted: the OSD prints its ready line after its boot txn put it up in the map.
   local deadline=$((SECONDS + 60)) pending
   while :; do

@@ -2,10 +2,12 @@
 # The main job on its embedded default: installs what is needed, builds, then walks through
 # ec-tool on a few profiles: encode a file, lose shards, decode from what is left, check the
 # bytes, and (for CLAY) repair a lost shard from the planned sub-chunks, printing what was read.
-# Then a local cluster on loopback: six ec-osd daemons, each on a 256 MiB file standing in for an
-# NVMe device, hold the six shards of a CLAY object; one daemon is killed, the object is read back
-# degraded from the survivors, the lost shard is rebuilt onto a replacement OSD, and the daemons'
-# metrics and status are shown.
+# Then a local cluster on loopback (scripts/cluster.sh): etcd and seven ec-osd daemons on seven
+# simulated hosts, each on a 256 MiB file standing in for an NVMe device. ec-admin sets a CLAY and
+# an RS profile and creates two pools; the six shards of a CLAY object go to the OSDs that
+# placement gives its PG; one OSD is killed (down within the grace, out after the interval, its
+# position remapped), the object is read back degraded, the lost shard is rebuilt onto the OSD now
+# in its position, the killed OSD comes back up, and the daemons' metrics and status are shown.
 # Usage: scripts/run.sh [WORKDIR]   (default: a fresh directory under /tmp, removed at the end)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,88 +92,108 @@ echo
 echo "== walk-through finished (bytes_read above: what each code read to rebuild one shard)"
 
 # ---- a local cluster on loopback -------------------------------------------------------------
-osd_bin="$root/build/bin/ec-osd"
 client="$root/build/bin/ec-osd-client"
 cl="$work/cluster"
-mkdir -p "$cl"
-cat > "$cl/ecstore.conf" <<CONF
-# A local ecstore cluster: every OSD keeps its store under osd data; ports are kernel-chosen.
-[global]
-osd data = $cl/osd-\$id
-bluestore block size = 256M
-osd port = 0
-osd metrics port = 0
-log file = $cl/osd.\$id.log
-CONF
-declare -A osd_pid osd_port osd_mport
-start_osd() {  # id
-  local id="$1"
-  "$osd_bin" -c "$cl/ecstore.conf" -i "$id" > "$cl/ready.$id" 2>>"$cl/osd.$id.stderr" &
-  osd_pid[$id]=$!
-  for _ in $(seq 1 200); do
-    if grep -q '"event":"ready"' "$cl/ready.$id" 2>/dev/null; then break; fi
-    if ! kill -0 "${osd_pid[$id]}" 2>/dev/null; then
-      echo "ec-osd $id did not start:" >&2; cat "$cl/osd.$id.stderr" >&2; exit 1
-    fi
-    sleep 0.05
-  done
-  osd_port[$id]="$(sed -E 's/.*"port":([0-9]+).*/\1/' "$cl/ready.$id")"
-  osd_mport[$id]="$(sed -E 's/.*"metrics_port":([0-9]+).*/\1/' "$cl/ready.$id")"
-  echo "osd.$id up: 127.0.0.1:${osd_port[$id]}, metrics http://127.0.0.1:${osd_mport[$id]}/metrics"
+grace=4
+down_out=8
+stop_cluster() { scripts/cluster.sh stop --dir "$cl" >/dev/null 2>&1 || true; }
+trap 'stop_cluster; [ "$cleanup" -eq 1 ] && rm -rf "$work"' EXIT
+
+echo
+echo "== local cluster: etcd and seven ec-osd daemons on seven hosts (scripts/cluster.sh)"
+scripts/cluster.sh start --dir "$cl" --osds 7 --hosts 7 --grace "$grace" --down-out "$down_out"
+export EC_CONF="$cl/ecstore.conf"
+admin() { echo "\$ ec-admin $*"; "$root/build/bin/ec-admin" "$@"; }
+admin osd erasure-code-profile set clay42 plugin=clay k=4 m=2 d=5 crush-failure-domain=host
+admin osd erasure-code-profile set rs42 plugin=jerasure technique=reed_sol_van k=4 m=2 \
+  crush-failure-domain=host
+admin osd erasure-code-profile get clay42
+admin osd pool create claypool 32 32 erasure clay42
+admin osd pool create rspool 32 32 erasure rs42
+admin osd pool ls detail
+admin osd tree
+admin -s
+
+# The acting set of the object's PG, as a list of OSD ids (shard i on the i-th).
+acting() {
+  "$root/build/bin/ec-admin" osd map claypool obj --format json |
+    sed -E 's/.*"acting":\[([^]]*)\].*/\1/' | tr ',' ' '
 }
+osd_addr() {  # id -> host:port from its ready line
+  local line; line="$(grep -m1 '"event":"ready"' "$cl/osd.$1.out")"
+  echo "$(echo "$line" | sed -E 's/.*"addr":"([^"]+)".*/\1/'):$(echo "$line" | sed -E 's/.*"port":([0-9]+).*/\1/')"
+}
+osd_mport() { grep -m1 '"event":"ready"' "$cl/osd.$1.out" | sed -E 's/.*"metrics_port":([0-9]+).*/\1/'; }
 http_get() {  # port path: the body of an HTTP GET on loopback (bash's /dev/tcp, no curl needed)
   exec 3<>"/dev/tcp/127.0.0.1/$1"
   printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' "$2" >&3
   sed '1,/^\r$/d' <&3
   exec 3<&-
 }
-stop_all() {
-  for id in "${!osd_pid[@]}"; do kill -TERM "${osd_pid[$id]}" 2>/dev/null || true; done
-  for id in "${!osd_pid[@]}"; do wait "${osd_pid[$id]}" 2>/dev/null || true; done
+map_field() {  # osd id, field: 1/0 from the map (ec-admin osd dump, Ceph's "up"/"in")
+  "$root/build/bin/ec-admin" osd dump --format json |
+    grep -o "{[^{}]*\"osd\":$1[,}][^{}]*}" | grep -o "\"$2\":[a-z0-9]*" | head -n 1 | cut -d: -f2
 }
-trap 'stop_all; [ "$cleanup" -eq 1 ] && rm -rf "$work"' EXIT
 
-echo
-echo "== local cluster: six ec-osd daemons on loopback (config $cl/ecstore.conf)"
-for id in 0 1 2 3 4 5 6; do "$osd_bin" -c "$cl/ecstore.conf" -i "$id" --mkfs >/dev/null; done
-for id in 0 1 2 3 4 5; do start_osd "$id"; done
-
+admin osd map claypool obj
+read -r -a set <<< "$(acting)"
 profile="plugin=clay,k=4,m=2,d=5"
 cp "$object" "$cl/obj"
 "$tool" encode "$profile" 4096 0,1,2,3,4,5 "$cl/obj"
 cp "$cl/obj.1" "$cl/orig.1"
 for i in 0 1 2 3 4 5; do
-  "$client" --osd "127.0.0.1:${osd_port[$i]}" put pg.1 obj "$i" "$cl/obj.$i" --version 1 \
+  "$client" --osd "$(osd_addr "${set[$i]}")" put pg.1 obj "$i" "$cl/obj.$i" --version 1 \
     --attr "profile=$profile"
 done
-echo "kill -9 osd.1 (its shard is now lost)"
-kill -KILL "${osd_pid[1]}"; wait "${osd_pid[1]}" 2>/dev/null || true; unset 'osd_pid[1]'
+echo "the six shards of 'obj' are on osd.${set[0]},${set[1]},${set[2]},${set[3]},${set[4]},${set[5]}"
+victim="${set[1]}"
+echo
+echo "kill -9 osd.$victim (it holds shard 1): down within the grace (${grace} s)"
+start_ms=$(date +%s%3N)
+kill -KILL "$(cat "$cl/osd.$victim.pid")"
+until [ "$(map_field "$victim" up)" = "0" ]; do sleep 0.1; done
+echo "osd.$victim is down in the map after $(( $(date +%s%3N) - start_ms )) ms"
+echo "\$ ec-admin health detail   (first lines)"
+"$root/build/bin/ec-admin" health detail > "$cl/health.txt" || true
+head -n 6 "$cl/health.txt"
+until [ "$(map_field "$victim" in)" = "0" ]; do sleep 0.2; done
+echo "osd.$victim is out after $(( $(date +%s%3N) - start_ms )) ms (mon_osd_down_out_interval ${down_out} s)"
+admin osd map claypool obj
+read -r -a now <<< "$(acting)"
 mkdir -p "$cl/read"
+avail=""
 for i in 0 2 3 4 5; do
-  "$client" --osd "127.0.0.1:${osd_port[$i]}" get pg.1 obj "$i" "$cl/read/obj.$i" >/dev/null
+  "$client" --osd "$(osd_addr "${set[$i]}")" get pg.1 obj "$i" "$cl/read/obj.$i" >/dev/null
+  avail="$avail${avail:+,}$i"
 done
-"$tool" decode "$profile" 4096 0,2,3,4,5 "$cl/read/obj"
+"$tool" decode "$profile" 4096 "$avail" "$cl/read/obj"
 if cmp -s -n "$(stat -c %s "$object")" "$cl/read/obj" "$object"; then
-  echo "degraded read from osd.0,2,3,4,5 matches the original object"
+  echo "degraded read from shards {$avail} matches the original object"
 else
   echo "MISMATCH in the degraded read" >&2; exit 1
 fi
 rm -f "$cl/obj.1"
 "$tool" repair "$profile" 4096 1 "$cl/obj"
-start_osd 6
-"$client" --osd "127.0.0.1:${osd_port[6]}" put pg.1 obj 1 "$cl/obj.1" --version 1 \
-  --attr "profile=$profile"
-"$client" --osd "127.0.0.1:${osd_port[6]}" get pg.1 obj 1 "$cl/check.1" >/dev/null
+new="${now[1]}"
+"$client" --osd "$(osd_addr "$new")" put pg.1 obj 1 "$cl/obj.1" --version 1 --attr "profile=$profile"
+"$client" --osd "$(osd_addr "$new")" get pg.1 obj 1 "$cl/check.1" >/dev/null
 if cmp -s "$cl/check.1" "$cl/orig.1"; then
-  echo "shard 1 rebuilt onto osd.6 and read back identical to the lost one"
+  echo "shard 1 rebuilt onto osd.$new (its new position) and read back identical to the lost one"
 else
   echo "MISMATCH in the rebuilt shard" >&2; exit 1
 fi
-"$client" --osd "127.0.0.1:${osd_port[6]}" stat pg.1 obj 1
-echo "-- osd.0 metrics (excerpt):"
-http_get "${osd_mport[0]}" /metrics | grep -E '^ecstore_osd_(ops_total|op_bytes_total\{op="(write|read)"|checksum)'
-echo "-- osd.6 status:"
-http_get "${osd_mport[6]}" /status | head -c 400; echo " ..."
-stop_all
-osd_pid=()
-echo "== cluster stopped (SIGTERM); logs in $cl/osd.*.log"
+"$client" --osd "$(osd_addr "$new")" stat pg.1 obj 1
+echo
+echo "restart osd.$victim: up and in again (it was marked out by the monitor, not by a person)"
+: > "$cl/osd.$victim.out"
+setsid "$root/build/bin/ec-osd" -c "$EC_CONF" -i "$victim" >> "$cl/osd.$victim.out" 2>&1 < /dev/null &
+echo $! > "$cl/osd.$victim.pid"
+until [ "$(map_field "$victim" up)" = "1" ]; do sleep 0.1; done
+admin -s
+echo "-- osd.${set[0]} metrics (excerpt):"
+http_get "$(osd_mport "${set[0]}")" /metrics |
+  grep -E '^ecstore_osd_(ops_total|op_bytes_total\{op="(write|read)"|map_epoch)'
+echo "-- osd.$new status (excerpt):"
+http_get "$(osd_mport "$new")" /status | head -c 400; echo " ..."
+stop_cluster
+echo "== cluster stopped (each OSD marked itself down); logs were in $cl/osd.N.log"
