@@ -160,7 +160,8 @@ Result<OsdEntry> DecodeOsd(std::string_view key, int id, const std::string& valu
   EC_RETURN_IF_ERROR(r.Bool("in", &o.in));
   EC_RETURN_IF_ERROR(r.Bool("up", &o.up));
   EC_RETURN_IF_ERROR(r.Str("uuid", &o.uuid));
-  EC_RETURN_IF_ERROR(r.Int("up_stamp_ms", 0, std::numeric_limits<std::int64_t>::max(), &o.up_stamp_ms));
+  EC_RETURN_IF_ERROR(
+      r.Int("up_stamp_ms", 0, std::numeric_limits<std::int64_t>::max(), &o.up_stamp_ms));
   EC_RETURN_IF_ERROR(
       r.Int("down_stamp_ms", 0, std::numeric_limits<std::int64_t>::max(), &o.down_stamp_ms));
   EC_RETURN_IF_ERROR(r.Bool("auto_out", &o.auto_out));

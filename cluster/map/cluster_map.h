@@ -66,8 +66,8 @@ struct OsdEntry {
   std::string host;     // non-empty; the failure domain "host"
   double weight = 1.0;  // finite, >= 0
   bool in = true;
-  bool up = false;       // booted and its liveness key held (set by boot, cleared by the monitor)
-  std::string uuid;      // the store that booted as this id ("" until the first boot)
+  bool up = false;   // booted and its liveness key held (set by boot, cleared by the monitor)
+  std::string uuid;  // the store that booted as this id ("" until the first boot)
   std::int64_t up_stamp_ms = 0;    // wall clock (ms since 1970) of the last boot; 0: never
   std::int64_t down_stamp_ms = 0;  // wall clock when last marked down; 0 while up or never up
   bool auto_out = false;  // marked out by the monitor (after mon_osd_down_out_interval), not by

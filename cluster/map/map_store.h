@@ -74,13 +74,13 @@ struct MapChange {
     kOsdOut
   };
   Kind kind = Kind::kPutProfile;
-  EcProfile profile;           // kPutProfile
-  Pool pool;                   // kPutPool
-  OsdEntry osd;                // kPutOsd; kOsdBoot (id, addr, host, uuid)
-  std::string name;            // kRemoveProfile, kRemovePool
-  int osd_id = -1;             // kRemoveOsd, kOsdDown, kOsdIn, kOsdOut
-  std::int64_t stamp_ms = 0;   // kOsdBoot, kOsdDown, kOsdIn: wall clock, ms since 1970
-  bool automatic = false;      // kOsdOut: by the monitor, not a person
+  EcProfile profile;          // kPutProfile
+  Pool pool;                  // kPutPool
+  OsdEntry osd;               // kPutOsd; kOsdBoot (id, addr, host, uuid)
+  std::string name;           // kRemoveProfile, kRemovePool
+  int osd_id = -1;            // kRemoveOsd, kOsdDown, kOsdIn, kOsdOut
+  std::int64_t stamp_ms = 0;  // kOsdBoot, kOsdDown, kOsdIn: wall clock, ms since 1970
+  bool automatic = false;     // kOsdOut: by the monitor, not a person
 
   static MapChange PutProfile(EcProfile p);
   static MapChange RemoveProfile(std::string name);

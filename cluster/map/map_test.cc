@@ -120,15 +120,23 @@ TEST(MapCodec, RefusesBadValuesNamingTheKey) {
       {"/ecstore/pool/01", R"({"v":1})"},
       {"/ecstore/pool/x", R"({"v":1})"},
       {"/ecstore/pool/", R"({"v":1})"},
-      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":-1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":1,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"","weight":1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/-3", R"({"v":1,"id":-3,"addr":"a","host":"h","weight":1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":-1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":1,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"","weight":1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/-3",
+       R"({"v":1,"id":-3,"addr":"a","host":"h","weight":1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
       {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true})"},
-      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":"yes","uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":7,"up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":"","up_stamp_ms":-5,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0.5,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":"yes","uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":7,"up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":"","up_stamp_ms":-5,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0.5,"auto_out":false})"},
       {"/ecstore/osd/99999999999", R"({"v":1})"},
       {"/ecstore/profile/rs", R"({"v":1,"name":"other","profile":{}})"},
       {"/ecstore/profile/rs", R"({"v":1,"name":"rs","profile":{"k":4}})"},
@@ -189,7 +197,8 @@ TEST(MapCodec, EncodeDecodeEveryType) {
 // auto-out is undone by the next boot, a person's out is not; another store cannot take its id.
 TEST(MapChanges, OsdLifecycle) {
   ClusterMap map;
-  ASSERT_TRUE(ApplyChanges({MapChange::OsdBoot(3, "127.0.0.1:6803", "h1", "u-3", 1000)}, &map).ok());
+  ASSERT_TRUE(
+      ApplyChanges({MapChange::OsdBoot(3, "127.0.0.1:6803", "h1", "u-3", 1000)}, &map).ok());
   ASSERT_TRUE(map.osds.contains(3));
   OsdEntry o = map.osds.at(3);
   EXPECT_TRUE(o.up);
@@ -209,7 +218,8 @@ TEST(MapChanges, OsdLifecycle) {
   ASSERT_TRUE(ApplyChanges({MapChange::OsdOut(3, /*automatic=*/true)}, &map).ok());
   EXPECT_FALSE(map.osds.at(3).in);
   EXPECT_TRUE(map.osds.at(3).auto_out);
-  ASSERT_TRUE(ApplyChanges({MapChange::OsdBoot(3, "127.0.0.1:7003", "h1", "u-3", 4000)}, &map).ok());
+  ASSERT_TRUE(
+      ApplyChanges({MapChange::OsdBoot(3, "127.0.0.1:7003", "h1", "u-3", 4000)}, &map).ok());
   EXPECT_TRUE(map.osds.at(3).in);
   EXPECT_FALSE(map.osds.at(3).auto_out);
   EXPECT_EQ(map.osds.at(3).addr, "127.0.0.1:7003");
@@ -217,7 +227,8 @@ TEST(MapChanges, OsdLifecycle) {
 
   // Out by a person stays out across a boot.
   ASSERT_TRUE(ApplyChanges({MapChange::OsdOut(3, /*automatic=*/false)}, &map).ok());
-  ASSERT_TRUE(ApplyChanges({MapChange::OsdBoot(3, "127.0.0.1:7003", "h1", "u-3", 5000)}, &map).ok());
+  ASSERT_TRUE(
+      ApplyChanges({MapChange::OsdBoot(3, "127.0.0.1:7003", "h1", "u-3", 5000)}, &map).ok());
   EXPECT_FALSE(map.osds.at(3).in);
 
   // In while down restarts the down timer.
@@ -233,8 +244,8 @@ TEST(MapChanges, OsdLifecycle) {
       << st.message();
   EXPECT_EQ(ApplyChanges({MapChange::OsdBoot(4, "a", "h1", "", 1)}, &map).code(), EINVAL);
   EXPECT_EQ(ApplyChanges({MapChange::OsdBoot(4, "a", "", "u", 1)}, &map).code(), EINVAL);
-  for (MapChange c : {MapChange::OsdDown(9, 1), MapChange::OsdIn(9, 1),
-                      MapChange::OsdOut(9, false), MapChange::RemoveOsd(9)}) {
+  for (MapChange c : {MapChange::OsdDown(9, 1), MapChange::OsdIn(9, 1), MapChange::OsdOut(9, false),
+                      MapChange::RemoveOsd(9)}) {
     st = ApplyChanges({c}, &map);
     EXPECT_EQ(st.code(), ENOENT);
     EXPECT_EQ(st.message(), "osd.9 does not exist");
