@@ -102,7 +102,9 @@ do_status() {
   if [ -x "$bin/ec-admin" ] && alive "$dir/etcd.pid"; then "$bin/ec-admin" -c "$conf" -s; fi
 }
 
-start_etcd() {
+# Starts etcd on the ports in DIR/etcd.ports (chosen now if absent). Returns 1 if the ports were
+# taken meanwhile (another program got there between the check and the bind), dies on other errors.
+try_etcd() {
   local client_port peer_port
   if [ -f "$dir/etcd.ports" ]; then
     read -r client_port peer_port < "$dir/etcd.ports"
@@ -113,6 +115,8 @@ start_etcd() {
     echo "$client_port $peer_port" > "$dir/etcd.ports"
   fi
   local c="http://127.0.0.1:$client_port" p="http://127.0.0.1:$peer_port"
+  touch "$dir/etcd.log"
+  local log_start; log_start=$(( $(wc -l < "$dir/etcd.log") + 1 ))
   setsid /usr/bin/etcd --name ecstore --data-dir "$dir/etcd" \
     --listen-client-urls "$c" --advertise-client-urls "$c" \
     --listen-peer-urls "$p" --initial-advertise-peer-urls "$p" \
@@ -123,12 +127,28 @@ start_etcd() {
     if ETCDCTL_API=3 etcdctl --endpoints "$c" --dial-timeout 1s endpoint health >/dev/null 2>&1; then
       echo "etcd: $c (data $dir/etcd, log $dir/etcd.log)"
       endpoints="$c"
-      return
+      return 0
     fi
-    alive "$dir/etcd.pid" || { tail -n 20 "$dir/etcd.log" >&2; die "etcd did not start"; }
+    if ! alive "$dir/etcd.pid"; then
+      if tail -n "+$log_start" "$dir/etcd.log" | grep -q 'address already in use'; then
+        rm -f "$dir/etcd.ports" "$dir/etcd.pid"
+        return 1
+      fi
+      tail -n 20 "$dir/etcd.log" >&2
+      die "etcd did not start"
+    fi
     sleep 0.1
   done
   die "etcd did not become healthy in 20 s (log: $dir/etcd.log)"
+}
+
+start_etcd() {
+  local attempt
+  for attempt in 1 2 3 4 5; do
+    if try_etcd; then return; fi
+    echo "etcd's ports were taken meanwhile; choosing others" >&2
+  done
+  die "etcd could not bind its ports in 5 attempts (log: $dir/etcd.log)"
 }
 
 write_conf() {
