@@ -11,6 +11,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -68,11 +70,19 @@ Status EtcdServer::Start() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "ec-etcd-XXXXXX").string();
   if (::mkdtemp(tmpl.data()) == nullptr) return Status::IOError("mkdtemp failed");
   dir_ = tmpl;
-  client_port_ = FreePort();
-  peer_port_ = FreePort();
-  while (peer_port_ == client_port_) peer_port_ = FreePort();
-  if (client_port_ == 0 || peer_port_ == 0) return Status::IOError("no free loopback port");
-  return Launch();
+  // A port found free can be taken by another process (another test's etcd) before etcd binds
+  // it; etcd then exits at start, and new ports are tried.
+  Status st;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    client_port_ = FreePort();
+    peer_port_ = FreePort();
+    while (peer_port_ == client_port_) peer_port_ = FreePort();
+    if (client_port_ == 0 || peer_port_ == 0) return Status::IOError("no free loopback port");
+    st = Launch();
+    if (st.ok() || st.code() != EADDRINUSE) return st;
+    std::filesystem::remove_all(dir_ + "/data");
+  }
+  return st;
 }
 
 Status EtcdServer::Restart() {
@@ -131,6 +141,11 @@ Status EtcdServer::Launch() {
     int status = 0;
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
+      std::ifstream in(log);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (text.str().find("address already in use") != std::string::npos)
+        return Status::Error(EADDRINUSE, "etcd's ports were taken; see " + log);
       return Status::IOError("etcd exited at start; see " + log);
     }
     if (client.Range(RangeRequest{"probe", {}, 0, 0}).ok()) return Status::OK();
