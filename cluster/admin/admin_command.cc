@@ -236,7 +236,8 @@ CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx) {
   }
   Result<ClusterMap> map = LoadMap(ctx);
   if (!map.ok()) return ErrorResult(map.status());
-  Result<StatusReport> report = BuildStatusReport(*map, ctx.cluster_id);
+  Result<StatusReport> report =
+      BuildStatusReport(*map, map->fsid.empty() ? ctx.cluster_id : map->fsid);
   if (!report.ok()) return ErrorResult(report.status());
   const bool detail = words.size() == 2;
   if (ctx.format != Format::kPlain) {

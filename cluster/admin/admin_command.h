@@ -63,7 +63,7 @@ struct AdminContext {
   Format format = Format::kPlain;
   std::string plugin_dir;      // erasure-code plugins; "" = the registry's default directory
   std::string etcd_endpoints;  // as configured, for "cannot reach etcd at ..." messages
-  std::string cluster_id;      // shown as the cluster id by `status` (the map has no fsid yet)
+  std::string cluster_id;      // shown as the cluster id by `status` until the map has an fsid
   // Wall clock in ms since 1970 (stamps of osd in/out, ages in `status`); null = system clock.
   std::function<std::int64_t()> now_ms;
 };

@@ -618,6 +618,8 @@ TEST_F(AdminTest, StatusAllUpIsHealthOk) {
   EXPECT_EQ(s["health"]["status"], "HEALTH_OK");
   EXPECT_EQ(s["health"]["checks"], json::object());
   EXPECT_EQ(s["osdmap"]["epoch"], Map().epoch);
+  EXPECT_EQ(s["fsid"], Map().fsid) << "the map's fsid, once it has one";
+  EXPECT_EQ(Map().fsid.size(), 36u);
   EXPECT_EQ(s["osdmap"]["num_osds"], 6);
   EXPECT_EQ(s["osdmap"]["num_up_osds"], 6);
   EXPECT_EQ(s["osdmap"]["num_in_osds"], 6);
@@ -628,6 +630,7 @@ TEST_F(AdminTest, StatusAllUpIsHealthOk) {
   EXPECT_EQ(s["pgmap"]["pgs_by_state"],
             json::parse(R"([{"state_name":"active+clean","count":48}])"));
   const std::string plain = Ok("status").out;
+  EXPECT_TRUE(Contains(plain, "    id:     " + Map().fsid + "\n")) << plain;
   EXPECT_TRUE(Contains(plain, "    health: HEALTH_OK\n")) << plain;
   EXPECT_TRUE(Contains(plain, "    osd: 6 osds: 6 up (since 90s), 6 in (since 90s)\n")) << plain;
   EXPECT_TRUE(Contains(plain, "    pools:   2 pools, 48 pgs\n    pgs:     48 active+clean\n"))

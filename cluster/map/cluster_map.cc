@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <utility>
 
@@ -181,8 +182,8 @@ const Pool* ClusterMap::FindPool(std::string_view name) const {
 }
 
 bool SameContent(const ClusterMap& a, const ClusterMap& b) {
-  return a.epoch == b.epoch && a.pool_max == b.pool_max && a.profiles == b.profiles &&
-         a.pools == b.pools && a.osds == b.osds;
+  return a.epoch == b.epoch && a.pool_max == b.pool_max && a.fsid == b.fsid &&
+         a.profiles == b.profiles && a.pools == b.pools && a.osds == b.osds;
 }
 
 std::string EpochKey(std::string_view prefix) {
@@ -191,6 +192,27 @@ std::string EpochKey(std::string_view prefix) {
 std::string PoolMaxKey(std::string_view prefix) {
   return std::string(prefix) + "pool_max";
 }
+std::string FsidKey(std::string_view prefix) {
+  return std::string(prefix) + "fsid";
+}
+
+std::string NewFsid() {
+  std::random_device rd;
+  std::uniform_int_distribution<int> byte(0, 255);
+  unsigned char b[16];
+  for (unsigned char& x : b) x = static_cast<unsigned char>(byte(rd));
+  b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // version 4
+  b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += kHex[b[i] >> 4];
+    out += kHex[b[i] & 15];
+  }
+  return out;
+}
+
 std::string ProfileKey(std::string_view prefix, std::string_view name) {
   return std::string(prefix) + "profile/" + std::string(name);
 }
@@ -249,6 +271,24 @@ Status ApplyKey(std::string_view prefix, const etcd::KeyValue& kv, bool is_delet
       *field = n;
     }
     if (rest == "epoch") map->epoch_mod_revision = is_delete ? 0 : kv.mod_revision;
+    return Status::OK();
+  }
+  if (rest == "fsid") {
+    *is_map_key = true;
+    if (is_delete) {
+      map->fsid.clear();
+      return Status::OK();
+    }
+    const std::string& v = kv.value;
+    bool ok = v.size() == 36;
+    for (std::size_t i = 0; ok && i < v.size(); ++i) {
+      const char c = v[i];
+      ok = (i == 8 || i == 13 || i == 18 || i == 23)
+               ? c == '-'
+               : ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+    }
+    if (!ok) return Bad(key, "value is not a lower-case UUID");
+    map->fsid = v;
     return Status::OK();
   }
   if (StartsWith(rest, "profile/")) {

@@ -7,6 +7,7 @@
 // |---------------------------|-----------------------------------------------------------------|
 // | <prefix>epoch             | the map epoch, decimal ("7"); absent = epoch 0, empty map        |
 // | <prefix>pool_max          | the highest pool id ever given, decimal; ids are never reused    |
+// | <prefix>fsid              | the cluster's id, a random UUID written with the first change    |
 // | <prefix>profile/<name>    | {"v":1,"name":"rs","profile":{"k":"4","m":"2",...}}             |
 // | <prefix>pool/<id>         | {"v":1,"id":1,"name":"p","profile":"rs","pg_num":64,            |
 // |                           |  "stripe_unit":4096,"min_size":5}  (<id> decimal, no padding)   |
@@ -81,6 +82,7 @@ struct OsdEntry {
 struct ClusterMap {
   std::int64_t epoch = 0;                     // bumped by exactly 1 by every change
   std::int64_t pool_max = -1;                 // highest pool id ever given (-1: none)
+  std::string fsid;                           // the cluster's UUID ("" before the first change)
   std::map<std::string, EcProfile> profiles;  // by name
   std::map<std::int64_t, Pool> pools;         // by id
   std::map<int, OsdEntry> osds;               // by id
@@ -99,6 +101,9 @@ bool SameContent(const ClusterMap& a, const ClusterMap& b);
 // The keys of the table above.
 std::string EpochKey(std::string_view prefix);
 std::string PoolMaxKey(std::string_view prefix);
+std::string FsidKey(std::string_view prefix);
+// A new random UUID (version 4, lower-case text): a cluster's fsid.
+std::string NewFsid();
 std::string ProfileKey(std::string_view prefix, std::string_view name);
 std::string PoolKey(std::string_view prefix, std::int64_t id);
 std::string OsdKey(std::string_view prefix, int id);

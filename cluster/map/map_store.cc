@@ -187,6 +187,7 @@ std::vector<etcd::TxnOp> Diff(std::string_view prefix, const ClusterMap& from,
   std::vector<etcd::TxnOp> ops;
   if (from.pool_max != to.pool_max)
     ops.push_back(etcd::TxnOp::Put(PoolMaxKey(prefix), std::to_string(to.pool_max)));
+  if (from.fsid != to.fsid) ops.push_back(etcd::TxnOp::Put(FsidKey(prefix), to.fsid));
   for (const auto& [name, p] : from.profiles)
     if (!to.profiles.contains(name)) ops.push_back(etcd::TxnOp::Delete(ProfileKey(prefix, name)));
   for (const auto& [name, p] : to.profiles) {
@@ -341,6 +342,11 @@ Result<ClusterMap> MapStore::Apply(const std::vector<MapChange>& changes,
     etcd::TxnRequest txn;
     txn.success = Diff(prefix_, *current, next);
     if (txn.success.empty()) return current;
+    // The cluster gets its id with its first change (and a map from before ids, with its next).
+    if (next.fsid.empty()) {
+      next.fsid = NewFsid();
+      txn.success.insert(txn.success.begin(), etcd::TxnOp::Put(FsidKey(prefix_), next.fsid));
+    }
     txn.success.insert(txn.success.end(), guard.ops.begin(), guard.ops.end());
     if (txn.success.size() + 1 > options_.max_txn_ops)
       return Status::Error(E2BIG, "cluster map change set needs " +

@@ -6,7 +6,8 @@
 // order, validated, and written as ONE etcd txn: the keys whose value differs, then the epoch key
 // set to epoch + 1 (always the txn's last operation: the watcher relies on it), guarded by a
 // compare on the epoch key's mod_revision as read. Nothing can leave the map half-changed: either
-// the whole txn is applied or none of it.
+// the whole txn is applied or none of it. The first change that writes anything also writes the
+// cluster's fsid (a random UUID) when the map has none.
 //
 // Concurrency (optimistic): when the compare fails (another writer changed the map since it was
 // read), Apply reloads the map, re-applies and re-validates the same change set on it and tries

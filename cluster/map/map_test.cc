@@ -288,6 +288,29 @@ TEST_F(MapTest, GuardedApply) {
   EXPECT_EQ(loaded->osds.size(), 1u);
 }
 
+// The first change gives the cluster its fsid; later changes keep it; a bad one is refused.
+TEST_F(MapTest, FirstChangeWritesTheFsid) {
+  auto empty = store_->Load();
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->fsid, "");
+  auto m1 = store_->Apply({MapChange::PutProfile(Rs())});
+  ASSERT_TRUE(m1.ok());
+  ASSERT_EQ(m1->fsid.size(), 36u);
+  EXPECT_EQ(m1->fsid[14], '4');
+  auto m2 = store_->Apply({MapChange::PutPool(MakePool("p"))});
+  ASSERT_TRUE(m2.ok());
+  EXPECT_EQ(m2->fsid, m1->fsid);
+  auto loaded = store_->Load();
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->fsid, m1->fsid);
+  EXPECT_NE(NewFsid(), NewFsid());
+  ASSERT_TRUE(client_->Put(etcd::PutRequest{FsidKey(kPrefix), "not-a-uuid", 0}).ok());
+  auto bad = store_->Load();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), EBADMSG);
+  EXPECT_NE(bad.status().message().find("/ecstore/fsid"), std::string::npos);
+}
+
 TEST_F(MapTest, RoundTripThroughEtcd) {
   auto empty = store_->Load();
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();
