@@ -1,13 +1,12 @@
 #include "recovery/repair_engine.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "ec/stripe_codec.h"
+#include "recovery/plan_choice.h"
 #include "recovery/repair_plan.h"
 
 namespace ec::recovery {
@@ -52,34 +51,6 @@ struct Piece {
   std::uint64_t stripes;
 };
 
-// Waits for every completion of one ReadAsync call. Shared with the callbacks, so that a source
-// calling back late still finds it alive.
-struct Completions {
-  std::mutex mutex;
-  std::condition_variable all_done;
-  std::size_t left = 0;
-  std::vector<Status> results;
-  std::vector<bool> seen;
-};
-
-std::vector<Status> ReadAll(ShardSource& source, std::span<const ShardReadRequest> requests) {
-  auto state = std::make_shared<Completions>();
-  state->left = requests.size();
-  state->results.resize(requests.size());
-  state->seen.assign(requests.size(), false);
-  if (requests.empty()) return {};
-  source.ReadAsync(requests, [state](std::size_t i, Status status) {
-    std::lock_guard lock(state->mutex);
-    if (i >= state->seen.size() || state->seen[i]) return;  // a source bug: ignore
-    state->seen[i] = true;
-    state->results[i] = std::move(status);
-    if (--state->left == 0) state->all_done.notify_all();
-  });
-  std::unique_lock lock(state->mutex);
-  state->all_done.wait(lock, [&] { return state->left == 0; });
-  return state->results;
-}
-
 }  // namespace
 
 RepairEngine::RepairEngine(ErasureCodeInterfaceRef code, StripeLayout layout,
@@ -105,7 +76,23 @@ Status Exhausted(const ShardSet& want, const std::map<int, Status>& failed, cons
 Result<RepairPlan> RepairEngine::Plan(const RepairRequest& request) const {
   std::uint64_t end = 0;
   EC_RETURN_IF_ERROR(CheckRequest(layout_, request, &end));
-  return MakePlan(*code_, layout_, request.want, request.available);
+  return Choose(request, request.available, request.offset, end);
+}
+
+Result<std::vector<RepairPlan>> RepairEngine::Candidates(const RepairRequest& request) const {
+  std::uint64_t end = 0;
+  EC_RETURN_IF_ERROR(CheckRequest(layout_, request, &end));
+  return PricedCandidates(*code_, layout_, request.want, request.available, request.offset, end,
+                          request.cost.value_or(ReadCostModel{}));
+}
+
+Result<RepairPlan> RepairEngine::Choose(const RepairRequest& request,
+                                        const std::map<int, int>& costs, std::uint64_t pos,
+                                        std::uint64_t end) const {
+  if (!request.cost) return MakePlan(*code_, layout_, request.want, costs);
+  auto plans = PricedCandidates(*code_, layout_, request.want, costs, pos, end, *request.cost);
+  if (!plans.ok()) return plans.status();
+  return std::move(plans->front());
 }
 
 Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, const RebuiltSink& sink,
@@ -121,7 +108,7 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
   std::map<int, int> costs = request.available;
   std::uint64_t pos = request.offset;
 
-  auto plan = MakePlan(*code_, layout_, request.want, costs);
+  auto plan = Choose(request, costs, pos, end);
   if (!plan.ok()) return plan.status();
   ++stats.plans;
   auto active = PlanRuns(*code_, layout_, std::move(*plan), request.want, pos, end, limits,
@@ -189,7 +176,7 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
     }
     if (failed) {
       // Plan again without the failed helpers and retry this batch.
-      auto again = MakePlan(*code_, layout_, request.want, costs);
+      auto again = Choose(request, costs, pos, end);
       if (!again.ok()) return Exhausted(request.want, stats.failed, again.status());
       ++stats.plans;
       active = PlanRuns(*code_, layout_, std::move(*again), request.want, pos, end, limits,

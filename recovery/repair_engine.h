@@ -13,6 +13,15 @@
 //   reads when too few remain for a CLAY repair), retrying the same batch; when no plan remains
 //   the call fails naming every failed helper.
 //
+// Choosing a plan: without a cost model (RepairRequest::cost unset), the helpers are the code's
+// minimum_to_decode_with_cost over the request's integer costs (today's behaviour). With one, the
+// engine prices candidate plans for the request's actual byte range and stripes and takes the
+// cheapest (recovery/read_cost.h: weight_net * network bytes + weight_dev * device bytes, device
+// reads rounded out to 4 KiB blocks, local shards free of network): the direct read when every
+// wanted shard is available, kDecode from k-shard sets (the code's choices, the model's, and every
+// k-subset up to a bound), and, for one lost chunk of CLAY, each native repair set.
+// Candidates() lists them with their costs; plan_choice.h says exactly which are tried.
+//
 // Kinds of plans (RepairPlan::Kind):
 //   kDirect          every wanted shard is available: read exactly the wanted bytes;
 //   kDecode          read whole chunks of k helpers and decode (any code; every stripe of the range
@@ -36,13 +45,16 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "ec/buffer.h"
 #include "ec/erasure_code_interface.h"
 #include "ec/stripe_layout.h"
+#include "recovery/read_cost.h"
 #include "recovery/shard_source.h"
 
 namespace ec::recovery {
@@ -55,6 +67,9 @@ struct RepairRequest {
   std::uint64_t stripes = 0;         // the object's stripes: every shard is stripes * C bytes
   std::uint64_t offset = 0;          // shard bytes [offset, offset + length) of each wanted shard
   std::uint64_t length = kToTheEnd;  // kToTheEnd: up to stripes * C
+  // With a model: the least-cost plan for this range (see "Choosing a plan" above); without one,
+  // the code's choice from `available`'s costs (what ec-tool and osd_shard_source callers get).
+  std::optional<ReadCostModel> cost = std::nullopt;
 };
 
 // What a call read, per helper shard (all counts include retried batches).
@@ -86,6 +101,9 @@ struct RepairPlan {
   SubChunkPlan reads;   // what a whole stripe reads from each helper
   bool native = false;  // kSubChunkRepair through the code's repair_sub_chunks (partial repair)
   std::uint64_t bytes_per_stripe = 0;  // sum over helpers for a whole stripe
+  // The price of reading the request's whole range with this plan (one request per helper);
+  // set only when the request has a cost model (Plan(), Candidates()), zero otherwise.
+  ReadCost cost;
 };
 
 // One batch of results: shard bytes [offset, offset + length) of every wanted shard.
@@ -113,7 +131,14 @@ class RepairEngine {
   // wanted, ids out of range, a range past the end of the shards, a negative cost); EIO when the
   // available shards cannot rebuild `want` (the code's message, e.g. "need 4 chunks to decode,
   // only 3 available").
+  // With a cost model: the cheapest of Candidates(request), with its cost. Also EINVAL for a bad
+  // model (CheckModel).
   Result<RepairPlan> Plan(const RepairRequest& request) const;
+
+  // Every candidate plan for the request, priced under its model (the default model when it has
+  // none: every shard remote, weights 1 and 1, 4 KiB blocks), cheapest first: what Plan() chooses
+  // from, for tests and counters. Errors: those of Plan().
+  Result<std::vector<RepairPlan>> Candidates(const RepairRequest& request) const;
 
   // Rebuilds the request's range of every wanted shard, calling `sink` once per batch in shard
   // order. `stats` (if given) is filled also when the call fails. Errors: those of Plan();
@@ -132,6 +157,11 @@ class RepairEngine {
   Result<Rebuilt> Rebuild(const RepairRequest& request, ShardSource& source) const;
 
  private:
+  // The plan for `request` from the shards in `costs` (its available ones minus failed helpers),
+  // priced for the shard bytes [pos, end) still to read.
+  Result<RepairPlan> Choose(const RepairRequest& request, const std::map<int, int>& costs,
+                            std::uint64_t pos, std::uint64_t end) const;
+
   ErasureCodeInterfaceRef code_;
   StripeLayout layout_;
   RepairEngineOptions options_;

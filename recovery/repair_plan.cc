@@ -44,12 +44,17 @@ Result<RepairPlan> MakePlan(const ErasureCodeInterface& code, const StripeLayout
                             const ShardSet& want, const std::map<int, int>& costs) {
   auto helpers = code.minimum_to_decode_with_cost(want, costs);
   if (!helpers.ok()) return helpers.status();
-  auto reads = code.minimum_to_decode(want, *helpers);
+  return MakePlanFrom(code, layout, want, *helpers);
+}
+
+Result<RepairPlan> MakePlanFrom(const ErasureCodeInterface& code, const StripeLayout& layout,
+                                const ShardSet& want, const ShardSet& helpers) {
+  auto reads = code.minimum_to_decode(want, helpers);
   if (!reads.ok()) return reads.status();
   const int z = static_cast<int>(layout.sub_chunk_count());
   EC_RETURN_IF_ERROR(CheckPlan(*reads, layout.sub_chunk_count()));
   RepairPlan plan;
-  plan.helpers = *helpers;
+  plan.helpers = helpers;
   plan.reads = std::move(*reads);
   bool whole = true;
   for (const auto& [id, ranges] : plan.reads) {

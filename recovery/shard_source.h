@@ -58,4 +58,8 @@ class ShardSource {
   virtual void ReadAsync(std::span<const ShardReadRequest> requests, Completion done) = 0;
 };
 
+// ReadAsync and wait for every completion: the status of each request, in order (an empty
+// vector for no request). Buffers may be touched again as soon as it returns.
+std::vector<Status> ReadAll(ShardSource& source, std::span<const ShardReadRequest> requests);
+
 }  // namespace ec::recovery
