@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace ec::recovery {
@@ -54,43 +55,66 @@ Result<ObjectRead> ReadObjectRange(const RepairEngine& engine, ShardSource& sour
   ObjectRead result;
   result.bytes = Buffer::Allocate(static_cast<std::size_t>(request.length), false);
   std::map<int, int> available = request.available;
-
-  // Every available covering data shard: one request with exactly its extent, all in one round.
-  std::vector<ShardReadRequest> requests;
-  std::vector<ShardExtent> asked;
-  std::vector<Buffer> buffers;
-  for (const ShardExtent& e : *extents) {
-    if (!available.count(e.shard)) continue;
-    buffers.push_back(Buffer::Allocate(static_cast<std::size_t>(e.length), false));
-    requests.push_back(
-        {e.shard, {{e.offset, e.length}}, {buffers.back().data(), buffers.back().size()}});
-    asked.push_back(e);
-  }
-  const std::vector<Status> results = ReadAll(source, requests);
-  std::map<int, std::vector<Extent>> direct_reads;
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    HelperStats& h = result.stats.helpers[asked[i].shard];
-    ++h.requests;
-    ++h.extents;
-    if (results[i].ok()) {
-      h.bytes += asked[i].length;
-      result.direct[asked[i].shard] = asked[i];
-      direct_reads[asked[i].shard] = {{asked[i].offset, asked[i].length}};
-      Scatter(layout, asked[i], buffers[i].data(), request.offset, result.bytes.data());
-    } else {
-      // A failed (e.g. corrupt) shard is just another lost shard.
-      ++h.failed_requests;
-      result.stats.failed.emplace(asked[i].shard, results[i]);
-      available.erase(asked[i].shard);
-    }
-  }
-  if (request.cost) result.cost = PriceReads(*request.cost, direct_reads);
-
-  // Every lost covering data shard: the engine rebuilds exactly its extent.
   const std::uint64_t stripes = layout.stripes_of(request.object_size);
-  for (const ShardExtent& e : *extents) {
-    if (result.direct.count(e.shard)) continue;
-    RepairRequest repair{{e.shard}, available, stripes, e.offset, e.length, request.cost};
+
+  // Rounds: the first reads every covering data shard in one request each (the lost ones
+  // rebuilt by the engine in the same round); a direct read that fails makes its shard lost for
+  // the next round.
+  std::map<int, ShardExtent> left;  // data shard -> extent still to deliver
+  for (const ShardExtent& e : *extents) left.emplace(e.shard, e);
+  while (!left.empty()) {
+    ShardSet lost;
+    std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
+    std::map<int, std::vector<Extent>> direct;
+    for (const auto& [id, e] : left) {
+      if (available.count(id)) {
+        direct[id] = {{e.offset, e.length}};
+      } else {
+        lost.insert(id);
+        lo = std::min(lo, e.offset);
+        hi = std::max(hi, e.offset + e.length);
+      }
+    }
+    if (lost.empty()) {
+      // Nothing to rebuild: the direct reads alone, one request per shard.
+      std::vector<ShardReadRequest> requests;
+      std::vector<Buffer> buffers;
+      for (const auto& [id, ext] : direct) {
+        buffers.push_back(Buffer::Allocate(static_cast<std::size_t>(ext[0].length), false));
+        requests.push_back({id, ext, {buffers.back().data(), buffers.back().size()}});
+      }
+      const std::vector<Status> results = ReadAll(source, requests);
+      for (std::size_t i = 0; i < requests.size(); ++i) {
+        const int id = requests[i].shard;
+        HelperStats& h = result.stats.helpers[id];
+        ++h.requests;
+        ++h.extents;
+        if (results[i].ok()) {
+          h.bytes += buffers[i].size();
+          Scatter(layout, left.at(id), buffers[i].data(), request.offset, result.bytes.data());
+          result.direct[id] = left.at(id);
+          left.erase(id);
+        } else {
+          // A failed (e.g. corrupt) shard is just another lost shard.
+          ++h.failed_requests;
+          result.stats.failed.emplace(id, results[i]);
+          available.erase(id);
+        }
+      }
+      if (request.cost) {
+        std::map<int, std::vector<Extent>> done;
+        for (std::size_t i = 0; i < requests.size(); ++i)
+          if (results[i].ok()) done[requests[i].shard] = requests[i].extents;
+        const ReadCost c = PriceReads(*request.cost, done);
+        result.cost.net_bytes += c.net_bytes;
+        result.cost.device_bytes += c.device_bytes;
+        result.cost.total += c.total;
+      }
+      continue;
+    }
+    // The lost shards' extents lie in the same stripes: rebuild their union in one engine call,
+    // with the direct reads in the same requests.
+    RepairRequest repair{lost, available, stripes, lo, hi - lo, request.cost, direct};
     auto plan = engine.Plan(repair);
     if (!plan.ok()) {
       if (!result.stats.failed.empty() && plan.status().code() == EIO) {
@@ -108,11 +132,22 @@ Result<ObjectRead> ReadObjectRange(const RepairEngine& engine, ShardSource& sour
     auto rebuilt = engine.Rebuild(repair, source);
     if (!rebuilt.ok()) return rebuilt.status();
     Merge(rebuilt->stats, &result.stats);
-    Scatter(layout, e, rebuilt->shards.at(e.shard).data(), request.offset, result.bytes.data());
+    for (int id : lost) {
+      const ShardExtent& e = left.at(id);
+      Scatter(layout, e, rebuilt->shards.at(id).data() + (e.offset - lo), request.offset,
+              result.bytes.data());
+      result.rebuilt[id] = *plan;
+      left.erase(id);
+    }
+    for (const auto& [id, bytes] : rebuilt->also_read) {
+      Scatter(layout, left.at(id), bytes.data(), request.offset, result.bytes.data());
+      result.direct[id] = left.at(id);
+      left.erase(id);
+    }
+    for (const auto& [id, s] : rebuilt->stats.failed) available.erase(id);
     result.cost.net_bytes += plan->cost.net_bytes;
     result.cost.device_bytes += plan->cost.device_bytes;
     result.cost.total += plan->cost.total;
-    result.rebuilt[e.shard] = std::move(*plan);
   }
   return result;
 }

@@ -4,15 +4,15 @@
 //
 //   object range -> StripeLayout::data_extents: one shard extent per data chunk it covers
 //     (only the covering chunk bytes, never padded to whole stripes)
-//   available data shards: ONE round of requests, one request per shard with exactly its extent
-//   each lost data shard (unavailable, or its direct read failed, e.g. a checksum error): the
-//     repair engine rebuilds exactly its extent, with the least-cost plan under the model
-//     (RepairRequest::cost), reading only the stripes (and for CLAY only the sub-chunks) the
-//     extent needs
+//   every data shard available: ONE round, one request per shard with exactly its extent
+//   otherwise (degraded): ONE repair-engine call rebuilds the lost data shards' extents (their
+//     union: they lie in the same stripes) with the least-cost plan under the model
+//     (RepairRequest::cost), reading only the stripes, and for CLAY only the sub-chunks, that
+//     the range needs; the available shards' extents ride along as RepairRequest::also_read, so
+//     that each shard, helper or not, gets ONE request, and the plan is priced with them
+//   a shard whose read fails (a checksum error, a dead OSD) is just another lost shard: the
+//     bytes still missing are read in another round without it
 //   the shard bytes are interleaved back into object order.
-//
-// Known limit: a data shard read directly that is also a helper of a lost shard's repair gets two
-// requests (the direct one, then the repair's), and the engine prices the repair alone.
 //
 // Threads and buffers as RepairEngine::Run (the call works on the calling thread; the result owns
 // its bytes).
@@ -44,7 +44,8 @@ struct ObjectRead {
   std::map<int, ShardExtent> direct;  // data shards read directly -> the extent read
   std::map<int, RepairPlan> rebuilt;  // lost data shards -> the plan that rebuilt their extent
   RepairStats stats;                  // every request of the call (direct and repairs)
-  // With a model: the direct reads' price plus each repair plan's (the plans' own prices).
+  // With a model: the price of what was read (each round's plan, direct reads included): the
+  // counters' network and device bytes of a degraded read.
   ReadCost cost;
   bool degraded() const { return !rebuilt.empty(); }
 };

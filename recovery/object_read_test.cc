@@ -113,6 +113,25 @@ TEST_F(ObjectReadTest, DegradedReadsRebuildOnlyWhatTheRangeNeeds) {
       if (!lost_extent) continue;
       const RepairPlan& plan = got->rebuilt.at(lost);
       EXPECT_EQ(plan.kind, clay ? RepairPlan::Kind::kSubChunkRepair : RepairPlan::Kind::kDecode);
+      // One request per shard, the direct extents included; exactly the priced bytes.
+      for (const auto& [id, n] : source.requests_per_shard()) EXPECT_EQ(n, 1u) << id;
+      EXPECT_EQ(PriceReads(ReadCostModel{}, LoggedReads(source)), plan.cost);
+      EXPECT_EQ(got->cost, plan.cost);
+      for (const ShardExtent& e : *extents) {
+        if (e.shard == lost) continue;
+        EXPECT_EQ(got->direct.at(e.shard), e);
+      }
+      // The plan is the cheapest for the combined request, and no dearer than repairing alone
+      // plus separate direct reads.
+      std::map<int, std::vector<Extent>> also;
+      for (const ShardExtent& e : *extents)
+        if (e.shard != lost) also[e.shard] = {{e.offset, e.length}};
+      RepairRequest combined{
+          {lost},          req.available, o.stripes, lost_extent->offset, lost_extent->length,
+          ReadCostModel{}, also};
+      auto candidates = engine.Candidates(combined);
+      ASSERT_TRUE(candidates.ok());
+      EXPECT_EQ(candidates->front().cost, plan.cost);
       auto alone = engine.Plan({{lost},
                                 req.available,
                                 o.stripes,
@@ -120,7 +139,7 @@ TEST_F(ObjectReadTest, DegradedReadsRebuildOnlyWhatTheRangeNeeds) {
                                 lost_extent->length,
                                 ReadCostModel{}});
       ASSERT_TRUE(alone.ok());
-      EXPECT_EQ(plan.cost, alone->cost);
+      EXPECT_LE(plan.cost.total, alone->cost.total + PriceReads(ReadCostModel{}, also).total);
       // Only the stripes the lost extent touches are read for it.
       const std::uint64_t first = lost_extent->offset / kC;
       const std::uint64_t last = (lost_extent->offset + lost_extent->length - 1) / kC;
@@ -157,6 +176,40 @@ TEST_F(ObjectReadTest, FailingShardIsJustAnotherLostShard) {
   EXPECT_EQ(bad.status().code(), EIO);
   EXPECT_NE(bad.status().message().find("shard 3: checksum mismatch"), std::string::npos)
       << bad.status().message();
+}
+
+// Two lost data shards (m = 2): one engine call rebuilds both extents, every other shard still
+// gets one request.
+TEST_F(ObjectReadTest, TwoLostShards) {
+  for (const char* profile :
+       {"plugin=clay k=4 m=2 d=5", "plugin=jerasure technique=reed_sol_van k=4 m=2"}) {
+    SCOPED_TRACE(profile);
+    const EncodedObject o = EncodeObject(profile, kC, kSize, seed_);
+    RepairEngine engine(o.code, o.layout);
+    for (const Range& r : Ranges()) {
+      SCOPED_TRACE(r.name);
+      MemoryShardSource source;
+      LoadShards(o, source, {0, 2});
+      auto got = ReadObjectRange(
+          engine, source, {kSize, r.offset, r.length, AvailableBut(o, {0, 2}), ReadCostModel{}});
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      EXPECT_EQ(Bytes(got->bytes), Part(o.object, r.offset, r.length));
+      for (const auto& [id, n] : source.requests_per_shard()) EXPECT_EQ(n, 1u) << id;
+    }
+  }
+}
+
+// A data shard on the caller itself costs no network; the price says so.
+TEST_F(ObjectReadTest, LocalShardsCostNoNetwork) {
+  const EncodedObject o = EncodeObject("plugin=clay k=4 m=2 d=5", kC, kSize, seed_);
+  RepairEngine engine(o.code, o.layout);
+  MemoryShardSource source;
+  LoadShards(o, source, {});
+  ReadCostModel model;
+  model.local = {0};
+  auto got = ReadObjectRange(engine, source, {kSize, 0, kW, AvailableBut(o, {}), model});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->cost, (ReadCost{3 * kC, 4 * kC, 7.0 * kC}));
 }
 
 TEST_F(ObjectReadTest, BadRanges) {

@@ -66,7 +66,8 @@ void ForEachSubset(const std::vector<int>& ids, std::size_t size,
 }  // namespace
 
 Status PricePlan(const ErasureCodeInterface& code, const StripeLayout& layout, const ShardSet& want,
-                 std::uint64_t pos, std::uint64_t end, const ReadCostModel& model,
+                 std::uint64_t pos, std::uint64_t end,
+                 const std::map<int, std::vector<Extent>>& also, const ReadCostModel& model,
                  RepairPlan* plan) {
   auto active =
       PlanRuns(code, layout, *plan, want, pos, end, {}, std::numeric_limits<std::size_t>::max());
@@ -81,7 +82,14 @@ Status PricePlan(const ErasureCodeInterface& code, const StripeLayout& layout, c
   }
   std::map<std::string, ReadCost> priced;  // ReadsKey -> the helper's price
   ReadCost sum;
+  for (const auto& [id, extents] : also) {
+    std::vector<Extent> all =
+        readers.count(id) ? HelperExtents(*active, layout, id) : std::vector<Extent>{};
+    all.insert(all.end(), extents.begin(), extents.end());
+    AddHelperCost(model, id, PriceExtents(std::move(all), model.device_block), &sum);
+  }
   for (int id : readers) {
+    if (also.count(id)) continue;
     const std::string key = ReadsKey(*active, id);
     auto it = priced.find(key);
     if (it == priced.end())
@@ -96,7 +104,9 @@ Status PricePlan(const ErasureCodeInterface& code, const StripeLayout& layout, c
 Result<std::vector<RepairPlan>> PricedCandidates(const ErasureCodeInterface& code,
                                                  const StripeLayout& layout, const ShardSet& want,
                                                  const std::map<int, int>& costs, std::uint64_t pos,
-                                                 std::uint64_t end, const ReadCostModel& model) {
+                                                 std::uint64_t end,
+                                                 const std::map<int, std::vector<Extent>>& also,
+                                                 const ReadCostModel& model) {
   EC_RETURN_IF_ERROR(CheckModel(model));
   std::vector<RepairPlan> plans;
   auto add = [&](Result<RepairPlan> plan) -> Status {
@@ -144,7 +154,7 @@ Result<std::vector<RepairPlan>> PricedCandidates(const ErasureCodeInterface& cod
     if (plans.empty()) return first;
   }
   for (RepairPlan& p : plans)
-    EC_RETURN_IF_ERROR(PricePlan(code, layout, want, pos, end, model, &p));
+    EC_RETURN_IF_ERROR(PricePlan(code, layout, want, pos, end, also, model, &p));
   std::stable_sort(plans.begin(), plans.end(), [](const RepairPlan& a, const RepairPlan& b) {
     return a.cost.total < b.cost.total;
   });

@@ -34,10 +34,11 @@ namespace ec::recovery {
 // Helper sets tried per kind of plan before only the code's choices are tried.
 inline constexpr std::size_t kMaxHelperSets = 256;
 
-// The price of `plan` for shard bytes [pos, end) of `want` (pos < end), set into plan->cost.
-// Errors: PlanRuns'.
+// The price of `plan` for shard bytes [pos, end) of `want`, set into plan->cost; `also` (the
+// request's also_read) joins each shard's extents before it is priced. Errors: PlanRuns'.
 Status PricePlan(const ErasureCodeInterface& code, const StripeLayout& layout, const ShardSet& want,
-                 std::uint64_t pos, std::uint64_t end, const ReadCostModel& model,
+                 std::uint64_t pos, std::uint64_t end,
+                 const std::map<int, std::vector<Extent>>& also, const ReadCostModel& model,
                  RepairPlan* plan);
 
 // The candidates (see the file comment), priced, cheapest first (ties: the order above). Errors:
@@ -46,6 +47,8 @@ Status PricePlan(const ErasureCodeInterface& code, const StripeLayout& layout, c
 Result<std::vector<RepairPlan>> PricedCandidates(const ErasureCodeInterface& code,
                                                  const StripeLayout& layout, const ShardSet& want,
                                                  const std::map<int, int>& costs, std::uint64_t pos,
-                                                 std::uint64_t end, const ReadCostModel& model);
+                                                 std::uint64_t end,
+                                                 const std::map<int, std::vector<Extent>>& also,
+                                                 const ReadCostModel& model);
 
 }  // namespace ec::recovery

@@ -278,6 +278,74 @@ TEST_F(RepairCostTest, FailedHelperIsReplannedAtTheLeastCost) {
   EXPECT_EQ(got->stats.failed.count(3), 1u);
 }
 
+// also_read: other shards' extents ride in the plan's requests (one per shard, merged with the
+// plan's extents), are priced with the plan, come back in the first batch; a failing shard read
+// only for them is left out without a new plan.
+TEST_F(RepairCostTest, AlsoReadRidesInTheSameRequests) {
+  const std::uint64_t c = 4096;
+  const EncodedObject o =
+      EncodeObject("plugin=isa technique=reed_sol_van k=4 m=2", c, 6 * 4 * c, seed_);
+  RepairEngine engine(o.code, o.layout, {4 * c * 2});  // batches of 2 stripes
+  const std::map<int, std::vector<Extent>> also{{0, {{c + 10, 100}, {5 * c, 50}}},
+                                                {2, {{2 * c + 7, 2 * c}}}};
+  RepairRequest req{{1}, AvailableBut(o, {1}), o.stripes, c, 4 * c, ReadCostModel{}, also};
+  auto plan = engine.Plan(req);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  MemoryShardSource source;
+  LoadShards(o, source, {1});
+  std::map<int, std::vector<std::byte>> got_also;
+  std::vector<std::byte> got;
+  Status s = engine.Run(req, source, [&](const RebuiltBytes& batch) {
+    EXPECT_TRUE(batch.offset == c || batch.also_read.empty());
+    for (const auto& [id, bytes] : batch.also_read) got_also[id].assign(bytes.begin(), bytes.end());
+    got.insert(got.end(), batch.shards.at(1).begin(), batch.shards.at(1).end());
+    return Status::OK();
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(got, Part(o.shards[1], c, 4 * c));
+  std::vector<std::byte> want0 = Part(o.shards[0], c + 10, 100);
+  const std::vector<std::byte> tail = Part(o.shards[0], 5 * c, 50);
+  want0.insert(want0.end(), tail.begin(), tail.end());
+  EXPECT_EQ(got_also[0], want0);
+  EXPECT_EQ(got_also[2], Part(o.shards[2], 2 * c + 7, 2 * c));
+  // The first batch's request of shard 0 carries its plan extent and the caller's, merged.
+  const auto log = source.log();
+  for (const auto& logged : log) {
+    if (logged.shard != 0) continue;
+    EXPECT_EQ(logged.extents.size(), logged.extents.front().offset == c ? 2u : 1u);
+    break;
+  }
+  // Priced with the plan: the union of each shard's extents.
+  std::map<int, std::vector<Extent>> union_reads;
+  for (int h : plan->helpers) union_reads[h] = {{c, 4 * c}};
+  union_reads[0].push_back({5 * c, 50});
+  EXPECT_EQ(plan->cost, PriceReads(ReadCostModel{}, union_reads));
+
+  // A shard read only for also_read (5, a parity the plan does not use) fails: left out, no
+  // new plan.
+  MemoryShardSource failing;
+  LoadShards(o, failing, {1});
+  failing.Fail(5, Status::IOError("shard 5 is gone"));
+  RepairRequest with5 = req;
+  with5.also_read = {{5, {{0, 100}}}};
+  auto r = engine.Rebuild(with5, failing);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Bytes(r->shards.at(1)), Part(o.shards[1], c, 4 * c));
+  EXPECT_EQ(r->also_read.count(5), 0u);
+  EXPECT_EQ(r->stats.failed.count(5), 1u);
+  EXPECT_EQ(r->stats.plans, 1u);
+
+  // Bad also_read: a wanted shard, an unavailable one, past the end.
+  RepairRequest bad = req;
+  bad.also_read = {{1, {{0, 1}}}};
+  EXPECT_EQ(engine.Plan(bad).status().code(), EINVAL);
+  bad.also_read = {{0, {{6 * c, 1}}}};
+  EXPECT_EQ(engine.Plan(bad).status().code(), EINVAL);
+  bad.available.erase(3);
+  bad.also_read = {{3, {{0, 1}}}};
+  EXPECT_EQ(engine.Plan(bad).status().code(), EINVAL);
+}
+
 TEST_F(RepairCostTest, BadModelAndTooFewShards) {
   const EncodedObject o = EncodeObject("plugin=isa k=2 m=1", 64, 256, seed_);
   RepairEngine engine(o.code, o.layout);

@@ -83,14 +83,20 @@ Result<std::vector<RepairPlan>> RepairEngine::Candidates(const RepairRequest& re
   std::uint64_t end = 0;
   EC_RETURN_IF_ERROR(CheckRequest(layout_, request, &end));
   return PricedCandidates(*code_, layout_, request.want, request.available, request.offset, end,
-                          request.cost.value_or(ReadCostModel{}));
+                          request.also_read, request.cost.value_or(ReadCostModel{}));
 }
 
 Result<RepairPlan> RepairEngine::Choose(const RepairRequest& request,
                                         const std::map<int, int>& costs, std::uint64_t pos,
                                         std::uint64_t end) const {
   if (!request.cost) return MakePlan(*code_, layout_, request.want, costs);
-  auto plans = PricedCandidates(*code_, layout_, request.want, costs, pos, end, *request.cost);
+  // After a failure the also_read bytes may be read already (a later batch) or given up.
+  std::map<int, std::vector<Extent>> also;
+  if (pos == request.offset)
+    for (const auto& [id, extents] : request.also_read)
+      if (costs.count(id)) also.emplace(id, extents);
+  auto plans =
+      PricedCandidates(*code_, layout_, request.want, costs, pos, end, also, *request.cost);
   if (!plans.ok()) return plans.status();
   return std::move(plans->front());
 }
@@ -119,6 +125,11 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
   std::map<int, Buffer> inputs;   // per helper: this batch's extents, back to back
   std::map<int, Buffer> outputs;  // per rebuilt shard: whole chunks of the batch's stripes
   std::vector<ShardReadRequest> requests;
+  // also_read not delivered yet (until the first batch is), and for the shards that have some:
+  // the merged request's raw bytes, the plan's own extents, the also_read bytes.
+  std::map<int, std::vector<Extent>> also = request.also_read;
+  std::map<int, Buffer> raw, also_out;
+  std::map<int, std::vector<Extent>> plan_extents;
   while (pos < end) {
     const RepairPlan& p = active->plan;
     const std::uint64_t s0 = pos / c;
@@ -136,11 +147,15 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
     // One request per helper: every piece's extents, in shard order, merged where adjacent.
     requests.clear();
     std::map<int, std::vector<std::size_t>> bases;  // helper -> offset of each piece's bytes
-    for (const int h : p.kind == RepairPlan::Kind::kDirect ? request.want : p.helpers) {
+    const ShardSet& plan_readers = p.kind == RepairPlan::Kind::kDirect ? request.want : p.helpers;
+    ShardSet readers = plan_readers;
+    for (const auto& [id, extents] : also) readers.insert(id);
+    for (const int h : readers) {
       ShardReadRequest req;
       req.shard = h;
       std::uint64_t bytes = 0;
       for (const Piece& piece : pieces) {
+        if (!plan_readers.count(h)) break;
         bases[h].push_back(static_cast<std::size_t>(bytes));
         auto bps = piece.run->bytes_per_stripe.find(h);
         if (bps == piece.run->bytes_per_stripe.end()) continue;
@@ -153,10 +168,24 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
         }
         bytes += bps->second * piece.stripes;
       }
-      if (bytes == 0) continue;
       Buffer& in = inputs[h];
       if (in.size() < bytes) in = Buffer::Allocate(static_cast<std::size_t>(bytes), false);
-      req.destination = {in.data(), static_cast<std::size_t>(bytes)};
+      if (auto extra = also.find(h); extra != also.end()) {
+        // One request for both: the union of the plan's extents and the caller's.
+        plan_extents[h] = req.extents;
+        std::vector<Extent> all = std::move(req.extents);
+        all.insert(all.end(), extra->second.begin(), extra->second.end());
+        req.extents = MergeExtents(std::move(all));
+        std::uint64_t raw_bytes = 0;
+        for (const Extent& e : req.extents) raw_bytes += e.length;
+        if (raw_bytes == 0) continue;
+        Buffer& r = raw[h];
+        if (r.size() < raw_bytes) r = Buffer::Allocate(static_cast<std::size_t>(raw_bytes), false);
+        req.destination = {r.data(), static_cast<std::size_t>(raw_bytes)};
+      } else {
+        if (bytes == 0) continue;
+        req.destination = {in.data(), static_cast<std::size_t>(bytes)};
+      }
       requests.push_back(std::move(req));
     }
     const std::vector<Status> results = ReadAll(source, requests);
@@ -165,13 +194,25 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
       HelperStats& h = stats.helpers[requests[i].shard];
       ++h.requests;
       h.extents += requests[i].extents.size();
+      const int id = requests[i].shard;
       if (results[i].ok()) {
         h.bytes += requests[i].destination.size();
+        if (auto extra = also.find(id); extra != also.end()) {
+          GatherExtents(requests[i].extents, raw[id].data(), plan_extents[id], inputs[id].data());
+          std::uint64_t n = 0;
+          for (const Extent& e : extra->second) n += e.length;
+          Buffer& out = also_out[id];
+          if (out.size() < n) out = Buffer::Allocate(static_cast<std::size_t>(n), false);
+          GatherExtents(requests[i].extents, raw[id].data(), extra->second, out.data());
+        }
       } else {
         ++h.failed_requests;
-        failed = true;
-        stats.failed.emplace(requests[i].shard, results[i]);
-        costs.erase(requests[i].shard);
+        // A shard read only for also_read needs no new plan: it is just left out.
+        if (plan_readers.count(id)) failed = true;
+        stats.failed.emplace(id, results[i]);
+        costs.erase(id);
+        also.erase(id);
+        also_out.erase(id);
       }
     }
     if (failed) {
@@ -222,7 +263,13 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
       }
       if (!st.ok()) return st.WithPrefix("failed to decode");
     }
+    for (const auto& [id, extents] : also) {
+      std::uint64_t n = 0;
+      for (const Extent& e : extents) n += e.length;
+      rebuilt.also_read[id] = {n == 0 ? nullptr : also_out[id].data(), static_cast<std::size_t>(n)};
+    }
     EC_RETURN_IF_ERROR(sink(rebuilt));
+    also.clear();
     ++stats.batches;
     stats.stripes += s_end - s0;
     pos = batch_end;
@@ -244,6 +291,11 @@ Result<RepairEngine::Rebuilt> RepairEngine::Rebuild(const RepairRequest& request
         for (const auto& [w, bytes] : batch.shards) {
           std::memcpy(result.shards[w].data() + (batch.offset - request.offset), bytes.data(),
                       bytes.size());
+        }
+        for (const auto& [id, bytes] : batch.also_read) {
+          Buffer copy = Buffer::Allocate(bytes.size(), false);
+          if (!bytes.empty()) std::memcpy(copy.data(), bytes.data(), bytes.size());
+          result.also_read[id] = std::move(copy);
         }
         return Status::OK();
       },

@@ -6,7 +6,8 @@
 //     -> plan: helpers = minimum_to_decode_with_cost(want, costs), then per stripe the sub-chunks
 //        to read (minimum_to_decode(want, helpers); for one lost chunk of a code with sub-chunk
 //        repair, minimum_to_repair(lost, the sub-chunks the byte range needs, helpers))
-//     -> per batch of stripes: the merged extents of each helper, ONE request per helper
+//     -> per batch of stripes: the merged extents of each helper, ONE request per helper (the
+//        first batch also carries RepairRequest::also_read, merged into the same requests)
 //     -> decode (StripeCodec: decode_chunks, or repair_sub_chunks for CLAY)
 //     -> the rebuilt bytes, batch after batch, to the caller's sink
 //   A helper whose request fails is dropped and the engine plans again with the others (RS-style
@@ -70,6 +71,13 @@ struct RepairRequest {
   // With a model: the least-cost plan for this range (see "Choosing a plan" above); without one,
   // the code's choice from `available`'s costs (what ec-tool and osd_shard_source callers get).
   std::optional<ReadCostModel> cost = std::nullopt;
+  // Extents of other available shards (not wanted) that the caller wants read too, e.g. the
+  // direct part of an object read: they go in the same request as the plan's reads of that shard
+  // (ONE request per shard, extents merged), in the first batch; a plan is priced with them
+  // (shared bytes and blocks once). Each shard's bytes reach the sink back to back, in the
+  // order of its extents, in RebuiltBytes::also_read of the first batch. A shard whose request
+  // fails is left out there (and is in RepairStats::failed). Nothing is read for an empty range.
+  std::map<int, std::vector<Extent>> also_read = {};
 };
 
 // What a call read, per helper shard (all counts include retried batches).
@@ -111,6 +119,8 @@ struct RebuiltBytes {
   std::uint64_t offset = 0;
   std::uint64_t length = 0;
   std::map<int, std::span<const std::byte>> shards;  // wanted chunk id -> its bytes
+  // First batch only: RepairRequest::also_read shard -> its extents' bytes, back to back.
+  std::map<int, std::span<const std::byte>> also_read = {};
 };
 // Returns OK to go on; an error stops the call and is returned by Run().
 using RebuiltSink = std::function<Status(const RebuiltBytes&)>;
@@ -128,7 +138,8 @@ class RepairEngine {
   const StripeLayout& layout() const { return layout_; }
 
   // The plan Run() would start with, before any read. Errors: EINVAL for a bad request (no shard
-  // wanted, ids out of range, a range past the end of the shards, a negative cost); EIO when the
+  // wanted, ids out of range, a range past the end of the shards, a negative cost, an also_read
+  // shard that is wanted or not available or an extent past its end); EIO when the
   // available shards cannot rebuild `want` (the code's message, e.g. "need 4 chunks to decode,
   // only 3 available").
   // With a cost model: the cheapest of Candidates(request), with its cost. Also EINVAL for a bad
@@ -152,6 +163,7 @@ class RepairEngine {
   // stats. Meant for ranges that fit in memory (degraded reads, tests).
   struct Rebuilt {
     std::map<int, Buffer> shards;
+    std::map<int, Buffer> also_read;  // the also_read shards that were read, as in RebuiltBytes
     RepairStats stats;
   };
   Result<Rebuilt> Rebuild(const RepairRequest& request, ShardSource& source) const;

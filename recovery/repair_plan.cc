@@ -36,6 +36,19 @@ Status CheckRequest(const StripeLayout& layout, const RepairRequest& r, std::uin
                            (r.length == kToTheEnd ? std::string("end") : std::to_string(r.length)) +
                            " is outside the shards (" + std::to_string(shard) + " bytes)");
   }
+  for (const auto& [id, extents] : r.also_read) {
+    if (!r.available.count(id) || r.want.count(id)) {
+      return Status::Invalid("also_read shard " + std::to_string(id) +
+                             " is not an available shard other than the wanted ones");
+    }
+    for (const Extent& e : extents) {
+      if (e.offset > shard || e.length > shard - e.offset) {
+        return Status::Invalid("also_read extent " + std::to_string(e.offset) + "+" +
+                               std::to_string(e.length) + " of shard " + std::to_string(id) +
+                               " is outside the shards (" + std::to_string(shard) + " bytes)");
+      }
+    }
+  }
   *end = r.length == kToTheEnd ? shard : r.offset + r.length;
   return Status::OK();
 }
