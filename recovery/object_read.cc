@@ -77,34 +77,45 @@ Result<ObjectRead> ReadObjectRange(const RepairEngine& engine, ShardSource& sour
     }
     if (lost.empty()) {
       // Nothing to rebuild: the direct reads alone, one request per shard.
+      // (Only an extent over the source's limits takes more than one request.)
       std::vector<ShardReadRequest> requests;
-      std::vector<Buffer> buffers;
+      std::map<int, Buffer> buffers;
       for (const auto& [id, ext] : direct) {
-        buffers.push_back(Buffer::Allocate(static_cast<std::size_t>(ext[0].length), false));
-        requests.push_back({id, ext, {buffers.back().data(), buffers.back().size()}});
+        Buffer& buffer = buffers[id];
+        buffer = Buffer::Allocate(static_cast<std::size_t>(ext[0].length), false);
+        for (ShardReadRequest& r :
+             SplitToLimits(id, ext, {buffer.data(), buffer.size()}, source.limits()))
+          requests.push_back(std::move(r));
       }
       const std::vector<Status> results = ReadAll(source, requests);
+      ShardSet failed;
       for (std::size_t i = 0; i < requests.size(); ++i) {
         const int id = requests[i].shard;
         HelperStats& h = result.stats.helpers[id];
         ++h.requests;
-        ++h.extents;
+        h.extents += requests[i].extents.size();
         if (results[i].ok()) {
-          h.bytes += buffers[i].size();
-          Scatter(layout, left.at(id), buffers[i].data(), request.offset, result.bytes.data());
-          result.direct[id] = left.at(id);
-          left.erase(id);
+          h.bytes += requests[i].destination.size();
         } else {
           // A failed (e.g. corrupt) shard is just another lost shard.
           ++h.failed_requests;
           result.stats.failed.emplace(id, results[i]);
-          available.erase(id);
+          failed.insert(id);
         }
+      }
+      for (const auto& [id, buffer] : buffers) {
+        if (failed.count(id)) {
+          available.erase(id);
+          continue;
+        }
+        Scatter(layout, left.at(id), buffer.data(), request.offset, result.bytes.data());
+        result.direct[id] = left.at(id);
+        left.erase(id);
       }
       if (request.cost) {
         std::map<int, std::vector<Extent>> done;
-        for (std::size_t i = 0; i < requests.size(); ++i)
-          if (results[i].ok()) done[requests[i].shard] = requests[i].extents;
+        for (const auto& [id, e] : result.direct)
+          if (buffers.count(id) && !failed.count(id)) done[id] = {{e.offset, e.length}};
         const ReadCost c = PriceReads(*request.cost, done);
         result.cost.net_bytes += c.net_bytes;
         result.cost.device_bytes += c.device_bytes;

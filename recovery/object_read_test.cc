@@ -85,6 +85,25 @@ TEST_F(ObjectReadTest, DirectReadsFetchExactlyTheCoveringBytes) {
   }
 }
 
+// A source's limits cut a long direct extent into several requests, each within them.
+TEST_F(ObjectReadTest, DirectReadsStayWithinTheSourceLimits) {
+  const EncodedObject o =
+      EncodeObject("plugin=isa technique=reed_sol_van k=4 m=2", kC, kSize, seed_);
+  RepairEngine engine(o.code, o.layout);
+  MemoryShardSource source;
+  LoadShards(o, source, {});
+  source.SetLimits({0, 5000});
+  auto got = ReadObjectRange(engine, source, {kSize, 100, 3 * kW, AvailableBut(o, {}), {}});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(Bytes(got->bytes), Part(o.object, 100, 3 * kW));
+  for (const auto& logged : source.log()) {
+    std::uint64_t n = 0;
+    for (const Extent& e : logged.extents) n += e.length;
+    EXPECT_LE(n, 5000u);
+  }
+  EXPECT_EQ(got->stats.bytes_read(), 3 * kW);
+}
+
 // One lost data shard: the bytes are the object's, the lost shard's plan is the engine's
 // least-cost one for exactly its extent, and the bytes on the wire are what the plans priced.
 TEST_F(ObjectReadTest, DegradedReadsRebuildOnlyWhatTheRangeNeeds) {

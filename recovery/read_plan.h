@@ -23,6 +23,7 @@ namespace ec::recovery {
 struct Extent {
   std::uint64_t offset = 0;  // in the shard file
   std::uint64_t length = 0;
+  bool operator==(const Extent&) const = default;
 };
 
 struct ShardRead {

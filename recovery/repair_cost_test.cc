@@ -321,6 +321,18 @@ TEST_F(RepairCostTest, AlsoReadRidesInTheSameRequests) {
   union_reads[0].push_back({5 * c, 50});
   EXPECT_EQ(plan->cost, PriceReads(ReadCostModel{}, union_reads));
 
+  // A source that takes one extent per request: the merged request would break that, so the
+  // plan's extents and the caller's go separately, cut to the limit.
+  MemoryShardSource one_extent;
+  LoadShards(o, one_extent, {1});
+  one_extent.SetLimits({1, 0});
+  auto split = engine.Rebuild(req, one_extent);
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  EXPECT_EQ(Bytes(split->shards.at(1)), Part(o.shards[1], c, 4 * c));
+  EXPECT_EQ(Bytes(split->also_read.at(0)), want0);
+  EXPECT_EQ(Bytes(split->also_read.at(2)), Part(o.shards[2], 2 * c + 7, 2 * c));
+  for (const auto& logged : one_extent.log()) EXPECT_EQ(logged.extents.size(), 1u);
+
   // A shard read only for also_read (5, a parity the plan does not use) fails: left out, no
   // new plan.
   MemoryShardSource failing;

@@ -130,6 +130,10 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
   std::map<int, std::vector<Extent>> also = request.also_read;
   std::map<int, Buffer> raw, also_out;
   std::map<int, std::vector<Extent>> plan_extents;
+  // What each request of a batch carries: the plan's extents, those merged with also_read's, or
+  // (when the merged request would break the source's limits) part of also_read's alone.
+  enum class Carries { kPlan, kMerged, kAlsoPart };
+  std::vector<Carries> carries;
   while (pos < end) {
     const RepairPlan& p = active->plan;
     const std::uint64_t s0 = pos / c;
@@ -146,6 +150,7 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
 
     // One request per helper: every piece's extents, in shard order, merged where adjacent.
     requests.clear();
+    carries.clear();
     std::map<int, std::vector<std::size_t>> bases;  // helper -> offset of each piece's bytes
     const ShardSet& plan_readers = p.kind == RepairPlan::Kind::kDirect ? request.want : p.helpers;
     ShardSet readers = plan_readers;
@@ -172,21 +177,39 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
       if (in.size() < bytes) in = Buffer::Allocate(static_cast<std::size_t>(bytes), false);
       if (auto extra = also.find(h); extra != also.end()) {
         // One request for both: the union of the plan's extents and the caller's.
-        plan_extents[h] = req.extents;
-        std::vector<Extent> all = std::move(req.extents);
+        std::vector<Extent> all = req.extents;
         all.insert(all.end(), extra->second.begin(), extra->second.end());
-        req.extents = MergeExtents(std::move(all));
-        std::uint64_t raw_bytes = 0;
-        for (const Extent& e : req.extents) raw_bytes += e.length;
+        std::vector<Extent> merged = MergeExtents(std::move(all));
+        std::uint64_t raw_bytes = 0, also_bytes = 0;
+        for (const Extent& e : merged) raw_bytes += e.length;
+        for (const Extent& e : extra->second) also_bytes += e.length;
         if (raw_bytes == 0) continue;
-        Buffer& r = raw[h];
-        if (r.size() < raw_bytes) r = Buffer::Allocate(static_cast<std::size_t>(raw_bytes), false);
-        req.destination = {r.data(), static_cast<std::size_t>(raw_bytes)};
-      } else {
-        if (bytes == 0) continue;
-        req.destination = {in.data(), static_cast<std::size_t>(bytes)};
+        if ((limits.max_extents == 0 || merged.size() <= limits.max_extents) &&
+            (limits.max_bytes == 0 || raw_bytes <= limits.max_bytes)) {
+          plan_extents[h] = std::move(req.extents);
+          req.extents = std::move(merged);
+          Buffer& r = raw[h];
+          if (r.size() < raw_bytes)
+            r = Buffer::Allocate(static_cast<std::size_t>(raw_bytes), false);
+          req.destination = {r.data(), static_cast<std::size_t>(raw_bytes)};
+          requests.push_back(std::move(req));
+          carries.push_back(Carries::kMerged);
+          continue;
+        }
+        // Too big for one request: the plan's as usual, the caller's cut to the limits.
+        Buffer& out = also_out[h];
+        if (out.size() < also_bytes)
+          out = Buffer::Allocate(static_cast<std::size_t>(also_bytes), false);
+        for (ShardReadRequest& part : SplitToLimits(
+                 h, extra->second, {out.data(), static_cast<std::size_t>(also_bytes)}, limits)) {
+          requests.push_back(std::move(part));
+          carries.push_back(Carries::kAlsoPart);
+        }
       }
+      if (bytes == 0) continue;
+      req.destination = {in.data(), static_cast<std::size_t>(bytes)};
       requests.push_back(std::move(req));
+      carries.push_back(Carries::kPlan);
     }
     const std::vector<Status> results = ReadAll(source, requests);
     bool failed = false;
@@ -197,7 +220,7 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
       const int id = requests[i].shard;
       if (results[i].ok()) {
         h.bytes += requests[i].destination.size();
-        if (auto extra = also.find(id); extra != also.end()) {
+        if (auto extra = also.find(id); carries[i] == Carries::kMerged && extra != also.end()) {
           GatherExtents(requests[i].extents, raw[id].data(), plan_extents[id], inputs[id].data());
           std::uint64_t n = 0;
           for (const Extent& e : extra->second) n += e.length;
@@ -207,8 +230,8 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
         }
       } else {
         ++h.failed_requests;
-        // A shard read only for also_read needs no new plan: it is just left out.
-        if (plan_readers.count(id)) failed = true;
+        // A failed read of also_read bytes alone needs no new plan: they are just left out.
+        if (carries[i] != Carries::kAlsoPart && plan_readers.count(id)) failed = true;
         stats.failed.emplace(id, results[i]);
         costs.erase(id);
         also.erase(id);
