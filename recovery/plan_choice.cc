@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "recovery/repair_plan.h"
 
@@ -61,6 +62,46 @@ void ForEachSubset(const std::vector<int>& ids, std::size_t size,
     ++at[i - 1];
     for (std::size_t j = i; j < size; ++j) at[j] = at[j - 1] + 1;
   }
+}
+
+std::uint64_t Binomial(std::size_t n, std::size_t k) {
+  if (k > n) return 0;
+  std::uint64_t r = 1;
+  for (std::size_t i = 1; i <= k; ++i) r = r * (n - k + i) / i;  // exact at every step
+  return r;
+}
+
+// kDecode from the k shards that are cheapest one by one. A decode reads the same extents of
+// every helper (whole chunks of the covering stripes), so its price is a sum of what each helper
+// adds (after locality and what its also_read extents cost anyway) and these k make the cheapest
+// decode of an MDS code.
+Result<RepairPlan> CheapestDecode(const ErasureCodeInterface& code, const StripeLayout& layout,
+                                  const ShardSet& want, const std::vector<int>& ids,
+                                  std::uint64_t pos, std::uint64_t end,
+                                  const std::map<int, std::vector<Extent>>& also,
+                                  const ReadCostModel& model) {
+  if (ids.size() < layout.k() || pos >= end) return Status::Error(EOPNOTSUPP, "no decode");
+  const std::uint64_t c = layout.chunk_size();
+  const std::uint64_t first = pos / c, last = (end - 1) / c;
+  std::vector<std::tuple<double, int, int>> order;  // price, not wanted, id
+  for (int id : ids) {
+    // What reading the chunks adds to what the shard's also_read costs anyway.
+    std::vector<Extent> extents{{first * c, (last - first + 1) * c}};
+    ReadCost with, without;
+    if (auto it = also.find(id); it != also.end()) {
+      extents.insert(extents.end(), it->second.begin(), it->second.end());
+      AddHelperCost(model, id, PriceExtents(it->second, model.device_block), &without);
+    }
+    AddHelperCost(model, id, PriceExtents(std::move(extents), model.device_block), &with);
+    order.emplace_back(with.total - without.total, want.count(id) ? 0 : 1, id);
+  }
+  std::sort(order.begin(), order.end());
+  ShardSet set;
+  for (std::size_t i = 0; i < layout.k(); ++i) set.insert(std::get<2>(order[i]));
+  auto plan = MakePlanFrom(code, layout, want, set);
+  if (plan.ok() && plan->kind != RepairPlan::Kind::kDecode)
+    return Status::Error(EOPNOTSUPP, "not a decode");
+  return plan;
 }
 
 }  // namespace
@@ -134,20 +175,30 @@ Result<std::vector<RepairPlan>> PricedCandidates(const ErasureCodeInterface& cod
       modelled[id] = static_cast<int>(std::lround(w * scale));
     }
     (void)add(MakePlan(code, layout, want, modelled));
-    std::size_t tried = 0;
-    ForEachSubset(ids, layout.k(), [&](const ShardSet& set) {
-      (void)add(MakePlanFrom(code, layout, want, set));
-      return ++tried < kMaxHelperSets;
-    });
+    // The code's choice leaning to its sub-chunk repair (CLAY repairs from its lost chunk's group
+    // and the cheapest others when every cost is nearly equal): local shards first.
+    std::map<int, int> leaning;
+    for (int id : ids) leaning[id] = model.local.count(id) ? 1000 : 1001;
+    (void)add(MakePlan(code, layout, want, leaning));
+    (void)add(CheapestDecode(code, layout, want, ids, pos, end, also, model));
+    // Small codes: every set (a brute force, cheap there).
+    if (Binomial(ids.size(), layout.k()) <= kExhaustiveSets) {
+      ForEachSubset(ids, layout.k(), [&](const ShardSet& set) {
+        (void)add(MakePlanFrom(code, layout, want, set));
+        return true;
+      });
+    }
     if (want.size() == 1 && layout.sub_chunk_count() > 1) {
-      tried = 0;
-      for (std::size_t size = layout.k() + 1; size <= ids.size() && tried < kMaxHelperSets;
+      std::uint64_t sets = 0;
+      for (std::size_t size = layout.k() + 1; size <= ids.size(); ++size)
+        sets += Binomial(ids.size(), size);
+      for (std::size_t size = layout.k() + 1; size <= ids.size() && sets <= kExhaustiveSets;
            ++size) {
         ForEachSubset(ids, size, [&](const ShardSet& set) {
           auto plan = MakePlanFrom(code, layout, want, set);
           if (plan.ok() && plan->kind == RepairPlan::Kind::kSubChunkRepair && plan->native)
             (void)add(std::move(plan));
-          return ++tried < kMaxHelperSets;
+          return true;
         });
       }
     }

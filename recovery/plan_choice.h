@@ -8,11 +8,13 @@
 //   - the set the code chooses from the request's costs (today's plan, minimum_to_decode_with_cost)
 //     and from costs derived from the model (local shards cheaper), which for CLAY is its own
 //     repair-vs-decode choice;
-//   - kDecode from every set of k available shards (at most kMaxHelperSets of them: beyond that
-//     only the two sets above), which includes the k cheapest by the model and the one with the
-//     local shards;
-//   - one lost chunk of a code with sub-chunk repair: every larger set that the code repairs from
-//     natively (kSubChunkRepair, partial repair of the range's sub-chunks), within the same bound.
+//   - the code's choice leaning to sub-chunk repair (local shards first, all costs nearly
+//     equal): for CLAY, its repair set (the lost chunk's group and the cheapest others up to d);
+//   - kDecode from the k shards that are cheapest one by one (a decode reads the same extents of
+//     every helper, so a decode's price is a sum over helpers and this set is the cheapest for an
+//     MDS code, local shards and shards read for also_read first);
+//   - small codes (at most kExhaustiveSets sets): kDecode from every k-subset and every larger
+//     set that the code repairs from natively (one lost chunk, kSubChunkRepair, partial repair).
 // Plans are priced as Run() reads them for bytes [pos, end): one request per helper with its
 // merged extents over the whole range (batches cut only at stripe boundaries).
 //
@@ -31,8 +33,9 @@
 
 namespace ec::recovery {
 
-// Helper sets tried per kind of plan before only the code's choices are tried.
-inline constexpr std::size_t kMaxHelperSets = 256;
+// Helper sets of one kind tried one by one when there are at most this many (k=4 m=2: 5 decode
+// sets and 1 repair set); beyond, only the choices above (a plan is made per degraded read).
+inline constexpr std::uint64_t kExhaustiveSets = 16;
 
 // The price of `plan` for shard bytes [pos, end) of `want`, set into plan->cost; `also` (the
 // request's also_read) joins each shard's extents before it is priced. Errors: PlanRuns'.

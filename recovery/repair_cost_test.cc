@@ -247,6 +247,43 @@ TEST_F(RepairCostTest, BruteForceOverHelperSets) {
   }
 }
 
+// A code with too many helper sets to try one by one (C(8,6) = 28): the decode from the k
+// cheapest helpers is still the minimum over every set, also_read extents included.
+TEST_F(RepairCostTest, BruteForceOverALargerCode) {
+  const std::uint64_t c = 2048;
+  const EncodedObject o =
+      EncodeObject("plugin=isa technique=reed_sol_van k=6 m=3", c, 6 * 6 * c, seed_);
+  RepairEngine engine(o.code, o.layout);
+  std::mt19937 rng(seed_);
+  const std::vector<int> ids = {0, 1, 3, 4, 5, 6, 7, 8};
+  for (int round = 0; round < 30; ++round) {
+    ReadCostModel model;
+    model.weight_net = std::uniform_real_distribution<double>(0, 4)(rng);
+    model.weight_dev = std::uniform_real_distribution<double>(0, 4)(rng);
+    std::map<int, std::vector<Extent>> also;
+    for (int id : ids) {
+      if (rng() % 2) model.local.insert(id);
+      if (rng() % 3 == 0) {
+        const std::uint64_t off = rng() % (6 * c);
+        also[id] = {{off, 1 + rng() % (6 * c - off)}};
+      }
+    }
+    const std::uint64_t off = rng() % (6 * c), len = 1 + rng() % (6 * c - off);
+    RepairRequest req{{2}, AvailableBut(o, {2}), o.stripes, off, len, model, also};
+    auto plan = engine.Plan(req);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    double best = std::numeric_limits<double>::max();
+    const std::uint64_t first = off / c, last = (off + len - 1) / c;
+    for (const ShardSet& s : Subsets(ids, 6)) {
+      std::map<int, std::vector<Extent>> reads = also;
+      for (int h : s) reads[h].push_back({first * c, (last - first + 1) * c});
+      best = std::min(best, PriceReads(model, reads).total);
+    }
+    EXPECT_DOUBLE_EQ(plan->cost.total, best) << "round " << round;
+    EXPECT_EQ(plan->kind, RepairPlan::Kind::kDecode);
+  }
+}
+
 TEST_F(RepairCostTest, DirectReadIsPricedExactly) {
   const EncodedObject o = EncodeObject("plugin=clay k=4 m=2 d=5", 4096, 3 * 4 * 4096, seed_);
   RepairEngine engine(o.code, o.layout);
