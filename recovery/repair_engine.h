@@ -19,8 +19,8 @@
 // engine prices candidate plans for the request's actual byte range and stripes and takes the
 // cheapest (recovery/read_cost.h: weight_net * network bytes + weight_dev * device bytes, device
 // reads rounded out to 4 KiB blocks, local shards free of network): the direct read when every
-// wanted shard is available, kDecode from k-shard sets (the code's choices, the model's, and every
-// k-subset up to a bound), and, for one lost chunk of CLAY, each native repair set.
+// wanted shard is available, kDecode from k-shard sets (the code's choices, the k cheapest by the
+// model, every k-subset of a small code), and, for one lost chunk of CLAY, native repair sets.
 // Candidates() lists them with their costs; plan_choice.h says exactly which are tried.
 //
 // Kinds of plans (RepairPlan::Kind):
