@@ -1,5 +1,7 @@
 #include "recovery/read_plan.h"
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 
 namespace ec::recovery {
@@ -25,6 +27,41 @@ void AppendExtent(std::vector<Extent>& extents, Extent e) {
     extents.back().length += e.length;
   } else {
     extents.push_back(e);
+  }
+}
+
+std::vector<Extent> MergeExtents(std::vector<Extent> extents) {
+  std::sort(extents.begin(), extents.end(),
+            [](const Extent& a, const Extent& b) { return a.offset < b.offset; });
+  std::vector<Extent> merged;
+  for (const Extent& e : extents) {
+    if (e.length == 0) continue;
+    if (!merged.empty() && e.offset <= merged.back().offset + merged.back().length) {
+      merged.back().length =
+          std::max(merged.back().offset + merged.back().length, e.offset + e.length) -
+          merged.back().offset;
+    } else {
+      merged.push_back(e);
+    }
+  }
+  return merged;
+}
+
+void GatherExtents(const std::vector<Extent>& merged, const std::byte* raw,
+                   const std::vector<Extent>& wanted, std::byte* out) {
+  std::vector<std::uint64_t> starts;  // where each merged extent's bytes start in raw
+  std::uint64_t at = 0;
+  for (const Extent& m : merged) {
+    starts.push_back(at);
+    at += m.length;
+  }
+  for (const Extent& w : wanted) {
+    if (w.length == 0) continue;
+    auto it = std::upper_bound(merged.begin(), merged.end(), w.offset,
+                               [](std::uint64_t off, const Extent& m) { return off < m.offset; });
+    const std::size_t i = static_cast<std::size_t>(it - merged.begin()) - 1;
+    std::memcpy(out, raw + starts[i] + (w.offset - merged[i].offset), w.length);
+    out += w.length;
   }
 }
 

@@ -23,6 +23,7 @@ namespace ec::recovery {
 struct Extent {
   std::uint64_t offset = 0;  // in the shard file
   std::uint64_t length = 0;
+  bool operator==(const Extent&) const = default;
 };
 
 struct ShardRead {
@@ -46,6 +47,13 @@ Result<std::vector<ShardRead>> PlanShardReads(const SubChunkPlan& plan, std::uin
 // Appends one extent, joined to the last one of `extents` when byte-adjacent; empty ones are
 // dropped.
 void AppendExtent(std::vector<Extent>& extents, Extent e);
+// `extents` sorted by offset with overlapping and adjacent ones joined (the union).
+std::vector<Extent> MergeExtents(std::vector<Extent> extents);
+// Copies the bytes of `wanted` (each inside the union `merged`, MergeExtents' form) from `raw`
+// (the bytes of `merged` back to back) to `out`, back to back in the order of `wanted`.
+// Precondition: every wanted extent lies inside `merged`.
+void GatherExtents(const std::vector<Extent>& merged, const std::byte* raw,
+                   const std::vector<Extent>& wanted, std::byte* out);
 // Appends the extents of `ranges` (one shard's ranges from a checked plan) for stripes
 // [first_stripe, first_stripe + stripes), in file order, merged as AppendExtent does: the
 // building block of PlanShardReads, for callers that combine several plans in one request.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "recovery/shard_source.h"
+
 namespace ec::recovery {
 namespace {
 
@@ -47,6 +49,38 @@ TEST(ReadPlan, MalformedPlansAreRefused) {
   EXPECT_FALSE(PlanShardReads({{0, {{0, 0}}}}, 8192, 8, 0, 1).ok());
   EXPECT_FALSE(PlanShardReads({{0, {{-1, 2}}}}, 8192, 8, 0, 1).ok());
   EXPECT_FALSE(PlanShardReads({{0, {{0, 1}}}}, 1001, 8, 0, 1).ok());
+}
+
+TEST(ReadPlan, MergeAndGatherExtents) {
+  const std::vector<Extent> merged =
+      MergeExtents({{50, 10}, {0, 20}, {10, 5}, {20, 5}, {55, 20}, {90, 0}});
+  EXPECT_EQ(merged, (std::vector<Extent>{{0, 25}, {50, 25}}));
+  std::vector<std::byte> raw(50);
+  for (std::size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<std::byte>(i);
+  std::vector<std::byte> out(7);
+  GatherExtents(merged, raw.data(), {{3, 2}, {60, 5}}, out.data());
+  // Byte 3 is raw[3]; byte 60 is 10 bytes into the second extent, raw[25 + 10].
+  EXPECT_EQ(out, (std::vector<std::byte>{std::byte{3}, std::byte{4}, std::byte{35}, std::byte{36},
+                                         std::byte{37}, std::byte{38}, std::byte{39}}));
+}
+
+TEST(ReadPlan, SplitToLimits) {
+  std::vector<std::byte> dest(300);
+  auto one = SplitToLimits(7, {{0, 100}, {500, 200}}, dest, {});
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].shard, 7);
+  EXPECT_EQ(one[0].destination.size(), 300u);
+  auto cut = SplitToLimits(7, {{0, 100}, {500, 200}}, dest, {0, 120});
+  ASSERT_EQ(cut.size(), 3u);
+  EXPECT_EQ(cut[0].extents, (std::vector<Extent>{{0, 100}, {500, 20}}));
+  EXPECT_EQ(cut[1].extents, (std::vector<Extent>{{520, 120}}));
+  EXPECT_EQ(cut[2].extents, (std::vector<Extent>{{640, 60}}));
+  EXPECT_EQ(cut[1].destination.data(), dest.data() + 120);
+  EXPECT_EQ(cut[2].destination.size(), 60u);
+  auto few = SplitToLimits(7, {{0, 1}, {5, 1}, {9, 1}}, {dest.data(), 3}, {2, 0});
+  ASSERT_EQ(few.size(), 2u);
+  EXPECT_EQ(few[1].extents, (std::vector<Extent>{{9, 1}}));
+  EXPECT_EQ(few[1].destination.data(), dest.data() + 2);
 }
 
 }  // namespace

@@ -1,13 +1,12 @@
 #include "recovery/repair_engine.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "ec/stripe_codec.h"
+#include "recovery/plan_choice.h"
 #include "recovery/repair_plan.h"
 
 namespace ec::recovery {
@@ -52,34 +51,6 @@ struct Piece {
   std::uint64_t stripes;
 };
 
-// Waits for every completion of one ReadAsync call. Shared with the callbacks, so that a source
-// calling back late still finds it alive.
-struct Completions {
-  std::mutex mutex;
-  std::condition_variable all_done;
-  std::size_t left = 0;
-  std::vector<Status> results;
-  std::vector<bool> seen;
-};
-
-std::vector<Status> ReadAll(ShardSource& source, std::span<const ShardReadRequest> requests) {
-  auto state = std::make_shared<Completions>();
-  state->left = requests.size();
-  state->results.resize(requests.size());
-  state->seen.assign(requests.size(), false);
-  if (requests.empty()) return {};
-  source.ReadAsync(requests, [state](std::size_t i, Status status) {
-    std::lock_guard lock(state->mutex);
-    if (i >= state->seen.size() || state->seen[i]) return;  // a source bug: ignore
-    state->seen[i] = true;
-    state->results[i] = std::move(status);
-    if (--state->left == 0) state->all_done.notify_all();
-  });
-  std::unique_lock lock(state->mutex);
-  state->all_done.wait(lock, [&] { return state->left == 0; });
-  return state->results;
-}
-
 }  // namespace
 
 RepairEngine::RepairEngine(ErasureCodeInterfaceRef code, StripeLayout layout,
@@ -105,7 +76,29 @@ Status Exhausted(const ShardSet& want, const std::map<int, Status>& failed, cons
 Result<RepairPlan> RepairEngine::Plan(const RepairRequest& request) const {
   std::uint64_t end = 0;
   EC_RETURN_IF_ERROR(CheckRequest(layout_, request, &end));
-  return MakePlan(*code_, layout_, request.want, request.available);
+  return Choose(request, request.available, request.offset, end);
+}
+
+Result<std::vector<RepairPlan>> RepairEngine::Candidates(const RepairRequest& request) const {
+  std::uint64_t end = 0;
+  EC_RETURN_IF_ERROR(CheckRequest(layout_, request, &end));
+  return PricedCandidates(*code_, layout_, request.want, request.available, request.offset, end,
+                          request.also_read, request.cost.value_or(ReadCostModel{}));
+}
+
+Result<RepairPlan> RepairEngine::Choose(const RepairRequest& request,
+                                        const std::map<int, int>& costs, std::uint64_t pos,
+                                        std::uint64_t end) const {
+  if (!request.cost) return MakePlan(*code_, layout_, request.want, costs);
+  // After a failure the also_read bytes may be read already (a later batch) or given up.
+  std::map<int, std::vector<Extent>> also;
+  if (pos == request.offset)
+    for (const auto& [id, extents] : request.also_read)
+      if (costs.count(id)) also.emplace(id, extents);
+  auto plans =
+      PricedCandidates(*code_, layout_, request.want, costs, pos, end, also, *request.cost);
+  if (!plans.ok()) return plans.status();
+  return std::move(plans->front());
 }
 
 Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, const RebuiltSink& sink,
@@ -121,7 +114,7 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
   std::map<int, int> costs = request.available;
   std::uint64_t pos = request.offset;
 
-  auto plan = MakePlan(*code_, layout_, request.want, costs);
+  auto plan = Choose(request, costs, pos, end);
   if (!plan.ok()) return plan.status();
   ++stats.plans;
   auto active = PlanRuns(*code_, layout_, std::move(*plan), request.want, pos, end, limits,
@@ -132,6 +125,15 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
   std::map<int, Buffer> inputs;   // per helper: this batch's extents, back to back
   std::map<int, Buffer> outputs;  // per rebuilt shard: whole chunks of the batch's stripes
   std::vector<ShardReadRequest> requests;
+  // also_read not delivered yet (until the first batch is), and for the shards that have some:
+  // the merged request's raw bytes, the plan's own extents, the also_read bytes.
+  std::map<int, std::vector<Extent>> also = request.also_read;
+  std::map<int, Buffer> raw, also_out;
+  std::map<int, std::vector<Extent>> plan_extents;
+  // What each request of a batch carries: the plan's extents, those merged with also_read's, or
+  // (when the merged request would break the source's limits) part of also_read's alone.
+  enum class Carries { kPlan, kMerged, kAlsoPart };
+  std::vector<Carries> carries;
   while (pos < end) {
     const RepairPlan& p = active->plan;
     const std::uint64_t s0 = pos / c;
@@ -148,12 +150,17 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
 
     // One request per helper: every piece's extents, in shard order, merged where adjacent.
     requests.clear();
+    carries.clear();
     std::map<int, std::vector<std::size_t>> bases;  // helper -> offset of each piece's bytes
-    for (const int h : p.kind == RepairPlan::Kind::kDirect ? request.want : p.helpers) {
+    const ShardSet& plan_readers = p.kind == RepairPlan::Kind::kDirect ? request.want : p.helpers;
+    ShardSet readers = plan_readers;
+    for (const auto& [id, extents] : also) readers.insert(id);
+    for (const int h : readers) {
       ShardReadRequest req;
       req.shard = h;
       std::uint64_t bytes = 0;
       for (const Piece& piece : pieces) {
+        if (!plan_readers.count(h)) break;
         bases[h].push_back(static_cast<std::size_t>(bytes));
         auto bps = piece.run->bytes_per_stripe.find(h);
         if (bps == piece.run->bytes_per_stripe.end()) continue;
@@ -166,11 +173,43 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
         }
         bytes += bps->second * piece.stripes;
       }
-      if (bytes == 0) continue;
       Buffer& in = inputs[h];
       if (in.size() < bytes) in = Buffer::Allocate(static_cast<std::size_t>(bytes), false);
+      if (auto extra = also.find(h); extra != also.end()) {
+        // One request for both: the union of the plan's extents and the caller's.
+        std::vector<Extent> all = req.extents;
+        all.insert(all.end(), extra->second.begin(), extra->second.end());
+        std::vector<Extent> merged = MergeExtents(std::move(all));
+        std::uint64_t raw_bytes = 0, also_bytes = 0;
+        for (const Extent& e : merged) raw_bytes += e.length;
+        for (const Extent& e : extra->second) also_bytes += e.length;
+        if (raw_bytes == 0) continue;
+        if ((limits.max_extents == 0 || merged.size() <= limits.max_extents) &&
+            (limits.max_bytes == 0 || raw_bytes <= limits.max_bytes)) {
+          plan_extents[h] = std::move(req.extents);
+          req.extents = std::move(merged);
+          Buffer& r = raw[h];
+          if (r.size() < raw_bytes)
+            r = Buffer::Allocate(static_cast<std::size_t>(raw_bytes), false);
+          req.destination = {r.data(), static_cast<std::size_t>(raw_bytes)};
+          requests.push_back(std::move(req));
+          carries.push_back(Carries::kMerged);
+          continue;
+        }
+        // Too big for one request: the plan's as usual, the caller's cut to the limits.
+        Buffer& out = also_out[h];
+        if (out.size() < also_bytes)
+          out = Buffer::Allocate(static_cast<std::size_t>(also_bytes), false);
+        for (ShardReadRequest& part : SplitToLimits(
+                 h, extra->second, {out.data(), static_cast<std::size_t>(also_bytes)}, limits)) {
+          requests.push_back(std::move(part));
+          carries.push_back(Carries::kAlsoPart);
+        }
+      }
+      if (bytes == 0) continue;
       req.destination = {in.data(), static_cast<std::size_t>(bytes)};
       requests.push_back(std::move(req));
+      carries.push_back(Carries::kPlan);
     }
     const std::vector<Status> results = ReadAll(source, requests);
     bool failed = false;
@@ -178,18 +217,30 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
       HelperStats& h = stats.helpers[requests[i].shard];
       ++h.requests;
       h.extents += requests[i].extents.size();
+      const int id = requests[i].shard;
       if (results[i].ok()) {
         h.bytes += requests[i].destination.size();
+        if (auto extra = also.find(id); carries[i] == Carries::kMerged && extra != also.end()) {
+          GatherExtents(requests[i].extents, raw[id].data(), plan_extents[id], inputs[id].data());
+          std::uint64_t n = 0;
+          for (const Extent& e : extra->second) n += e.length;
+          Buffer& out = also_out[id];
+          if (out.size() < n) out = Buffer::Allocate(static_cast<std::size_t>(n), false);
+          GatherExtents(requests[i].extents, raw[id].data(), extra->second, out.data());
+        }
       } else {
         ++h.failed_requests;
-        failed = true;
-        stats.failed.emplace(requests[i].shard, results[i]);
-        costs.erase(requests[i].shard);
+        // A failed read of also_read bytes alone needs no new plan: they are just left out.
+        if (carries[i] != Carries::kAlsoPart && plan_readers.count(id)) failed = true;
+        stats.failed.emplace(id, results[i]);
+        costs.erase(id);
+        also.erase(id);
+        also_out.erase(id);
       }
     }
     if (failed) {
       // Plan again without the failed helpers and retry this batch.
-      auto again = MakePlan(*code_, layout_, request.want, costs);
+      auto again = Choose(request, costs, pos, end);
       if (!again.ok()) return Exhausted(request.want, stats.failed, again.status());
       ++stats.plans;
       active = PlanRuns(*code_, layout_, std::move(*again), request.want, pos, end, limits,
@@ -235,7 +286,13 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
       }
       if (!st.ok()) return st.WithPrefix("failed to decode");
     }
+    for (const auto& [id, extents] : also) {
+      std::uint64_t n = 0;
+      for (const Extent& e : extents) n += e.length;
+      rebuilt.also_read[id] = {n == 0 ? nullptr : also_out[id].data(), static_cast<std::size_t>(n)};
+    }
     EC_RETURN_IF_ERROR(sink(rebuilt));
+    also.clear();
     ++stats.batches;
     stats.stripes += s_end - s0;
     pos = batch_end;
@@ -257,6 +314,11 @@ Result<RepairEngine::Rebuilt> RepairEngine::Rebuild(const RepairRequest& request
         for (const auto& [w, bytes] : batch.shards) {
           std::memcpy(result.shards[w].data() + (batch.offset - request.offset), bytes.data(),
                       bytes.size());
+        }
+        for (const auto& [id, bytes] : batch.also_read) {
+          Buffer copy = Buffer::Allocate(bytes.size(), false);
+          if (!bytes.empty()) std::memcpy(copy.data(), bytes.data(), bytes.size());
+          result.also_read[id] = std::move(copy);
         }
         return Status::OK();
       },

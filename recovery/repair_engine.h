@@ -6,12 +6,22 @@
 //     -> plan: helpers = minimum_to_decode_with_cost(want, costs), then per stripe the sub-chunks
 //        to read (minimum_to_decode(want, helpers); for one lost chunk of a code with sub-chunk
 //        repair, minimum_to_repair(lost, the sub-chunks the byte range needs, helpers))
-//     -> per batch of stripes: the merged extents of each helper, ONE request per helper
+//     -> per batch of stripes: the merged extents of each helper, ONE request per helper (the
+//        first batch also carries RepairRequest::also_read, merged into the same requests)
 //     -> decode (StripeCodec: decode_chunks, or repair_sub_chunks for CLAY)
 //     -> the rebuilt bytes, batch after batch, to the caller's sink
 //   A helper whose request fails is dropped and the engine plans again with the others (RS-style
 //   reads when too few remain for a CLAY repair), retrying the same batch; when no plan remains
 //   the call fails naming every failed helper.
+//
+// Choosing a plan: without a cost model (RepairRequest::cost unset), the helpers are the code's
+// minimum_to_decode_with_cost over the request's integer costs (today's behaviour). With one, the
+// engine prices candidate plans for the request's actual byte range and stripes and takes the
+// cheapest (recovery/read_cost.h: weight_net * network bytes + weight_dev * device bytes, device
+// reads rounded out to 4 KiB blocks, local shards free of network): the direct read when every
+// wanted shard is available, kDecode from k-shard sets (the code's choices, the k cheapest by the
+// model, every k-subset of a small code), and, for one lost chunk of CLAY, native repair sets.
+// Candidates() lists them with their costs; plan_choice.h says exactly which are tried.
 //
 // Kinds of plans (RepairPlan::Kind):
 //   kDirect          every wanted shard is available: read exactly the wanted bytes;
@@ -36,13 +46,16 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "ec/buffer.h"
 #include "ec/erasure_code_interface.h"
 #include "ec/stripe_layout.h"
+#include "recovery/read_cost.h"
 #include "recovery/shard_source.h"
 
 namespace ec::recovery {
@@ -55,6 +68,16 @@ struct RepairRequest {
   std::uint64_t stripes = 0;         // the object's stripes: every shard is stripes * C bytes
   std::uint64_t offset = 0;          // shard bytes [offset, offset + length) of each wanted shard
   std::uint64_t length = kToTheEnd;  // kToTheEnd: up to stripes * C
+  // With a model: the least-cost plan for this range (see "Choosing a plan" above); without one,
+  // the code's choice from `available`'s costs (what ec-tool and osd_shard_source callers get).
+  std::optional<ReadCostModel> cost = std::nullopt;
+  // Extents of other available shards (not wanted) that the caller wants read too, e.g. the
+  // direct part of an object read: they go in the same request as the plan's reads of that shard
+  // (ONE request per shard, extents merged), in the first batch; a plan is priced with them
+  // (shared bytes and blocks once). Each shard's bytes reach the sink back to back, in the
+  // order of its extents, in RebuiltBytes::also_read of the first batch. A shard whose request
+  // fails is left out there (and is in RepairStats::failed). Nothing is read for an empty range.
+  std::map<int, std::vector<Extent>> also_read = {};
 };
 
 // What a call read, per helper shard (all counts include retried batches).
@@ -86,6 +109,9 @@ struct RepairPlan {
   SubChunkPlan reads;   // what a whole stripe reads from each helper
   bool native = false;  // kSubChunkRepair through the code's repair_sub_chunks (partial repair)
   std::uint64_t bytes_per_stripe = 0;  // sum over helpers for a whole stripe
+  // The price of reading the request's whole range with this plan (one request per helper);
+  // set only when the request has a cost model (Plan(), Candidates()), zero otherwise.
+  ReadCost cost;
 };
 
 // One batch of results: shard bytes [offset, offset + length) of every wanted shard.
@@ -93,6 +119,8 @@ struct RebuiltBytes {
   std::uint64_t offset = 0;
   std::uint64_t length = 0;
   std::map<int, std::span<const std::byte>> shards;  // wanted chunk id -> its bytes
+  // First batch only: RepairRequest::also_read shard -> its extents' bytes, back to back.
+  std::map<int, std::span<const std::byte>> also_read = {};
 };
 // Returns OK to go on; an error stops the call and is returned by Run().
 using RebuiltSink = std::function<Status(const RebuiltBytes&)>;
@@ -110,10 +138,18 @@ class RepairEngine {
   const StripeLayout& layout() const { return layout_; }
 
   // The plan Run() would start with, before any read. Errors: EINVAL for a bad request (no shard
-  // wanted, ids out of range, a range past the end of the shards, a negative cost); EIO when the
+  // wanted, ids out of range, a range past the end of the shards, a negative cost, an also_read
+  // shard that is wanted or not available or an extent past its end); EIO when the
   // available shards cannot rebuild `want` (the code's message, e.g. "need 4 chunks to decode,
   // only 3 available").
+  // With a cost model: the cheapest of Candidates(request), with its cost. Also EINVAL for a bad
+  // model (CheckModel).
   Result<RepairPlan> Plan(const RepairRequest& request) const;
+
+  // Every candidate plan for the request, priced under its model (the default model when it has
+  // none: every shard remote, weights 1 and 1, 4 KiB blocks), cheapest first: what Plan() chooses
+  // from, for tests and counters. Errors: those of Plan().
+  Result<std::vector<RepairPlan>> Candidates(const RepairRequest& request) const;
 
   // Rebuilds the request's range of every wanted shard, calling `sink` once per batch in shard
   // order. `stats` (if given) is filled also when the call fails. Errors: those of Plan();
@@ -127,11 +163,17 @@ class RepairEngine {
   // stats. Meant for ranges that fit in memory (degraded reads, tests).
   struct Rebuilt {
     std::map<int, Buffer> shards;
+    std::map<int, Buffer> also_read;  // the also_read shards that were read, as in RebuiltBytes
     RepairStats stats;
   };
   Result<Rebuilt> Rebuild(const RepairRequest& request, ShardSource& source) const;
 
  private:
+  // The plan for `request` from the shards in `costs` (its available ones minus failed helpers),
+  // priced for the shard bytes [pos, end) still to read.
+  Result<RepairPlan> Choose(const RepairRequest& request, const std::map<int, int>& costs,
+                            std::uint64_t pos, std::uint64_t end) const;
+
   ErasureCodeInterfaceRef code_;
   StripeLayout layout_;
   RepairEngineOptions options_;

@@ -36,6 +36,19 @@ Status CheckRequest(const StripeLayout& layout, const RepairRequest& r, std::uin
                            (r.length == kToTheEnd ? std::string("end") : std::to_string(r.length)) +
                            " is outside the shards (" + std::to_string(shard) + " bytes)");
   }
+  for (const auto& [id, extents] : r.also_read) {
+    if (!r.available.count(id) || r.want.count(id)) {
+      return Status::Invalid("also_read shard " + std::to_string(id) +
+                             " is not an available shard other than the wanted ones");
+    }
+    for (const Extent& e : extents) {
+      if (e.offset > shard || e.length > shard - e.offset) {
+        return Status::Invalid("also_read extent " + std::to_string(e.offset) + "+" +
+                               std::to_string(e.length) + " of shard " + std::to_string(id) +
+                               " is outside the shards (" + std::to_string(shard) + " bytes)");
+      }
+    }
+  }
   *end = r.length == kToTheEnd ? shard : r.offset + r.length;
   return Status::OK();
 }
@@ -44,12 +57,17 @@ Result<RepairPlan> MakePlan(const ErasureCodeInterface& code, const StripeLayout
                             const ShardSet& want, const std::map<int, int>& costs) {
   auto helpers = code.minimum_to_decode_with_cost(want, costs);
   if (!helpers.ok()) return helpers.status();
-  auto reads = code.minimum_to_decode(want, *helpers);
+  return MakePlanFrom(code, layout, want, *helpers);
+}
+
+Result<RepairPlan> MakePlanFrom(const ErasureCodeInterface& code, const StripeLayout& layout,
+                                const ShardSet& want, const ShardSet& helpers) {
+  auto reads = code.minimum_to_decode(want, helpers);
   if (!reads.ok()) return reads.status();
   const int z = static_cast<int>(layout.sub_chunk_count());
   EC_RETURN_IF_ERROR(CheckPlan(*reads, layout.sub_chunk_count()));
   RepairPlan plan;
-  plan.helpers = *helpers;
+  plan.helpers = helpers;
   plan.reads = std::move(*reads);
   bool whole = true;
   for (const auto& [id, ranges] : plan.reads) {

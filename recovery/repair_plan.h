@@ -43,6 +43,12 @@ Status CheckRequest(const StripeLayout& layout, const RepairRequest& r, std::uin
 Result<RepairPlan> MakePlan(const ErasureCodeInterface& code, const StripeLayout& layout,
                             const ShardSet& want, const std::map<int, int>& costs);
 
+// The plan for `want` read from exactly `helpers` (a set the caller chose, e.g. a candidate of
+// the least-cost choice). Errors: the code's (EIO when `helpers` cannot rebuild `want`), and
+// MakePlan's checks of the code's plan.
+Result<RepairPlan> MakePlanFrom(const ErasureCodeInterface& code, const StripeLayout& layout,
+                                const ShardSet& want, const ShardSet& helpers);
+
 // Cuts shard bytes [pos, end) into runs and plans each (partial repair of the sub-chunks a partial
 // stripe needs); sizes the batches to `batch_bytes` and the source's limits. Errors: the code's,
 // EINVAL when one stripe does not fit in one request of the source.

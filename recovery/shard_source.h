@@ -58,4 +58,15 @@ class ShardSource {
   virtual void ReadAsync(std::span<const ShardReadRequest> requests, Completion done) = 0;
 };
 
+// ReadAsync and wait for every completion: the status of each request, in order (an empty
+// vector for no request). Buffers may be touched again as soon as it returns.
+std::vector<Status> ReadAll(ShardSource& source, std::span<const ShardReadRequest> requests);
+
+// `extents` of `shard` (bytes landing back to back in `destination`, whose size is their sum) as
+// requests within `limits`, in order: one request when they fit, otherwise several, a long
+// extent cut where max_bytes falls. Empty extents are dropped.
+std::vector<ShardReadRequest> SplitToLimits(int shard, const std::vector<Extent>& extents,
+                                            std::span<std::byte> destination,
+                                            const ShardSourceLimits& limits);
+
 }  // namespace ec::recovery

@@ -1,0 +1,76 @@
+// Test support: an object of random bytes encoded into shards by a plugin of this build
+// (EC_PLUGIN_DIR), for tests of the repair engine and of object reads. Failures are gtest
+// failures of the calling test.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ec/plugin.h"
+#include "ec/stripe_codec.h"
+#include "ec/stripe_layout.h"
+#include "recovery/testing/memory_shard_source.h"
+
+namespace ec::recovery::testing {
+
+struct EncodedObject {
+  ErasureCodeInterfaceRef code;
+  StripeLayout layout;
+  std::vector<std::byte> object;               // object_size bytes
+  std::vector<std::vector<std::byte>> shards;  // by chunk id
+  std::uint64_t stripes = 0;
+};
+
+inline EncodedObject EncodeObject(const std::string& profile_text, std::size_t stripe_unit,
+                                  std::uint64_t object_size, unsigned seed) {
+  EncodedObject o;
+  auto profile = ParseProfile(profile_text);
+  EXPECT_TRUE(profile.ok());
+  if (!profile.ok()) return o;
+  Status s = PluginRegistry::instance().factory(
+      (*profile)["plugin"], PluginRegistry::default_directory(), *profile, &o.code);
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (!s.ok()) return o;
+  auto layout = StripeLayout::Make(*o.code, stripe_unit);
+  EXPECT_TRUE(layout.ok()) << layout.status().message();
+  o.layout = *layout;
+  o.stripes = o.layout.stripes_of(object_size);
+  std::mt19937 rng(seed);
+  o.object.resize(object_size);
+  for (auto& b : o.object) b = static_cast<std::byte>(rng());
+  auto shards = StripeCodec(*o.code, o.layout).EncodeToShards(o.object);
+  EXPECT_TRUE(shards.ok());
+  if (!shards.ok()) return o;
+  for (const Buffer& b : *shards) o.shards.emplace_back(b.data(), b.data() + b.size());
+  return o;
+}
+
+// Every shard but `except` into `source`.
+inline void LoadShards(const EncodedObject& o, MemoryShardSource& source, const ShardSet& except) {
+  for (std::size_t id = 0; id < o.shards.size(); ++id)
+    if (!except.count(static_cast<int>(id))) source.SetShard(static_cast<int>(id), o.shards[id]);
+}
+
+// Every shard but `except`, each of cost 1.
+inline std::map<int, int> AvailableBut(const EncodedObject& o, const ShardSet& except) {
+  std::map<int, int> costs;
+  for (std::size_t id = 0; id < o.shards.size(); ++id)
+    if (!except.count(static_cast<int>(id))) costs[static_cast<int>(id)] = 1;
+  return costs;
+}
+
+// What `source` was asked, per shard: its extents in request order.
+inline std::map<int, std::vector<Extent>> LoggedReads(const MemoryShardSource& source) {
+  std::map<int, std::vector<Extent>> reads;
+  for (const auto& logged : source.log())
+    reads[logged.shard].insert(reads[logged.shard].end(), logged.extents.begin(),
+                               logged.extents.end());
+  return reads;
+}
+
+}  // namespace ec::recovery::testing
