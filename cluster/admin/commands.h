@@ -75,4 +75,9 @@ Result<ErasureCodeInterfaceRef> MakeCode(ec::Profile& profile, const AdminContex
 // Errors: EINVAL "could not parse stripe_unit 'X': <why>".
 Result<std::uint32_t> StripeUnitOf(const ec::Profile& profile, std::uint32_t fallback);
 
+// Ceph's rule for a stripe unit on a code: the chunk size of a k * stripe_unit stripe must be the
+// stripe unit itself. Errors: EINVAL "stripe_unit N is out of range" (0, or k * N overflows);
+// EINVAL "stripe_unit N does not match ec profile alignment. Would be padded to M".
+Status CheckStripeUnit(const ErasureCodeInterface& code, std::uint32_t stripe_unit);
+
 }  // namespace ec::cluster::admin

@@ -51,15 +51,7 @@ Result<Pool> DesignPool(const std::string& name, std::uint32_t pg_num, const EcP
   if (!su.ok()) return su.status();
   const unsigned k = (*code)->get_data_chunk_count();
   const unsigned chunks = (*code)->get_chunk_count();
-  if (*su == 0 || *su > std::numeric_limits<unsigned>::max() / k) {
-    return Status::Invalid("stripe_unit " + std::to_string(*su) + " is out of range");
-  }
-  const unsigned chunk = (*code)->get_chunk_size(*su * k);
-  if (chunk != *su) {
-    return Status::Invalid("stripe_unit " + std::to_string(*su) +
-                           " does not match ec profile alignment. Would be padded to " +
-                           std::to_string(chunk));
-  }
+  EC_RETURN_IF_ERROR(CheckStripeUnit(**code, *su));
   Result<PoolGeometry> g = GeometryOf(profile.profile);
   if (!g.ok()) return g.status().WithPrefix("erasure-code-profile " + profile.name);
   if (g->size != static_cast<int>(chunks)) {

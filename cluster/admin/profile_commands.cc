@@ -44,16 +44,7 @@ Result<ec::Profile> ProposedProfile(const Words& pairs, bool force, const AdminC
   if (profile.count("stripe_unit") > 0) {
     Result<std::uint32_t> su = StripeUnitOf(profile, 0);
     if (!su.ok()) return su.status();
-    const unsigned k = (*code)->get_data_chunk_count();
-    if (*su == 0 || *su > std::numeric_limits<unsigned>::max() / k) {
-      return Status::Invalid("stripe_unit " + std::to_string(*su) + " is out of range");
-    }
-    const unsigned chunk = (*code)->get_chunk_size(*su * k);
-    if (chunk != *su) {
-      return Status::Invalid("stripe_unit " + std::to_string(*su) +
-                             " does not match ec profile alignment. Would be padded to " +
-                             std::to_string(chunk));
-    }
+    EC_RETURN_IF_ERROR(CheckStripeUnit(**code, *su));
     if (*su % 4096 != 0 && !force) {
       return Status::Invalid(
           "stripe_unit should be a multiple of 4096 bytes for best performance.use --force to "
@@ -177,6 +168,20 @@ Result<std::uint32_t> StripeUnitOf(const ec::Profile& profile, std::uint32_t fal
     return Status::Invalid("could not parse stripe_unit '" + it->second + "': too large");
   }
   return static_cast<std::uint32_t>(*v);
+}
+
+Status CheckStripeUnit(const ErasureCodeInterface& code, std::uint32_t stripe_unit) {
+  const unsigned k = code.get_data_chunk_count();
+  if (stripe_unit == 0 || stripe_unit > std::numeric_limits<unsigned>::max() / k) {
+    return Status::Invalid("stripe_unit " + std::to_string(stripe_unit) + " is out of range");
+  }
+  const unsigned chunk = code.get_chunk_size(stripe_unit * k);
+  if (chunk != stripe_unit) {
+    return Status::Invalid("stripe_unit " + std::to_string(stripe_unit) +
+                           " does not match ec profile alignment. Would be padded to " +
+                           std::to_string(chunk));
+  }
+  return Status::OK();
 }
 
 CommandResult RunProfileCommand(const Words& words, const AdminContext& ctx) {

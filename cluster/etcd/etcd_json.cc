@@ -18,6 +18,15 @@ std::string PrefixEnd(std::string_view prefix) {
   return std::string(1, '\0');
 }
 
+Compare Compare::Number(std::string key, Target target, std::int64_t number, Result result) {
+  Compare c;
+  c.target = target;
+  c.result = result;
+  c.key = std::move(key);
+  c.number = number;
+  return c;
+}
+
 TxnOp TxnOp::Put(std::string key, std::string value, std::int64_t lease) {
   TxnOp op;
   op.kind = Kind::kPut;

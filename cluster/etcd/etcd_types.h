@@ -72,6 +72,10 @@ struct Compare {
   std::string range_end;    // empty: the one key
   std::int64_t number = 0;  // for CREATE, VERSION, MOD, LEASE
   std::string value;        // for VALUE
+
+  // `key`'s CREATE, VERSION, MOD or LEASE field compared with `number` ("CREATE == 0": absent).
+  static Compare Number(std::string key, Target target, std::int64_t number,
+                        Result result = Result::kEqual);
 };
 
 // One operation of a Txn branch.

@@ -9,15 +9,6 @@
 namespace ec::cluster {
 namespace {
 
-etcd::Compare KeyCompare(std::string key, etcd::Compare::Target target, std::int64_t number) {
-  etcd::Compare c;
-  c.target = target;
-  c.result = etcd::Compare::Result::kEqual;
-  c.key = std::move(key);
-  c.number = number;
-  return c;
-}
-
 // Guards per change set; etcd allows 128 operations and compares per txn, so down/out changes go
 // in groups of this many OSDs.
 constexpr std::size_t kOsdsPerTxn = 32;
@@ -101,7 +92,7 @@ void Monitor::Tick() {
 bool Monitor::Campaign() {
   etcd::TxnRequest txn;
   const std::string key = LeaderKey(options_.prefix);
-  txn.compare.push_back(KeyCompare(key, etcd::Compare::Target::kCreate, 0));
+  txn.compare.push_back(etcd::Compare::Number(key, etcd::Compare::Target::kCreate, 0));
   txn.success.push_back(
       etcd::TxnOp::Put(key, EncodeLeader({options_.name, WallClockMs()}), lease_));
   txn.failure.push_back(etcd::TxnOp::Range(key));
@@ -161,12 +152,13 @@ void Monitor::Lead() {
   auto apply = [&](const std::vector<int>& ids, bool mark_down) {
     for (std::size_t at = 0; at < ids.size(); at += kOsdsPerTxn) {
       TxnGuard guard;
-      guard.compares.push_back(KeyCompare(leader_key, etcd::Compare::Target::kLease, lease_));
+      guard.compares.push_back(
+          etcd::Compare::Number(leader_key, etcd::Compare::Target::kLease, lease_));
       std::vector<MapChange> changes;
       std::string names;
       for (std::size_t i = at; i < std::min(ids.size(), at + kOsdsPerTxn); ++i) {
-        guard.compares.push_back(
-            KeyCompare(AliveKey(options_.prefix, ids[i]), etcd::Compare::Target::kCreate, 0));
+        guard.compares.push_back(etcd::Compare::Number(AliveKey(options_.prefix, ids[i]),
+                                                       etcd::Compare::Target::kCreate, 0));
         changes.push_back(mark_down ? MapChange::OsdDown(ids[i], now_ms)
                                     : MapChange::OsdOut(ids[i], /*automatic=*/true));
         names += (names.empty() ? "osd." : ", osd.") + std::to_string(ids[i]);

@@ -9,15 +9,6 @@
 namespace ec::cluster {
 namespace {
 
-etcd::Compare KeyCompare(std::string key, etcd::Compare::Target target, std::int64_t number) {
-  etcd::Compare c;
-  c.target = target;
-  c.result = etcd::Compare::Result::kEqual;
-  c.key = std::move(key);
-  c.number = number;
-  return c;
-}
-
 // Errors worth another try later: etcd unreachable or busy, or a concurrent change.
 bool Transient(const Status& st) {
   switch (st.code()) {
@@ -116,7 +107,7 @@ Status OsdRegistration::BootOnce(bool* retry_later) {
     TxnGuard guard;
     std::int64_t old_lease = 0;
     if (range->kvs.empty()) {
-      guard.compares.push_back(KeyCompare(key, etcd::Compare::Target::kCreate, 0));
+      guard.compares.push_back(etcd::Compare::Number(key, etcd::Compare::Target::kCreate, 0));
     } else {
       const etcd::KeyValue& kv = range->kvs.front();
       auto held = DecodeAlive(key, kv.value);
@@ -128,7 +119,8 @@ Status OsdRegistration::BootOnce(bool* retry_later) {
                                          ")");
       }
       // A previous daemon of this very store: it is dead, since this process holds the store.
-      guard.compares.push_back(KeyCompare(key, etcd::Compare::Target::kMod, kv.mod_revision));
+      guard.compares.push_back(
+          etcd::Compare::Number(key, etcd::Compare::Target::kMod, kv.mod_revision));
       old_lease = kv.lease;
     }
     guard.ops.push_back(etcd::TxnOp::Put(key, EncodeAlive(mine), lease));
@@ -248,8 +240,8 @@ void OsdRegistration::Stop(bool mark_down) {
   const State s = state();
   if (!mark_down || s.lease == 0) return;
   TxnGuard guard;
-  guard.compares.push_back(KeyCompare(AliveKey(options_.prefix, options_.osd_id),
-                                      etcd::Compare::Target::kLease, s.lease));
+  guard.compares.push_back(etcd::Compare::Number(AliveKey(options_.prefix, options_.osd_id),
+                                                 etcd::Compare::Target::kLease, s.lease));
   auto map = store_.Apply({MapChange::OsdDown(options_.osd_id, WallClockMs())}, guard);
   if (map.ok()) {
     Log("osd." + std::to_string(options_.osd_id) + " marked itself down at epoch " +

@@ -355,12 +355,8 @@ Result<ClusterMap> MapStore::Apply(const std::vector<MapChange>& changes,
                                       std::to_string(options_.max_txn_ops));
     next.epoch = current->epoch + 1;
     txn.success.push_back(etcd::TxnOp::Put(EpochKey(prefix_), std::to_string(next.epoch)));
-    etcd::Compare cmp;
-    cmp.target = etcd::Compare::Target::kMod;
-    cmp.result = etcd::Compare::Result::kEqual;
-    cmp.key = EpochKey(prefix_);
-    cmp.number = current->epoch_mod_revision;
-    txn.compare.push_back(cmp);
+    txn.compare.push_back(etcd::Compare::Number(EpochKey(prefix_), etcd::Compare::Target::kMod,
+                                                current->epoch_mod_revision));
     txn.compare.insert(txn.compare.end(), guard.compares.begin(), guard.compares.end());
     // On failure, read the epoch key back: if it did not move, it was the guard that failed.
     if (!guard.compares.empty()) txn.failure.push_back(etcd::TxnOp::Range(EpochKey(prefix_)));
