@@ -18,6 +18,7 @@
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/etcd/etcd_test_server.h"
 #include "cluster/map/map_store.h"
+#include "cluster/placement/placement_hash.h"
 
 namespace ec::cluster::admin {
 namespace {
@@ -507,10 +508,14 @@ TEST_F(AdminTest, OsdMapAgreesWithPlacement) {
   ASSERT_EQ(acting.size(), 3u);
 
   const std::string pgid = PgName(pool.id, *pg);
+  Result<std::uint32_t> raw = ObjectRawHash(*pp, "obj1");
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ(StableMod(*raw, pp->pg_num), *pg) << "the raw hash is what the modulo reduces";
+  const std::string raw_pgid = PgName(pool.id, *raw);
   auto list = [](const std::vector<int>& v) { return OsdList(v); };
   std::string expected = "osdmap e" + std::to_string(map.epoch) + " pool 'p' (" +
-                         std::to_string(pool.id) + ") object 'obj1' -> pg " + pgid + " (" + pgid +
-                         ") -> up (" + list(acting) + ", p" + std::to_string(acting[0]) +
+                         std::to_string(pool.id) + ") object 'obj1' -> pg " + raw_pgid + " (" +
+                         pgid + ") -> up (" + list(acting) + ", p" + std::to_string(acting[0]) +
                          ") acting (" + list(acting) + ", p" + std::to_string(acting[0]) + ")\n";
   EXPECT_EQ(Ok("osd map p obj1").out, expected);
 
@@ -520,7 +525,7 @@ TEST_F(AdminTest, OsdMapAgreesWithPlacement) {
   EXPECT_EQ(j["pool_id"], pool.id);
   EXPECT_EQ(j["objname"], "obj1");
   EXPECT_EQ(j["pgid"], pgid);
-  EXPECT_EQ(j["raw_pgid"], pgid);
+  EXPECT_EQ(j["raw_pgid"], raw_pgid);
   EXPECT_EQ(j["up"], json(acting));
   EXPECT_EQ(j["acting"], json(acting));
   EXPECT_EQ(j["up_primary"], acting[0]);

@@ -253,6 +253,8 @@ CommandResult OsdMap(const Words& args, const AdminContext& ctx) {
   if (!placement.ok()) return ErrorResult(placement.status());
   Result<std::uint32_t> pg = ObjectToPg(*pp, args[1]);
   if (!pg.ok()) return ErrorResult(pg.status());
+  Result<std::uint32_t> raw = ObjectRawHash(*pp, args[1]);
+  if (!raw.ok()) return ErrorResult(raw.status());
   Result<std::vector<int>> acting = placement->Place(*pp, *pg);
   if (!acting.ok()) return ErrorResult(acting.status());
   // acting: the OSDs placement gives the PG (down ones included); up: those of them that are up.
@@ -260,12 +262,13 @@ CommandResult OsdMap(const Words& args, const AdminContext& ctx) {
   const std::vector<int> up = placement->UpSet(*acting);
   const int primary = PrimaryOf(up);
   const std::string pgid = PgName(pool->id, *pg);
+  const std::string raw_pgid = PgName(pool->id, *raw);
   if (ctx.format != Format::kPlain) {
     return Success(DumpJson({{"epoch", map->epoch},
                              {"pool", pool->name},
                              {"pool_id", pool->id},
                              {"objname", args[1]},
-                             {"raw_pgid", pgid},
+                             {"raw_pgid", raw_pgid},
                              {"pgid", pgid},
                              {"up", JsonOsds(up)},
                              {"up_primary", primary},
@@ -275,7 +278,7 @@ CommandResult OsdMap(const Words& args, const AdminContext& ctx) {
   }
   const std::string p = ", p" + std::to_string(primary) + ")";
   return Success("osdmap e" + std::to_string(map->epoch) + " pool '" + pool->name + "' (" +
-                 std::to_string(pool->id) + ") object '" + args[1] + "' -> pg " + pgid + " (" +
+                 std::to_string(pool->id) + ") object '" + args[1] + "' -> pg " + raw_pgid + " (" +
                  pgid + ") -> up (" + OsdList(up) + p + " acting (" + OsdList(*acting) + p + "\n");
 }
 

@@ -37,11 +37,17 @@ Status ValidatePool(const PoolPlacement& pool) {
   return Status::OK();
 }
 
-Result<std::uint32_t> ObjectToPg(const PoolPlacement& pool, std::string_view object_name) {
+Result<std::uint32_t> ObjectRawHash(const PoolPlacement& pool, std::string_view object_name) {
   EC_RETURN_IF_ERROR(ValidatePool(pool));
   const std::uint64_t seed =
       HashCombine(Mix64(kObjectSeed), static_cast<std::uint64_t>(pool.pool_id));
-  return StableMod(HashBytes(seed, object_name), pool.pg_num);
+  return static_cast<std::uint32_t>(HashBytes(seed, object_name));
+}
+
+Result<std::uint32_t> ObjectToPg(const PoolPlacement& pool, std::string_view object_name) {
+  auto raw = ObjectRawHash(pool, object_name);
+  if (!raw.ok()) return raw.status();
+  return StableMod(*raw, pool.pg_num);
 }
 
 Result<Placement> Placement::Create(std::vector<OsdInfo> osds) {

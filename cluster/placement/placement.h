@@ -84,6 +84,12 @@ Status ValidatePool(const PoolPlacement& pool);
 // pg_num. Errors: ValidatePool's.
 Result<std::uint32_t> ObjectToPg(const PoolPlacement& pool, std::string_view object_name);
 
+// The object's raw placement seed before the modulo, as Ceph's "raw pg" (`ceph osd map` prints
+// pool.<hex>): the low 32 bits of the object hash, which are all StableMod looks at for any
+// 32-bit pg_num, so ObjectToPg(pool, name) == StableMod(ObjectRawHash(pool, name), pg_num).
+// Errors: ValidatePool's.
+Result<std::uint32_t> ObjectRawHash(const PoolPlacement& pool, std::string_view object_name);
+
 class Placement {
  public:
   // Validates and indexes the OSDs (their order does not matter). Errors: EINVAL naming the OSD
