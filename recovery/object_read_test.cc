@@ -11,31 +11,15 @@ namespace ec::recovery {
 namespace {
 
 using testing::AvailableBut;
+using testing::Bytes;
 using testing::EncodedObject;
 using testing::EncodeObject;
 using testing::LoadShards;
 using testing::LoggedReads;
 using testing::MemoryShardSource;
+using testing::Part;
 
-std::vector<std::byte> Part(const std::vector<std::byte>& v, std::uint64_t off, std::uint64_t n) {
-  return {v.begin() + static_cast<std::ptrdiff_t>(off),
-          v.begin() + static_cast<std::ptrdiff_t>(off + n)};
-}
-
-std::vector<std::byte> Bytes(const Buffer& b) {
-  return {b.data(), b.data() + b.size()};
-}
-
-class ObjectReadTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    seed_ = std::random_device{}();
-    trace_ = std::make_unique<::testing::ScopedTrace>(__FILE__, __LINE__,
-                                                      "seed=" + std::to_string(seed_));
-  }
-  unsigned seed_ = 0;
-  std::unique_ptr<::testing::ScopedTrace> trace_;
-};
+class ObjectReadTest : public testing::SeededTest {};
 
 struct Range {
   const char* name;

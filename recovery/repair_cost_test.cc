@@ -14,20 +14,13 @@ namespace ec::recovery {
 namespace {
 
 using testing::AvailableBut;
+using testing::Bytes;
 using testing::EncodedObject;
 using testing::EncodeObject;
 using testing::LoadShards;
 using testing::LoggedReads;
 using testing::MemoryShardSource;
-
-std::vector<std::byte> Part(const std::vector<std::byte>& v, std::uint64_t off, std::uint64_t n) {
-  return {v.begin() + static_cast<std::ptrdiff_t>(off),
-          v.begin() + static_cast<std::ptrdiff_t>(off + n)};
-}
-
-std::vector<std::byte> Bytes(const Buffer& b) {
-  return {b.data(), b.data() + b.size()};
-}
+using testing::Part;
 
 // The price of decoding shard bytes [off, off + len) from `helpers`: whole chunks of every
 // covering stripe of each helper, computed here without the engine.
@@ -52,16 +45,7 @@ std::vector<ShardSet> Subsets(const std::vector<int>& ids, std::size_t size) {
   return out;
 }
 
-class RepairCostTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    seed_ = std::random_device{}();
-    trace_ = std::make_unique<::testing::ScopedTrace>(__FILE__, __LINE__,
-                                                      "seed=" + std::to_string(seed_));
-  }
-  unsigned seed_ = 0;
-  std::unique_ptr<::testing::ScopedTrace> trace_;
-};
+class RepairCostTest : public testing::SeededTest {};
 
 struct Range {
   const char* name;

@@ -10,88 +10,34 @@
 
 #include "ec/plugin.h"
 #include "ec/stripe_codec.h"
+#include "recovery/testing/encoded_object.h"
 #include "recovery/testing/memory_shard_source.h"
 
 namespace ec::recovery {
 namespace {
 
+using testing::Bytes;
 using testing::MemoryShardSource;
+using testing::Part;
 
-struct Object {
-  ErasureCodeInterfaceRef code;
-  StripeLayout layout;
-  std::vector<std::vector<std::byte>> shards;
-  std::uint64_t stripes = 0;
-};
+using Object = testing::EncodedObject;
 
-Object Encode(const std::string& profile_text, std::size_t stripe_unit, std::uint64_t stripes,
-              unsigned seed) {
-  Object o;
-  auto profile = ParseProfile(profile_text);
-  EXPECT_TRUE(profile.ok());
-  Status s = PluginRegistry::instance().factory(
-      (*profile)["plugin"], PluginRegistry::default_directory(), *profile, &o.code);
-  EXPECT_TRUE(s.ok()) << s.message();
-  if (!s.ok()) return o;
-  auto layout = StripeLayout::Make(*o.code, stripe_unit);
-  EXPECT_TRUE(layout.ok()) << layout.status().message();
-  o.layout = *layout;
-  o.stripes = stripes;
-  std::mt19937 rng(seed);
-  std::vector<std::byte> object(o.layout.stripe_width() * stripes);
-  for (auto& b : object) b = static_cast<std::byte>(rng());
-  auto shards = StripeCodec(*o.code, o.layout).EncodeToShards(object);
-  EXPECT_TRUE(shards.ok());
-  for (const Buffer& b : *shards) o.shards.emplace_back(b.data(), b.data() + b.size());
-  return o;
-}
-
-void Load(const Object& o, MemoryShardSource& source, const ShardSet& except) {
-  for (std::size_t id = 0; id < o.shards.size(); ++id)
-    if (!except.count(static_cast<int>(id))) source.SetShard(static_cast<int>(id), o.shards[id]);
-}
-
-std::map<int, int> AllBut(const Object& o, const ShardSet& except) {
-  std::map<int, int> costs;
-  for (std::size_t id = 0; id < o.shards.size(); ++id)
-    if (!except.count(static_cast<int>(id))) costs[static_cast<int>(id)] = 1;
-  return costs;
-}
-
-std::vector<std::byte> Part(const std::vector<std::byte>& v, std::uint64_t off, std::uint64_t n) {
-  return {v.begin() + static_cast<std::ptrdiff_t>(off),
-          v.begin() + static_cast<std::ptrdiff_t>(off + n)};
-}
-
-std::vector<std::byte> Bytes(const Buffer& b) {
-  return {b.data(), b.data() + b.size()};
-}
-
-class RepairEngineTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    seed_ = std::random_device{}();
-    trace_ = std::make_unique<::testing::ScopedTrace>(__FILE__, __LINE__,
-                                                      "seed=" + std::to_string(seed_));
-  }
-  unsigned seed_ = 0;
-  std::unique_ptr<::testing::ScopedTrace> trace_;
-};
+class RepairEngineTest : public testing::SeededTest {};
 
 // CLAY k=4 m=2 d=5 (q=2): a single loss reads d*C/q per stripe, one request per helper.
 TEST_F(RepairEngineTest, ClayReadsDTimesChunkOverQ) {
-  const Object o = Encode("plugin=clay k=4 m=2 d=5", 4096, 6, seed_);
+  const Object o = testing::EncodeStripes("plugin=clay k=4 m=2 d=5", 4096, 6, seed_);
   const std::uint64_t c = 4096, d = 5, q = 2;
   RepairEngine engine(o.code, o.layout);
   for (int lost = 0; lost < 6; ++lost) {
     MemoryShardSource source;
-    Load(o, source, {lost});
-    auto plan = engine.Plan({{lost}, AllBut(o, {lost}), o.stripes});
+    testing::LoadShards(o, source, {lost});
+    auto plan = engine.Plan({{lost}, testing::AvailableBut(o, {lost}), o.stripes});
     ASSERT_TRUE(plan.ok());
     EXPECT_EQ(plan->kind, RepairPlan::Kind::kSubChunkRepair);
     EXPECT_TRUE(plan->native);
     EXPECT_EQ(plan->bytes_per_stripe, d * c / q);
-    auto r = engine.Rebuild({{lost}, AllBut(o, {lost}), o.stripes}, source);
+    auto r = engine.Rebuild({{lost}, testing::AvailableBut(o, {lost}), o.stripes}, source);
     ASSERT_TRUE(r.ok()) << r.status().message();
     EXPECT_EQ(Bytes(r->shards.at(lost)), o.shards[lost]) << "lost " << lost;
     EXPECT_EQ(r->stats.bytes_read(), d * c / q * o.stripes);
@@ -105,11 +51,12 @@ TEST_F(RepairEngineTest, ClayReadsDTimesChunkOverQ) {
 
 // Reed-Solomon: k whole chunks per stripe, merged into one extent per helper and batch.
 TEST_F(RepairEngineTest, ReedSolomonReadsKChunks) {
-  const Object o = Encode("plugin=isa technique=reed_sol_van k=4 m=2", 4096, 10, seed_);
+  const Object o =
+      testing::EncodeStripes("plugin=isa technique=reed_sol_van k=4 m=2", 4096, 10, seed_);
   RepairEngine engine(o.code, o.layout, {4 * 4096 * 4});  // batches of 4 stripes: 3 batches
   MemoryShardSource source;
-  Load(o, source, {1});
-  auto r = engine.Rebuild({{1}, AllBut(o, {1}), o.stripes}, source);
+  testing::LoadShards(o, source, {1});
+  auto r = engine.Rebuild({{1}, testing::AvailableBut(o, {1}), o.stripes}, source);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Bytes(r->shards.at(1)), o.shards[1]);
   EXPECT_EQ(r->stats.bytes_read(), 4u * 4096 * 10);
@@ -122,7 +69,7 @@ TEST_F(RepairEngineTest, ReedSolomonReadsKChunks) {
 // A byte range of a lost CLAY shard: only the stripes it touches, and in them only the
 // sub-chunks it needs, are read; the bytes are those of the shard.
 TEST_F(RepairEngineTest, PartialRepairReadsOnlyWhatTheRangeNeeds) {
-  const Object o = Encode("plugin=clay k=4 m=2 d=5", 8192, 8, seed_);
+  const Object o = testing::EncodeStripes("plugin=clay k=4 m=2 d=5", 8192, 8, seed_);
   const std::uint64_t c = 8192, sub = c / 8;
   RepairEngine engine(o.code, o.layout);
   const int lost = 2;
@@ -132,8 +79,9 @@ TEST_F(RepairEngineTest, PartialRepairReadsOnlyWhatTheRangeNeeds) {
   for (Range range : {Range{3 * c + 100, 300}, Range{2 * c + 5 * sub, 3 * c}, Range{c - 1, 2},
                       Range{0, 8 * c}, Range{7 * c + 7 * sub, sub}}) {
     MemoryShardSource source;
-    Load(o, source, {lost});
-    RepairRequest req{{lost}, AllBut(o, {lost}), o.stripes, range.offset, range.length};
+    testing::LoadShards(o, source, {lost});
+    RepairRequest req{
+        {lost}, testing::AvailableBut(o, {lost}), o.stripes, range.offset, range.length};
     auto r = engine.Rebuild(req, source);
     ASSERT_TRUE(r.ok()) << r.status().message();
     EXPECT_EQ(Bytes(r->shards.at(lost)), Part(o.shards[lost], range.offset, range.length))
@@ -156,11 +104,13 @@ TEST_F(RepairEngineTest, PartialRepairReadsOnlyWhatTheRangeNeeds) {
 }
 
 TEST_F(RepairEngineTest, ReedSolomonPartialReadsWholeStripesItTouches) {
-  const Object o = Encode("plugin=jerasure technique=reed_sol_van k=3 m=2", 4096, 5, seed_);
+  const Object o =
+      testing::EncodeStripes("plugin=jerasure technique=reed_sol_van k=3 m=2", 4096, 5, seed_);
   RepairEngine engine(o.code, o.layout);
   MemoryShardSource source;
-  Load(o, source, {0});
-  auto r = engine.Rebuild({{0}, AllBut(o, {0}), o.stripes, 4096 + 4000, 200}, source);
+  testing::LoadShards(o, source, {0});
+  auto r =
+      engine.Rebuild({{0}, testing::AvailableBut(o, {0}), o.stripes, 4096 + 4000, 200}, source);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Bytes(r->shards.at(0)), Part(o.shards[0], 4096 + 4000, 200));
   EXPECT_EQ(r->stats.bytes_read(), 3u * 4096 * 2);  // stripes 1 and 2, whole chunks of k
@@ -168,11 +118,11 @@ TEST_F(RepairEngineTest, ReedSolomonPartialReadsWholeStripesItTouches) {
 
 // Shards that are available are read directly, exactly the range.
 TEST_F(RepairEngineTest, AvailableShardsAreReadDirectly) {
-  const Object o = Encode("plugin=clay k=4 m=2 d=5", 4096, 3, seed_);
+  const Object o = testing::EncodeStripes("plugin=clay k=4 m=2 d=5", 4096, 3, seed_);
   RepairEngine engine(o.code, o.layout);
   MemoryShardSource source;
-  Load(o, source, {});
-  auto r = engine.Rebuild({{1, 4}, AllBut(o, {}), o.stripes, 1000, 5000}, source);
+  testing::LoadShards(o, source, {});
+  auto r = engine.Rebuild({{1, 4}, testing::AvailableBut(o, {}), o.stripes, 1000, 5000}, source);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Bytes(r->shards.at(1)), Part(o.shards[1], 1000, 5000));
   EXPECT_EQ(Bytes(r->shards.at(4)), Part(o.shards[4], 1000, 5000));
@@ -182,15 +132,16 @@ TEST_F(RepairEngineTest, AvailableShardsAreReadDirectly) {
 
 // What `ec-tool decode` does: every data chunk, from whatever k shards are there, in batches.
 TEST_F(RepairEngineTest, DecodeAllDataChunksInBatches) {
-  const Object o = Encode("plugin=isa technique=cauchy k=4 m=2 mapping=DD__DD", 1024, 9, seed_);
+  const Object o =
+      testing::EncodeStripes("plugin=isa technique=cauchy k=4 m=2 mapping=DD__DD", 1024, 9, seed_);
   RepairEngine engine(o.code, o.layout, {2 * 4 * 1024});
   const ShardSet data(o.layout.data_ids().begin(), o.layout.data_ids().end());
   MemoryShardSource source;
-  Load(o, source, {0, 4});
+  testing::LoadShards(o, source, {0, 4});
   std::map<int, std::vector<std::byte>> got;
   RepairStats stats;
   Status s = engine.Run(
-      {data, AllBut(o, {0, 4}), o.stripes}, source,
+      {data, testing::AvailableBut(o, {0, 4}), o.stripes}, source,
       [&](const RebuiltBytes& batch) {
         for (const auto& [id, bytes] : batch.shards) {
           EXPECT_EQ(got[id].size(), batch.offset);
@@ -207,13 +158,13 @@ TEST_F(RepairEngineTest, DecodeAllDataChunksInBatches) {
 
 // A helper that fails is dropped: CLAY falls back to k whole chunks from the rest.
 TEST_F(RepairEngineTest, FailedHelperIsReplannedAround) {
-  const Object o = Encode("plugin=clay k=4 m=2 d=5", 4096, 6, seed_);
+  const Object o = testing::EncodeStripes("plugin=clay k=4 m=2 d=5", 4096, 6, seed_);
   RepairEngine engine(o.code, o.layout, {4 * 4096 * 2});  // 3 batches
   MemoryShardSource source;
-  Load(o, source, {1});
+  testing::LoadShards(o, source, {1});
   source.Fail(3, Status::IOError("disk of shard 3 is gone"), 1);  // fails from its 2nd request
   source.CompleteOnAnotherThread(true);
-  auto r = engine.Rebuild({{1}, AllBut(o, {1}), o.stripes}, source);
+  auto r = engine.Rebuild({{1}, testing::AvailableBut(o, {1}), o.stripes}, source);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Bytes(r->shards.at(1)), o.shards[1]);
   EXPECT_EQ(r->stats.plans, 2u);
@@ -228,16 +179,16 @@ TEST_F(RepairEngineTest, FailedHelperIsReplannedAround) {
 }
 
 TEST_F(RepairEngineTest, NotEnoughHelpersNamesEveryFailure) {
-  const Object o = Encode("plugin=clay k=4 m=2 d=5", 4096, 2, seed_);
+  const Object o = testing::EncodeStripes("plugin=clay k=4 m=2 d=5", 4096, 2, seed_);
   RepairEngine engine(o.code, o.layout);
   MemoryShardSource source;
-  Load(o, source, {1});
+  testing::LoadShards(o, source, {1});
   source.Fail(3, Status::Retryable(ECONNREFUSED, "osd.3 refused"));
   source.Fail(5, Status::Retryable(ECONNRESET, "osd.5 reset"));
   RepairStats stats;
   Status s = engine.Run(
-      {{1}, AllBut(o, {1}), o.stripes}, source, [](const RebuiltBytes&) { return Status::OK(); },
-      &stats);
+      {{1}, testing::AvailableBut(o, {1}), o.stripes}, source,
+      [](const RebuiltBytes&) { return Status::OK(); }, &stats);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), EIO);
   EXPECT_TRUE(s.is_retryable());
@@ -249,28 +200,30 @@ TEST_F(RepairEngineTest, NotEnoughHelpersNamesEveryFailure) {
 }
 
 TEST_F(RepairEngineTest, SourceLimitsCutBatches) {
-  const Object o = Encode("plugin=clay k=4 m=2 d=5", 4096, 8, seed_);
+  const Object o = testing::EncodeStripes("plugin=clay k=4 m=2 d=5", 4096, 8, seed_);
   RepairEngine engine(o.code, o.layout);
   MemoryShardSource source;
-  Load(o, source, {5});  // lost chunk 5: every helper sends 4 separate sub-chunks per stripe
+  testing::LoadShards(o, source,
+                      {5});  // lost chunk 5: every helper sends 4 separate sub-chunks per stripe
   source.SetLimits({8, 0});
-  auto r = engine.Rebuild({{5}, AllBut(o, {5}), o.stripes}, source);
+  auto r = engine.Rebuild({{5}, testing::AvailableBut(o, {5}), o.stripes}, source);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Bytes(r->shards.at(5)), o.shards[5]);
   for (const auto& logged : source.log()) EXPECT_LE(logged.extents.size(), 8u);
   EXPECT_GT(r->stats.batches, 1u);
   source.SetLimits({0, 100});  // not even one stripe's share of a helper fits
-  EXPECT_EQ(engine.Rebuild({{5}, AllBut(o, {5}), o.stripes}, source).status().code(), EINVAL);
+  EXPECT_EQ(engine.Rebuild({{5}, testing::AvailableBut(o, {5}), o.stripes}, source).status().code(),
+            EINVAL);
 }
 
 TEST_F(RepairEngineTest, BadRequests) {
-  const Object o = Encode("plugin=isa k=2 m=1", 64, 2, seed_);
+  const Object o = testing::EncodeStripes("plugin=isa k=2 m=1", 64, 2, seed_);
   RepairEngine engine(o.code, o.layout);
   MemoryShardSource source;
-  Load(o, source, {});
+  testing::LoadShards(o, source, {});
   auto code = [&](RepairRequest r) { return engine.Rebuild(r, source).status().code(); };
-  EXPECT_EQ(code({{}, AllBut(o, {}), 2}), EINVAL);
-  EXPECT_EQ(code({{3}, AllBut(o, {}), 2}), EINVAL);
+  EXPECT_EQ(code({{}, testing::AvailableBut(o, {}), 2}), EINVAL);
+  EXPECT_EQ(code({{3}, testing::AvailableBut(o, {}), 2}), EINVAL);
   EXPECT_EQ(code({{0}, {{1, -1}, {2, 1}}, 2}), EINVAL);
   EXPECT_EQ(code({{0}, {{1, 1}, {2, 1}}, 2, 100, 100}), EINVAL);  // past 2 * 64
   EXPECT_EQ(code({{0}, {{1, 1}, {2, 1}}, 2, 129}), EINVAL);
@@ -281,7 +234,7 @@ TEST_F(RepairEngineTest, BadRequests) {
   EXPECT_EQ(empty->stats.requests(), 0u);
   // A shard that is shorter than the plan: the source's error, then no plan is left.
   MemoryShardSource short_source;
-  Load(o, short_source, {0});
+  testing::LoadShards(o, short_source, {0});
   short_source.SetShard(1, std::vector<std::byte>(10));
   Status s = engine.Rebuild({{0}, {{1, 1}, {2, 1}}, 2}, short_source).status();
   EXPECT_NE(s.message().find("shard 1 ends before byte"), std::string::npos) << s.message();

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -49,6 +50,46 @@ inline EncodedObject EncodeObject(const std::string& profile_text, std::size_t s
   for (const Buffer& b : *shards) o.shards.emplace_back(b.data(), b.data() + b.size());
   return o;
 }
+
+// `stripes` whole stripes of random bytes, encoded.
+inline EncodedObject EncodeStripes(const std::string& profile_text, std::size_t stripe_unit,
+                                   std::uint64_t stripes, unsigned seed) {
+  auto profile = ParseProfile(profile_text);
+  EXPECT_TRUE(profile.ok());
+  if (!profile.ok()) return {};
+  ErasureCodeInterfaceRef code;
+  Status s = PluginRegistry::instance().factory(
+      (*profile)["plugin"], PluginRegistry::default_directory(), *profile, &code);
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (!s.ok()) return {};
+  auto layout = StripeLayout::Make(*code, stripe_unit);
+  EXPECT_TRUE(layout.ok()) << layout.status().message();
+  if (!layout.ok()) return {};
+  return EncodeObject(profile_text, stripe_unit, layout->stripe_width() * stripes, seed);
+}
+
+// Bytes [off, off + n) of `v`.
+inline std::vector<std::byte> Part(const std::vector<std::byte>& v, std::uint64_t off,
+                                   std::uint64_t n) {
+  return {v.begin() + static_cast<std::ptrdiff_t>(off),
+          v.begin() + static_cast<std::ptrdiff_t>(off + n)};
+}
+
+inline std::vector<std::byte> Bytes(const Buffer& b) {
+  return {b.data(), b.data() + b.size()};
+}
+
+// A fixture with a random seed per test, printed with every failure so that a run can be replayed.
+class SeededTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    seed_ = std::random_device{}();
+    trace_ = std::make_unique<::testing::ScopedTrace>(__FILE__, __LINE__,
+                                                      "seed=" + std::to_string(seed_));
+  }
+  unsigned seed_ = 0;
+  std::unique_ptr<::testing::ScopedTrace> trace_;
+};
 
 // Every shard but `except` into `source`.
 inline void LoadShards(const EncodedObject& o, MemoryShardSource& source, const ShardSet& except) {
