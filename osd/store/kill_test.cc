@@ -118,6 +118,11 @@ TEST_P(KillTest, AcknowledgedTransactionsSurviveSigkill) {
       ASSERT_EQ((*r)[0].size(), data.size());
       EXPECT_EQ(std::memcmp((*r)[0].data(), data.data(), data.size()), 0) << KillObjectName(k);
     }
+    auto names = store.List("kill");
+    ASSERT_TRUE(names.ok());
+    for (const std::string& n : *names) {
+      EXPECT_FALSE(n.ends_with(".new")) << "a rewrite's temporary name survived: " << n;
+    }
     auto f = store.Fsck(true);
     ASSERT_TRUE(f.ok());
     for (const auto& e : f->errors) ADD_FAILURE() << e;

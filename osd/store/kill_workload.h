@@ -2,7 +2,9 @@
 // (kill_writer_main.cc) and the test that kills it (kill_test.cc). Transaction i rewrites two of
 // kObjects objects in collection "kill" with contents that depend on i in every byte, and records
 // i in their attribute "tx". So after any crash each object must equal exactly the version written
-// by the last applied transaction that touched it.
+// by the last applied transaction that touched it. Odd transactions write the new version under a
+// temporary name and rename it over the object (as a full rewrite keeping an undo copy does), so
+// no temporary name may survive a crash either.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,13 @@ inline Transaction KillTransaction(std::uint64_t i) {
   Transaction t;
   for (std::uint64_t k : KillTouched(i)) {
     auto data = KillContent(i, k);
+    if (i % 2 == 1) {
+      std::string tmp = KillObjectName(k) + ".new";
+      t.Write("kill", tmp, 0, data);
+      t.SetAttr("kill", tmp, "tx", std::to_string(i));
+      t.Rename("kill", tmp, KillObjectName(k));
+      continue;
+    }
     t.Write("kill", KillObjectName(k), 0, data);
     t.Truncate("kill", KillObjectName(k), data.size());
     t.SetAttr("kill", KillObjectName(k), "tx", std::to_string(i));

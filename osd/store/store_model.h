@@ -48,7 +48,7 @@ class ModelTest : public ::testing::TestWithParam<IoBackend> {
     }
     auto it = m.objects.find(key);
     bool exists = it != m.objects.end();
-    switch (rng_() % 10) {
+    switch (rng_() % 11) {
       case 0:
       case 1:
       case 2:
@@ -96,6 +96,18 @@ class ModelTest : public ::testing::TestWithParam<IoBackend> {
         t.Touch(coll, name);
         m.objects[key];
         return;
+      case 9:
+        if (exists) {  // to a free name or over another object, whose blocks are then freed
+          std::string to = "obj." + std::to_string(rng_() % 10);
+          if (to != name) {
+            t.Rename(coll, name, to);
+            ModelObject moved = std::move(it->second);
+            m.objects.erase(it);
+            m.objects[Key{coll, to}] = std::move(moved);
+            return;
+          }
+        }
+        break;
       default: {
         bool empty = true;
         for (const auto& [k, o] : m.objects) empty = empty && k.first != coll;

@@ -28,7 +28,8 @@ TEST_P(ModelTest, RandomTransactionsMatchTheModel) {
     Transaction t;
     for (std::uint64_t n = 1 + rng_() % 4; n > 0; --n) RandomOp(next, t);
     bool poison = rng_() % 20 == 0;  // an op that must fail and undo the whole transaction
-    if (poison) t.Remove("pg.0", "no.such.object");
+    if (poison && rng_() % 2 == 0) t.Remove("pg.0", "no.such.object");
+    if (poison) t.Rename("pg.0", "no.such.object", "obj.0");
     Status s = store_->Apply(t);
     if (poison) {
       ASSERT_FALSE(s.ok()) << "tx " << i;

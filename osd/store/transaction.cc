@@ -38,5 +38,8 @@ void Transaction::RemoveAttr(std::string coll, std::string name, std::string key
   ops_.push_back(
       Op{Type::kRemoveAttr, std::move(coll), std::move(name), 0, {}, std::move(key), {}});
 }
+void Transaction::Rename(std::string coll, std::string from, std::string to) {
+  ops_.push_back(Op{Type::kRename, std::move(coll), std::move(from), 0, {}, std::move(to), {}});
+}
 
 }  // namespace ec::store

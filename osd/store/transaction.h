@@ -30,13 +30,14 @@ class Transaction {
       kRemove,            // ENOENT if missing
       kSetAttr,           // creates the object if missing
       kRemoveAttr,        // ENOENT if the object is missing, ENODATA if the attribute is
+      kRename,            // name -> key (the new name); ENOENT if missing, EINVAL if equal
     };
     Type type;
     std::string coll;
     std::string name;
     std::uint64_t offset = 0;  // write offset or truncate size
     Buffer data;               // write data
-    std::string key;           // attribute name
+    std::string key;           // attribute name; kRename: the destination object name
     std::string value;         // attribute value
   };
 
@@ -52,6 +53,13 @@ class Transaction {
   void Remove(std::string coll, std::string name);
   void SetAttr(std::string coll, std::string name, std::string key, std::string value);
   void RemoveAttr(std::string coll, std::string name, std::string key);
+  // Moves object `from` to the name `to` in collection `coll`: data, size and attributes, as a
+  // metadata change (no data is copied, the blocks keep their place on the device). An existing
+  // `to` is replaced (its blocks are freed). Later ops of the transaction see the object under
+  // `to` only, and `from` as missing (a later write to `from` creates a new object); data written
+  // to `from` earlier in the same transaction moves along. Errors at Apply: ENOENT if `from` does
+  // not exist at that point of the transaction; EINVAL if from == to or a name is bad.
+  void Rename(std::string coll, std::string from, std::string to);
 
   const std::vector<Op>& ops() const { return ops_; }
   bool empty() const { return ops_.empty(); }

@@ -36,6 +36,15 @@ Status CheckNames(const Transaction::Op& op, bool object_op) {
     return Status::Invalid("bad object name in collection " + op.coll +
                            " (empty or longer than 4096 bytes)");
   }
+  if (op.type == Transaction::Op::Type::kRename) {
+    if (op.key.empty() || op.key.size() > 4096) {
+      return Status::Invalid("bad rename destination in collection " + op.coll +
+                             " (empty or longer than 4096 bytes)");
+    }
+    if (op.key == op.name) {
+      return Status::Invalid("rename of " + op.coll + "/" + op.name + " onto itself");
+    }
+  }
   return Status::OK();
 }
 
@@ -84,12 +93,14 @@ class ObjectStore::TxBuilder {
   Status StageBlocks(Obj& o, const std::vector<std::uint64_t>& lblocks, bool load_old);
   Status Write(Obj& o, std::uint64_t offset, const Buffer& data);
   Status Truncate(Obj& o, std::uint64_t size);
+  Status Rename(const std::string& coll, const std::string& from, const std::string& to);
   Status RemoveCollection(const std::string& coll);
   std::string Label(const Obj& o) const { return o.coll + "/" + o.name; }
 
   ObjectStore& s_;
   std::map<std::string, Obj> objs_;          // by object key
   std::map<std::string, bool> collections_;  // changed collections: exists afterwards?
+  bool renamed_ = false;  // a rename was staged: committed blocks may have changed objects
 };
 
 Result<bool> ObjectStore::TxBuilder::CollectionExists(const std::string& coll) {
@@ -198,6 +209,29 @@ Status ObjectStore::TxBuilder::Truncate(Obj& o, std::uint64_t size) {
   return Status::OK();
 }
 
+Status ObjectStore::TxBuilder::Rename(const std::string& coll, const std::string& from,
+                                      const std::string& to) {
+  auto src_got = Get(coll, from);
+  if (!src_got.ok()) return src_got.status();
+  Obj& src = **src_got;
+  if (!src.current) return Status::NotFound("object " + Label(src) + " not found");
+  auto dst_got = Get(coll, to);  // objs_ is a map: `src` stays valid
+  if (!dst_got.ok()) return dst_got.status();
+  Obj& dst = **dst_got;
+  // The Onode moves with its block map, so the committed blocks of `from` live on under `to`
+  // (Prepare frees only blocks no current Onode references), and so do the staged blocks: the
+  // slabs move as a whole, and the heap memory the staged pointers name stays where it is.
+  // The old `to` is dropped; its committed blocks are freed by Prepare.
+  renamed_ = true;
+  dst.current = std::move(src.current);
+  dst.staged = std::move(src.staged);
+  dst.slabs = std::move(src.slabs);
+  src.current.reset();
+  src.staged.clear();
+  src.slabs.clear();
+  return Status::OK();
+}
+
 Status ObjectStore::TxBuilder::RemoveCollection(const std::string& coll) {
   auto exists = CollectionExists(coll);
   if (!exists.ok()) return exists.status();
@@ -232,6 +266,7 @@ Status ObjectStore::TxBuilder::Stage(const Transaction::Op& op) {
     return Status::OK();
   }
   if (op.type == Type::kRemoveCollection) return RemoveCollection(op.coll);
+  if (op.type == Type::kRename) return Rename(op.coll, op.name, op.key);
 
   auto got = Get(op.coll, op.name);
   if (!got.ok()) return got.status();
@@ -327,19 +362,30 @@ Status ObjectStore::TxBuilder::Prepare(Prepared& p) {
     p.puts.emplace_back(keys::Collection(coll),
                         exists ? std::optional<std::string>(std::string()) : std::nullopt);
   }
+  // Freed: the blocks a committed Onode of the transaction references and no current one does.
+  // A block still at its place in its object is kept (the common case, one lookup); only a
+  // rename moves committed blocks to another object, so only then is the whole transaction's
+  // set of current blocks needed.
+  std::set<std::uint64_t> kept;
   for (const auto& [key, o] : objs_) {
     if (o.current) {
       p.puts.emplace_back(key, o.current->Encode());
       p.onodes.emplace_back(key, std::make_shared<const Onode>(*o.current));
+      if (renamed_) {
+        for (const auto& [lb, ref] : o.current->blocks) kept.insert(ref.device_block);
+      }
     } else if (o.committed) {
       p.puts.emplace_back(key, std::nullopt);
     }
+  }
+  for (const auto& [key, o] : objs_) {
     if (!o.committed) continue;
     for (const auto& [lb, ref] : o.committed->blocks) {
       if (o.current) {
         auto it = o.current->blocks.find(lb);
         if (it != o.current->blocks.end() && it->second.device_block == ref.device_block) continue;
       }
+      if (renamed_ && kept.count(ref.device_block) != 0) continue;
       p.freed.push_back(BlockRun{ref.device_block, 1});
     }
   }
@@ -564,6 +610,7 @@ Status ObjectStore::Apply(const Transaction& t) {
       p.footprint.coll_owners.insert(op.coll);
     } else {
       p.footprint.objects.insert(keys::Object(op.coll, op.name));
+      if (op.type == Type::kRename) p.footprint.objects.insert(keys::Object(op.coll, op.key));
       p.footprint.colls.insert(op.coll);
     }
   }
