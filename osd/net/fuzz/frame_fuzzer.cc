@@ -60,7 +60,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)DecodeHelloReply(frame->message_header, limits);
     } else if (IsReply(type)) {
       auto reply = DecodeReply(type, frame->message_header, limits);
-      if (reply.ok() && TypeOf(*reply) != type) __builtin_trap();
+      if (reply.ok()) {
+        if (TypeOf(*reply) != type) __builtin_trap();
+        // Canonical too (bools and enums only decode from their one encoding).
+        std::vector<std::byte> again;
+        EncodeReply(*reply, again);
+        if (again.size() != frame->message_header.size()) __builtin_trap();
+      }
     } else {
       auto req = DecodeRequest(type, frame->message_header, limits);
       if (req.ok()) {
