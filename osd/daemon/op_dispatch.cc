@@ -16,9 +16,13 @@ std::size_t ShardKey(const net::RequestBody& body) {
           return 0;
         } else if constexpr (std::is_same_v<T, net::ListRequest>) {
           return std::hash<std::string>()(m.collection);
-        } else {
+        } else if constexpr (requires { m.shard; }) {
           return std::hash<std::string>()(m.collection) * 31 +
                  std::hash<std::string>()(m.object) * 7 + m.shard;
+        } else if constexpr (requires { m.object; }) {
+          return std::hash<std::string>()(m.object);  // object operations (ObjWrite, ...)
+        } else {
+          return 0;  // ObjList
         }
       },
       body);

@@ -251,6 +251,13 @@ OsdService::~OsdService() {
 
 void OsdService::Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
   const auto start = Clock::now();
+  const net::MsgType type = net::TypeOf(request.body);
+  if (static_cast<std::uint16_t>(type) > static_cast<std::uint16_t>(net::MsgType::kRemove)) {
+    // PG sub-operations and object operations: not served until the PG backend lands.
+    (void)responder->SendError(
+        Status::Error(ENOTSUP, std::string(net::TypeName(type)) + " is not served by this OSD"));
+    return;
+  }
   const Op op = OpOf(request.body);
   if (op == Op::kPing) return impl_->Ping(request, *responder, start);
   Impl* impl = impl_.get();

@@ -283,4 +283,133 @@ Status OsdClient::Remove(RemoveRequest request, CallOptions options) {
       [&](StatusCallback cb) { RemoveAsync(std::move(request), std::move(cb), options); });
 }
 
+void OsdClient::SubWriteAsync(SubWriteRequest request, std::vector<Buffer> data,
+                              StatusCallback done, CallOptions options) {
+  impl_->Submit(
+      MakeCall(std::move(request), std::move(data), options, StatusOnly(std::move(done))));
+}
+
+Status OsdClient::SubWrite(SubWriteRequest request, std::vector<Buffer> data, CallOptions options) {
+  return WaitStatus([&](StatusCallback cb) {
+    SubWriteAsync(std::move(request), std::move(data), std::move(cb), options);
+  });
+}
+
+void OsdClient::SubResolveAsync(SubResolveRequest request, Callback<std::uint64_t> done,
+                                CallOptions options) {
+  impl_->Submit(MakeCall(
+      std::move(request), {}, options,
+      Typed<SubResolveReply, std::uint64_t>(std::move(done), [](const SubResolveReply& r, Buffer) {
+        return Result<std::uint64_t>(r.version);
+      })));
+}
+
+Result<std::uint64_t> OsdClient::SubResolve(SubResolveRequest request, CallOptions options) {
+  return Wait<std::uint64_t>([&](Callback<std::uint64_t> cb) {
+    SubResolveAsync(std::move(request), std::move(cb), options);
+  });
+}
+
+void OsdClient::SubStateAsync(SubStateRequest request, Callback<SubStateReply> done,
+                              CallOptions options) {
+  impl_->Submit(MakeCall(
+      std::move(request), {}, options,
+      Typed<SubStateReply, SubStateReply>(std::move(done), [](const SubStateReply& r, Buffer) {
+        return Result<SubStateReply>(r);
+      })));
+}
+
+Result<SubStateReply> OsdClient::SubState(SubStateRequest request, CallOptions options) {
+  return Wait<SubStateReply>([&](Callback<SubStateReply> cb) {
+    SubStateAsync(std::move(request), std::move(cb), options);
+  });
+}
+
+void OsdClient::ObjWriteAsync(ObjWriteRequest request, std::vector<Buffer> data,
+                              Callback<ObjWriteResult> done, CallOptions options) {
+  impl_->Submit(MakeCall(
+      std::move(request), std::move(data), options,
+      Typed<ObjWriteReply, ObjWriteResult>(std::move(done), [](const ObjWriteReply& r, Buffer) {
+        return Result<ObjWriteResult>(ObjWriteResult{r.version, r.object_size});
+      })));
+}
+
+Result<ObjWriteResult> OsdClient::ObjWrite(ObjWriteRequest request, std::vector<Buffer> data,
+                                           CallOptions options) {
+  return Wait<ObjWriteResult>([&](Callback<ObjWriteResult> cb) {
+    ObjWriteAsync(std::move(request), std::move(data), std::move(cb), options);
+  });
+}
+
+void OsdClient::ObjReadAsync(ObjReadRequest request, Callback<ObjReadResult> done,
+                             CallOptions options) {
+  auto convert = [asked = request.length](const ObjReadReply& r,
+                                          Buffer payload) -> Result<ObjReadResult> {
+    if (asked != 0 && payload.size() > asked) {
+      return Status::Error(
+          EBADMSG, fmt::format("ObjRead reply of {} bytes for {} asked", payload.size(), asked));
+    }
+    return ObjReadResult{std::move(payload), r.version,       r.object_size,
+                         r.degraded,         r.network_bytes, r.device_bytes};
+  };
+  impl_->Submit(MakeCall(std::move(request), {}, options,
+                         Typed<ObjReadReply, ObjReadResult>(std::move(done), std::move(convert))));
+}
+
+Result<ObjReadResult> OsdClient::ObjRead(ObjReadRequest request, CallOptions options) {
+  return Wait<ObjReadResult>([&](Callback<ObjReadResult> cb) {
+    ObjReadAsync(std::move(request), std::move(cb), options);
+  });
+}
+
+void OsdClient::ObjStatAsync(ObjStatRequest request, Callback<ObjStatResult> done,
+                             CallOptions options) {
+  impl_->Submit(MakeCall(
+      std::move(request), {}, options,
+      Typed<ObjStatReply, ObjStatResult>(std::move(done), [](const ObjStatReply& r, Buffer) {
+        return Result<ObjStatResult>(ObjStatResult{r.version, r.size});
+      })));
+}
+
+Result<ObjStatResult> OsdClient::ObjStat(ObjStatRequest request, CallOptions options) {
+  return Wait<ObjStatResult>([&](Callback<ObjStatResult> cb) {
+    ObjStatAsync(std::move(request), std::move(cb), options);
+  });
+}
+
+void OsdClient::ObjRemoveAsync(ObjRemoveRequest request, Callback<std::uint64_t> done,
+                               CallOptions options) {
+  impl_->Submit(MakeCall(
+      std::move(request), {}, options,
+      Typed<ObjRemoveReply, std::uint64_t>(std::move(done), [](const ObjRemoveReply& r, Buffer) {
+        return Result<std::uint64_t>(r.version);
+      })));
+}
+
+Result<std::uint64_t> OsdClient::ObjRemove(ObjRemoveRequest request, CallOptions options) {
+  return Wait<std::uint64_t>([&](Callback<std::uint64_t> cb) {
+    ObjRemoveAsync(std::move(request), std::move(cb), options);
+  });
+}
+
+void OsdClient::ObjListAsync(ObjListRequest request, Callback<ObjListResult> done,
+                             CallOptions options) {
+  auto convert = [max = request.max_entries](const ObjListReply& r,
+                                             Buffer) -> Result<ObjListResult> {
+    if (r.objects.size() > max) {
+      return Status::Error(
+          EBADMSG, fmt::format("ObjList reply has {} objects for {} asked", r.objects.size(), max));
+    }
+    return ObjListResult{r.objects, r.next_cursor, r.end};
+  };
+  impl_->Submit(MakeCall(std::move(request), {}, options,
+                         Typed<ObjListReply, ObjListResult>(std::move(done), std::move(convert))));
+}
+
+Result<ObjListResult> OsdClient::ObjList(ObjListRequest request, CallOptions options) {
+  return Wait<ObjListResult>([&](Callback<ObjListResult> cb) {
+    ObjListAsync(std::move(request), std::move(cb), options);
+  });
+}
+
 }  // namespace ec::net

@@ -78,6 +78,28 @@ struct ListResult {
   bool end = true;
 };
 
+struct ObjWriteResult {
+  std::uint64_t version = 0;
+  std::uint64_t object_size = 0;
+};
+struct ObjReadResult {
+  Buffer data;
+  std::uint64_t version = 0;
+  std::uint64_t object_size = 0;
+  bool degraded = false;
+  std::uint64_t network_bytes = 0;
+  std::uint64_t device_bytes = 0;
+};
+struct ObjStatResult {
+  std::uint64_t version = 0;
+  std::uint64_t size = 0;
+};
+struct ObjListResult {
+  std::vector<std::string> objects;
+  std::string next_cursor;
+  bool end = true;
+};
+
 // A snapshot of client counters.
 struct ClientCounters {
   std::uint64_t requests_sent = 0;
@@ -137,6 +159,49 @@ class OsdClient {
 
   void RemoveAsync(RemoveRequest request, StatusCallback done, CallOptions options = {});
   Status Remove(RemoveRequest request, CallOptions options = {});
+
+  // --- PG sub-operations (a PG primary -> the OSD holding one shard; messages.h). ---
+
+  // SubWrite: `data` is the bytes of request.extents back to back (their lengths must sum to its
+  // size; none for kRemove).
+  void SubWriteAsync(SubWriteRequest request, std::vector<Buffer> data, StatusCallback done,
+                     CallOptions options = {});
+  Status SubWrite(SubWriteRequest request, std::vector<Buffer> data, CallOptions options = {});
+
+  // SubResolve: the value is the shard's version after the rollback or trim.
+  void SubResolveAsync(SubResolveRequest request, Callback<std::uint64_t> done,
+                       CallOptions options = {});
+  Result<std::uint64_t> SubResolve(SubResolveRequest request, CallOptions options = {});
+
+  // SubState: an error reply is the Result's error, so a value's status field is always OK.
+  void SubStateAsync(SubStateRequest request, Callback<SubStateReply> done,
+                     CallOptions options = {});
+  Result<SubStateReply> SubState(SubStateRequest request, CallOptions options = {});
+
+  // --- Object operations (a client -> the primary of the object's PG; messages.h). ---
+
+  // ObjWrite: `data` (sent without copying) is the object data.
+  void ObjWriteAsync(ObjWriteRequest request, std::vector<Buffer> data,
+                     Callback<ObjWriteResult> done, CallOptions options = {});
+  Result<ObjWriteResult> ObjWrite(ObjWriteRequest request, std::vector<Buffer> data,
+                                  CallOptions options = {});
+
+  // ObjRead. Errors also: EBADMSG when the reply carries more bytes than request.length (if not
+  // 0).
+  void ObjReadAsync(ObjReadRequest request, Callback<ObjReadResult> done, CallOptions options = {});
+  Result<ObjReadResult> ObjRead(ObjReadRequest request, CallOptions options = {});
+
+  void ObjStatAsync(ObjStatRequest request, Callback<ObjStatResult> done, CallOptions options = {});
+  Result<ObjStatResult> ObjStat(ObjStatRequest request, CallOptions options = {});
+
+  // ObjRemove: the value is the version of the removal.
+  void ObjRemoveAsync(ObjRemoveRequest request, Callback<std::uint64_t> done,
+                      CallOptions options = {});
+  Result<std::uint64_t> ObjRemove(ObjRemoveRequest request, CallOptions options = {});
+
+  // ObjList. Errors also: EBADMSG when the reply has more objects than request.max_entries.
+  void ObjListAsync(ObjListRequest request, Callback<ObjListResult> done, CallOptions options = {});
+  Result<ObjListResult> ObjList(ObjListRequest request, CallOptions options = {});
 
   ClientCounters counters() const;
 

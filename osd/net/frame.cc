@@ -19,7 +19,10 @@ Status Refuse(FrameError reason, FrameError* out, int code, std::string message)
 
 bool IsKnownType(std::uint16_t type) {
   const std::uint16_t base = type & ~kReplyBit;
-  return base >= 1 && base <= kMaxRequestType;
+  return (base >= static_cast<std::uint16_t>(MsgType::kHello) &&
+          base <= static_cast<std::uint16_t>(MsgType::kSubState)) ||
+         (base >= static_cast<std::uint16_t>(MsgType::kObjWrite) &&
+          base <= static_cast<std::uint16_t>(MsgType::kObjList));
 }
 
 bool IsReply(MsgType type) {
@@ -46,6 +49,22 @@ std::string_view TypeName(MsgType type) {
       return "List";
     case MsgType::kRemove:
       return "Remove";
+    case MsgType::kSubWrite:
+      return "SubWrite";
+    case MsgType::kSubResolve:
+      return "SubResolve";
+    case MsgType::kSubState:
+      return "SubState";
+    case MsgType::kObjWrite:
+      return "ObjWrite";
+    case MsgType::kObjRead:
+      return "ObjRead";
+    case MsgType::kObjStat:
+      return "ObjStat";
+    case MsgType::kObjRemove:
+      return "ObjRemove";
+    case MsgType::kObjList:
+      return "ObjList";
     case MsgType::kHelloReply:
       return "HelloReply";
     case MsgType::kPingReply:
@@ -60,6 +79,22 @@ std::string_view TypeName(MsgType type) {
       return "ListReply";
     case MsgType::kRemoveReply:
       return "RemoveReply";
+    case MsgType::kSubWriteReply:
+      return "SubWriteReply";
+    case MsgType::kSubResolveReply:
+      return "SubResolveReply";
+    case MsgType::kSubStateReply:
+      return "SubStateReply";
+    case MsgType::kObjWriteReply:
+      return "ObjWriteReply";
+    case MsgType::kObjReadReply:
+      return "ObjReadReply";
+    case MsgType::kObjStatReply:
+      return "ObjStatReply";
+    case MsgType::kObjRemoveReply:
+      return "ObjRemoveReply";
+    case MsgType::kObjListReply:
+      return "ObjListReply";
   }
   return "Unknown";
 }

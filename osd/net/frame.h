@@ -37,6 +37,16 @@ enum class MsgType : std::uint16_t {
   kStat = 5,
   kList = 6,
   kRemove = 7,
+  // PG sub-operations (a PG primary -> the OSD holding one shard).
+  kSubWrite = 8,
+  kSubResolve = 9,
+  kSubState = 10,
+  // Object operations (a client -> the primary of the object's PG). 11..15 are unassigned.
+  kObjWrite = 16,
+  kObjRead = 17,
+  kObjStat = 18,
+  kObjRemove = 19,
+  kObjList = 20,
   kHelloReply = 0x8001,
   kPingReply = 0x8002,
   kWriteShardReply = 0x8003,
@@ -44,12 +54,21 @@ enum class MsgType : std::uint16_t {
   kStatReply = 0x8005,
   kListReply = 0x8006,
   kRemoveReply = 0x8007,
+  kSubWriteReply = 0x8008,
+  kSubResolveReply = 0x8009,
+  kSubStateReply = 0x800a,
+  kObjWriteReply = 0x8010,
+  kObjReadReply = 0x8011,
+  kObjStatReply = 0x8012,
+  kObjRemoveReply = 0x8013,
+  kObjListReply = 0x8014,
 };
 inline constexpr std::uint16_t kReplyBit = 0x8000;
-// Request types 1..kMaxRequestType are valid (index arrays of per-type counters with them).
-inline constexpr std::uint16_t kMaxRequestType = 7;
+// Request types are at most kMaxRequestType (index arrays of per-type counters with them); not
+// every number below it is a type (11..15 are unassigned).
+inline constexpr std::uint16_t kMaxRequestType = 20;
 
-// True for the 14 types above.
+// True for the 30 types above (each request type and its reply).
 bool IsKnownType(std::uint16_t type);
 bool IsReply(MsgType type);
 // The reply type of a request type (kPing -> kPingReply).
@@ -68,10 +87,10 @@ struct Limits {
   std::uint32_t max_payload_len = 64 * 1024 * 1024;  // payload bytes of one frame
   std::uint32_t max_name_len = 4096;                 // object names, list cursors
   std::uint32_t max_collection_len = 255;            // collection names
-  std::uint32_t max_extents = 1024;                  // extents of one ReadShard
+  std::uint32_t max_extents = 1024;                  // extents of one ReadShard / SubWrite
   std::uint32_t max_attrs = 64;                      // attributes of one WriteShard / Stat
   std::uint32_t max_attr_len = 64 * 1024;            // one attribute key or value
-  std::uint32_t max_list_entries = 4096;             // entries of one List page
+  std::uint32_t max_list_entries = 4096;             // entries of one List / ObjList page
   std::uint32_t max_message_len = 4096;              // a reply status message
 };
 

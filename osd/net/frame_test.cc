@@ -173,8 +173,20 @@ TEST(FrameTest, ValidatesFixedHeaderOnlyOnFirst40Bytes) {
 
 TEST(FrameTest, TypeHelpers) {
   EXPECT_TRUE(IsKnownType(0x8007));
-  EXPECT_FALSE(IsKnownType(0x8008));
+  // 8..10 (PG sub-operations) and 16..20 (object operations) are types too; 11..15 and 21 not.
+  for (std::uint16_t t : {8, 9, 10, 16, 17, 18, 19, 20}) {
+    EXPECT_TRUE(IsKnownType(t)) << t;
+    EXPECT_TRUE(IsKnownType(t | kReplyBit)) << t;
+    EXPECT_NE(TypeName(static_cast<MsgType>(t)), "Unknown") << t;
+    EXPECT_NE(TypeName(static_cast<MsgType>(t | kReplyBit)), "Unknown") << t;
+  }
+  for (std::uint16_t t : {11, 12, 13, 14, 15, 21, 0x8000 | 11, 0x8000 | 15, 0x8000 | 21}) {
+    EXPECT_FALSE(IsKnownType(t)) << t;
+  }
+  EXPECT_FALSE(IsKnownType(0x800b));
   EXPECT_FALSE(IsKnownType(0x8000));
+  EXPECT_EQ(ReplyTypeOf(MsgType::kObjList), MsgType::kObjListReply);
+  EXPECT_EQ(TypeName(MsgType::kSubResolveReply), "SubResolveReply");
   EXPECT_EQ(ReplyTypeOf(MsgType::kReadShard), MsgType::kReadShardReply);
   EXPECT_TRUE(IsReply(MsgType::kHelloReply));
   EXPECT_EQ(TypeName(MsgType::kListReply), "ListReply");

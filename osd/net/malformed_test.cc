@@ -7,6 +7,7 @@
 #include <boost/asio.hpp>
 #include <cstring>
 
+#include "common/codec.h"
 #include "osd/net/client.h"
 #include "osd/net/server.h"
 #include "osd/net/test_store.h"
@@ -282,6 +283,189 @@ TEST_F(MalformedTest, ValidRawFrameIsServed) {
   EXPECT_TRUE(StatusOf(*reply).ok());
   EXPECT_EQ(store_->shard_count(), 2u);
   EXPECT_EQ(server_->counters().protocol_errors_total(), 0u);
+}
+
+// --- The new messages (PG sub-operations, object operations), at the decoder. ---
+
+std::vector<std::byte> EncodedRequest(const RequestBody& m) {
+  std::vector<std::byte> b;
+  EncodeRequest(m, b);
+  return b;
+}
+std::vector<std::byte> EncodedReply(const ReplyBody& m) {
+  std::vector<std::byte> b;
+  EncodeReply(m, b);
+  return b;
+}
+Status Decode(MsgType type, std::span<const std::byte> b, const Limits& l = Limits{}) {
+  if (IsReply(type)) return DecodeReply(type, b, l).status();
+  return DecodeRequest(type, b, l).status();
+}
+
+// One valid message of every new type.
+std::vector<std::pair<MsgType, std::vector<std::byte>>> NewMessages() {
+  return {
+      {MsgType::kSubWrite, EncodedRequest(SubWriteRequest{
+                               "c", "o", 1, 2, 1, SubWriteKind::kRange, 10, 5, {{0, 3}, {4, 2}}})},
+      {MsgType::kSubResolve,
+       EncodedRequest(SubResolveRequest{"c", "o", 1, 2, SubResolveAction::kTrim})},
+      {MsgType::kSubState, EncodedRequest(SubStateRequest{"c", "o", 1})},
+      {MsgType::kObjWrite, EncodedRequest(ObjWriteRequest{1, 2, "o", ObjWriteMode::kWrite, 8})},
+      {MsgType::kObjRead, EncodedRequest(ObjReadRequest{1, 2, "o", 8, 16})},
+      {MsgType::kObjStat, EncodedRequest(ObjStatRequest{1, 2, "o"})},
+      {MsgType::kObjRemove, EncodedRequest(ObjRemoveRequest{1, 2, "o"})},
+      {MsgType::kObjList, EncodedRequest(ObjListRequest{1, 2, 3, "cur", 10})},
+      {MsgType::kSubWriteReply, EncodedReply(SubWriteReply{Status::IOError("x")})},
+      {MsgType::kSubResolveReply, EncodedReply(SubResolveReply{Status::OK(), 3})},
+      {MsgType::kSubStateReply,
+       EncodedReply(SubStateReply{Status::OK(), ShardState::kPresent, 1, 2, 3, 4})},
+      {MsgType::kObjWriteReply, EncodedReply(ObjWriteReply{Status::OK(), 1, 2})},
+      {MsgType::kObjReadReply, EncodedReply(ObjReadReply{Status::OK(), 1, 2, true, 3, 4})},
+      {MsgType::kObjStatReply, EncodedReply(ObjStatReply{Status::OK(), 1, 2})},
+      {MsgType::kObjRemoveReply, EncodedReply(ObjRemoveReply{Status::OK(), 1})},
+      {MsgType::kObjListReply, EncodedReply(ObjListReply{Status::OK(), {"a", "b"}, "b", false})},
+  };
+}
+
+TEST(MalformedMessageTest, EveryTruncationAndTrailingByteIsRefused) {
+  for (const auto& [type, bytes] : NewMessages()) {
+    ASSERT_TRUE(Decode(type, bytes).ok()) << TypeName(type);
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+      EXPECT_EQ(Decode(type, std::span(bytes).first(n)).code(), EBADMSG)
+          << TypeName(type) << " cut at " << n;
+    }
+    auto longer = bytes;
+    longer.push_back(std::byte{0});
+    Status s = Decode(type, longer);
+    EXPECT_EQ(s.code(), EBADMSG) << TypeName(type);
+    EXPECT_NE(s.message().find("trailing"), std::string::npos) << s.message();
+  }
+}
+
+TEST(MalformedMessageTest, BadEnumAndBoolValuesAreRefusedNamingTheField) {
+  struct Case {
+    MsgType type;
+    std::vector<std::byte> bytes;
+    std::size_t at;  // offset of the enum / bool byte
+    std::uint8_t max;
+    std::string field;
+  };
+  // Offsets: a string is 4 + its bytes; an OK status is 9 bytes.
+  const std::vector<Case> cases = {
+      {MsgType::kSubWrite,
+       EncodedRequest(SubWriteRequest{"c", "o", 0, 2, 1, SubWriteKind::kFull, 0, 0, {}}), 30, 2,
+       "kind"},
+      {MsgType::kSubResolve,
+       EncodedRequest(SubResolveRequest{"c", "o", 0, 2, SubResolveAction::kRollback}), 22, 1,
+       "action"},
+      {MsgType::kSubStateReply,
+       EncodedReply(SubStateReply{Status::OK(), ShardState::kAbsent, 0, 0, 0, 0}), 9, 2, "state"},
+      {MsgType::kObjWrite, EncodedRequest(ObjWriteRequest{1, 2, "o", ObjWriteMode::kWrite, 0}), 21,
+       2, "mode"},
+      {MsgType::kObjReadReply, EncodedReply(ObjReadReply{Status::OK(), 1, 2, false, 3, 4}), 25, 1,
+       "degraded"},
+      {MsgType::kObjListReply, EncodedReply(ObjListReply{Status::OK(), {}, "", true}), 17, 1,
+       "end"},
+  };
+  for (const Case& c : cases) {
+    ASSERT_LT(c.at, c.bytes.size()) << c.field;
+    // Every valid value decodes; the first invalid one and 0xff do not.
+    for (unsigned v = 0; v <= c.max; ++v) {
+      auto b = c.bytes;
+      b[c.at] = static_cast<std::byte>(v);
+      EXPECT_TRUE(Decode(c.type, b).ok()) << c.field << " = " << v;
+    }
+    for (unsigned v : {static_cast<unsigned>(c.max) + 1, 0xffu}) {
+      auto b = c.bytes;
+      b[c.at] = static_cast<std::byte>(v);
+      Status s = Decode(c.type, b);
+      EXPECT_EQ(s.code(), EBADMSG) << c.field << " = " << v;
+      EXPECT_NE(s.message().find(c.field + ": bad value " + std::to_string(v)), std::string::npos)
+          << s.message();
+    }
+  }
+}
+
+TEST(MalformedMessageTest, CountsAboveTheLimitsOrTheBytesLeftAreRefused) {
+  // SubWrite extents against max_extents.
+  Limits small;
+  small.max_extents = 1;
+  small.max_list_entries = 1;
+  Status s = Decode(MsgType::kSubWrite,
+                    EncodedRequest(SubWriteRequest{
+                        "c", "o", 0, 2, 1, SubWriteKind::kRange, 0, 0, {{0, 1}, {1, 1}}}),
+                    small);
+  EXPECT_EQ(s.code(), EMSGSIZE);
+  EXPECT_NE(s.message().find("extents: count 2 exceeds the limit 1"), std::string::npos)
+      << s.message();
+  // ObjList reply objects against max_list_entries.
+  s = Decode(MsgType::kObjListReply, EncodedReply(ObjListReply{Status::OK(), {"a", "b"}, "", true}),
+             small);
+  EXPECT_EQ(s.code(), EMSGSIZE);
+  EXPECT_NE(s.message().find("objects: count 2 exceeds the limit 1"), std::string::npos)
+      << s.message();
+  // Counts within the limits but above what the bytes left can hold: refused before allocating.
+  Limits big;
+  big.max_extents = 1 << 30;
+  big.max_list_entries = 1 << 30;
+  std::vector<std::byte> sub;
+  Encoder w(sub);
+  w.String("c");
+  w.String("o");
+  w.U32(0);
+  w.U64(2);
+  w.U64(1);
+  w.U8(1);
+  w.U64(0);
+  w.U64(0);
+  w.U32(1 << 28);  // extents
+  w.U64(0);
+  w.U64(1);
+  EXPECT_EQ(Decode(MsgType::kSubWrite, sub, big).code(), EBADMSG);
+  std::vector<std::byte> list;
+  Encoder lw(list);
+  lw.I32(0);
+  lw.U8(0);
+  lw.String("");
+  lw.U32(1 << 28);  // objects
+  lw.String("a");
+  EXPECT_EQ(Decode(MsgType::kObjListReply, list, big).code(), EBADMSG);
+  // An object name above max_name_len.
+  Limits names;
+  names.max_name_len = 3;
+  EXPECT_EQ(
+      Decode(MsgType::kObjRead, EncodedRequest(ObjReadRequest{1, 1, "long", 0, 0}), names).code(),
+      EMSGSIZE);
+  EXPECT_EQ(Decode(MsgType::kObjListReply,
+                   EncodedReply(ObjListReply{Status::OK(), {"long"}, "", true}), names)
+                .code(),
+            EMSGSIZE);
+}
+
+TEST(MalformedMessageTest, UnassignedTypesAreNeitherRequestsNorReplies) {
+  const auto b = EncodedRequest(ObjStatRequest{1, 2, "o"});
+  for (std::uint16_t t : {11, 15, 21}) {
+    EXPECT_EQ(DecodeRequest(static_cast<MsgType>(t), b, Limits{}).status().code(), EBADMSG) << t;
+    EXPECT_EQ(DecodeReply(static_cast<MsgType>(t | kReplyBit), b, Limits{}).status().code(),
+              EBADMSG)
+        << t;
+  }
+}
+
+// Over a socket: a new request with a bad enum closes the connection as malformed; an unassigned
+// type number as unknown; neither reaches the handler.
+TEST_F(MalformedTest, NewRequestWithBadEnumOrUnassignedType) {
+  FrameSpec s;
+  s.type = MsgType::kSubWrite;
+  EncodeRequest(SubWriteRequest{"pg.bad", "obj", 0, 2, 1, SubWriteKind::kRange, 4, 4, {{0, 4}}},
+                s.header);
+  s.header[4 + 6 + 4 + 3 + 4 + 8 + 8] = std::byte{7};  // kind
+  s.payload.assign(4, std::byte{1});
+  ExpectRefused(Build(s), FrameError::kMalformed);
+  FrameSpec t;
+  t.type = static_cast<MsgType>(12);
+  EncodeRequest(ObjStatRequest{1, 2, "o"}, t.header);
+  ExpectRefused(Build(t), FrameError::kUnknownType);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <type_traits>
 
 #include "common/codec.h"
@@ -15,6 +16,7 @@ constexpr std::size_t kMinAttrSize = 8;     // two empty strings
 constexpr std::size_t kMinExtentSize = 16;  // offset, length
 constexpr std::size_t kMinLengthSize = 8;   // u64
 constexpr std::size_t kMinEntrySize = 8;    // empty name, shard
+constexpr std::size_t kMinNameSize = 4;     // empty string
 
 void PutStatus(Encoder& w, const Status& s) {
   w.I32(s.code());
@@ -92,6 +94,58 @@ bool GetShardId(Decoder& r, const Limits& limits, std::string* coll, std::string
          r.String(object, limits.max_name_len, "object") && r.U32(shard, "shard");
 }
 
+// A u8 enum whose values are 0..max (the enum's last value).
+template <typename E>
+bool GetEnum(Decoder& r, E max, std::string_view what, E* out) {
+  std::uint8_t v;
+  if (!r.U8(&v, what)) return false;
+  if (v > static_cast<std::uint8_t>(max)) {
+    return r.Fail(Status::Error(EBADMSG, fmt::format("{}: bad value {}", what, v)));
+  }
+  *out = static_cast<E>(v);
+  return true;
+}
+
+// A u8 0 or 1; anything else is refused so that the encoding stays canonical.
+bool GetBool(Decoder& r, std::string_view what, bool* out) {
+  std::uint8_t v;
+  if (!r.U8(&v, what)) return false;
+  if (v > 1) return r.Fail(Status::Error(EBADMSG, fmt::format("{}: bad value {}", what, v)));
+  *out = v == 1;
+  return true;
+}
+
+void PutExtents(Encoder& w, const std::vector<ByteExtent>& extents) {
+  w.U32(static_cast<std::uint32_t>(extents.size()));
+  for (const ByteExtent& e : extents) {
+    w.U64(e.offset);
+    w.U64(e.length);
+  }
+}
+
+bool GetExtents(Decoder& r, const Limits& limits, std::vector<ByteExtent>* extents) {
+  std::uint32_t n;
+  if (!r.Count(&n, limits.max_extents, kMinExtentSize, "extents")) return false;
+  extents->resize(n);
+  for (ByteExtent& e : *extents) {
+    if (!r.U64(&e.offset, "extent.offset") || !r.U64(&e.length, "extent.length")) return false;
+  }
+  return true;
+}
+
+// pool, epoch, object: the address of one object, as a client names it.
+void PutObjectId(Encoder& w, std::uint64_t pool, std::uint64_t epoch, const std::string& object) {
+  w.U64(pool);
+  w.U64(epoch);
+  w.String(object);
+}
+
+bool GetObjectId(Decoder& r, const Limits& limits, std::uint64_t* pool, std::uint64_t* epoch,
+                 std::string* object) {
+  return r.U64(pool, "pool") && r.U64(epoch, "epoch") &&
+         r.String(object, limits.max_name_len, "object");
+}
+
 void Put(Encoder& w, const PingRequest& m) {
   w.U32(m.response_len);
 }
@@ -104,11 +158,7 @@ void Put(Encoder& w, const WriteShardRequest& m) {
 }
 void Put(Encoder& w, const ReadShardRequest& m) {
   PutShardId(w, m.collection, m.object, m.shard);
-  w.U32(static_cast<std::uint32_t>(m.extents.size()));
-  for (const ByteExtent& e : m.extents) {
-    w.U64(e.offset);
-    w.U64(e.length);
-  }
+  PutExtents(w, m.extents);
 }
 void Put(Encoder& w, const StatRequest& m) {
   PutShardId(w, m.collection, m.object, m.shard);
@@ -155,6 +205,92 @@ void Put(Encoder& w, const RemoveReply& m) {
   PutStatus(w, m.status);
 }
 
+void Put(Encoder& w, const SubWriteRequest& m) {
+  PutShardId(w, m.collection, m.object, m.shard);
+  w.U64(m.version);
+  w.U64(m.prev_version);
+  w.U8(static_cast<std::uint8_t>(m.kind));
+  w.U64(m.object_size);
+  w.U64(m.shard_size);
+  PutExtents(w, m.extents);
+}
+void Put(Encoder& w, const SubResolveRequest& m) {
+  PutShardId(w, m.collection, m.object, m.shard);
+  w.U64(m.version);
+  w.U8(static_cast<std::uint8_t>(m.action));
+}
+void Put(Encoder& w, const SubStateRequest& m) {
+  PutShardId(w, m.collection, m.object, m.shard);
+}
+void Put(Encoder& w, const ObjWriteRequest& m) {
+  PutObjectId(w, m.pool, m.epoch, m.object);
+  w.U8(static_cast<std::uint8_t>(m.mode));
+  w.U64(m.offset);
+}
+void Put(Encoder& w, const ObjReadRequest& m) {
+  PutObjectId(w, m.pool, m.epoch, m.object);
+  w.U64(m.offset);
+  w.U64(m.length);
+}
+void Put(Encoder& w, const ObjStatRequest& m) {
+  PutObjectId(w, m.pool, m.epoch, m.object);
+}
+void Put(Encoder& w, const ObjRemoveRequest& m) {
+  PutObjectId(w, m.pool, m.epoch, m.object);
+}
+void Put(Encoder& w, const ObjListRequest& m) {
+  w.U64(m.pool);
+  w.U64(m.epoch);
+  w.U32(m.pg);
+  w.String(m.cursor);
+  w.U32(m.max_entries);
+}
+
+void Put(Encoder& w, const SubWriteReply& m) {
+  PutStatus(w, m.status);
+}
+void Put(Encoder& w, const SubResolveReply& m) {
+  PutStatus(w, m.status);
+  w.U64(m.version);
+}
+void Put(Encoder& w, const SubStateReply& m) {
+  PutStatus(w, m.status);
+  w.U8(static_cast<std::uint8_t>(m.state));
+  w.U64(m.version);
+  w.U64(m.object_size);
+  w.U64(m.shard_size);
+  w.U64(m.undo_version);
+}
+void Put(Encoder& w, const ObjWriteReply& m) {
+  PutStatus(w, m.status);
+  w.U64(m.version);
+  w.U64(m.object_size);
+}
+void Put(Encoder& w, const ObjReadReply& m) {
+  PutStatus(w, m.status);
+  w.U64(m.version);
+  w.U64(m.object_size);
+  w.U8(m.degraded ? 1 : 0);
+  w.U64(m.network_bytes);
+  w.U64(m.device_bytes);
+}
+void Put(Encoder& w, const ObjStatReply& m) {
+  PutStatus(w, m.status);
+  w.U64(m.version);
+  w.U64(m.size);
+}
+void Put(Encoder& w, const ObjRemoveReply& m) {
+  PutStatus(w, m.status);
+  w.U64(m.version);
+}
+void Put(Encoder& w, const ObjListReply& m) {
+  PutStatus(w, m.status);
+  w.U32(static_cast<std::uint32_t>(m.objects.size()));
+  for (const std::string& o : m.objects) w.String(o);
+  w.String(m.next_cursor);
+  w.U8(m.end ? 1 : 0);
+}
+
 bool Get(Decoder& r, const Limits&, PingRequest* m) {
   return r.U32(&m->response_len, "response_len");
 }
@@ -170,16 +306,8 @@ bool Get(Decoder& r, const Limits& limits, WriteShardRequest* m) {
   return GetAttrs(r, limits, "attrs", &m->attrs);
 }
 bool Get(Decoder& r, const Limits& limits, ReadShardRequest* m) {
-  std::uint32_t n;
-  if (!GetShardId(r, limits, &m->collection, &m->object, &m->shard) ||
-      !r.Count(&n, limits.max_extents, kMinExtentSize, "extents")) {
-    return false;
-  }
-  m->extents.resize(n);
-  for (ByteExtent& e : m->extents) {
-    if (!r.U64(&e.offset, "extent.offset") || !r.U64(&e.length, "extent.length")) return false;
-  }
-  return true;
+  return GetShardId(r, limits, &m->collection, &m->object, &m->shard) &&
+         GetExtents(r, limits, &m->extents);
 }
 bool Get(Decoder& r, const Limits& limits, StatRequest* m) {
   return GetShardId(r, limits, &m->collection, &m->object, &m->shard);
@@ -229,20 +357,103 @@ bool Get(Decoder& r, const Limits& limits, ListReply* m) {
       return false;
     }
   }
-  std::uint8_t end;
-  if (!r.String(&m->next_cursor, limits.max_name_len, "next_cursor") || !r.U8(&end, "end")) {
-    return false;
-  }
-  if (end > 1) return r.Fail(Status::Error(EBADMSG, fmt::format("end: bad value {}", end)));
-  m->end = end == 1;
-  return true;
+  return r.String(&m->next_cursor, limits.max_name_len, "next_cursor") &&
+         GetBool(r, "end", &m->end);
 }
 bool Get(Decoder& r, const Limits& limits, RemoveReply* m) {
   return GetStatus(r, limits, &m->status);
 }
 
-// Index i of RequestBody / ReplyBody is message type i + 2 (Ping = 2 ... Remove = 7).
-constexpr std::uint16_t kFirstOpType = static_cast<std::uint16_t>(MsgType::kPing);
+bool Get(Decoder& r, const Limits& limits, SubWriteRequest* m) {
+  return GetShardId(r, limits, &m->collection, &m->object, &m->shard) &&
+         r.U64(&m->version, "version") && r.U64(&m->prev_version, "prev_version") &&
+         GetEnum(r, SubWriteKind::kRemove, "kind", &m->kind) &&
+         r.U64(&m->object_size, "object_size") && r.U64(&m->shard_size, "shard_size") &&
+         GetExtents(r, limits, &m->extents);
+}
+bool Get(Decoder& r, const Limits& limits, SubResolveRequest* m) {
+  return GetShardId(r, limits, &m->collection, &m->object, &m->shard) &&
+         r.U64(&m->version, "version") && GetEnum(r, SubResolveAction::kTrim, "action", &m->action);
+}
+bool Get(Decoder& r, const Limits& limits, SubStateRequest* m) {
+  return GetShardId(r, limits, &m->collection, &m->object, &m->shard);
+}
+bool Get(Decoder& r, const Limits& limits, ObjWriteRequest* m) {
+  return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object) &&
+         GetEnum(r, ObjWriteMode::kAppend, "mode", &m->mode) && r.U64(&m->offset, "offset");
+}
+bool Get(Decoder& r, const Limits& limits, ObjReadRequest* m) {
+  return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object) && r.U64(&m->offset, "offset") &&
+         r.U64(&m->length, "length");
+}
+bool Get(Decoder& r, const Limits& limits, ObjStatRequest* m) {
+  return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object);
+}
+bool Get(Decoder& r, const Limits& limits, ObjRemoveRequest* m) {
+  return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object);
+}
+bool Get(Decoder& r, const Limits& limits, ObjListRequest* m) {
+  return r.U64(&m->pool, "pool") && r.U64(&m->epoch, "epoch") && r.U32(&m->pg, "pg") &&
+         r.String(&m->cursor, limits.max_name_len, "cursor") &&
+         r.U32(&m->max_entries, "max_entries");
+}
+
+bool Get(Decoder& r, const Limits& limits, SubWriteReply* m) {
+  return GetStatus(r, limits, &m->status);
+}
+bool Get(Decoder& r, const Limits& limits, SubResolveReply* m) {
+  return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version");
+}
+bool Get(Decoder& r, const Limits& limits, SubStateReply* m) {
+  return GetStatus(r, limits, &m->status) && GetEnum(r, ShardState::kRemoved, "state", &m->state) &&
+         r.U64(&m->version, "version") && r.U64(&m->object_size, "object_size") &&
+         r.U64(&m->shard_size, "shard_size") && r.U64(&m->undo_version, "undo_version");
+}
+bool Get(Decoder& r, const Limits& limits, ObjWriteReply* m) {
+  return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version") &&
+         r.U64(&m->object_size, "object_size");
+}
+bool Get(Decoder& r, const Limits& limits, ObjReadReply* m) {
+  return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version") &&
+         r.U64(&m->object_size, "object_size") && GetBool(r, "degraded", &m->degraded) &&
+         r.U64(&m->network_bytes, "network_bytes") && r.U64(&m->device_bytes, "device_bytes");
+}
+bool Get(Decoder& r, const Limits& limits, ObjStatReply* m) {
+  return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version") &&
+         r.U64(&m->size, "size");
+}
+bool Get(Decoder& r, const Limits& limits, ObjRemoveReply* m) {
+  return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version");
+}
+bool Get(Decoder& r, const Limits& limits, ObjListReply* m) {
+  std::uint32_t n;
+  if (!GetStatus(r, limits, &m->status) ||
+      !r.Count(&n, limits.max_list_entries, kMinNameSize, "objects")) {
+    return false;
+  }
+  m->objects.resize(n);
+  for (std::string& o : m->objects) {
+    if (!r.String(&o, limits.max_name_len, "object")) return false;
+  }
+  return r.String(&m->next_cursor, limits.max_name_len, "next_cursor") &&
+         GetBool(r, "end", &m->end);
+}
+
+// The request type of each alternative of RequestBody / ReplyBody, in variant order.
+constexpr std::array<MsgType, std::variant_size_v<RequestBody>> kBodyTypes = {
+    MsgType::kPing,      MsgType::kWriteShard, MsgType::kReadShard, MsgType::kStat,
+    MsgType::kList,      MsgType::kRemove,     MsgType::kSubWrite,  MsgType::kSubResolve,
+    MsgType::kSubState,  MsgType::kObjWrite,   MsgType::kObjRead,   MsgType::kObjStat,
+    MsgType::kObjRemove, MsgType::kObjList};
+static_assert(std::variant_size_v<RequestBody> == std::variant_size_v<ReplyBody>);
+
+// The variant index of request type `base` (reply bit cleared), or kBodyTypes.size() if none.
+constexpr std::size_t BodyIndex(std::uint16_t base) {
+  for (std::size_t i = 0; i < kBodyTypes.size(); ++i) {
+    if (static_cast<std::uint16_t>(kBodyTypes[i]) == base) return i;
+  }
+  return kBodyTypes.size();
+}
 
 template <typename Variant, std::size_t I = 0>
 bool DecodeAlternative(std::size_t index, Decoder& r, const Limits& limits, Variant* out) {
@@ -258,18 +469,27 @@ bool DecodeAlternative(std::size_t index, Decoder& r, const Limits& limits, Vari
   return false;
 }
 
+// A default-constructed alternative `index` (< the variant's size) of Variant.
+template <typename Variant, std::size_t I = 0>
+Variant DefaultAlternative(std::size_t index) {
+  if constexpr (I + 1 < std::variant_size_v<Variant>) {
+    if (index != I) return DefaultAlternative<Variant, I + 1>(index);
+  }
+  return Variant(std::in_place_index<I>);
+}
+
 template <typename Variant>
 Result<Variant> DecodeBody(MsgType type, bool reply, std::span<const std::byte> bytes,
                            const Limits& limits) {
   const auto raw = static_cast<std::uint16_t>(type);
-  const std::uint16_t base = raw & ~kReplyBit;
-  if (IsReply(type) != reply || base < kFirstOpType || base > kMaxRequestType) {
+  const std::size_t index = BodyIndex(raw & ~kReplyBit);
+  if (IsReply(type) != reply || index == kBodyTypes.size()) {
     return Status::Error(
         EBADMSG, fmt::format("message type {:#06x} is not a {}", raw, reply ? "reply" : "request"));
   }
   Decoder r(bytes);
   Variant out;
-  DecodeAlternative<Variant>(base - kFirstOpType, r, limits, &out);
+  DecodeAlternative<Variant>(index, r, limits, &out);
   EC_RETURN_IF_ERROR(r.Finish(TypeName(type)));
   return out;
 }
@@ -277,11 +497,11 @@ Result<Variant> DecodeBody(MsgType type, bool reply, std::span<const std::byte> 
 }  // namespace
 
 MsgType TypeOf(const RequestBody& body) {
-  return static_cast<MsgType>(kFirstOpType + body.index());
+  return kBodyTypes[body.index()];
 }
 
 MsgType TypeOf(const ReplyBody& body) {
-  return ReplyTypeOf(static_cast<MsgType>(kFirstOpType + body.index()));
+  return ReplyTypeOf(kBodyTypes[body.index()]);
 }
 
 const Status& StatusOf(const ReplyBody& body) {
@@ -289,28 +509,9 @@ const Status& StatusOf(const ReplyBody& body) {
 }
 
 ReplyBody ErrorReply(MsgType request, Status status) {
-  const std::uint16_t base = static_cast<std::uint16_t>(request) & ~kReplyBit;
-  ReplyBody body;
-  switch (static_cast<MsgType>(base)) {
-    case MsgType::kWriteShard:
-      body = WriteShardReply{};
-      break;
-    case MsgType::kReadShard:
-      body = ReadShardReply{};
-      break;
-    case MsgType::kStat:
-      body = StatReply{};
-      break;
-    case MsgType::kList:
-      body = ListReply{};
-      break;
-    case MsgType::kRemove:
-      body = RemoveReply{};
-      break;
-    default:
-      body = PingReply{};
-      break;
-  }
+  std::size_t index = BodyIndex(static_cast<std::uint16_t>(request) & ~kReplyBit);
+  if (index == kBodyTypes.size()) index = 0;  // not an operation (Hello): a PingReply
+  ReplyBody body = DefaultAlternative<ReplyBody>(index);
   std::visit([&](auto& m) { m.status = std::move(status); }, body);
   return body;
 }
@@ -383,6 +584,47 @@ Result<ReplyBody> DecodeReply(MsgType type, std::span<const std::byte> bytes,
   return DecodeBody<ReplyBody>(type, true, bytes, limits);
 }
 
+namespace {
+
+Status CheckObjectName(const std::string& object, const Limits& limits) {
+  if (object.empty()) return Status::Invalid("empty object name");
+  if (object.size() > limits.max_name_len) {
+    return Status::Invalid(
+        fmt::format("object name of {} bytes (at most {})", object.size(), limits.max_name_len));
+  }
+  return Status::OK();
+}
+
+// The extents say where the payload's bytes go: they must account for every byte of it.
+Status ValidateSubWrite(const SubWriteRequest& m, std::uint64_t payload_len, const Limits& limits) {
+  if (m.kind == SubWriteKind::kRemove && (!m.extents.empty() || payload_len != 0)) {
+    return Status::Invalid(
+        fmt::format("remove with {} extents and {} payload bytes", m.extents.size(), payload_len));
+  }
+  if (m.extents.size() > limits.max_extents) {
+    return Status::Invalid(
+        fmt::format("{} extents (at most {})", m.extents.size(), limits.max_extents));
+  }
+  std::uint64_t total = 0;
+  bool over = false;
+  for (const ByteExtent& e : m.extents) {
+    if (e.offset > UINT64_MAX - e.length) {
+      return Status::Invalid(fmt::format("extent {}+{} overflows", e.offset, e.length));
+    }
+    // Compared with what is left, so that the sum cannot wrap.
+    if (e.length > payload_len - total) over = true;
+    if (!over) total += e.length;
+  }
+  if (over || total != payload_len) {
+    return Status::Invalid(fmt::format("extents cover {}{} bytes but the payload has {}",
+                                       over ? "more than " : "", over ? payload_len : total,
+                                       payload_len));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const Limits& limits,
                        std::uint64_t reply_payload_limit) {
   auto check_names = [](const std::string& coll, const std::string* object) -> Status {
@@ -419,6 +661,40 @@ Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const
     EC_RETURN_IF_ERROR(check_names(m->collection, &m->object));
   } else if (const auto* m = std::get_if<ListRequest>(&body)) {
     EC_RETURN_IF_ERROR(check_names(m->collection, nullptr));
+    if (m->max_entries == 0 || m->max_entries > limits.max_list_entries) {
+      return Status::Invalid(
+          fmt::format("max_entries {} (allowed 1..{})", m->max_entries, limits.max_list_entries));
+    }
+  } else if (const auto* m = std::get_if<SubWriteRequest>(&body)) {
+    EC_RETURN_IF_ERROR(check_names(m->collection, &m->object));
+    EC_RETURN_IF_ERROR(ValidateSubWrite(*m, payload_len, limits));
+  } else if (const auto* m = std::get_if<SubResolveRequest>(&body)) {
+    EC_RETURN_IF_ERROR(check_names(m->collection, &m->object));
+  } else if (const auto* m = std::get_if<SubStateRequest>(&body)) {
+    EC_RETURN_IF_ERROR(check_names(m->collection, &m->object));
+  } else if (const auto* m = std::get_if<ObjWriteRequest>(&body)) {
+    EC_RETURN_IF_ERROR(CheckObjectName(m->object, limits));
+    if (m->offset > UINT64_MAX - payload_len) {
+      return Status::Invalid(
+          fmt::format("write offset {} + length {} overflows", m->offset, payload_len));
+    }
+    if (m->offset != 0 && m->mode != ObjWriteMode::kWrite) {
+      return Status::Invalid(fmt::format("offset {} with a mode other than write", m->offset));
+    }
+  } else if (const auto* m = std::get_if<ObjReadRequest>(&body)) {
+    EC_RETURN_IF_ERROR(CheckObjectName(m->object, limits));
+    if (m->offset > UINT64_MAX - m->length) {
+      return Status::Invalid(fmt::format("read {}+{} overflows", m->offset, m->length));
+    }
+    if (m->length > reply_payload_limit) {
+      return Status::Error(EMSGSIZE, fmt::format("read length {} exceeds the reply limit {}",
+                                                 m->length, reply_payload_limit));
+    }
+  } else if (const auto* m = std::get_if<ObjStatRequest>(&body)) {
+    EC_RETURN_IF_ERROR(CheckObjectName(m->object, limits));
+  } else if (const auto* m = std::get_if<ObjRemoveRequest>(&body)) {
+    EC_RETURN_IF_ERROR(CheckObjectName(m->object, limits));
+  } else if (const auto* m = std::get_if<ObjListRequest>(&body)) {
     if (m->max_entries == 0 || m->max_entries > limits.max_list_entries) {
       return Status::Invalid(
           fmt::format("max_entries {} (allowed 1..{})", m->max_entries, limits.max_list_entries));

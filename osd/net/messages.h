@@ -141,10 +141,127 @@ struct RemoveReply {
   Status status;
 };
 
-using RequestBody = std::variant<PingRequest, WriteShardRequest, ReadShardRequest, StatRequest,
-                                 ListRequest, RemoveRequest>;
+// --- PG sub-operations: a PG primary -> the OSD holding one shard (osd/pg/). ---
+enum class SubWriteKind : std::uint8_t { kFull = 0, kRange = 1, kRemove = 2 };
+// One shard's part of an object write, applied as ONE store transaction that also keeps an undo
+// record (the shard's previous state) so that the write can be rolled back (SubResolve).
+struct SubWriteRequest {
+  std::string collection;
+  std::string object;
+  std::uint32_t shard = 0;
+  std::uint64_t version = 0;       // the write's version (> prev_version)
+  std::uint64_t prev_version = 0;  // the version the shard must be at (0: absent/never written)
+  SubWriteKind kind = SubWriteKind::kRange;
+  std::uint64_t object_size = 0;    // the object's logical size after the write
+  std::uint64_t shard_size = 0;     // the shard's size after the write (kRemove: 0)
+  std::vector<ByteExtent> extents;  // shard ranges written; payload = their bytes back to back
+};
+struct SubWriteReply {
+  Status status;
+};
+enum class SubResolveAction : std::uint8_t { kRollback = 0, kTrim = 1 };
+// Settles a SubWrite: kRollback restores the shard's state from before write `version` (from its
+// undo record); kTrim drops the undo record of `version` (the write is kept).
+struct SubResolveRequest {
+  std::string collection;
+  std::string object;
+  std::uint32_t shard = 0;
+  std::uint64_t version = 0;  // the write to roll back, or to trim the undo record of
+  SubResolveAction action = SubResolveAction::kRollback;
+};
+struct SubResolveReply {
+  Status status;
+  std::uint64_t version = 0;  // the shard's version after
+};
+enum class ShardState : std::uint8_t { kAbsent = 0, kPresent = 1, kRemoved = 2 };
+// What one shard holds: its state, version, sizes and pending undo record (peering, recovery).
+struct SubStateRequest {
+  std::string collection;
+  std::string object;
+  std::uint32_t shard = 0;
+};
+struct SubStateReply {
+  Status status;
+  ShardState state = ShardState::kAbsent;
+  std::uint64_t version = 0;
+  std::uint64_t object_size = 0;
+  std::uint64_t shard_size = 0;
+  std::uint64_t undo_version = 0;  // 0: no undo record
+};
+
+// --- Object operations: a client -> the primary of the object's PG. ---
+enum class ObjWriteMode : std::uint8_t { kWrite = 0, kWriteFull = 1, kAppend = 2 };
+// kWrite: the payload at `offset` (the object grows if needed); kWriteFull: the payload becomes
+// the whole object; kAppend: the payload goes at the object's end.
+struct ObjWriteRequest {
+  std::uint64_t pool = 0;
+  std::uint64_t epoch = 0;  // the client's map epoch
+  std::string object;
+  ObjWriteMode mode = ObjWriteMode::kWrite;
+  std::uint64_t offset = 0;  // kWrite only (0 otherwise); payload = the data
+};
+struct ObjWriteReply {
+  Status status;
+  std::uint64_t version = 0;
+  std::uint64_t object_size = 0;
+};
+struct ObjReadRequest {
+  std::uint64_t pool = 0;
+  std::uint64_t epoch = 0;
+  std::string object;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;  // 0: to the end of the object
+};
+struct ObjReadReply {
+  Status status;
+  std::uint64_t version = 0;
+  std::uint64_t object_size = 0;
+  bool degraded = false;            // a shard was missing or failed: the bytes were decoded
+  std::uint64_t network_bytes = 0;  // what the primary read over the network for it
+  std::uint64_t device_bytes = 0;   // 4 KiB-rounded device bytes read by the OSDs for it
+};                                  // payload = the bytes read
+struct ObjStatRequest {
+  std::uint64_t pool = 0;
+  std::uint64_t epoch = 0;
+  std::string object;
+};
+struct ObjStatReply {
+  Status status;
+  std::uint64_t version = 0;
+  std::uint64_t size = 0;
+};
+struct ObjRemoveRequest {
+  std::uint64_t pool = 0;
+  std::uint64_t epoch = 0;
+  std::string object;
+};
+struct ObjRemoveReply {
+  Status status;
+  std::uint64_t version = 0;
+};
+// Lists the objects of one PG in pages; `cursor` as in ListRequest.
+struct ObjListRequest {
+  std::uint64_t pool = 0;
+  std::uint64_t epoch = 0;
+  std::uint32_t pg = 0;
+  std::string cursor;
+  std::uint32_t max_entries = 0;  // 1..Limits::max_list_entries (ValidateRequest)
+};
+struct ObjListReply {
+  Status status;
+  std::vector<std::string> objects;
+  std::string next_cursor;
+  bool end = true;
+};
+
+using RequestBody =
+    std::variant<PingRequest, WriteShardRequest, ReadShardRequest, StatRequest, ListRequest,
+                 RemoveRequest, SubWriteRequest, SubResolveRequest, SubStateRequest,
+                 ObjWriteRequest, ObjReadRequest, ObjStatRequest, ObjRemoveRequest, ObjListRequest>;
 using ReplyBody =
-    std::variant<PingReply, WriteShardReply, ReadShardReply, StatReply, ListReply, RemoveReply>;
+    std::variant<PingReply, WriteShardReply, ReadShardReply, StatReply, ListReply, RemoveReply,
+                 SubWriteReply, SubResolveReply, SubStateReply, ObjWriteReply, ObjReadReply,
+                 ObjStatReply, ObjRemoveReply, ObjListReply>;
 
 // The message type of a body.
 MsgType TypeOf(const RequestBody& body);
@@ -159,6 +276,11 @@ ReplyBody ErrorReply(MsgType request, Status status);
 // collection and object names; ReadShard: 1..max_extents extents, no offset + length overflow,
 // total length <= reply_payload_limit (the client's announced max_payload_len); List:
 // max_entries in 1..limits.max_list_entries; WriteShard: offset + payload_len no overflow.
+// SubWrite: at most max_extents extents, no offset + length overflow, the extents' lengths sum to
+// payload_len exactly, kRemove carries neither extents nor payload. ObjWrite / ObjRead / ObjStat /
+// ObjRemove: object name 1..max_name_len bytes; ObjWrite: offset + payload_len no overflow, offset
+// 0 unless kWrite; ObjRead: offset + length no overflow, length <= reply_payload_limit (EMSGSIZE);
+// ObjList: max_entries in 1..max_list_entries.
 Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const Limits& limits,
                        std::uint64_t reply_payload_limit);
 
@@ -170,8 +292,8 @@ void EncodeRequest(const RequestBody& m, std::vector<std::byte>& out);
 void EncodeReply(const ReplyBody& m, std::vector<std::byte>& out);
 
 // Decoders read exactly `bytes` (the frame's message header) as a message of type `type`.
-// Errors: EBADMSG for a short or over-long header, a bad enum or flag value, a wrong type for
-// this decoder; EMSGSIZE for a count or length above `limits`.
+// Errors: EBADMSG for a short or over-long header, a bad enum, bool or flag value (the message
+// names the field), a wrong type for this decoder; EMSGSIZE for a count or length above `limits`.
 Result<Hello> DecodeHello(std::span<const std::byte> bytes, const Limits& limits);
 Result<HelloReply> DecodeHelloReply(std::span<const std::byte> bytes, const Limits& limits);
 Result<RequestBody> DecodeRequest(MsgType type, std::span<const std::byte> bytes,

@@ -240,11 +240,221 @@ TEST(MessagesTest, ValidateRequest) {
 
 TEST(MessagesTest, ErrorReplyHasTheRightType) {
   for (MsgType t : {MsgType::kPing, MsgType::kWriteShard, MsgType::kReadShard, MsgType::kStat,
-                    MsgType::kList, MsgType::kRemove}) {
+                    MsgType::kList, MsgType::kRemove, MsgType::kSubWrite, MsgType::kSubResolve,
+                    MsgType::kSubState, MsgType::kObjWrite, MsgType::kObjRead, MsgType::kObjStat,
+                    MsgType::kObjRemove, MsgType::kObjList}) {
     ReplyBody r = ErrorReply(t, Status::IOError("x"));
     EXPECT_EQ(TypeOf(r), ReplyTypeOf(t));
     EXPECT_EQ(StatusOf(r).code(), EIO);
   }
+}
+
+// The new messages byte for byte, so that a change of field order shows (PROTOCOL.md).
+TEST(MessagesTest, SubAndObjKnownAnswerBytes) {
+  std::vector<std::byte> v;
+  EncodeRequest(SubWriteRequest{"pg", "o", 2, 9, 8, SubWriteKind::kRange, 300, 100, {{16, 4}}}, v);
+  EXPECT_EQ(Hex(v),
+            "020000007067010000006f"  // collection, object
+            "02000000"                // shard
+            "0900000000000000"        // version
+            "0800000000000000"        // prev_version
+            "01"                      // kind kRange
+            "2c01000000000000"        // object_size
+            "6400000000000000"        // shard_size
+            "01000000"                // 1 extent
+            "1000000000000000"
+            "0400000000000000");
+  v.clear();
+  EncodeRequest(ObjWriteRequest{1, 7, "o", ObjWriteMode::kAppend, 0}, v);
+  EXPECT_EQ(Hex(v),
+            "0100000000000000"  // pool
+            "0700000000000000"  // epoch
+            "010000006f"        // object
+            "02"                // mode kAppend
+            "0000000000000000");
+  v.clear();
+  EncodeReply(ObjReadReply{Status::OK(), 3, 10, true, 20, 4096}, v);
+  EXPECT_EQ(Hex(v),
+            "000000000000000000"  // status OK
+            "0300000000000000"    // version
+            "0a00000000000000"    // object_size
+            "01"                  // degraded
+            "1400000000000000"    // network_bytes
+            "0010000000000000");  // device_bytes
+}
+
+TEST(MessagesTest, SubOperationsRoundTrip) {
+  SubWriteRequest w{
+      "pg.1.3", "obj", 4, 12, 11, SubWriteKind::kFull, 9000, 4096, {{0, 4096}, {8192, 1}}};
+  auto w2 = RoundTripRequest(w);
+  EXPECT_EQ(w2.collection, "pg.1.3");
+  EXPECT_EQ(w2.object, "obj");
+  EXPECT_EQ(w2.shard, 4u);
+  EXPECT_EQ(w2.version, 12u);
+  EXPECT_EQ(w2.prev_version, 11u);
+  EXPECT_EQ(w2.kind, SubWriteKind::kFull);
+  EXPECT_EQ(w2.object_size, 9000u);
+  EXPECT_EQ(w2.shard_size, 4096u);
+  EXPECT_EQ(w2.extents, w.extents);
+  EXPECT_EQ(
+      RoundTripRequest(SubWriteRequest{"c", "o", 0, 1, 0, SubWriteKind::kRemove, 0, 0, {}}).kind,
+      SubWriteKind::kRemove);
+
+  auto r2 = RoundTripRequest(SubResolveRequest{"c", "o", 3, UINT64_MAX, SubResolveAction::kTrim});
+  EXPECT_EQ(r2.shard, 3u);
+  EXPECT_EQ(r2.version, UINT64_MAX);
+  EXPECT_EQ(r2.action, SubResolveAction::kTrim);
+  EXPECT_EQ(RoundTripRequest(SubResolveRequest{"c", "o", 3, 1, SubResolveAction::kRollback}).action,
+            SubResolveAction::kRollback);
+  auto s2 = RoundTripRequest(SubStateRequest{"c", "o", 5});
+  EXPECT_EQ(s2.collection, "c");
+  EXPECT_EQ(s2.object, "o");
+  EXPECT_EQ(s2.shard, 5u);
+
+  EXPECT_TRUE(RoundTripReply(SubWriteReply{Status::OK()}).status.ok());
+  auto wr = RoundTripReply(SubWriteReply{Status::Retryable(ESTALE, "prev_version 3, shard at 2")});
+  EXPECT_TRUE(wr.status.is_retryable());
+  EXPECT_EQ(wr.status.code(), ESTALE);
+  auto rr = RoundTripReply(SubResolveReply{Status::OK(), 11});
+  EXPECT_EQ(rr.version, 11u);
+  auto st = RoundTripReply(SubStateReply{Status::OK(), ShardState::kRemoved, 8, 100, 50, 7});
+  EXPECT_EQ(st.state, ShardState::kRemoved);
+  EXPECT_EQ(st.version, 8u);
+  EXPECT_EQ(st.object_size, 100u);
+  EXPECT_EQ(st.shard_size, 50u);
+  EXPECT_EQ(st.undo_version, 7u);
+  EXPECT_EQ(RoundTripReply(SubStateReply{Status::OK(), ShardState::kPresent, 1, 2, 3, 0}).state,
+            ShardState::kPresent);
+}
+
+TEST(MessagesTest, ObjectOperationsRoundTrip) {
+  auto w = RoundTripRequest(ObjWriteRequest{3, 44, "my/object", ObjWriteMode::kWrite, 1 << 20});
+  EXPECT_EQ(w.pool, 3u);
+  EXPECT_EQ(w.epoch, 44u);
+  EXPECT_EQ(w.object, "my/object");
+  EXPECT_EQ(w.mode, ObjWriteMode::kWrite);
+  EXPECT_EQ(w.offset, 1u << 20);
+  EXPECT_EQ(RoundTripRequest(ObjWriteRequest{3, 44, "o", ObjWriteMode::kWriteFull, 0}).mode,
+            ObjWriteMode::kWriteFull);
+  auto r = RoundTripRequest(ObjReadRequest{2, 5, "o", 100, 200});
+  EXPECT_EQ(r.pool, 2u);
+  EXPECT_EQ(r.epoch, 5u);
+  EXPECT_EQ(r.offset, 100u);
+  EXPECT_EQ(r.length, 200u);
+  auto s = RoundTripRequest(ObjStatRequest{2, 5, "st"});
+  EXPECT_EQ(s.object, "st");
+  EXPECT_EQ(s.epoch, 5u);
+  auto d = RoundTripRequest(ObjRemoveRequest{9, 6, "rm"});
+  EXPECT_EQ(d.pool, 9u);
+  EXPECT_EQ(d.object, "rm");
+  auto l = RoundTripRequest(ObjListRequest{1, 2, 31, std::string("x\0y", 3), 50});
+  EXPECT_EQ(l.pool, 1u);
+  EXPECT_EQ(l.epoch, 2u);
+  EXPECT_EQ(l.pg, 31u);
+  EXPECT_EQ(l.cursor, std::string("x\0y", 3));
+  EXPECT_EQ(l.max_entries, 50u);
+
+  auto wr = RoundTripReply(ObjWriteReply{Status::OK(), 17, 5000});
+  EXPECT_EQ(wr.version, 17u);
+  EXPECT_EQ(wr.object_size, 5000u);
+  auto rr = RoundTripReply(ObjReadReply{Status::OK(), 4, 4096, true, 12288, 16384});
+  EXPECT_EQ(rr.version, 4u);
+  EXPECT_EQ(rr.object_size, 4096u);
+  EXPECT_TRUE(rr.degraded);
+  EXPECT_EQ(rr.network_bytes, 12288u);
+  EXPECT_EQ(rr.device_bytes, 16384u);
+  EXPECT_FALSE(RoundTripReply(ObjReadReply{Status::OK(), 4, 4096, false, 0, 0}).degraded);
+  auto lost = RoundTripReply(ObjReadReply{Status::DataLoss("too few shards"), 0, 0, false, 0, 0});
+  EXPECT_TRUE(lost.status.is_data_loss());
+  auto sr = RoundTripReply(ObjStatReply{Status::OK(), 8, 123});
+  EXPECT_EQ(sr.version, 8u);
+  EXPECT_EQ(sr.size, 123u);
+  auto dr = RoundTripReply(ObjRemoveReply{Status::NotFound("o"), 0});
+  EXPECT_EQ(dr.status.code(), ENOENT);
+  EXPECT_EQ(RoundTripReply(ObjRemoveReply{Status::OK(), 9}).version, 9u);
+  auto lr = RoundTripReply(ObjListReply{Status::OK(), {"a", "", "c"}, "c", false});
+  EXPECT_EQ(lr.objects, (std::vector<std::string>{"a", "", "c"}));
+  EXPECT_EQ(lr.next_cursor, "c");
+  EXPECT_FALSE(lr.end);
+  EXPECT_TRUE(RoundTripReply(ObjListReply{Status::OK(), {}, "", true}).end);
+}
+
+TEST(MessagesTest, ValidateSubOperations) {
+  Limits l;
+  l.max_extents = 2;
+  auto sub = [](std::vector<ByteExtent> extents, SubWriteKind kind = SubWriteKind::kRange) {
+    return SubWriteRequest{"c", "o", 0, 2, 1, kind, 0, 0, std::move(extents)};
+  };
+  EXPECT_TRUE(ValidateRequest(sub({{0, 10}, {100, 5}}), 15, l, 0).ok());
+  EXPECT_TRUE(ValidateRequest(sub({}), 0, l, 0).ok());
+  // The extents' lengths must sum to the payload exactly.
+  EXPECT_EQ(ValidateRequest(sub({{0, 10}, {100, 5}}), 14, l, 0).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(sub({{0, 10}, {100, 5}}), 16, l, 0).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(sub({}), 1, l, 0).code(), EINVAL);
+  // Lengths whose sum wraps around 2^64 do not match a small payload.
+  EXPECT_EQ(ValidateRequest(sub({{0, UINT64_MAX}, {0, 2}}), 1, l, 0).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(sub({{UINT64_MAX, 2}}), 2, l, 0).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(sub({{0, 1}, {1, 1}, {2, 1}}), 3, l, 0).code(), EINVAL);
+  // kRemove carries nothing.
+  EXPECT_TRUE(ValidateRequest(sub({}, SubWriteKind::kRemove), 0, l, 0).ok());
+  EXPECT_EQ(ValidateRequest(sub({{0, 1}}, SubWriteKind::kRemove), 1, l, 0).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(sub({}, SubWriteKind::kRemove), 1, l, 0).code(), EINVAL);
+  // Names.
+  EXPECT_EQ(
+      ValidateRequest(SubWriteRequest{"", "o", 0, 1, 0, SubWriteKind::kFull, 0, 0, {}}, 0, l, 0)
+          .code(),
+      EINVAL);
+  EXPECT_EQ(
+      ValidateRequest(SubResolveRequest{"c", "", 0, 1, SubResolveAction::kTrim}, 0, l, 0).code(),
+      EINVAL);
+  EXPECT_EQ(
+      ValidateRequest(SubResolveRequest{"", "o", 0, 1, SubResolveAction::kTrim}, 0, l, 0).code(),
+      EINVAL);
+  EXPECT_TRUE(
+      ValidateRequest(SubResolveRequest{"c", "o", 0, 1, SubResolveAction::kTrim}, 0, l, 0).ok());
+  EXPECT_EQ(ValidateRequest(SubStateRequest{"c", "", 0}, 0, l, 0).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(SubStateRequest{"", "o", 0}, 0, l, 0).code(), EINVAL);
+  EXPECT_TRUE(ValidateRequest(SubStateRequest{"c", "o", 0}, 0, l, 0).ok());
+}
+
+TEST(MessagesTest, ValidateObjectOperations) {
+  Limits l;
+  l.max_name_len = 8;
+  l.max_list_entries = 10;
+  const std::string long_name(9, 'n');
+  // Object names: 1..max_name_len bytes.
+  EXPECT_EQ(ValidateRequest(ObjStatRequest{1, 1, ""}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(ObjStatRequest{1, 1, long_name}, 0, l, 100).code(), EINVAL);
+  EXPECT_TRUE(ValidateRequest(ObjStatRequest{1, 1, "o"}, 0, l, 100).ok());
+  EXPECT_EQ(ValidateRequest(ObjRemoveRequest{1, 1, ""}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(ObjRemoveRequest{1, 1, long_name}, 0, l, 100).code(), EINVAL);
+  EXPECT_TRUE(ValidateRequest(ObjRemoveRequest{1, 1, "o"}, 0, l, 100).ok());
+  EXPECT_EQ(ValidateRequest(ObjReadRequest{1, 1, "", 0, 0}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(
+      ValidateRequest(ObjWriteRequest{1, 1, long_name, ObjWriteMode::kWrite, 0}, 1, l, 100).code(),
+      EINVAL);
+  // ObjWrite: offset + payload must not overflow; an offset only with kWrite.
+  EXPECT_TRUE(
+      ValidateRequest(ObjWriteRequest{1, 1, "o", ObjWriteMode::kWrite, 4096}, 10, l, 100).ok());
+  EXPECT_EQ(ValidateRequest(ObjWriteRequest{1, 1, "o", ObjWriteMode::kWrite, UINT64_MAX}, 1, l, 100)
+                .code(),
+            EINVAL);
+  EXPECT_EQ(ValidateRequest(ObjWriteRequest{1, 1, "o", ObjWriteMode::kAppend, 1}, 1, l, 100).code(),
+            EINVAL);
+  EXPECT_EQ(
+      ValidateRequest(ObjWriteRequest{1, 1, "o", ObjWriteMode::kWriteFull, 1}, 1, l, 100).code(),
+      EINVAL);
+  EXPECT_TRUE(
+      ValidateRequest(ObjWriteRequest{1, 1, "o", ObjWriteMode::kAppend, 0}, 1, l, 100).ok());
+  // ObjRead: no overflow, length within what the client accepts (0: to the end).
+  EXPECT_TRUE(ValidateRequest(ObjReadRequest{1, 1, "o", 5, 100}, 0, l, 100).ok());
+  EXPECT_TRUE(ValidateRequest(ObjReadRequest{1, 1, "o", 5, 0}, 0, l, 100).ok());
+  EXPECT_EQ(ValidateRequest(ObjReadRequest{1, 1, "o", 5, 101}, 0, l, 100).code(), EMSGSIZE);
+  EXPECT_EQ(ValidateRequest(ObjReadRequest{1, 1, "o", UINT64_MAX, 2}, 0, l, 100).code(), EINVAL);
+  // ObjList: 1..max_list_entries.
+  EXPECT_EQ(ValidateRequest(ObjListRequest{1, 1, 0, "", 0}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(ObjListRequest{1, 1, 0, "", 11}, 0, l, 100).code(), EINVAL);
+  EXPECT_TRUE(ValidateRequest(ObjListRequest{1, 1, 0, "", 10}, 0, l, 100).ok());
 }
 
 }  // namespace

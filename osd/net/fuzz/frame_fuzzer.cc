@@ -60,7 +60,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)DecodeHelloReply(frame->message_header, limits);
     } else if (IsReply(type)) {
       auto reply = DecodeReply(type, frame->message_header, limits);
-      if (reply.ok() && TypeOf(*reply) != type) __builtin_trap();
+      if (reply.ok()) {
+        if (TypeOf(*reply) != type) __builtin_trap();
+        // What a reply encodes to decodes back to the same encoding. (Not always the input's
+        // bytes: an OK status's message is not kept.)
+        std::vector<std::byte> again, twice;
+        EncodeReply(*reply, again);
+        auto back = DecodeReply(type, again, limits);
+        if (!back.ok()) __builtin_trap();
+        EncodeReply(*back, twice);
+        if (again != twice) __builtin_trap();
+      }
     } else {
       auto req = DecodeRequest(type, frame->message_header, limits);
       if (req.ok()) {

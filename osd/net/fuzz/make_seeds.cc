@@ -1,5 +1,6 @@
 // Writes a seed corpus for frame_fuzzer: one valid frame of every message type (and a short
 // stream of frames) into the directory given as argv[1]. Built and run by scripts/fuzz.sh.
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -58,12 +59,23 @@ int main(int argc, char** argv) {
       {"read", ReadShardRequest{"pg.1", "obj", 2, {{0, 4096}, {8192, 100}}}},
       {"stat", StatRequest{"pg.1", "obj", 2}},
       {"list", ListRequest{"pg.1", "cursor", 100}},
-      {"remove", RemoveRequest{"pg.1", "obj", 2}}};
+      {"remove", RemoveRequest{"pg.1", "obj", 2}},
+      {"sub_write",
+       SubWriteRequest{"pg.1", "obj", 2, 6, 5, SubWriteKind::kRange, 100, 32, {{0, 16}, {64, 16}}}},
+      {"sub_resolve", SubResolveRequest{"pg.1", "obj", 2, 6, SubResolveAction::kRollback}},
+      {"sub_state", SubStateRequest{"pg.1", "obj", 2}},
+      {"obj_write", ObjWriteRequest{1, 3, "obj", ObjWriteMode::kWrite, 4096}},
+      {"obj_read", ObjReadRequest{1, 3, "obj", 10, 100}},
+      {"obj_stat", ObjStatRequest{1, 3, "obj"}},
+      {"obj_remove", ObjRemoveRequest{1, 3, "obj"}},
+      {"obj_list", ObjListRequest{1, 3, 7, "cursor", 100}}};
   std::vector<std::byte> stream;
   for (const auto& [name, body] : requests) {
     h.clear();
     EncodeRequest(body, h);
-    auto f = Frame(TypeOf(body), h, name == "write" || name == "ping" ? 32 : 0);
+    const bool payload =
+        name == "write" || name == "ping" || name == "sub_write" || name == "obj_write";
+    auto f = Frame(TypeOf(body), h, payload ? 32 : 0);
     Write(dir, name, f);
     stream.insert(stream.end(), f.begin(), f.end());
   }
@@ -74,11 +86,20 @@ int main(int argc, char** argv) {
       {"read_reply", ReadShardReply{ec::Status::OK(), 10, 1, {4, 6}}},
       {"stat_reply", StatReply{ec::Status::OK(), 10, 1, {{"a", "b"}}}},
       {"list_reply", ListReply{ec::Status::OK(), {{"o", 1}}, "next", false}},
-      {"remove_reply", RemoveReply{ec::Status::NotFound("x")}}};
+      {"remove_reply", RemoveReply{ec::Status::NotFound("x")}},
+      {"sub_write_reply", SubWriteReply{ec::Status::Retryable(ESTALE, "prev")}},
+      {"sub_resolve_reply", SubResolveReply{ec::Status::OK(), 5}},
+      {"sub_state_reply", SubStateReply{ec::Status::OK(), ShardState::kPresent, 6, 100, 32, 6}},
+      {"obj_write_reply", ObjWriteReply{ec::Status::OK(), 4, 4128}},
+      {"obj_read_reply", ObjReadReply{ec::Status::OK(), 4, 4128, true, 20, 8192}},
+      {"obj_stat_reply", ObjStatReply{ec::Status::OK(), 4, 4128}},
+      {"obj_remove_reply", ObjRemoveReply{ec::Status::OK(), 5}},
+      {"obj_list_reply", ObjListReply{ec::Status::OK(), {"a", "b"}, "b", false}}};
   for (const auto& [name, body] : replies) {
     h.clear();
     EncodeReply(body, h);
-    Write(dir, name, Frame(TypeOf(body), h, name == "read_reply" ? 10 : 0));
+    Write(dir, name,
+          Frame(TypeOf(body), h, name == "read_reply" || name == "obj_read_reply" ? 10 : 0));
   }
   return 0;
 }
