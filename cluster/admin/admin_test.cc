@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cluster/admin/admin_command.h"
-#include "cluster/admin/pool_geometry.h"
+#include "cluster/map/pool_geometry.h"
 #include "cluster/admin/status_report.h"
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/etcd/etcd_test_server.h"

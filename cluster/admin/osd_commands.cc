@@ -5,7 +5,7 @@
 #include <set>
 
 #include "cluster/admin/commands.h"
-#include "cluster/admin/pool_geometry.h"
+#include "cluster/map/pool_geometry.h"
 #include "cluster/admin/status_report.h"
 
 namespace ec::cluster::admin {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "cluster/admin/pool_geometry.h"
+#include "cluster/map/pool_geometry.h"
 
 namespace ec::cluster::admin {
 namespace {

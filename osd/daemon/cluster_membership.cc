@@ -26,12 +26,13 @@ std::string HostName(const OsdConfig& c) {
 
 }  // namespace
 
-ClusterMembership::ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge* epoch_gauge)
-    : log_(std::move(log)), epoch_gauge_(epoch_gauge) {}
+ClusterMembership::ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge* epoch_gauge,
+                                     cluster::MapHolder* maps)
+    : log_(std::move(log)), epoch_gauge_(epoch_gauge), maps_(maps) {}
 
 Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
     const OsdConfig& c, std::uint16_t port, const std::string& store_uuid, MetricsRegistry* metrics,
-    std::shared_ptr<spdlog::logger> log) {
+    cluster::MapHolder* maps, std::shared_ptr<spdlog::logger> log) {
   auto endpoints = etcd::ParseEndpoints(c.etcd_endpoints);
   if (!endpoints.ok())
     return Status::Invalid("etcd_endpoints '" + c.etcd_endpoints +
@@ -47,7 +48,8 @@ Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
                                ? fmt::format("[{}]:{}", c.public_addr, port)
                                : fmt::format("{}:{}", c.public_addr, port);
   std::unique_ptr<ClusterMembership> m(new ClusterMembership(
-      log, &metrics->GetGauge("ecstore_osd_map_epoch", "Epoch of the newest cluster map seen")));
+      log, &metrics->GetGauge("ecstore_osd_map_epoch", "Epoch of the newest cluster map seen"),
+      maps));
   auto logline = [log](const std::string& line) { log->info("{}", line); };
 
   cluster::RegistrationOptions ro;
@@ -111,6 +113,7 @@ void ClusterMembership::OnMap(const cluster::ClusterMap& map) {
   epoch_received_ms_ = cluster::WallClockMs();
   epoch_ = map.epoch;
   epoch_gauge_->Set(map.epoch);
+  maps_->Set(map);
   log_->debug("cluster map epoch {}", map.epoch);
 }
 

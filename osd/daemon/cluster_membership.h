@@ -22,6 +22,7 @@
 
 #include "cluster/liveness/monitor.h"
 #include "cluster/liveness/osd_registration.h"
+#include "cluster/map/map_holder.h"
 #include "cluster/map/map_watcher.h"
 #include "common/status.h"
 #include "osd/daemon/config.h"
@@ -31,11 +32,14 @@ namespace ec::osd {
 
 class ClusterMembership {
  public:
-  // `port` is the messenger's actual port; `store_uuid` the store's superblock uuid.
+  // `port` is the messenger's actual port; `store_uuid` the store's superblock uuid. Every map
+  // received goes to `maps` (borrowed: it must outlive the membership), where the PG primary
+  // reads it.
   static Result<std::unique_ptr<ClusterMembership>> Start(const OsdConfig& config,
                                                           std::uint16_t port,
                                                           const std::string& store_uuid,
                                                           MetricsRegistry* metrics,
+                                                          cluster::MapHolder* maps,
                                                           std::shared_ptr<spdlog::logger> log);
   ~ClusterMembership();  // Stop()
 
@@ -48,7 +52,8 @@ class ClusterMembership {
   std::int64_t epoch() const { return epoch_.load(); }
 
  private:
-  ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge* epoch_gauge);
+  ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge* epoch_gauge,
+                    cluster::MapHolder* maps);
   void OnMap(const cluster::ClusterMap& map);
 
   std::shared_ptr<spdlog::logger> log_;
@@ -60,6 +65,7 @@ class ClusterMembership {
   std::unique_ptr<cluster::MapWatcher> watcher_;
   mutable std::mutex mu_;
   std::string watch_error_;
+  cluster::MapHolder* maps_;  // borrowed
 };
 
 }  // namespace ec::osd

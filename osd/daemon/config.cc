@@ -435,6 +435,14 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_heartbeat_grace = typed.at("osd_heartbeat_grace").d;
   c.mon_osd_down_out_interval = typed.at("mon_osd_down_out_interval").d;
   c.osd_mon_role = typed.at("osd_mon_role").b;
+  c.osd_pg_op_threads = static_cast<std::uint32_t>(typed.at("osd_pg_op_threads").i);
+  c.osd_subop_timeout = typed.at("osd_subop_timeout").d;
+  c.osd_min_size_wait = typed.at("osd_min_size_wait").d;
+  c.osd_max_object_size = typed.at("osd_max_object_size").u;
+  c.osd_read_cost_network_weight =
+      static_cast<std::uint32_t>(typed.at("osd_read_cost_network_weight").i);
+  c.osd_read_cost_device_weight =
+      static_cast<std::uint32_t>(typed.at("osd_read_cost_device_weight").i);
   return c;
 }
 

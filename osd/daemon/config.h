@@ -114,6 +114,14 @@ struct OsdConfig {
   std::chrono::milliseconds mon_osd_down_out_interval{0};  // 0: never
   bool osd_mon_role = true;
 
+  // The PG primary (osd/pg/primary.h).
+  std::uint32_t osd_pg_op_threads = 0;
+  std::chrono::milliseconds osd_subop_timeout{0};
+  std::chrono::milliseconds osd_min_size_wait{0};
+  std::uint64_t osd_max_object_size = 0;
+  std::uint32_t osd_read_cost_network_weight = 0;  // percent
+  std::uint32_t osd_read_cost_device_weight = 0;   // percent
+
   // Every option's final text (after expansion; sizes and durations as written) and where it
   // came from: "default", "[global]", "[osd]", "[osd.N]" or "--set". For /status and logs.
   struct Source {

@@ -99,6 +99,24 @@ const OptionSpec kOptions[] = {
     Other("osd_mon_role", OptionType::kBool, "true",
           "take part in the election of the monitor that marks OSDs down and out (several may; "
           "one is elected through etcd)"),
+    Number("osd_pg_op_threads", OptionType::kInt, "16",
+           "threads running object operations as a PG primary (they mostly wait for other OSDs)",
+           1, 256),
+    Number("osd_subop_timeout", OptionType::kDuration, "10s",
+           "time a PG primary waits for a shard's OSD before counting it as not answering", 100,
+           kHour),
+    Number("osd_min_size_wait", OptionType::kDuration, "30s",
+           "time a write waits for min_size shards of its PG to be up before it fails (EAGAIN)",
+           0, kHour),
+    Number("osd_max_object_size", OptionType::kSize, "128M",
+           "largest object a client may write (Ceph's option)", 4096,
+           std::int64_t{1} << 40),
+    Number("osd_read_cost_network_weight", OptionType::kInt, "100",
+           "weight of a network byte when a degraded read picks its plan (percent)", 0, 1000000),
+    Number("osd_read_cost_device_weight", OptionType::kInt, "100",
+           "weight of a device byte (4 KiB-rounded) when a degraded read picks its plan "
+           "(percent)",
+           0, 1000000),
 };
 
 bool IsSpace(char c) {

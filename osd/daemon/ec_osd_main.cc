@@ -32,6 +32,8 @@
 
 #include "common/cli.h"
 #include "osd/daemon/cluster_membership.h"
+#include "osd/pg/primary.h"
+#include "cluster/map/map_holder.h"
 #include "osd/daemon/config.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
@@ -179,6 +181,22 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   so.worker_threads = static_cast<int>(c.osd_op_num_threads);
   // Inline reads need Handle to be called from one thread only (see OsdServiceOptions).
   so.inline_read_max_bytes = c.ms_async_op_threads == 1 ? c.osd_inline_read_max_size : 0;
+  // In a cluster, the object requests of the PGs this OSD is primary of (osd/pg/primary.h), routed
+  // with the newest map the membership below receives.
+  ec::cluster::MapHolder maps;
+  std::unique_ptr<ec::osd::pg::Primary> primary;
+  if (!c.etcd_endpoints.empty()) {
+    ec::osd::pg::PrimaryOptions po;
+    po.osd_id = c.osd_id;
+    po.threads = static_cast<int>(c.osd_pg_op_threads);
+    po.subop_timeout = c.osd_subop_timeout;
+    po.min_size_wait = c.osd_min_size_wait;
+    po.max_object_size = c.osd_max_object_size;
+    po.read_weight_net = c.osd_read_cost_network_weight / 100.0;
+    po.read_weight_dev = c.osd_read_cost_device_weight / 100.0;
+    primary = std::make_unique<ec::osd::pg::Primary>(&maps, &metrics, log, po);
+    so.objects = primary.get();
+  }
   auto service = std::make_shared<ec::osd::OsdService>(store.get(), &metrics, log, so);
 
   ec::net::ServerOptions no;
@@ -203,7 +221,8 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   std::unique_ptr<ec::osd::ClusterMembership> membership;
   if (!c.etcd_endpoints.empty()) {
     auto m = ec::osd::ClusterMembership::Start(c, (*server)->port(),
-                                               store->superblock().UuidString(), &metrics, log);
+                                               store->superblock().UuidString(), &metrics, &maps,
+                                               log);
     if (!m.ok()) {
       (*server)->Stop();
       return Fail(log, m.status().message());
@@ -273,6 +292,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   if (membership) membership->Stop();  // down in the map first
   (*server)->Stop(std::chrono::seconds(30));
   service->Drain();
+  primary.reset();  // its operations have answered (the server waited for them)
   if (http) http->Stop();
   membership.reset();
   service.reset();

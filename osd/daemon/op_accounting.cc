@@ -9,8 +9,8 @@
 namespace ec::osd {
 namespace {
 
-constexpr std::array<const char*, kOpCount> kOpNames = {"ping", "write", "read",
-                                                        "stat", "list",  "remove"};
+constexpr std::array<const char*, kOpCount> kOpNames = {
+    "ping", "write", "read", "stat", "list", "remove", "sub_write", "sub_resolve", "sub_state"};
 
 }  // namespace
 
@@ -23,6 +23,9 @@ Op OpOf(const net::RequestBody& body) {
         if constexpr (std::is_same_v<T, net::ReadShardRequest>) return Op::kRead;
         if constexpr (std::is_same_v<T, net::StatRequest>) return Op::kStat;
         if constexpr (std::is_same_v<T, net::ListRequest>) return Op::kList;
+        if constexpr (std::is_same_v<T, net::SubWriteRequest>) return Op::kSubWrite;
+        if constexpr (std::is_same_v<T, net::SubResolveRequest>) return Op::kSubResolve;
+        if constexpr (std::is_same_v<T, net::SubStateRequest>) return Op::kSubState;
         return Op::kRemove;
       },
       body);

@@ -26,8 +26,9 @@ class logger;
 
 namespace ec::osd {
 
-enum class Op { kPing, kWrite, kRead, kStat, kList, kRemove };
-inline constexpr int kOpCount = 6;
+// The shard operations; kSub* are the PG sub-operations a primary sends (osd/daemon/sub_ops.h).
+enum class Op { kPing, kWrite, kRead, kStat, kList, kRemove, kSubWrite, kSubResolve, kSubState };
+inline constexpr int kOpCount = 9;
 
 Op OpOf(const net::RequestBody& body);
 // "ping", "write", ...

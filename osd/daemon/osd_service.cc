@@ -11,6 +11,7 @@
 
 #include "osd/daemon/op_accounting.h"
 #include "osd/daemon/op_dispatch.h"
+#include "osd/daemon/sub_ops.h"
 #include "osd/store/transaction.h"
 
 namespace ec::osd {
@@ -215,6 +216,32 @@ struct OsdService::Impl {
         t.Remove(r.collection, ShardObjectName(r.object, r.shard));
         return Reply(op, responder, start, 0, net::RemoveReply{store->Apply(t)});
       }
+      case Op::kSubWrite: {
+        const auto& w = std::get<net::SubWriteRequest>(req.body);
+        const bool create = !CollectionKnown(w.collection);
+        Status s = ApplySubWrite(*store, w, req.payload, create);
+        if (create && s.code() == EEXIST) s = ApplySubWrite(*store, w, req.payload, false);
+        if (s.ok()) NoteCollection(w.collection);
+        return Reply(op, responder, start, req.payload.size(), net::SubWriteReply{s});
+      }
+      case Op::kSubResolve: {
+        auto v = ApplySubResolve(*store, std::get<net::SubResolveRequest>(req.body));
+        net::SubResolveReply reply;
+        if (v.ok()) {
+          reply.version = *v;
+        } else {
+          reply.status = v.status();
+        }
+        return Reply(op, responder, start, 0, std::move(reply));
+      }
+      case Op::kSubState: {
+        auto st = ReadSubState(*store, std::get<net::SubStateRequest>(req.body));
+        if (!st.ok()) {
+          return Reply(op, responder, start, 0,
+                       net::ErrorReply(net::MsgType::kSubState, st.status()));
+        }
+        return Reply(op, responder, start, 0, std::move(st).value());
+      }
       case Op::kPing:
         return;  // answered on the calling thread (OsdService::Handle)
     }
@@ -252,10 +279,13 @@ OsdService::~OsdService() {
 void OsdService::Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
   const auto start = Clock::now();
   const net::MsgType type = net::TypeOf(request.body);
-  if (static_cast<std::uint16_t>(type) > static_cast<std::uint16_t>(net::MsgType::kRemove)) {
-    // PG sub-operations and object operations: not served until the PG backend lands.
-    (void)responder->SendError(
-        Status::Error(ENOTSUP, std::string(net::TypeName(type)) + " is not served by this OSD"));
+  if (type >= net::MsgType::kObjWrite && type <= net::MsgType::kObjList) {
+    // Object operations are the PG primary's: they wait on other OSDs, never on a store worker.
+    if (impl_->options.objects != nullptr) {
+      return impl_->options.objects->Handle(std::move(request), std::move(responder));
+    }
+    (void)responder->SendError(Status::Error(
+        ENOTSUP, "object operations need an OSD in a cluster (etcd_endpoints is not set)"));
     return;
   }
   const Op op = OpOf(request.body);

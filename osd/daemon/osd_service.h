@@ -59,6 +59,9 @@ struct OsdServiceOptions {
   // thread calling Handle (a messenger with one io thread): then nothing else runs on the store
   // while an inline read does, which keeps the per-shard order below.
   std::uint64_t inline_read_max_bytes = 0;
+  // Where object requests (ObjWrite ... ObjList: this OSD as a PG primary, osd/pg/primary.h) go;
+  // borrowed, must outlive the service. Null: they are answered ENOTSUP.
+  net::RequestHandler* objects = nullptr;
 };
 
 class OsdService : public net::RequestHandler {

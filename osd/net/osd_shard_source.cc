@@ -22,13 +22,21 @@ void OsdShardSource::ReadAsync(std::span<const recovery::ShardReadRequest> reque
     request.shard = static_cast<std::uint32_t>(r.shard);
     for (const recovery::Extent& e : r.extents) request.extents.push_back({e.offset, e.length});
     const std::string name = holder->second.name;
+    const std::uint64_t expect = options_.expect_version;
     // The request (extents, destination) stays valid until this callback has run: the engine's
     // contract.
     holder->second.client->ReadShardAsync(
         std::move(request),
-        [shared_done, i, &r, name](Result<ReadShardResult> reply) {
+        [shared_done, i, &r, name, expect](Result<ReadShardResult> reply) {
           if (!reply.ok()) {
             (*shared_done)(i, reply.status().WithPrefix(name));
+            return;
+          }
+          if (expect != 0 && reply->version != expect) {
+            (*shared_done)(i, Status::Error(ESTALE, name + ": shard " + std::to_string(r.shard) +
+                                                        " is at version " +
+                                                        std::to_string(reply->version) +
+                                                        ", not " + std::to_string(expect)));
             return;
           }
           if (reply->extents.size() != r.extents.size()) {

@@ -41,6 +41,9 @@ class OsdShardSource final : public recovery::ShardSource {
     std::map<int, Holder> shards;  // shard id -> holder
     CallOptions call;              // per-request timeout (0: the client's default)
     Limits limits;                 // max_extents / max_payload_len per request
+    // When not 0, a reply from a shard at another object version is an error (ESTALE "osd.3:
+    // shard i is at version X, not Y"): a degraded read never mixes versions.
+    std::uint64_t expect_version = 0;
   };
 
   explicit OsdShardSource(Options options) : options_(std::move(options)) {}

@@ -1,10 +1,10 @@
-#include "cluster/admin/pool_geometry.h"
+#include "cluster/map/pool_geometry.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 
-namespace ec::cluster::admin {
+namespace ec::cluster {
 namespace {
 
 Result<int> IntKey(const ec::Profile& profile, const std::string& key) {
@@ -95,4 +95,4 @@ std::string OsdList(const std::vector<int>& osds) {
   return out + "]";
 }
 
-}  // namespace ec::cluster::admin
+}  // namespace ec::cluster

@@ -11,7 +11,7 @@
 #include "common/status.h"
 #include "ec/profile.h"
 
-namespace ec::cluster::admin {
+namespace ec::cluster {
 
 struct PoolGeometry {
   int k = 0;     // data chunks
@@ -36,4 +36,4 @@ std::string PgName(std::int64_t pool_id, std::uint32_t pg);
 // "[2,NONE,1]" (plain) for an OSD list with kItemNone as NONE.
 std::string OsdList(const std::vector<int>& osds);
 
-}  // namespace ec::cluster::admin
+}  // namespace ec::cluster

@@ -1,0 +1,54 @@
+// Where an object lives, from the map: its PG, the PG's store collection, acting and up sets and
+// primary (issue 14: "the PG primary is the first up OSD of the PG's acting set"). The client
+// library sends each request to `primary`; the primary checks with the same function that it is
+// the one.
+//
+// Thread safety: pure functions; ObjectLocator is immutable after Make.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/map/cluster_map.h"
+#include "cluster/placement/placement.h"
+#include "common/status.h"
+
+namespace ec::cluster {
+
+struct PgLocation {
+  std::int64_t pool_id = 0;
+  std::uint32_t pg = 0;
+  std::string pgid;        // Ceph's "1.1f"
+  std::string collection;  // the PG's collection on every OSD: "pg.1.1f"
+  std::vector<int> acting;  // position (shard) -> OSD id, kItemNone where none
+  std::vector<int> up;      // acting with down OSDs as kItemNone
+  int primary = kItemNone;  // the first up OSD of the acting set
+  int k = 0;
+  int min_size = 0;
+  int up_count() const;
+};
+
+// The first OSD of `up` that is not kItemNone, or kItemNone.
+int FirstUp(const std::vector<int>& up);
+
+// Placement for one map, reused for every object of that map.
+class ObjectLocator {
+ public:
+  // Errors: those of PlacementFor (a bad OSD entry).
+  static Result<std::shared_ptr<const ObjectLocator>> Make(std::shared_ptr<const ClusterMap> map);
+  const ClusterMap& map() const { return *map_; }
+  // Errors: ENOENT "pool N does not exist", the pool's profile errors (GeometryOf), placement's.
+  Result<PgLocation> LocatePg(std::int64_t pool_id, std::uint32_t pg) const;
+  Result<PgLocation> LocateObject(std::int64_t pool_id, std::string_view object) const;
+
+ private:
+  ObjectLocator(std::shared_ptr<const ClusterMap> map, Placement placement)
+      : map_(std::move(map)), placement_(std::move(placement)) {}
+  std::shared_ptr<const ClusterMap> map_;
+  Placement placement_;
+};
+
+}  // namespace ec::cluster

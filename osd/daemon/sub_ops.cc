@@ -1,0 +1,314 @@
+#include "osd/daemon/sub_ops.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <charconv>
+#include <optional>
+#include <vector>
+
+#include "common/codec.h"
+#include "osd/daemon/shard_meta.h"
+#include "osd/store/transaction.h"
+
+namespace ec::osd {
+namespace {
+
+constexpr const char* kUndoAttr = "_undo";
+constexpr std::uint32_t kUndoFormat = 1;
+
+// How the undo record brings the shard back.
+enum class UndoKind : std::uint8_t {
+  kDelete = 0,      // the shard did not exist: remove it
+  kRenameBack = 1,  // the undo object IS the old shard: move it back
+  kRanges = 2,      // the undo object holds the old bytes of `ranges`; then truncate, old _meta
+};
+
+// Encoding (little endian): u32 format | u64 version | u64 prev_version | u8 kind | u8 removed |
+// u64 prev_size | u32 len + prev_meta | u32 count | count x (u64 offset, u64 length).
+struct UndoRecord {
+  std::uint64_t version = 0;       // the write this record undoes
+  std::uint64_t prev_version = 0;  // the shard's version before it
+  UndoKind kind = UndoKind::kDelete;
+  bool removed = false;  // the write removed the shard (a tombstone while the record lives)
+  std::uint64_t prev_size = 0;
+  std::string prev_meta;
+  std::vector<net::ByteExtent> ranges;
+};
+
+std::string EncodeUndo(const UndoRecord& u) {
+  std::string out;
+  Encoder e(out);
+  e.U32(kUndoFormat);
+  e.U64(u.version);
+  e.U64(u.prev_version);
+  e.U8(static_cast<std::uint8_t>(u.kind));
+  e.U8(u.removed ? 1 : 0);
+  e.U64(u.prev_size);
+  e.String(u.prev_meta);
+  e.U32(static_cast<std::uint32_t>(u.ranges.size()));
+  for (const net::ByteExtent& r : u.ranges) {
+    e.U64(r.offset);
+    e.U64(r.length);
+  }
+  return out;
+}
+
+Result<UndoRecord> DecodeUndo(const std::string& bytes, const std::string& label) {
+  Decoder d(std::string_view{bytes});
+  UndoRecord u;
+  std::uint32_t format = 0, count = 0;
+  std::uint8_t kind = 0, removed = 0;
+  const bool ok = d.U32(&format, "format") && format == kUndoFormat &&
+                  d.U64(&u.version, "version") && d.U64(&u.prev_version, "prev_version") &&
+                  d.U8(&kind, "kind") && kind <= 2 && d.U8(&removed, "removed") && removed <= 1 &&
+                  d.U64(&u.prev_size, "prev_size") &&
+                  d.String(&u.prev_meta, static_cast<std::uint32_t>(bytes.size()), "prev_meta") &&
+                  d.Count(&count, static_cast<std::uint32_t>(bytes.size()), 16, "ranges");
+  if (!ok) return Status::DataLoss("corrupt undo record of " + label);
+  u.kind = static_cast<UndoKind>(kind);
+  u.removed = removed == 1;
+  u.ranges.resize(count);
+  for (net::ByteExtent& r : u.ranges) {
+    if (!d.U64(&r.offset, "offset") || !d.U64(&r.length, "length")) {
+      return Status::DataLoss("corrupt undo record of " + label);
+    }
+  }
+  if (!d.AtEnd()) return Status::DataLoss("corrupt undo record of " + label + " (trailing bytes)");
+  return u;
+}
+
+// What one shard holds now.
+struct ShardNow {
+  bool exists = false;
+  std::string raw_meta;  // "_meta" as stored ("" when absent or without one)
+  ShardMeta meta;
+  std::uint64_t size = 0;  // the shard's bytes
+  std::optional<UndoRecord> undo;
+
+  std::uint64_t version() const {
+    if (exists) return meta.version;
+    if (undo && undo->removed) return undo->version;
+    return 0;
+  }
+};
+
+std::uint64_t ObjectSizeOf(const ShardMeta& meta) {
+  for (const net::Attr& a : meta.attrs) {
+    if (a.key != kObjectSizeAttr) continue;
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(a.value.data(), a.value.data() + a.value.size(), v);
+    if (ec == std::errc() && p == a.value.data() + a.value.size()) return v;
+  }
+  return 0;
+}
+
+void SetObjectSize(ShardMeta& meta, std::uint64_t size) {
+  for (net::Attr& a : meta.attrs) {
+    if (a.key == kObjectSizeAttr) {
+      a.value = std::to_string(size);
+      return;
+    }
+  }
+  meta.attrs.push_back({kObjectSizeAttr, std::to_string(size)});
+}
+
+bool Missing(const Status& s) {
+  return s.code() == ENOENT && !s.is_data_loss();
+}
+
+Result<ShardNow> Load(store::ObjectStore& store, const std::string& coll, const std::string& name) {
+  ShardNow now;
+  auto got = store.ReadWithAttr(coll, name, {}, kShardMetaAttr);
+  if (got.ok()) {
+    now.exists = true;
+    now.size = got->size;
+    if (got->attr) {
+      now.raw_meta = *got->attr;
+      auto meta = DecodeShardMeta(*got->attr);
+      if (!meta.ok()) return meta.status();
+      now.meta = std::move(meta).value();
+    }
+  } else if (!Missing(got.status())) {
+    return got.status();
+  }
+  const std::string undo_name = UndoObjectName(name);
+  auto undo = store.GetAttr(coll, undo_name, kUndoAttr);
+  if (undo.ok()) {
+    auto decoded = DecodeUndo(*undo, coll + "/" + name);
+    if (!decoded.ok()) return decoded.status();
+    now.undo = std::move(decoded).value();
+  } else if (!Missing(undo.status()) && undo.status().code() != ENODATA) {
+    return undo.status();
+  }
+  return now;
+}
+
+}  // namespace
+
+std::string UndoObjectName(const std::string& shard_object_name) {
+  return shard_object_name + "~undo";
+}
+
+Status ApplySubWrite(store::ObjectStore& store, const net::SubWriteRequest& w, const Buffer& data,
+                     bool create_collection) {
+  const std::string name = ShardObjectName(w.object, w.shard);
+  const std::string undo_name = UndoObjectName(name);
+  auto loaded = Load(store, w.collection, name);
+  if (!loaded.ok()) return loaded.status();
+  const ShardNow& now = *loaded;
+  const std::uint64_t current = now.version();
+  if (w.version != 0 && current == w.version) return Status::OK();  // a retried write
+  if (current != w.prev_version) {
+    return Status::Error(ESTALE, fmt::format("shard {}/{} is at version {}, the write of version "
+                                             "{} expects {}",
+                                             w.collection, name, current, w.version,
+                                             w.prev_version));
+  }
+  if (w.version <= w.prev_version) {
+    return Status::Invalid(fmt::format("write version {} is not above {}", w.version,
+                                       w.prev_version));
+  }
+  if (w.kind == net::SubWriteKind::kRange && now.exists && w.shard_size < now.size) {
+    return Status::Invalid(fmt::format("a range write may not shrink shard {} ({} -> {} bytes)",
+                                       name, now.size, w.shard_size));
+  }
+
+  store::Transaction t;
+  if (create_collection) t.CreateCollection(w.collection);
+  // The previous record belongs to a settled write (see the header): it goes.
+  if (now.undo) t.Remove(w.collection, undo_name);
+  UndoRecord u;
+  u.version = w.version;
+  u.prev_version = current;
+  u.removed = w.kind == net::SubWriteKind::kRemove;
+  if (!now.exists) {
+    u.kind = UndoKind::kDelete;
+    t.Touch(w.collection, undo_name);
+  } else if (w.kind != net::SubWriteKind::kRange) {
+    u.kind = UndoKind::kRenameBack;
+    t.Rename(w.collection, name, undo_name);
+  } else {
+    // The old bytes of what the write covers (cut at the shard's end), kept at their offsets.
+    u.kind = UndoKind::kRanges;
+    u.prev_size = now.size;
+    u.prev_meta = now.raw_meta;
+    std::vector<store::Extent> old;
+    for (const net::ByteExtent& e : w.extents) {
+      if (e.offset >= now.size || e.length == 0) continue;
+      old.push_back({e.offset, std::min(e.length, now.size - e.offset)});
+    }
+    t.Touch(w.collection, undo_name);
+    if (!old.empty()) {
+      auto bytes = store.Read(w.collection, name, old);
+      if (!bytes.ok()) return bytes.status();
+      for (std::size_t i = 0; i < old.size(); ++i) {
+        u.ranges.push_back({old[i].offset, (*bytes)[i].size()});
+        t.Write(w.collection, undo_name, old[i].offset, (*bytes)[i]);
+      }
+    }
+  }
+  t.SetAttr(w.collection, undo_name, kUndoAttr, EncodeUndo(u));
+
+  if (w.kind != net::SubWriteKind::kRemove) {
+    ShardMeta meta = (w.kind == net::SubWriteKind::kRange && now.exists) ? now.meta : ShardMeta{};
+    meta.version = w.version;
+    SetObjectSize(meta, w.object_size);
+    t.Touch(w.collection, name);
+    std::uint64_t pos = 0;
+    for (const net::ByteExtent& e : w.extents) {
+      if (e.length > data.size() - pos) return Status::Invalid("sub-write payload too short");
+      t.Write(w.collection, name, e.offset, data.Slice(pos, e.length));
+      pos += e.length;
+    }
+    t.Truncate(w.collection, name, w.shard_size);
+    t.SetAttr(w.collection, name, kShardMetaAttr, EncodeShardMeta(meta));
+  }
+  return store.Apply(t);
+}
+
+Result<std::uint64_t> ApplySubResolve(store::ObjectStore& store,
+                                      const net::SubResolveRequest& r) {
+  const std::string name = ShardObjectName(r.object, r.shard);
+  const std::string undo_name = UndoObjectName(name);
+  auto loaded = Load(store, r.collection, name);
+  if (!loaded.ok()) {
+    // Nothing was ever written to this PG here: nothing to undo or trim.
+    if (Missing(loaded.status())) return std::uint64_t{0};
+    return loaded.status();
+  }
+  const ShardNow& now = *loaded;
+  const std::uint64_t current = now.version();
+  store::Transaction t;
+  if (r.action == net::SubResolveAction::kTrim) {
+    if (!now.undo || now.undo->version > r.version) return current;
+    t.Remove(r.collection, undo_name);
+    EC_RETURN_IF_ERROR(store.Apply(t));
+    return current;
+  }
+  if (current != r.version) return current;
+  if (!now.undo || now.undo->version != r.version) {
+    return Status::Error(EIO, fmt::format("shard {}/{} at version {} has no undo record of it",
+                                          r.collection, name, current));
+  }
+  const UndoRecord& u = *now.undo;
+  switch (u.kind) {
+    case UndoKind::kDelete:
+      if (now.exists) t.Remove(r.collection, name);
+      t.Remove(r.collection, undo_name);
+      break;
+    case UndoKind::kRenameBack:
+      if (now.exists) t.Remove(r.collection, name);
+      t.Rename(r.collection, undo_name, name);
+      t.RemoveAttr(r.collection, name, kUndoAttr);
+      break;
+    case UndoKind::kRanges: {
+      std::vector<store::Extent> ranges;
+      for (const net::ByteExtent& e : u.ranges) ranges.push_back({e.offset, e.length});
+      if (!ranges.empty()) {
+        auto bytes = store.Read(r.collection, undo_name, ranges);
+        if (!bytes.ok()) return bytes.status();
+        for (std::size_t i = 0; i < ranges.size(); ++i) {
+          if ((*bytes)[i].size() != ranges[i].length) {
+            return Status::DataLoss("undo record of " + r.collection + "/" + name +
+                                    " is shorter than its ranges");
+          }
+          t.Write(r.collection, name, ranges[i].offset, (*bytes)[i]);
+        }
+      }
+      t.Truncate(r.collection, name, u.prev_size);
+      if (u.prev_meta.empty()) {
+        t.RemoveAttr(r.collection, name, kShardMetaAttr);
+      } else {
+        t.SetAttr(r.collection, name, kShardMetaAttr, u.prev_meta);
+      }
+      t.Remove(r.collection, undo_name);
+      break;
+    }
+  }
+  EC_RETURN_IF_ERROR(store.Apply(t));
+  return u.prev_version;
+}
+
+Result<net::SubStateReply> ReadSubState(store::ObjectStore& store,
+                                        const net::SubStateRequest& r) {
+  net::SubStateReply reply;
+  auto loaded = Load(store, r.collection, ShardObjectName(r.object, r.shard));
+  if (!loaded.ok()) {
+    if (Missing(loaded.status())) return reply;  // no such collection: absent
+    return loaded.status();
+  }
+  const ShardNow& now = *loaded;
+  reply.version = now.version();
+  reply.undo_version = now.undo ? now.undo->version : 0;
+  if (now.exists) {
+    reply.state = net::ShardState::kPresent;
+    reply.shard_size = now.size;
+    reply.object_size = ObjectSizeOf(now.meta);
+  } else if (now.undo && now.undo->removed) {
+    reply.state = net::ShardState::kRemoved;
+  }
+  return reply;
+}
+
+}  // namespace ec::osd

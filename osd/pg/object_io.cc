@@ -1,0 +1,349 @@
+#include "osd/pg/object_io.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "ec/stripe_codec.h"
+#include "osd/net/osd_shard_source.h"
+#include "osd/pg/resolve.h"
+#include "recovery/object_read.h"
+
+namespace ec::osd::pg {
+namespace {
+
+// Starts start(i, done_i) for every i < n and waits for every done_i.
+template <typename T, typename Start>
+std::vector<Result<T>> Gather(std::size_t n, Start start) {
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::size_t left = 0;
+    std::vector<std::optional<Result<T>>> out;
+  };
+  auto sh = std::make_shared<Shared>();
+  sh->left = n;
+  sh->out.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    start(i, [sh, i](Result<T> r) {
+      std::lock_guard lock(sh->mu);
+      sh->out[i].emplace(std::move(r));
+      if (--sh->left == 0) sh->cv.notify_all();
+    });
+  }
+  std::unique_lock lock(sh->mu);
+  sh->cv.wait(lock, [&] { return sh->left == 0; });
+  std::vector<Result<T>> out;
+  out.reserve(n);
+  for (auto& r : sh->out) out.push_back(std::move(*r));
+  return out;
+}
+
+std::string OsdName(const ObjectIo& io, int position) {
+  return fmt::format("osd.{} (shard {})", io.loc->acting[position], position);
+}
+
+net::CallOptions Call(const ObjectIo& io) {
+  net::CallOptions c;
+  c.timeout = io.timeout;
+  return c;
+}
+
+// A failure that says nothing about the shard's data: the OSD did not answer (dying, slow).
+bool NoAnswer(const Status& s) {
+  return s.is_retryable() &&
+         (s.code() == ETIMEDOUT || s.code() == ECONNREFUSED || s.code() == ECONNRESET ||
+          s.code() == EPIPE || s.code() == ESHUTDOWN || s.code() == EAGAIN);
+}
+
+Status RollBack(const ObjectIo& io, const std::vector<int>& positions, std::uint64_t version) {
+  auto results = Gather<std::uint64_t>(positions.size(), [&](std::size_t i, auto done) {
+    net::SubResolveRequest r;
+    r.collection = io.loc->collection;
+    r.object = io.object;
+    r.shard = static_cast<std::uint32_t>(positions[i]);
+    r.version = version;
+    r.action = net::SubResolveAction::kRollback;
+    io.clients.at(positions[i])->SubResolveAsync(std::move(r), std::move(done), Call(io));
+  });
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].ok()) return results[i].status().WithPrefix(OsdName(io, positions[i]));
+  }
+  return Status::OK();
+}
+
+// Sends `requests[i]` with `payloads[i]` to position positions[i]; acknowledges or rolls back
+// (see the header). Returns the positions that took the write.
+Result<std::vector<int>> FanOut(const ObjectIo& io, const std::vector<int>& positions,
+                                std::vector<net::SubWriteRequest> requests,
+                                std::vector<std::vector<Buffer>> payloads, int min_size) {
+  auto results = Gather<bool>(positions.size(), [&](std::size_t i, auto done) {
+    io.clients.at(positions[i])
+        ->SubWriteAsync(
+            std::move(requests[i]), std::move(payloads[i]),
+            [done = std::move(done)](Status s) mutable {
+              done(s.ok() ? Result<bool>(true) : Result<bool>(std::move(s)));
+            },
+            Call(io));
+  });
+  std::vector<int> took;
+  std::vector<std::string> silent;
+  std::optional<Status> real_error;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i].ok()) {
+      took.push_back(positions[i]);
+    } else if (NoAnswer(results[i].status())) {
+      silent.push_back(OsdName(io, positions[i]) + ": " + results[i].status().message());
+    } else if (!real_error) {
+      real_error = results[i].status().WithPrefix(OsdName(io, positions[i]));
+    }
+  }
+  if (!real_error && static_cast<int>(took.size()) >= min_size) return took;
+  const std::uint64_t version = requests.empty() ? 0 : requests[0].version;
+  (void)RollBack(io, took, version);  // what fails here the next resolve rolls back
+  if (real_error) {
+    // A shard that is not where the write expected it (ESTALE) means the primary's view is old:
+    // the client's retry resolves the object again.
+    if (real_error->code() == ESTALE) return Status::Retryable(EAGAIN, real_error->message());
+    return *real_error;
+  }
+  return Status::Retryable(
+      EAGAIN, fmt::format("pg {} object {}: only {} of {} shards took the write (min_size {}); "
+                          "no answer from {}",
+                          io.loc->pgid, io.object, took.size(), positions.size(), min_size,
+                          fmt::join(silent, ", ")));
+}
+
+}  // namespace
+
+Result<ObjectState> ResolveObject(const ObjectIo& io) {
+  const int size = static_cast<int>(io.loc->acting.size());
+  for (int round = 0; round < 4; ++round) {
+    std::vector<int> asked;
+    for (const auto& [pos, client] : io.clients) asked.push_back(pos);
+    auto replies = Gather<net::SubStateReply>(asked.size(), [&](std::size_t i, auto done) {
+      net::SubStateRequest r;
+      r.collection = io.loc->collection;
+      r.object = io.object;
+      r.shard = static_cast<std::uint32_t>(asked[i]);
+      io.clients.at(asked[i])->SubStateAsync(std::move(r), std::move(done), Call(io));
+    });
+    std::vector<ShardView> views(size);
+    for (int p = 0; p < size; ++p) views[p].position = p;
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+      if (!replies[i].ok()) continue;
+      views[asked[i]].reachable = true;
+      views[asked[i]].state = *replies[i];
+    }
+    Resolution r = Resolve(views, io.loc->k, io.loc->min_size);
+    if (r.action == Resolution::Action::kSettled) {
+      ObjectState st;
+      st.exists = r.exists;
+      st.version = r.version;
+      st.size = r.object_size;
+      st.current = r.current;
+      for (int p : r.stale) st.stale[p] = views[p].state.version;
+      return st;
+    }
+    if (r.action == Resolution::Action::kUndecided) {
+      return Status::Retryable(EAGAIN, fmt::format("pg {} object {} is incomplete: {}",
+                                                   io.loc->pgid, io.object, r.why));
+    }
+    Status s = RollBack(io, r.rollback, r.version);
+    if (!s.ok()) {
+      return Status::Retryable(EAGAIN, fmt::format("pg {} object {}: rolling back version {}: {}",
+                                                   io.loc->pgid, io.object, r.version,
+                                                   s.message()));
+    }
+  }
+  return Status::Retryable(
+      EAGAIN, fmt::format("pg {} object {}: shards keep changing", io.loc->pgid, io.object));
+}
+
+Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std::uint64_t offset,
+                               std::uint64_t length) {
+  if (!state.exists) {
+    return Status::NotFound(fmt::format("object {} does not exist in pg {}", io.object,
+                                        io.loc->pgid));
+  }
+  if (offset > state.size) {
+    return Status::Invalid(fmt::format("read at {} is past the end of object {} ({} bytes)",
+                                       offset, io.object, state.size));
+  }
+  length = std::min(length, state.size - offset);
+  ReadOutcome out;
+  if (length == 0) {
+    out.bytes = Buffer::Allocate(0);
+    return out;
+  }
+  recovery::ObjectReadRequest req;
+  req.object_size = state.size;
+  req.offset = offset;
+  req.length = length;
+  recovery::ReadCostModel model = io.cost;
+  net::OsdShardSource::Options so;
+  so.collection = io.loc->collection;
+  so.object = io.object;
+  so.call = Call(io);
+  so.expect_version = state.version;
+  for (int p : state.current) {
+    auto c = io.clients.find(p);
+    if (c == io.clients.end()) continue;
+    req.available[p] = p == io.self_position ? 0 : 1;
+    if (p == io.self_position) model.local.insert(p);
+    so.shards[p] = net::OsdShardSource::Holder{c->second.get(), OsdName(io, p)};
+  }
+  req.cost = model;
+  net::OsdShardSource source(std::move(so));
+  auto got = recovery::ReadObjectRange(*io.codec->engine, source, req);
+  if (!got.ok()) {
+    std::vector<std::string> missing;
+    for (int p = 0; p < static_cast<int>(io.loc->acting.size()); ++p) {
+      if (req.available.count(p) == 0) {
+        missing.push_back(io.loc->acting[p] == cluster::kItemNone
+                              ? fmt::format("shard {} (no OSD)", p)
+                              : OsdName(io, p));
+      }
+    }
+    return Status::Error(EIO, fmt::format("pg {} object {}: cannot read [{}, +{}): {}{}{}",
+                                          io.loc->pgid, io.object, offset, length,
+                                          got.status().message(),
+                                          missing.empty() ? "" : "; shards missing: ",
+                                          fmt::join(missing, ", ")));
+  }
+  out.bytes = std::move(got->bytes);
+  out.degraded = got->degraded();
+  out.network_bytes = got->cost.net_bytes;
+  out.device_bytes = got->cost.device_bytes;
+  return out;
+}
+
+Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state,
+                                const WritePlan& plan, const Buffer& data, std::uint64_t version,
+                                int min_size) {
+  const StripeLayout& layout = io.codec->layout;
+  if (!plan.full && plan.stripes == 0 && state.exists) return state;  // nothing changes
+  const std::size_t C = layout.chunk_size();
+  const std::size_t W = layout.stripe_width();
+  const std::uint64_t base = plan.first_stripe * W;
+  Buffer stripes = Buffer::Allocate(plan.stripes * W, true);
+  std::byte* dst = const_cast<std::byte*>(stripes.data());
+  for (const ObjectRange& r : plan.old_reads) {
+    auto old = ReadObject(io, state, r.offset, r.length);
+    if (!old.ok()) return old.status();
+    if (old->bytes.size() != r.length) {
+      return Status::Error(EIO, fmt::format("pg {} object {}: short read of old bytes",
+                                            io.loc->pgid, io.object));
+    }
+    std::memcpy(dst + (r.offset - base), old->bytes.data(), r.length);
+  }
+  if (!data.empty()) std::memcpy(dst + (plan.write_offset - base), data.data(), data.size());
+  const unsigned m = layout.m();
+  std::vector<Buffer> parity;
+  std::vector<std::span<std::byte>> parity_spans;
+  for (unsigned j = 0; j < m; ++j) {
+    parity.push_back(Buffer::Allocate(plan.stripes * C, false));
+    parity_spans.emplace_back(const_cast<std::byte*>(parity.back().data()), plan.stripes * C);
+  }
+  if (plan.stripes > 0) {
+    StripeCodec codec(*io.codec->code, layout);
+    Status s = codec.EncodeObject(std::span<const std::byte>(stripes.data(), stripes.size()),
+                                  plan.stripes, parity_spans);
+    if (!s.ok()) return s;
+  }
+
+  // Every shard at the object's version; with a whole rewrite, the stale ones too.
+  std::vector<int> targets = state.current;
+  if (plan.full) {
+    for (const auto& [p, v] : state.stale) targets.push_back(p);
+  }
+  std::erase_if(targets, [&](int p) { return io.clients.count(p) == 0; });
+  if (static_cast<int>(targets.size()) < min_size) {
+    return Status::Retryable(EAGAIN, fmt::format("pg {} object {}: {} shards can take the write, "
+                                                 "fewer than min_size {}",
+                                                 io.loc->pgid, io.object, targets.size(),
+                                                 min_size));
+  }
+  std::vector<net::SubWriteRequest> requests;
+  std::vector<std::vector<Buffer>> payloads;
+  for (int p : targets) {
+    net::SubWriteRequest w;
+    w.collection = io.loc->collection;
+    w.object = io.object;
+    w.shard = static_cast<std::uint32_t>(p);
+    w.version = version;
+    auto stale = state.stale.find(p);
+    w.prev_version = stale == state.stale.end() ? state.version : stale->second;
+    w.kind = plan.full ? net::SubWriteKind::kFull : net::SubWriteKind::kRange;
+    w.object_size = plan.new_size;
+    w.shard_size = layout.shard_size(plan.new_size);
+    std::vector<Buffer> payload;
+    if (plan.stripes > 0) {
+      w.extents.push_back({plan.first_stripe * C, plan.stripes * C});
+      const int piece = layout.data_index(p);
+      if (piece >= 0) {
+        for (std::uint64_t s = 0; s < plan.stripes; ++s) {
+          payload.push_back(stripes.Slice(s * W + piece * C, C));
+        }
+      } else {
+        const auto& pids = layout.parity_ids();
+        const auto j = std::find(pids.begin(), pids.end(), p) - pids.begin();
+        payload.push_back(parity[j]);
+      }
+    }
+    requests.push_back(std::move(w));
+    payloads.push_back(std::move(payload));
+  }
+  auto took = FanOut(io, targets, std::move(requests), std::move(payloads), min_size);
+  if (!took.ok()) return took.status();
+  ObjectState next;
+  next.exists = true;
+  next.version = version;
+  next.size = plan.new_size;
+  next.current = *took;
+  return next;
+}
+
+Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,
+                                 std::uint64_t version, int min_size) {
+  if (!state.exists) {
+    return Status::NotFound(fmt::format("object {} does not exist in pg {}", io.object,
+                                        io.loc->pgid));
+  }
+  std::vector<int> targets = state.current;
+  for (const auto& [p, v] : state.stale) targets.push_back(p);
+  std::erase_if(targets, [&](int p) { return io.clients.count(p) == 0; });
+  if (static_cast<int>(targets.size()) < min_size) {
+    return Status::Retryable(EAGAIN, fmt::format("pg {} object {}: {} shards can take the "
+                                                 "remove, fewer than min_size {}",
+                                                 io.loc->pgid, io.object, targets.size(),
+                                                 min_size));
+  }
+  std::vector<net::SubWriteRequest> requests;
+  std::vector<std::vector<Buffer>> payloads(targets.size());
+  for (int p : targets) {
+    net::SubWriteRequest w;
+    w.collection = io.loc->collection;
+    w.object = io.object;
+    w.shard = static_cast<std::uint32_t>(p);
+    w.version = version;
+    auto stale = state.stale.find(p);
+    w.prev_version = stale == state.stale.end() ? state.version : stale->second;
+    w.kind = net::SubWriteKind::kRemove;
+    requests.push_back(std::move(w));
+  }
+  auto took = FanOut(io, targets, std::move(requests), std::move(payloads), min_size);
+  if (!took.ok()) return took.status();
+  ObjectState next;
+  next.exists = false;
+  next.version = version;
+  next.current = *took;
+  return next;
+}
+
+}  // namespace ec::osd::pg

@@ -1,0 +1,87 @@
+// One object of one PG, as its primary sees it: learning its version from the shards (resolve.h),
+// reading any byte range (degraded when shards are missing), writing and removing it across the
+// shards (issue 14 items 1-4).
+//
+// Writes. A write goes to every shard at the object's version (and, for write_full and remove,
+// also to stale shards, which the whole rewrite brings up to date) as one SubWrite each, in
+// parallel. It is acknowledged when the shards that took it are at least min_size and every other
+// failed only by not answering (a transport error or timeout: its OSD is dying, and is left behind
+// as a stale shard). Otherwise the shards that took it are rolled back (SubResolve) and the write
+// fails with the first real error, or EAGAIN naming the shards that did not answer: no partial
+// object stays visible.
+//
+// Reads. recovery::ReadObjectRange over the shards at the object's version: only the chunk ranges
+// covering the byte range, one request per shard; a missing or failing shard makes the read
+// degraded, with the least-cost plan (network + 4 KiB-rounded device bytes, this OSD's own shard
+// free of network). Shards at another version are never read (the shard source checks every
+// reply's version).
+//
+// Blocking: every function waits for its sub-operations (on the OsdClients' io threads) and must
+// run on a thread that may block (the primary's workers). Thread safety: callers serialise
+// operations on one object.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster/map/object_locator.h"
+#include "common/status.h"
+#include "ec/buffer.h"
+#include "osd/net/client.h"
+#include "osd/pg/pool_codecs.h"
+#include "osd/pg/write_plan.h"
+#include "recovery/read_cost.h"
+
+namespace ec::osd::pg {
+
+// What the primary knows of one object.
+struct ObjectState {
+  bool exists = false;
+  std::uint64_t version = 0;  // 0: never written (or its shards were all rolled back)
+  std::uint64_t size = 0;
+  std::vector<int> current;            // positions (shards) at `version`
+  std::map<int, std::uint64_t> stale;  // reachable positions behind: position -> its version
+};
+
+// Everything an operation on one object needs.
+struct ObjectIo {
+  const cluster::PgLocation* loc = nullptr;
+  const PoolCodec* codec = nullptr;
+  std::string object;
+  std::map<int, std::shared_ptr<net::OsdClient>> clients;  // up position -> its OSD's client
+  int self_position = -1;  // the position this OSD holds, if any (read locally: no network)
+  std::chrono::milliseconds timeout{10000};  // per sub-operation
+  recovery::ReadCostModel cost;              // weights; `local` is filled from self_position
+};
+
+// Asks every up shard for its state and decides (rolling back an unfinished write first, see
+// resolve.h). Errors: Retryable EAGAIN "pg P object O is incomplete: ..." when undecided.
+Result<ObjectState> ResolveObject(const ObjectIo& io);
+
+struct ReadOutcome {
+  Buffer bytes;
+  bool degraded = false;
+  std::uint64_t network_bytes = 0;  // bytes from other OSDs
+  std::uint64_t device_bytes = 0;   // 4 KiB-rounded device bytes of every shard read
+};
+
+// Object bytes [offset, offset + length), length cut at the object's end. Errors: ENOENT for a
+// missing object; EINVAL for an offset past the end; EIO "pg P object O: cannot read ...: shards
+// missing: ..." when fewer than k shards are readable.
+Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std::uint64_t offset,
+                               std::uint64_t length);
+
+// Applies `plan` with the new bytes `data` as version `version`. Returns the new state.
+Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state,
+                                const WritePlan& plan, const Buffer& data, std::uint64_t version,
+                                int min_size);
+
+// Removes the object (ENOENT when it does not exist) as version `version`.
+Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,
+                                 std::uint64_t version, int min_size);
+
+}  // namespace ec::osd::pg

@@ -1,0 +1,40 @@
+// PoolCodecs: each pool's erasure code, stripe layout and repair engine, made once from the pool's
+// profile (loading its plugin) and kept while the pool exists (a profile in use cannot change).
+//
+// Errors of Get: the plugin's (a profile the plugin refuses, a missing plugin), the layout's
+// ("invalid stripe unit ..."), ENOENT for a missing profile.
+// Thread safety: Get may be called from any thread; the codecs are immutable.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "cluster/map/cluster_map.h"
+#include "common/status.h"
+#include "ec/erasure_code_interface.h"
+#include "ec/stripe_layout.h"
+#include "recovery/repair_engine.h"
+
+namespace ec::osd::pg {
+
+struct PoolCodec {
+  ErasureCodeInterfaceRef code;
+  StripeLayout layout;
+  std::shared_ptr<const recovery::RepairEngine> engine;
+};
+
+class PoolCodecs {
+ public:
+  explicit PoolCodecs(std::string plugin_dir) : plugin_dir_(std::move(plugin_dir)) {}
+  Result<std::shared_ptr<const PoolCodec>> Get(const cluster::ClusterMap& map,
+                                               const cluster::Pool& pool);
+
+ private:
+  std::string plugin_dir_;
+  std::mutex mu_;
+  std::map<std::int64_t, std::shared_ptr<const PoolCodec>> codecs_;
+};
+
+}  // namespace ec::osd::pg

@@ -1,0 +1,72 @@
+// Primary: the erasure-code backend of the PGs this OSD is primary of (issue 14 items 1-4). It
+// serves the object requests of clients (ObjWrite, ObjRead, ObjStat, ObjRemove, ObjList):
+//
+//   request --(is this OSD the first up OSD of the object's PG at my map's epoch?)-- no: ESTALE
+//     | yes                                    (a client with a newer map makes it wait for that
+//     v                                         epoch first, up to map_wait)
+//   strand of (pool, object): one operation of an object at a time, on a pool of workers
+//     -> the object's state: cached for the map epoch, else asked of its shards (object_io.h)
+//     -> read / write / remove through object_io.h, each write with a new version:
+//        (epoch << 32) + a counter of this process, above the object's version (unique across
+//        primaries: a new primary, or a restarted one, has a newer epoch)
+//
+// Writes wait while fewer than min_size shards of the PG are up (for a map with more, up to
+// min_size_wait), then fail with EAGAIN naming the PG. Errors reach the client as the reply's
+// status: ENOENT (no pool, no object), EINVAL (read past the end, bad range), EFBIG (over
+// osd_max_object_size), Retryable ESTALE (not the primary: the client refreshes its map and
+// retries), Retryable EAGAIN (incomplete object, too few shards took a write), EIO naming the PG
+// and the missing shards when fewer than k shards are readable.
+//
+// Counters (MetricsRegistry), by pool: ecstore_pool_ops_total{pool,op},
+// ecstore_pool_degraded_reads_total{pool}, ecstore_pool_degraded_read_network_bytes_total{pool},
+// ecstore_pool_degraded_read_device_bytes_total{pool}.
+//
+// Thread safety: Handle may be called from any thread; the destructor waits for every operation.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cluster/map/map_holder.h"
+#include "osd/daemon/metrics.h"
+#include "osd/net/server.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace ec::osd::pg {
+
+struct PrimaryOptions {
+  int osd_id = 0;
+  int threads = 16;                                  // workers running object operations
+  std::chrono::milliseconds subop_timeout{10000};    // per sub-operation to a shard's OSD
+  std::chrono::milliseconds min_size_wait{30000};    // a write waiting for min_size shards up
+  std::chrono::milliseconds map_wait{3000};          // waiting for the epoch a client has
+  double read_weight_net = 1.0;                      // degraded-read plan weights (read_cost.h)
+  double read_weight_dev = 1.0;
+  std::uint64_t max_object_size = 128ull << 20;      // Ceph's osd_max_object_size
+  std::string plugin_dir;                            // "" : the default plugin directory
+};
+
+class Primary : public net::RequestHandler {
+ public:
+  // `map` and `metrics` are borrowed and must outlive the Primary.
+  Primary(const cluster::MapHolder* map, MetricsRegistry* metrics,
+          std::shared_ptr<spdlog::logger> log, PrimaryOptions options);
+  ~Primary() override;
+  Primary(const Primary&) = delete;
+  Primary& operator=(const Primary&) = delete;
+
+  // Object requests only (ObjWrite ... ObjList); others are answered EINVAL.
+  void Handle(net::Request request, std::shared_ptr<net::Responder> responder) override;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ec::osd::pg

@@ -1,0 +1,51 @@
+// Deciding an object's version from its shards' states (issue 14 item 2), a pure function.
+//
+// A write reaches the shards one SubWrite each; a primary killed in the middle leaves some shards
+// at the new version v (each with the undo record of v) and the others at the old one. The
+// primary that next touches the object asks every reachable shard for its state and decides:
+//
+//   vmax = the highest version among the reachable shards, n = how many are at vmax
+//   n >= k                          settled at vmax (it decodes: "roll forward"); reachable shards
+//                                   below vmax are stale (left behind while their OSD was down):
+//                                   never read, reported for recovery
+//   n + unreachable < min_size      v was never acknowledged (an acknowledged write is durable on
+//                                   at least min_size shards): roll the n shards back, ask again
+//   otherwise                       undecided: the shards that could settle it are unreachable
+//
+// So an object always reads as entirely the old or entirely the new content, and an acknowledged
+// write is never rolled back (with at most size - min_size shards lost, it is on >= 1 + ... shards
+// that answer; with fewer than k of its shards reachable the object waits instead).
+//
+// Thread safety: pure.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "osd/net/messages.h"
+
+namespace ec::osd::pg {
+
+struct ShardView {
+  int position = 0;        // shard / chunk id
+  bool reachable = false;  // answered SubState
+  net::SubStateReply state;
+};
+
+struct Resolution {
+  enum class Action { kSettled, kRollback, kUndecided };
+  Action action = Action::kSettled;
+  std::uint64_t version = 0;  // settled: the object's version (0: never written)
+  bool exists = false;        // settled: present (not removed, not absent)
+  std::uint64_t object_size = 0;
+  std::vector<int> current;   // settled: positions at `version`
+  std::vector<int> stale;     // settled: reachable positions behind `version`
+  std::vector<int> rollback;  // kRollback: positions to roll back from `version`
+  std::string why;            // kUndecided: for the error message
+};
+
+// `shards`: one entry per position of the PG's acting set (unreachable ones included).
+Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size);
+
+}  // namespace ec::osd::pg
