@@ -12,7 +12,7 @@
 
 #include "osd/daemon/op_dispatch.h"
 #include "osd/pg/object_io.h"
-#include "osd/pg/peers.h"
+#include "osd/net/peer_clients.h"
 #include "osd/pg/write_plan.h"
 
 namespace ec::osd::pg {
@@ -42,7 +42,7 @@ class Primary::Impl {
         log_(log ? std::move(log) : spdlog::default_logger()),
         options_(std::move(options)),
         codecs_(options_.plugin_dir),
-        peers_(PeerOptions{fmt::format("osd.{}", options_.osd_id), std::chrono::milliseconds(3000),
+        peers_(net::PeerOptions{fmt::format("osd.{}", options_.osd_id), std::chrono::milliseconds(3000),
                            options_.subop_timeout, 2, 2}),
         dispatcher_(options_.threads, 0, nullptr, nullptr) {}
 
@@ -418,7 +418,7 @@ class Primary::Impl {
   std::shared_ptr<spdlog::logger> log_;
   PrimaryOptions options_;
   PoolCodecs codecs_;
-  PeerClients peers_;
+  net::PeerClients peers_;
   std::atomic<std::uint64_t> sequence_{0};
   std::mutex locator_mu_;
   std::shared_ptr<const cluster::ObjectLocator> locator_;

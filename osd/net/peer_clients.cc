@@ -1,8 +1,8 @@
-#include "osd/pg/peers.h"
+#include "osd/net/peer_clients.h"
 
 #include <charconv>
 
-namespace ec::osd::pg {
+namespace ec::net {
 
 Status SplitHostPort(const std::string& addr, std::string* host, std::uint16_t* port) {
   const std::size_t colon = addr.rfind(':');
@@ -24,11 +24,11 @@ Status SplitHostPort(const std::string& addr, std::string* host, std::uint16_t* 
   return Status::OK();
 }
 
-Result<std::shared_ptr<net::OsdClient>> PeerClients::Get(int osd_id, const std::string& addr) {
+Result<std::shared_ptr<OsdClient>> PeerClients::Get(int osd_id, const std::string& addr) {
   std::lock_guard lock(mu_);
   auto it = clients_.find(osd_id);
   if (it != clients_.end() && it->second.addr == addr) return it->second.client;
-  net::ClientOptions co;
+  ClientOptions co;
   Status s = SplitHostPort(addr, &co.host, &co.port);
   if (!s.ok()) return Status::Invalid("osd." + std::to_string(osd_id) + ": " + s.message());
   co.name = options_.name;
@@ -36,9 +36,9 @@ Result<std::shared_ptr<net::OsdClient>> PeerClients::Get(int osd_id, const std::
   co.request_timeout = options_.request_timeout;
   co.connections = options_.connections;
   co.io_threads = options_.io_threads;
-  auto client = net::OsdClient::Create(co);
+  auto client = OsdClient::Create(co);
   if (!client.ok()) return client.status();
-  std::shared_ptr<net::OsdClient> shared = std::move(*client);
+  std::shared_ptr<OsdClient> shared = std::move(*client);
   clients_[osd_id] = Entry{addr, shared};
   return shared;
 }
@@ -48,4 +48,4 @@ void PeerClients::CloseAll() {
   for (auto& [id, e] : clients_) e.client->Close();
 }
 
-}  // namespace ec::osd::pg
+}  // namespace ec::net

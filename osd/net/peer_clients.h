@@ -16,7 +16,7 @@
 #include "common/status.h"
 #include "osd/net/client.h"
 
-namespace ec::osd::pg {
+namespace ec::net {
 
 struct PeerOptions {
   std::string name = "ec-osd";  // announced in the handshake
@@ -29,14 +29,14 @@ struct PeerOptions {
 class PeerClients {
  public:
   explicit PeerClients(PeerOptions options) : options_(std::move(options)) {}
-  Result<std::shared_ptr<net::OsdClient>> Get(int osd_id, const std::string& addr);
+  Result<std::shared_ptr<OsdClient>> Get(int osd_id, const std::string& addr);
   // Closes every client.
   void CloseAll();
 
  private:
   struct Entry {
     std::string addr;
-    std::shared_ptr<net::OsdClient> client;
+    std::shared_ptr<OsdClient> client;
   };
   PeerOptions options_;
   std::mutex mu_;
@@ -46,4 +46,4 @@ class PeerClients {
 // "host:port" -> host and port. Errors: EINVAL.
 Status SplitHostPort(const std::string& addr, std::string* host, std::uint16_t* port);
 
-}  // namespace ec::osd::pg
+}  // namespace ec::net

@@ -1,0 +1,130 @@
+// The client library (librados-like, issue 14 item 5): connect with the cluster's config, open a
+// pool, and write, read, stat, remove and list objects. Each request goes to the primary of the
+// object's PG (cluster/map/object_locator.h) from the newest map this client has; the client
+// follows the map in etcd (a MapWatcher) and retries:
+//
+//   Retryable ESTALE (the OSD is not the primary at its epoch)   map reloaded from etcd, retry
+//   no primary / connection refused (nothing was sent)           wait for a newer map, retry
+//   timeout / connection reset (may have been executed)          as above; an append is then
+//                                                                 NOT retried (it could apply
+//                                                                 twice): its error is returned
+//   Retryable EAGAIN (incomplete object, too few shards)         back off, retry
+//
+// until ClientOptions::op_timeout (Ceph's rados_osd_op_timeout), then the last error, prefixed
+// "gave up after N s: ". Other errors return at once: ENOENT (no such pool or object), EINVAL (a
+// read past the end, a bad name), EFBIG, EIO (fewer than k shards readable: the PG and shards are
+// named), ENAMETOOLONG (an object name over 4096 bytes). A remove whose first try may have
+// executed and whose retry finds no object succeeds.
+//
+// Synchronous calls block the caller; *Async calls run the same on the client's thread pool and
+// return a std::future. Thread safety: Rados and IoCtx may be used from any number of threads.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cluster/map/cluster_map.h"
+#include "common/status.h"
+#include "ec/buffer.h"
+
+namespace ec::cluster::client {
+
+struct ClientOptions {
+  std::string etcd_endpoints;  // "http://127.0.0.1:2379,..."
+  std::string etcd_prefix = std::string(kDefaultMapPrefix);
+  std::chrono::milliseconds etcd_op_timeout{5000};
+  std::chrono::milliseconds op_timeout{30000};       // one operation, retries included
+  std::chrono::milliseconds attempt_timeout{15000};  // one try of it at one OSD
+  int async_threads = 16;                            // runners of the *Async calls
+  std::string name = "client.admin";
+};
+
+// Options from a config file's [global] section (etcd_endpoints, etcd_prefix, etcd_op_timeout),
+// as every ecstore client program reads it. Errors: the config file's.
+Result<ClientOptions> ClientOptionsFromConfig(const std::string& path);
+
+struct ReadResult {
+  Buffer data;
+  std::uint64_t version = 0;
+  std::uint64_t object_size = 0;
+  bool degraded = false;            // the primary rebuilt some of it
+  std::uint64_t network_bytes = 0;  // what the primary read from other OSDs for it
+  std::uint64_t device_bytes = 0;   // 4 KiB-rounded device bytes the OSDs read for it
+};
+
+struct ObjectStat {
+  std::uint64_t size = 0;
+  std::uint64_t version = 0;
+};
+
+class Rados;
+
+// A pool, opened. Cheap to copy; valid while its Rados lives.
+class IoCtx {
+ public:
+  const std::string& pool_name() const { return pool_name_; }
+  std::int64_t pool_id() const { return pool_id_; }
+
+  // write(off, data), write_full(data), append(data): the object's new version.
+  Result<std::uint64_t> Write(const std::string& object, std::span<const std::byte> data,
+                              std::uint64_t offset);
+  Result<std::uint64_t> WriteFull(const std::string& object, std::span<const std::byte> data);
+  Result<std::uint64_t> Append(const std::string& object, std::span<const std::byte> data);
+  // length 0: to the end. A range reaching past the end is cut there; an offset past it is EINVAL.
+  Result<ReadResult> Read(const std::string& object, std::uint64_t offset = 0,
+                          std::uint64_t length = 0);
+  Result<ObjectStat> Stat(const std::string& object);
+  Status Remove(const std::string& object);
+  // Every object of the pool, PG by PG (names sorted within a PG).
+  Result<std::vector<std::string>> List();
+
+  // The same, asynchronously. The data is copied before the call returns.
+  std::future<Result<std::uint64_t>> WriteAsync(const std::string& object,
+                                                std::span<const std::byte> data,
+                                                std::uint64_t offset);
+  std::future<Result<std::uint64_t>> WriteFullAsync(const std::string& object,
+                                                    std::span<const std::byte> data);
+  std::future<Result<std::uint64_t>> AppendAsync(const std::string& object,
+                                                 std::span<const std::byte> data);
+  std::future<Result<ReadResult>> ReadAsync(const std::string& object, std::uint64_t offset = 0,
+                                            std::uint64_t length = 0);
+  std::future<Result<ObjectStat>> StatAsync(const std::string& object);
+  std::future<Status> RemoveAsync(const std::string& object);
+
+ private:
+  friend class Rados;
+  IoCtx(Rados* rados, std::int64_t id, std::string name)
+      : rados_(rados), pool_id_(id), pool_name_(std::move(name)) {}
+  Rados* rados_;
+  std::int64_t pool_id_;
+  std::string pool_name_;
+};
+
+class Rados {
+ public:
+  // Reads the map from etcd and starts following it. Errors: EINVAL for bad endpoints; etcd's
+  // errors ("cannot reach etcd at ...") when it cannot be read.
+  static Result<std::unique_ptr<Rados>> Connect(ClientOptions options);
+  ~Rados();  // waits for the async calls, stops following the map, closes connections
+  Rados(const Rados&) = delete;
+  Rados& operator=(const Rados&) = delete;
+
+  // Errors: ENOENT "pool 'x' does not exist".
+  Result<IoCtx> OpenPool(const std::string& name);
+  // The newest map this client has.
+  std::shared_ptr<const ClusterMap> map() const;
+
+  class Impl;
+
+ private:
+  friend class IoCtx;
+  explicit Rados(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ec::cluster::client
