@@ -151,8 +151,18 @@ Result<ObjectState> ResolveObject(const ObjectIo& io) {
       return st;
     }
     if (r.action == Resolution::Action::kUndecided) {
-      return Status::Retryable(EAGAIN, fmt::format("pg {} object {} is incomplete: {}",
-                                                   io.loc->pgid, io.object, r.why));
+      // Fewer than k shards can say what the object is: a clear error now, not a hang.
+      std::vector<std::string> missing;
+      for (int p = 0; p < size; ++p) {
+        if (views[p].reachable) continue;
+        missing.push_back(io.loc->acting[p] == cluster::kItemNone
+                              ? fmt::format("shard {} (no OSD)", p)
+                              : OsdName(io, p));
+      }
+      return Status::Error(EIO, fmt::format("pg {} object {} cannot be read or written: {}; "
+                                            "shards missing: {}",
+                                            io.loc->pgid, io.object, r.why,
+                                            fmt::join(missing, ", ")));
     }
     Status s = RollBack(io, r.rollback, r.version);
     if (!s.ok()) {
@@ -223,11 +233,15 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
   return out;
 }
 
-Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state,
-                                const WritePlan& plan, const Buffer& data, std::uint64_t version,
-                                int min_size) {
+namespace {
+
+// Encodes `plan` with `data` and sends each of `targets` its part as version `version`; FanOut's
+// rules with `min_acks`.
+Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& state,
+                                       const WritePlan& plan, const Buffer& data,
+                                       std::uint64_t version, std::vector<int> targets,
+                                       int min_acks) {
   const StripeLayout& layout = io.codec->layout;
-  if (!plan.full && plan.stripes == 0 && state.exists) return state;  // nothing changes
   const std::size_t C = layout.chunk_size();
   const std::size_t W = layout.stripe_width();
   const std::uint64_t base = plan.first_stripe * W;
@@ -257,18 +271,6 @@ Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state,
     if (!s.ok()) return s;
   }
 
-  // Every shard at the object's version; with a whole rewrite, the stale ones too.
-  std::vector<int> targets = state.current;
-  if (plan.full) {
-    for (const auto& [p, v] : state.stale) targets.push_back(p);
-  }
-  std::erase_if(targets, [&](int p) { return io.clients.count(p) == 0; });
-  if (static_cast<int>(targets.size()) < min_size) {
-    return Status::Retryable(EAGAIN, fmt::format("pg {} object {}: {} shards can take the write, "
-                                                 "fewer than min_size {}",
-                                                 io.loc->pgid, io.object, targets.size(),
-                                                 min_size));
-  }
   std::vector<net::SubWriteRequest> requests;
   std::vector<std::vector<Buffer>> payloads;
   for (int p : targets) {
@@ -299,13 +301,74 @@ Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state,
     requests.push_back(std::move(w));
     payloads.push_back(std::move(payload));
   }
-  auto took = FanOut(io, targets, std::move(requests), std::move(payloads), min_size);
+  return FanOut(io, targets, std::move(requests), std::move(payloads), min_acks);
+}
+
+}  // namespace
+
+Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state,
+                                const WritePlan& plan, const Buffer& data, std::uint64_t version,
+                                int min_size) {
+  if (!plan.full && plan.stripes == 0 && state.exists) return state;  // nothing changes
+  // Every shard at the object's version; with a whole rewrite, the stale ones too.
+  std::vector<int> targets = state.current;
+  if (plan.full) {
+    for (const auto& [p, v] : state.stale) targets.push_back(p);
+  }
+  std::erase_if(targets, [&](int p) { return io.clients.count(p) == 0; });
+  if (static_cast<int>(targets.size()) < min_size) {
+    return Status::Retryable(EAGAIN, fmt::format("pg {} object {}: {} shards can take the write, "
+                                                 "fewer than min_size {}",
+                                                 io.loc->pgid, io.object, targets.size(),
+                                                 min_size));
+  }
+  auto took = EncodeAndSend(io, state, plan, data, version, std::move(targets), min_size);
   if (!took.ok()) return took.status();
   ObjectState next;
   next.exists = true;
   next.version = version;
   next.size = plan.new_size;
   next.current = *took;
+  return next;
+}
+
+ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_t max_size) {
+  std::vector<int> targets;
+  for (const auto& [p, v] : state.stale) {
+    if (io.clients.count(p) != 0) targets.push_back(p);
+  }
+  if (targets.empty() || (state.exists && state.size > max_size)) return state;
+  Result<std::vector<int>> healed = std::vector<int>{};
+  if (state.exists) {
+    auto whole = ReadObject(io, state, 0, state.size);
+    if (!whole.ok()) return state;
+    WritePlan plan;
+    plan.full = true;
+    plan.new_size = state.size;
+    plan.stripes = io.codec->layout.stripes_of(state.size);
+    healed = EncodeAndSend(io, state, plan, whole->bytes, state.version, targets, 1);
+  } else {
+    std::vector<net::SubWriteRequest> requests;
+    std::vector<std::vector<Buffer>> payloads(targets.size());
+    for (int p : targets) {
+      net::SubWriteRequest w;
+      w.collection = io.loc->collection;
+      w.object = io.object;
+      w.shard = static_cast<std::uint32_t>(p);
+      w.version = state.version;
+      w.prev_version = state.stale.at(p);
+      w.kind = net::SubWriteKind::kRemove;
+      requests.push_back(std::move(w));
+    }
+    healed = FanOut(io, targets, std::move(requests), std::move(payloads), 1);
+  }
+  if (!healed.ok()) return state;
+  ObjectState next = state;
+  for (int p : *healed) {
+    next.stale.erase(p);
+    next.current.push_back(p);
+  }
+  std::sort(next.current.begin(), next.current.end());
   return next;
 }
 

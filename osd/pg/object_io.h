@@ -59,7 +59,8 @@ struct ObjectIo {
 };
 
 // Asks every up shard for its state and decides (rolling back an unfinished write first, see
-// resolve.h). Errors: Retryable EAGAIN "pg P object O is incomplete: ..." when undecided.
+// resolve.h). Errors: EIO "pg P object O cannot be read or written: ...; shards missing: osd.N
+// (shard i), ..." when fewer than k shards can settle it.
 Result<ObjectState> ResolveObject(const ObjectIo& io);
 
 struct ReadOutcome {
@@ -79,6 +80,13 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
 Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state,
                                 const WritePlan& plan, const Buffer& data, std::uint64_t version,
                                 int min_size);
+
+// Brings the reachable stale shards up to the object's version (recovery on access, until the
+// recovery service of issue 15 does it in the background): the object is read (decoded from the
+// current shards) and each stale shard rewritten whole at the object's version, or removed when
+// the object is. Objects above `max_size` bytes are left alone. Best effort: a shard that fails
+// stays stale. Returns the state with the healed shards current.
+ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_t max_size);
 
 // Removes the object (ENOENT when it does not exist) as version `version`.
 Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,

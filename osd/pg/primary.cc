@@ -213,7 +213,8 @@ class Primary::Impl {
     } else {
       auto st = ResolveObject(p.io);
       if (!st.ok()) return st.status();
-      p.state = *st;
+      p.state = HealStale(p.io, *st, options_.max_object_size);
+      if (p.state.stale.size() != st->stale.size()) CountHealed(p.pool_name, st->stale.size() - p.state.stale.size());
       Remember(p.key, map.epoch, p.state);
     }
     return p;
@@ -221,6 +222,14 @@ class Primary::Impl {
 
   // The Prepared's ObjectIo points into the Prepared itself: fix it after a move.
   static void Fix(Prepared& p) { p.io.loc = &p.loc; }
+
+  void CountHealed(const std::string& pool, std::uint64_t shards) {
+    metrics_
+        ->GetCounter("ecstore_pool_shards_healed_total",
+                     "Stale shards rewritten at their object's version when the object was accessed",
+                     {{"pool", pool}})
+        .Inc(shards);
+  }
 
   void CountOp(const std::string& pool, const char* op) {
     metrics_->GetCounter("ecstore_pool_ops_total", "Object operations served as primary",

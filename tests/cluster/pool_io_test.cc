@@ -1,0 +1,364 @@
+// Objects through pools on a real local cluster (issue 14): a real etcd, six real ec-osd processes
+// (hosts h0..h5) and the client library in-process. One cluster is shared by the test cases; a
+// case that kills OSDs starts them again before it ends.
+//
+//   RoundTrip          write_full / write at offsets / append / read ranges / stat / remove / ls
+//                      against a model, in an RS(4,2) and a CLAY(4,2,5) pool
+//   DegradedRead       one OSD down: reads are right, degraded, and their network bytes are
+//                      exactly the chosen plan's (the plan computed here for the same shards)
+//   TooFewShards       three OSDs down: EIO naming the PG and the missing shards, quickly
+//   ModelWithKills     a random workload of writes, overwrites, appends, reads and removes while
+//                      one and then m=2 OSDs are killed (-9) and restarted: every read equals the
+//                      model; an operation that failed left the object entirely old or entirely
+//                      new; no acknowledged write is lost
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <thread>
+
+#include "cluster/client/rados.h"
+#include "cluster/etcd/etcd_client.h"
+#include "cluster/etcd/etcd_test_server.h"
+#include "cluster/map/map_store.h"
+#include "cluster/map/object_locator.h"
+#include "ec/plugin.h"
+#include "ec/stripe_codec.h"
+#include "recovery/object_read.h"
+#include "recovery/testing/memory_shard_source.h"
+#include "tests/osd/osd_process.h"
+#include "tests/system_test_support.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ec::Buffer;
+using ec::cluster::ClusterMap;
+using ec::cluster::MapChange;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr int kOsds = 6;
+constexpr int kGraceSeconds = 2;
+
+std::vector<std::byte> RandomBytes(std::mt19937_64& rng, std::size_t n) {
+  std::vector<std::byte> v(n);
+  for (auto& b : v) b = static_cast<std::byte>(rng() & 0xff);
+  return v;
+}
+
+std::vector<std::byte> ToVector(const Buffer& b) {
+  return std::vector<std::byte>(b.data(), b.data() + b.size());
+}
+
+class PoolIo : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { cluster_ = new Cluster(); }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  struct Cluster {
+    Cluster() {
+      EXPECT_TRUE(etcd.Start().ok());
+      client = std::make_unique<ec::etcd::Client>(etcd.client_options());
+      store = std::make_unique<ec::cluster::MapStore>(client.get());
+      for (int id = 0; id < kOsds; ++id) {
+        const auto d = dir.path() / ("osd" + std::to_string(id));
+        std::filesystem::create_directories(d);
+        osds.push_back(std::make_unique<ectest::OsdProcess>(d, id));
+        EXPECT_EQ(osds.back()->Mkfs({"--set", "bluestore_block_size=256M"}).exit_code, 0);
+        EXPECT_TRUE(osds.back()->Start(Args(id)));
+      }
+      AddPool("rs", {{"plugin", "isa"}, {"k", "4"}, {"m", "2"}, {"technique", "reed_sol_van"},
+                     {"crush-failure-domain", "host"}});
+      AddPool("clay", {{"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"},
+                       {"crush-failure-domain", "host"}});
+      ec::cluster::client::ClientOptions o;
+      o.etcd_endpoints = Endpoint();
+      o.op_timeout = seconds(40);
+      o.attempt_timeout = seconds(5);
+      auto r = ec::cluster::client::Rados::Connect(o);
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+      if (r.ok()) rados = std::move(r).value();
+    }
+    std::string Endpoint() const {
+      return "http://127.0.0.1:" + std::to_string(etcd.endpoint().port);
+    }
+    std::vector<std::string> Args(int id) const {
+      return {"--set", "etcd_endpoints=" + Endpoint(),
+              "--set", "osd_heartbeat_grace=" + std::to_string(kGraceSeconds) + "s",
+              "--set", "mon_osd_down_out_interval=0",
+              "--set", "osd_subop_timeout=3s",
+              "--set", "osd_min_size_wait=3s",
+              "--set", "host=h" + std::to_string(id)};
+    }
+    void AddPool(const std::string& name, ec::Profile profile) {
+      ec::cluster::EcProfile p{name, profile};
+      ec::cluster::Pool pool;
+      pool.name = name;
+      pool.profile = name;
+      pool.pg_num = 8;
+      pool.stripe_unit = 4096;
+      pool.min_size = 4;  // k: writes go on with m OSDs down (the kill test needs it)
+      auto s = store->Apply({MapChange::PutProfile(p), MapChange::PutPool(pool)});
+      EXPECT_TRUE(s.ok()) << s.status().ToString();
+    }
+    ClusterMap Map() const {
+      auto m = store->Load();
+      return m.ok() ? *m : ClusterMap{};
+    }
+    bool WaitUp(int id, bool up, seconds limit) const {
+      const auto end = Clock::now() + limit;
+      while (Clock::now() < end) {
+        ClusterMap m = Map();
+        auto it = m.osds.find(id);
+        if (it != m.osds.end() && it->second.up == up) return true;
+        std::this_thread::sleep_for(milliseconds(50));
+      }
+      return false;
+    }
+    void Kill(int id) { EXPECT_EQ(osds[id]->Kill(), 128 + 9); }
+    void Restart(int id) {
+      EXPECT_TRUE(osds[id]->Start(Args(id)));
+      EXPECT_TRUE(WaitUp(id, true, seconds(10)));
+    }
+
+    ec::etcd::testing::EtcdServer etcd;
+    std::unique_ptr<ec::etcd::Client> client;
+    std::unique_ptr<ec::cluster::MapStore> store;
+    ectest::TempDir dir;
+    std::vector<std::unique_ptr<ectest::OsdProcess>> osds;
+    std::unique_ptr<ec::cluster::client::Rados> rados;
+  };
+
+  void SetUp() override {
+    ASSERT_NE(cluster_, nullptr);
+    ASSERT_NE(cluster_->rados, nullptr);
+    for (int id = 0; id < kOsds; ++id) ASSERT_TRUE(cluster_->osds[id]->running()) << id;
+  }
+
+  ec::cluster::client::IoCtx Pool(const std::string& name) {
+    auto io = cluster_->rados->OpenPool(name);
+    EXPECT_TRUE(io.ok()) << io.status().ToString();
+    return *io;
+  }
+
+  static Cluster* cluster_;
+};
+
+PoolIo::Cluster* PoolIo::cluster_ = nullptr;
+
+TEST_F(PoolIo, RoundTripRangesAppendsRemove) {
+  std::mt19937_64 rng(1);
+  for (const std::string pool : {"rs", "clay"}) {
+    SCOPED_TRACE(pool);
+    auto io = Pool(pool);
+    std::map<std::string, std::vector<std::byte>> model;
+    for (std::size_t size : {0ul, 1ul, 4095ul, 16384ul, 100000ul, 1ul << 20}) {
+      const std::string name = "obj-" + std::to_string(size);
+      model[name] = RandomBytes(rng, size);
+      auto v = io.WriteFull(name, model[name]);
+      ASSERT_TRUE(v.ok()) << v.status().ToString();
+    }
+    // Overwrites inside, across stripe boundaries, past the end; appends.
+    auto& big = model["obj-100000"];
+    for (auto [off, len] : std::vector<std::pair<std::size_t, std::size_t>>{
+             {0, 10}, {16380, 10}, {50000, 30000}, {99990, 100}, {120000, 5}}) {
+      auto bytes = RandomBytes(rng, len);
+      ASSERT_TRUE(io.Write("obj-100000", bytes, off).ok());
+      if (big.size() < off + len) big.resize(off + len);
+      std::copy(bytes.begin(), bytes.end(), big.begin() + static_cast<std::ptrdiff_t>(off));
+    }
+    auto tail = RandomBytes(rng, 7000);
+    ASSERT_TRUE(io.Append("obj-1", tail).ok());
+    model["obj-1"].insert(model["obj-1"].end(), tail.begin(), tail.end());
+
+    for (const auto& [name, bytes] : model) {
+      auto whole = io.Read(name);
+      ASSERT_TRUE(whole.ok()) << name << ": " << whole.status().ToString();
+      EXPECT_EQ(ToVector(whole->data), bytes) << name;
+      EXPECT_FALSE(whole->degraded);
+      auto st = io.Stat(name);
+      ASSERT_TRUE(st.ok());
+      EXPECT_EQ(st->size, bytes.size());
+      for (int i = 0; i < 5 && !bytes.empty(); ++i) {
+        const std::size_t off = rng() % bytes.size();
+        const std::size_t len = 1 + rng() % 20000;
+        auto part = io.Read(name, off, len);
+        ASSERT_TRUE(part.ok()) << part.status().ToString();
+        const std::size_t want = std::min(len, bytes.size() - off);
+        EXPECT_EQ(ToVector(part->data),
+                  std::vector<std::byte>(bytes.begin() + static_cast<std::ptrdiff_t>(off),
+                                         bytes.begin() + static_cast<std::ptrdiff_t>(off + want)));
+      }
+    }
+    // A read past the end is an error; a missing object is ENOENT.
+    EXPECT_EQ(io.Read("obj-1", 1u << 30, 1).status().code(), EINVAL);
+    EXPECT_EQ(io.Read("no-such-object").status().code(), ENOENT);
+    EXPECT_EQ(io.Stat("no-such-object").status().code(), ENOENT);
+    EXPECT_EQ(io.Write(std::string(5000, 'x'), tail, 0).status().code(), ENAMETOOLONG);
+
+    auto listed = io.List();
+    ASSERT_TRUE(listed.ok());
+    std::vector<std::string> names = *listed;
+    std::sort(names.begin(), names.end());
+    std::vector<std::string> expected;
+    for (const auto& [name, bytes] : model) expected.push_back(name);
+    EXPECT_EQ(names, expected);
+
+    ASSERT_TRUE(io.Remove("obj-4095").ok());
+    EXPECT_EQ(io.Read("obj-4095").status().code(), ENOENT);
+    EXPECT_EQ(io.Remove("obj-4095").code(), ENOENT);
+    // Written again after its remove.
+    ASSERT_TRUE(io.WriteFull("obj-4095", tail).ok());
+    auto again = io.Read("obj-4095");
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(ToVector(again->data), tail);
+  }
+  EXPECT_EQ(cluster_->rados->OpenPool("nope").status().code(), ENOENT);
+}
+
+// The plan the primary must choose for a read of [off, off+len) of `bytes` in `pool` with the
+// shards of `available` (the primary's own at `local`): priced on an in-memory copy of the shards
+// by the same engine, so the OSD's counters can be held to it byte for byte.
+ec::recovery::ReadCost ExpectedCost(const std::string& pool, const std::vector<std::byte>& bytes,
+                                    std::uint64_t off, std::uint64_t len,
+                                    const std::vector<int>& available, int local) {
+  ec::Profile profile = pool == "rs"
+                            ? ec::Profile{{"plugin", "isa"}, {"k", "4"}, {"m", "2"},
+                                          {"technique", "reed_sol_van"},
+                                          {"crush-failure-domain", "host"}}
+                            : ec::Profile{{"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"},
+                                          {"crush-failure-domain", "host"}};
+  ec::ErasureCodeInterfaceRef code;
+  EXPECT_TRUE(ec::PluginRegistry::instance()
+                  .factory(profile.at("plugin"), ec::PluginRegistry::default_directory(), profile,
+                           &code)
+                  .ok());
+  auto layout = ec::StripeLayout::Make(*code, 4096);
+  EXPECT_TRUE(layout.ok());
+  ec::recovery::RepairEngine engine(code, *layout);
+  ec::StripeCodec codec(*code, *layout);
+  auto shards = codec.EncodeToShards(bytes);
+  EXPECT_TRUE(shards.ok());
+  ec::recovery::testing::MemoryShardSource source;
+  ec::recovery::ObjectReadRequest req;
+  req.object_size = bytes.size();
+  req.offset = off;
+  req.length = len;
+  ec::recovery::ReadCostModel model;
+  for (int p : available) {
+    source.SetShard(p, ToVector((*shards)[p]));
+    req.available[p] = p == local ? 0 : 1;
+  }
+  model.local.insert(local);
+  req.cost = model;
+  auto got = ec::recovery::ReadObjectRange(engine, source, req);
+  EXPECT_TRUE(got.ok()) << got.status().ToString();
+  return got.ok() ? got->cost : ec::recovery::ReadCost{};
+}
+
+TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
+  std::mt19937_64 rng(2);
+  struct Case {
+    std::string pool;
+    std::vector<std::byte> bytes;
+    ec::cluster::PgLocation loc;
+  };
+  std::vector<Case> cases;
+  // The OSD we kill holds a data shard of one object per pool, and is not its primary.
+  int victim = -1;
+  for (const std::string pool : {"rs", "clay"}) {
+    auto io = Pool(pool);
+    auto map = std::make_shared<const ClusterMap>(cluster_->Map());
+    auto locator = ec::cluster::ObjectLocator::Make(map);
+    ASSERT_TRUE(locator.ok());
+    for (int i = 0;; ++i) {
+      ASSERT_LT(i, 10000);
+      const std::string name = "degraded-" + std::to_string(i);
+      auto loc = (*locator)->LocateObject(io.pool_id(), name);
+      ASSERT_TRUE(loc.ok());
+      if (victim < 0) victim = loc->acting[1];
+      auto at = std::find(loc->acting.begin(), loc->acting.begin() + 4, victim);
+      if (at == loc->acting.begin() + 4 || loc->primary == victim) continue;
+      Case c{pool, RandomBytes(rng, 256 * 1024 + 1000), *loc};
+      ASSERT_TRUE(io.WriteFull(name, c.bytes).ok());
+      c.loc.pgid = name;  // the object's name, kept here for the reads below
+      cases.push_back(std::move(c));
+      break;
+    }
+  }
+  cluster_->Kill(victim);
+  ASSERT_TRUE(cluster_->WaitUp(victim, false, seconds(kGraceSeconds + 6)));
+  std::printf("degraded reads (osd.%d down, stripe unit 4096): pool, read, network bytes, device "
+              "bytes\n",
+              victim);
+  for (const Case& c : cases) {
+    auto io = Pool(c.pool);
+    std::vector<int> available;
+    int local = -1;
+    for (int p = 0; p < 6; ++p) {
+      if (c.loc.acting[p] != victim) available.push_back(p);
+      if (c.loc.acting[p] == c.loc.primary) local = p;
+    }
+    // Data shard j holds object bytes [4096 j, 4096 (j + 1)) of each 16384-byte stripe.
+    const std::uint64_t j = static_cast<std::uint64_t>(
+        std::find(c.loc.acting.begin(), c.loc.acting.end(), victim) - c.loc.acting.begin());
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>> reads = {
+        {4096 * j, 4096}, {16384 + 4096 * j + 100, 4096}, {0, 65536}, {0, c.bytes.size()}};
+    for (auto [off, len] : reads) {
+      auto got = io.Read(c.loc.pgid, off, len);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_EQ(ToVector(got->data),
+                std::vector<std::byte>(c.bytes.begin() + static_cast<std::ptrdiff_t>(off),
+                                       c.bytes.begin() + static_cast<std::ptrdiff_t>(off + len)));
+      EXPECT_TRUE(got->degraded);
+      const auto want = ExpectedCost(c.pool, c.bytes, off, len, available, local);
+      EXPECT_EQ(got->network_bytes, want.net_bytes) << c.pool << " " << off << "+" << len;
+      EXPECT_EQ(got->device_bytes, want.device_bytes) << c.pool << " " << off << "+" << len;
+      std::printf("  %-4s [%llu, +%llu): %llu network, %llu device\n", c.pool.c_str(),
+                  static_cast<unsigned long long>(off), static_cast<unsigned long long>(len),
+                  static_cast<unsigned long long>(got->network_bytes),
+                  static_cast<unsigned long long>(got->device_bytes));
+    }
+  }
+  cluster_->Restart(victim);
+}
+
+TEST_F(PoolIo, FewerThanKShardsIsAClearErrorNotAHang) {
+  auto io = Pool("rs");
+  std::mt19937_64 rng(3);
+  const auto bytes = RandomBytes(rng, 50000);
+  ASSERT_TRUE(io.WriteFull("fragile", bytes).ok());
+  auto map = std::make_shared<const ClusterMap>(cluster_->Map());
+  auto locator = ec::cluster::ObjectLocator::Make(map);
+  ASSERT_TRUE(locator.ok());
+  auto loc = (*locator)->LocateObject(io.pool_id(), "fragile");
+  ASSERT_TRUE(loc.ok());
+  // Three of its six shards' OSDs down (not the primary): only 3 < k shards remain.
+  std::vector<int> victims = {loc->acting[1], loc->acting[2], loc->acting[3]};
+  for (int v : victims) cluster_->Kill(v);
+  for (int v : victims) ASSERT_TRUE(cluster_->WaitUp(v, false, seconds(kGraceSeconds + 6)));
+  const auto start = Clock::now();
+  auto got = io.Read("fragile");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), EIO) << got.status().ToString();
+  EXPECT_NE(got.status().message().find("pg " + loc->pgid), std::string::npos)
+      << got.status().message();
+  EXPECT_NE(got.status().message().find("osd." + std::to_string(victims[0])), std::string::npos)
+      << got.status().message();
+  EXPECT_LT(Clock::now() - start, seconds(10));
+  for (int v : victims) cluster_->Restart(v);
+  auto back = io.Read("fragile");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(ToVector(back->data), bytes);
+}
+
+}  // namespace
