@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "cluster/admin/admin_command.h"
-#include "cluster/map/pool_geometry.h"
 #include "cluster/admin/status_report.h"
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/etcd/etcd_test_server.h"
 #include "cluster/map/map_store.h"
+#include "cluster/map/pool_geometry.h"
 #include "cluster/placement/placement_hash.h"
 
 namespace ec::cluster::admin {

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "cluster/admin/commands.h"
-#include "cluster/map/pool_geometry.h"
 #include "cluster/admin/status_report.h"
+#include "cluster/map/pool_geometry.h"
 
 namespace ec::cluster::admin {
 namespace {

@@ -87,8 +87,8 @@ class Rados::Impl {
     }
     maps_.Set(*map);
     watcher_ = std::make_unique<MapWatcher>(
-        etcd_options_, options_.etcd_prefix, *map,
-        [this](const ClusterMap& m) { maps_.Set(m); }, [](const Status&) {});
+        etcd_options_, options_.etcd_prefix, *map, [this](const ClusterMap& m) { maps_.Set(m); },
+        [](const Status&) {});
     return Status::OK();
   }
 
@@ -123,8 +123,7 @@ class Rados::Impl {
     Status last;
     for (int attempt = 0;; ++attempt) {
       if (attempt > 0 && Clock::now() >= deadline) {
-        const double secs =
-            std::chrono::duration<double>(Clock::now() - start).count();
+        const double secs = std::chrono::duration<double>(Clock::now() - start).count();
         return Status::Error(last.code() == 0 ? ETIMEDOUT : last.code(),
                              fmt::format("gave up after {:.1f} s: {}", secs, last.message()));
       }
@@ -133,10 +132,10 @@ class Rados::Impl {
       const ClusterMap& map = (*locator)->map();
       auto loc = object ? (*locator)->LocateObject(pool, *object) : (*locator)->LocatePg(pool, pg);
       if (!loc.ok()) return loc.status();
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                               Clock::now());
-      const auto wait = std::clamp(left, std::chrono::milliseconds(1),
-                                   std::chrono::milliseconds(1000));
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      const auto wait =
+          std::clamp(left, std::chrono::milliseconds(1), std::chrono::milliseconds(1000));
       if (loc->primary == kItemNone) {
         last = Status::Retryable(EAGAIN, "pg " + loc->pgid + " has no OSD up");
         maps_.WaitForEpoch(map.epoch + 1, wait);
@@ -256,8 +255,7 @@ Result<std::uint64_t> IoCtx::Write(const std::string& object, std::span<const st
   return DoWrite(*rados_->impl_, pool_id_, object, net::ObjWriteMode::kWrite, Copy(data), offset);
 }
 
-Result<std::uint64_t> IoCtx::WriteFull(const std::string& object,
-                                       std::span<const std::byte> data) {
+Result<std::uint64_t> IoCtx::WriteFull(const std::string& object, std::span<const std::byte> data) {
   return DoWrite(*rados_->impl_, pool_id_, object, net::ObjWriteMode::kWriteFull, Copy(data), 0);
 }
 
@@ -296,8 +294,8 @@ Result<ObjectStat> IoCtx::Stat(const std::string& object) {
   Rados::Impl& impl = *rados_->impl_;
   ObjectStat out;
   Status s = impl.Run(pool_id_, &object, 0, true, [&](net::OsdClient& osd, std::uint64_t epoch) {
-    auto got = osd.ObjStat(
-        net::ObjStatRequest{static_cast<std::uint64_t>(pool_id_), epoch, object}, impl.Call());
+    auto got = osd.ObjStat(net::ObjStatRequest{static_cast<std::uint64_t>(pool_id_), epoch, object},
+                           impl.Call());
     if (!got.ok()) return got.status();
     out.size = got->size;
     out.version = got->version;
@@ -338,21 +336,21 @@ Result<std::vector<std::string>> IoCtx::List() {
     bool end = false;
     while (!end) {
       std::vector<std::string> page;
-      Status s = impl.Run(pool_id_, nullptr, pg, true,
-                          [&](net::OsdClient& osd, std::uint64_t epoch) {
-                            net::ObjListRequest r;
-                            r.pool = static_cast<std::uint64_t>(pool_id_);
-                            r.epoch = epoch;
-                            r.pg = pg;
-                            r.cursor = cursor;
-                            r.max_entries = 1024;
-                            auto got = osd.ObjList(std::move(r), impl.Call());
-                            if (!got.ok()) return got.status();
-                            page = std::move(got->objects);
-                            cursor = got->next_cursor;
-                            end = got->end;
-                            return Status::OK();
-                          });
+      Status s =
+          impl.Run(pool_id_, nullptr, pg, true, [&](net::OsdClient& osd, std::uint64_t epoch) {
+            net::ObjListRequest r;
+            r.pool = static_cast<std::uint64_t>(pool_id_);
+            r.epoch = epoch;
+            r.pg = pg;
+            r.cursor = cursor;
+            r.max_entries = 1024;
+            auto got = osd.ObjList(std::move(r), impl.Call());
+            if (!got.ok()) return got.status();
+            page = std::move(got->objects);
+            cursor = got->next_cursor;
+            end = got->end;
+            return Status::OK();
+          });
       if (!s.ok()) return s;
       all.insert(all.end(), page.begin(), page.end());
     }
@@ -388,9 +386,8 @@ std::future<Result<std::uint64_t>> IoCtx::AppendAsync(const std::string& object,
 std::future<Result<ReadResult>> IoCtx::ReadAsync(const std::string& object, std::uint64_t offset,
                                                  std::uint64_t length) {
   IoCtx self = *this;
-  return rados_->impl_->Async([self, object, offset, length]() mutable {
-    return self.Read(object, offset, length);
-  });
+  return rados_->impl_->Async(
+      [self, object, offset, length]() mutable { return self.Read(object, offset, length); });
 }
 
 std::future<Result<ObjectStat>> IoCtx::StatAsync(const std::string& object) {

@@ -21,8 +21,8 @@ namespace ec::cluster {
 struct PgLocation {
   std::int64_t pool_id = 0;
   std::uint32_t pg = 0;
-  std::string pgid;        // Ceph's "1.1f"
-  std::string collection;  // the PG's collection on every OSD: "pg.1.1f"
+  std::string pgid;         // Ceph's "1.1f"
+  std::string collection;   // the PG's collection on every OSD: "pg.1.1f"
   std::vector<int> acting;  // position (shard) -> OSD id, kItemNone where none
   std::vector<int> up;      // acting with down OSDs as kItemNone
   int primary = kItemNone;  // the first up OSD of the acting set

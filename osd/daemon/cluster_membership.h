@@ -35,12 +35,9 @@ class ClusterMembership {
   // `port` is the messenger's actual port; `store_uuid` the store's superblock uuid. Every map
   // received goes to `maps` (borrowed: it must outlive the membership), where the PG primary
   // reads it.
-  static Result<std::unique_ptr<ClusterMembership>> Start(const OsdConfig& config,
-                                                          std::uint16_t port,
-                                                          const std::string& store_uuid,
-                                                          MetricsRegistry* metrics,
-                                                          cluster::MapHolder* maps,
-                                                          std::shared_ptr<spdlog::logger> log);
+  static Result<std::unique_ptr<ClusterMembership>> Start(
+      const OsdConfig& config, std::uint16_t port, const std::string& store_uuid,
+      MetricsRegistry* metrics, cluster::MapHolder* maps, std::shared_ptr<spdlog::logger> log);
   ~ClusterMembership();  // Stop()
 
   // A clean leave: marks this OSD down in the map (one epoch), resigns the monitor role, stops

@@ -30,16 +30,16 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cluster/map/map_holder.h"
 #include "common/cli.h"
 #include "osd/daemon/cluster_membership.h"
-#include "osd/pg/primary.h"
-#include "cluster/map/map_holder.h"
 #include "osd/daemon/config.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
 #include "osd/daemon/metrics.h"
 #include "osd/daemon/osd_service.h"
 #include "osd/net/server.h"
+#include "osd/pg/primary.h"
 #include "osd/store/malloc_tuning.h"
 #include "osd/store/object_store.h"
 
@@ -220,9 +220,8 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   // In a cluster: register (up in the map), stand for monitor, follow the map.
   std::unique_ptr<ec::osd::ClusterMembership> membership;
   if (!c.etcd_endpoints.empty()) {
-    auto m = ec::osd::ClusterMembership::Start(c, (*server)->port(),
-                                               store->superblock().UuidString(), &metrics, &maps,
-                                               log);
+    auto m = ec::osd::ClusterMembership::Start(
+        c, (*server)->port(), store->superblock().UuidString(), &metrics, &maps, log);
     if (!m.ok()) {
       (*server)->Stop();
       return Fail(log, m.status().message());

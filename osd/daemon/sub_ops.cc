@@ -160,14 +160,14 @@ Status ApplySubWrite(store::ObjectStore& store, const net::SubWriteRequest& w, c
   const std::uint64_t current = now.version();
   if (w.version != 0 && current == w.version) return Status::OK();  // a retried write
   if (current != w.prev_version) {
-    return Status::Error(ESTALE, fmt::format("shard {}/{} is at version {}, the write of version "
-                                             "{} expects {}",
-                                             w.collection, name, current, w.version,
-                                             w.prev_version));
+    return Status::Error(ESTALE,
+                         fmt::format("shard {}/{} is at version {}, the write of version "
+                                     "{} expects {}",
+                                     w.collection, name, current, w.version, w.prev_version));
   }
   if (w.version <= w.prev_version) {
-    return Status::Invalid(fmt::format("write version {} is not above {}", w.version,
-                                       w.prev_version));
+    return Status::Invalid(
+        fmt::format("write version {} is not above {}", w.version, w.prev_version));
   }
   if (w.kind == net::SubWriteKind::kRange && now.exists && w.shard_size < now.size) {
     return Status::Invalid(fmt::format("a range write may not shrink shard {} ({} -> {} bytes)",
@@ -227,8 +227,7 @@ Status ApplySubWrite(store::ObjectStore& store, const net::SubWriteRequest& w, c
   return store.Apply(t);
 }
 
-Result<std::uint64_t> ApplySubResolve(store::ObjectStore& store,
-                                      const net::SubResolveRequest& r) {
+Result<std::uint64_t> ApplySubResolve(store::ObjectStore& store, const net::SubResolveRequest& r) {
   const std::string name = ShardObjectName(r.object, r.shard);
   const std::string undo_name = UndoObjectName(name);
   auto loaded = Load(store, r.collection, name);
@@ -290,8 +289,7 @@ Result<std::uint64_t> ApplySubResolve(store::ObjectStore& store,
   return u.prev_version;
 }
 
-Result<net::SubStateReply> ReadSubState(store::ObjectStore& store,
-                                        const net::SubStateRequest& r) {
+Result<net::SubStateReply> ReadSubState(store::ObjectStore& store, const net::SubStateRequest& r) {
   net::SubStateReply reply;
   auto loaded = Load(store, r.collection, ShardObjectName(r.object, r.shard));
   if (!loaded.ok()) {

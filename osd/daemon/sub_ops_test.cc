@@ -70,7 +70,8 @@ class SubOpsTest : public ::testing::Test {
     return st.ok() ? *st : net::SubStateReply{};
   }
   std::string Content() {
-    auto got = store_->Read("pg.1.0", ShardObjectName("obj", 2), std::vector<store::Extent>{{0, 1 << 20}});
+    auto got =
+        store_->Read("pg.1.0", ShardObjectName("obj", 2), std::vector<store::Extent>{{0, 1 << 20}});
     if (!got.ok()) return "<" + got.status().message() + ">";
     return std::string(reinterpret_cast<const char*>((*got)[0].data()), (*got)[0].size());
   }

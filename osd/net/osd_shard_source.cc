@@ -33,10 +33,10 @@ void OsdShardSource::ReadAsync(std::span<const recovery::ShardReadRequest> reque
             return;
           }
           if (expect != 0 && reply->version != expect) {
-            (*shared_done)(i, Status::Error(ESTALE, name + ": shard " + std::to_string(r.shard) +
-                                                        " is at version " +
-                                                        std::to_string(reply->version) +
-                                                        ", not " + std::to_string(expect)));
+            (*shared_done)(
+                i, Status::Error(ESTALE, name + ": shard " + std::to_string(r.shard) +
+                                             " is at version " + std::to_string(reply->version) +
+                                             ", not " + std::to_string(expect)));
             return;
           }
           if (reply->extents.size() != r.extents.size()) {

@@ -159,16 +159,16 @@ Result<ObjectState> ResolveObject(const ObjectIo& io) {
                               ? fmt::format("shard {} (no OSD)", p)
                               : OsdName(io, p));
       }
-      return Status::Error(EIO, fmt::format("pg {} object {} cannot be read or written: {}; "
-                                            "shards missing: {}",
-                                            io.loc->pgid, io.object, r.why,
-                                            fmt::join(missing, ", ")));
+      return Status::Error(EIO,
+                           fmt::format("pg {} object {} cannot be read or written: {}; "
+                                       "shards missing: {}",
+                                       io.loc->pgid, io.object, r.why, fmt::join(missing, ", ")));
     }
     Status s = RollBack(io, r.rollback, r.version);
     if (!s.ok()) {
-      return Status::Retryable(EAGAIN, fmt::format("pg {} object {}: rolling back version {}: {}",
-                                                   io.loc->pgid, io.object, r.version,
-                                                   s.message()));
+      return Status::Retryable(
+          EAGAIN, fmt::format("pg {} object {}: rolling back version {}: {}", io.loc->pgid,
+                              io.object, r.version, s.message()));
     }
   }
   return Status::Retryable(
@@ -178,12 +178,12 @@ Result<ObjectState> ResolveObject(const ObjectIo& io) {
 Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std::uint64_t offset,
                                std::uint64_t length) {
   if (!state.exists) {
-    return Status::NotFound(fmt::format("object {} does not exist in pg {}", io.object,
-                                        io.loc->pgid));
+    return Status::NotFound(
+        fmt::format("object {} does not exist in pg {}", io.object, io.loc->pgid));
   }
   if (offset > state.size) {
-    return Status::Invalid(fmt::format("read at {} is past the end of object {} ({} bytes)",
-                                       offset, io.object, state.size));
+    return Status::Invalid(fmt::format("read at {} is past the end of object {} ({} bytes)", offset,
+                                       io.object, state.size));
   }
   length = std::min(length, state.size - offset);
   ReadOutcome out;
@@ -220,11 +220,10 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
                               : OsdName(io, p));
       }
     }
-    return Status::Error(EIO, fmt::format("pg {} object {}: cannot read [{}, +{}): {}{}{}",
-                                          io.loc->pgid, io.object, offset, length,
-                                          got.status().message(),
-                                          missing.empty() ? "" : "; shards missing: ",
-                                          fmt::join(missing, ", ")));
+    return Status::Error(
+        EIO, fmt::format("pg {} object {}: cannot read [{}, +{}): {}{}{}", io.loc->pgid, io.object,
+                         offset, length, got.status().message(),
+                         missing.empty() ? "" : "; shards missing: ", fmt::join(missing, ", ")));
   }
   out.bytes = std::move(got->bytes);
   out.degraded = got->degraded();
@@ -251,8 +250,8 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
     auto old = ReadObject(io, state, r.offset, r.length);
     if (!old.ok()) return old.status();
     if (old->bytes.size() != r.length) {
-      return Status::Error(EIO, fmt::format("pg {} object {}: short read of old bytes",
-                                            io.loc->pgid, io.object));
+      return Status::Error(
+          EIO, fmt::format("pg {} object {}: short read of old bytes", io.loc->pgid, io.object));
     }
     std::memcpy(dst + (r.offset - base), old->bytes.data(), r.length);
   }
@@ -306,9 +305,8 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
 
 }  // namespace
 
-Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state,
-                                const WritePlan& plan, const Buffer& data, std::uint64_t version,
-                                int min_size) {
+Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, const WritePlan& plan,
+                                const Buffer& data, std::uint64_t version, int min_size) {
   if (!plan.full && plan.stripes == 0 && state.exists) return state;  // nothing changes
   // Every shard at the object's version; with a whole rewrite, the stale ones too.
   std::vector<int> targets = state.current;
@@ -317,10 +315,10 @@ Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state,
   }
   std::erase_if(targets, [&](int p) { return io.clients.count(p) == 0; });
   if (static_cast<int>(targets.size()) < min_size) {
-    return Status::Retryable(EAGAIN, fmt::format("pg {} object {}: {} shards can take the write, "
-                                                 "fewer than min_size {}",
-                                                 io.loc->pgid, io.object, targets.size(),
-                                                 min_size));
+    return Status::Retryable(EAGAIN,
+                             fmt::format("pg {} object {}: {} shards can take the write, "
+                                         "fewer than min_size {}",
+                                         io.loc->pgid, io.object, targets.size(), min_size));
   }
   auto took = EncodeAndSend(io, state, plan, data, version, std::move(targets), min_size);
   if (!took.ok()) return took.status();
@@ -375,17 +373,17 @@ ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_
 Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,
                                  std::uint64_t version, int min_size) {
   if (!state.exists) {
-    return Status::NotFound(fmt::format("object {} does not exist in pg {}", io.object,
-                                        io.loc->pgid));
+    return Status::NotFound(
+        fmt::format("object {} does not exist in pg {}", io.object, io.loc->pgid));
   }
   std::vector<int> targets = state.current;
   for (const auto& [p, v] : state.stale) targets.push_back(p);
   std::erase_if(targets, [&](int p) { return io.clients.count(p) == 0; });
   if (static_cast<int>(targets.size()) < min_size) {
-    return Status::Retryable(EAGAIN, fmt::format("pg {} object {}: {} shards can take the "
-                                                 "remove, fewer than min_size {}",
-                                                 io.loc->pgid, io.object, targets.size(),
-                                                 min_size));
+    return Status::Retryable(EAGAIN,
+                             fmt::format("pg {} object {}: {} shards can take the "
+                                         "remove, fewer than min_size {}",
+                                         io.loc->pgid, io.object, targets.size(), min_size));
   }
   std::vector<net::SubWriteRequest> requests;
   std::vector<std::vector<Buffer>> payloads(targets.size());

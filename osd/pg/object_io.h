@@ -77,9 +77,8 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
                                std::uint64_t length);
 
 // Applies `plan` with the new bytes `data` as version `version`. Returns the new state.
-Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state,
-                                const WritePlan& plan, const Buffer& data, std::uint64_t version,
-                                int min_size);
+Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, const WritePlan& plan,
+                                const Buffer& data, std::uint64_t version, int min_size);
 
 // Brings the reachable stale shards up to the object's version (recovery on access, until the
 // recovery service of issue 15 does it in the background): the object is read (decoded from the

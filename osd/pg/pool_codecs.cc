@@ -18,8 +18,7 @@ Result<std::shared_ptr<const PoolCodec>> PoolCodecs::Get(const cluster::ClusterM
   Profile profile = p->second.profile;
   auto it = profile.find("plugin");
   const std::string plugin = it == profile.end() ? "jerasure" : it->second;
-  const std::string dir =
-      plugin_dir_.empty() ? PluginRegistry::default_directory() : plugin_dir_;
+  const std::string dir = plugin_dir_.empty() ? PluginRegistry::default_directory() : plugin_dir_;
   auto codec = std::make_shared<PoolCodec>();
   Status s = PluginRegistry::instance().factory(plugin, dir, profile, &codec->code);
   if (!s.ok()) return s.WithPrefix("pool " + pool.name + " (profile " + pool.profile + ")");

@@ -11,8 +11,8 @@
 #include <unordered_map>
 
 #include "osd/daemon/op_dispatch.h"
-#include "osd/pg/object_io.h"
 #include "osd/net/peer_clients.h"
+#include "osd/pg/object_io.h"
 #include "osd/pg/write_plan.h"
 
 namespace ec::osd::pg {
@@ -35,15 +35,15 @@ std::string CacheKey(std::uint64_t pool, const std::string& object) {
 
 class Primary::Impl {
  public:
-  Impl(const cluster::MapHolder* map, MetricsRegistry* metrics,
-       std::shared_ptr<spdlog::logger> log, PrimaryOptions options)
+  Impl(const cluster::MapHolder* map, MetricsRegistry* metrics, std::shared_ptr<spdlog::logger> log,
+       PrimaryOptions options)
       : map_(map),
         metrics_(metrics),
         log_(log ? std::move(log) : spdlog::default_logger()),
         options_(std::move(options)),
         codecs_(options_.plugin_dir),
-        peers_(net::PeerOptions{fmt::format("osd.{}", options_.osd_id), std::chrono::milliseconds(3000),
-                           options_.subop_timeout, 2, 2}),
+        peers_(net::PeerOptions{fmt::format("osd.{}", options_.osd_id),
+                                std::chrono::milliseconds(3000), options_.subop_timeout, 2, 2}),
         dispatcher_(options_.threads, 0, nullptr, nullptr) {}
 
   ~Impl() {
@@ -214,7 +214,8 @@ class Primary::Impl {
       auto st = ResolveObject(p.io);
       if (!st.ok()) return st.status();
       p.state = HealStale(p.io, *st, options_.max_object_size);
-      if (p.state.stale.size() != st->stale.size()) CountHealed(p.pool_name, st->stale.size() - p.state.stale.size());
+      if (p.state.stale.size() != st->stale.size())
+        CountHealed(p.pool_name, st->stale.size() - p.state.stale.size());
       Remember(p.key, map.epoch, p.state);
     }
     return p;
@@ -225,15 +226,17 @@ class Primary::Impl {
 
   void CountHealed(const std::string& pool, std::uint64_t shards) {
     metrics_
-        ->GetCounter("ecstore_pool_shards_healed_total",
-                     "Stale shards rewritten at their object's version when the object was accessed",
-                     {{"pool", pool}})
+        ->GetCounter(
+            "ecstore_pool_shards_healed_total",
+            "Stale shards rewritten at their object's version when the object was accessed",
+            {{"pool", pool}})
         .Inc(shards);
   }
 
   void CountOp(const std::string& pool, const char* op) {
-    metrics_->GetCounter("ecstore_pool_ops_total", "Object operations served as primary",
-                         {{"pool", pool}, {"op", op}})
+    metrics_
+        ->GetCounter("ecstore_pool_ops_total", "Object operations served as primary",
+                     {{"pool", pool}, {"op", op}})
         .Inc();
   }
 
@@ -342,8 +345,8 @@ class Primary::Impl {
     }
     CountOp(p->pool_name, "stat");
     if (!p->state.exists) {
-      reply.status = Status::NotFound(fmt::format("object {} does not exist in pg {}", r.object,
-                                                  p->loc.pgid));
+      reply.status =
+          Status::NotFound(fmt::format("object {} does not exist in pg {}", r.object, p->loc.pgid));
       return reply;
     }
     reply.version = p->state.version;

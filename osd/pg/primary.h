@@ -41,14 +41,14 @@ namespace ec::osd::pg {
 
 struct PrimaryOptions {
   int osd_id = 0;
-  int threads = 16;                                  // workers running object operations
-  std::chrono::milliseconds subop_timeout{10000};    // per sub-operation to a shard's OSD
-  std::chrono::milliseconds min_size_wait{30000};    // a write waiting for min_size shards up
-  std::chrono::milliseconds map_wait{3000};          // waiting for the epoch a client has
-  double read_weight_net = 1.0;                      // degraded-read plan weights (read_cost.h)
+  int threads = 16;                                // workers running object operations
+  std::chrono::milliseconds subop_timeout{10000};  // per sub-operation to a shard's OSD
+  std::chrono::milliseconds min_size_wait{30000};  // a write waiting for min_size shards up
+  std::chrono::milliseconds map_wait{3000};        // waiting for the epoch a client has
+  double read_weight_net = 1.0;                    // degraded-read plan weights (read_cost.h)
   double read_weight_dev = 1.0;
-  std::uint64_t max_object_size = 128ull << 20;      // Ceph's osd_max_object_size
-  std::string plugin_dir;                            // "" : the default plugin directory
+  std::uint64_t max_object_size = 128ull << 20;  // Ceph's osd_max_object_size
+  std::string plugin_dir;                        // "" : the default plugin directory
 };
 
 class Primary : public net::RequestHandler {

@@ -48,9 +48,10 @@ Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size) {
   r.version = vmax;
   r.why = reachable == 0 ? std::string("no shard answered")
           : vmax == 0    ? fmt::format("only {} shard(s) answer, fewer than k={}", n, k)
-                         : fmt::format("version {} is on {} shard(s), fewer than k={}, and {} shard(s) that "
-                            "could hold it do not answer",
-                            vmax, n, k, unreachable);
+                         : fmt::format(
+                               "version {} is on {} shard(s), fewer than k={}, and {} shard(s) that "
+                                  "could hold it do not answer",
+                               vmax, n, k, unreachable);
   return r;
 }
 

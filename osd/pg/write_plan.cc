@@ -26,8 +26,9 @@ Result<WritePlan> PlanWrite(const StripeLayout& layout, bool exists, std::uint64
     p.new_size = length == 0 ? old_size : std::max(old_size, end);
   }
   if (p.new_size > max_object_size) {
-    return Status::Error(EFBIG, fmt::format("object would be {} bytes, above osd_max_object_size {}",
-                                            p.new_size, max_object_size));
+    return Status::Error(
+        EFBIG, fmt::format("object would be {} bytes, above osd_max_object_size {}", p.new_size,
+                           max_object_size));
   }
   const std::uint64_t sw = layout.stripe_width();
   if (p.full) {

@@ -30,11 +30,11 @@ struct ObjectRange {
 };
 
 struct WritePlan {
-  bool full = false;               // every shard rewritten whole
-  std::uint64_t new_size = 0;      // the object's size afterwards
-  std::uint64_t write_offset = 0;  // object offset where the new bytes go
-  std::uint64_t first_stripe = 0;  // stripes [first_stripe, first_stripe + stripes) re-encoded
-  std::uint64_t stripes = 0;       // 0: nothing to encode (an empty object, a no-op write)
+  bool full = false;                   // every shard rewritten whole
+  std::uint64_t new_size = 0;          // the object's size afterwards
+  std::uint64_t write_offset = 0;      // object offset where the new bytes go
+  std::uint64_t first_stripe = 0;      // stripes [first_stripe, first_stripe + stripes) re-encoded
+  std::uint64_t stripes = 0;           // 0: nothing to encode (an empty object, a no-op write)
   std::vector<ObjectRange> old_reads;  // old object bytes to read into those stripes
 };
 

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -29,6 +30,7 @@
 #include "cluster/map/object_locator.h"
 #include "ec/plugin.h"
 #include "ec/stripe_codec.h"
+#include "osd/store/store_test_support.h"
 #include "recovery/object_read.h"
 #include "recovery/testing/memory_shard_source.h"
 #include "tests/osd/osd_process.h"
@@ -38,6 +40,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using ec::Buffer;
+using ec::Status;
 using ec::cluster::ClusterMap;
 using ec::cluster::MapChange;
 using std::chrono::milliseconds;
@@ -46,11 +49,7 @@ using std::chrono::seconds;
 constexpr int kOsds = 6;
 constexpr int kGraceSeconds = 2;
 
-std::vector<std::byte> RandomBytes(std::mt19937_64& rng, std::size_t n) {
-  std::vector<std::byte> v(n);
-  for (auto& b : v) b = static_cast<std::byte>(rng() & 0xff);
-  return v;
-}
+using ec::store::testing::RandomBytes;
 
 std::vector<std::byte> ToVector(const Buffer& b) {
   return std::vector<std::byte>(b.data(), b.data() + b.size());
@@ -76,9 +75,15 @@ class PoolIo : public ::testing::Test {
         EXPECT_EQ(osds.back()->Mkfs({"--set", "bluestore_block_size=256M"}).exit_code, 0);
         EXPECT_TRUE(osds.back()->Start(Args(id)));
       }
-      AddPool("rs", {{"plugin", "isa"}, {"k", "4"}, {"m", "2"}, {"technique", "reed_sol_van"},
+      AddPool("rs", {{"plugin", "isa"},
+                     {"k", "4"},
+                     {"m", "2"},
+                     {"technique", "reed_sol_van"},
                      {"crush-failure-domain", "host"}});
-      AddPool("clay", {{"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"},
+      AddPool("clay", {{"plugin", "clay"},
+                       {"k", "4"},
+                       {"m", "2"},
+                       {"d", "5"},
                        {"crush-failure-domain", "host"}});
       ec::cluster::client::ClientOptions o;
       o.etcd_endpoints = Endpoint();
@@ -231,17 +236,21 @@ TEST_F(PoolIo, RoundTripRangesAppendsRemove) {
 ec::recovery::ReadCost ExpectedCost(const std::string& pool, const std::vector<std::byte>& bytes,
                                     std::uint64_t off, std::uint64_t len,
                                     const std::vector<int>& available, int local) {
-  ec::Profile profile = pool == "rs"
-                            ? ec::Profile{{"plugin", "isa"}, {"k", "4"}, {"m", "2"},
-                                          {"technique", "reed_sol_van"},
-                                          {"crush-failure-domain", "host"}}
-                            : ec::Profile{{"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"},
-                                          {"crush-failure-domain", "host"}};
+  ec::Profile profile = pool == "rs" ? ec::Profile{{"plugin", "isa"},
+                                                   {"k", "4"},
+                                                   {"m", "2"},
+                                                   {"technique", "reed_sol_van"},
+                                                   {"crush-failure-domain", "host"}}
+                                     : ec::Profile{{"plugin", "clay"},
+                                                   {"k", "4"},
+                                                   {"m", "2"},
+                                                   {"d", "5"},
+                                                   {"crush-failure-domain", "host"}};
   ec::ErasureCodeInterfaceRef code;
-  EXPECT_TRUE(ec::PluginRegistry::instance()
-                  .factory(profile.at("plugin"), ec::PluginRegistry::default_directory(), profile,
-                           &code)
-                  .ok());
+  EXPECT_TRUE(
+      ec::PluginRegistry::instance()
+          .factory(profile.at("plugin"), ec::PluginRegistry::default_directory(), profile, &code)
+          .ok());
   auto layout = ec::StripeLayout::Make(*code, 4096);
   EXPECT_TRUE(layout.ok());
   ec::recovery::RepairEngine engine(code, *layout);
@@ -297,9 +306,10 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
   }
   cluster_->Kill(victim);
   ASSERT_TRUE(cluster_->WaitUp(victim, false, seconds(kGraceSeconds + 6)));
-  std::printf("degraded reads (osd.%d down, stripe unit 4096): pool, read, network bytes, device "
-              "bytes\n",
-              victim);
+  std::printf(
+      "degraded reads (osd.%d down, stripe unit 4096): pool, read, network bytes, device "
+      "bytes\n",
+      victim);
   for (const Case& c : cases) {
     auto io = Pool(c.pool);
     std::vector<int> available;
@@ -359,6 +369,242 @@ TEST_F(PoolIo, FewerThanKShardsIsAClearErrorNotAHang) {
   auto back = io.Read("fragile");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(ToVector(back->data), bytes);
+}
+
+// A model of the pool's objects that allows for operations whose outcome is unknown (they
+// failed: the object must then be entirely the old or entirely the new content).
+class Model {
+ public:
+  using Content = std::optional<std::vector<std::byte>>;  // nullopt: no object
+
+  // `after` the operation, given what it was before; ok: acknowledged.
+  void Done(const std::string& name, const Content& after, bool ok) {
+    if (ok) {
+      objects_[name] = {after};
+    } else {
+      auto& c = objects_[name];
+      if (c.empty()) c.push_back(std::nullopt);
+      c.push_back(after);
+    }
+  }
+  // The content before an operation when it is known (a pending uncertainty is settled by a read
+  // first: see Settle).
+  const Content& Known(const std::string& name) {
+    auto& c = objects_[name];
+    if (c.empty()) c.push_back(std::nullopt);
+    return c.front();
+  }
+  bool Certain(const std::string& name) {
+    auto& c = objects_[name];
+    return c.size() <= 1;
+  }
+  // A whole read (nullopt: ENOENT) must be one of the candidates; it becomes the content.
+  bool Settle(const std::string& name, const Content& read) {
+    auto& c = objects_[name];
+    if (c.empty()) c.push_back(std::nullopt);
+    for (const Content& cand : c) {
+      if (cand == read) {
+        c = {read};
+        return true;
+      }
+    }
+    return false;
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> n;
+    for (const auto& [k, v] : objects_) n.push_back(k);
+    return n;
+  }
+
+ private:
+  std::map<std::string, std::vector<Content>> objects_;  // candidates; [0] when certain
+};
+
+Model::Content ReadWhole(ec::cluster::client::IoCtx& io, const std::string& name, Status* err) {
+  auto got = io.Read(name);
+  if (got.ok()) return ToVector(got->data);
+  if (got.status().code() != ENOENT) *err = got.status();
+  return std::nullopt;
+}
+
+// Runs random operations on `objects` objects of `io` until `stop`; counts into the out params.
+struct WorkloadCounts {
+  int ops = 0, acked = 0, failed = 0, reads_checked = 0, mismatches = 0;
+  std::vector<std::string> notes;
+};
+
+void RunWorkload(ec::cluster::client::IoCtx io, int objects, std::uint64_t seed,
+                 const std::atomic<bool>& stop, Model& model, WorkloadCounts& n) {
+  std::mt19937_64 rng(seed);
+  while (!stop.load()) {
+    const std::string name = "model-" + std::to_string(rng() % objects);
+    // Settle an unknown outcome first: the whole object must be the old or the new content.
+    if (!model.Certain(name)) {
+      Status err;
+      Model::Content got = ReadWhole(io, name, &err);
+      if (!err.ok()) {
+        n.notes.push_back("read to settle " + name + ": " + err.ToString());
+        std::this_thread::sleep_for(milliseconds(200));
+        continue;
+      }
+      ++n.reads_checked;
+      if (!model.Settle(name, got)) {
+        ++n.mismatches;
+        n.notes.push_back(name + ": neither the old nor the new content after a failed write");
+        model.Done(name, got, true);
+      }
+      continue;
+    }
+    const Model::Content before = model.Known(name);
+    const int op = static_cast<int>(rng() % 10);
+    ++n.ops;
+    if (op <= 1) {  // write_full
+      auto bytes = RandomBytes(rng, rng() % 70000);
+      bool ok = io.WriteFull(name, bytes).ok();
+      model.Done(name, bytes, ok);
+      (ok ? n.acked : n.failed)++;
+    } else if (op <= 3) {  // overwrite a range (possibly growing it)
+      const std::size_t size = before ? before->size() : 0;
+      const std::size_t off = rng() % (size + 2000);
+      auto bytes = RandomBytes(rng, 1 + rng() % 20000);
+      std::vector<std::byte> after = before ? *before : std::vector<std::byte>{};
+      if (after.size() < off + bytes.size()) after.resize(off + bytes.size());
+      std::copy(bytes.begin(), bytes.end(), after.begin() + static_cast<std::ptrdiff_t>(off));
+      bool ok = io.Write(name, bytes, off).ok();
+      model.Done(name, after, ok);
+      (ok ? n.acked : n.failed)++;
+    } else if (op == 4) {  // append
+      auto bytes = RandomBytes(rng, 1 + rng() % 9000);
+      std::vector<std::byte> after = before ? *before : std::vector<std::byte>{};
+      after.insert(after.end(), bytes.begin(), bytes.end());
+      bool ok = io.Append(name, bytes).ok();
+      model.Done(name, after, ok);
+      (ok ? n.acked : n.failed)++;
+    } else if (op == 5) {  // remove
+      Status s = io.Remove(name);
+      if (s.code() == ENOENT && !before) continue;
+      model.Done(name, std::nullopt, s.ok());
+      (s.ok() ? n.acked : n.failed)++;
+    } else {  // read, whole or a range
+      Status err;
+      if (op <= 7 || !before || before->empty()) {
+        Model::Content got = ReadWhole(io, name, &err);
+        if (!err.ok()) {
+          n.notes.push_back("read " + name + ": " + err.ToString());
+          continue;
+        }
+        ++n.reads_checked;
+        if (got != before) {
+          ++n.mismatches;
+          n.notes.push_back(name + ": whole read differs from the model");
+        }
+      } else {
+        const std::size_t off = rng() % before->size();
+        const std::size_t len = 1 + rng() % 30000;
+        auto got = io.Read(name, off, len);
+        if (!got.ok()) {
+          n.notes.push_back("range read " + name + ": " + got.status().ToString());
+          continue;
+        }
+        ++n.reads_checked;
+        const std::size_t want = std::min(len, before->size() - off);
+        if (ToVector(got->data) !=
+            std::vector<std::byte>(before->begin() + static_cast<std::ptrdiff_t>(off),
+                                   before->begin() + static_cast<std::ptrdiff_t>(off + want))) {
+          ++n.mismatches;
+          n.notes.push_back(name + ": range read differs from the model");
+        }
+      }
+    }
+  }
+}
+
+TEST_F(PoolIo, ModelCheckedWorkloadWhileOneThenTwoOsdsAreKilled) {
+  auto io = Pool("clay");
+  Model model;
+  WorkloadCounts n;
+  std::atomic<bool> stop{false};
+  const std::uint64_t seed = static_cast<std::uint64_t>(ec::store::testing::TestSeed());
+  std::printf("workload seed %llu\n", static_cast<unsigned long long>(seed));
+  std::thread worker([&] { RunWorkload(io, 16, seed, stop, model, n); });
+  std::mt19937_64 rng(seed + 1);
+  std::this_thread::sleep_for(seconds(3));
+  // One OSD killed and restarted while the workload runs.
+  const int one = static_cast<int>(rng() % kOsds);
+  cluster_->Kill(one);
+  std::this_thread::sleep_for(seconds(kGraceSeconds + 3));
+  cluster_->Restart(one);
+  std::this_thread::sleep_for(seconds(3));
+  // Then m = 2 at once.
+  const int two = (one + 1 + static_cast<int>(rng() % (kOsds - 1))) % kOsds;
+  const int three = (two + 1 + static_cast<int>(rng() % (kOsds - 2))) % kOsds == one
+                        ? (two + 2) % kOsds
+                        : (two + 1 + static_cast<int>(rng() % (kOsds - 2))) % kOsds;
+  cluster_->Kill(two);
+  if (three != two) cluster_->Kill(three);
+  std::this_thread::sleep_for(seconds(kGraceSeconds + 4));
+  cluster_->Restart(two);
+  if (three != two) cluster_->Restart(three);
+  std::this_thread::sleep_for(seconds(3));
+  stop = true;
+  worker.join();
+  // Every object, read whole at the end, is the model's (a pending outcome settles to one side).
+  for (const std::string& name : model.names()) {
+    Status err;
+    Model::Content got = ReadWhole(io, name, &err);
+    ASSERT_TRUE(err.ok()) << name << ": " << err.ToString();
+    ++n.reads_checked;
+    if (!model.Settle(name, got)) {
+      ++n.mismatches;
+      n.notes.push_back(name + ": final read differs from the model");
+    }
+  }
+  std::printf(
+      "workload: %d ops, %d acknowledged, %d failed, %d reads checked, %d mismatches "
+      "(killed osd.%d, then osd.%d and osd.%d)\n",
+      n.ops, n.acked, n.failed, n.reads_checked, n.mismatches, one, two, three);
+  for (std::size_t i = 0; i < n.notes.size() && i < 20; ++i)
+    std::printf("  %s\n", n.notes[i].c_str());
+  EXPECT_EQ(n.mismatches, 0);
+  EXPECT_GT(n.acked, 50);
+  EXPECT_GT(n.reads_checked, 50);
+}
+
+TEST_F(PoolIo, AWriteKilledAnywhereLeavesTheOldOrTheNewObject) {
+  auto io = Pool("rs");
+  std::mt19937_64 rng(static_cast<std::uint64_t>(ec::store::testing::TestSeed()) + 7);
+  int old_seen = 0, new_seen = 0;
+  for (int round = 0; round < 8; ++round) {
+    const std::string name = "atomic-" + std::to_string(round);
+    const auto before = RandomBytes(rng, 4 << 20);
+    ASSERT_TRUE(io.WriteFull(name, before).ok());
+    auto map = std::make_shared<const ClusterMap>(cluster_->Map());
+    auto locator = ec::cluster::ObjectLocator::Make(map);
+    ASSERT_TRUE(locator.ok());
+    auto loc = (*locator)->LocateObject(io.pool_id(), name);
+    ASSERT_TRUE(loc.ok());
+    // Even rounds kill the primary, odd ones a replica, at a random moment of the write.
+    const int victim = round % 2 == 0 ? loc->primary : loc->acting[1 + rng() % 5];
+    const auto after = RandomBytes(rng, 4 << 20);
+    auto write = io.WriteFullAsync(name, after);
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 6000));
+    cluster_->Kill(victim);
+    auto result = write.get();
+    cluster_->Restart(victim);
+    auto got = io.Read(name);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const auto bytes = ToVector(got->data);
+    if (result.ok()) {
+      EXPECT_EQ(bytes, after) << "an acknowledged write was lost (round " << round << ")";
+    } else {
+      EXPECT_TRUE(bytes == before || bytes == after)
+          << "round " << round << ": a mix of the old and the new object after "
+          << result.status().ToString();
+    }
+    (bytes == before ? old_seen : new_seen)++;
+  }
+  std::printf("kill -9 during a 4 MiB write_full: %d rounds ended old, %d new\n", old_seen,
+              new_seen);
 }
 
 }  // namespace
