@@ -151,7 +151,7 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
       "else $EC_CONF, else /etc/ecstore/ecstore.conf.",
       "ec-rados"};
   app.fallthrough();
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
   ec::cli::AddVersionFlag(app, "ec-rados");
   app.add_option("-c,--conf", a.conf, "the config file ([global] etcd_endpoints)");
   app.add_option("-p,--pool", a.pool, "the pool");
@@ -200,6 +200,11 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
     return UsageError(io, e.what());
   }
 
+  // Checked here rather than by CLI11 so that an unknown option is named before this.
+  if (app.get_subcommands().empty()) {
+    io.err << app.help();
+    return 1;
+  }
   std::optional<std::uint64_t> offset;
   if (!a.offset.empty()) {
     std::uint64_t v = 0;
