@@ -1,0 +1,344 @@
+// build/bin/ec-rados as a program against one real local cluster shared by every case of this
+// file (etcd + six ec-osd processes on six simulated hosts, a k=4 m=2 isa pool made with
+// ec-admin): put/get round trips compared byte for byte (also through stdin and stdout), stat,
+// ls, rm then get failing with ENOENT, append, put --offset; bench write, seq and rand with their
+// summaries (text and JSON), no mismatches, and cleanup; and the errors (unknown pool, missing
+// object, bad numbers and flags), each exiting 1 with its message.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cluster/etcd/etcd_test_server.h"
+#include "tests/osd/osd_process.h"
+#include "tests/system_test_support.h"
+
+namespace {
+
+using ec::etcd::testing::EtcdServer;
+using ectest::ProcessResult;
+
+constexpr int kOsds = 6;
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    out.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+// The cluster every case uses; made once, stopped (processes killed, folders removed) at the end
+// even when a case fails.
+class EcRadosCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new ectest::TempDir;
+    etcd_ = new EtcdServer;
+    ec::Status st = etcd_->Start();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    const std::string endpoint = "http://" + etcd_->endpoint().ToString();
+    for (int id = 0; id < kOsds; ++id) {
+      const auto d = dir_->path() / ("osd" + std::to_string(id));
+      std::filesystem::create_directories(d);
+      auto p = std::make_unique<ectest::OsdProcess>(d, id);
+      ASSERT_EQ(p->Mkfs().exit_code, 0);
+      ASSERT_TRUE(p->Start({"--set", "etcd_endpoints=" + endpoint, "--set",
+                            "osd_heartbeat_grace=3s", "--set", "mon_osd_down_out_interval=600",
+                            "--set", "host=h" + std::to_string(id)}));
+      osds_.push_back(std::move(p));
+    }
+    conf_ = (*dir_ / "ecstore.conf").string();
+    ectest::WriteText(conf_, "[global]\netcd_endpoints = " + endpoint + "\netcd_op_timeout = 5s\n");
+    for (const std::vector<std::string>& cmd :
+         {std::vector<std::string>{"osd", "erasure-code-profile", "set", "rs", "k=4", "m=2",
+                                   "plugin=isa", "crush-failure-domain=host"},
+          std::vector<std::string>{"osd", "pool", "create", "p", "8", "8", "erasure", "rs"}}) {
+      std::vector<std::string> args = {"-c", conf_};
+      args.insert(args.end(), cmd.begin(), cmd.end());
+      ProcessResult r = ectest::RunProgram(EC_ADMIN_PATH, args);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+  }
+  static void TearDownTestSuite() {
+    osds_.clear();
+    delete etcd_;
+    etcd_ = nullptr;
+    delete dir_;
+    dir_ = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(etcd_ != nullptr && osds_.size() == kOsds); }
+
+  static ProcessResult Rados(std::vector<std::string> args) {
+    args.insert(args.begin(), {"-c", conf_, "-p", "p"});
+    return ectest::RunProgram(EC_RADOS_PATH, args);
+  }
+  // A shell line with $R standing for ec-rados -c CONF -p p.
+  static ProcessResult Shell(const std::string& line) {
+    return ectest::RunProgram(
+        "/bin/sh", {"-c", "R='" + std::string(EC_RADOS_PATH) + " -c " + conf_ + " -p p'; " + line});
+  }
+  static std::vector<std::string> Ls() {
+    ProcessResult r = Rados({"ls"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> names = Lines(r.out);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  static nlohmann::json Json(const ProcessResult& r) {
+    nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << r.out;
+    return j;
+  }
+
+  static ectest::TempDir* dir_;
+  static EtcdServer* etcd_;
+  static std::vector<std::unique_ptr<ectest::OsdProcess>> osds_;
+  static std::string conf_;
+  ectest::TempDir files_;
+};
+
+ectest::TempDir* EcRadosCli::dir_ = nullptr;
+EtcdServer* EcRadosCli::etcd_ = nullptr;
+std::vector<std::unique_ptr<ectest::OsdProcess>> EcRadosCli::osds_;
+std::string EcRadosCli::conf_;
+
+TEST_F(EcRadosCli, PutGetStatLsRoundTrip) {
+  unsigned seed = 14;
+  for (std::size_t size :
+       {std::size_t{0}, std::size_t{1}, std::size_t{5000}, std::size_t{3} << 20}) {
+    SCOPED_TRACE(size);
+    const std::string name = "rt-" + std::to_string(size);
+    const auto in = files_ / (name + ".in");
+    const auto out = files_ / (name + ".out");
+    const std::vector<std::byte> bytes = ectest::RandomBytes(size, seed++);
+    ectest::WriteBytes(in, bytes);
+    ProcessResult r = Rados({"put", name, in.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "");
+    r = Rados({"get", name, out.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(ectest::ReadBytes(out), bytes);
+    r = Rados({"stat", name});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("p/" + name + " size " + std::to_string(size) + " version ", 0), 0u)
+        << r.out;
+    // Through stdin and stdout ("-").
+    r = Shell("$R put " + name + "-stdin - < " + in.string() + " && $R get " + name +
+              "-stdin - > " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(ectest::ReadBytes(out), bytes);
+  }
+  const std::vector<std::string> names = Ls();
+  for (const char* n : {"rt-0", "rt-1", "rt-5000", "rt-3145728", "rt-5000-stdin"}) {
+    EXPECT_TRUE(std::find(names.begin(), names.end(), n) != names.end()) << n;
+  }
+}
+
+TEST_F(EcRadosCli, RmThenGetIsEnoent) {
+  const auto in = files_ / "in";
+  ectest::WriteBytes(in, ectest::RandomBytes(100, 1));
+  ASSERT_EQ(Rados({"put", "gone1", in.string()}).exit_code, 0);
+  ASSERT_EQ(Rados({"put", "gone2", in.string()}).exit_code, 0);
+  ProcessResult r = Rados({"rm", "gone1", "gone2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* n : {"gone1", "gone2"}) {
+    r = Rados({"get", n, (files_ / "out").string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(
+        r.err.rfind(std::string("error: getting p/") + n + ": (2) No such file or directory", 0),
+        0u)
+        << r.err;
+    const std::vector<std::string> names = Ls();
+    EXPECT_TRUE(std::find(names.begin(), names.end(), n) == names.end());
+  }
+  r = Rados({"rm", "gone1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "error: removing p/gone1: (2) No such file or directory")) << r.err;
+}
+
+TEST_F(EcRadosCli, AppendAndPutAtOffset) {
+  const auto a = files_ / "a";
+  const auto b = files_ / "b";
+  const auto out = files_ / "out";
+  const std::vector<std::byte> first = ectest::RandomBytes(5000, 2);
+  const std::vector<std::byte> second = ectest::RandomBytes(3000, 3);
+  ectest::WriteBytes(a, first);
+  ectest::WriteBytes(b, second);
+  ASSERT_EQ(Rados({"put", "ap", a.string()}).exit_code, 0);
+  ProcessResult r = Rados({"append", "ap", b.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::byte> want = first;
+  want.insert(want.end(), second.begin(), second.end());
+  ASSERT_EQ(Rados({"get", "ap", out.string()}).exit_code, 0);
+  EXPECT_EQ(ectest::ReadBytes(out), want);
+  // Append to a missing object makes it.
+  ASSERT_EQ(Rados({"append", "ap-new", b.string()}).exit_code, 0);
+  ASSERT_EQ(Rados({"get", "ap-new", out.string()}).exit_code, 0);
+  EXPECT_EQ(ectest::ReadBytes(out), second);
+
+  // put --offset overwrites a range without truncating, and past the end extends.
+  r = Rados({"put", "ap", b.string(), "--offset", "1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::copy(second.begin(), second.end(), want.begin() + 1000);
+  ASSERT_EQ(Rados({"get", "ap", out.string()}).exit_code, 0);
+  EXPECT_EQ(ectest::ReadBytes(out), want);
+  r = Rados({"put", "ap", b.string(), "--offset", "9000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  want.resize(9000);  // the gap from 8000 reads as zeros
+  want.insert(want.end(), second.begin(), second.end());
+  ASSERT_EQ(Rados({"get", "ap", out.string()}).exit_code, 0);
+  EXPECT_EQ(ectest::ReadBytes(out), want);
+  r = Rados({"stat", "ap"});
+  EXPECT_TRUE(Contains(r.out, "p/ap size 12000 version ")) << r.out;
+}
+
+TEST_F(EcRadosCli, BenchWriteSeqRandThenCleanup) {
+  ProcessResult r =
+      Rados({"bench", "2", "write", "-b", "4096", "-t", "4", "--no-cleanup", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = Json(r);
+  const std::uint64_t written = j.value("total_writes_made", std::uint64_t{0});
+  EXPECT_GT(written, 0u) << r.out;
+  EXPECT_EQ(j["write_size"], 4096);
+  EXPECT_GT(j["bandwidth_mb_sec"].get<double>(), 0);
+  EXPECT_GT(j["latency_p99_s"].get<double>(), 0);
+  EXPECT_GE(j["latency_p99_s"].get<double>(), j["latency_p50_s"].get<double>());
+  std::vector<std::string> names = Ls();
+  const auto bench_objects = std::count_if(names.begin(), names.end(), [](const std::string& n) {
+    return n.rfind("benchmark_data_", 0) == 0;
+  });
+  EXPECT_EQ(static_cast<std::uint64_t>(bench_objects), written);
+  EXPECT_TRUE(std::find(names.begin(), names.end(), "benchmark_last_metadata") != names.end());
+
+  // seq: the table and the summary, as text.
+  r = Rados({"bench", "2", "seq", "-t", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(Contains(
+      r.out, "  sec Cur ops   started  finished  avg MB/s  cur MB/s last lat(s)  avg lat(s)\n"))
+      << r.out;
+  for (const char* line : {"Total time run:", "Total reads made:", "Read size:              4096\n",
+                           "Bandwidth (MB/sec):", "Average IOPS:", "Max latency(s):",
+                           "Latency p50(s):", "Latency p99(s):", "Mismatches:             0\n",
+                           "Degraded reads:", "Degraded read network bytes:"}) {
+    EXPECT_TRUE(Contains(r.out, line)) << line << "\n" << r.out;
+  }
+  r = Rados({"bench", "2", "rand", "-t", "4", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  j = Json(r);
+  EXPECT_GT(j.value("total_reads_made", 0), 0) << r.out;
+  EXPECT_EQ(j["mismatches"], 0);
+  EXPECT_TRUE(j.contains("degraded_reads"));
+  EXPECT_TRUE(j.contains("degraded_read_network_bytes"));
+  EXPECT_FALSE(Contains(r.out, "sec Cur ops")) << "no table with --format json";
+
+  // A changed object is found out.
+  ectest::WriteBytes(files_ / "junk", ectest::RandomBytes(4096, 9));
+  const auto it = std::find_if(names.begin(), names.end(), [](const std::string& n) {
+    return n.rfind("benchmark_data_", 0) == 0 && n.size() > 8 &&
+           n.compare(n.size() - 8, 8, "_object0") == 0;
+  });
+  ASSERT_NE(it, names.end());
+  ASSERT_EQ(Rados({"put", *it, (files_ / "junk").string()}).exit_code, 0);
+  r = Rados({"bench", "2", "seq", "-t", "4", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(Json(r)["mismatches"], 1);
+  EXPECT_TRUE(Contains(r.err, "error: 1 of ")) << r.err;
+
+  r = Rados({"cleanup"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Removed " + std::to_string(written) + " objects\n");
+  names = Ls();
+  for (const std::string& n : names) {
+    EXPECT_NE(n.rfind("benchmark_", 0), 0u) << n;
+  }
+
+  // Without --no-cleanup a write run removes what it wrote (and its metadata).
+  r = Rados({"bench", "1", "write", "-b", "4K", "-t", "4", "--run-name", "mybench"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "Object prefix: mybench\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "Total writes made:")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "Cleaning up (deleting benchmark objects)\nRemoved ")) << r.out;
+  for (const std::string& n : Ls()) EXPECT_NE(n.rfind("mybench", 0), 0u) << n;
+  r = Rados({"bench", "1", "seq", "--run-name", "mybench"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "must write data before running a read benchmark")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "(2) No such file or directory")) << r.err;
+}
+
+TEST_F(EcRadosCli, Errors) {
+  ProcessResult r = ectest::RunProgram(EC_RADOS_PATH, {"-c", conf_, "-p", "nope", "ls"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error opening pool nope: (2) No such file or directory\n");
+  EXPECT_EQ(r.out, "");
+  r = Rados({"get", "no-such-object", (files_ / "out").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("error: getting p/no-such-object: (2) No such file or directory", 0), 0u)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(files_ / "out"));
+  r = Rados({"stat", "no-such-object"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "error: stat p/no-such-object: (2) No such file or directory"))
+      << r.err;
+  r = Rados({"put", "x", (files_ / "no-such-file").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "(2) No such file or directory")) << r.err;
+
+  // Usage errors: exit 1 (never CLI11's 105-109), a message on stderr.
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"bench", "2", "write", "-b", "abc"},
+           {"bench", "2", "write", "-b", "0"},
+           {"bench", "2", "write", "-b", "1G"},
+           {"bench", "2", "write", "-t", "0"},
+           {"bench", "2", "write", "-t", "x"},
+           {"bench", "0", "write"},
+           {"bench", "-3", "write"},
+           {"bench", "2", "frobnicate"},
+           {"bench", "2"},
+           {"put", "x", "f", "--offset", "-1"},
+           {"put", "x"},
+           {"frobnicate"},
+           {"ls", "--no-such-flag"},
+           {"--format", "xml", "ls"},
+       }) {
+    r = Rados(args);
+    std::string line;
+    for (const std::string& a : args) line += " " + a;
+    EXPECT_EQ(r.exit_code, 1) << line << "\n" << r.out << r.err;
+    EXPECT_FALSE(r.err.empty()) << line;
+  }
+  r = Rados({"bench", "2", "write", "-b", "abc"});
+  EXPECT_TRUE(Contains(r.err, "error: -b: 'abc'")) << r.err;
+  r = ectest::RunProgram(EC_RADOS_PATH, {"-c", conf_, "ls"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "pool name was not specified")) << r.err;
+  r = ectest::RunProgram(EC_RADOS_PATH, {});
+  EXPECT_EQ(r.exit_code, 1);
+
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--help"}, {"put", "--help"}, {"bench", "--help"}, {"ls", "--help"}}) {
+    r = ectest::RunProgram(EC_RADOS_PATH, args);
+    EXPECT_EQ(r.exit_code, 0) << args[0];
+    EXPECT_TRUE(Contains(r.out, "Usage")) << r.out;
+  }
+  r = ectest::RunProgram(EC_RADOS_PATH, {"bench", "--help"});
+  for (const char* opt : {"SECONDS", "MODE", "-b", "-t", "--no-cleanup", "--run-name"}) {
+    EXPECT_TRUE(Contains(r.out, opt)) << opt << "\n" << r.out;
+  }
+  r = ectest::RunProgram(EC_RADOS_PATH, {"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("ec-rados ", 0), 0u) << r.out;
+}
+
+}  // namespace

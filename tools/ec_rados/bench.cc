@@ -1,0 +1,401 @@
+#include "tools/ec_rados/bench.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "tools/ec_rados/errors.h"
+
+namespace ec::tools::rados {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using cluster::client::IoCtx;
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr std::uint64_t kMaxBenchObjects = 1ULL << 32;
+constexpr std::uint64_t kMaxBenchObjectSize = 64ULL << 20;
+constexpr int kMaxMismatchReports = 10;
+
+double Seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+std::span<const std::byte> Bytes(std::string_view s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+std::string DefaultPrefix() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
+  return std::string("benchmark_data_") + host + "_" + std::to_string(::getpid());
+}
+
+// One benchmark phase: `threads` workers each run `op` on the numbers `next` hands out, until it
+// has none left, time is up or an op fails; the calling thread prints a progress row each second
+// and samples the per-second bandwidth and IOPS.
+class Phase {
+ public:
+  // Returns the next object number, or false when there is none left.
+  using Next = std::function<bool(std::uint64_t* n)>;
+  // One op on object n by worker `worker`. An error stops the phase.
+  using Op = std::function<Status(int worker, std::uint64_t n)>;
+
+  Phase(int threads, int seconds, std::uint64_t op_size, bool progress, std::ostream& out)
+      : threads_(threads), seconds_(seconds), op_size_(op_size), progress_(progress), out_(out) {}
+
+  Status Run(const Next& next, const Op& op, BenchResult* result) {
+    start_ = Clock::now();
+    deadline_ = start_ + std::chrono::seconds(seconds_);
+    std::vector<std::vector<double>> latencies(static_cast<std::size_t>(threads_));
+    std::vector<std::thread> workers;
+    workers.reserve(static_cast<std::size_t>(threads_));
+    for (int w = 0; w < threads_; ++w) {
+      workers.emplace_back([&, w] { Work(w, next, op, &latencies[static_cast<std::size_t>(w)]); });
+    }
+    Report(result);
+    for (std::thread& t : workers) t.join();
+
+    result->seconds = Seconds(last_done_ - start_);
+    if (result->seconds <= 0) result->seconds = Seconds(Clock::now() - start_);
+    result->ops = finished_.load();
+    result->op_size = op_size_;
+    for (auto& v : latencies) result->latencies.insert(result->latencies.end(), v.begin(), v.end());
+    std::lock_guard lock(mu_);
+    return error_;
+  }
+
+ private:
+  void Work(int w, const Next& next, const Op& op, std::vector<double>* latencies) {
+    for (;;) {
+      std::uint64_t n = 0;
+      {
+        std::lock_guard lock(mu_);
+        if (!error_.ok() || Clock::now() >= deadline_ || !next(&n)) break;
+        started_.fetch_add(1);
+      }
+      const auto t0 = Clock::now();
+      Status s = op(w, n);
+      const auto t1 = Clock::now();
+      std::lock_guard lock(mu_);
+      if (!s.ok()) {
+        if (error_.ok()) error_ = s;
+        break;
+      }
+      const double lat = Seconds(t1 - t0);
+      latencies->push_back(lat);
+      lat_sum_ += lat;
+      last_lat_ = lat;
+      last_done_ = std::max(last_done_, t1);
+      finished_.fetch_add(1);
+    }
+    std::lock_guard lock(mu_);
+    if (++done_workers_ == threads_) cv_.notify_all();
+  }
+
+  // Until every worker is done: a row each second (rados's table, its header again every 20
+  // rows), and each whole second's bandwidth and IOPS as samples.
+  void Report(BenchResult* result) {
+    std::uint64_t prev_finished = 0;
+    for (int sec = 0;; ++sec) {
+      std::unique_lock lock(mu_);
+      if (sec > 0) {
+        cv_.wait_until(lock, start_ + std::chrono::seconds(sec),
+                       [&] { return done_workers_ == threads_; });
+      }
+      const bool all_done = done_workers_ == threads_;
+      const auto now = Clock::now();
+      const std::uint64_t finished = finished_.load();
+      const std::uint64_t started = started_.load();
+      const bool whole_second = sec > 0 && now >= start_ + std::chrono::seconds(sec);
+      const double cur_bw =
+          static_cast<double>(finished - prev_finished) * static_cast<double>(op_size_) / kMiB;
+      if (whole_second) {
+        result->bandwidth_per_second.push_back(cur_bw);
+        result->iops_per_second.push_back(static_cast<double>(finished - prev_finished));
+      }
+      if (progress_ && (sec == 0 || whole_second)) {
+        if (sec % 20 == 0) out_ << ProgressHeader();
+        ProgressRow row;
+        row.second = sec;
+        row.in_flight = started - finished;
+        row.started = started;
+        row.finished = finished;
+        const double elapsed = Seconds(now - start_);
+        row.avg_bandwidth = elapsed <= 0 ? 0
+                                         : static_cast<double>(finished) *
+                                               static_cast<double>(op_size_) / kMiB / elapsed;
+        row.cur_bandwidth = sec == 0 ? 0 : cur_bw;
+        row.last_latency = finished == 0 ? -1 : last_lat_;
+        row.avg_latency = finished == 0 ? 0 : lat_sum_ / static_cast<double>(finished);
+        out_ << FormatProgressRow(row) << std::flush;
+      }
+      prev_finished = finished;
+      if (all_done) return;
+    }
+  }
+
+  const int threads_;
+  const int seconds_;
+  const std::uint64_t op_size_;
+  const bool progress_;
+  std::ostream& out_;
+  Clock::time_point start_, deadline_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  Status error_;
+  int done_workers_ = 0;
+  std::atomic<std::uint64_t> started_{0}, finished_{0};
+  double lat_sum_ = 0;
+  double last_lat_ = 0;
+  Clock::time_point last_done_{};
+};
+
+Result<BenchMetadata> ReadMetadata(IoCtx& io, const std::string& name) {
+  auto got = io.Read(name);
+  if (!got.ok()) {
+    if (got.status().code() == ENOENT) {
+      return Status::NotFound(
+          "must write data before running a read benchmark (bench SECONDS "
+          "write --no-cleanup): " +
+          ErrorText("reading " + io.pool_name() + "/" + name, got.status()));
+    }
+    return Status::Error(got.status().code(),
+                         ErrorText("reading benchmark metadata " + name, got.status()));
+  }
+  const Buffer& b = got->data;
+  auto m = DecodeBenchMetadata(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+  if (!m.ok()) return m.status().WithPrefix("benchmark metadata " + name);
+  return m;
+}
+
+Status WriteMetadata(IoCtx& io, const std::string& name, const BenchMetadata& m) {
+  const std::string bytes = EncodeBenchMetadata(m);
+  auto put = io.WriteFull(name, Bytes(bytes));
+  if (!put.ok()) {
+    return Status::Error(put.status().code(),
+                         ErrorText("writing benchmark metadata " + name, put.status()));
+  }
+  return Status::OK();
+}
+
+// Removes objects 0..num-1 (skipping missing ones) with `concurrency` threads.
+Result<std::uint64_t> RemoveBenchObjects(IoCtx& io, const BenchMetadata& m, int concurrency) {
+  std::atomic<std::uint64_t> next{0}, removed{0};
+  std::mutex mu;
+  Status error;
+  std::vector<std::thread> workers;
+  const int threads = static_cast<int>(std::min<std::uint64_t>(
+      static_cast<std::uint64_t>(concurrency), std::max<std::uint64_t>(m.num_objects, 1)));
+  for (int w = 0; w < threads; ++w) {
+    workers.emplace_back([&] {
+      for (;;) {
+        const std::uint64_t n = next.fetch_add(1);
+        if (n >= m.num_objects) return;
+        {
+          std::lock_guard lock(mu);
+          if (!error.ok()) return;
+        }
+        const std::string name = BenchObjectName(m.prefix, n);
+        Status s = io.Remove(name);
+        if (s.ok()) {
+          removed.fetch_add(1);
+        } else if (s.code() != ENOENT) {
+          std::lock_guard lock(mu);
+          if (error.ok()) error = Status::Error(s.code(), ErrorText("removing " + name, s));
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread& t : workers) t.join();
+  if (!error.ok()) return error;
+  return removed.load();
+}
+
+std::string MetadataName(const BenchOptions& o) {
+  return o.run_name.empty() ? kDefaultRunName : o.run_name;
+}
+
+Result<BenchResult> RunWrite(IoCtx& io, const BenchOptions& o, std::ostream& out) {
+  BenchMetadata meta;
+  meta.prefix = !o.object_prefix.empty() ? o.object_prefix
+                : !o.run_name.empty()    ? o.run_name
+                                         : DefaultPrefix();
+  meta.object_size = o.block_size;
+  if (o.progress) {
+    out << "Maintaining " << o.concurrency << " concurrent writes of " << o.block_size
+        << " bytes to objects of size " << o.block_size << " for up to " << o.seconds
+        << " seconds or 0 objects\n"
+        << "Object prefix: " << meta.prefix << "\n";
+  }
+  std::vector<std::vector<std::byte>> buffers(static_cast<std::size_t>(o.concurrency),
+                                              std::vector<std::byte>(o.block_size));
+  std::uint64_t next_n = 0;
+  Phase phase(o.concurrency, o.seconds, o.block_size, o.progress, out);
+  BenchResult result;
+  result.mode = BenchMode::kWrite;
+  result.object_size = o.block_size;
+  Status s = phase.Run(
+      [&](std::uint64_t* n) {
+        *n = next_n++;
+        return true;
+      },
+      [&](int w, std::uint64_t n) {
+        auto& buf = buffers[static_cast<std::size_t>(w)];
+        FillObjectContent(n, buf);
+        const std::string name = BenchObjectName(meta.prefix, n);
+        auto put = io.WriteFull(name, buf);
+        if (!put.ok()) {
+          return Status::Error(put.status().code(), ErrorText("writing " + name, put.status()));
+        }
+        return Status::OK();
+      },
+      &result);
+  // Every object handed out was written (or the run failed): they are 0 .. next_n - 1.
+  meta.num_objects = next_n;
+  if (!s.ok()) return s;
+  const std::string meta_name = MetadataName(o);
+  EC_RETURN_IF_ERROR(WriteMetadata(io, meta_name, meta));
+  if (o.cleanup) {
+    const auto t0 = Clock::now();
+    if (o.progress) out << "Cleaning up (deleting benchmark objects)\n";
+    auto removed = RemoveBenchObjects(io, meta, o.concurrency);
+    if (!removed.ok()) return removed.status();
+    Status rm = io.Remove(meta_name);
+    if (!rm.ok() && rm.code() != ENOENT) {
+      return Status::Error(rm.code(), ErrorText("removing " + meta_name, rm));
+    }
+    if (o.progress) {
+      out << "Removed " << *removed << " objects\n"
+          << "Clean up completed and total clean up time :" << Seconds(Clock::now() - t0) << "\n";
+    }
+  }
+  return result;
+}
+
+Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,
+                            std::ostream& err) {
+  auto meta = ReadMetadata(io, MetadataName(o));
+  if (!meta.ok()) return meta.status();
+  BenchResult result;
+  result.mode = o.mode;
+  result.object_size = meta->object_size;
+  std::uint64_t next_n = 0;
+  std::mt19937_64 rng(static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
+  std::atomic<std::uint64_t> mismatches{0}, degraded{0}, net_bytes{0}, dev_bytes{0};
+  std::mutex err_mu;
+  Phase phase(o.concurrency, o.seconds, meta->object_size, o.progress, out);
+  Status s = phase.Run(
+      [&](std::uint64_t* n) {
+        if (o.mode == BenchMode::kSeq) {
+          if (next_n >= meta->num_objects) return false;
+          *n = next_n++;
+        } else {
+          *n = std::uniform_int_distribution<std::uint64_t>(0, meta->num_objects - 1)(rng);
+        }
+        return true;
+      },
+      [&](int, std::uint64_t n) {
+        const std::string name = BenchObjectName(meta->prefix, n);
+        auto got = io.Read(name, 0, meta->object_size);
+        if (!got.ok()) {
+          return Status::Error(got.status().code(), ErrorText("reading " + name, got.status()));
+        }
+        if (got->degraded) {
+          degraded.fetch_add(1);
+          net_bytes.fetch_add(got->network_bytes);
+          dev_bytes.fetch_add(got->device_bytes);
+        }
+        if (!CheckObjectContent(n, meta->object_size, got->data)) {
+          if (mismatches.fetch_add(1) < kMaxMismatchReports) {
+            std::lock_guard lock(err_mu);
+            err << "mismatch: " << name << ": read " << got->data.size() << " bytes (object size "
+                << got->object_size << ", version " << got->version << "), expected "
+                << meta->object_size << " bytes of its pattern\n";
+          }
+        }
+        return Status::OK();
+      },
+      &result);
+  if (!s.ok()) return s;
+  result.mismatches = mismatches.load();
+  result.degraded_reads = degraded.load();
+  result.degraded_network_bytes = net_bytes.load();
+  result.degraded_device_bytes = dev_bytes.load();
+  return result;
+}
+
+}  // namespace
+
+std::string BenchObjectName(const std::string& prefix, std::uint64_t n) {
+  return prefix + "_object" + std::to_string(n);
+}
+
+std::string EncodeBenchMetadata(const BenchMetadata& m) {
+  nlohmann::json j;
+  j["prefix"] = m.prefix;
+  j["num_objects"] = m.num_objects;
+  j["object_size"] = m.object_size;
+  return j.dump();
+}
+
+Result<BenchMetadata> DecodeBenchMetadata(std::string_view bytes) {
+  const nlohmann::json j = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Status::Invalid("not a JSON object");
+  BenchMetadata m;
+  const auto prefix = j.find("prefix");
+  if (prefix == j.end() || !prefix->is_string() || prefix->get<std::string>().empty()) {
+    return Status::Invalid("no object prefix");
+  }
+  m.prefix = prefix->get<std::string>();
+  for (const auto& [key, field, max] :
+       {std::tuple{"num_objects", &m.num_objects, kMaxBenchObjects},
+        std::tuple{"object_size", &m.object_size, kMaxBenchObjectSize}}) {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number_unsigned()) {
+      return Status::Invalid(std::string("no unsigned ") + key);
+    }
+    *field = it->get<std::uint64_t>();
+    if (*field == 0 || *field > max) {
+      return Status::Invalid(std::string(key) + " " + std::to_string(*field) + " is not in [1, " +
+                             std::to_string(max) + "]");
+    }
+  }
+  return m;
+}
+
+Result<BenchResult> RunBench(IoCtx& io, const BenchOptions& options, std::ostream& out,
+                             std::ostream& err) {
+  if (options.seconds <= 0 || options.concurrency <= 0 || options.block_size == 0 ||
+      options.block_size > kMaxBenchObjectSize) {
+    return Status::Invalid("bad bench options");
+  }
+  if (options.mode == BenchMode::kWrite) return RunWrite(io, options, out);
+  return RunRead(io, options, out, err);
+}
+
+Result<std::uint64_t> CleanupBench(IoCtx& io, const std::string& run_name, int concurrency) {
+  const std::string name = run_name.empty() ? kDefaultRunName : run_name;
+  auto meta = ReadMetadata(io, name);
+  if (!meta.ok()) return meta.status();
+  auto removed = RemoveBenchObjects(io, *meta, std::max(1, concurrency));
+  if (!removed.ok()) return removed.status();
+  Status rm = io.Remove(name);
+  if (!rm.ok() && rm.code() != ENOENT) {
+    return Status::Error(rm.code(), ErrorText("removing " + name, rm));
+  }
+  return removed;
+}
+
+}  // namespace ec::tools::rados

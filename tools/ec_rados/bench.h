@@ -1,0 +1,71 @@
+// `ec-rados bench`: rados bench against a pool through the client library.
+//
+//   write  CONCURRENCY threads each keep one write_full in flight, of objects
+//          <prefix>_object<N> (N = 0, 1, ...) of block_size bytes whose content is derived from N
+//          (bench_report.h), for `seconds`; then the metadata object (run_name, default
+//          benchmark_last_metadata) records the prefix, the number of objects and their size so
+//          that seq and rand can read them. With cleanup, the objects and the metadata are removed
+//          at the end (rados's default; --no-cleanup keeps them).
+//   seq    reads the objects in order, whole, until all are read or `seconds` have passed.
+//   rand   reads objects picked at random, whole, for `seconds`.
+// Every read is checked against the content its writer derived from N; a wrong size or byte is a
+// mismatch, counted (and the first few named on `err`), never fatal to the run.
+//
+// Errors: the first failed write, read or remove stops the run and is returned ("writing OBJ:
+// (5) Input/output error: ..."); a read run without metadata is ENOENT ("no benchmark data ...");
+// metadata that does not parse is EINVAL. Thread safety: one call at a time per IoCtx is not
+// required (the client library is thread-safe); the call blocks until its threads are done.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "cluster/client/rados.h"
+#include "common/status.h"
+#include "tools/ec_rados/bench_report.h"
+
+namespace ec::tools::rados {
+
+inline constexpr const char* kDefaultRunName = "benchmark_last_metadata";
+inline constexpr std::uint64_t kDefaultBlockSize = 4 << 20;
+inline constexpr int kDefaultConcurrency = 16;
+
+struct BenchOptions {
+  int seconds = 10;
+  BenchMode mode = BenchMode::kWrite;
+  std::uint64_t block_size = kDefaultBlockSize;  // write only; reads use the written size
+  int concurrency = kDefaultConcurrency;
+  bool cleanup = true;   // write only
+  std::string run_name;  // the metadata object; empty: benchmark_last_metadata
+  bool progress = true;  // print the preamble and the per-second table on `out`
+  // Write only: the object name prefix; empty: benchmark_data_<hostname>_<pid>, or with a
+  // run_name, <run_name>.
+  std::string object_prefix;
+};
+
+// The benchmark's objects as the metadata object records them.
+struct BenchMetadata {
+  std::string prefix;
+  std::uint64_t num_objects = 0;
+  std::uint64_t object_size = 0;
+};
+
+// Runs one benchmark. The progress table and the cleanup lines go to `out` (when
+// options.progress), mismatch details to `err`. The summary is the caller's to print.
+Result<BenchResult> RunBench(cluster::client::IoCtx& io, const BenchOptions& options,
+                             std::ostream& out, std::ostream& err);
+
+// `rados cleanup`: removes the objects a run's metadata names (missing ones are skipped) and the
+// metadata itself, with `concurrency` removes in flight. Returns how many objects were removed.
+// Errors: ENOENT when there is no such metadata object; the first failed remove.
+Result<std::uint64_t> CleanupBench(cluster::client::IoCtx& io, const std::string& run_name,
+                                   int concurrency);
+
+// The name of object n of a run.
+std::string BenchObjectName(const std::string& prefix, std::uint64_t n);
+// Metadata to and from its stored bytes (JSON). Parse errors: EINVAL naming what is wrong.
+std::string EncodeBenchMetadata(const BenchMetadata& m);
+Result<BenchMetadata> DecodeBenchMetadata(std::string_view bytes);
+
+}  // namespace ec::tools::rados

@@ -1,0 +1,82 @@
+// What `ec-rados bench` measures and prints, without a cluster: the per-second progress row, the
+// summary (rados bench's lines plus latency percentiles and, for reads, degraded reads), its JSON
+// form, and the deterministic object content that reads are checked against. Pure functions and
+// plain data; thread safety: none needed (no shared state).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace ec::tools::rados {
+
+enum class BenchMode { kWrite, kSeq, kRand };
+
+// "write", "seq", "rand".
+const char* BenchModeName(BenchMode mode);
+
+// Everything the summary is computed from. Bandwidths are in MB/s with rados's MB (2^20 bytes).
+struct BenchResult {
+  BenchMode mode = BenchMode::kWrite;
+  double seconds = 0;                        // total time run: start to the last completion
+  std::uint64_t ops = 0;                     // writes or reads completed
+  std::uint64_t op_size = 0;                 // bytes of one write or read
+  std::uint64_t object_size = 0;             // bytes of one object
+  std::vector<double> latencies;             // seconds, one per completed op (any order)
+  std::vector<double> bandwidth_per_second;  // MB/s of each whole second of the run
+  std::vector<double> iops_per_second;       // ops completed in each whole second
+  // Reads only.
+  std::uint64_t mismatches = 0;  // objects read back with the wrong size or content
+  std::uint64_t degraded_reads = 0;
+  std::uint64_t degraded_network_bytes = 0;  // sum over the degraded reads
+  std::uint64_t degraded_device_bytes = 0;   // sum over the degraded reads
+};
+
+struct Summary {
+  double total_time = 0;
+  std::uint64_t ops = 0;
+  std::uint64_t op_size = 0;
+  std::uint64_t object_size = 0;
+  double bandwidth = 0, stddev_bandwidth = 0, max_bandwidth = 0, min_bandwidth = 0;
+  double average_iops = 0, stddev_iops = 0, max_iops = 0, min_iops = 0;
+  double average_latency = 0, stddev_latency = 0, max_latency = 0, min_latency = 0;
+  double p50_latency = 0, p99_latency = 0;
+};
+
+// The summary of a run. With no whole second sampled (a run under 1 s) the per-second figures are
+// those of the run as a whole; with no op, everything is 0.
+Summary Summarize(const BenchResult& r);
+
+// The value at quantile q (0..1) of `values` by the nearest-rank method; 0 when empty.
+double Percentile(std::vector<double> values, double q);
+// Sample standard deviation (n - 1); 0 with fewer than two values.
+double StdDev(std::span<const double> values);
+
+// rados bench's summary lines ("Total time run:", "Bandwidth (MB/sec):", ...), then
+// "Latency p50(s):", "Latency p99(s):" and, for reads, the mismatch and degraded-read lines.
+std::string FormatSummaryText(const BenchResult& r);
+// The same as one JSON object with snake_case keys ("total_time_run", "bandwidth_mb_sec",
+// "latency_p50_s", "degraded_reads", ...).
+nlohmann::json SummaryJson(const BenchResult& r);
+
+// The progress table's header line and one row of it, as rados prints them.
+// last_latency < 0 prints "-" (nothing has completed yet).
+struct ProgressRow {
+  int second = 0;
+  std::uint64_t in_flight = 0, started = 0, finished = 0;
+  double avg_bandwidth = 0, cur_bandwidth = 0;
+  double last_latency = -1, avg_latency = 0;
+};
+std::string ProgressHeader();
+std::string FormatProgressRow(const ProgressRow& row);
+
+// The bytes of benchmark object number `n` of `size` bytes: a pseudo-random stream seeded by n
+// and size, so that every object differs and a reader can check what it got.
+void FillObjectContent(std::uint64_t n, std::span<std::byte> out);
+// True when `data` is exactly object n's content of `size` bytes.
+bool CheckObjectContent(std::uint64_t n, std::uint64_t size, std::span<const std::byte> data);
+
+}  // namespace ec::tools::rados

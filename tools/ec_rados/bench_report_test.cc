@@ -1,0 +1,182 @@
+// bench_report and the bench metadata codec without a cluster: percentiles and deviations, the
+// summary's lines and JSON keys, the progress row, the object content and its check, and
+// metadata that does not parse.
+#include "tools/ec_rados/bench_report.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tools/ec_rados/bench.h"
+
+namespace ec::tools::rados {
+namespace {
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(BenchReport, PercentileAndStdDev) {
+  EXPECT_EQ(Percentile({}, 0.5), 0);
+  EXPECT_EQ(Percentile({3}, 0.99), 3);
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  EXPECT_EQ(Percentile(v, 0.50), 50);
+  EXPECT_EQ(Percentile(v, 0.99), 99);
+  EXPECT_EQ(Percentile(v, 1.0), 100);
+  EXPECT_EQ(Percentile(v, 0.0), 1);
+  EXPECT_EQ(StdDev(std::vector<double>{5}), 0);
+  EXPECT_NEAR(StdDev(std::vector<double>{2, 4, 4, 4, 5, 5, 7, 9}), 2.138, 1e-3);
+}
+
+BenchResult SampleRead() {
+  BenchResult r;
+  r.mode = BenchMode::kSeq;
+  r.seconds = 2;
+  r.ops = 4;
+  r.op_size = 1 << 20;
+  r.object_size = 1 << 20;
+  r.latencies = {0.1, 0.2, 0.3, 0.4};
+  r.bandwidth_per_second = {1, 3};
+  r.iops_per_second = {1, 3};
+  r.degraded_reads = 2;
+  r.degraded_network_bytes = 3000;
+  return r;
+}
+
+TEST(BenchReport, SummaryFigures) {
+  const Summary s = Summarize(SampleRead());
+  EXPECT_DOUBLE_EQ(s.bandwidth, 2.0);  // 4 MiB in 2 s
+  EXPECT_DOUBLE_EQ(s.average_iops, 2.0);
+  EXPECT_DOUBLE_EQ(s.max_bandwidth, 3);
+  EXPECT_DOUBLE_EQ(s.min_bandwidth, 1);
+  EXPECT_NEAR(s.average_latency, 0.25, 1e-12);
+  EXPECT_DOUBLE_EQ(s.max_latency, 0.4);
+  EXPECT_DOUBLE_EQ(s.min_latency, 0.1);
+  EXPECT_DOUBLE_EQ(s.p50_latency, 0.2);
+  EXPECT_DOUBLE_EQ(s.p99_latency, 0.4);
+  // A run shorter than a second: the run's own figures stand in for the per-second samples.
+  BenchResult quick = SampleRead();
+  quick.bandwidth_per_second.clear();
+  quick.iops_per_second.clear();
+  const Summary q = Summarize(quick);
+  EXPECT_DOUBLE_EQ(q.max_bandwidth, 2.0);
+  EXPECT_DOUBLE_EQ(q.min_iops, 2.0);
+  // Nothing done: zeros, no division by zero.
+  const Summary none = Summarize(BenchResult{});
+  EXPECT_EQ(none.bandwidth, 0);
+  EXPECT_EQ(none.max_latency, 0);
+}
+
+TEST(BenchReport, TextHasRadosLinesAndOurs) {
+  const std::string read = FormatSummaryText(SampleRead());
+  for (const char* line : {"Total time run:         2\n",
+                           "Total reads made:       4\n",
+                           "Read size:              1048576\n",
+                           "Object size:            1048576\n",
+                           "Bandwidth (MB/sec):     2\n",
+                           "Stddev Bandwidth:",
+                           "Max bandwidth (MB/sec): 3\n",
+                           "Min bandwidth (MB/sec): 1\n",
+                           "Average IOPS:           2\n",
+                           "Stddev IOPS:",
+                           "Max IOPS:               3\n",
+                           "Min IOPS:               1\n",
+                           "Average Latency(s):     0.25\n",
+                           "Stddev Latency(s):",
+                           "Max latency(s):         0.4\n",
+                           "Min latency(s):         0.1\n",
+                           "Latency p50(s):         0.2\n",
+                           "Latency p99(s):         0.4\n",
+                           "Mismatches:             0\n",
+                           "Degraded reads:         2\n",
+                           "Degraded read network bytes: 3000 (1500 per degraded read)\n"}) {
+    EXPECT_TRUE(Contains(read, line)) << line << "\n" << read;
+  }
+  BenchResult w = SampleRead();
+  w.mode = BenchMode::kWrite;
+  const std::string write = FormatSummaryText(w);
+  EXPECT_TRUE(Contains(write, "Total writes made:      4\n")) << write;
+  EXPECT_TRUE(Contains(write, "Write size:             1048576\n")) << write;
+  EXPECT_FALSE(Contains(write, "Degraded")) << write;
+}
+
+TEST(BenchReport, JsonKeys) {
+  const nlohmann::json j = SummaryJson(SampleRead());
+  EXPECT_EQ(j["mode"], "seq");
+  EXPECT_EQ(j["total_reads_made"], 4);
+  EXPECT_EQ(j["read_size"], 1 << 20);
+  EXPECT_DOUBLE_EQ(j["bandwidth_mb_sec"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["latency_p99_s"].get<double>(), 0.4);
+  EXPECT_EQ(j["degraded_reads"], 2);
+  EXPECT_EQ(j["degraded_read_network_bytes"], 3000);
+  EXPECT_DOUBLE_EQ(j["degraded_read_network_bytes_per_read"].get<double>(), 1500);
+  EXPECT_EQ(j["mismatches"], 0);
+  for (const char* key : {"total_time_run", "object_size", "stddev_bandwidth",
+                          "max_bandwidth_mb_sec", "min_bandwidth_mb_sec", "average_iops",
+                          "stddev_iops", "max_iops", "min_iops", "average_latency_s",
+                          "stddev_latency_s", "max_latency_s", "min_latency_s", "latency_p50_s"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  BenchResult w = SampleRead();
+  w.mode = BenchMode::kWrite;
+  const nlohmann::json jw = SummaryJson(w);
+  EXPECT_EQ(jw["total_writes_made"], 4);
+  EXPECT_FALSE(jw.contains("degraded_reads"));
+}
+
+TEST(BenchReport, ProgressTable) {
+  EXPECT_EQ(ProgressHeader(),
+            "  sec Cur ops   started  finished  avg MB/s  cur MB/s last lat(s)  avg lat(s)\n");
+  ProgressRow row;
+  row.second = 0;
+  EXPECT_EQ(FormatProgressRow(row),
+            "    0       0         0         0         0         0           -           0\n");
+  row = {3, 16, 100, 84, 112, 120.5, 0.5, 0.55};
+  EXPECT_EQ(FormatProgressRow(row),
+            "    3      16       100        84       112     120.5         0.5        0.55\n");
+}
+
+TEST(BenchReport, ObjectContentIsPerObjectAndChecked) {
+  for (std::size_t size : {0u, 1u, 7u, 8u, 4096u, 5001u}) {
+    std::vector<std::byte> a(size), b(size);
+    FillObjectContent(1, a);
+    FillObjectContent(1, b);
+    EXPECT_EQ(a, b);
+    EXPECT_TRUE(CheckObjectContent(1, size, a)) << size;
+    EXPECT_FALSE(CheckObjectContent(2, size, a) && size >= 8) << size;
+    if (size > 0) {
+      a[size - 1] ^= std::byte{1};
+      EXPECT_FALSE(CheckObjectContent(1, size, a)) << size;
+      EXPECT_FALSE(CheckObjectContent(1, size + 1, b)) << size;  // wrong size
+    }
+  }
+  std::vector<std::byte> one(64), two(64);
+  FillObjectContent(1, one);
+  FillObjectContent(2, two);
+  EXPECT_NE(one, two);
+}
+
+TEST(BenchMetadata, RoundTripAndBadInput) {
+  BenchMetadata m{"benchmark_data_h_42", 17, 4096};
+  auto back = DecodeBenchMetadata(EncodeBenchMetadata(m));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->prefix, m.prefix);
+  EXPECT_EQ(back->num_objects, 17u);
+  EXPECT_EQ(back->object_size, 4096u);
+  EXPECT_EQ(BenchObjectName("p", 3), "p_object3");
+  for (const char* bad : {"", "garbage", "[]", R"({"num_objects":1,"object_size":1})",
+                          R"({"prefix":"","num_objects":1,"object_size":1})",
+                          R"({"prefix":"p","num_objects":0,"object_size":1})",
+                          R"({"prefix":"p","num_objects":-1,"object_size":1})",
+                          R"({"prefix":"p","num_objects":1,"object_size":"1"})",
+                          R"({"prefix":"p","num_objects":1,"object_size":1e30})",
+                          R"({"prefix":"p","num_objects":1,"object_size":99999999999})"}) {
+    auto r = DecodeBenchMetadata(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), EINVAL) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace ec::tools::rados

@@ -1,0 +1,247 @@
+#include "tools/ec_rados/rados_cli.h"
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/client/rados.h"
+#include "common/cli.h"
+#include "osd/daemon/config.h"
+#include "tools/ec_rados/bench.h"
+#include "tools/ec_rados/errors.h"
+#include "tools/ec_rados/object_commands.h"
+
+namespace ec::tools::rados {
+namespace {
+
+using cluster::client::IoCtx;
+using cluster::client::Rados;
+
+constexpr const char* kSystemConf = "/etc/ecstore/ecstore.conf";
+constexpr int kMaxConcurrency = 1024;
+constexpr std::uint64_t kMaxBlockSize = 64ULL << 20;
+
+// Everything the command line says, before any of it is checked.
+struct Args {
+  std::string conf;
+  std::string pool;
+  std::string format = "plain";
+  std::string object;
+  std::string file;
+  std::vector<std::string> objects;
+  std::string offset;
+  std::string seconds;
+  std::string mode;
+  std::string block_size;
+  int concurrency = kDefaultConcurrency;
+  bool no_cleanup = false;
+  std::string run_name;
+};
+
+bool ParseDecimal(const std::string& s, std::uint64_t* out) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+int UsageError(const CliStreams& io, const std::string& what) {
+  io.err << "error: " << what << "\n(see ec-rados --help)\n";
+  return 1;
+}
+
+int Fail(const CliStreams& io, const std::string& what) {
+  io.err << "error: " << what << "\n";
+  return 1;
+}
+
+// The cluster, connected; nullptr after printing why not.
+std::unique_ptr<Rados> Connect(const Args& a, const CliStreams& io) {
+  std::string conf = osd::ConfigPath(a.conf);
+  if (conf.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::exists(kSystemConf, ec)) {
+      Fail(io, "no config: pass -c CONF or set EC_CONF");
+      return nullptr;
+    }
+    conf = kSystemConf;
+  }
+  auto options = cluster::client::ClientOptionsFromConfig(conf);
+  if (!options.ok()) {
+    Fail(io, ErrorText("reading config " + conf, options.status()));
+    return nullptr;
+  }
+  if (options->etcd_endpoints.empty()) {
+    Fail(io, conf + ": no etcd_endpoints in [global]");
+    return nullptr;
+  }
+  auto rados = Rados::Connect(*options);
+  if (!rados.ok()) {
+    Fail(io, ErrorText("couldn't connect to cluster", rados.status()));
+    return nullptr;
+  }
+  return std::move(rados).value();
+}
+
+// The pool, opened; nothing after printing rados's message.
+std::optional<IoCtx> OpenPool(Rados& rados, const std::string& pool, const CliStreams& io) {
+  auto ctx = rados.OpenPool(pool);
+  if (!ctx.ok()) {
+    io.err << "error opening pool " << pool << ": " << ErrnoText(ctx.status().code()) << "\n";
+    return std::nullopt;
+  }
+  return *ctx;
+}
+
+int Bench(IoCtx& ctx, const Args& a, const CliStreams& io) {
+  BenchOptions o;
+  std::uint64_t seconds = 0;
+  if (!ParseDecimal(a.seconds, &seconds) || seconds == 0 || seconds > 86400) {
+    return UsageError(io, "bench: SECONDS must be a whole number of seconds in [1, 86400], not '" +
+                              a.seconds + "'");
+  }
+  o.seconds = static_cast<int>(seconds);
+  if (a.mode == "write") {
+    o.mode = BenchMode::kWrite;
+  } else if (a.mode == "seq") {
+    o.mode = BenchMode::kSeq;
+  } else if (a.mode == "rand") {
+    o.mode = BenchMode::kRand;
+  } else {
+    return UsageError(io, "bench: unknown mode '" + a.mode + "' (write, seq or rand)");
+  }
+  if (!a.block_size.empty()) {
+    auto size = osd::ParseSize(a.block_size);
+    if (!size.ok()) {
+      return UsageError(io, "-b: '" + a.block_size + "': " + size.status().message());
+    }
+    if (*size == 0 || *size > kMaxBlockSize) {
+      return UsageError(io, "-b: " + std::to_string(*size) + " is not in [1, " +
+                                std::to_string(kMaxBlockSize) + "]");
+    }
+    o.block_size = *size;
+  }
+  o.concurrency = a.concurrency;
+  o.cleanup = !a.no_cleanup;
+  o.run_name = a.run_name;
+  o.progress = a.format == "plain";
+  auto result = RunBench(ctx, o, io.out, io.err);
+  if (!result.ok()) return Fail(io, result.status().message());
+  if (a.format == "plain") {
+    io.out << FormatSummaryText(*result);
+  } else {
+    io.out << SummaryJson(*result).dump(a.format == "json-pretty" ? 4 : -1) << "\n";
+  }
+  io.out.flush();
+  if (result->mismatches > 0) {
+    return Fail(io, std::to_string(result->mismatches) + " of " + std::to_string(result->ops) +
+                        " reads returned the wrong size or content");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunRadosCli(int argc, char** argv, const CliStreams& io) {
+  Args a;
+  CLI::App app{
+      "ec-rados: objects in the cluster's pools, with rados's syntax. The config is -c CONF, "
+      "else $EC_CONF, else /etc/ecstore/ecstore.conf.",
+      "ec-rados"};
+  app.fallthrough();
+  app.require_subcommand(0, 1);
+  ec::cli::AddVersionFlag(app, "ec-rados");
+  app.add_option("-c,--conf", a.conf, "the config file ([global] etcd_endpoints)");
+  app.add_option("-p,--pool", a.pool, "the pool");
+  app.add_option("-f,--format", a.format, "bench summary: plain (default), json, json-pretty")
+      ->check(CLI::IsMember({"plain", "json", "json-pretty"}));
+
+  auto* put = app.add_subcommand("put", "write FILE (\"-\": stdin) as OBJ (write_full)");
+  put->add_option("OBJ", a.object)->required();
+  put->add_option("FILE", a.file)->required();
+  put->add_option("--offset", a.offset, "write at this byte offset instead (no truncation)");
+  auto* append = app.add_subcommand("append", "append FILE (\"-\": stdin) to OBJ");
+  append->add_option("OBJ", a.object)->required();
+  append->add_option("FILE", a.file)->required();
+  auto* get = app.add_subcommand("get", "read OBJ into FILE (\"-\": stdout)");
+  get->add_option("OBJ", a.object)->required();
+  get->add_option("FILE", a.file)->required();
+  auto* stat = app.add_subcommand("stat", "print \"POOL/OBJ size N version V\"");
+  stat->add_option("OBJ", a.object)->required();
+  auto* rm = app.add_subcommand("rm", "remove objects");
+  rm->add_option("OBJ", a.objects)->required();
+  auto* ls = app.add_subcommand("ls", "list the pool's objects, one per line");
+  auto* bench = app.add_subcommand(
+      "bench",
+      "rados bench: SECONDS write|seq|rand (seq and rand read what a write run with "
+      "--no-cleanup left)");
+  bench->add_option("SECONDS", a.seconds, "how long to run")->required();
+  bench->add_option("MODE", a.mode, "write, seq or rand")->required();
+  bench->add_option("-b", a.block_size, "write: object size (default 4M; 4096, 64K, 4M ...)");
+  bench->add_option("-t", a.concurrency, "operations in flight (default 16)")
+      ->check(CLI::Range(1, kMaxConcurrency));
+  bench->add_flag("--no-cleanup", a.no_cleanup, "write: keep the objects (for seq and rand)");
+  bench->add_option("--run-name", a.run_name,
+                    "the metadata object (default benchmark_last_metadata); a write run names "
+                    "its objects after it");
+  auto* cleanup =
+      app.add_subcommand("cleanup", "remove the objects and metadata a bench write run left");
+  cleanup->add_option("--run-name", a.run_name, "the metadata object");
+  cleanup->add_option("-t", a.concurrency, "removes in flight (default 16)")
+      ->check(CLI::Range(1, kMaxConcurrency));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e, io.out, io.err) == 0 ? 0 : 1;
+  } catch (const std::exception& e) {
+    return UsageError(io, e.what());
+  }
+
+  // Checked here rather than by CLI11 so that an unknown option is named before this.
+  if (app.get_subcommands().empty()) {
+    io.err << app.help();
+    return 1;
+  }
+  std::optional<std::uint64_t> offset;
+  if (!a.offset.empty()) {
+    std::uint64_t v = 0;
+    if (!ParseDecimal(a.offset, &v)) {
+      return UsageError(io, "--offset: '" + a.offset + "' is not a byte offset");
+    }
+    offset = v;
+  }
+  if (a.pool.empty()) return UsageError(io, "pool name was not specified (-p POOL)");
+
+  std::unique_ptr<Rados> rados = Connect(a, io);
+  if (!rados) return 1;
+  std::optional<IoCtx> ctx = OpenPool(*rados, a.pool, io);
+  if (!ctx) return 1;
+
+  Status s;
+  if (put->parsed()) {
+    s = PutObject(*ctx, a.object, a.file, offset, io.in);
+  } else if (append->parsed()) {
+    s = AppendObject(*ctx, a.object, a.file, io.in);
+  } else if (get->parsed()) {
+    s = GetObject(*ctx, a.object, a.file, io.out);
+  } else if (stat->parsed()) {
+    s = StatObject(*ctx, a.object, io.out);
+  } else if (rm->parsed()) {
+    s = RemoveObjects(*ctx, a.objects);
+  } else if (ls->parsed()) {
+    s = ListObjects(*ctx, io.out);
+  } else if (bench->parsed()) {
+    return Bench(*ctx, a, io);
+  } else if (cleanup->parsed()) {
+    auto removed = CleanupBench(*ctx, a.run_name, a.concurrency);
+    if (!removed.ok()) return Fail(io, removed.status().message());
+    io.out << "Removed " << *removed << " objects\n";
+  }
+  if (!s.ok()) return Fail(io, s.message());
+  return 0;
+}
+
+}  // namespace ec::tools::rados
