@@ -92,7 +92,6 @@ echo
 echo "== walk-through finished (bytes_read above: what each code read to rebuild one shard)"
 
 # ---- a local cluster on loopback -------------------------------------------------------------
-client="$root/build/bin/ec-osd-client"
 cl="$work/cluster"
 grace=4
 down_out=8
@@ -135,20 +134,25 @@ map_field() {  # osd id, field: 1/0 from the map (ec-admin osd dump, Ceph's "up"
     grep -o "{[^{}]*\"osd\":$1[,}][^{}]*}" | grep -o "\"$2\":[a-z0-9]*" | head -n 1 | cut -d: -f2
 }
 
+rados() { echo "\$ ec-rados $*"; "$root/build/bin/ec-rados" "$@"; }
+echo
+echo "== objects through pools (ec-rados, the client library): each PG's primary encodes them"
 admin osd map claypool obj
 read -r -a set <<< "$(acting)"
-profile="plugin=clay,k=4,m=2,d=5"
-cp "$object" "$cl/obj"
-"$tool" encode "$profile" 4096 0,1,2,3,4,5 "$cl/obj"
-cp "$cl/obj.1" "$cl/orig.1"
-for i in 0 1 2 3 4 5; do
-  "$client" --osd "$(osd_addr "${set[$i]}")" put pg.1 obj "$i" "$cl/obj.$i" --version 1 \
-    --attr "profile=$profile"
+for p in claypool rspool; do
+  rados -p "$p" put obj "$object"
+  for n in 1 2 3 4 5; do
+    head -c $((n * 37000)) "$object" > "$cl/small.$n"
+    "$root/build/bin/ec-rados" -p "$p" put "small-$n" "$cl/small.$n"
+  done
 done
-echo "the six shards of 'obj' are on osd.${set[0]},${set[1]},${set[2]},${set[3]},${set[4]},${set[5]}"
+rados -p claypool ls
+rados -p claypool stat obj
+rados -p claypool bench 3 write -b 4096 -t 4 --no-cleanup --run-name demo
+echo "the six shards of claypool/obj are on osd.${set[0]},${set[1]},${set[2]},${set[3]},${set[4]},${set[5]}"
 victim="${set[1]}"
 echo
-echo "kill -9 osd.$victim (it holds shard 1): down within the grace (${grace} s)"
+echo "kill -9 osd.$victim (it holds shard 1 of obj): down within the grace (${grace} s)"
 start_ms=$(date +%s%3N)
 kill -KILL "$(cat "$cl/osd.$victim.pid")"
 until [ "$(map_field "$victim" up)" = "0" ]; do sleep 0.1; done
@@ -156,33 +160,35 @@ echo "osd.$victim is down in the map after $(( $(date +%s%3N) - start_ms )) ms"
 echo "\$ ec-admin health detail   (first lines)"
 "$root/build/bin/ec-admin" health detail > "$cl/health.txt" || true
 head -n 6 "$cl/health.txt"
+echo
+echo "== degraded reads: every object read back while osd.$victim is down"
+for p in claypool rspool; do
+  "$root/build/bin/ec-rados" -p "$p" get obj "$cl/read.obj"
+  cmp -s "$cl/read.obj" "$object" || { echo "MISMATCH in $p/obj" >&2; exit 1; }
+  for n in 1 2 3 4 5; do
+    "$root/build/bin/ec-rados" -p "$p" get "small-$n" "$cl/read.small"
+    cmp -s "$cl/read.small" "$cl/small.$n" || { echo "MISMATCH in $p/small-$n" >&2; exit 1; }
+  done
+  echo "$p: obj and small-1..5 read back identical to what was written"
+done
+echo "4 KiB random reads of claypool's bench objects (degraded where osd.$victim held a data shard):"
+rados -p claypool bench 3 rand -b 4096 -t 4 --run-name demo
+echo "-- the primaries' degraded-read counters (network and device bytes, by pool):"
+for id in "${set[@]}"; do
+  [ "$id" = "$victim" ] && continue
+  http_get "$(osd_mport "$id")" /metrics | { grep -E '^ecstore_pool_degraded_read' || true; } |
+    sed "s/^/osd.$id /"
+done
 until [ "$(map_field "$victim" in)" = "0" ]; do sleep 0.2; done
 echo "osd.$victim is out after $(( $(date +%s%3N) - start_ms )) ms (mon_osd_down_out_interval ${down_out} s)"
 admin osd map claypool obj
 read -r -a now <<< "$(acting)"
-mkdir -p "$cl/read"
-avail=""
-for i in 0 2 3 4 5; do
-  "$client" --osd "$(osd_addr "${set[$i]}")" get pg.1 obj "$i" "$cl/read/obj.$i" >/dev/null
-  avail="$avail${avail:+,}$i"
-done
-"$tool" decode "$profile" 4096 "$avail" "$cl/read/obj"
-if cmp -s -n "$(stat -c %s "$object")" "$cl/read/obj" "$object"; then
-  echo "degraded read from shards {$avail} matches the original object"
-else
-  echo "MISMATCH in the degraded read" >&2; exit 1
-fi
-rm -f "$cl/obj.1"
-"$tool" repair "$profile" 4096 1 "$cl/obj"
 new="${now[1]}"
-"$client" --osd "$(osd_addr "$new")" put pg.1 obj 1 "$cl/obj.1" --version 1 --attr "profile=$profile"
-"$client" --osd "$(osd_addr "$new")" get pg.1 obj 1 "$cl/check.1" >/dev/null
-if cmp -s "$cl/check.1" "$cl/orig.1"; then
-  echo "shard 1 rebuilt onto osd.$new (its new position) and read back identical to the lost one"
-else
-  echo "MISMATCH in the rebuilt shard" >&2; exit 1
-fi
-"$client" --osd "$(osd_addr "$new")" stat pg.1 obj 1
+rados -p claypool get obj "$cl/read.obj"
+cmp -s "$cl/read.obj" "$object" || { echo "MISMATCH after the remap" >&2; exit 1; }
+echo "shard 1 of obj now maps to osd.$new: the read found it missing there and the primary rebuilt it"
+http_get "$(osd_mport "${now[0]}")" /metrics | grep -E '^ecstore_pool_shards_healed_total' || true
+"$root/build/bin/ec-rados" -p claypool cleanup --run-name demo
 echo
 echo "restart osd.$victim: up and in again (it was marked out by the monitor, not by a person)"
 : > "$cl/osd.$victim.out"
