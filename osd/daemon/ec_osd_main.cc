@@ -194,6 +194,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     po.max_object_size = c.osd_max_object_size;
     po.read_weight_net = c.osd_read_cost_network_weight / 100.0;
     po.read_weight_dev = c.osd_read_cost_device_weight / 100.0;
+    po.store = store.get();
     primary = std::make_unique<ec::osd::pg::Primary>(&maps, &metrics, log, po);
     so.objects = primary.get();
   }

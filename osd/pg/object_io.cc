@@ -11,6 +11,7 @@
 
 #include "ec/stripe_codec.h"
 #include "osd/net/osd_shard_source.h"
+#include "osd/pg/primary_source.h"
 #include "osd/pg/resolve.h"
 #include "recovery/object_read.h"
 
@@ -209,7 +210,9 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
     so.shards[p] = net::OsdShardSource::Holder{c->second.get(), OsdName(io, p)};
   }
   req.cost = model;
-  net::OsdShardSource source(std::move(so));
+  net::OsdShardSource remote(std::move(so));
+  PrimaryShardSource source(&remote, io.store, io.loc->collection, io.object, io.self_position,
+                            state.version);
   auto got = recovery::ReadObjectRange(*io.codec->engine, source, req);
   if (!got.ok()) {
     std::vector<std::string> missing;

@@ -34,6 +34,7 @@
 #include "osd/net/client.h"
 #include "osd/pg/pool_codecs.h"
 #include "osd/pg/write_plan.h"
+#include "osd/store/object_store.h"
 #include "recovery/read_cost.h"
 
 namespace ec::osd::pg {
@@ -54,6 +55,7 @@ struct ObjectIo {
   std::string object;
   std::map<int, std::shared_ptr<net::OsdClient>> clients;  // up position -> its OSD's client
   int self_position = -1;  // the position this OSD holds, if any (read locally: no network)
+  store::ObjectStore* store = nullptr;  // this OSD's store, for that position (null: by network)
   std::chrono::milliseconds timeout{10000};  // per sub-operation
   recovery::ReadCostModel cost;              // weights; `local` is filled from self_position
 };

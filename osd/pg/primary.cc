@@ -204,6 +204,7 @@ class Primary::Impl {
       if (p.loc.acting[i] == options_.osd_id) p.io.self_position = static_cast<int>(i);
     }
     p.io.timeout = options_.subop_timeout;
+    p.io.store = options_.store;
     p.io.cost.weight_net = options_.read_weight_net;
     p.io.cost.weight_dev = options_.read_weight_dev;
     p.key = CacheKey(pool, object);

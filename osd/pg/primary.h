@@ -32,6 +32,7 @@
 #include "cluster/map/map_holder.h"
 #include "osd/daemon/metrics.h"
 #include "osd/net/server.h"
+#include "osd/store/object_store.h"
 
 namespace spdlog {
 class logger;
@@ -49,6 +50,9 @@ struct PrimaryOptions {
   double read_weight_dev = 1.0;
   std::uint64_t max_object_size = 128ull << 20;  // Ceph's osd_max_object_size
   std::string plugin_dir;                        // "" : the default plugin directory
+  // This OSD's store: reads of the shard it holds itself skip the network (borrowed; null: every
+  // shard is read through its OSD's messenger, this one's included).
+  store::ObjectStore* store = nullptr;
 };
 
 class Primary : public net::RequestHandler {

@@ -1,0 +1,66 @@
+#include "osd/pg/primary_source.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "osd/daemon/shard_meta.h"
+
+namespace ec::osd::pg {
+
+Status PrimaryShardSource::ReadLocal(const recovery::ShardReadRequest& r) {
+  std::vector<store::Extent> extents;
+  extents.reserve(r.extents.size());
+  for (const recovery::Extent& e : r.extents) extents.push_back({e.offset, e.length});
+  const std::string name = ShardObjectName(object_, static_cast<std::uint32_t>(r.shard));
+  auto got = store_->ReadWithAttr(collection_, name, extents, kShardMetaAttr);
+  if (!got.ok()) return got.status().WithPrefix("local shard " + std::to_string(r.shard));
+  std::uint64_t version = 0;
+  if (got->attr) {
+    auto meta = DecodeShardMeta(*got->attr);
+    if (!meta.ok()) return meta.status();
+    version = meta->version;
+  }
+  if (version != version_) {
+    return Status::Error(ESTALE, fmt::format("local shard {} is at version {}, not {}", r.shard,
+                                             version, version_));
+  }
+  std::byte* dest = r.destination.data();
+  for (std::size_t i = 0; i < extents.size(); ++i) {
+    const Buffer& b = got->extents[i];
+    if (b.size() != extents[i].length) {
+      return Status::Error(ENODATA, fmt::format("local shard {} ends before byte {}", r.shard,
+                                                extents[i].offset + extents[i].length));
+    }
+    std::memcpy(dest, b.data(), b.size());
+    dest += b.size();
+  }
+  return Status::OK();
+}
+
+void PrimaryShardSource::ReadAsync(std::span<const recovery::ShardReadRequest> requests,
+                                   Completion done) {
+  std::vector<recovery::ShardReadRequest> remote;
+  std::vector<std::size_t> index;  // remote request -> index in `requests`
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (store_ != nullptr && requests[i].shard == local_shard_) continue;
+    remote.push_back(requests[i]);
+    index.push_back(i);
+  }
+  if (!remote.empty()) {
+    // The remote source keeps no reference to its requests after its last completion, but its
+    // completions may run after this call returns: the copies live with the callback.
+    auto shared = std::make_shared<std::vector<recovery::ShardReadRequest>>(std::move(remote));
+    auto map = std::make_shared<std::vector<std::size_t>>(std::move(index));
+    remote_->ReadAsync(*shared, [shared, map, done](std::size_t i, Status s) {
+      done((*map)[i], std::move(s));
+    });
+  }
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (store_ != nullptr && requests[i].shard == local_shard_) done(i, ReadLocal(requests[i]));
+  }
+}
+
+}  // namespace ec::osd::pg
