@@ -308,9 +308,138 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
 
 }  // namespace
 
+namespace {
+
+// A small overwrite inside one stripe of the object, by parity delta: read the old chunks it
+// touches and the m parity chunks, and write those back (new data; parity + encode(old ^ new),
+// which holds for every code here: each is linear over GF(2)). The other shards get a SubWrite
+// without data that moves them to the new version. Used when it reads fewer chunks than
+// re-encoding the stripe would (the old bytes of the other pieces): at most m+1 chunk reads and
+// m+1 chunk writes for a write inside one chunk, whatever k is. nullopt: not applicable.
+std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const ObjectState& state,
+                                                   const WritePlan& plan, const Buffer& data,
+                                                   std::uint64_t version, int min_size) {
+  const StripeLayout& layout = io.codec->layout;
+  if (plan.full || !state.exists || plan.stripes != 1 || data.empty()) return std::nullopt;
+  if (layout.shard_size(plan.new_size) != layout.shard_size(state.size)) return std::nullopt;
+  const std::size_t C = layout.chunk_size();
+  const std::size_t W = layout.stripe_width();
+  const std::uint64_t s = plan.first_stripe;
+  const std::uint64_t base = s * W;
+  const std::size_t a = (plan.write_offset - base) / C;
+  const std::size_t b = (plan.write_offset + data.size() - 1 - base) / C;
+  std::set<std::size_t> rmw_pieces;
+  for (const ObjectRange& r : plan.old_reads) {
+    for (std::uint64_t p = (r.offset - base) / C; p <= (r.offset + r.length - 1 - base) / C; ++p) {
+      rmw_pieces.insert(static_cast<std::size_t>(p));
+    }
+  }
+  const std::size_t m = layout.m();
+  if ((b - a + 1) + m >= rmw_pieces.size()) return std::nullopt;
+  const std::set<int> current(state.current.begin(), state.current.end());
+  std::vector<int> reads;  // positions read: touched data pieces, then parity
+  for (std::size_t i = a; i <= b; ++i) reads.push_back(layout.data_ids()[i]);
+  for (int id : layout.parity_ids()) reads.push_back(id);
+  for (int p : reads) {
+    if (current.count(p) == 0 || io.clients.count(p) == 0) return std::nullopt;
+  }
+  std::vector<int> targets;
+  for (int p : state.current) {
+    if (io.clients.count(p) != 0) targets.push_back(p);
+  }
+  if (static_cast<int>(targets.size()) < min_size) return std::nullopt;
+
+  // One round: every old chunk at once (the primary's own from its store).
+  std::vector<Buffer> old(reads.size());
+  std::vector<recovery::ShardReadRequest> requests(reads.size());
+  for (std::size_t i = 0; i < reads.size(); ++i) {
+    old[i] = Buffer::Allocate(C, false);
+    requests[i].shard = reads[i];
+    requests[i].extents = {{s * C, C}};
+    requests[i].destination = std::span<std::byte>(const_cast<std::byte*>(old[i].data()), C);
+  }
+  net::OsdShardSource::Options so;
+  so.collection = io.loc->collection;
+  so.object = io.object;
+  so.call = Call(io);
+  so.expect_version = state.version;
+  for (int p : reads)
+    so.shards[p] = net::OsdShardSource::Holder{io.clients.at(p).get(), OsdName(io, p)};
+  net::OsdShardSource remote(std::move(so));
+  PrimaryShardSource source(&remote, io.store, io.loc->collection, io.object, io.self_position,
+                            state.version);
+  const std::vector<Status> got = recovery::ReadAll(source, requests);
+  for (const Status& st : got) {
+    if (!st.ok()) return std::nullopt;  // re-encoding the stripe copes with a missing shard
+  }
+  // New data chunks, and the delta stripe (zero outside the touched pieces).
+  const std::size_t pieces = b - a + 1;
+  Buffer fresh = Buffer::Allocate(pieces * C, false);
+  std::byte* nd = const_cast<std::byte*>(fresh.data());
+  for (std::size_t i = 0; i < pieces; ++i) std::memcpy(nd + i * C, old[i].data(), C);
+  std::memcpy(nd + (plan.write_offset - base - a * C), data.data(), data.size());
+  Buffer delta = Buffer::Allocate(W, true);
+  std::byte* dd = const_cast<std::byte*>(delta.data());
+  for (std::size_t i = 0; i < pieces; ++i) {
+    for (std::size_t x = 0; x < C; ++x) dd[(a + i) * C + x] = nd[i * C + x] ^ old[i].data()[x];
+  }
+  std::vector<Buffer> parity;
+  std::vector<std::span<std::byte>> spans;
+  for (std::size_t j = 0; j < m; ++j) {
+    parity.push_back(Buffer::Allocate(C, false));
+    spans.emplace_back(const_cast<std::byte*>(parity.back().data()), C);
+  }
+  StripeCodec codec(*io.codec->code, layout);
+  Status enc = codec.EncodeObject(std::span<const std::byte>(delta.data(), W), 1, spans);
+  if (!enc.ok()) return Result<std::vector<int>>(enc);
+  for (std::size_t j = 0; j < m; ++j) {
+    std::byte* pd = spans[j].data();
+    const std::byte* po = old[pieces + j].data();
+    for (std::size_t x = 0; x < C; ++x) pd[x] ^= po[x];
+  }
+  std::vector<net::SubWriteRequest> writes;
+  std::vector<std::vector<Buffer>> payloads;
+  for (int p : targets) {
+    net::SubWriteRequest w;
+    w.collection = io.loc->collection;
+    w.object = io.object;
+    w.shard = static_cast<std::uint32_t>(p);
+    w.version = version;
+    w.prev_version = state.version;
+    w.kind = net::SubWriteKind::kRange;
+    w.object_size = plan.new_size;
+    w.shard_size = layout.shard_size(plan.new_size);
+    std::vector<Buffer> payload;
+    const int piece = layout.data_index(p);
+    const auto& pids = layout.parity_ids();
+    const auto j = std::find(pids.begin(), pids.end(), p) - pids.begin();
+    if (piece >= static_cast<int>(a) && piece <= static_cast<int>(b)) {
+      payload.push_back(fresh.Slice((piece - a) * C, C));
+    } else if (piece < 0 && j < static_cast<std::ptrdiff_t>(m)) {
+      payload.push_back(parity[j]);
+    }
+    if (!payload.empty()) w.extents.push_back({s * C, C});
+    writes.push_back(std::move(w));
+    payloads.push_back(std::move(payload));
+  }
+  return FanOut(io, targets, std::move(writes), std::move(payloads), min_size);
+}
+
+}  // namespace
+
 Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, const WritePlan& plan,
                                 const Buffer& data, std::uint64_t version, int min_size) {
   if (!plan.full && plan.stripes == 0 && state.exists) return state;  // nothing changes
+  if (auto delta = DeltaWrite(io, state, plan, data, version, min_size)) {
+    if (!delta->ok()) return delta->status();
+    ObjectState next;
+    next.exists = true;
+    next.version = version;
+    next.size = plan.new_size;
+    next.current = **delta;
+    next.delta = true;
+    return next;
+  }
   // Every shard at the object's version; with a whole rewrite, the stale ones too.
   std::vector<int> targets = state.current;
   if (plan.full) {

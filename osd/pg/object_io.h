@@ -46,6 +46,7 @@ struct ObjectState {
   std::uint64_t size = 0;
   std::vector<int> current;            // positions (shards) at `version`
   std::map<int, std::uint64_t> stale;  // reachable positions behind: position -> its version
+  bool delta = false;                  // the write that made this state updated parity by delta
 };
 
 // Everything an operation on one object needs.

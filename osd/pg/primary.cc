@@ -292,6 +292,12 @@ class Primary::Impl {
       return reply;
     }
     Remember(p->key, p->locator->map().epoch, *next);
+    if (next->delta) {
+      metrics_
+          ->GetCounter("ecstore_pool_delta_writes_total",
+                       "Small overwrites that updated parity by delta", {{"pool", p->pool_name}})
+          .Inc();
+    }
     reply.version = next->version;
     reply.object_size = next->size;
     return reply;

@@ -24,8 +24,8 @@ Status PrimaryShardSource::ReadLocal(const recovery::ShardReadRequest& r) {
     version = meta->version;
   }
   if (version != version_) {
-    return Status::Error(ESTALE, fmt::format("local shard {} is at version {}, not {}", r.shard,
-                                             version, version_));
+    return Status::Error(
+        ESTALE, fmt::format("local shard {} is at version {}, not {}", r.shard, version, version_));
   }
   std::byte* dest = r.destination.data();
   for (std::size_t i = 0; i < extents.size(); ++i) {
@@ -54,9 +54,8 @@ void PrimaryShardSource::ReadAsync(std::span<const recovery::ShardReadRequest> r
     // completions may run after this call returns: the copies live with the callback.
     auto shared = std::make_shared<std::vector<recovery::ShardReadRequest>>(std::move(remote));
     auto map = std::make_shared<std::vector<std::size_t>>(std::move(index));
-    remote_->ReadAsync(*shared, [shared, map, done](std::size_t i, Status s) {
-      done((*map)[i], std::move(s));
-    });
+    remote_->ReadAsync(
+        *shared, [shared, map, done](std::size_t i, Status s) { done((*map)[i], std::move(s)); });
   }
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (store_ != nullptr && requests[i].shard == local_shard_) done(i, ReadLocal(requests[i]));

@@ -18,9 +18,8 @@ namespace ec::osd::pg {
 class PrimaryShardSource final : public recovery::ShardSource {
  public:
   // `store` null or `local_shard` < 0: everything goes to `remote`.
-  PrimaryShardSource(net::OsdShardSource* remote, store::ObjectStore* store,
-                     std::string collection, std::string object, int local_shard,
-                     std::uint64_t version)
+  PrimaryShardSource(net::OsdShardSource* remote, store::ObjectStore* store, std::string collection,
+                     std::string object, int local_shard, std::uint64_t version)
       : remote_(remote),
         store_(store),
         collection_(std::move(collection)),

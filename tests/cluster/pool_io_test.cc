@@ -55,6 +55,20 @@ std::vector<std::byte> ToVector(const Buffer& b) {
   return std::vector<std::byte>(b.data(), b.data() + b.size());
 }
 
+// The pools of the test cluster: RS(4,2) isa, CLAY(4,2,5), and RS(5,1) isa, where a small
+// overwrite reads 2 chunks by parity delta instead of 4 by re-encoding its stripe.
+ec::Profile ProfileOf(const std::string& pool) {
+  if (pool == "clay") {
+    return {
+        {"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"}, {"crush-failure-domain", "host"}};
+  }
+  return {{"plugin", "isa"},
+          {"k", pool == "rs51" ? "5" : "4"},
+          {"m", pool == "rs51" ? "1" : "2"},
+          {"technique", "reed_sol_van"},
+          {"crush-failure-domain", "host"}};
+}
+
 class PoolIo : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { cluster_ = new Cluster(); }
@@ -75,16 +89,7 @@ class PoolIo : public ::testing::Test {
         EXPECT_EQ(osds.back()->Mkfs({"--set", "bluestore_block_size=256M"}).exit_code, 0);
         EXPECT_TRUE(osds.back()->Start(Args(id)));
       }
-      AddPool("rs", {{"plugin", "isa"},
-                     {"k", "4"},
-                     {"m", "2"},
-                     {"technique", "reed_sol_van"},
-                     {"crush-failure-domain", "host"}});
-      AddPool("clay", {{"plugin", "clay"},
-                       {"k", "4"},
-                       {"m", "2"},
-                       {"d", "5"},
-                       {"crush-failure-domain", "host"}});
+      for (const char* pool : {"rs", "clay", "rs51"}) AddPool(pool, ProfileOf(pool));
       ec::cluster::client::ClientOptions o;
       o.etcd_endpoints = Endpoint();
       o.op_timeout = seconds(40);
@@ -111,7 +116,7 @@ class PoolIo : public ::testing::Test {
       pool.profile = name;
       pool.pg_num = 8;
       pool.stripe_unit = 4096;
-      pool.min_size = 4;  // k: writes go on with m OSDs down (the kill test needs it)
+      pool.min_size = std::stoi(profile.at("k"));  // writes go on with m OSDs down
       auto s = store->Apply({MapChange::PutProfile(p), MapChange::PutPool(pool)});
       EXPECT_TRUE(s.ok()) << s.status().ToString();
     }
@@ -162,7 +167,7 @@ PoolIo::Cluster* PoolIo::cluster_ = nullptr;
 
 TEST_F(PoolIo, RoundTripRangesAppendsRemove) {
   std::mt19937_64 rng(1);
-  for (const std::string pool : {"rs", "clay"}) {
+  for (const std::string pool : {"rs", "clay", "rs51"}) {
     SCOPED_TRACE(pool);
     auto io = Pool(pool);
     std::map<std::string, std::vector<std::byte>> model;
@@ -236,16 +241,7 @@ TEST_F(PoolIo, RoundTripRangesAppendsRemove) {
 ec::recovery::ReadCost ExpectedCost(const std::string& pool, const std::vector<std::byte>& bytes,
                                     std::uint64_t off, std::uint64_t len,
                                     const std::vector<int>& available, int local) {
-  ec::Profile profile = pool == "rs" ? ec::Profile{{"plugin", "isa"},
-                                                   {"k", "4"},
-                                                   {"m", "2"},
-                                                   {"technique", "reed_sol_van"},
-                                                   {"crush-failure-domain", "host"}}
-                                     : ec::Profile{{"plugin", "clay"},
-                                                   {"k", "4"},
-                                                   {"m", "2"},
-                                                   {"d", "5"},
-                                                   {"crush-failure-domain", "host"}};
+  ec::Profile profile = ProfileOf(pool);
   ec::ErasureCodeInterfaceRef code;
   EXPECT_TRUE(
       ec::PluginRegistry::instance()
@@ -284,8 +280,9 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
   std::vector<Case> cases;
   // The OSD we kill holds a data shard of one object per pool, and is not its primary.
   int victim = -1;
-  for (const std::string pool : {"rs", "clay"}) {
+  for (const std::string pool : {"rs", "clay", "rs51"}) {
     auto io = Pool(pool);
+    const std::size_t k = pool == "rs51" ? 5 : 4;
     auto map = std::make_shared<const ClusterMap>(cluster_->Map());
     auto locator = ec::cluster::ObjectLocator::Make(map);
     ASSERT_TRUE(locator.ok());
@@ -295,10 +292,20 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
       auto loc = (*locator)->LocateObject(io.pool_id(), name);
       ASSERT_TRUE(loc.ok());
       if (victim < 0) victim = loc->acting[1];
-      auto at = std::find(loc->acting.begin(), loc->acting.begin() + 4, victim);
-      if (at == loc->acting.begin() + 4 || loc->primary == victim) continue;
+      const auto data_end = loc->acting.begin() + static_cast<std::ptrdiff_t>(k);
+      if (std::find(loc->acting.begin(), data_end, victim) == data_end || loc->primary == victim) {
+        continue;
+      }
       Case c{pool, RandomBytes(rng, 256 * 1024 + 1000), *loc};
       ASSERT_TRUE(io.WriteFull(name, c.bytes).ok());
+      // Small overwrites (by parity delta in rs51): the degraded reads below decode through the
+      // parity they left, so a wrong delta would show.
+      for (int w = 0; w < 20; ++w) {
+        const std::size_t off = rng() % (c.bytes.size() - 3000);
+        auto bytes = RandomBytes(rng, 1 + rng() % 3000);
+        ASSERT_TRUE(io.Write(name, bytes, off).ok());
+        std::copy(bytes.begin(), bytes.end(), c.bytes.begin() + static_cast<std::ptrdiff_t>(off));
+      }
       c.loc.pgid = name;  // the object's name, kept here for the reads below
       cases.push_back(std::move(c));
       break;
@@ -314,15 +321,16 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
     auto io = Pool(c.pool);
     std::vector<int> available;
     int local = -1;
-    for (int p = 0; p < 6; ++p) {
+    for (int p = 0; p < static_cast<int>(c.loc.acting.size()); ++p) {
       if (c.loc.acting[p] != victim) available.push_back(p);
       if (c.loc.acting[p] == c.loc.primary) local = p;
     }
-    // Data shard j holds object bytes [4096 j, 4096 (j + 1)) of each 16384-byte stripe.
+    // Data shard j holds object bytes [4096 j, 4096 (j + 1)) of each stripe (k * 4096 bytes).
     const std::uint64_t j = static_cast<std::uint64_t>(
         std::find(c.loc.acting.begin(), c.loc.acting.end(), victim) - c.loc.acting.begin());
+    const std::uint64_t width = 4096 * static_cast<std::uint64_t>(c.loc.k);
     const std::vector<std::pair<std::uint64_t, std::uint64_t>> reads = {
-        {4096 * j, 4096}, {16384 + 4096 * j + 100, 4096}, {0, 65536}, {0, c.bytes.size()}};
+        {4096 * j, 4096}, {width + 4096 * j + 100, 4096}, {0, 65536}, {0, c.bytes.size()}};
     for (auto [off, len] : reads) {
       auto got = io.Read(c.loc.pgid, off, len);
       ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -340,6 +348,15 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
     }
   }
   cluster_->Restart(victim);
+  // rs51's small overwrites went by parity delta (ecstore_pool_delta_writes_total on a primary).
+  std::uint64_t deltas = 0;
+  for (const auto& osd : cluster_->osds) {
+    const std::string metrics = ectest::HttpGet(osd->metrics_port(), "/metrics");
+    const std::string key = "ecstore_pool_delta_writes_total{pool=\"rs51\"} ";
+    const auto at = metrics.find(key);
+    if (at != std::string::npos) deltas += std::stoull(metrics.substr(at + key.size()));
+  }
+  EXPECT_GE(deltas, 10u);
 }
 
 TEST_F(PoolIo, FewerThanKShardsIsAClearErrorNotAHang) {
