@@ -4,43 +4,30 @@
 #include "osd/daemon/sub_ops.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <string>
 
 #include "osd/daemon/shard_meta.h"
+#include "osd/store/store_test_support.h"
 
 namespace ec::osd {
 namespace {
 
-namespace fs = std::filesystem;
-
 Buffer Bytes(const std::string& s) {
-  Buffer b = Buffer::Allocate(s.size());
-  std::memcpy(const_cast<std::byte*>(b.data()), s.data(), s.size());
+  const std::vector<std::byte> v = store::testing::ToBytes(s);
+  Buffer b = Buffer::Allocate(v.size());
+  if (!v.empty()) std::memcpy(const_cast<std::byte*>(b.data()), v.data(), v.size());
   return b;
 }
 
 class SubOpsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/ec-sub-ops-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    store::StoreOptions o;
-    o.device_path = (dir_ / "block").string();
-    o.db_path = (dir_ / "db").string();
-    o.device_size = 32ull << 20;
+    const store::StoreOptions o = store::testing::MakeOptions(dir_, store::IoBackend::kUring);
     ASSERT_TRUE(store::ObjectStore::Mkfs(o).ok());
     auto opened = store::ObjectStore::Open(o);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = std::move(opened).value();
-  }
-  void TearDown() override {
-    store_.reset();
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
   }
 
   Status Write(net::SubWriteKind kind, std::uint64_t version, std::uint64_t prev,
@@ -76,7 +63,7 @@ class SubOpsTest : public ::testing::Test {
     return std::string(reinterpret_cast<const char*>((*got)[0].data()), (*got)[0].size());
   }
 
-  fs::path dir_;
+  store::testing::TempDir dir_;
   std::unique_ptr<store::ObjectStore> store_;
   bool created_ = false;
 };

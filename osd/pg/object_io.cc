@@ -55,6 +55,24 @@ net::CallOptions Call(const ObjectIo& io) {
   return c;
 }
 
+// The SubWrite of version `version` for position `p`, starting from the version that shard is at
+// (its stale version, or the object's).
+net::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, int p,
+                                 std::uint64_t version, net::SubWriteKind kind,
+                                 std::uint64_t object_size, std::uint64_t shard_size) {
+  net::SubWriteRequest w;
+  w.collection = io.loc->collection;
+  w.object = io.object;
+  w.shard = static_cast<std::uint32_t>(p);
+  w.version = version;
+  auto stale = state.stale.find(p);
+  w.prev_version = stale == state.stale.end() ? state.version : stale->second;
+  w.kind = kind;
+  w.object_size = object_size;
+  w.shard_size = shard_size;
+  return w;
+}
+
 // A failure that says nothing about the shard's data: the OSD did not answer (dying, slow).
 bool NoAnswer(const Status& s) {
   return s.is_retryable() &&
@@ -276,16 +294,9 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
   std::vector<net::SubWriteRequest> requests;
   std::vector<std::vector<Buffer>> payloads;
   for (int p : targets) {
-    net::SubWriteRequest w;
-    w.collection = io.loc->collection;
-    w.object = io.object;
-    w.shard = static_cast<std::uint32_t>(p);
-    w.version = version;
-    auto stale = state.stale.find(p);
-    w.prev_version = stale == state.stale.end() ? state.version : stale->second;
-    w.kind = plan.full ? net::SubWriteKind::kFull : net::SubWriteKind::kRange;
-    w.object_size = plan.new_size;
-    w.shard_size = layout.shard_size(plan.new_size);
+    net::SubWriteRequest w = SubWriteFor(
+        io, state, p, version, plan.full ? net::SubWriteKind::kFull : net::SubWriteKind::kRange,
+        plan.new_size, layout.shard_size(plan.new_size));
     std::vector<Buffer> payload;
     if (plan.stripes > 0) {
       w.extents.push_back({plan.first_stripe * C, plan.stripes * C});
@@ -400,15 +411,8 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
   std::vector<net::SubWriteRequest> writes;
   std::vector<std::vector<Buffer>> payloads;
   for (int p : targets) {
-    net::SubWriteRequest w;
-    w.collection = io.loc->collection;
-    w.object = io.object;
-    w.shard = static_cast<std::uint32_t>(p);
-    w.version = version;
-    w.prev_version = state.version;
-    w.kind = net::SubWriteKind::kRange;
-    w.object_size = plan.new_size;
-    w.shard_size = layout.shard_size(plan.new_size);
+    net::SubWriteRequest w = SubWriteFor(io, state, p, version, net::SubWriteKind::kRange,
+                                         plan.new_size, layout.shard_size(plan.new_size));
     std::vector<Buffer> payload;
     const int piece = layout.data_index(p);
     const auto& pids = layout.parity_ids();
@@ -481,14 +485,8 @@ ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_
     std::vector<net::SubWriteRequest> requests;
     std::vector<std::vector<Buffer>> payloads(targets.size());
     for (int p : targets) {
-      net::SubWriteRequest w;
-      w.collection = io.loc->collection;
-      w.object = io.object;
-      w.shard = static_cast<std::uint32_t>(p);
-      w.version = state.version;
-      w.prev_version = state.stale.at(p);
-      w.kind = net::SubWriteKind::kRemove;
-      requests.push_back(std::move(w));
+      requests.push_back(
+          SubWriteFor(io, state, p, state.version, net::SubWriteKind::kRemove, 0, 0));
     }
     healed = FanOut(io, targets, std::move(requests), std::move(payloads), 1);
   }
@@ -520,15 +518,7 @@ Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,
   std::vector<net::SubWriteRequest> requests;
   std::vector<std::vector<Buffer>> payloads(targets.size());
   for (int p : targets) {
-    net::SubWriteRequest w;
-    w.collection = io.loc->collection;
-    w.object = io.object;
-    w.shard = static_cast<std::uint32_t>(p);
-    w.version = version;
-    auto stale = state.stale.find(p);
-    w.prev_version = stale == state.stale.end() ? state.version : stale->second;
-    w.kind = net::SubWriteKind::kRemove;
-    requests.push_back(std::move(w));
+    requests.push_back(SubWriteFor(io, state, p, version, net::SubWriteKind::kRemove, 0, 0));
   }
   auto took = FanOut(io, targets, std::move(requests), std::move(payloads), min_size);
   if (!took.ok()) return took.status();

@@ -14,8 +14,11 @@
 // min_size_wait), then fail with EAGAIN naming the PG. Errors reach the client as the reply's
 // status: ENOENT (no pool, no object), EINVAL (read past the end, bad range), EFBIG (over
 // osd_max_object_size), Retryable ESTALE (not the primary: the client refreshes its map and
-// retries), Retryable EAGAIN (incomplete object, too few shards took a write), EIO naming the PG
-// and the missing shards when fewer than k shards are readable.
+// retries), Retryable EAGAIN (too few shards took a write: rolled back), EIO naming the PG and the
+// missing shards when fewer than k shards can settle or read the object.
+//
+// An object whose state is learnt with stale shards among the reachable ones has them rewritten
+// at its version first (object_io.h HealStale), so a read may cause writes.
 //
 // Counters (MetricsRegistry), by pool: ecstore_pool_ops_total{pool,op},
 // ecstore_pool_degraded_reads_total{pool}, ecstore_pool_degraded_read_network_bytes_total{pool},

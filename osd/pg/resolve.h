@@ -13,8 +13,9 @@
 //   otherwise                       undecided: the shards that could settle it are unreachable
 //
 // So an object always reads as entirely the old or entirely the new content, and an acknowledged
-// write is never rolled back (with at most size - min_size shards lost, it is on >= 1 + ... shards
-// that answer; with fewer than k of its shards reachable the object waits instead).
+// write is never rolled back: it is on at least min_size shards, so the shards holding it plus
+// the shards that do not answer are never fewer than min_size. With fewer than k shards at vmax
+// and that many possibly holding it, the object is undecided until they answer.
 //
 // Thread safety: pure.
 #pragma once
