@@ -236,8 +236,14 @@ CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx) {
   }
   Result<ClusterMap> map = LoadMap(ctx);
   if (!map.ok()) return ErrorResult(map.status());
+  // The primaries' PG reports; without them (etcd hiccup) the status still shows the map's view.
+  std::map<int, PgStatsReport> stats;
+  if (ctx.store->client() != nullptr) {
+    auto loaded = LoadPgStats(*ctx.store->client(), ctx.store->prefix());
+    if (loaded.ok()) stats = std::move(loaded).value();
+  }
   Result<StatusReport> report =
-      BuildStatusReport(*map, map->fsid.empty() ? ctx.cluster_id : map->fsid);
+      BuildStatusReport(*map, map->fsid.empty() ? ctx.cluster_id : map->fsid, stats);
   if (!report.ok()) return ErrorResult(report.status());
   const bool detail = words.size() == 2;
   if (ctx.format != Format::kPlain) {

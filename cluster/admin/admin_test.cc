@@ -609,9 +609,32 @@ TEST(StatusReport, PureFunctionOfTheMap) {
             "\n"
             "  data:\n"
             "    pools:   2 pools, 72 pgs\n"
+            "    objects: 0 objects\n"
             "    pgs:     64 active+undersized+degraded\n"
             "             8 unknown\n"
             "\n");
+
+  // With the primaries' reports: every PG of p misses osd.3's shard, so each of its objects is
+  // one degraded copy out of 4. osd.3 reported too, but it is no PG's primary while down.
+  std::map<int, PgStatsReport> stats;
+  for (int osd = 0; osd < 4; ++osd) stats[osd].osd = osd;
+  for (std::uint32_t pg = 0; pg < 64; ++pg) {
+    for (int osd = 0; osd < 4; ++osd) stats[osd].pgs[PgName(1, pg)] = PgStat{osd == 3 ? 100 : 2};
+  }
+  r = BuildStatusReport(map, "id", stats);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->num_objects, 128u);
+  EXPECT_EQ(r->degraded_objects, 128u);
+  EXPECT_EQ(r->degraded_total, 512u);
+  EXPECT_EQ(r->checks[1].summary,
+            "Degraded data redundancy: 128/512 objects degraded (25.000%), 64 pgs degraded, 64 "
+            "pgs undersized");
+  const json j = StatusJson(*r);
+  EXPECT_EQ(j["pgmap"]["num_objects"], 128);
+  EXPECT_EQ(j["pgmap"]["degraded_objects"], 128);
+  EXPECT_EQ(j["pgmap"]["degraded_total"], 512);
+  EXPECT_TRUE(
+      Contains(RenderStatusPlain(*r, kNow), "             128/512 objects degraded (25.000%)\n"));
 }
 
 TEST_F(AdminTest, StatusAllUpIsHealthOk) {
@@ -638,7 +661,9 @@ TEST_F(AdminTest, StatusAllUpIsHealthOk) {
   EXPECT_TRUE(Contains(plain, "    id:     " + Map().fsid + "\n")) << plain;
   EXPECT_TRUE(Contains(plain, "    health: HEALTH_OK\n")) << plain;
   EXPECT_TRUE(Contains(plain, "    osd: 6 osds: 6 up (since 90s), 6 in (since 90s)\n")) << plain;
-  EXPECT_TRUE(Contains(plain, "    pools:   2 pools, 48 pgs\n    pgs:     48 active+clean\n"))
+  EXPECT_TRUE(Contains(plain,
+                       "    pools:   2 pools, 48 pgs\n    objects: 0 objects\n    pgs:     48 "
+                       "active+clean\n"))
       << plain;
   EXPECT_EQ(Ok("health").out, "HEALTH_OK\n");
   EXPECT_EQ(Ok("health detail").out, "HEALTH_OK\n");

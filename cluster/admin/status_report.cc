@@ -1,8 +1,11 @@
 #include "cluster/admin/status_report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 
+#include "cluster/map/object_locator.h"
 #include "cluster/map/pool_geometry.h"
 
 namespace ec::cluster::admin {
@@ -35,7 +38,15 @@ PgState ComputePgState(int up_count, int size, int min_size, int k) {
   return PgState::kDown;
 }
 
-Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluster_id) {
+// Ceph's "8/72 objects degraded (11.111%)".
+std::string DegradedObjects(const StatusReport& r) {
+  const double pct = r.degraded_total == 0 ? 0.0 : 100.0 * static_cast<double>(r.degraded_objects) /
+                                                       static_cast<double>(r.degraded_total);
+  return fmt::format("{}/{} objects degraded ({:.3f}%)", r.degraded_objects, r.degraded_total, pct);
+}
+
+Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluster_id,
+                                       const std::map<int, PgStatsReport>& stats) {
   StatusReport r;
   r.cluster_id = std::move(cluster_id);
   r.epoch = map.epoch;
@@ -81,6 +92,17 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
           std::count_if(up.begin(), up.end(), [](int osd) { return osd != kItemNone; }));
       const PgState state = ComputePgState(u, pp->size, pool.min_size, geometry->k);
       ++by_state[PgStateName(state)];
+      const int primary = FirstUp(up);
+      auto report = stats.find(primary);
+      if (report != stats.end()) {
+        auto pg_stat = report->second.pgs.find(PgName(pool_id, pg));
+        if (pg_stat != report->second.pgs.end()) {
+          const auto objects = static_cast<std::uint64_t>(pg_stat->second.objects);
+          r.num_objects += objects;
+          r.degraded_total += objects * static_cast<std::uint64_t>(pp->size);
+          r.degraded_objects += objects * static_cast<std::uint64_t>(pp->size - u);
+        }
+      }
       if (state == PgState::kActiveClean) continue;
       const std::string line =
           "pg " + PgName(pool_id, pg) + " is " + PgStateName(state) + ", acting " + OsdList(up);
@@ -111,8 +133,10 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
     r.checks.push_back(std::move(availability));
   }
   if (degraded.count > 0) {
-    degraded.summary = "Degraded data redundancy: " + std::to_string(degraded.count) +
-                       " pgs degraded, " + std::to_string(undersized) + " pgs undersized";
+    degraded.summary = "Degraded data redundancy: ";
+    if (r.degraded_objects > 0) degraded.summary += DegradedObjects(r) + ", ";
+    degraded.summary += std::to_string(degraded.count) + " pgs degraded, " +
+                        std::to_string(undersized) + " pgs undersized";
     r.checks.push_back(std::move(degraded));
   }
   for (const HealthCheck& c : r.checks) {
@@ -144,6 +168,16 @@ nlohmann::json StatusJson(const StatusReport& report) {
   for (const PgStateCount& s : report.pgs_by_state) {
     states.push_back({{"state_name", s.state_name}, {"count", s.count}});
   }
+  nlohmann::json pgmap = {{"pgs_by_state", std::move(states)},
+                          {"num_pgs", report.num_pgs},
+                          {"num_pools", report.num_pools},
+                          {"num_objects", report.num_objects}};
+  if (report.degraded_objects > 0) {
+    pgmap["degraded_objects"] = report.degraded_objects;
+    pgmap["degraded_total"] = report.degraded_total;
+    pgmap["degraded_ratio"] = static_cast<double>(report.degraded_objects) /
+                              static_cast<double>(report.degraded_total);
+  }
   return {{"fsid", report.cluster_id},
           {"health", HealthJson(report, true)},
           {"osdmap",
@@ -154,10 +188,7 @@ nlohmann::json StatusJson(const StatusReport& report) {
             {"num_in_osds", report.num_in_osds},
             {"osd_in_since", report.osd_in_since},
             {"num_remapped_pgs", 0}}},
-          {"pgmap",
-           {{"pgs_by_state", std::move(states)},
-            {"num_pgs", report.num_pgs},
-            {"num_pools", report.num_pools}}}};
+          {"pgmap", std::move(pgmap)}};
 }
 
 std::string ShortAge(std::int64_t seconds) {
@@ -181,7 +212,8 @@ std::string RenderStatusPlain(const StatusReport& report, std::int64_t now_ms) {
     out += " (since " + ShortAge(now - report.osd_in_since) + ")";
   }
   out += "\n\n  data:\n    pools:   " + std::to_string(report.num_pools) + " pools, " +
-         std::to_string(report.num_pgs) + " pgs\n    pgs:     ";
+         std::to_string(report.num_pgs) + " pgs\n    objects: " +
+         std::to_string(report.num_objects) + " objects\n    pgs:     ";
   bool first = true;
   for (const PgStateCount& s : report.pgs_by_state) {
     if (!first) out += "             ";
@@ -189,6 +221,7 @@ std::string RenderStatusPlain(const StatusReport& report, std::int64_t now_ms) {
     first = false;
   }
   if (first) out += "\n";
+  if (report.degraded_objects > 0) out += "             " + DegradedObjects(report) + "\n";
   return out + "\n";
 }
 

@@ -2,7 +2,9 @@
 // PURE function of the map and the time: no I/O, so the next issues can feed it real PG states
 // and recovery figures through this one seam.
 //
-// PG states are computed from the map for now (no OSD reports PG state yet). For every PG of
+// Objects and degraded objects come from the PG primaries' reports (cluster/map/pg_stats.h:
+// objects per PG; degraded copies = objects x the PG's shards that are not up). PG states are
+// computed from the map for now (no OSD reports PG state yet). For every PG of
 // every pool, with acting = Placement::Place, up = UpSet(acting) and u = the number of up OSDs
 // in it, k = data chunks, size = chunks per stripe, min_size the pool's:
 //   u == size             active+clean
@@ -21,11 +23,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cluster/map/cluster_map.h"
+#include "cluster/map/pg_stats.h"
 #include "common/status.h"
 
 namespace ec::cluster::admin {
@@ -64,15 +68,26 @@ struct StatusReport {
   std::uint64_t num_pgs = 0;
   std::size_t num_pools = 0;
   std::vector<PgStateCount> pgs_by_state;  // most PGs first, then by name
+  // From the primaries' reports (pg_stats.h), for PGs whose current primary reported: objects,
+  // and degraded object copies = objects x shards of the PG not up (Ceph's degraded objects,
+  // out of num_objects x size copies).
+  std::uint64_t num_objects = 0;
+  std::uint64_t degraded_objects = 0;
+  std::uint64_t degraded_total = 0;
 };
 
 // Errors: only Placement::Create's for a map it would refuse (a map from MapStore never is).
-Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluster_id);
+// `stats`: the primaries' PG reports by OSD id (pg_stats.h); a PG counts the report of the OSD
+// that is its primary in `map`, and nothing when that OSD has not reported it.
+Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluster_id,
+                                       const std::map<int, PgStatsReport>& stats = {});
 
 // Ceph's `status -f json` shape: {"fsid", "health":{"status","checks":{CODE:{"severity",
 // "summary":{"message","count"},"detail":[{"message"}], "muted":false}},"mutes":[]},
 // "osdmap":{"epoch","num_osds","num_up_osds","osd_up_since","num_in_osds","osd_in_since",
-// "num_remapped_pgs"}, "pgmap":{"pgs_by_state":[{"state_name","count"}],"num_pgs","num_pools"}}.
+// "num_remapped_pgs"}, "pgmap":{"pgs_by_state":[{"state_name","count"}],"num_pgs","num_pools",
+// "num_objects", and when some are degraded "degraded_objects","degraded_total",
+// "degraded_ratio"}}.
 nlohmann::json StatusJson(const StatusReport& report);
 // `health [detail] -f json`: the "health" object above (detail lines only with `detail`).
 nlohmann::json HealthJson(const StatusReport& report, bool detail);

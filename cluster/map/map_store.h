@@ -130,6 +130,9 @@ class MapStore {
   Result<ClusterMap> Apply(const std::vector<MapChange>& changes, const TxnGuard& guard = {}) const;
 
   const std::string& prefix() const { return prefix_; }
+  // The etcd client it reads and writes with (for the keys under the prefix that are not the map,
+  // such as pg_stats.h's).
+  const etcd::Client* client() const { return client_; }
 
  private:
   const etcd::Client* client_;

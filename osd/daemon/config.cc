@@ -439,6 +439,7 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_subop_timeout = typed.at("osd_subop_timeout").d;
   c.osd_min_size_wait = typed.at("osd_min_size_wait").d;
   c.osd_max_object_size = typed.at("osd_max_object_size").u;
+  c.osd_mon_report_interval = typed.at("osd_mon_report_interval").d;
   c.osd_read_cost_network_weight =
       static_cast<std::uint32_t>(typed.at("osd_read_cost_network_weight").i);
   c.osd_read_cost_device_weight =

@@ -39,7 +39,10 @@
 #include "osd/daemon/metrics.h"
 #include "osd/daemon/osd_service.h"
 #include "osd/net/server.h"
+#include "osd/pg/pg_stats_publisher.h"
 #include "osd/pg/primary.h"
+#include "cluster/etcd/etcd_client.h"
+#include "cluster/etcd/http_connection.h"
 #include "osd/store/malloc_tuning.h"
 #include "osd/store/object_store.h"
 
@@ -229,6 +232,24 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     }
     membership = std::move(*m);
   }
+  // The PGs this OSD is primary of, reported to etcd for `ec-admin -s` (objects, degraded).
+  std::unique_ptr<ec::etcd::Client> stats_etcd;
+  std::unique_ptr<ec::osd::pg::PgStatsPublisher> stats;
+  if (membership) {
+    auto endpoints = ec::etcd::ParseEndpoints(c.etcd_endpoints);
+    if (endpoints.ok()) {
+      ec::etcd::ClientOptions eo;
+      eo.endpoints = *endpoints;
+      eo.timeout = c.etcd_op_timeout;
+      stats_etcd = std::make_unique<ec::etcd::Client>(eo);
+      stats = std::make_unique<ec::osd::pg::PgStatsPublisher>(
+          &maps, store.get(), c.osd_id, c.osd_mon_report_interval,
+          [client = stats_etcd.get(), prefix = c.etcd_prefix](const ec::cluster::PgStatsReport& r) {
+            return ec::cluster::PublishPgStats(*client, prefix, r);
+          },
+          log);
+    }
+  }
   std::unique_ptr<ec::osd::HttpServer> http;
   if (c.osd_metrics_enabled) {
     ec::osd::HttpServerOptions ho;
@@ -289,6 +310,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   }
   log->info("osd.{}: signal {} received, finishing {} requests in flight", c.osd_id, sig,
             (*server)->counters().inflight);
+  stats.reset();
   if (membership) membership->Stop();  // down in the map first
   (*server)->Stop(std::chrono::seconds(30));
   service->Drain();

@@ -23,11 +23,13 @@
 #include <random>
 #include <thread>
 
+#include "cluster/admin/status_report.h"
 #include "cluster/client/rados.h"
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/etcd/etcd_test_server.h"
 #include "cluster/map/map_store.h"
 #include "cluster/map/object_locator.h"
+#include "cluster/map/pg_stats.h"
 #include "ec/plugin.h"
 #include "ec/stripe_codec.h"
 #include "osd/store/store_test_support.h"
@@ -107,6 +109,7 @@ class PoolIo : public ::testing::Test {
               "--set", "mon_osd_down_out_interval=0",
               "--set", "osd_subop_timeout=3s",
               "--set", "osd_min_size_wait=3s",
+              "--set", "osd_mon_report_interval=500ms",
               "--set", "host=h" + std::to_string(id)};
     }
     void AddPool(const std::string& name, ec::Profile profile) {
@@ -622,6 +625,56 @@ TEST_F(PoolIo, AWriteKilledAnywhereLeavesTheOldOrTheNewObject) {
   }
   std::printf("kill -9 during a 4 MiB write_full: %d rounds ended old, %d new\n", old_seen,
               new_seen);
+}
+
+TEST_F(PoolIo, StatusCountsObjectsAndDegradedObjects) {
+  auto io = Pool("rs");
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(io.WriteFull("counted-" + std::to_string(i), RandomBytes(rng, 5000)).ok());
+  }
+  std::uint64_t listed = 0;
+  for (const std::string pool : {"rs", "clay", "rs51"}) {
+    auto names = Pool(pool).List();
+    ASSERT_TRUE(names.ok());
+    listed += names->size();
+  }
+  // The status once every primary has reported what is there now.
+  auto status = [&]() {
+    auto stats = ec::cluster::LoadPgStats(*cluster_->client, "/ecstore/");
+    EXPECT_TRUE(stats.ok());
+    auto r = ec::cluster::admin::BuildStatusReport(
+        cluster_->Map(), "id", stats.ok() ? *stats : std::map<int, ec::cluster::PgStatsReport>{});
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? *r : ec::cluster::admin::StatusReport{};
+  };
+  const auto deadline = Clock::now() + seconds(10);
+  ec::cluster::admin::StatusReport r = status();
+  while (r.num_objects != listed && Clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(200));
+    r = status();
+  }
+  EXPECT_EQ(r.num_objects, listed);
+  EXPECT_EQ(r.degraded_objects, 0u);
+
+  // One OSD down: every object of a PG it serves is missing one shard (rs51's PGs have 6 shards
+  // too), so the count equals the objects of those PGs once the primaries report again.
+  const int victim = 4;
+  cluster_->Kill(victim);
+  ASSERT_TRUE(cluster_->WaitUp(victim, false, seconds(kGraceSeconds + 6)));
+  const auto later = Clock::now() + seconds(10);
+  r = status();
+  while ((r.degraded_objects == 0 || r.num_objects != listed) && Clock::now() < later) {
+    std::this_thread::sleep_for(milliseconds(200));
+    r = status();
+  }
+  EXPECT_GT(r.degraded_objects, 0u);
+  EXPECT_LE(r.degraded_objects, r.num_objects);  // at most one missing shard per object
+  EXPECT_EQ(r.degraded_total, 6 * r.num_objects);
+  const std::string plain = ec::cluster::admin::RenderStatusPlain(r, 0);
+  EXPECT_NE(plain.find("objects degraded"), std::string::npos) << plain;
+  std::printf("%s", plain.c_str());
+  cluster_->Restart(victim);
 }
 
 }  // namespace
