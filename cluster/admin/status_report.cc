@@ -40,8 +40,9 @@ PgState ComputePgState(int up_count, int size, int min_size, int k) {
 
 // Ceph's "8/72 objects degraded (11.111%)".
 std::string DegradedObjects(const StatusReport& r) {
-  const double pct = r.degraded_total == 0 ? 0.0 : 100.0 * static_cast<double>(r.degraded_objects) /
-                                                       static_cast<double>(r.degraded_total);
+  const double pct = r.degraded_total == 0 ? 0.0
+                                           : 100.0 * static_cast<double>(r.degraded_objects) /
+                                                 static_cast<double>(r.degraded_total);
   return fmt::format("{}/{} objects degraded ({:.3f}%)", r.degraded_objects, r.degraded_total, pct);
 }
 
@@ -175,8 +176,8 @@ nlohmann::json StatusJson(const StatusReport& report) {
   if (report.degraded_objects > 0) {
     pgmap["degraded_objects"] = report.degraded_objects;
     pgmap["degraded_total"] = report.degraded_total;
-    pgmap["degraded_ratio"] = static_cast<double>(report.degraded_objects) /
-                              static_cast<double>(report.degraded_total);
+    pgmap["degraded_ratio"] =
+        static_cast<double>(report.degraded_objects) / static_cast<double>(report.degraded_total);
   }
   return {{"fsid", report.cluster_id},
           {"health", HealthJson(report, true)},
@@ -212,8 +213,8 @@ std::string RenderStatusPlain(const StatusReport& report, std::int64_t now_ms) {
     out += " (since " + ShortAge(now - report.osd_in_since) + ")";
   }
   out += "\n\n  data:\n    pools:   " + std::to_string(report.num_pools) + " pools, " +
-         std::to_string(report.num_pgs) + " pgs\n    objects: " +
-         std::to_string(report.num_objects) + " objects\n    pgs:     ";
+         std::to_string(report.num_pgs) +
+         " pgs\n    objects: " + std::to_string(report.num_objects) + " objects\n    pgs:     ";
   bool first = true;
   for (const PgStateCount& s : report.pgs_by_state) {
     if (!first) out += "             ";

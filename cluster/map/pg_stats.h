@@ -29,8 +29,8 @@ struct PgStat {
 
 struct PgStatsReport {
   int osd = 0;
-  std::int64_t epoch = 0;     // the map epoch the report was made at
-  std::int64_t stamp_ms = 0;  // wall clock when it was made
+  std::int64_t epoch = 0;             // the map epoch the report was made at
+  std::int64_t stamp_ms = 0;          // wall clock when it was made
   std::map<std::string, PgStat> pgs;  // by Ceph pg id ("1.1f"): the PGs it is primary of
   bool operator==(const PgStatsReport&) const = default;
 };

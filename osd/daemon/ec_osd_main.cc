@@ -30,6 +30,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cluster/etcd/etcd_client.h"
+#include "cluster/etcd/http_connection.h"
 #include "cluster/map/map_holder.h"
 #include "common/cli.h"
 #include "osd/daemon/cluster_membership.h"
@@ -41,8 +43,6 @@
 #include "osd/net/server.h"
 #include "osd/pg/pg_stats_publisher.h"
 #include "osd/pg/primary.h"
-#include "cluster/etcd/etcd_client.h"
-#include "cluster/etcd/http_connection.h"
 #include "osd/store/malloc_tuning.h"
 #include "osd/store/object_store.h"
 

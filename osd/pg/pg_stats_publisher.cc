@@ -40,8 +40,8 @@ cluster::PgStatsReport CollectPgStats(const std::shared_ptr<const cluster::Clust
 }
 
 PgStatsPublisher::PgStatsPublisher(const cluster::MapHolder* maps, store::ObjectStore* store,
-                                   int osd_id, std::chrono::milliseconds interval,
-                                   Publish publish, std::shared_ptr<spdlog::logger> log)
+                                   int osd_id, std::chrono::milliseconds interval, Publish publish,
+                                   std::shared_ptr<spdlog::logger> log)
     : maps_(maps),
       store_(store),
       osd_id_(osd_id),
