@@ -57,10 +57,13 @@ std::vector<std::byte> ToVector(const Buffer& b) {
   return std::vector<std::byte>(b.data(), b.data() + b.size());
 }
 
-// The pools of the test cluster: RS(4,2) isa, CLAY(4,2,5), and RS(5,1) isa, where a small
-// overwrite reads 2 chunks by parity delta instead of 4 by re-encoding its stripe.
+// The pools of the test cluster: RS(4,2) isa and CLAY(4,2,5) with stripe units 4 KiB ("rs",
+// "clay") and 32 KiB ("rs32", "clay32"), and RS(5,1) isa, where a small overwrite reads 2 chunks
+// by parity delta instead of 4 by re-encoding its stripe.
+const std::vector<std::string> kPools = {"rs", "clay", "rs51", "rs32", "clay32"};
+
 ec::Profile ProfileOf(const std::string& pool) {
-  if (pool == "clay") {
+  if (pool.starts_with("clay")) {
     return {
         {"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"}, {"crush-failure-domain", "host"}};
   }
@@ -69,6 +72,10 @@ ec::Profile ProfileOf(const std::string& pool) {
           {"m", pool == "rs51" ? "1" : "2"},
           {"technique", "reed_sol_van"},
           {"crush-failure-domain", "host"}};
+}
+
+std::uint32_t StripeUnitOf(const std::string& pool) {
+  return pool.ends_with("32") ? 32768 : 4096;
 }
 
 class PoolIo : public ::testing::Test {
@@ -91,7 +98,7 @@ class PoolIo : public ::testing::Test {
         EXPECT_EQ(osds.back()->Mkfs({"--set", "bluestore_block_size=256M"}).exit_code, 0);
         EXPECT_TRUE(osds.back()->Start(Args(id)));
       }
-      for (const char* pool : {"rs", "clay", "rs51"}) AddPool(pool, ProfileOf(pool));
+      for (const std::string& pool : kPools) AddPool(pool, ProfileOf(pool));
       ec::cluster::client::ClientOptions o;
       o.etcd_endpoints = Endpoint();
       o.op_timeout = seconds(40);
@@ -118,7 +125,7 @@ class PoolIo : public ::testing::Test {
       pool.name = name;
       pool.profile = name;
       pool.pg_num = 8;
-      pool.stripe_unit = 4096;
+      pool.stripe_unit = StripeUnitOf(name);
       pool.min_size = std::stoi(profile.at("k"));  // writes go on with m OSDs down
       auto s = store->Apply({MapChange::PutProfile(p), MapChange::PutPool(pool)});
       EXPECT_TRUE(s.ok()) << s.status().ToString();
@@ -170,7 +177,7 @@ PoolIo::Cluster* PoolIo::cluster_ = nullptr;
 
 TEST_F(PoolIo, RoundTripRangesAppendsRemove) {
   std::mt19937_64 rng(1);
-  for (const std::string pool : {"rs", "clay", "rs51"}) {
+  for (const std::string& pool : kPools) {
     SCOPED_TRACE(pool);
     auto io = Pool(pool);
     std::map<std::string, std::vector<std::byte>> model;
@@ -250,7 +257,7 @@ ec::recovery::ReadCost ExpectedCost(const std::string& pool, const std::vector<s
       ec::PluginRegistry::instance()
           .factory(profile.at("plugin"), ec::PluginRegistry::default_directory(), profile, &code)
           .ok());
-  auto layout = ec::StripeLayout::Make(*code, 4096);
+  auto layout = ec::StripeLayout::Make(*code, StripeUnitOf(pool));
   EXPECT_TRUE(layout.ok());
   ec::recovery::RepairEngine engine(code, *layout);
   ec::StripeCodec codec(*code, *layout);
@@ -283,7 +290,7 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
   std::vector<Case> cases;
   // The OSD we kill holds a data shard of one object per pool, and is not its primary.
   int victim = -1;
-  for (const std::string pool : {"rs", "clay", "rs51"}) {
+  for (const std::string& pool : kPools) {
     auto io = Pool(pool);
     const std::size_t k = pool == "rs51" ? 5 : 4;
     auto map = std::make_shared<const ClusterMap>(cluster_->Map());
@@ -317,7 +324,8 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
   cluster_->Kill(victim);
   ASSERT_TRUE(cluster_->WaitUp(victim, false, seconds(kGraceSeconds + 6)));
   std::printf(
-      "degraded reads (osd.%d down, stripe unit 4096): pool, read, network bytes, device "
+      "degraded reads (osd.%d down; rs, clay, rs51: stripe unit 4096, rs32, clay32: 32768): pool, "
+      "read, network bytes, device "
       "bytes\n",
       victim);
   for (const Case& c : cases) {
@@ -328,12 +336,13 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
       if (c.loc.acting[p] != victim) available.push_back(p);
       if (c.loc.acting[p] == c.loc.primary) local = p;
     }
-    // Data shard j holds object bytes [4096 j, 4096 (j + 1)) of each stripe (k * 4096 bytes).
+    // Data shard j holds object bytes [su j, su (j + 1)) of each stripe (k * su bytes).
     const std::uint64_t j = static_cast<std::uint64_t>(
         std::find(c.loc.acting.begin(), c.loc.acting.end(), victim) - c.loc.acting.begin());
-    const std::uint64_t width = 4096 * static_cast<std::uint64_t>(c.loc.k);
+    const std::uint64_t su = StripeUnitOf(c.pool);
+    const std::uint64_t width = su * static_cast<std::uint64_t>(c.loc.k);
     const std::vector<std::pair<std::uint64_t, std::uint64_t>> reads = {
-        {4096 * j, 4096}, {width + 4096 * j + 100, 4096}, {0, 65536}, {0, c.bytes.size()}};
+        {su * j, 4096}, {width + su * j + 100, 4096}, {su * j, 65536}, {0, c.bytes.size()}};
     for (auto [off, len] : reads) {
       auto got = io.Read(c.loc.pgid, off, len);
       ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -344,7 +353,7 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
       const auto want = ExpectedCost(c.pool, c.bytes, off, len, available, local);
       EXPECT_EQ(got->network_bytes, want.net_bytes) << c.pool << " " << off << "+" << len;
       EXPECT_EQ(got->device_bytes, want.device_bytes) << c.pool << " " << off << "+" << len;
-      std::printf("  %-4s [%llu, +%llu): %llu network, %llu device\n", c.pool.c_str(),
+      std::printf("  %-6s [%llu, +%llu): %llu network, %llu device\n", c.pool.c_str(),
                   static_cast<unsigned long long>(off), static_cast<unsigned long long>(len),
                   static_cast<unsigned long long>(got->network_bytes),
                   static_cast<unsigned long long>(got->device_bytes));
@@ -634,7 +643,7 @@ TEST_F(PoolIo, StatusCountsObjectsAndDegradedObjects) {
     ASSERT_TRUE(io.WriteFull("counted-" + std::to_string(i), RandomBytes(rng, 5000)).ok());
   }
   std::uint64_t listed = 0;
-  for (const std::string pool : {"rs", "clay", "rs51"}) {
+  for (const std::string& pool : kPools) {
     auto names = Pool(pool).List();
     ASSERT_TRUE(names.ok());
     listed += names->size();
