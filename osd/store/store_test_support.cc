@@ -37,7 +37,8 @@ std::vector<std::byte> RandomBytes(std::mt19937_64& rng, std::size_t n) {
 
 std::vector<std::byte> ToBytes(const std::string& s) {
   std::vector<std::byte> v(s.size());
-  std::memcpy(v.data(), s.data(), s.size());
+  if (!s.empty())
+    std::memcpy(v.data(), s.data(), s.size());  // an empty vector's data() may be null
   return v;
 }
 
