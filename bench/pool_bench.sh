@@ -99,7 +99,6 @@ for pool in ("clay", "rs"):
     js = load(f"deg_{pool}")
     n = sum(j.get("degraded_reads", 0) for j in js)
     b = sum(j.get("degraded_read_network_bytes", 0) for j in js)
-    reads = sum(j.get("total_reads_made", j.get("total_ops", 0)) for j in js)
     print(f"  {pool}: {n} degraded reads, {b // max(n, 1)} network bytes per degraded read, "
           f"{sum(j.get('mismatches', 0) for j in js)} mismatches")
 PY

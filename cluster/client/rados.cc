@@ -23,8 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kMaxObjectName = 4096;
-
 Buffer Copy(std::span<const std::byte> data) {
   Buffer b = Buffer::Allocate(data.size(), false);
   if (!data.empty()) std::memcpy(const_cast<std::byte*>(b.data()), data.data(), data.size());
@@ -43,9 +41,9 @@ bool Ambiguous(const Status& s) {
 
 Status CheckName(const std::string& object) {
   if (object.empty()) return Status::Invalid("empty object name");
-  if (object.size() > kMaxObjectName) {
+  if (object.size() > kMaxObjectNameLen) {
     return Status::Error(ENAMETOOLONG, fmt::format("object name of {} bytes, above the limit of {}",
-                                                   object.size(), kMaxObjectName));
+                                                   object.size(), kMaxObjectNameLen));
   }
   return Status::OK();
 }

@@ -13,8 +13,8 @@
 // until ClientOptions::op_timeout (Ceph's rados_osd_op_timeout), then the last error, prefixed
 // "gave up after N s: ". Other errors return at once: ENOENT (no such pool or object), EINVAL (a
 // read past the end, a bad name), EFBIG, EIO (fewer than k shards readable: the PG and shards are
-// named), ENAMETOOLONG (an object name over 4096 bytes). A remove whose first try may have
-// executed and whose retry finds no object succeeds.
+// named), ENAMETOOLONG (an object name over kMaxObjectNameLen, 2048 bytes). A remove whose first
+// try may have executed and whose retry finds no object succeeds.
 //
 // Synchronous calls block the caller; *Async calls run the same on the client's thread pool and
 // return a std::future. Thread safety: Rados and IoCtx may be used from any number of threads.

@@ -18,6 +18,10 @@
 
 namespace ec::cluster {
 
+// The longest object name (Ceph's osd_max_object_name_len). Below the store's 4096-byte names with
+// room for a shard's suffixes ("#5", "#5~undo").
+inline constexpr std::size_t kMaxObjectNameLen = 2048;
+
 struct PgLocation {
   std::int64_t pool_id = 0;
   std::uint32_t pg = 0;

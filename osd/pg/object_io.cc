@@ -73,6 +73,25 @@ net::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, i
   return w;
 }
 
+// The shards a write goes to: those at the object's version and, with `with_stale` (a whole
+// rewrite or a remove, which bring a stale shard up to date), the stale ones; only those whose OSD
+// is up. Retryable EAGAIN when fewer than min_size.
+Result<std::vector<int>> Targets(const ObjectIo& io, const ObjectState& state, bool with_stale,
+                                 int min_size, const char* what) {
+  std::vector<int> targets = state.current;
+  if (with_stale) {
+    for (const auto& [p, v] : state.stale) targets.push_back(p);
+  }
+  std::erase_if(targets, [&](int p) { return io.clients.count(p) == 0; });
+  if (static_cast<int>(targets.size()) < min_size) {
+    return Status::Retryable(EAGAIN,
+                             fmt::format("pg {} object {}: {} shards can take the {}, "
+                                         "fewer than min_size {}",
+                                         io.loc->pgid, io.object, targets.size(), what, min_size));
+  }
+  return targets;
+}
+
 // A failure that says nothing about the shard's data: the OSD did not answer (dying, slow).
 bool NoAnswer(const Status& s) {
   return s.is_retryable() &&
@@ -445,18 +464,9 @@ Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, co
     return next;
   }
   // Every shard at the object's version; with a whole rewrite, the stale ones too.
-  std::vector<int> targets = state.current;
-  if (plan.full) {
-    for (const auto& [p, v] : state.stale) targets.push_back(p);
-  }
-  std::erase_if(targets, [&](int p) { return io.clients.count(p) == 0; });
-  if (static_cast<int>(targets.size()) < min_size) {
-    return Status::Retryable(EAGAIN,
-                             fmt::format("pg {} object {}: {} shards can take the write, "
-                                         "fewer than min_size {}",
-                                         io.loc->pgid, io.object, targets.size(), min_size));
-  }
-  auto took = EncodeAndSend(io, state, plan, data, version, std::move(targets), min_size);
+  auto targets = Targets(io, state, plan.full, min_size, "write");
+  if (!targets.ok()) return targets.status();
+  auto took = EncodeAndSend(io, state, plan, data, version, std::move(targets).value(), min_size);
   if (!took.ok()) return took.status();
   ObjectState next;
   next.exists = true;
@@ -506,21 +516,14 @@ Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,
     return Status::NotFound(
         fmt::format("object {} does not exist in pg {}", io.object, io.loc->pgid));
   }
-  std::vector<int> targets = state.current;
-  for (const auto& [p, v] : state.stale) targets.push_back(p);
-  std::erase_if(targets, [&](int p) { return io.clients.count(p) == 0; });
-  if (static_cast<int>(targets.size()) < min_size) {
-    return Status::Retryable(EAGAIN,
-                             fmt::format("pg {} object {}: {} shards can take the "
-                                         "remove, fewer than min_size {}",
-                                         io.loc->pgid, io.object, targets.size(), min_size));
-  }
+  auto targets = Targets(io, state, true, min_size, "remove");
+  if (!targets.ok()) return targets.status();
   std::vector<net::SubWriteRequest> requests;
-  std::vector<std::vector<Buffer>> payloads(targets.size());
-  for (int p : targets) {
+  std::vector<std::vector<Buffer>> payloads(targets->size());
+  for (int p : *targets) {
     requests.push_back(SubWriteFor(io, state, p, version, net::SubWriteKind::kRemove, 0, 0));
   }
-  auto took = FanOut(io, targets, std::move(requests), std::move(payloads), min_size);
+  auto took = FanOut(io, *targets, std::move(requests), std::move(payloads), min_size);
   if (!took.ok()) return took.status();
   ObjectState next;
   next.exists = false;

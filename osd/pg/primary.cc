@@ -163,6 +163,11 @@ class Primary::Impl {
   Result<Prepared> Prepare(std::uint64_t pool, std::uint64_t epoch, const std::string& object,
                            bool write) {
     Prepared p;
+    if (object.size() > cluster::kMaxObjectNameLen) {
+      return Status::Error(
+          ENAMETOOLONG, fmt::format("object name of {} bytes, above the limit of {}", object.size(),
+                                    cluster::kMaxObjectNameLen));
+    }
     auto locator = Locator(epoch);
     if (!locator.ok()) return locator.status();
     p.locator = *locator;

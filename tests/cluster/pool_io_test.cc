@@ -224,6 +224,16 @@ TEST_F(PoolIo, RoundTripRangesAppendsRemove) {
     EXPECT_EQ(io.Read("no-such-object").status().code(), ENOENT);
     EXPECT_EQ(io.Stat("no-such-object").status().code(), ENOENT);
     EXPECT_EQ(io.Write(std::string(5000, 'x'), tail, 0).status().code(), ENAMETOOLONG);
+    EXPECT_EQ(
+        io.Write(std::string(ec::cluster::kMaxObjectNameLen + 1, 'x'), tail, 0).status().code(),
+        ENAMETOOLONG);
+    const std::string longest(ec::cluster::kMaxObjectNameLen, 'n');
+    ASSERT_TRUE(io.WriteFull(longest, tail).ok());
+    ASSERT_TRUE(io.Write(longest, tail, 100).ok());  // a range write keeps an undo record too
+    auto long_read = io.Read(longest);
+    ASSERT_TRUE(long_read.ok()) << long_read.status().ToString();
+    EXPECT_EQ(long_read->data.size(), 100 + tail.size());
+    ASSERT_TRUE(io.Remove(longest).ok());
 
     auto listed = io.List();
     ASSERT_TRUE(listed.ok());
