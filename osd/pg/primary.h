@@ -13,10 +13,10 @@
 // Writes wait while fewer than min_size shards of the PG are up (for a map with more, up to
 // min_size_wait), then fail with EAGAIN naming the PG. Errors reach the client as the reply's
 // status: ENOENT (no pool, no object), EINVAL (read past the end, bad range), ENAMETOOLONG (a
-// name over kMaxObjectNameLen), EFBIG (over
-// osd_max_object_size), Retryable ESTALE (not the primary: the client refreshes its map and
-// retries), Retryable EAGAIN (too few shards took a write: rolled back), EIO naming the PG and the
-// missing shards when fewer than k shards can settle or read the object.
+// name over kMaxObjectNameLen), EFBIG (over osd_max_object_size), Retryable ESTALE (not the
+// primary: the client refreshes its map and retries), Retryable EAGAIN (too few shards took a
+// write: rolled back), EIO naming the PG and the missing shards when fewer than k shards can settle
+// or read the object.
 //
 // An object whose state is learnt with stale shards among the reachable ones has them rewritten
 // at its version first (object_io.h HealStale), so a read may cause writes.
