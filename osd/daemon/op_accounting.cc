@@ -10,7 +10,8 @@ namespace ec::osd {
 namespace {
 
 constexpr std::array<const char*, kOpCount> kOpNames = {
-    "ping", "write", "read", "stat", "list", "remove", "sub_write", "sub_resolve", "sub_state"};
+    "ping",      "write",       "read",      "stat",     "list",    "remove",
+    "sub_write", "sub_resolve", "sub_state", "sub_scan", "sub_pull"};
 
 }  // namespace
 
@@ -26,6 +27,8 @@ Op OpOf(const net::RequestBody& body) {
         if constexpr (std::is_same_v<T, net::SubWriteRequest>) return Op::kSubWrite;
         if constexpr (std::is_same_v<T, net::SubResolveRequest>) return Op::kSubResolve;
         if constexpr (std::is_same_v<T, net::SubStateRequest>) return Op::kSubState;
+        if constexpr (std::is_same_v<T, net::SubScanRequest>) return Op::kSubScan;
+        if constexpr (std::is_same_v<T, net::SubPullRequest>) return Op::kSubPull;
         return Op::kRemove;
       },
       body);

@@ -27,8 +27,22 @@ class logger;
 namespace ec::osd {
 
 // The shard operations; kSub* are the PG sub-operations a primary sends (osd/daemon/sub_ops.h).
-enum class Op { kPing, kWrite, kRead, kStat, kList, kRemove, kSubWrite, kSubResolve, kSubState };
-inline constexpr int kOpCount = 9;
+// kSubScan / kSubPull are recovery's (a primary's peering scan; a pull served by
+// OsdServiceOptions::recovery, accounted there).
+enum class Op {
+  kPing,
+  kWrite,
+  kRead,
+  kStat,
+  kList,
+  kRemove,
+  kSubWrite,
+  kSubResolve,
+  kSubState,
+  kSubScan,
+  kSubPull
+};
+inline constexpr int kOpCount = 11;
 
 Op OpOf(const net::RequestBody& body);
 // "ping", "write", ...

@@ -14,7 +14,9 @@ std::size_t ShardKey(const net::RequestBody& body) {
         using T = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<T, net::PingRequest>) {
           return 0;
-        } else if constexpr (std::is_same_v<T, net::ListRequest>) {
+        } else if constexpr (std::is_same_v<T, net::ListRequest> ||
+                             std::is_same_v<T, net::SubScanRequest> ||
+                             std::is_same_v<T, net::SubPullRequest>) {
           return std::hash<std::string>()(m.collection);
         } else if constexpr (requires { m.shard; }) {
           return std::hash<std::string>()(m.collection) * 31 +

@@ -32,6 +32,42 @@ std::uint64_t TotalLength(const std::vector<net::ByteExtent>& extents) {
   return bytes;
 }
 
+// Forwards the reply of a request handed to another handler, accounting it as `op` when it is
+// sent (or, if the handler drops it unanswered, as the EIO the inner responder then sends).
+class AccountedResponder : public net::Responder {
+ public:
+  AccountedResponder(std::shared_ptr<net::Responder> inner, OpAccounting* accounting, Op op,
+                     Clock::time_point start, std::uint64_t in)
+      : net::Responder(inner->request_type(), inner->tag()),
+        inner_(std::move(inner)),
+        accounting_(accounting),
+        op_(op),
+        start_(start),
+        in_(in) {}
+  ~AccountedResponder() override {
+    if (!sent()) {
+      accounting_->Account(op_, Status::IOError("request dropped by the handler"), start_, in_, 0);
+    }
+  }
+
+ protected:
+  Status Deliver(net::ReplyBody body, std::vector<Buffer> payload) override {
+    std::uint64_t out = 0;
+    for (const Buffer& b : payload) out += b.size();
+    Status status = net::StatusOf(body);
+    Status sent = inner_->Send(std::move(body), std::move(payload));
+    accounting_->Account(op_, status.ok() ? sent : status, start_, in_, out);
+    return sent;
+  }
+
+ private:
+  std::shared_ptr<net::Responder> inner_;
+  OpAccounting* accounting_;
+  Op op_;
+  Clock::time_point start_;
+  std::uint64_t in_;
+};
+
 }  // namespace
 
 struct OsdService::Impl {
@@ -242,7 +278,16 @@ struct OsdService::Impl {
         }
         return Reply(op, responder, start, 0, std::move(st).value());
       }
+      case Op::kSubScan: {
+        auto page = ScanShards(*store, std::get<net::SubScanRequest>(req.body));
+        if (!page.ok()) {
+          return Reply(op, responder, start, 0,
+                       net::ErrorReply(net::MsgType::kSubScan, page.status()));
+        }
+        return Reply(op, responder, start, 0, std::move(page).value());
+      }
       case Op::kPing:
+      case Op::kSubPull:
         return;  // answered on the calling thread (OsdService::Handle)
     }
   }
@@ -290,6 +335,18 @@ void OsdService::Handle(net::Request request, std::shared_ptr<net::Responder> re
   }
   const Op op = OpOf(request.body);
   if (op == Op::kPing) return impl_->Ping(request, *responder, start);
+  if (op == Op::kSubPull) {
+    // A pull waits on other OSDs (the helpers), never on a store worker: its handler queues it.
+    const std::uint64_t in = request.payload.size();
+    auto accounted = std::make_shared<AccountedResponder>(std::move(responder), &impl_->accounting,
+                                                          op, start, in);
+    if (impl_->options.recovery != nullptr) {
+      return impl_->options.recovery->Handle(std::move(request), std::move(accounted));
+    }
+    (void)accounted->SendError(
+        Status::Error(ENOTSUP, "SubPull needs an OSD in a cluster (etcd_endpoints is not set)"));
+    return;
+  }
   Impl* impl = impl_.get();
   if (op == Op::kRead) {
     const auto bytes = TotalLength(std::get<net::ReadShardRequest>(request.body).extents);

@@ -62,6 +62,9 @@ struct OsdServiceOptions {
   // Where object requests (ObjWrite ... ObjList: this OSD as a PG primary, osd/pg/primary.h) go;
   // borrowed, must outlive the service. Null: they are answered ENOTSUP.
   net::RequestHandler* objects = nullptr;
+  // SubPull requests (osd/pg/pull_service.h); without it they get ENOTSUP. Borrowed, must outlive
+  // the service. OsdService counts them (op "sub_pull") when the handler answers.
+  net::RequestHandler* recovery = nullptr;
 };
 
 class OsdService : public net::RequestHandler {

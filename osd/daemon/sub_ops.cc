@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <iterator>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "common/codec.h"
@@ -142,6 +145,30 @@ Result<ShardNow> Load(store::ObjectStore& store, const std::string& coll, const 
     return undo.status();
   }
   return now;
+}
+
+constexpr std::string_view kUndoSuffix = "~undo";
+
+// The object whose shard `shard` store name `name` is, as a shard ("O#S") or as its undo record
+// ("O#S~undo").
+bool ScannedObject(const std::string& name, std::uint32_t shard, std::string* object) {
+  std::uint32_t s = 0;
+  if (ParseShardObjectName(name, object, &s)) return s == shard;
+  if (!name.ends_with(kUndoSuffix)) return false;
+  return ParseShardObjectName(name.substr(0, name.size() - kUndoSuffix.size()), object, &s) &&
+         s == shard;
+}
+
+// True when no store name after `name` (in byte order) can be "O#..." with O <= `last`. A later
+// name "O#..." has O > last unless O is a proper prefix of `last` whose next byte in `name` sorts
+// at or below '#' (then "O#..." may sort after `name` though O < last): the bytes of `name` up to
+// where it passes `last` are checked for that.
+bool PastObject(const std::string& name, const std::string& last) {
+  const auto [n, l] = std::mismatch(name.begin(), name.end(), last.begin(), last.end());
+  if (l == last.end() || n == name.end()) return false;  // one is a prefix of the other
+  if (static_cast<unsigned char>(*n) < static_cast<unsigned char>(*l)) return false;
+  return std::all_of(name.begin() + 1, n + 1,
+                     [](char c) { return static_cast<unsigned char>(c) > '#'; });
 }
 
 }  // namespace
@@ -306,6 +333,49 @@ Result<net::SubStateReply> ReadSubState(store::ObjectStore& store, const net::Su
   } else if (now.undo && now.undo->removed) {
     reply.state = net::ShardState::kRemoved;
   }
+  return reply;
+}
+
+Result<net::SubScanReply> ScanShards(store::ObjectStore& store, const net::SubScanRequest& r) {
+  if (r.max_entries == 0) return Status::Invalid("SubScan with max_entries 0");
+  // Store names are "O#S", so their order is not quite that of the objects (a shorter name's "#"
+  // may sort after a longer name's next byte): keep the smallest max_entries + 1 objects seen (one
+  // more tells whether another page follows). Every name of an object after the cursor sorts after
+  // the cursor itself, so the listing starts there.
+  const std::size_t keep = std::size_t{r.max_entries} + 1;
+  constexpr std::size_t kListPage = 1024;
+  std::set<std::string> objects;
+  std::string after = r.cursor;
+  for (bool done = false; !done;) {
+    auto names = store.List(r.collection, after, kListPage);
+    if (!names.ok()) {
+      if (Missing(names.status())) break;  // no collection (or removed meanwhile): nothing more
+      return names.status();
+    }
+    for (const std::string& name : *names) {
+      if (objects.size() == keep && PastObject(name, *objects.rbegin())) {
+        done = true;
+        break;
+      }
+      std::string object;
+      if (!ScannedObject(name, r.shard, &object) || object <= r.cursor) continue;
+      objects.insert(std::move(object));
+      if (objects.size() > keep) objects.erase(std::prev(objects.end()));
+    }
+    if (names->size() < kListPage) break;
+    after = names->back();
+  }
+  net::SubScanReply reply;
+  reply.end = objects.size() < keep;
+  if (!reply.end) objects.erase(std::prev(objects.end()));
+  for (const std::string& object : objects) {
+    auto st = ReadSubState(store, net::SubStateRequest{r.collection, object, r.shard});
+    if (!st.ok()) return st.status();
+    if (st->state == net::ShardState::kAbsent && st->undo_version == 0) continue;
+    reply.entries.push_back(net::SubScanEntry{object, st->state, st->version, st->object_size,
+                                              st->shard_size, st->undo_version});
+  }
+  if (!reply.end) reply.next_cursor = *objects.rbegin();
   return reply;
 }
 

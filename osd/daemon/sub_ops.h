@@ -1,4 +1,5 @@
-// The shard side of a PG write (issue 14 item 2): SubWrite, SubResolve and SubState on one store.
+// The shard side of a PG write (issue 14 item 2): SubWrite, SubResolve and SubState on one store;
+// and of peering's scan (issue 15): SubScan.
 //
 // Every SubWrite is ONE store transaction that applies the shard's part of an object write AND
 // keeps an undo record of the shard's previous state, so that a write the PG primary could not
@@ -57,6 +58,20 @@ Result<std::uint64_t> ApplySubResolve(store::ObjectStore& store,
 // The shard's state (status OK in the reply; a missing collection is an absent shard).
 Result<net::SubStateReply> ReadSubState(store::ObjectStore& store,
                                         const net::SubStateRequest& request);
+
+// One page of the objects of shard position `request.shard` in `request.collection`, in object-name
+// order after `request.cursor` (exclusive), each with exactly what ReadSubState reports of it;
+// objects that are absent with no undo record are left out (a removed shard whose undo record is
+// still there is listed: kRemoved). At most request.max_entries entries; end is true when no
+// object follows them, else next_cursor is the last object name the page covered (a page may hold
+// fewer than max_entries entries and still not be the end). A missing collection is an empty page
+// with end = true. Store names that are neither "O#S" nor "O#S~undo" for this S are skipped.
+// Cost: the store's listing is read from the cursor on until no later name can belong to an
+// object before the page's last (names whose bytes are all above '#' stop right after it; others
+// may read to the end of the collection), plus one ReadSubState per listed object.
+// Errors: EINVAL for max_entries 0; the store's errors (EIO, DataLoss for a corrupt "_meta" or
+// undo record).
+Result<net::SubScanReply> ScanShards(store::ObjectStore& store, const net::SubScanRequest& request);
 
 // The undo record's store name for a shard's store name.
 std::string UndoObjectName(const std::string& shard_object_name);

@@ -20,7 +20,7 @@ Status Refuse(FrameError reason, FrameError* out, int code, std::string message)
 bool IsKnownType(std::uint16_t type) {
   const std::uint16_t base = type & ~kReplyBit;
   return (base >= static_cast<std::uint16_t>(MsgType::kHello) &&
-          base <= static_cast<std::uint16_t>(MsgType::kSubState)) ||
+          base <= static_cast<std::uint16_t>(MsgType::kSubPull)) ||
          (base >= static_cast<std::uint16_t>(MsgType::kObjWrite) &&
           base <= static_cast<std::uint16_t>(MsgType::kObjList));
 }
@@ -55,6 +55,10 @@ std::string_view TypeName(MsgType type) {
       return "SubResolve";
     case MsgType::kSubState:
       return "SubState";
+    case MsgType::kSubScan:
+      return "SubScan";
+    case MsgType::kSubPull:
+      return "SubPull";
     case MsgType::kObjWrite:
       return "ObjWrite";
     case MsgType::kObjRead:
@@ -85,6 +89,10 @@ std::string_view TypeName(MsgType type) {
       return "SubResolveReply";
     case MsgType::kSubStateReply:
       return "SubStateReply";
+    case MsgType::kSubScanReply:
+      return "SubScanReply";
+    case MsgType::kSubPullReply:
+      return "SubPullReply";
     case MsgType::kObjWriteReply:
       return "ObjWriteReply";
     case MsgType::kObjReadReply:

@@ -41,7 +41,10 @@ enum class MsgType : std::uint16_t {
   kSubWrite = 8,
   kSubResolve = 9,
   kSubState = 10,
-  // Object operations (a client -> the primary of the object's PG). 11..15 are unassigned.
+  // Recovery (a PG primary -> the OSDs of its shards).
+  kSubScan = 11,
+  kSubPull = 12,
+  // Object operations (a client -> the primary of the object's PG). 13..15 are unassigned.
   kObjWrite = 16,
   kObjRead = 17,
   kObjStat = 18,
@@ -57,6 +60,8 @@ enum class MsgType : std::uint16_t {
   kSubWriteReply = 0x8008,
   kSubResolveReply = 0x8009,
   kSubStateReply = 0x800a,
+  kSubScanReply = 0x800b,
+  kSubPullReply = 0x800c,
   kObjWriteReply = 0x8010,
   kObjReadReply = 0x8011,
   kObjStatReply = 0x8012,
@@ -65,10 +70,10 @@ enum class MsgType : std::uint16_t {
 };
 inline constexpr std::uint16_t kReplyBit = 0x8000;
 // Request types are at most kMaxRequestType (index arrays of per-type counters with them); not
-// every number below it is a type (11..15 are unassigned).
+// every number below it is a type (13..15 are unassigned).
 inline constexpr std::uint16_t kMaxRequestType = 20;
 
-// True for the 30 types above (each request type and its reply).
+// True for the 34 types above (each request type and its reply).
 bool IsKnownType(std::uint16_t type);
 bool IsReply(MsgType type);
 // The reply type of a request type (kPing -> kPingReply).

@@ -173,17 +173,20 @@ TEST(FrameTest, ValidatesFixedHeaderOnlyOnFirst40Bytes) {
 
 TEST(FrameTest, TypeHelpers) {
   EXPECT_TRUE(IsKnownType(0x8007));
-  // 8..10 (PG sub-operations) and 16..20 (object operations) are types too; 11..15 and 21 not.
-  for (std::uint16_t t : {8, 9, 10, 16, 17, 18, 19, 20}) {
+  // 8..10 (PG sub-operations), 11..12 (recovery) and 16..20 (object operations) are types too;
+  // 13..15 and 21 not.
+  for (std::uint16_t t : {8, 9, 10, 11, 12, 16, 17, 18, 19, 20}) {
     EXPECT_TRUE(IsKnownType(t)) << t;
     EXPECT_TRUE(IsKnownType(t | kReplyBit)) << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t)), "Unknown") << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t | kReplyBit)), "Unknown") << t;
   }
-  for (std::uint16_t t : {11, 12, 13, 14, 15, 21, 0x8000 | 11, 0x8000 | 15, 0x8000 | 21}) {
+  for (std::uint16_t t : {13, 14, 15, 21, 0x8000 | 13, 0x8000 | 15, 0x8000 | 21}) {
     EXPECT_FALSE(IsKnownType(t)) << t;
   }
-  EXPECT_FALSE(IsKnownType(0x800b));
+  EXPECT_FALSE(IsKnownType(0x800d));
+  EXPECT_EQ(TypeName(MsgType::kSubScanReply), "SubScanReply");
+  EXPECT_EQ(TypeName(MsgType::kSubPull), "SubPull");
   EXPECT_FALSE(IsKnownType(0x8000));
   EXPECT_EQ(ReplyTypeOf(MsgType::kObjList), MsgType::kObjListReply);
   EXPECT_EQ(TypeName(MsgType::kSubResolveReply), "SubResolveReply");

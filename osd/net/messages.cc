@@ -12,11 +12,16 @@ namespace ec::net {
 namespace {
 
 // Smallest encoded sizes, so that a count can be checked against the bytes left.
-constexpr std::size_t kMinAttrSize = 8;     // two empty strings
-constexpr std::size_t kMinExtentSize = 16;  // offset, length
-constexpr std::size_t kMinLengthSize = 8;   // u64
-constexpr std::size_t kMinEntrySize = 8;    // empty name, shard
-constexpr std::size_t kMinNameSize = 4;     // empty string
+constexpr std::size_t kMinAttrSize = 8;                              // two empty strings
+constexpr std::size_t kMinExtentSize = 16;                           // offset, length
+constexpr std::size_t kMinLengthSize = 8;                            // u64
+constexpr std::size_t kMinEntrySize = 8;                             // empty name, shard
+constexpr std::size_t kMinNameSize = 4;                              // empty string
+constexpr std::size_t kMinStatusSize = 9;                            // code, class, empty message
+constexpr std::size_t kMinScanEntrySize = kMinNameSize + 1 + 4 * 8;  // name, state, 4 u64
+constexpr std::size_t kMinPullHelperSize = 8;                        // shard, osd
+constexpr std::size_t kMinPullObjectSize = kMinNameSize + 3 * 8;     // name, 3 u64
+constexpr std::size_t kMinPullResultSize = kMinNameSize + kMinStatusSize + 3 * 8;  // + 3 u64
 
 void PutStatus(Encoder& w, const Status& s) {
   w.I32(s.code());
@@ -291,6 +296,57 @@ void Put(Encoder& w, const ObjListReply& m) {
   w.U8(m.end ? 1 : 0);
 }
 
+void Put(Encoder& w, const SubScanRequest& m) {
+  w.String(m.collection);
+  w.U32(m.shard);
+  w.String(m.cursor);
+  w.U32(m.max_entries);
+}
+void Put(Encoder& w, const SubPullRequest& m) {
+  w.U64(m.pool);
+  w.U64(m.epoch);
+  w.String(m.collection);
+  w.U32(m.shard);
+  w.U8(static_cast<std::uint8_t>(m.mode));
+  w.U32(static_cast<std::uint32_t>(m.helpers.size()));
+  for (const SubPullHelper& h : m.helpers) {
+    w.U32(h.shard);
+    w.I32(h.osd);
+  }
+  w.U32(static_cast<std::uint32_t>(m.objects.size()));
+  for (const SubPullObject& o : m.objects) {
+    w.String(o.object);
+    w.U64(o.version);
+    w.U64(o.object_size);
+    w.U64(o.prev_version);
+  }
+}
+void Put(Encoder& w, const SubScanReply& m) {
+  PutStatus(w, m.status);
+  w.U32(static_cast<std::uint32_t>(m.entries.size()));
+  for (const SubScanEntry& e : m.entries) {
+    w.String(e.object);
+    w.U8(static_cast<std::uint8_t>(e.state));
+    w.U64(e.version);
+    w.U64(e.object_size);
+    w.U64(e.shard_size);
+    w.U64(e.undo_version);
+  }
+  w.String(m.next_cursor);
+  w.U8(m.end ? 1 : 0);
+}
+void Put(Encoder& w, const SubPullReply& m) {
+  PutStatus(w, m.status);
+  w.U32(static_cast<std::uint32_t>(m.results.size()));
+  for (const SubPullResult& res : m.results) {
+    w.String(res.object);
+    PutStatus(w, res.status);
+    w.U64(res.network_bytes);
+    w.U64(res.device_bytes);
+    w.U64(res.rebuilt_bytes);
+  }
+}
+
 bool Get(Decoder& r, const Limits&, PingRequest* m) {
   return r.U32(&m->response_len, "response_len");
 }
@@ -439,12 +495,77 @@ bool Get(Decoder& r, const Limits& limits, ObjListReply* m) {
          GetBool(r, "end", &m->end);
 }
 
+bool Get(Decoder& r, const Limits& limits, SubScanRequest* m) {
+  return r.String(&m->collection, limits.max_collection_len, "collection") &&
+         r.U32(&m->shard, "shard") && r.String(&m->cursor, limits.max_name_len, "cursor") &&
+         r.U32(&m->max_entries, "max_entries");
+}
+bool Get(Decoder& r, const Limits& limits, SubPullRequest* m) {
+  std::uint32_t n;
+  if (!r.U64(&m->pool, "pool") || !r.U64(&m->epoch, "epoch") ||
+      !r.String(&m->collection, limits.max_collection_len, "collection") ||
+      !r.U32(&m->shard, "shard") || !GetEnum(r, SubPullMode::kCopy, "mode", &m->mode) ||
+      !r.Count(&n, kMaxPullHelpers, kMinPullHelperSize, "helpers")) {
+    return false;
+  }
+  m->helpers.resize(n);
+  for (SubPullHelper& h : m->helpers) {
+    if (!r.U32(&h.shard, "helper.shard") || !r.I32(&h.osd, "helper.osd")) return false;
+  }
+  if (!r.Count(&n, limits.max_list_entries, kMinPullObjectSize, "objects")) return false;
+  m->objects.resize(n);
+  for (SubPullObject& o : m->objects) {
+    if (!r.String(&o.object, limits.max_name_len, "object.object") ||
+        !r.U64(&o.version, "object.version") || !r.U64(&o.object_size, "object.object_size") ||
+        !r.U64(&o.prev_version, "object.prev_version")) {
+      return false;
+    }
+  }
+  return true;
+}
+bool Get(Decoder& r, const Limits& limits, SubScanReply* m) {
+  std::uint32_t n;
+  if (!GetStatus(r, limits, &m->status) ||
+      !r.Count(&n, limits.max_list_entries, kMinScanEntrySize, "entries")) {
+    return false;
+  }
+  m->entries.resize(n);
+  for (SubScanEntry& e : m->entries) {
+    if (!r.String(&e.object, limits.max_name_len, "entry.object") ||
+        !GetEnum(r, ShardState::kRemoved, "entry.state", &e.state) ||
+        !r.U64(&e.version, "entry.version") || !r.U64(&e.object_size, "entry.object_size") ||
+        !r.U64(&e.shard_size, "entry.shard_size") ||
+        !r.U64(&e.undo_version, "entry.undo_version")) {
+      return false;
+    }
+  }
+  return r.String(&m->next_cursor, limits.max_name_len, "next_cursor") &&
+         GetBool(r, "end", &m->end);
+}
+bool Get(Decoder& r, const Limits& limits, SubPullReply* m) {
+  std::uint32_t n;
+  if (!GetStatus(r, limits, &m->status) ||
+      !r.Count(&n, limits.max_list_entries, kMinPullResultSize, "results")) {
+    return false;
+  }
+  m->results.resize(n);
+  for (SubPullResult& res : m->results) {
+    if (!r.String(&res.object, limits.max_name_len, "result.object") ||
+        !GetStatus(r, limits, &res.status) || !r.U64(&res.network_bytes, "result.network_bytes") ||
+        !r.U64(&res.device_bytes, "result.device_bytes") ||
+        !r.U64(&res.rebuilt_bytes, "result.rebuilt_bytes")) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // The request type of each alternative of RequestBody / ReplyBody, in variant order.
 constexpr std::array<MsgType, std::variant_size_v<RequestBody>> kBodyTypes = {
     MsgType::kPing,      MsgType::kWriteShard, MsgType::kReadShard, MsgType::kStat,
     MsgType::kList,      MsgType::kRemove,     MsgType::kSubWrite,  MsgType::kSubResolve,
     MsgType::kSubState,  MsgType::kObjWrite,   MsgType::kObjRead,   MsgType::kObjStat,
-    MsgType::kObjRemove, MsgType::kObjList};
+    MsgType::kObjRemove, MsgType::kObjList,    MsgType::kSubScan,   MsgType::kSubPull};
 static_assert(std::variant_size_v<RequestBody> == std::variant_size_v<ReplyBody>);
 
 // The variant index of request type `base` (reply bit cleared), or kBodyTypes.size() if none.
@@ -623,6 +744,38 @@ Status ValidateSubWrite(const SubWriteRequest& m, std::uint64_t payload_len, con
   return Status::OK();
 }
 
+Status CheckShardPosition(std::uint32_t shard, std::string_view what) {
+  if (shard >= kMaxShardPositions) {
+    return Status::Invalid(fmt::format("{} {} (at most {})", what, shard, kMaxShardPositions - 1));
+  }
+  return Status::OK();
+}
+
+Status ValidateSubPull(const SubPullRequest& m, const Limits& limits) {
+  EC_RETURN_IF_ERROR(CheckShardPosition(m.shard, "shard"));
+  if (m.helpers.empty() || m.helpers.size() > kMaxPullHelpers) {
+    return Status::Invalid(
+        fmt::format("{} helpers (allowed 1..{})", m.helpers.size(), kMaxPullHelpers));
+  }
+  for (const SubPullHelper& h : m.helpers) {
+    EC_RETURN_IF_ERROR(CheckShardPosition(h.shard, "helper shard"));
+    if (h.osd < 0) return Status::Invalid(fmt::format("helper osd {}", h.osd));
+  }
+  if (m.mode == SubPullMode::kCopy && m.helpers[0].shard != m.shard) {
+    return Status::Invalid(fmt::format("copy of shard {} from a helper holding shard {}", m.shard,
+                                       m.helpers[0].shard));
+  }
+  if (m.objects.size() > limits.max_list_entries) {
+    return Status::Invalid(
+        fmt::format("{} objects (at most {})", m.objects.size(), limits.max_list_entries));
+  }
+  for (const SubPullObject& o : m.objects) {
+    EC_RETURN_IF_ERROR(CheckObjectName(o.object, limits));
+    if (o.version == 0) return Status::Invalid(fmt::format("object {}: version 0", o.object));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const Limits& limits,
@@ -699,6 +852,16 @@ Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const
       return Status::Invalid(
           fmt::format("max_entries {} (allowed 1..{})", m->max_entries, limits.max_list_entries));
     }
+  } else if (const auto* m = std::get_if<SubScanRequest>(&body)) {
+    EC_RETURN_IF_ERROR(check_names(m->collection, nullptr));
+    EC_RETURN_IF_ERROR(CheckShardPosition(m->shard, "shard"));
+    if (m->max_entries == 0 || m->max_entries > limits.max_list_entries) {
+      return Status::Invalid(
+          fmt::format("max_entries {} (allowed 1..{})", m->max_entries, limits.max_list_entries));
+    }
+  } else if (const auto* m = std::get_if<SubPullRequest>(&body)) {
+    EC_RETURN_IF_ERROR(check_names(m->collection, nullptr));
+    EC_RETURN_IF_ERROR(ValidateSubPull(*m, limits));
   } else if (const auto* m = std::get_if<PingRequest>(&body)) {
     if (m->response_len > reply_payload_limit) {
       return Status::Error(EMSGSIZE, fmt::format("response_len {} exceeds the reply limit {}",

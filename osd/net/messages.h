@@ -189,6 +189,79 @@ struct SubStateReply {
   std::uint64_t undo_version = 0;  // 0: no undo record
 };
 
+// --- Recovery: a PG primary -> the OSDs of its shards (osd/pg/). ---
+// Shard positions a recovery message may name (SubScan, SubPull and its helpers): 0..255, which
+// covers every k + m a plugin accepts. ValidateRequest refuses others (EINVAL).
+inline constexpr std::uint32_t kMaxShardPositions = 256;
+// Helpers of one SubPull; the decoder refuses more (EMSGSIZE).
+inline constexpr std::uint32_t kMaxPullHelpers = 64;
+
+// One page of what an OSD holds of one shard position of one PG: every object of that shard whose
+// state is not "absent with no undo record", with exactly what SubState would say of it. Used by
+// peering to learn each shard's objects and versions.
+struct SubScanRequest {
+  std::string collection;
+  std::uint32_t shard = 0;
+  std::string cursor;             // "" from the start; else the previous page's next_cursor
+  std::uint32_t max_entries = 0;  // 1..Limits::max_list_entries (ValidateRequest)
+};
+struct SubScanEntry {
+  std::string object;
+  ShardState state = ShardState::kAbsent;
+  std::uint64_t version = 0;
+  std::uint64_t object_size = 0;
+  std::uint64_t shard_size = 0;
+  std::uint64_t undo_version = 0;  // 0: no undo record
+  bool operator==(const SubScanEntry&) const = default;
+};
+struct SubScanReply {
+  Status status;
+  std::vector<SubScanEntry> entries;  // in object-name order; at most Limits::max_list_entries
+  std::string next_cursor;            // meaningful when !end
+  bool end = true;
+};
+// Asks the OSD that is to hold shard `shard` of some objects of a PG to get them itself (recovery
+// and backfill pull): kRebuild decodes each object's shard from the helpers through the repair
+// engine (the least-cost plan: CLAY reads d*C/q for one lost chunk); kCopy copies the same shard
+// position from helpers[0], an OSD that still holds it (backfill after a remap). Each object is
+// written locally at `version` in one store transaction, only if the local shard is still at
+// `prev_version` (else that object fails ESTALE: a client write got there first).
+enum class SubPullMode : std::uint8_t { kRebuild = 0, kCopy = 1 };
+struct SubPullHelper {
+  std::uint32_t shard = 0;  // the position it holds
+  std::int32_t osd = -1;    // its OSD id (the target finds the address in its map)
+  bool operator==(const SubPullHelper&) const = default;
+};
+struct SubPullObject {
+  std::string object;
+  std::uint64_t version = 0;       // the object's version to rebuild (helpers must be at it)
+  std::uint64_t object_size = 0;   // its logical size at that version
+  std::uint64_t prev_version = 0;  // what the target holds now (0: nothing)
+  bool operator==(const SubPullObject&) const = default;
+};
+struct SubPullRequest {
+  std::uint64_t pool = 0;
+  std::uint64_t epoch =
+      0;  // the primary's map epoch; the target refuses ESTALE if its map is older
+  std::string collection;
+  std::uint32_t shard = 0;  // the position the target is to hold
+  SubPullMode mode = SubPullMode::kRebuild;
+  std::vector<SubPullHelper> helpers;  // at most kMaxPullHelpers
+  std::vector<SubPullObject> objects;  // at most Limits::max_list_entries
+};
+struct SubPullResult {
+  std::string object;
+  Status status;                    // per object; OK = written
+  std::uint64_t network_bytes = 0;  // bytes received from helpers for it
+  std::uint64_t device_bytes = 0;   // device bytes the helpers read for it (4 KiB-rounded, as
+                                    // the repair engine counts)
+  std::uint64_t rebuilt_bytes = 0;  // shard bytes written locally
+};
+struct SubPullReply {
+  Status status;                       // whole-request errors (ESTALE map, unknown pool, ...)
+  std::vector<SubPullResult> results;  // one per request object, in request order
+};
+
 // --- Object operations: a client -> the primary of the object's PG. ---
 enum class ObjWriteMode : std::uint8_t { kWrite = 0, kWriteFull = 1, kAppend = 2 };
 // kWrite: the payload at `offset` (the object grows if needed); kWriteFull: the payload becomes
@@ -254,14 +327,14 @@ struct ObjListReply {
   bool end = true;
 };
 
-using RequestBody =
-    std::variant<PingRequest, WriteShardRequest, ReadShardRequest, StatRequest, ListRequest,
-                 RemoveRequest, SubWriteRequest, SubResolveRequest, SubStateRequest,
-                 ObjWriteRequest, ObjReadRequest, ObjStatRequest, ObjRemoveRequest, ObjListRequest>;
+using RequestBody = std::variant<PingRequest, WriteShardRequest, ReadShardRequest, StatRequest,
+                                 ListRequest, RemoveRequest, SubWriteRequest, SubResolveRequest,
+                                 SubStateRequest, ObjWriteRequest, ObjReadRequest, ObjStatRequest,
+                                 ObjRemoveRequest, ObjListRequest, SubScanRequest, SubPullRequest>;
 using ReplyBody =
     std::variant<PingReply, WriteShardReply, ReadShardReply, StatReply, ListReply, RemoveReply,
                  SubWriteReply, SubResolveReply, SubStateReply, ObjWriteReply, ObjReadReply,
-                 ObjStatReply, ObjRemoveReply, ObjListReply>;
+                 ObjStatReply, ObjRemoveReply, ObjListReply, SubScanReply, SubPullReply>;
 
 // The message type of a body.
 MsgType TypeOf(const RequestBody& body);
@@ -280,7 +353,11 @@ ReplyBody ErrorReply(MsgType request, Status status);
 // payload_len exactly, kRemove carries neither extents nor payload. ObjWrite / ObjRead / ObjStat /
 // ObjRemove: object name 1..max_name_len bytes; ObjWrite: offset + payload_len no overflow, offset
 // 0 unless kWrite; ObjRead: offset + length no overflow, length <= reply_payload_limit (EMSGSIZE);
-// ObjList: max_entries in 1..max_list_entries.
+// ObjList: max_entries in 1..max_list_entries. SubScan: non-empty collection, shard <
+// kMaxShardPositions, max_entries in 1..max_list_entries. SubPull: non-empty collection, shard and
+// every helper's shard < kMaxShardPositions, every helper's osd >= 0, at least one helper (kCopy:
+// helpers[0] holds `shard`), at most kMaxPullHelpers helpers and max_list_entries objects (an empty
+// object list is valid: an empty reply), each object name 1..max_name_len bytes and version >= 1.
 Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const Limits& limits,
                        std::uint64_t reply_payload_limit);
 
