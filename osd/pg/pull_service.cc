@@ -28,7 +28,8 @@ namespace {
 // stores: every request, re-planned ones included, as the engine actually sent it.
 class CountingSource final : public recovery::ShardSource {
  public:
-  CountingSource(recovery::ShardSource* inner, std::uint64_t block) : inner_(inner), block_(block) {}
+  CountingSource(recovery::ShardSource* inner, std::uint64_t block)
+      : inner_(inner), block_(block) {}
 
   recovery::ShardSourceLimits limits() const override { return inner_->limits(); }
 
@@ -236,8 +237,8 @@ class PullService::Impl {
       }
       auto client = peers_.Get(h.osd, osd->second.addr);
       if (!client.ok()) {
-        left_out.push_back(fmt::format("osd.{} (shard {}): {}", h.osd, h.shard,
-                                       client.status().message()));
+        left_out.push_back(
+            fmt::format("osd.{} (shard {}): {}", h.osd, h.shard, client.status().message()));
         continue;
       }
       net::OsdShardSource::Holder holder{client->get(),
@@ -251,8 +252,8 @@ class PullService::Impl {
     }
     if (!left_out.empty()) {
       job.left_out = fmt::format("{}", fmt::join(left_out, ", "));
-      log_->warn("osd.{}: pull of {} shard {}: helpers left out: {}", options_.osd_id,
-                 r.collection, r.shard, job.left_out);
+      log_->warn("osd.{}: pull of {} shard {}: helpers left out: {}", options_.osd_id, r.collection,
+                 r.shard, job.left_out);
     }
     return Status::OK();
   }
@@ -301,9 +302,9 @@ class PullService::Impl {
     if (local->version == o.version) return Status::OK();  // pulled before (a retried pull)
     if (local->version != o.prev_version) {
       return Status::Error(
-          ESTALE, fmt::format("shard {}/{}#{} is at version {}, the pull of version {} expects {}",
-                              r.collection, o.object, r.shard, local->version, o.version,
-                              o.prev_version));
+          ESTALE,
+          fmt::format("shard {}/{}#{} is at version {}, the pull of version {} expects {}",
+                      r.collection, o.object, r.shard, local->version, o.version, o.prev_version));
     }
     const std::uint64_t shard_size = job.codec->layout.shard_size(o.object_size);
     Buffer data = Buffer::Allocate(shard_size, false);
@@ -400,8 +401,7 @@ class PullService::Impl {
     return last;
   }
 
-  Status Write(const Job& job, const net::SubPullObject& o, std::uint64_t shard_size,
-               Buffer data) {
+  Status Write(const Job& job, const net::SubPullObject& o, std::uint64_t shard_size, Buffer data) {
     net::SubWriteRequest w;
     w.collection = job.request.collection;
     w.object = o.object;

@@ -35,7 +35,8 @@
 // rounded out to PullOptions::cost.device_block); rebuilt_bytes the shard bytes written (a copy
 // counts its shard too). The same sums, by pool, go to the registry:
 //   ecstore_recovery_network_bytes_total{pool}, ecstore_recovery_helper_device_bytes_total{pool},
-//   ecstore_recovery_rebuilt_bytes_total{pool}, ecstore_recovery_objects_total{pool,result=ok|failed}.
+//   ecstore_recovery_rebuilt_bytes_total{pool},
+//   ecstore_recovery_objects_total{pool,result=ok|failed}.
 //
 // Ordering with client writes: the primary's SubWrite of an object and this service's write of
 // the same shard must not interleave inside ApplySubWrite (it reads the shard's version, checks
@@ -71,10 +72,10 @@ class logger;
 namespace ec::osd::pg {
 
 struct PullOptions {
-  int osd_id = 0;               // this OSD (names in logs and in the handshake to helpers)
-  std::string plugin_dir;       // "" : the default plugin directory
-  int threads = 4;              // workers running pulls (1..256); objects in flight on this OSD
-  int max_active = 3;           // objects in flight per request (>= 1)
+  int osd_id = 0;          // this OSD (names in logs and in the handshake to helpers)
+  std::string plugin_dir;  // "" : the default plugin directory
+  int threads = 4;         // workers running pulls (1..256); objects in flight on this OSD
+  int max_active = 3;      // objects in flight per request (>= 1)
   std::chrono::milliseconds helper_timeout{10000};  // per read request to a helper
   std::chrono::milliseconds map_wait{2000};         // waiting for a request's newer epoch
   // Weights of the least-cost plan, as the primary's degraded reads use them (PrimaryOptions
