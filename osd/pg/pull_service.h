@@ -7,14 +7,16 @@
 //   SubPull (messenger thread) --Handle--> worker pool (PullOptions::threads)
 //     -> map at request.epoch (waits up to map_wait for a newer epoch; else Retryable ESTALE),
 //        the pool's codec (ENOENT: no such pool), a client per helper (a helper whose OSD is not in
-//        the map or has no usable address is left out)
+//        the map, is down in it or has no usable address is left out)
 //     -> per object, up to max_active of one request at once:
 //          kRebuild  RepairEngine::Run(want = {shard}, available = the helpers' positions, the
 //                    least-cost plan under PullOptions::cost, no local shard) over
 //                    net::OsdShardSource with expect_version = object.version: a helper at
 //                    another version fails its request and the engine re-plans without it
 //          kCopy     the whole shard of the same position, from the first helper holding that
-//                    position that answers (expect_version too), no decode
+//                    position that answers (expect_version too), no decode; when every such
+//                    source fails and the request also names helpers of other positions, the
+//                    shard is rebuilt from those as kRebuild would
 //        -> the shard written locally as ONE SubWrite kFull at object.version, prev_version =
 //           object.prev_version (osd/daemon/sub_ops.h: one store transaction with an undo record)
 //     -> one SubPullReply: a result per object, in request order
@@ -27,8 +29,8 @@
 // service is shutting down; the store's errors. An object whose shard is already at object.version
 // here is OK at once, reading nothing (a retried pull). Request errors (SubPullReply::status, no
 // results): Retryable ESTALE (map too old), ENOENT (pool), EINVAL (shard or helper position out of
-// the code's range, duplicate helper positions, a kRebuild helper at the wanted position, a request
-// that is not a SubPull).
+// the code's range, two helpers of one position other than the pulled one, a kRebuild helper at the
+// pulled position, a request that is not a SubPull).
 //
 // network_bytes counts the bytes of helper replies that were used (every successful read, re-plans
 // included); device_bytes what those reads cost the helpers' stores (extents merged per request,
