@@ -346,5 +346,94 @@ TEST_F(OsdServiceTest, SmallLoneReadsRunInlineWithTheSameAnswer) {
             std::string::npos);
 }
 
+TEST_F(OsdServiceTest, SubScanListsWhatSubWritesLeft) {
+  auto sub = [](const std::string& obj, std::uint32_t shard, std::uint64_t v, std::uint64_t prev,
+                net::SubWriteKind kind, std::uint64_t size) {
+    return net::SubWriteRequest{
+        "pg.3.1",
+        obj,
+        shard,
+        v,
+        prev,
+        kind,
+        size,
+        size,
+        size ? std::vector<net::ByteExtent>{{0, size}} : std::vector<net::ByteExtent>{}};
+  };
+  ASSERT_TRUE(Call(sub("x", 1, 5, 0, net::SubWriteKind::kFull, 3), Bytes("xxx")).status().ok());
+  ASSERT_TRUE(Call(sub("y", 1, 6, 0, net::SubWriteKind::kFull, 2), Bytes("yy")).status().ok());
+  ASSERT_TRUE(Call(sub("y", 1, 7, 6, net::SubWriteKind::kRemove, 0)).status().ok());
+  ASSERT_TRUE(Call(sub("z", 0, 8, 0, net::SubWriteKind::kFull, 1), Bytes("z")).status().ok());
+
+  Reply r = Call(net::SubScanRequest{"pg.3.1", 1, "", 1});
+  ASSERT_TRUE(r.status().ok()) << r.status().ToString();
+  const auto& first = std::get<net::SubScanReply>(r.body);
+  ASSERT_EQ(first.entries.size(), 1u);
+  EXPECT_EQ(first.entries[0], (net::SubScanEntry{"x", net::ShardState::kPresent, 5, 3, 3, 5}));
+  EXPECT_FALSE(first.end);
+  r = Call(net::SubScanRequest{"pg.3.1", 1, first.next_cursor, 10});
+  const auto& second = std::get<net::SubScanReply>(r.body);
+  ASSERT_EQ(second.entries.size(), 1u);
+  EXPECT_EQ(second.entries[0], (net::SubScanEntry{"y", net::ShardState::kRemoved, 7, 0, 0, 7}));
+  EXPECT_TRUE(second.end);
+  // A collection this OSD never had: an empty last page.
+  r = Call(net::SubScanRequest{"pg.none", 0, "", 10});
+  ASSERT_TRUE(r.status().ok());
+  EXPECT_TRUE(std::get<net::SubScanReply>(r.body).entries.empty());
+  EXPECT_TRUE(std::get<net::SubScanReply>(r.body).end);
+  service_->Drain();
+  EXPECT_EQ(service_->StatusJson()["ops"]["sub_scan"]["completed"], 3);
+}
+
+TEST_F(OsdServiceTest, SubPullIsNotSupportedWithoutARecoveryHandler) {
+  const net::SubPullRequest pull{
+      1, 1, "pg.1.0", 2, net::SubPullMode::kRebuild, {{0, 1}}, {{"o", 2, 10, 0}}};
+  Reply r = Call(pull);
+  EXPECT_EQ(r.status().code(), ENOTSUP) << r.status().ToString();
+  EXPECT_TRUE(std::holds_alternative<net::SubPullReply>(r.body));
+  EXPECT_FALSE(r.dropped);
+  service_->Drain();
+  EXPECT_EQ(service_->StatusJson()["ops"]["sub_pull"]["errors"], 1);
+}
+
+// The recovery handler gets SubPull requests (and nothing else); its replies are accounted.
+TEST_F(OsdServiceTest, SubPullGoesToTheRecoveryHandler) {
+  struct Recovery : net::RequestHandler {
+    void Handle(net::Request request, std::shared_ptr<net::Responder> responder) override {
+      const auto& p = std::get<net::SubPullRequest>(request.body);
+      net::SubPullReply reply;
+      for (const net::SubPullObject& o : p.objects) {
+        reply.results.push_back({o.object, Status::OK(), 100, 4096, 50});
+      }
+      ++calls;
+      if (p.objects.empty()) return;  // dropped unanswered
+      (void)responder->Send(std::move(reply));
+    }
+    std::atomic<int> calls{0};
+  } recovery;
+  OsdServiceOptions options;
+  options.recovery = &recovery;
+  Start(options);
+  Reply r = Call(net::SubPullRequest{
+      1, 1, "pg.1.0", 2, net::SubPullMode::kRebuild, {{0, 1}}, {{"a", 2, 10, 0}, {"b", 3, 10, 0}}});
+  ASSERT_TRUE(r.status().ok()) << r.status().ToString();
+  const auto& reply = std::get<net::SubPullReply>(r.body);
+  ASSERT_EQ(reply.results.size(), 2u);
+  EXPECT_EQ(reply.results[1].object, "b");
+  EXPECT_EQ(reply.results[1].rebuilt_bytes, 50u);
+  // A request the handler drops is answered EIO (by the messenger's responder) and counted.
+  r = Call(net::SubPullRequest{1, 1, "pg.1.0", 2, net::SubPullMode::kRebuild, {{0, 1}}, {}});
+  EXPECT_EQ(r.status().code(), EIO);
+  EXPECT_EQ(recovery.calls, 2);
+  // Other sub-operations stay with the service.
+  EXPECT_TRUE(Call(net::SubScanRequest{"pg.1.0", 2, "", 10}).status().ok());
+  EXPECT_EQ(recovery.calls, 2);
+  service_->Drain();
+  const auto ops = service_->StatusJson()["ops"];
+  EXPECT_EQ(ops["sub_pull"]["completed"], 2);
+  EXPECT_EQ(ops["sub_pull"]["errors"], 1);
+  service_.reset();  // before `recovery` goes
+}
+
 }  // namespace
 }  // namespace ec::osd

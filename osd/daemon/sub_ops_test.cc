@@ -1,6 +1,6 @@
 // The shard side of PG writes on a real store: every kind of SubWrite and its rollback restores
 // the shard exactly (bytes, size, version, object size), retries and stale writes are told apart,
-// and undo records never show up as shards.
+// and undo records never show up as shards. SubScan pages list exactly what SubState reports.
 #include "osd/daemon/sub_ops.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 
 #include "osd/daemon/shard_meta.h"
 #include "osd/store/store_test_support.h"
+#include "osd/store/transaction.h"
 
 namespace ec::osd {
 namespace {
@@ -168,6 +169,161 @@ TEST_F(SubOpsTest, TrimDropsTheUndoRecord) {
   EXPECT_EQ(State().undo_version, 0u);
   // Without its record, version 10 cannot be rolled back: an error, not a silent no-op.
   EXPECT_EQ(Resolve(net::SubResolveAction::kRollback, 10).status().code(), EIO);
+}
+
+// A shard position's objects as SubScan pages them.
+class ScanShardsTest : public SubOpsTest {
+ protected:
+  // Writes `object`'s shard `shard` at `version` (a full write of `data`, or a remove).
+  void Put(const std::string& object, std::uint32_t shard, net::SubWriteKind kind,
+           std::uint64_t version, std::uint64_t prev, const std::string& data = "") {
+    net::SubWriteRequest w;
+    w.collection = "pg.1.0";
+    w.object = object;
+    w.shard = shard;
+    w.version = version;
+    w.prev_version = prev;
+    w.kind = kind;
+    w.object_size = data.size() * 2;
+    w.shard_size = data.size();
+    if (!data.empty()) w.extents.push_back({0, data.size()});
+    Status s = ApplySubWrite(*store_, w, Bytes(data), !created_);
+    ASSERT_TRUE(s.ok()) << object << ": " << s.ToString();
+    created_ = true;
+  }
+  void Trim(const std::string& object, std::uint32_t shard, std::uint64_t version) {
+    auto v =
+        ApplySubResolve(*store_, {"pg.1.0", object, shard, version, net::SubResolveAction::kTrim});
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+  }
+  // Every page from the start, checking that none exceeds max_entries and that each cursor moves.
+  std::vector<net::SubScanEntry> ScanAll(std::uint32_t shard, std::uint32_t max_entries,
+                                         int* pages) {
+    std::vector<net::SubScanEntry> all;
+    std::string cursor;
+    *pages = 0;
+    for (;;) {
+      auto page = ScanShards(*store_, net::SubScanRequest{"pg.1.0", shard, cursor, max_entries});
+      EXPECT_TRUE(page.ok()) << page.status().ToString();
+      if (!page.ok() || ++*pages > 100) break;
+      EXPECT_TRUE(page->status.ok());
+      EXPECT_LE(page->entries.size(), max_entries);
+      all.insert(all.end(), page->entries.begin(), page->entries.end());
+      if (page->end) break;
+      EXPECT_GT(page->next_cursor, cursor);
+      cursor = page->next_cursor;
+    }
+    return all;
+  }
+  net::SubScanEntry Expected(const std::string& object, std::uint32_t shard) {
+    auto st = ReadSubState(*store_, net::SubStateRequest{"pg.1.0", object, shard});
+    EXPECT_TRUE(st.ok()) << st.status().ToString();
+    if (!st.ok()) return {};
+    return net::SubScanEntry{object,          st->state,      st->version,
+                             st->object_size, st->shard_size, st->undo_version};
+  }
+  // Shard 2 of: "a" present (trimmed), "b" removed with its undo record, "c" rewritten with its
+  // undo record, "h" and "h!" present (their store names "h#2" > "h!#2" sort the other way round
+  // from the objects), "gone" written and rolled back (nothing left), "trimmed" removed and trimmed
+  // (nothing left), "bare" an undo-named store object without a record (absent, undo 0). Shard 1 of
+  // "a" and "z", and a store object that is no shard at all.
+  void Populate() {
+    Put("a", 2, net::SubWriteKind::kFull, 1, 0, "aaaa");
+    Trim("a", 2, 1);
+    Put("b", 2, net::SubWriteKind::kFull, 1, 0, "bbbb");
+    Trim("b", 2, 1);
+    Put("b", 2, net::SubWriteKind::kRemove, 2, 1);
+    Put("c", 2, net::SubWriteKind::kFull, 1, 0, "cccc");
+    Trim("c", 2, 1);
+    Put("c", 2, net::SubWriteKind::kFull, 3, 1, "cc");
+    Put("h", 2, net::SubWriteKind::kFull, 4, 0, "h");
+    Put("h!", 2, net::SubWriteKind::kFull, 5, 0, "hh");
+    Put("gone", 2, net::SubWriteKind::kFull, 1, 0, "g");
+    ASSERT_TRUE(
+        ApplySubResolve(*store_, {"pg.1.0", "gone", 2, 1, net::SubResolveAction::kRollback}).ok());
+    Put("trimmed", 2, net::SubWriteKind::kFull, 1, 0, "t");
+    Trim("trimmed", 2, 1);
+    Put("trimmed", 2, net::SubWriteKind::kRemove, 2, 1);
+    Trim("trimmed", 2, 2);
+    Put("a", 1, net::SubWriteKind::kFull, 1, 0, "1111");
+    Put("z", 1, net::SubWriteKind::kFull, 1, 0, "1111");
+    store::Transaction t;
+    t.Touch("pg.1.0", "bare#2~undo");
+    t.Touch("pg.1.0", "not-a-shard");
+    ASSERT_TRUE(store_->Apply(t).ok());
+  }
+};
+
+TEST_F(ScanShardsTest, ListsWhatSubStateReportsInObjectOrder) {
+  Populate();
+  const std::vector<net::SubScanEntry> want = {Expected("a", 2), Expected("b", 2), Expected("c", 2),
+                                               Expected("h", 2), Expected("h!", 2)};
+  // What SubState says, spelled out.
+  EXPECT_EQ(want[0].state, net::ShardState::kPresent);
+  EXPECT_EQ(want[0].version, 1u);
+  EXPECT_EQ(want[0].undo_version, 0u);
+  EXPECT_EQ(want[0].shard_size, 4u);
+  EXPECT_EQ(want[0].object_size, 8u);
+  EXPECT_EQ(want[1].state, net::ShardState::kRemoved);
+  EXPECT_EQ(want[1].version, 2u);
+  EXPECT_EQ(want[1].undo_version, 2u);
+  EXPECT_EQ(want[2].state, net::ShardState::kPresent);
+  EXPECT_EQ(want[2].version, 3u);
+  EXPECT_EQ(want[2].undo_version, 3u);
+  EXPECT_EQ(want[2].shard_size, 2u);
+  EXPECT_EQ(want[4].version, 5u);
+
+  auto page = ScanShards(*store_, net::SubScanRequest{"pg.1.0", 2, "", 100});
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  EXPECT_EQ(page->entries, want);
+  EXPECT_TRUE(page->end);
+  // The other position.
+  page = ScanShards(*store_, net::SubScanRequest{"pg.1.0", 1, "", 100});
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->entries, (std::vector<net::SubScanEntry>{Expected("a", 1), Expected("z", 1)}));
+  EXPECT_TRUE(page->end);
+  // A position nobody holds.
+  page = ScanShards(*store_, net::SubScanRequest{"pg.1.0", 7, "", 100});
+  ASSERT_TRUE(page.ok());
+  EXPECT_TRUE(page->entries.empty());
+  EXPECT_TRUE(page->end);
+}
+
+TEST_F(ScanShardsTest, PagesCoverEveryObjectOnce) {
+  Populate();
+  const std::vector<net::SubScanEntry> want = {Expected("a", 2), Expected("b", 2), Expected("c", 2),
+                                               Expected("h", 2), Expected("h!", 2)};
+  int pages = 0;
+  EXPECT_EQ(ScanAll(2, 1, &pages), want);
+  EXPECT_GE(pages, 5);  // one object a page ("bare" may take a page with no entry)
+  EXPECT_EQ(ScanAll(2, 2, &pages), want);
+  EXPECT_GE(pages, 3);
+  EXPECT_EQ(ScanAll(2, 5, &pages), want);
+
+  // Page by page with max_entries 2: a, b | c, h | h! (end). "bare" (no record) falls between.
+  auto p1 = ScanShards(*store_, net::SubScanRequest{"pg.1.0", 2, "", 2});
+  ASSERT_TRUE(p1.ok());
+  EXPECT_EQ(p1->entries, (std::vector<net::SubScanEntry>{want[0], want[1]}));
+  EXPECT_FALSE(p1->end);
+  EXPECT_EQ(p1->next_cursor, "b");
+  // From a cursor that is no object: those after it.
+  auto p2 = ScanShards(*store_, net::SubScanRequest{"pg.1.0", 2, "g", 2});
+  ASSERT_TRUE(p2.ok());
+  EXPECT_EQ(p2->entries, (std::vector<net::SubScanEntry>{want[3], want[4]}));
+  EXPECT_TRUE(p2->end);
+  // The last object as the cursor: an empty last page.
+  auto p3 = ScanShards(*store_, net::SubScanRequest{"pg.1.0", 2, "h!", 2});
+  ASSERT_TRUE(p3.ok());
+  EXPECT_TRUE(p3->entries.empty());
+  EXPECT_TRUE(p3->end);
+}
+
+TEST_F(ScanShardsTest, MissingCollectionIsAnEmptyLastPage) {
+  auto page = ScanShards(*store_, net::SubScanRequest{"pg.9.9", 0, "", 10});
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  EXPECT_TRUE(page->entries.empty());
+  EXPECT_TRUE(page->end);
+  EXPECT_EQ(ScanShards(*store_, net::SubScanRequest{"pg.9.9", 0, "", 0}).status().code(), EINVAL);
 }
 
 }  // namespace

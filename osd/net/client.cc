@@ -325,6 +325,52 @@ Result<SubStateReply> OsdClient::SubState(SubStateRequest request, CallOptions o
   });
 }
 
+void OsdClient::SubScanAsync(SubScanRequest request, Callback<SubScanReply> done,
+                             CallOptions options) {
+  auto convert = [max = request.max_entries](const SubScanReply& r,
+                                             Buffer) -> Result<SubScanReply> {
+    if (r.entries.size() > max) {
+      return Status::Error(
+          EBADMSG, fmt::format("SubScan reply has {} entries for {} asked", r.entries.size(), max));
+    }
+    return r;
+  };
+  impl_->Submit(MakeCall(std::move(request), {}, options,
+                         Typed<SubScanReply, SubScanReply>(std::move(done), std::move(convert))));
+}
+
+Result<SubScanReply> OsdClient::SubScan(SubScanRequest request, CallOptions options) {
+  return Wait<SubScanReply>(
+      [&](Callback<SubScanReply> cb) { SubScanAsync(std::move(request), std::move(cb), options); });
+}
+
+void OsdClient::SubPullAsync(SubPullRequest request, Callback<SubPullReply> done,
+                             CallOptions options) {
+  std::vector<std::string> asked;
+  asked.reserve(request.objects.size());
+  for (const SubPullObject& o : request.objects) asked.push_back(o.object);
+  auto convert = [asked = std::move(asked)](const SubPullReply& r, Buffer) -> Result<SubPullReply> {
+    if (r.results.size() != asked.size()) {
+      return Status::Error(EBADMSG, fmt::format("SubPull reply has {} results for {} objects",
+                                                r.results.size(), asked.size()));
+    }
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+      if (r.results[i].object != asked[i]) {
+        return Status::Error(EBADMSG,
+                             fmt::format("SubPull reply result {} is of another object", i));
+      }
+    }
+    return r;
+  };
+  impl_->Submit(MakeCall(std::move(request), {}, options,
+                         Typed<SubPullReply, SubPullReply>(std::move(done), std::move(convert))));
+}
+
+Result<SubPullReply> OsdClient::SubPull(SubPullRequest request, CallOptions options) {
+  return Wait<SubPullReply>(
+      [&](Callback<SubPullReply> cb) { SubPullAsync(std::move(request), std::move(cb), options); });
+}
+
 void OsdClient::ObjWriteAsync(ObjWriteRequest request, std::vector<Buffer> data,
                               Callback<ObjWriteResult> done, CallOptions options) {
   impl_->Submit(MakeCall(

@@ -178,6 +178,20 @@ class OsdClient {
                      CallOptions options = {});
   Result<SubStateReply> SubState(SubStateRequest request, CallOptions options = {});
 
+  // --- Recovery (a PG primary -> the OSDs of its shards; messages.h). ---
+
+  // SubScan: one page of a shard position's objects. An error reply is the Result's error, so a
+  // value's status field is always OK. Errors also: EBADMSG when the reply has more entries than
+  // request.max_entries.
+  void SubScanAsync(SubScanRequest request, Callback<SubScanReply> done, CallOptions options = {});
+  Result<SubScanReply> SubScan(SubScanRequest request, CallOptions options = {});
+
+  // SubPull: a whole-request error reply is the Result's error; per-object failures are in the
+  // value's results (status OK in the value itself). Errors also: EBADMSG when the reply's results
+  // do not match the request's objects (count or names). A pull can take long: pass a timeout.
+  void SubPullAsync(SubPullRequest request, Callback<SubPullReply> done, CallOptions options = {});
+  Result<SubPullReply> SubPull(SubPullRequest request, CallOptions options = {});
+
   // --- Object operations (a client -> the primary of the object's PG; messages.h). ---
 
   // ObjWrite: `data` (sent without copying) is the object data.

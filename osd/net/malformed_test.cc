@@ -324,6 +324,22 @@ std::vector<std::pair<MsgType, std::vector<std::byte>>> NewMessages() {
       {MsgType::kObjStatReply, EncodedReply(ObjStatReply{Status::OK(), 1, 2})},
       {MsgType::kObjRemoveReply, EncodedReply(ObjRemoveReply{Status::OK(), 1})},
       {MsgType::kObjListReply, EncodedReply(ObjListReply{Status::OK(), {"a", "b"}, "b", false})},
+      {MsgType::kSubScan, EncodedRequest(SubScanRequest{"c", 1, "cur", 10})},
+      {MsgType::kSubPull, EncodedRequest(SubPullRequest{1,
+                                                        2,
+                                                        "c",
+                                                        1,
+                                                        SubPullMode::kRebuild,
+                                                        {{0, 3}, {2, 4}},
+                                                        {{"o", 5, 10, 4}, {"p", 6, 0, 0}}})},
+      {MsgType::kSubScanReply, EncodedReply(SubScanReply{Status::OK(),
+                                                         {{"a", ShardState::kPresent, 1, 2, 3, 0},
+                                                          {"b", ShardState::kRemoved, 4, 0, 0, 4}},
+                                                         "b",
+                                                         false})},
+      {MsgType::kSubPullReply,
+       EncodedReply(SubPullReply{
+           Status::OK(), {{"o", Status::OK(), 1, 2, 3}, {"p", Status::IOError("x"), 0, 0, 0}}})},
   };
 }
 
@@ -366,6 +382,15 @@ TEST(MalformedMessageTest, BadEnumAndBoolValuesAreRefusedNamingTheField) {
        "degraded"},
       {MsgType::kObjListReply, EncodedReply(ObjListReply{Status::OK(), {}, "", true}), 17, 1,
        "end"},
+      {MsgType::kSubPull,
+       EncodedRequest(SubPullRequest{1, 2, "c", 0, SubPullMode::kRebuild, {{0, 1}}, {}}), 25, 1,
+       "mode"},
+      {MsgType::kSubScanReply,
+       EncodedReply(SubScanReply{Status::OK(), {{"o", ShardState::kAbsent, 0, 0, 0, 1}}, "", true}),
+       18, 2, "entry.state"},
+      {MsgType::kSubScanReply,
+       EncodedReply(SubScanReply{Status::OK(), {{"o", ShardState::kAbsent, 0, 0, 0, 1}}, "", true}),
+       55, 1, "end"},
   };
   for (const Case& c : cases) {
     ASSERT_LT(c.at, c.bytes.size()) << c.field;
@@ -442,9 +467,95 @@ TEST(MalformedMessageTest, CountsAboveTheLimitsOrTheBytesLeftAreRefused) {
             EMSGSIZE);
 }
 
+TEST(MalformedMessageTest, RecoveryCountsAboveTheLimitsOrTheBytesLeftAreRefused) {
+  // SubPull helpers: at most kMaxPullHelpers, whatever the limits.
+  Limits big;
+  big.max_list_entries = 1 << 30;
+  const SubPullObject obj{"o", 2, 1, 1};
+  auto pull = [&](std::size_t helpers, std::size_t objects) {
+    return EncodedRequest(SubPullRequest{1, 2, "c", 0, SubPullMode::kRebuild,
+                                         std::vector<SubPullHelper>(helpers, SubPullHelper{1, 1}),
+                                         std::vector<SubPullObject>(objects, obj)});
+  };
+  EXPECT_TRUE(Decode(MsgType::kSubPull, pull(kMaxPullHelpers, 1), big).ok());
+  Status s = Decode(MsgType::kSubPull, pull(kMaxPullHelpers + 1, 1), big);
+  EXPECT_EQ(s.code(), EMSGSIZE);
+  EXPECT_NE(s.message().find("helpers: count 65 exceeds the limit 64"), std::string::npos)
+      << s.message();
+  // Objects, scan entries and pull results against max_list_entries.
+  Limits small;
+  small.max_list_entries = 2;
+  EXPECT_TRUE(Decode(MsgType::kSubPull, pull(1, 2), small).ok());
+  s = Decode(MsgType::kSubPull, pull(1, 3), small);
+  EXPECT_EQ(s.code(), EMSGSIZE);
+  EXPECT_NE(s.message().find("objects: count 3 exceeds the limit 2"), std::string::npos)
+      << s.message();
+  const SubScanEntry entry{"o", ShardState::kPresent, 1, 1, 1, 0};
+  s = Decode(MsgType::kSubScanReply,
+             EncodedReply(SubScanReply{Status::OK(), {entry, entry, entry}, "", true}), small);
+  EXPECT_EQ(s.code(), EMSGSIZE);
+  EXPECT_NE(s.message().find("entries: count 3 exceeds the limit 2"), std::string::npos)
+      << s.message();
+  const SubPullResult result{"o", Status::OK(), 1, 1, 1};
+  s = Decode(MsgType::kSubPullReply,
+             EncodedReply(SubPullReply{Status::OK(), {result, result, result}}), small);
+  EXPECT_EQ(s.code(), EMSGSIZE);
+  EXPECT_NE(s.message().find("results: count 3 exceeds the limit 2"), std::string::npos)
+      << s.message();
+  // Counts within the limits but above what the bytes left can hold.
+  std::vector<std::byte> p;
+  Encoder pw(p);
+  pw.U64(1);
+  pw.U64(2);
+  pw.String("c");
+  pw.U32(0);
+  pw.U8(0);
+  pw.U32(0);        // helpers
+  pw.U32(1 << 20);  // objects
+  pw.String("o");
+  EXPECT_EQ(Decode(MsgType::kSubPull, p, big).code(), EBADMSG);
+  std::vector<std::byte> r;
+  Encoder rw(r);
+  rw.I32(0);
+  rw.U8(0);
+  rw.String("");
+  rw.U32(1 << 20);  // results
+  rw.String("o");
+  EXPECT_EQ(Decode(MsgType::kSubPullReply, r, big).code(), EBADMSG);
+  std::vector<std::byte> e;
+  Encoder ew(e);
+  ew.I32(0);
+  ew.U8(0);
+  ew.String("");
+  ew.U32(1 << 20);  // entries
+  ew.String("o");
+  EXPECT_EQ(Decode(MsgType::kSubScanReply, e, big).code(), EBADMSG);
+  // A per-object status with a code that does not match its class.
+  auto bad_status = EncodedReply(SubPullReply{Status::OK(), {result}});
+  bad_status[9 + 4 + 5] = std::byte{5};  // the result's status code, class still OK
+  EXPECT_EQ(Decode(MsgType::kSubPullReply, bad_status).code(), EBADMSG);
+  // Names above their limits.
+  Limits names;
+  names.max_name_len = 3;
+  EXPECT_EQ(
+      Decode(MsgType::kSubScan, EncodedRequest(SubScanRequest{"c", 0, "long", 1}), names).code(),
+      EMSGSIZE);
+  EXPECT_EQ(Decode(MsgType::kSubPull,
+                   EncodedRequest(SubPullRequest{
+                       1, 2, "c", 0, SubPullMode::kCopy, {{0, 1}}, {{"long", 1, 0, 0}}}),
+                   names)
+                .code(),
+            EMSGSIZE);
+  Limits colls;
+  colls.max_collection_len = 2;
+  EXPECT_EQ(
+      Decode(MsgType::kSubScan, EncodedRequest(SubScanRequest{"pg.1", 0, "", 1}), colls).code(),
+      EMSGSIZE);
+}
+
 TEST(MalformedMessageTest, UnassignedTypesAreNeitherRequestsNorReplies) {
   const auto b = EncodedRequest(ObjStatRequest{1, 2, "o"});
-  for (std::uint16_t t : {11, 15, 21}) {
+  for (std::uint16_t t : {13, 15, 21}) {
     EXPECT_EQ(DecodeRequest(static_cast<MsgType>(t), b, Limits{}).status().code(), EBADMSG) << t;
     EXPECT_EQ(DecodeReply(static_cast<MsgType>(t | kReplyBit), b, Limits{}).status().code(),
               EBADMSG)
@@ -463,7 +574,7 @@ TEST_F(MalformedTest, NewRequestWithBadEnumOrUnassignedType) {
   s.payload.assign(4, std::byte{1});
   ExpectRefused(Build(s), FrameError::kMalformed);
   FrameSpec t;
-  t.type = static_cast<MsgType>(12);
+  t.type = static_cast<MsgType>(13);
   EncodeRequest(ObjStatRequest{1, 2, "o"}, t.header);
   ExpectRefused(Build(t), FrameError::kUnknownType);
 }

@@ -242,7 +242,7 @@ TEST(MessagesTest, ErrorReplyHasTheRightType) {
   for (MsgType t : {MsgType::kPing, MsgType::kWriteShard, MsgType::kReadShard, MsgType::kStat,
                     MsgType::kList, MsgType::kRemove, MsgType::kSubWrite, MsgType::kSubResolve,
                     MsgType::kSubState, MsgType::kObjWrite, MsgType::kObjRead, MsgType::kObjStat,
-                    MsgType::kObjRemove, MsgType::kObjList}) {
+                    MsgType::kObjRemove, MsgType::kObjList, MsgType::kSubScan, MsgType::kSubPull}) {
     ReplyBody r = ErrorReply(t, Status::IOError("x"));
     EXPECT_EQ(TypeOf(r), ReplyTypeOf(t));
     EXPECT_EQ(StatusOf(r).code(), EIO);
@@ -325,6 +325,184 @@ TEST(MessagesTest, SubOperationsRoundTrip) {
   EXPECT_EQ(st.undo_version, 7u);
   EXPECT_EQ(RoundTripReply(SubStateReply{Status::OK(), ShardState::kPresent, 1, 2, 3, 0}).state,
             ShardState::kPresent);
+}
+
+TEST(MessagesTest, RecoveryMessagesRoundTrip) {
+  auto sc = RoundTripRequest(SubScanRequest{"pg.2.7", 5, "after", 100});
+  EXPECT_EQ(sc.collection, "pg.2.7");
+  EXPECT_EQ(sc.shard, 5u);
+  EXPECT_EQ(sc.cursor, "after");
+  EXPECT_EQ(sc.max_entries, 100u);
+  EXPECT_EQ(RoundTripRequest(SubScanRequest{"c", 0, "", 1}).cursor, "");
+
+  SubScanReply sr{Status::OK(),
+                  {{"a", ShardState::kPresent, 7, 9000, 4096, 6},
+                   {"b", ShardState::kRemoved, 8, 0, 0, 8},
+                   {"c", ShardState::kAbsent, 0, 0, 0, UINT64_MAX}},
+                  "c",
+                  false};
+  auto sr2 = RoundTripReply(sr);
+  EXPECT_TRUE(sr2.status.ok());
+  EXPECT_EQ(sr2.entries, sr.entries);
+  EXPECT_EQ(sr2.next_cursor, "c");
+  EXPECT_FALSE(sr2.end);
+  auto empty_scan = RoundTripReply(SubScanReply{Status::OK(), {}, "", true});
+  EXPECT_TRUE(empty_scan.entries.empty());
+  EXPECT_TRUE(empty_scan.end);
+  auto scan_err = RoundTripReply(SubScanReply{Status::DataLoss("corrupt _meta"), {}, "", true});
+  EXPECT_TRUE(scan_err.status.is_data_loss());
+  EXPECT_EQ(scan_err.status.message(), "corrupt _meta");
+
+  SubPullRequest p{9,
+                   44,
+                   "pg.9.1",
+                   3,
+                   SubPullMode::kCopy,
+                   {{3, 12}, {0, 0}, {255, INT32_MAX}},
+                   {{"o1", 5, 8192, 4}, {"o2", UINT64_MAX, 0, 0}}};
+  auto p2 = RoundTripRequest(p);
+  EXPECT_EQ(p2.pool, 9u);
+  EXPECT_EQ(p2.epoch, 44u);
+  EXPECT_EQ(p2.collection, "pg.9.1");
+  EXPECT_EQ(p2.shard, 3u);
+  EXPECT_EQ(p2.mode, SubPullMode::kCopy);
+  EXPECT_EQ(p2.helpers, p.helpers);
+  EXPECT_EQ(p2.objects, p.objects);
+  auto p3 = RoundTripRequest(SubPullRequest{1, 2, "c", 0, SubPullMode::kRebuild, {}, {}});
+  EXPECT_EQ(p3.mode, SubPullMode::kRebuild);
+  EXPECT_TRUE(p3.helpers.empty());
+  EXPECT_TRUE(p3.objects.empty());
+  // A negative OSD id survives (the validator refuses it, not the codec).
+  EXPECT_EQ(RoundTripRequest(SubPullRequest{1, 2, "c", 0, SubPullMode::kRebuild, {{1, -1}}, {}})
+                .helpers[0]
+                .osd,
+            -1);
+
+  SubPullReply pr{Status::OK(),
+                  {{"o1", Status::OK(), 1000, 8192, 4096},
+                   {"o2", Status::Retryable(ESTALE, "shard at version 6, pull expects 4"), 0, 0, 0},
+                   {"o3", Status::DataLoss("helper 2: bad crc"), 10, 4096, 0},
+                   {"o4", Status::Error(ENOENT, "helper lacks it"), 0, 0, 0}}};
+  auto pr2 = RoundTripReply(pr);
+  EXPECT_TRUE(pr2.status.ok());
+  ASSERT_EQ(pr2.results.size(), 4u);
+  EXPECT_EQ(pr2.results[0].object, "o1");
+  EXPECT_TRUE(pr2.results[0].status.ok());
+  EXPECT_EQ(pr2.results[0].network_bytes, 1000u);
+  EXPECT_EQ(pr2.results[0].device_bytes, 8192u);
+  EXPECT_EQ(pr2.results[0].rebuilt_bytes, 4096u);
+  EXPECT_TRUE(pr2.results[1].status.is_retryable());
+  EXPECT_EQ(pr2.results[1].status.code(), ESTALE);
+  EXPECT_EQ(pr2.results[1].status.message(), "shard at version 6, pull expects 4");
+  EXPECT_TRUE(pr2.results[2].status.is_data_loss());
+  EXPECT_EQ(pr2.results[2].network_bytes, 10u);
+  EXPECT_EQ(pr2.results[3].status.code(), ENOENT);
+  EXPECT_FALSE(pr2.results[3].status.is_retryable());
+  auto pr3 = RoundTripReply(SubPullReply{Status::Retryable(ESTALE, "map epoch 3 < 44"), {}});
+  EXPECT_EQ(pr3.status.code(), ESTALE);
+  EXPECT_TRUE(pr3.results.empty());
+}
+
+// Recovery messages byte for byte (PROTOCOL.md).
+TEST(MessagesTest, RecoveryKnownAnswerBytes) {
+  std::vector<std::byte> v;
+  EncodeRequest(SubScanRequest{"pg", 2, "a", 16}, v);
+  EXPECT_EQ(Hex(v),
+            "020000007067"  // collection
+            "02000000"      // shard
+            "0100000061"    // cursor
+            "10000000");    // max_entries
+  v.clear();
+  EncodeRequest(SubPullRequest{1, 7, "pg", 2, SubPullMode::kCopy, {{2, 5}}, {{"o", 9, 100, 8}}}, v);
+  EXPECT_EQ(Hex(v),
+            "0100000000000000"    // pool
+            "0700000000000000"    // epoch
+            "020000007067"        // collection
+            "02000000"            // shard
+            "01"                  // mode kCopy
+            "01000000"            // 1 helper
+            "0200000005000000"    // shard, osd
+            "01000000"            // 1 object
+            "010000006f"          // object
+            "0900000000000000"    // version
+            "6400000000000000"    // object_size
+            "0800000000000000");  // prev_version
+  v.clear();
+  EncodeReply(SubPullReply{Status::OK(), {{"o", Status::OK(), 3, 4096, 2}}}, v);
+  EXPECT_EQ(Hex(v),
+            "000000000000000000"  // status OK
+            "01000000"            // 1 result
+            "010000006f"          // object
+            "000000000000000000"  // its status OK
+            "0300000000000000"    // network_bytes
+            "0010000000000000"    // device_bytes
+            "0200000000000000");  // rebuilt_bytes
+  v.clear();
+  EncodeReply(SubScanReply{Status::OK(), {{"o", ShardState::kRemoved, 4, 0, 0, 4}}, "", true}, v);
+  EXPECT_EQ(Hex(v),
+            "000000000000000000"  // status OK
+            "01000000"            // 1 entry
+            "010000006f"          // object
+            "02"                  // state kRemoved
+            "0400000000000000"    // version
+            "0000000000000000"    // object_size
+            "0000000000000000"    // shard_size
+            "0400000000000000"    // undo_version
+            "00000000"            // next_cursor ""
+            "01");                // end
+}
+
+TEST(MessagesTest, ValidateRecoveryOperations) {
+  Limits l;
+  l.max_name_len = 8;
+  l.max_list_entries = 10;
+  // SubScan: a collection, a shard position, 1..max_list_entries.
+  EXPECT_TRUE(ValidateRequest(SubScanRequest{"c", 255, "", 10}, 0, l, 0).ok());
+  EXPECT_EQ(ValidateRequest(SubScanRequest{"", 0, "", 1}, 0, l, 0).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(SubScanRequest{"c", 0, "", 0}, 0, l, 0).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(SubScanRequest{"c", 0, "", 11}, 0, l, 0).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(SubScanRequest{"c", 256, "", 1}, 0, l, 0).code(), EINVAL);
+
+  auto pull = [](SubPullMode mode, std::vector<SubPullHelper> helpers,
+                 std::vector<SubPullObject> objects) {
+    return SubPullRequest{1, 1, "c", 2, mode, std::move(helpers), std::move(objects)};
+  };
+  const SubPullObject obj{"o", 3, 10, 2};
+  EXPECT_TRUE(ValidateRequest(pull(SubPullMode::kRebuild, {{0, 1}, {1, 2}}, {obj}), 0, l, 0).ok());
+  EXPECT_TRUE(ValidateRequest(pull(SubPullMode::kCopy, {{2, 7}}, {obj}), 0, l, 0).ok());
+  EXPECT_TRUE(ValidateRequest(pull(SubPullMode::kRebuild, {{0, 1}}, {}), 0, l, 0).ok());
+  // kCopy copies the same position: helpers[0] must hold it.
+  EXPECT_EQ(ValidateRequest(pull(SubPullMode::kCopy, {{1, 7}}, {obj}), 0, l, 0).code(), EINVAL);
+  // Helpers: 1..64, positions < 256, OSD ids >= 0.
+  EXPECT_EQ(ValidateRequest(pull(SubPullMode::kRebuild, {}, {obj}), 0, l, 0).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(
+                pull(SubPullMode::kRebuild, std::vector<SubPullHelper>(65, {0, 1}), {obj}), 0, l, 0)
+                .code(),
+            EINVAL);
+  EXPECT_EQ(ValidateRequest(pull(SubPullMode::kRebuild, {{256, 1}}, {obj}), 0, l, 0).code(),
+            EINVAL);
+  EXPECT_EQ(ValidateRequest(pull(SubPullMode::kRebuild, {{0, -1}}, {obj}), 0, l, 0).code(), EINVAL);
+  // The target position, the collection.
+  auto bad_shard = pull(SubPullMode::kRebuild, {{0, 1}}, {obj});
+  bad_shard.shard = 256;
+  EXPECT_EQ(ValidateRequest(bad_shard, 0, l, 0).code(), EINVAL);
+  auto no_coll = pull(SubPullMode::kRebuild, {{0, 1}}, {obj});
+  no_coll.collection.clear();
+  EXPECT_EQ(ValidateRequest(no_coll, 0, l, 0).code(), EINVAL);
+  // Objects: at most max_list_entries, names 1..max_name_len, version >= 1.
+  EXPECT_EQ(ValidateRequest(
+                pull(SubPullMode::kRebuild, {{0, 1}}, std::vector<SubPullObject>(11, obj)), 0, l, 0)
+                .code(),
+            EINVAL);
+  EXPECT_EQ(ValidateRequest(pull(SubPullMode::kRebuild, {{0, 1}}, {{"", 3, 0, 0}}), 0, l, 0).code(),
+            EINVAL);
+  EXPECT_EQ(ValidateRequest(pull(SubPullMode::kRebuild, {{0, 1}}, {{std::string(9, 'n'), 3, 0, 0}}),
+                            0, l, 0)
+                .code(),
+            EINVAL);
+  EXPECT_EQ(
+      ValidateRequest(pull(SubPullMode::kRebuild, {{0, 1}}, {{"o", 0, 0, 0}}), 0, l, 0).code(),
+      EINVAL);
 }
 
 TEST(MessagesTest, ObjectOperationsRoundTrip) {

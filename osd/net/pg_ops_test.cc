@@ -70,6 +70,33 @@ class EchoHandler : public RequestHandler {
       reply.next_cursor = reply.objects.back();
       reply.end = m->pg == 7;
       (void)r->Send(std::move(reply));
+    } else if (const auto* m = std::get_if<SubScanRequest>(&req.body)) {
+      // One entry per requested slot, named after the cursor; shard 99 answers one too many.
+      SubScanReply reply;
+      const std::uint32_t n = m->shard == 99 ? m->max_entries + 1 : m->max_entries;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        reply.entries.push_back({m->cursor + std::to_string(i), ShardState::kRemoved, i + 1u,
+                                 kObjectSize, m->shard, i});
+      }
+      reply.next_cursor = reply.entries.back().object;
+      reply.end = m->collection == "last";
+      (void)r->Send(std::move(reply));
+    } else if (const auto* m = std::get_if<SubPullRequest>(&req.body)) {
+      if (m->epoch < 5) {
+        (void)r->SendError(Status::Retryable(ESTALE, "map epoch 5 is newer"));
+        return;
+      }
+      SubPullReply reply;
+      for (const SubPullObject& o : m->objects) {
+        Status st = o.prev_version == 1 ? Status::Retryable(ESTALE, "a client write got there")
+                                        : Status::OK();
+        reply.results.push_back({o.object, std::move(st), o.object_size * 2,
+                                 static_cast<std::uint64_t>(m->helpers.size()) * 4096, o.version});
+      }
+      if (m->collection == "shuffled" && reply.results.size() > 1) {
+        std::swap(reply.results[0], reply.results[1]);
+      }
+      (void)r->Send(std::move(reply));
     } else {
       (void)r->SendError(Status::Error(ENOTSUP, "not in this test"));
     }
@@ -240,6 +267,74 @@ TEST_F(PgOpsTest, ObjWriteStatRemoveList) {
   EXPECT_EQ(c.requests[static_cast<int>(MsgType::kObjWrite)], 3u);
   EXPECT_EQ(c.requests[static_cast<int>(MsgType::kObjList)], 4u);
   EXPECT_EQ(c.protocol_errors_total(), 0u);
+}
+
+TEST_F(PgOpsTest, SubScanPages) {
+  auto page = client_->SubScan(SubScanRequest{"pg.1.2", 4, "k", 3});
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  EXPECT_TRUE(page->status.ok());
+  ASSERT_EQ(page->entries.size(), 3u);
+  EXPECT_EQ(page->entries[2], (SubScanEntry{"k2", ShardState::kRemoved, 3, kObjectSize, 4, 2}));
+  EXPECT_EQ(page->next_cursor, "k2");
+  EXPECT_FALSE(page->end);
+  // The asynchronous form, the last page.
+  std::promise<Result<SubScanReply>> p;
+  client_->SubScanAsync(SubScanRequest{"last", 0, "", 1},
+                        [&](Result<SubScanReply> r) { p.set_value(std::move(r)); });
+  auto last = p.get_future().get();
+  ASSERT_TRUE(last.ok());
+  EXPECT_TRUE(last->end);
+  // More entries than asked for is a bad reply.
+  EXPECT_EQ(client_->SubScan(SubScanRequest{"pg.1.2", 99, "", 2}).status().code(), EBADMSG);
+  // Refused before the handler: max_entries 0, a shard position above 255.
+  EXPECT_EQ(client_->SubScan(SubScanRequest{"pg.1.2", 0, "", 0}).status().code(), EINVAL);
+  EXPECT_EQ(client_->SubScan(SubScanRequest{"pg.1.2", 256, "", 1}).status().code(), EINVAL);
+}
+
+TEST_F(PgOpsTest, SubPullResultsPerObject) {
+  SubPullRequest pull{3,
+                      7,
+                      "pg.3.0",
+                      2,
+                      SubPullMode::kRebuild,
+                      {{0, 10}, {1, 11}, {3, 13}},
+                      {{"a", 9, 1000, 0}, {"b", 8, 500, 1}}};
+  auto reply = client_->SubPull(pull);
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  EXPECT_TRUE(reply->status.ok());
+  ASSERT_EQ(reply->results.size(), 2u);
+  EXPECT_EQ(reply->results[0].object, "a");
+  EXPECT_TRUE(reply->results[0].status.ok());
+  EXPECT_EQ(reply->results[0].network_bytes, 2000u);
+  EXPECT_EQ(reply->results[0].device_bytes, 3u * 4096);
+  EXPECT_EQ(reply->results[0].rebuilt_bytes, 9u);
+  EXPECT_EQ(reply->results[1].status.code(), ESTALE);
+  EXPECT_TRUE(reply->results[1].status.is_retryable());
+  auto seen = handler_->last();
+  ASSERT_TRUE(seen.has_value());
+  const auto* m = std::get_if<SubPullRequest>(&seen->body);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->pool, 3u);
+  EXPECT_EQ(m->collection, "pg.3.0");
+  EXPECT_EQ(m->shard, 2u);
+  EXPECT_EQ(m->helpers, pull.helpers);
+  EXPECT_EQ(m->objects, pull.objects);
+
+  // A whole-request error is the Result's error.
+  pull.epoch = 4;
+  std::promise<Result<SubPullReply>> p;
+  client_->SubPullAsync(pull, [&](Result<SubPullReply> r) { p.set_value(std::move(r)); });
+  auto stale = p.get_future().get();
+  EXPECT_EQ(stale.status().code(), ESTALE);
+  EXPECT_TRUE(stale.status().is_retryable());
+  // Results that do not match the objects asked for are a bad reply.
+  pull.epoch = 7;
+  pull.collection = "shuffled";
+  EXPECT_EQ(client_->SubPull(pull).status().code(), EBADMSG);
+  // Refused before the handler: kCopy from a helper holding another position.
+  pull.collection = "pg.3.0";
+  pull.mode = SubPullMode::kCopy;
+  EXPECT_EQ(client_->SubPull(pull).status().code(), EINVAL);
 }
 
 }  // namespace

@@ -68,7 +68,15 @@ int main(int argc, char** argv) {
       {"obj_read", ObjReadRequest{1, 3, "obj", 10, 100}},
       {"obj_stat", ObjStatRequest{1, 3, "obj"}},
       {"obj_remove", ObjRemoveRequest{1, 3, "obj"}},
-      {"obj_list", ObjListRequest{1, 3, 7, "cursor", 100}}};
+      {"obj_list", ObjListRequest{1, 3, 7, "cursor", 100}},
+      {"sub_scan", SubScanRequest{"pg.1", 2, "cursor", 100}},
+      {"sub_pull", SubPullRequest{1,
+                                  3,
+                                  "pg.1",
+                                  2,
+                                  SubPullMode::kRebuild,
+                                  {{0, 4}, {1, 5}, {3, 6}},
+                                  {{"obj", 6, 100, 5}, {"obj2", 7, 4096, 0}}}}};
   std::vector<std::byte> stream;
   for (const auto& [name, body] : requests) {
     h.clear();
@@ -94,7 +102,16 @@ int main(int argc, char** argv) {
       {"obj_read_reply", ObjReadReply{ec::Status::OK(), 4, 4128, true, 20, 8192}},
       {"obj_stat_reply", ObjStatReply{ec::Status::OK(), 4, 4128}},
       {"obj_remove_reply", ObjRemoveReply{ec::Status::OK(), 5}},
-      {"obj_list_reply", ObjListReply{ec::Status::OK(), {"a", "b"}, "b", false}}};
+      {"obj_list_reply", ObjListReply{ec::Status::OK(), {"a", "b"}, "b", false}},
+      {"sub_scan_reply", SubScanReply{ec::Status::OK(),
+                                      {{"a", ShardState::kPresent, 6, 100, 32, 0},
+                                       {"b", ShardState::kRemoved, 7, 0, 0, 7}},
+                                      "b",
+                                      false}},
+      {"sub_pull_reply",
+       SubPullReply{ec::Status::OK(),
+                    {{"obj", ec::Status::OK(), 8192, 8192, 4096},
+                     {"obj2", ec::Status::Retryable(ESTALE, "client write"), 0, 0, 0}}}}};
   for (const auto& [name, body] : replies) {
     h.clear();
     EncodeReply(body, h);
