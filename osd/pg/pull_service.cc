@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <future>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -187,7 +188,8 @@ class PullService::Impl {
   Status Prepare(Job& job) {
     const net::SubPullRequest& r = job.request;
     auto map = map_->Get();
-    const auto wanted = static_cast<std::int64_t>(r.epoch);
+    const auto wanted = static_cast<std::int64_t>(
+        std::min<std::uint64_t>(r.epoch, std::numeric_limits<std::int64_t>::max()));
     if (wanted > map->epoch) map = map_->WaitForEpoch(wanted, options_.map_wait);
     if (wanted > map->epoch) {
       return Status::Retryable(

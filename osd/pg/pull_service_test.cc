@@ -1,9 +1,9 @@
 // PullService in-process: seven OSDs, each a real store behind a real OsdService, served on
 // loopback; a map with a CLAY(4,2,5) and an RS(4,2) pool. Objects are encoded with the pool's
-// code and their shards written to OSDs 0..5 at a version; a SubPull handed to an OSD's service
-// (as its messenger would) rebuilds or copies a shard into that OSD's store. Checked: the shard is
-// byte-identical to the one lost, its version and sizes are the object's, the helpers sent exactly
-// the code's minimum (CLAY d*C/q per stripe, RS k*C), and the failures stay per object.
+// code and their shards written to OSDs 0..5 at a version; a SubPull sent to an OSD over its
+// messenger (as a primary would) rebuilds or copies a shard into that OSD's store. Checked: the
+// shard is byte-identical to the one lost, its version and sizes are the object's, the helpers
+// sent exactly the code's minimum (CLAY d*C/q per stripe, RS k*C), and failures stay per object.
 #include "osd/pg/pull_service.h"
 
 #include <gtest/gtest.h>
@@ -83,7 +83,7 @@ class PullServiceTest : public ::testing::Test {
       PullOptions po;
       po.osd_id = i;
       po.helper_timeout = 5s;
-      po.map_wait = 200ms;
+      po.map_wait = 1s;
       osd->pull =
           std::make_unique<PullService>(osd->store.get(), &maps_, &osd->metrics, nullptr, po);
       OsdServiceOptions so;
@@ -179,20 +179,18 @@ class PullServiceTest : public ::testing::Test {
     return h;
   }
 
-  // Hands `request` to OSD `target`'s service, as its messenger would, and waits for the reply.
+  // Sends `request` to OSD `target` over its messenger, as a primary would, and waits for the
+  // reply (a whole-request error is the reply's status).
   net::SubPullReply Pull(int target, net::SubPullRequest request) {
-    std::promise<net::ReplyBody> reply;
-    auto got = reply.get_future();
-    net::Request req;
-    req.tag = 1;
-    req.body = std::move(request);
-    osds_[target]->service->Handle(
-        std::move(req), std::make_shared<PromiseResponder>(net::MsgType::kSubPull, &reply));
-    EXPECT_EQ(got.wait_for(60s), std::future_status::ready);
-    net::ReplyBody body = got.get();
-    const auto* r = std::get_if<net::SubPullReply>(&body);
-    EXPECT_NE(r, nullptr);
-    return r ? *r : net::SubPullReply{};
+    net::ClientOptions co;
+    co.port = osds_[target]->server->port();
+    co.request_timeout = 60s;
+    auto client = net::OsdClient::Create(co);
+    EXPECT_TRUE(client.ok()) << client.status().ToString();
+    if (!client.ok()) return net::SubPullReply{client.status(), {}};
+    auto reply = (*client)->SubPull(std::move(request));
+    if (!reply.ok()) return net::SubPullReply{reply.status(), {}};
+    return std::move(reply).value();
   }
 
   // Shard `shard` of `object` as OSD `osd`'s store holds it ("<error>" when it cannot be read).
@@ -368,7 +366,7 @@ TEST_F(PullServiceTest, PrevVersionMismatchFailsThatObjectOnly) {
   ASSERT_TRUE(PutShard(*osds_[6], "b", 1, 4, 0, size, a[1]).ok());
   net::SubPullRequest r = Request(kRsPool, 1, net::SubPullMode::kRebuild);
   r.helpers = AllBut(1);
-  r.objects = {{"a", 5, size, 0}, {"b", 5, size, 0}, {"c", 0, size, 0}};
+  r.objects = {{"a", 5, size, 0}, {"b", 5, size, 0}, {"c", 3, size, 4}};
   const net::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), 3u);
