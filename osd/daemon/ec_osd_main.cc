@@ -43,6 +43,7 @@
 #include "osd/net/server.h"
 #include "osd/pg/pg_stats_publisher.h"
 #include "osd/pg/primary.h"
+#include "osd/pg/pull_service.h"
 #include "osd/store/malloc_tuning.h"
 #include "osd/store/object_store.h"
 
@@ -188,6 +189,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   // with the newest map the membership below receives.
   ec::cluster::MapHolder maps;
   std::unique_ptr<ec::osd::pg::Primary> primary;
+  std::unique_ptr<ec::osd::pg::PullService> pull;
   if (!c.etcd_endpoints.empty()) {
     ec::osd::pg::PrimaryOptions po;
     po.osd_id = c.osd_id;
@@ -200,8 +202,20 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     po.store = store.get();
     primary = std::make_unique<ec::osd::pg::Primary>(&maps, &metrics, log, po);
     so.objects = primary.get();
+    // Recovery and backfill by pull (osd/pg/pull_service.h): this OSD rebuilds or copies the
+    // shards the PG primaries ask it to hold, with the degraded reads' plan weights.
+    ec::osd::pg::PullOptions pl;
+    pl.osd_id = c.osd_id;
+    pl.helper_timeout = c.osd_subop_timeout;
+    pl.cost.weight_net = po.read_weight_net;
+    pl.cost.weight_dev = po.read_weight_dev;
+    pull = std::make_unique<ec::osd::pg::PullService>(store.get(), &maps, &metrics, log, pl);
+    so.recovery = pull.get();
   }
   auto service = std::make_shared<ec::osd::OsdService>(store.get(), &metrics, log, so);
+  // A pulled shard is written through the service, on the shard's strand (serialised with the
+  // primaries' SubWrites of the same shard).
+  if (pull) pull->AttachShardService(service.get());
 
   ec::net::ServerOptions no;
   no.address = c.public_addr;
@@ -314,6 +328,8 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   if (membership) membership->Stop();  // down in the map first
   (*server)->Stop(std::chrono::seconds(30));
   service->Drain();
+  // Pulls still running finish (or are cancelled) while the service their writes go through lives.
+  pull.reset();
   primary.reset();  // its operations have answered (the server waited for them)
   if (http) http->Stop();
   membership.reset();

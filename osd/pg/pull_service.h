@@ -1,0 +1,112 @@
+// PullService: the pulling side of recovery and backfill (issue 15 items 2 and 3). The OSD that is
+// to hold a rebuilt shard pulls it: the PG primary sends it a SubPull naming the objects, their
+// versions and the helper OSDs, and this OSD reads from the helpers and writes the shard into its
+// own store, so the network carries only what the code needs (CLAY d*C/q per stripe for one lost
+// chunk, RS k*C) and no primary pushes anything.
+//
+//   SubPull (messenger thread) --Handle--> worker pool (PullOptions::threads)
+//     -> map at request.epoch (waits up to map_wait for a newer epoch; else Retryable ESTALE),
+//        the pool's codec (ENOENT: no such pool), a client per helper (a helper whose OSD is not in
+//        the map, is down in it or has no usable address is left out)
+//     -> per object, up to max_active of one request at once:
+//          kRebuild  RepairEngine::Run(want = {shard}, available = the helpers' positions, the
+//                    least-cost plan under PullOptions::cost, no local shard) over
+//                    net::OsdShardSource with expect_version = object.version: a helper at
+//                    another version fails its request and the engine re-plans without it
+//          kCopy     the whole shard of the same position, from the first helper holding that
+//                    position that answers (expect_version too), no decode; when every such
+//                    source fails and the request also names helpers of other positions, the
+//                    shard is rebuilt from those as kRebuild would
+//        -> the shard written locally as ONE SubWrite kFull at object.version, prev_version =
+//           object.prev_version (osd/daemon/sub_ops.h: one store transaction with an undo record)
+//     -> one SubPullReply: a result per object, in request order
+//
+// Per object result (SubPullResult): OK; ESTALE when this OSD's shard is not at prev_version
+// (checked before reading and again, authoritatively, by the write: a client write got there
+// first) or when every helper that failed was at another version and too few were left; EIO when
+// the helpers left cannot rebuild it (the engine's message, naming every failed helper; Retryable
+// when all failures were); EINVAL for a version of 0 or not above prev_version; ECANCELED when the
+// service is shutting down; the store's errors. An object whose shard is already at object.version
+// here is OK at once, reading nothing (a retried pull). Request errors (SubPullReply::status, no
+// results): Retryable ESTALE (map too old), ENOENT (pool), EINVAL (shard or helper position out of
+// the code's range, two helpers of one position other than the pulled one, a kRebuild helper at the
+// pulled position, a request that is not a SubPull).
+//
+// network_bytes counts the bytes of helper replies that were used (every successful read, re-plans
+// included); device_bytes what those reads cost the helpers' stores (extents merged per request,
+// rounded out to PullOptions::cost.device_block); rebuilt_bytes the shard bytes written (a copy
+// counts its shard too). The same sums, by pool, go to the registry:
+//   ecstore_recovery_network_bytes_total{pool}, ecstore_recovery_helper_device_bytes_total{pool},
+//   ecstore_recovery_rebuilt_bytes_total{pool},
+//   ecstore_recovery_objects_total{pool,result=ok|failed}.
+//
+// Ordering with client writes: the primary's SubWrite of an object and this service's write of
+// the same shard must not interleave inside ApplySubWrite (it reads the shard's version, checks
+// prev_version, then applies: two writers that both pass the check before either applies would
+// leave the later one's shard, silently dropping the other). With a shard service attached
+// (AttachShardService: the OsdService) the local write is handed to it as a SubWrite request, so it
+// runs on the same per-shard strand as the primary's SubWrites, one at a time, and the
+// prev_version check then decides: whichever comes second fails ESTALE, never a mix. Without one,
+// the write is applied to the store directly, which is only safe when nothing else writes the
+// shard meanwhile (tests, tools).
+//
+// Thread safety: Handle may be called from any thread (it never blocks: the work runs on the
+// service's own workers, so recovery never delays the messenger). AttachShardService must be
+// called before the first Handle. The destructor stops starting objects (the rest are ECANCELED),
+// waits for the running ones and for every reply.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cluster/map/map_holder.h"
+#include "osd/daemon/metrics.h"
+#include "osd/net/server.h"
+#include "osd/store/object_store.h"
+#include "recovery/read_cost.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace ec::osd::pg {
+
+struct PullOptions {
+  int osd_id = 0;          // this OSD (names in logs and in the handshake to helpers)
+  std::string plugin_dir;  // "" : the default plugin directory
+  int threads = 4;         // workers running pulls (1..256); objects in flight on this OSD
+  int max_active = 3;      // objects in flight per request (>= 1)
+  std::chrono::milliseconds helper_timeout{10000};  // per read request to a helper
+  std::chrono::milliseconds map_wait{2000};         // waiting for a request's newer epoch
+  // Weights of the least-cost plan, as the primary's degraded reads use them (PrimaryOptions
+  // read_weight_net / read_weight_dev). `local` is ignored: the rebuilt shard is not here yet,
+  // and every helper is remote.
+  recovery::ReadCostModel cost;
+};
+
+class PullService : public net::RequestHandler {
+ public:
+  // `store`, `map` and `metrics` are borrowed and must outlive the service. Starts the workers.
+  PullService(store::ObjectStore* store, const cluster::MapHolder* map, MetricsRegistry* metrics,
+              std::shared_ptr<spdlog::logger> log, PullOptions options);
+  ~PullService() override;
+  PullService(const PullService&) = delete;
+  PullService& operator=(const PullService&) = delete;
+
+  // The handler of this OSD's shard operations (the OsdService on the same store): the rebuilt
+  // shard's SubWrite goes through it (see "Ordering" above). Borrowed; must outlive the service's
+  // last pull (destroy the PullService first). Call once, before the first Handle.
+  void AttachShardService(net::RequestHandler* shard_service);
+
+  // SubPull requests only (others are answered EINVAL). Never blocks.
+  void Handle(net::Request request, std::shared_ptr<net::Responder> responder) override;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ec::osd::pg

@@ -1,0 +1,532 @@
+// PullService in-process: seven OSDs, each a real store behind a real OsdService, served on
+// loopback; a map with a CLAY(4,2,5) and an RS(4,2) pool. Objects are encoded with the pool's
+// code and their shards written to OSDs 0..5 at a version; a SubPull sent to an OSD over its
+// messenger (as a primary would) rebuilds or copies a shard into that OSD's store. Checked: the
+// shard is byte-identical to the one lost, its version and sizes are the object's, the helpers
+// sent exactly the code's minimum (CLAY d*C/q per stripe, RS k*C), and failures stay per object.
+#include "osd/pg/pull_service.h"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <future>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "ec/stripe_codec.h"
+#include "osd/daemon/osd_service.h"
+#include "osd/daemon/shard_meta.h"
+#include "osd/daemon/sub_ops.h"
+#include "osd/net/client.h"
+#include "osd/pg/pool_codecs.h"
+#include "osd/store/store_test_support.h"
+
+namespace ec::osd::pg {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int kOsds = 7;
+constexpr std::int64_t kClayPool = 1;
+constexpr std::int64_t kRsPool = 2;
+constexpr std::uint64_t kStripeUnit = 4096;
+constexpr std::uint64_t kStripes = 5;
+constexpr const char* kCollection = "pg.1.0";
+
+// Catches one reply.
+class PromiseResponder final : public net::Responder {
+ public:
+  PromiseResponder(net::MsgType type, std::promise<net::ReplyBody>* reply)
+      : Responder(type, 1), reply_(reply) {}
+  ~PromiseResponder() override {
+    if (!sent()) reply_->set_value(net::ErrorReply(request_type(), Status::IOError("dropped")));
+  }
+
+ private:
+  Status Deliver(net::ReplyBody body, std::vector<Buffer>) override {
+    reply_->set_value(std::move(body));
+    return Status::OK();
+  }
+  std::promise<net::ReplyBody>* reply_;
+};
+
+struct Osd {
+  store::testing::TempDir dir;
+  std::unique_ptr<store::ObjectStore> store;
+  MetricsRegistry metrics;
+  std::unique_ptr<PullService> pull;
+  std::shared_ptr<OsdService> service;
+  std::unique_ptr<net::Server> server;
+};
+
+class PullServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster::ClusterMap map;
+    map.epoch = 3;
+    map.profiles["clay"] = {"clay", {{"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"}}};
+    map.profiles["rs"] = {
+        "rs", {{"plugin", "isa"}, {"k", "4"}, {"m", "2"}, {"technique", "reed_sol_van"}}};
+    map.pools[kClayPool] = {kClayPool, "clay-pool", "clay", 1, kStripeUnit, 5};
+    map.pools[kRsPool] = {kRsPool, "rs-pool", "rs", 1, kStripeUnit, 5};
+    map.pool_max = kRsPool;
+    for (int i = 0; i < kOsds; ++i) {
+      auto osd = std::make_unique<Osd>();
+      const store::StoreOptions o =
+          store::testing::MakeOptions(osd->dir, store::IoBackend::kUring, 64ull << 20);
+      ASSERT_TRUE(store::ObjectStore::Mkfs(o).ok());
+      auto opened = store::ObjectStore::Open(o);
+      ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+      osd->store = std::move(opened).value();
+      PullOptions po;
+      po.osd_id = i;
+      po.helper_timeout = 5s;
+      po.map_wait = 1s;
+      osd->pull =
+          std::make_unique<PullService>(osd->store.get(), &maps_, &osd->metrics, nullptr, po);
+      OsdServiceOptions so;
+      so.osd_id = i;
+      so.recovery = osd->pull.get();
+      osd->service = std::make_shared<OsdService>(osd->store.get(), &osd->metrics, nullptr, so);
+      osd->pull->AttachShardService(osd->service.get());
+      auto server = net::Server::Start(net::ServerOptions{}, osd->service);
+      ASSERT_TRUE(server.ok()) << server.status().ToString();
+      osd->server = std::move(server).value();
+      cluster::OsdEntry e;
+      e.id = i;
+      e.addr = "127.0.0.1:" + std::to_string(osd->server->port());
+      e.host = "host" + std::to_string(i);
+      e.up = true;
+      map.osds[i] = e;
+      osds_.push_back(std::move(osd));
+    }
+    map_ = map;
+    ASSERT_TRUE(maps_.Set(map));
+  }
+
+  void TearDown() override {
+    for (auto& osd : osds_) osd->server->Stop();
+    for (auto& osd : osds_) {
+      osd->service->Drain();
+      osd->pull.reset();
+      osd->service.reset();
+    }
+    osds_.clear();
+  }
+
+  const PoolCodec& Codec(std::int64_t pool) {
+    auto c = codecs_.Get(map_, map_.pools.at(pool));
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    held_.push_back(*c);
+    return *held_.back();
+  }
+
+  // Writes shard i of `shard` on OSD i (i in `positions`) at `version`, as a SubWrite would.
+  static Status PutShard(Osd& osd, const std::string& object, int shard, std::uint64_t version,
+                         std::uint64_t prev, std::uint64_t object_size, const Buffer& bytes) {
+    net::SubWriteRequest w;
+    w.collection = kCollection;
+    w.object = object;
+    w.shard = static_cast<std::uint32_t>(shard);
+    w.version = version;
+    w.prev_version = prev;
+    w.kind = net::SubWriteKind::kFull;
+    w.object_size = object_size;
+    w.shard_size = bytes.size();
+    if (!bytes.empty()) w.extents.push_back({0, bytes.size()});
+    Status s = ApplySubWrite(*osd.store, w, bytes, true);
+    if (s.code() == EEXIST) s = ApplySubWrite(*osd.store, w, bytes, false);
+    return s;
+  }
+
+  // An object of kStripes stripes (the last one part padding) in `pool`, shard i on OSD i at
+  // `version`; returns its shards.
+  std::vector<Buffer> PutObject(std::int64_t pool, const std::string& object, std::uint64_t version,
+                                std::uint64_t* size) {
+    const PoolCodec& codec = Codec(pool);
+    std::mt19937_64 rng(std::hash<std::string>()(object) + static_cast<std::uint64_t>(pool));
+    *size = codec.layout.stripe_width() * kStripes - 1000;
+    std::vector<std::byte> bytes(*size);
+    for (auto& b : bytes) b = static_cast<std::byte>(rng());
+    auto shards = StripeCodec(*codec.code, codec.layout).EncodeToShards(bytes);
+    EXPECT_TRUE(shards.ok()) << shards.status().ToString();
+    if (!shards.ok()) return {};
+    for (int i = 0; i < static_cast<int>(shards->size()); ++i) {
+      EXPECT_EQ((*shards)[i].size(), codec.layout.shard_size(*size));
+      Status s = PutShard(*osds_[i], object, i, version, 0, *size, (*shards)[i]);
+      EXPECT_TRUE(s.ok()) << s.ToString();
+    }
+    return std::move(shards).value();
+  }
+
+  net::SubPullRequest Request(std::int64_t pool, std::uint32_t shard, net::SubPullMode mode) {
+    net::SubPullRequest r;
+    r.pool = static_cast<std::uint64_t>(pool);
+    r.epoch = static_cast<std::uint64_t>(map_.epoch);
+    r.collection = kCollection;
+    r.shard = shard;
+    r.mode = mode;
+    return r;
+  }
+  // Helpers: every position but `lost` on the OSD of the same number.
+  static std::vector<net::SubPullHelper> AllBut(std::uint32_t lost) {
+    std::vector<net::SubPullHelper> h;
+    for (std::uint32_t p = 0; p < 6; ++p) {
+      if (p != lost) h.push_back({p, static_cast<std::int32_t>(p)});
+    }
+    return h;
+  }
+
+  // Sends `request` to OSD `target` over its messenger, as a primary would, and waits for the
+  // reply (a whole-request error is the reply's status).
+  net::SubPullReply Pull(int target, net::SubPullRequest request) {
+    net::ClientOptions co;
+    co.port = osds_[target]->server->port();
+    co.request_timeout = 60s;
+    auto client = net::OsdClient::Create(co);
+    EXPECT_TRUE(client.ok()) << client.status().ToString();
+    if (!client.ok()) return net::SubPullReply{client.status(), {}};
+    auto reply = (*client)->SubPull(std::move(request));
+    if (!reply.ok()) return net::SubPullReply{reply.status(), {}};
+    return std::move(reply).value();
+  }
+
+  // Shard `shard` of `object` as OSD `osd`'s store holds it ("<error>" when it cannot be read).
+  std::string Stored(int osd, const std::string& object, int shard) {
+    auto got = osds_[osd]->store->Read(kCollection, ShardObjectName(object, shard),
+                                       std::vector<store::Extent>{{0, 1 << 24}});
+    if (!got.ok()) return "<" + got.status().ToString() + ">";
+    return store::testing::ToString((*got)[0]);
+  }
+  net::SubStateReply State(int osd, const std::string& object, int shard) {
+    auto st =
+        ReadSubState(*osds_[osd]->store,
+                     net::SubStateRequest{kCollection, object, static_cast<std::uint32_t>(shard)});
+    EXPECT_TRUE(st.ok()) << st.status().ToString();
+    return st.ok() ? *st : net::SubStateReply{};
+  }
+  // The value of one counter line of OSD `osd`'s /metrics ("" when absent).
+  std::string Metric(int osd, const std::string& line_start) {
+    const std::string text = osds_[osd]->metrics.RenderPrometheus();
+    const auto at = text.find(line_start + " ");
+    if (at == std::string::npos) return "";
+    const auto from = at + line_start.size() + 1;
+    return text.substr(from, text.find('\n', from) - from);
+  }
+
+  cluster::MapHolder maps_;
+  cluster::ClusterMap map_;
+  PoolCodecs codecs_{""};
+  std::vector<std::shared_ptr<const PoolCodec>> held_;
+  std::vector<std::unique_ptr<Osd>> osds_;
+};
+
+TEST_F(PullServiceTest, ClayRebuildReadsDTimesCOverQ) {
+  std::uint64_t size = 0;
+  const std::vector<Buffer> shards = PutObject(kClayPool, "obj", 7, &size);
+  ASSERT_EQ(shards.size(), 6u);
+  // Shard 1 is lost (its OSD gone); OSD 6 rebuilds it from the other five.
+  net::SubPullRequest r = Request(kClayPool, 1, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(1);
+  r.objects = {{"obj", 7, size, 0}};
+  const net::SubPullReply reply = Pull(6, r);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
+  ASSERT_EQ(reply.results.size(), 1u);
+  const net::SubPullResult& res = reply.results[0];
+  ASSERT_TRUE(res.status.ok()) << res.status.ToString();
+  EXPECT_EQ(res.object, "obj");
+  // d = 5 helpers, q = d - k + 1 = 2: each sends half a chunk per stripe.
+  EXPECT_EQ(res.network_bytes, kStripes * 5 * kStripeUnit / 2);
+  EXPECT_EQ(res.rebuilt_bytes, kStripes * kStripeUnit);
+  // Device bytes: what the engine's plan prices for the helpers' stores (4 KiB blocks).
+  recovery::RepairRequest plan_request;
+  plan_request.want = {1};
+  for (int p : {0, 2, 3, 4, 5}) plan_request.available[p] = 1;
+  plan_request.stripes = kStripes;
+  plan_request.cost = recovery::ReadCostModel{};
+  auto plan = Codec(kClayPool).engine->Plan(plan_request);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->kind, recovery::RepairPlan::Kind::kSubChunkRepair);
+  EXPECT_EQ(plan->cost.net_bytes, res.network_bytes);
+  EXPECT_EQ(res.device_bytes, plan->cost.device_bytes);
+  EXPECT_GE(res.device_bytes, res.network_bytes);
+  EXPECT_EQ(Stored(6, "obj", 1), store::testing::ToString(shards[1]));
+  const net::SubStateReply st = State(6, "obj", 1);
+  EXPECT_EQ(st.state, net::ShardState::kPresent);
+  EXPECT_EQ(st.version, 7u);
+  EXPECT_EQ(st.object_size, size);
+  EXPECT_EQ(st.shard_size, kStripes * kStripeUnit);
+  EXPECT_EQ(Metric(6, "ecstore_recovery_network_bytes_total{pool=\"clay-pool\"}"),
+            std::to_string(res.network_bytes));
+  EXPECT_EQ(Metric(6, "ecstore_recovery_helper_device_bytes_total{pool=\"clay-pool\"}"),
+            std::to_string(res.device_bytes));
+  EXPECT_EQ(Metric(6, "ecstore_recovery_rebuilt_bytes_total{pool=\"clay-pool\"}"),
+            std::to_string(res.rebuilt_bytes));
+  EXPECT_EQ(Metric(6, "ecstore_recovery_objects_total{pool=\"clay-pool\",result=\"ok\"}"), "1");
+
+  // Pulled again (a retried request): nothing is read, the shard stays.
+  const net::SubPullReply again = Pull(6, r);
+  ASSERT_EQ(again.results.size(), 1u);
+  EXPECT_TRUE(again.results[0].status.ok()) << again.results[0].status.ToString();
+  EXPECT_EQ(again.results[0].network_bytes, 0u);
+  EXPECT_EQ(Stored(6, "obj", 1), store::testing::ToString(shards[1]));
+}
+
+TEST_F(PullServiceTest, RsRebuildReadsKChunks) {
+  std::vector<std::vector<Buffer>> shards;
+  std::uint64_t size = 0;
+  net::SubPullRequest r = Request(kRsPool, 4, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(4);
+  for (int i = 0; i < 5; ++i) {
+    const std::string name = "rs" + std::to_string(i);
+    shards.push_back(PutObject(kRsPool, name, 10 + i, &size));
+    r.objects.push_back({name, static_cast<std::uint64_t>(10 + i), size, 0});
+  }
+  const net::SubPullReply reply = Pull(6, r);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
+  ASSERT_EQ(reply.results.size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    const net::SubPullResult& res = reply.results[i];
+    EXPECT_EQ(res.object, "rs" + std::to_string(i));  // in request order
+    ASSERT_TRUE(res.status.ok()) << res.status.ToString();
+    EXPECT_EQ(res.network_bytes, kStripes * 4 * kStripeUnit);
+    EXPECT_EQ(res.device_bytes, kStripes * 4 * kStripeUnit);
+    EXPECT_EQ(Stored(6, res.object, 4), store::testing::ToString(shards[i][4]));
+    EXPECT_EQ(State(6, res.object, 4).version, 10u + i);
+  }
+  EXPECT_EQ(Metric(6, "ecstore_recovery_objects_total{pool=\"rs-pool\",result=\"ok\"}"), "5");
+}
+
+TEST_F(PullServiceTest, CopyReadsTheShardOnce) {
+  std::uint64_t size = 0;
+  const std::vector<Buffer> shards = PutObject(kRsPool, "obj", 5, &size);
+  net::SubPullRequest r = Request(kRsPool, 2, net::SubPullMode::kCopy);
+  r.helpers = {{2, 2}};
+  r.objects = {{"obj", 5, size, 0}};
+  const net::SubPullReply reply = Pull(6, r);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
+  ASSERT_EQ(reply.results.size(), 1u);
+  ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
+  EXPECT_EQ(reply.results[0].network_bytes, shards[2].size());
+  EXPECT_EQ(reply.results[0].rebuilt_bytes, shards[2].size());
+  EXPECT_EQ(Stored(6, "obj", 2), store::testing::ToString(shards[2]));
+  EXPECT_EQ(State(6, "obj", 2).version, 5u);
+}
+
+TEST_F(PullServiceTest, CopyFallsBackToRebuildWhenTheSourceIsGone) {
+  std::uint64_t size = 0;
+  const std::vector<Buffer> shards = PutObject(kClayPool, "obj", 5, &size);
+  net::SubPullRequest r = Request(kClayPool, 3, net::SubPullMode::kCopy);
+  r.helpers = {{3, 42}};  // osd.42 is not in the map: left out
+  for (const net::SubPullHelper& h : AllBut(3)) r.helpers.push_back(h);
+  r.objects = {{"obj", 5, size, 0}};
+  const net::SubPullReply reply = Pull(6, r);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
+  ASSERT_EQ(reply.results.size(), 1u);
+  ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
+  EXPECT_EQ(reply.results[0].network_bytes, kStripes * 5 * kStripeUnit / 2);
+  EXPECT_EQ(Stored(6, "obj", 3), store::testing::ToString(shards[3]));
+}
+
+TEST_F(PullServiceTest, HelperAtAnotherVersionIsNeverMixedIn) {
+  std::uint64_t size = 0;
+  const std::vector<Buffer> shards = PutObject(kClayPool, "obj", 5, &size);
+  // Shard 2 moved on to version 6 (other bytes): its reads are refused, and the engine decodes
+  // from the four helpers left (k whole chunks).
+  Buffer other = Buffer::Allocate(shards[2].size(), true);
+  ASSERT_TRUE(PutShard(*osds_[2], "obj", 2, 6, 5, size, other).ok());
+  net::SubPullRequest r = Request(kClayPool, 1, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(1);
+  r.objects = {{"obj", 5, size, 0}};
+  net::SubPullReply reply = Pull(6, r);
+  ASSERT_EQ(reply.results.size(), 1u);
+  ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
+  EXPECT_EQ(Stored(6, "obj", 1), store::testing::ToString(shards[1]));
+
+  // With shard 3 moved on too, three helpers are left: that object fails ESTALE and nothing is
+  // written.
+  ASSERT_TRUE(PutShard(*osds_[3], "obj", 3, 6, 5, size, other).ok());
+  r.shard = 0;
+  r.helpers = AllBut(0);
+  reply = Pull(6, r);
+  ASSERT_EQ(reply.results.size(), 1u);
+  EXPECT_EQ(reply.results[0].status.code(), ESTALE) << reply.results[0].status.ToString();
+  EXPECT_EQ(State(6, "obj", 0).state, net::ShardState::kAbsent);
+  EXPECT_EQ(Metric(6, "ecstore_recovery_objects_total{pool=\"clay-pool\",result=\"failed\"}"), "1");
+}
+
+TEST_F(PullServiceTest, PrevVersionMismatchFailsThatObjectOnly) {
+  std::uint64_t size = 0;
+  const std::vector<Buffer> a = PutObject(kRsPool, "a", 5, &size);
+  const std::vector<Buffer> b = PutObject(kRsPool, "b", 5, &size);
+  // OSD 6 already holds shard 1 of "b" at version 4 (an older copy), but the primary thinks it
+  // holds nothing.
+  ASSERT_TRUE(PutShard(*osds_[6], "b", 1, 4, 0, size, a[1]).ok());
+  net::SubPullRequest r = Request(kRsPool, 1, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(1);
+  r.objects = {{"a", 5, size, 0}, {"b", 5, size, 0}, {"c", 3, size, 4}};
+  const net::SubPullReply reply = Pull(6, r);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
+  ASSERT_EQ(reply.results.size(), 3u);
+  EXPECT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
+  EXPECT_EQ(reply.results[1].status.code(), ESTALE) << reply.results[1].status.ToString();
+  EXPECT_EQ(reply.results[1].network_bytes, 0u);  // refused before reading anything
+  EXPECT_EQ(reply.results[2].status.code(), EINVAL) << reply.results[2].status.ToString();
+  EXPECT_EQ(Stored(6, "a", 1), store::testing::ToString(a[1]));
+  EXPECT_EQ(State(6, "b", 1).version, 4u);
+  EXPECT_EQ(Stored(6, "b", 1), store::testing::ToString(a[1]));
+
+  // With the right prev_version, "b" is brought to version 5.
+  r.objects = {{"b", 5, size, 4}};
+  const net::SubPullReply fixed = Pull(6, r);
+  ASSERT_EQ(fixed.results.size(), 1u);
+  EXPECT_TRUE(fixed.results[0].status.ok()) << fixed.results[0].status.ToString();
+  EXPECT_EQ(Stored(6, "b", 1), store::testing::ToString(b[1]));
+  EXPECT_EQ(State(6, "b", 1).version, 5u);
+}
+
+TEST_F(PullServiceTest, RequestErrors) {
+  net::SubPullRequest r = Request(9, 1, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(1);
+  r.objects = {{"obj", 5, 100, 0}};
+  EXPECT_EQ(Pull(6, r).status.code(), ENOENT);
+
+  r.pool = kClayPool;
+  r.epoch = 4;  // newer than every OSD's map: refused after a short wait
+  net::SubPullReply reply = Pull(6, r);
+  EXPECT_EQ(reply.status.code(), ESTALE) << reply.status.ToString();
+  EXPECT_TRUE(reply.status.is_retryable());
+  EXPECT_TRUE(reply.results.empty());
+
+  r.epoch = 3;
+  r.shard = 6;  // the pool has 6 shards: 0..5
+  EXPECT_EQ(Pull(6, r).status.code(), EINVAL);
+  r.shard = 1;
+  r.helpers.push_back({1, 1});  // a helper holding the shard to rebuild
+  EXPECT_EQ(Pull(6, r).status.code(), EINVAL);
+  r.helpers = AllBut(1);
+  r.helpers.push_back({0, 6});  // two helpers of one position
+  EXPECT_EQ(Pull(6, r).status.code(), EINVAL);
+
+  r.helpers = AllBut(1);
+  r.objects.clear();  // nothing to do: an empty reply
+  reply = Pull(6, r);
+  EXPECT_TRUE(reply.status.ok()) << reply.status.ToString();
+  EXPECT_TRUE(reply.results.empty());
+}
+
+TEST_F(PullServiceTest, NewerMapArrivingInTimeIsUsed) {
+  std::uint64_t size = 0;
+  const std::vector<Buffer> shards = PutObject(kRsPool, "obj", 5, &size);
+  net::SubPullRequest r = Request(kRsPool, 0, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(0);
+  r.objects = {{"obj", 5, size, 0}};
+  r.epoch = 4;
+  std::thread later([&] {
+    std::this_thread::sleep_for(50ms);
+    cluster::ClusterMap next = map_;
+    next.epoch = 4;
+    maps_.Set(next);
+  });
+  const net::SubPullReply reply = Pull(6, r);
+  later.join();
+  ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
+  ASSERT_EQ(reply.results.size(), 1u);
+  EXPECT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
+  EXPECT_EQ(Stored(6, "obj", 0), store::testing::ToString(shards[0]));
+}
+
+// A client write (the primary's SubWrite) and the pull of the same shard race: exactly one of
+// them applies, and the shard holds that one's bytes and version, never a mix.
+TEST_F(PullServiceTest, ClientWriteAndPullOfOneShardNeverInterleave) {
+  constexpr int kObjects = 24;
+  std::uint64_t size = 0;
+  std::vector<std::vector<Buffer>> shards;
+  net::SubPullRequest r = Request(kRsPool, 1, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(1);
+  for (int i = 0; i < kObjects; ++i) {
+    const std::string name = "race" + std::to_string(i);
+    shards.push_back(PutObject(kRsPool, name, 5, &size));
+    r.objects.push_back({name, 5, size, 0});
+  }
+  net::ClientOptions co;
+  co.port = osds_[6]->server->port();
+  auto client = net::OsdClient::Create(co);
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  const Buffer written = Buffer::Allocate(shards[0][1].size(), true);
+  std::vector<Status> writes(kObjects);
+  std::thread writer([&] {
+    for (int i = 0; i < kObjects; ++i) {
+      net::SubWriteRequest w;
+      w.collection = kCollection;
+      w.object = "race" + std::to_string(i);
+      w.shard = 1;
+      w.version = 9;
+      w.prev_version = 0;
+      w.kind = net::SubWriteKind::kFull;
+      w.object_size = size;
+      w.shard_size = written.size();
+      w.extents.push_back({0, written.size()});
+      writes[i] = (*client)->SubWrite(w, {written});
+    }
+  });
+  const net::SubPullReply reply = Pull(6, r);
+  writer.join();
+  ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
+  for (int i = 0; i < kObjects; ++i) {
+    const std::string name = "race" + std::to_string(i);
+    const bool pulled = reply.results[i].status.ok();
+    EXPECT_NE(pulled, writes[i].ok()) << name << ": pull " << reply.results[i].status.ToString()
+                                      << ", write " << writes[i].ToString();
+    if (!pulled) {
+      EXPECT_EQ(reply.results[i].status.code(), ESTALE);
+    }
+    if (!writes[i].ok()) {
+      EXPECT_EQ(writes[i].code(), ESTALE);
+    }
+    const net::SubStateReply st = State(6, name, 1);
+    EXPECT_EQ(st.version, pulled ? 5u : 9u) << name;
+    EXPECT_EQ(Stored(6, name, 1), store::testing::ToString(pulled ? shards[i][1] : written))
+        << name;
+  }
+}
+
+// Without a shard service, the pull writes to the store itself (and creates the collection).
+TEST_F(PullServiceTest, WritesToTheStoreWithoutAShardService) {
+  std::uint64_t size = 0;
+  const std::vector<Buffer> shards = PutObject(kClayPool, "obj", 5, &size);
+  PullOptions po;
+  po.osd_id = 6;
+  auto direct =
+      std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &osds_[6]->metrics, nullptr, po);
+  net::SubPullRequest r = Request(kClayPool, 5, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(5);
+  r.objects = {{"obj", 5, size, 0}};
+  std::promise<net::ReplyBody> got;
+  auto done = got.get_future();
+  net::Request req;
+  req.body = r;
+  direct->Handle(std::move(req), std::make_shared<PromiseResponder>(net::MsgType::kSubPull, &got));
+  ASSERT_EQ(done.wait_for(60s), std::future_status::ready);
+  const net::ReplyBody body = done.get();
+  const auto* reply = std::get_if<net::SubPullReply>(&body);
+  ASSERT_NE(reply, nullptr);
+  ASSERT_EQ(reply->results.size(), 1u);
+  ASSERT_TRUE(reply->results[0].status.ok()) << reply->results[0].status.ToString();
+  EXPECT_EQ(Stored(6, "obj", 5), store::testing::ToString(shards[5]));
+
+  // Not a SubPull: refused at once.
+  std::promise<net::ReplyBody> refused;
+  auto refusal = refused.get_future();
+  net::Request ping;
+  ping.body = net::PingRequest{};
+  direct->Handle(std::move(ping),
+                 std::make_shared<PromiseResponder>(net::MsgType::kPing, &refused));
+  ASSERT_EQ(refusal.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(net::StatusOf(refusal.get()).code(), EINVAL);
+}
+
+}  // namespace
+}  // namespace ec::osd::pg
