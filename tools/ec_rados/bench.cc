@@ -295,6 +295,8 @@ Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,
   std::mt19937_64 rng(static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
   std::atomic<std::uint64_t> mismatches{0}, degraded{0}, net_bytes{0}, dev_bytes{0};
   std::mutex err_mu;
+  std::mutex degraded_mu;
+  std::vector<double> degraded_lat;
   Phase phase(o.concurrency, o.seconds, meta->object_size, o.progress, out);
   Status s = phase.Run(
       [&](std::uint64_t* n) {
@@ -308,7 +310,9 @@ Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,
       },
       [&](int, std::uint64_t n) {
         const std::string name = BenchObjectName(meta->prefix, n);
+        const auto t0 = Clock::now();
         auto got = io.Read(name, 0, meta->object_size);
+        const double lat = Seconds(Clock::now() - t0);
         if (!got.ok()) {
           return Status::Error(got.status().code(), ErrorText("reading " + name, got.status()));
         }
@@ -316,6 +320,8 @@ Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,
           degraded.fetch_add(1);
           net_bytes.fetch_add(got->network_bytes);
           dev_bytes.fetch_add(got->device_bytes);
+          std::lock_guard lock(degraded_mu);
+          degraded_lat.push_back(lat);
         }
         if (!CheckObjectContent(n, meta->object_size, got->data)) {
           if (mismatches.fetch_add(1) < kMaxMismatchReports) {
@@ -333,6 +339,7 @@ Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,
   result.degraded_reads = degraded.load();
   result.degraded_network_bytes = net_bytes.load();
   result.degraded_device_bytes = dev_bytes.load();
+  result.degraded_latencies = std::move(degraded_lat);
   return result;
 }
 

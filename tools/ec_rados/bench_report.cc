@@ -132,6 +132,10 @@ std::string FormatSummaryText(const BenchResult& r) {
                                                    static_cast<double>(r.degraded_reads);
     out += fmt::format("Degraded read network bytes: {} ({} per degraded read)\n",
                        r.degraded_network_bytes, Num(per));
+    if (!r.degraded_latencies.empty()) {
+      out += Line("Degraded lat p50(s):", Num(Percentile(r.degraded_latencies, 0.5)));
+      out += Line("Degraded lat p99(s):", Num(Percentile(r.degraded_latencies, 0.99)));
+    }
   }
   return out;
 }
@@ -168,6 +172,10 @@ nlohmann::json SummaryJson(const BenchResult& r) {
             ? 0.0
             : static_cast<double>(r.degraded_network_bytes) / static_cast<double>(r.degraded_reads);
     j["degraded_read_device_bytes"] = r.degraded_device_bytes;
+    if (!r.degraded_latencies.empty()) {
+      j["degraded_latency_p50_s"] = Percentile(r.degraded_latencies, 0.5);
+      j["degraded_latency_p99_s"] = Percentile(r.degraded_latencies, 0.99);
+    }
   }
   return j;
 }

@@ -33,6 +33,7 @@ struct BenchResult {
   std::uint64_t degraded_reads = 0;
   std::uint64_t degraded_network_bytes = 0;  // sum over the degraded reads
   std::uint64_t degraded_device_bytes = 0;   // sum over the degraded reads
+  std::vector<double> degraded_latencies;    // seconds, of the degraded reads only (any order)
 };
 
 struct Summary {
@@ -56,7 +57,9 @@ double Percentile(std::vector<double> values, double q);
 double StdDev(std::span<const double> values);
 
 // rados bench's summary lines ("Total time run:", "Bandwidth (MB/sec):", ...), then
-// "Latency p50(s):", "Latency p99(s):" and, for reads, the mismatch and degraded-read lines.
+// "Latency p50(s):", "Latency p99(s):" and, for reads, the mismatch and degraded-read lines (with
+// the degraded reads' own p50 and p99: in a run where one OSD is down most reads are not degraded,
+// so the overall percentiles say little about the degraded ones).
 std::string FormatSummaryText(const BenchResult& r);
 // The same as one JSON object with snake_case keys ("total_time_run", "bandwidth_mb_sec",
 // "latency_p50_s", "degraded_reads", ...).

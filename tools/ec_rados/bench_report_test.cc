@@ -41,6 +41,7 @@ BenchResult SampleRead() {
   r.iops_per_second = {1, 3};
   r.degraded_reads = 2;
   r.degraded_network_bytes = 3000;
+  r.degraded_latencies = {0.3, 0.1};
   return r;
 }
 
@@ -90,7 +91,9 @@ TEST(BenchReport, TextHasRadosLinesAndOurs) {
                            "Latency p99(s):         0.4\n",
                            "Mismatches:             0\n",
                            "Degraded reads:         2\n",
-                           "Degraded read network bytes: 3000 (1500 per degraded read)\n"}) {
+                           "Degraded read network bytes: 3000 (1500 per degraded read)\n",
+                           "Degraded lat p50(s):    0.1\n",
+                           "Degraded lat p99(s):    0.3\n"}) {
     EXPECT_TRUE(Contains(read, line)) << line << "\n" << read;
   }
   BenchResult w = SampleRead();
@@ -112,6 +115,11 @@ TEST(BenchReport, JsonKeys) {
   EXPECT_EQ(j["degraded_read_network_bytes"], 3000);
   EXPECT_DOUBLE_EQ(j["degraded_read_network_bytes_per_read"].get<double>(), 1500);
   EXPECT_EQ(j["mismatches"], 0);
+  EXPECT_DOUBLE_EQ(j["degraded_latency_p50_s"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(j["degraded_latency_p99_s"].get<double>(), 0.3);
+  BenchResult clean = SampleRead();
+  clean.degraded_latencies.clear();
+  EXPECT_FALSE(SummaryJson(clean).contains("degraded_latency_p50_s"));
   for (const char* key : {"total_time_run", "object_size", "stddev_bandwidth",
                           "max_bandwidth_mb_sec", "min_bandwidth_mb_sec", "average_iops",
                           "stddev_iops", "max_iops", "min_iops", "average_latency_s",
