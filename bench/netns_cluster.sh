@@ -6,7 +6,7 @@
 #
 #   bench/netns_cluster.sh start  --dir DIR --hosts N [--rate 1gbit] [--delay 0ms]
 #                                 [--osds-per-host 1] [--device-size 1G] [--bin build/bin]
-#                                 [--grace S] [--down-out S]
+#                                 [--grace S] [--down-out S] [--burst BYTES]
 #   bench/netns_cluster.sh status --dir DIR
 #   bench/netns_cluster.sh stop   --dir DIR
 #   bench/netns_cluster.sh exec   --dir DIR HOST CMD...   HOST: hN (or N), etcd (or client)
@@ -23,15 +23,16 @@
 # (DIR/osd.ID, DIR/etcd) is kept: start on the same DIR resumes the same cluster.
 # exec: runs CMD in a namespace (kill an OSD, read its /metrics, run ec-rados as a client would).
 #
-# RATE is a tc rate (bit, kbit, mbit, gbit); tbf burst is 1 ms of RATE (at least 16 KiB), queue
-# latency 20 ms. DELAY (netem) is added on each egress, so host-to-host round trips gain 4 x DELAY.
+# RATE is a tc rate (bit, kbit, mbit, gbit); tbf burst is 100 us of RATE, at least 16 KiB (--burst
+# BYTES sets it), queue latency 20 ms. DELAY (netem, where the kernel has it) is added on each
+# egress, so host-to-host round trips gain 4 x DELAY.
 # TAG is 6 hex digits of the sha1 of DIR's path, so clusters in two DIRs coexist. Defaults: rate
 # 1gbit, delay 0ms, 1 OSD per host, 1G device files (sparse), grace 20 s, down-out 600 s.
 # Needs: root, iproute2 (ip netns, tc), /usr/bin/etcd and etcdctl, the build (--bin).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "netns_cluster.sh: $*" >&2; exit 1; }
 
 cmd="${1:-}"
@@ -39,13 +40,14 @@ cmd="${1:-}"
 shift
 case "$cmd" in -h|--help|help) usage; exit 0 ;; esac
 dir="" hosts="" rate=1gbit delay=0ms per_host=1 device_size=1G bin="$root/build/bin" grace=20
-down_out=600 exec_host="" exec_argv=()
+down_out=600 burst="" exec_host="" exec_argv=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="${2:-}"; shift 2 ;;
     --hosts) hosts="${2:-}"; shift 2 ;;
     --rate) rate="${2:-}"; shift 2 ;;
     --delay) delay="${2:-}"; shift 2 ;;
+    --burst) burst="${2:-}"; shift 2 ;;
     --osds-per-host) per_host="${2:-}"; shift 2 ;;
     --device-size) device_size="${2:-}"; shift 2 ;;
     --bin) bin="${2:-}"; shift 2 ;;
@@ -123,13 +125,19 @@ do_stop() {
 
 # --- network ---------------------------------------------------------------------------------
 
-# RATE -> tbf burst in bytes: 1 ms of traffic, at least 16 KiB (several full-size frames).
+# RATE -> tbf burst in bytes: --burst, else 100 us of traffic, at least 16 KiB. A larger bucket
+# lets an idle link send a burst above RATE (a 96 KiB reply crossed a 1gbit link with a 125000-byte
+# burst at 2.6 Gbit/s), which no real NIC does.
 burst_bytes() {
+  if [ -n "$burst" ]; then
+    [[ "$burst" =~ ^[0-9]+$ ]] && [ "$burst" -ge 2048 ] || die "--burst must be bytes >= 2048"
+    echo "$burst"; return
+  fi
   [[ "$rate" =~ ^([0-9]+)(bit|kbit|mbit|gbit)$ ]] || die "--rate '$rate': expected e.g. 1gbit, 500mbit"
   local n="${BASH_REMATCH[1]}" mult
   case "${BASH_REMATCH[2]}" in bit) mult=1 ;; kbit) mult=1000 ;; mbit) mult=1000000 ;;
     gbit) mult=1000000000 ;; esac
-  local b=$((n * mult / 8 / 1000))
+  local b=$((n * mult / 8 / 10000))
   [ "$b" -ge 16384 ] || b=16384
   echo "$b"
 }
@@ -137,14 +145,14 @@ burst_bytes() {
 # Egress shaping of one device: tbf at RATE, under netem when DELAY is not zero. NSARGS: "" for
 # the root namespace or "-n NS".
 shape() {  # nsargs dev
-  local nsargs="$1" dev="$2" burst
-  burst="$(burst_bytes)"
+  local nsargs="$1" dev="$2" bucket
+  bucket="$(burst_bytes)"
   # shellcheck disable=SC2086
   if [[ "$delay" =~ ^0+(\.0*)?(ms|us|s)$ ]]; then
-    tc $nsargs qdisc replace dev "$dev" root handle 1: tbf rate "$rate" burst "$burst" latency 20ms
+    tc $nsargs qdisc replace dev "$dev" root handle 1: tbf rate "$rate" burst "$bucket" latency 20ms
   else
     tc $nsargs qdisc replace dev "$dev" root handle 1: netem delay "$delay" limit 100000
-    tc $nsargs qdisc replace dev "$dev" parent 1:1 handle 10: tbf rate "$rate" burst "$burst" \
+    tc $nsargs qdisc replace dev "$dev" parent 1:1 handle 10: tbf rate "$rate" burst "$bucket" \
       latency 20ms
   fi
 }
@@ -188,7 +196,7 @@ make_network() {
   local probe="${ns_prefix}probe"
   ip netns add "$probe" 2>/dev/null || die "'ip netns add' failed: no network namespaces here?"
   ip -n "$probe" link set lo up
-  tc -n "$probe" qdisc add dev lo root tbf rate "$rate" burst 16384 latency 20ms 2>/dev/null ||
+  tc -n "$probe" qdisc add dev lo root tbf rate "$rate" burst "$(burst_bytes)" latency 20ms 2>/dev/null ||
     { ip netns delete "$probe"; die "tc cannot add a tbf qdisc (kernel without sch_tbf?)"; }
   if ! [[ "$delay" =~ ^0+(\.0*)?(ms|us|s)$ ]]; then
     tc -n "$probe" qdisc replace dev lo root netem delay "$delay" 2>/dev/null ||
