@@ -1,0 +1,407 @@
+#!/usr/bin/env bash
+# A local ecstore cluster whose hosts are network namespaces joined by rate-limited links: one
+# namespace per OSD host (ecn-TAG-h1 ... ecn-TAG-hN) and one for etcd (ecn-TAG-etcd, which is also
+# the client host), each joined by a veth pair to a bridge in the root namespace, private 10.213.X.0/24
+# addresses, tc tbf at RATE on both directions of every link (and optional netem delay).
+#
+#   bench/netns_cluster.sh start  --dir DIR --hosts N [--rate 1gbit] [--delay 0ms]
+#                                 [--osds-per-host 1] [--device-size 1G] [--bin build/bin]
+#                                 [--grace S] [--down-out S] [--burst BYTES]
+#   bench/netns_cluster.sh status --dir DIR
+#   bench/netns_cluster.sh stop   --dir DIR
+#   bench/netns_cluster.sh exec   --dir DIR HOST CMD...   HOST: hN (or N), etcd (or client)
+#
+# start: makes the namespaces, links and qdiscs, starts etcd in ecn-TAG-etcd, makes the OSD stores
+# that do not exist yet (DIR/osd.ID), writes DIR/ecstore.conf (usable from the root namespace and
+# from every namespace: `ec-admin -c DIR/ecstore.conf`) and starts ec-osd daemons in their host
+# namespaces, host hN holding osd (N-1)*P ... N*P-1 as CRUSH host "hN". Returns once every OSD is
+# up in the map. On a running cluster it starts whatever is not running (an OSD that was killed).
+# A failed start tears down everything it made.
+# status: namespaces, daemons, the bytes each link carried (from the bridge side), `ec-admin -s`.
+# stop: SIGTERM to every OSD and etcd (SIGKILL after 30 s), then kills whatever still runs in the
+# namespaces and deletes namespaces, veths and the bridge; works after a failed start too. The data
+# (DIR/osd.ID, DIR/etcd) is kept: start on the same DIR resumes the same cluster.
+# exec: runs CMD in a namespace (kill an OSD, read its /metrics, run ec-rados as a client would).
+#
+# RATE is a tc rate (bit, kbit, mbit, gbit); tbf burst is 100 us of RATE, at least 16 KiB (--burst
+# BYTES sets it), queue latency 20 ms. DELAY (netem, where the kernel has it) is added on each
+# egress, so host-to-host round trips gain 4 x DELAY.
+# TAG is 6 hex digits of the sha1 of DIR's path, so clusters in two DIRs coexist. Defaults: rate
+# 1gbit, delay 0ms, 1 OSD per host, 1G device files (sparse), grace 20 s, down-out 600 s.
+# Needs: root, iproute2 (ip netns, tc), /usr/bin/etcd and etcdctl, the build (--bin).
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "netns_cluster.sh: $*" >&2; exit 1; }
+
+cmd="${1:-}"
+[ -n "$cmd" ] || { usage >&2; exit 1; }
+shift
+case "$cmd" in -h|--help|help) usage; exit 0 ;; esac
+dir="" hosts="" rate=1gbit delay=0ms per_host=1 device_size=1G bin="$root/build/bin" grace=20
+down_out=600 burst="" exec_host="" exec_argv=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dir) dir="${2:-}"; shift 2 ;;
+    --hosts) hosts="${2:-}"; shift 2 ;;
+    --rate) rate="${2:-}"; shift 2 ;;
+    --delay) delay="${2:-}"; shift 2 ;;
+    --burst) burst="${2:-}"; shift 2 ;;
+    --osds-per-host) per_host="${2:-}"; shift 2 ;;
+    --device-size) device_size="${2:-}"; shift 2 ;;
+    --bin) bin="${2:-}"; shift 2 ;;
+    --grace) grace="${2:-}"; shift 2 ;;
+    --down-out) down_out="${2:-}"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *)
+      [ "$cmd" = exec ] || die "unexpected argument '$1' (see --help)"
+      exec_host="$1"; shift; exec_argv=("$@"); break ;;
+  esac
+done
+[ -n "$dir" ] || die "--dir DIR is required"
+[ "$(id -u)" = 0 ] || die "must run as root (network namespaces, veth and tc need CAP_NET_ADMIN)"
+command -v ip >/dev/null && command -v tc >/dev/null || die "no ip or tc: install iproute2"
+mkdir -p "$dir"
+dir="$(cd "$dir" && pwd)"
+conf="$dir/ecstore.conf"
+state="$dir/netns.env"
+tag="$(printf '%s' "$dir" | sha1sum | cut -c1-6)"
+ns_prefix="ecn-$tag-"   # namespaces: ecn-TAG-etcd, ecn-TAG-hN
+link_prefix="ecn$tag-"  # root-side links (at most 15 characters): ecnTAG-br, ecnTAG-e, ecnTAG-hN
+bridge="${link_prefix}br"
+
+alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+our_namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep "^$ns_prefix" || true; }
+host_ip() { echo "$net.$((10 + $1))"; }  # host number (1..) -> address
+
+# --- stop ------------------------------------------------------------------------------------
+
+stop_pid() {  # pidfile name
+  local f="$1" name="$2" pid
+  [ -f "$f" ] || return 0
+  pid="$(cat "$f")"
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "$name did not stop in 30 s: SIGKILL" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  rm -f "$f"
+}
+
+# Everything is found by name (the tag) and by the pid files, not by what the state file says,
+# so a start that died half way is still undone.
+do_stop() {
+  local f ns pid l
+  for f in "$dir"/osd.*.pid; do
+    [ -e "$f" ] || continue
+    stop_pid "$f" "$(basename "$f" .pid)" &
+  done
+  wait
+  stop_pid "$dir/etcd.pid" etcd
+  # Whatever still runs inside our namespaces (an `exec` left behind) would keep them alive.
+  for ns in $(our_namespaces); do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+  done
+  for ns in $(our_namespaces); do
+    for _ in $(seq 1 50); do [ -z "$(ip netns pids "$ns" 2>/dev/null)" ] && break; sleep 0.1; done
+    ip netns delete "$ns" 2>/dev/null || echo "could not delete namespace $ns" >&2
+  done
+  # Deleting a namespace deletes its veth ends and so their peers; the bridge and any veth that
+  # never made it into a namespace go here.
+  for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 |
+             grep "^$link_prefix" || true); do
+    ip link delete "$l" 2>/dev/null || true
+  done
+  local left
+  left="$(our_namespaces; ip -o link show | awk -F': ' '{print $2}' | grep "^$link_prefix" || true)"
+  [ -z "$left" ] || { echo "left behind: $left" >&2; return 1; }
+  echo "cluster in $dir stopped, namespaces and links deleted (data kept; 'start --dir $dir' resumes it)"
+}
+
+# --- network ---------------------------------------------------------------------------------
+
+# RATE -> tbf burst in bytes: --burst, else 100 us of traffic, at least 16 KiB. A larger bucket
+# lets an idle link send a burst above RATE (a 96 KiB reply crossed a 1gbit link with a 125000-byte
+# burst at 2.6 Gbit/s), which no real NIC does.
+burst_bytes() {
+  if [ -n "$burst" ]; then
+    [[ "$burst" =~ ^[0-9]+$ ]] && [ "$burst" -ge 2048 ] || die "--burst must be bytes >= 2048"
+    echo "$burst"; return
+  fi
+  [[ "$rate" =~ ^([0-9]+)(bit|kbit|mbit|gbit)$ ]] || die "--rate '$rate': expected e.g. 1gbit, 500mbit"
+  local n="${BASH_REMATCH[1]}" mult
+  case "${BASH_REMATCH[2]}" in bit) mult=1 ;; kbit) mult=1000 ;; mbit) mult=1000000 ;;
+    gbit) mult=1000000000 ;; esac
+  local b=$((n * mult / 8 / 10000))
+  [ "$b" -ge 16384 ] || b=16384
+  echo "$b"
+}
+
+# Egress shaping of one device: tbf at RATE, under netem when DELAY is not zero. NSARGS: "" for
+# the root namespace or "-n NS".
+shape() {  # nsargs dev
+  local nsargs="$1" dev="$2" bucket
+  bucket="$(burst_bytes)"
+  # shellcheck disable=SC2086
+  if [[ "$delay" =~ ^0+(\.0*)?(ms|us|s)$ ]]; then
+    tc $nsargs qdisc replace dev "$dev" root handle 1: tbf rate "$rate" burst "$bucket" latency 20ms
+  else
+    tc $nsargs qdisc replace dev "$dev" root handle 1: netem delay "$delay" limit 100000
+    tc $nsargs qdisc replace dev "$dev" parent 1:1 handle 10: tbf rate "$rate" burst "$bucket" \
+      latency 20ms
+  fi
+}
+
+# A namespace NAME with address ADDR on eth0, its peer LINK on the bridge, both ends shaped.
+add_host() {  # ns-suffix link-suffix addr
+  local ns="$ns_prefix$1" peer="$link_prefix$2" tmp="${link_prefix}x$2"
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  ip link add "$peer" type veth peer name "$tmp"
+  ip link set "$tmp" netns "$ns"
+  ip -n "$ns" link set "$tmp" name eth0
+  ip -n "$ns" addr add "$3/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  ip -n "$ns" route add default via "$net.1"
+  ip link set "$peer" master "$bridge"
+  ip link set "$peer" up
+  shape "-n $ns" eth0
+  shape "" "$peer"
+}
+
+# The first 10.213.X.0/24 (X from a hash of the tag on) that no address or route of the root
+# namespace uses. Called under a lock so two starts do not pick the same X.
+pick_net() {
+  local start=$((16#${tag:0:2})) i x used
+  used="$(ip -4 -o addr show; ip -4 route show)"
+  for i in $(seq 0 255); do
+    x=$(((start + i) % 256))
+    if ! grep -q "10\.213\.$x\." <<< "$used"; then echo "10.213.$x"; return; fi
+  done
+  die "no free 10.213.X.0/24 subnet"
+}
+
+make_network() {
+  exec 9> /run/ecn-netns.lock
+  flock 9
+  if [ -z "${net:-}" ]; then net="$(pick_net)"; fi
+  if ip -4 -o addr show | grep -q "inet $net\.1/"; then
+    die "$net.0/24 is in use by another link; stop that cluster or remove $state"
+  fi
+  local probe="${ns_prefix}probe"
+  ip netns add "$probe" 2>/dev/null || die "'ip netns add' failed: no network namespaces here?"
+  ip -n "$probe" link set lo up
+  tc -n "$probe" qdisc add dev lo root tbf rate "$rate" burst "$(burst_bytes)" latency 20ms 2>/dev/null ||
+    { ip netns delete "$probe"; die "tc cannot add a tbf qdisc (kernel without sch_tbf?)"; }
+  if ! [[ "$delay" =~ ^0+(\.0*)?(ms|us|s)$ ]]; then
+    tc -n "$probe" qdisc replace dev lo root netem delay "$delay" 2>/dev/null ||
+      { ip netns delete "$probe"; die "--delay needs tc's netem qdisc, which this kernel lacks (sch_netem)"; }
+  fi
+  ip netns delete "$probe"
+  ip link add "$bridge" type bridge
+  ip addr add "$net.1/24" dev "$bridge"
+  ip link set "$bridge" up
+  add_host etcd e "$net.2"
+  local h
+  for h in $(seq 1 "$hosts"); do add_host "h$h" "h$h" "$(host_ip "$h")"; done
+  exec 9>&-
+}
+
+# --- daemons ---------------------------------------------------------------------------------
+
+write_state() {
+  {
+    echo "net=$net"
+    echo "hosts=$hosts"
+    echo "per_host=$per_host"
+    echo "rate=$rate"
+    echo "delay=$delay"
+  } > "$state"
+}
+
+write_conf() {
+  local h i id
+  {
+    echo "# An ecstore cluster in network namespaces made by bench/netns_cluster.sh; every program"
+    echo "# takes -c $conf. Hosts hN are namespaces ${ns_prefix}hN at $net.(10+N), etcd at $net.2."
+    echo "[global]"
+    echo "etcd_endpoints = http://$net.2:2379"
+    echo "osd_heartbeat_grace = ${grace}s"
+    echo "mon_osd_down_out_interval = ${down_out}s"
+    echo "[osd]"
+    echo "osd_data = $dir/osd.\$id"
+    echo "bluestore_block_size = $device_size"
+    echo "osd_journal_size = 8"
+    echo "log_file = $dir/osd.\$id.log"
+    for h in $(seq 1 "$hosts"); do
+      for i in $(seq 0 $((per_host - 1))); do
+        id=$(((h - 1) * per_host + i))
+        echo "[osd.$id]"
+        echo "host = h$h"
+        echo "public_addr = $(host_ip "$h")"
+        echo "osd_port = $((6800 + i))"
+        echo "osd_metrics_addr = $(host_ip "$h")"
+        echo "osd_metrics_port = $((9283 + i))"
+      done
+    done
+  } > "$conf.tmp"
+  mv "$conf.tmp" "$conf"
+}
+
+start_etcd() {
+  local c="http://$net.2:2379" p="http://$net.2:2380"
+  touch "$dir/etcd.log"
+  # ip netns exec and setsid both exec (no fork), so $! is etcd's pid.
+  ip netns exec "${ns_prefix}etcd" setsid /usr/bin/etcd --name ecstore --data-dir "$dir/etcd" \
+    --listen-client-urls "$c" --advertise-client-urls "$c" \
+    --listen-peer-urls "$p" --initial-advertise-peer-urls "$p" \
+    --initial-cluster "ecstore=$p" --initial-cluster-state new \
+    >> "$dir/etcd.log" 2>&1 < /dev/null &
+  echo $! > "$dir/etcd.pid"
+  for _ in $(seq 1 200); do
+    if ETCDCTL_API=3 etcdctl --endpoints "$c" --dial-timeout 1s endpoint health >/dev/null 2>&1; then
+      echo "etcd: $c in ${ns_prefix}etcd (data $dir/etcd, log $dir/etcd.log)"
+      return 0
+    fi
+    alive "$dir/etcd.pid" || { tail -n 20 "$dir/etcd.log" >&2; die "etcd did not start"; }
+    sleep 0.1
+  done
+  die "etcd did not become healthy in 20 s from the root namespace (log: $dir/etcd.log)"
+}
+
+start_osd() {  # id host
+  local id="$1" h="$2"
+  if [ ! -e "$dir/osd.$id/block" ]; then
+    "$bin/ec-osd" -c "$conf" -i "$id" --mkfs > /dev/null || die "mkfs of osd.$id failed"
+  fi
+  : > "$dir/osd.$id.out"
+  ip netns exec "${ns_prefix}h$h" setsid "$bin/ec-osd" -c "$conf" -i "$id" \
+    >> "$dir/osd.$id.out" 2>&1 < /dev/null &
+  echo $! > "$dir/osd.$id.pid"
+}
+
+on_failed_start() {
+  local rc=$?
+  [ "$rc" -eq 0 ] && return
+  echo "netns_cluster.sh: start failed; tearing down what it made" >&2
+  do_stop > /dev/null || true
+  exit "$rc"
+}
+
+do_start() {
+  [ -n "$hosts" ] || { [ -f "$state" ] && hosts="$(sed -n 's/^hosts=//p' "$state")"; } ||
+    die "--hosts N is required"
+  [[ "$hosts" =~ ^[0-9]+$ ]] && [ "$hosts" -ge 1 ] && [ "$hosts" -le 64 ] || die "--hosts must be 1..64"
+  [[ "$per_host" =~ ^[0-9]+$ ]] && [ "$per_host" -ge 1 ] && [ "$per_host" -le 16 ] ||
+    die "--osds-per-host must be 1..16"
+  [[ "$grace" =~ ^[0-9]+$ ]] && [ "$grace" -ge 1 ] || die "--grace must be whole seconds >= 1"
+  [[ "$down_out" =~ ^[0-9]+$ ]] || die "--down-out must be whole seconds >= 0"
+  [[ "$delay" =~ ^[0-9.]+(us|ms|s)$ ]] || die "--delay '$delay': expected e.g. 0ms, 500us, 2ms"
+  burst_bytes > /dev/null
+  [ -x "$bin/ec-osd" ] || die "no $bin/ec-osd: build first (cmake --build build --target ec-osd)"
+  [ -x /usr/bin/etcd ] || die "no /usr/bin/etcd: run scripts/setup.sh"
+  command -v etcdctl >/dev/null || die "no etcdctl: run scripts/setup.sh"
+  bin="$(cd "$bin" && pwd)"
+  net=""
+  local id h
+  if alive "$dir/etcd.pid" && [ -n "$(our_namespaces)" ]; then
+    # Running: keep its network and config; start the OSDs that are not running.
+    # shellcheck disable=SC1090
+    . "$state"
+    echo "etcd: http://$net.2:2379 (running)"
+  else
+    if [ -n "$(our_namespaces)" ] || ip link show "$bridge" > /dev/null 2>&1; then
+      do_stop > /dev/null  # leftovers of a crash
+    fi
+    if [ -f "$state" ]; then
+      # Resume: etcd's data names its peer address, so the subnet must be the same.
+      net="$(sed -n 's/^net=//p' "$state")"
+      per_host="$(sed -n 's/^per_host=//p' "$state")"
+    fi
+    trap on_failed_start EXIT
+    make_network
+    write_state
+    start_etcd
+    write_conf
+  fi
+  trap on_failed_start EXIT
+  for h in $(seq 1 "$hosts"); do
+    for id in $(seq $(((h - 1) * per_host)) $((h * per_host - 1))); do
+      alive "$dir/osd.$id.pid" || start_osd "$id" "$h"
+    done
+  done
+  # Ready means booted: the OSD prints its ready line after its boot txn put it up in the map.
+  local osds=$((hosts * per_host)) deadline=$((SECONDS + 90)) pending
+  while :; do
+    pending=0
+    for id in $(seq 0 $((osds - 1))); do
+      grep -q '"event":"ready"' "$dir/osd.$id.out" 2>/dev/null && continue
+      pending=1
+      if ! alive "$dir/osd.$id.pid"; then
+        echo "osd.$id exited:" >&2; tail -n 5 "$dir/osd.$id.out" >&2
+        exit 1
+      fi
+    done
+    [ "$pending" -eq 0 ] && break
+    [ "$SECONDS" -lt "$deadline" ] || { echo "OSDs not up after 90 s" >&2; exit 1; }
+    sleep 0.1
+  done
+  trap - EXIT
+  echo "$osds OSDs up on $hosts hosts h1..h$hosts ($net.11..), links $rate each way, delay $delay"
+  echo "config: $conf   (export EC_CONF=$conf, or pass -c; works from the root namespace)"
+  echo "client: $0 exec --dir $dir client $bin/ec-rados -c $conf -p POOL ..."
+  echo "kill:   kill -9 \$(cat $dir/osd.ID.pid)   logs: $dir/osd.ID.log, $dir/etcd.log"
+  if [ -x "$bin/ec-admin" ]; then "$bin/ec-admin" -c "$conf" -s || true; fi
+}
+
+# --- status, exec ----------------------------------------------------------------------------
+
+link_bytes() {  # dev -> "to-host from-host" bytes (the bridge side's tx and rx)
+  local s="/sys/class/net/$1/statistics"
+  [ -d "$s" ] || { echo "- -"; return; }
+  echo "$(cat "$s/tx_bytes") $(cat "$s/rx_bytes")"
+}
+
+do_status() {
+  [ -f "$state" ] || die "no cluster in $dir (no netns.env)"
+  # shellcheck disable=SC1090
+  . "$state"
+  echo "network $net.0/24, $hosts hosts, $per_host OSD(s) per host, links $rate, delay $delay"
+  echo "namespaces: $(our_namespaces | tr '\n' ' ')"
+  if alive "$dir/etcd.pid"; then echo "etcd: running (pid $(cat "$dir/etcd.pid"))"; else echo "etcd: not running"; fi
+  local f h b
+  for f in "$dir"/osd.*.pid; do
+    [ -e "$f" ] || continue
+    if alive "$f"; then echo "$(basename "$f" .pid): running (pid $(cat "$f"))"
+    else echo "$(basename "$f" .pid): not running"; fi
+  done
+  echo "link bytes (to host / from host):"
+  b="$(link_bytes "${link_prefix}e")"; echo "  etcd: ${b% *} / ${b#* }"
+  for h in $(seq 1 "$hosts"); do
+    b="$(link_bytes "${link_prefix}h$h")"; echo "  h$h: ${b% *} / ${b#* }"
+  done
+  if [ -x "$bin/ec-admin" ] && alive "$dir/etcd.pid"; then "$bin/ec-admin" -c "$conf" -s; fi
+}
+
+do_exec() {
+  [ -n "$exec_host" ] || die "exec: HOST is required (hN, N, etcd or client)"
+  [ "${#exec_argv[@]}" -gt 0 ] || die "exec: no command"
+  local h="$exec_host"
+  case "$h" in client) h=etcd ;; [0-9]*) h="h$h" ;; esac
+  ip netns list | awk '{print $1}' | grep -qx "$ns_prefix$h" ||
+    die "exec: no namespace $ns_prefix$h (is the cluster in $dir started?)"
+  exec ip netns exec "$ns_prefix$h" "${exec_argv[@]}"
+}
+
+case "$cmd" in
+  start) do_start ;;
+  status) do_status ;;
+  stop) do_stop ;;
+  exec) do_exec ;;
+  *) die "unknown command '$cmd': start, status, stop or exec (see --help)" ;;
+esac
