@@ -619,7 +619,7 @@ TEST(StatusReport, PureFunctionOfTheMap) {
   std::map<int, PgStatsReport> stats;
   for (int osd = 0; osd < 4; ++osd) stats[osd].osd = osd;
   for (std::uint32_t pg = 0; pg < 64; ++pg) {
-    for (int osd = 0; osd < 4; ++osd) stats[osd].pgs[PgName(1, pg)] = PgStat{osd == 3 ? 100 : 2};
+    for (int osd = 0; osd < 4; ++osd) stats[osd].pgs[PgName(1, pg)].objects = osd == 3 ? 100 : 2;
   }
   r = BuildStatusReport(map, "id", stats);
   ASSERT_TRUE(r.ok());

@@ -91,25 +91,36 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
       const std::vector<int> up = placement->UpSet(*acting);
       const int u = static_cast<int>(
           std::count_if(up.begin(), up.end(), [](int osd) { return osd != kItemNone; }));
-      const PgState state = ComputePgState(u, pp->size, pool.min_size, geometry->k);
-      ++by_state[PgStateName(state)];
+      PgState state = ComputePgState(u, pp->size, pool.min_size, geometry->k);
+      std::string state_name = PgStateName(state);
       const int primary = FirstUp(up);
       auto report = stats.find(primary);
       if (report != stats.end()) {
         auto pg_stat = report->second.pgs.find(PgName(pool_id, pg));
         if (pg_stat != report->second.pgs.end()) {
-          const auto objects = static_cast<std::uint64_t>(pg_stat->second.objects);
+          const PgStat& st = pg_stat->second;
+          const auto objects = static_cast<std::uint64_t>(st.objects);
           r.num_objects += objects;
           r.degraded_total += objects * static_cast<std::uint64_t>(pp->size);
           r.degraded_objects += objects * static_cast<std::uint64_t>(pp->size - u);
+          // The primary's own view, when made at this map: its state names recovery, and the
+          // shards it still has to rebuild on up OSDs are degraded too.
+          if (report->second.epoch == map.epoch && !st.state.empty()) {
+            state_name = st.state;
+            r.degraded_objects += static_cast<std::uint64_t>(st.missing);
+            if (state == PgState::kActiveClean && st.state != "active+clean") {
+              state = PgState::kActiveDegraded;
+            }
+          }
         }
       }
+      ++by_state[state_name];
       if (state == PgState::kActiveClean) continue;
       const std::string line =
-          "pg " + PgName(pool_id, pg) + " is " + PgStateName(state) + ", acting " + OsdList(up);
+          "pg " + PgName(pool_id, pg) + " is " + state_name + ", acting " + OsdList(up);
       if (state == PgState::kActiveDegraded || state == PgState::kPeeredDegraded) {
         ++degraded.count;
-        ++undersized;
+        if (u < pp->size) ++undersized;
         if (degraded.detail.size() < kMaxDetail) degraded.detail.push_back(line);
       }
       if (state == PgState::kPeeredDegraded || state == PgState::kDown) {

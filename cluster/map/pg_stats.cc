@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <vector>
+
 namespace ec::cluster {
 
 std::string PgStatsKey(std::string_view prefix, int osd) {
@@ -10,8 +12,14 @@ std::string PgStatsKey(std::string_view prefix, int osd) {
 
 std::string EncodePgStats(const PgStatsReport& report) {
   nlohmann::json pgs = nlohmann::json::object();
-  for (const auto& [id, s] : report.pgs) pgs[id] = {{"objects", s.objects}};
-  nlohmann::json j = {{"v", 1},
+  for (const auto& [id, s] : report.pgs) {
+    pgs[id] = {{"objects", s.objects},
+               {"state", s.state},
+               {"degraded", s.degraded},
+               {"missing", s.missing},
+               {"unfound", s.unfound}};
+  }
+  nlohmann::json j = {{"v", 2},
                       {"osd", report.osd},
                       {"epoch", report.epoch},
                       {"stamp_ms", report.stamp_ms},
@@ -28,7 +36,8 @@ Result<PgStatsReport> DecodePgStats(std::string_view key, std::string_view value
   for (const char* field : {"v", "osd", "epoch", "stamp_ms"}) {
     if (!j.contains(field) || !j[field].is_number_integer()) return bad(std::string(field));
   }
-  if (j["v"].get<std::int64_t>() != 1) return bad("unknown format");
+  const std::int64_t version = j["v"].get<std::int64_t>();
+  if (version != 1 && version != 2) return bad("unknown format");
   if (!j.contains("pgs") || !j["pgs"].is_object()) return bad("pgs");
   if (j.size() != 5) return bad("unknown field");
   PgStatsReport r;
@@ -37,12 +46,31 @@ Result<PgStatsReport> DecodePgStats(std::string_view key, std::string_view value
   r.osd = static_cast<int>(osd);
   r.epoch = j["epoch"].get<std::int64_t>();
   r.stamp_ms = j["stamp_ms"].get<std::int64_t>();
+  // v1 has "objects" only; v2 adds the primary's view of the PG.
+  const std::vector<const char*> counts =
+      version == 1 ? std::vector<const char*>{"objects"}
+                   : std::vector<const char*>{"objects", "degraded", "missing", "unfound"};
   for (const auto& [id, s] : j["pgs"].items()) {
-    if (!s.is_object() || s.size() != 1 || !s.contains("objects") ||
-        !s["objects"].is_number_integer() || s["objects"].get<std::int64_t>() < 0) {
+    if (!s.is_object() || s.size() != counts.size() + (version == 1 ? 0 : 1)) {
       return bad("pg " + id);
     }
-    r.pgs[id] = PgStat{s["objects"].get<std::int64_t>()};
+    std::vector<std::int64_t> values;
+    for (const char* c : counts) {
+      if (!s.contains(c) || !s[c].is_number_integer() || s[c].get<std::int64_t>() < 0) {
+        return bad("pg " + id + " " + c);
+      }
+      values.push_back(s[c].get<std::int64_t>());
+    }
+    PgStat st;
+    st.objects = values[0];
+    if (version == 2) {
+      if (!s.contains("state") || !s["state"].is_string()) return bad("pg " + id + " state");
+      st.state = s["state"].get<std::string>();
+      st.degraded = values[1];
+      st.missing = values[2];
+      st.unfound = values[3];
+    }
+    r.pgs[id] = st;
   }
   return r;
 }

@@ -24,6 +24,12 @@ namespace ec::cluster {
 
 struct PgStat {
   std::int64_t objects = 0;
+  // From the primary's peered view (osd/pg/pg_table.h); empty state: not known (ec-admin then
+  // derives the state from the map alone).
+  std::string state;          // Ceph's name: "active+clean", "active+recovering+degraded", ...
+  std::int64_t degraded = 0;  // objects with a shard missing or on no up OSD
+  std::int64_t missing = 0;   // shards to rebuild on up OSDs
+  std::int64_t unfound = 0;   // objects fewer than k shards can settle
   bool operator==(const PgStat&) const = default;
 };
 

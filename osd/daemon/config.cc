@@ -439,6 +439,11 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_subop_timeout = typed.at("osd_subop_timeout").d;
   c.osd_min_size_wait = typed.at("osd_min_size_wait").d;
   c.osd_max_object_size = typed.at("osd_max_object_size").u;
+  c.osd_max_backfills = static_cast<std::uint32_t>(typed.at("osd_max_backfills").i);
+  c.osd_recovery_max_active = static_cast<std::uint32_t>(typed.at("osd_recovery_max_active").i);
+  c.osd_recovery_sleep = typed.at("osd_recovery_sleep").d;
+  c.osd_recovery_max_chunk = typed.at("osd_recovery_max_chunk").u;
+  c.osd_recovery_max_bytes_per_sec = typed.at("osd_recovery_max_bytes_per_sec").u;
   c.osd_mon_report_interval = typed.at("osd_mon_report_interval").d;
   c.osd_read_cost_network_weight =
       static_cast<std::uint32_t>(typed.at("osd_read_cost_network_weight").i);

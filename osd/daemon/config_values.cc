@@ -118,6 +118,19 @@ const OptionSpec kOptions[] = {
            "weight of a device byte (4 KiB-rounded) when a degraded read picks its plan "
            "(percent)",
            0, 1000000),
+    Number("osd_max_backfills", OptionType::kInt, "1",
+           "PGs a primary recovers or backfills at once (Ceph's option)", 1, 64),
+    Number("osd_recovery_max_active", OptionType::kInt, "3",
+           "objects a primary has in recovery at once per PG (one pull batch; Ceph's option)", 1,
+           1024),
+    Number("osd_recovery_sleep", OptionType::kDuration, "0s",
+           "pause between recovery batches (Ceph's option)", 0, kHour),
+    Number("osd_recovery_max_chunk", OptionType::kSize, "8M",
+           "object bytes in one recovery batch (at least one object; Ceph's option)", 4096,
+           std::int64_t{1} << 34),
+    Number("osd_recovery_max_bytes_per_sec", OptionType::kSize, "0",
+           "cap on the shard bytes a primary's recovery rebuilds per second (0: none)", 0,
+           std::int64_t{1} << 40),
 };
 
 bool IsSpace(char c) {

@@ -200,6 +200,11 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     po.read_weight_net = c.osd_read_cost_network_weight / 100.0;
     po.read_weight_dev = c.osd_read_cost_device_weight / 100.0;
     po.store = store.get();
+    po.recovery.max_backfills = static_cast<int>(c.osd_max_backfills);
+    po.recovery.max_active = static_cast<int>(c.osd_recovery_max_active);
+    po.recovery.sleep = c.osd_recovery_sleep;
+    po.recovery.max_chunk = c.osd_recovery_max_chunk;
+    po.recovery.bytes_per_sec = c.osd_recovery_max_bytes_per_sec;
     primary = std::make_unique<ec::osd::pg::Primary>(&maps, &metrics, log, po);
     so.objects = primary.get();
     // Recovery and backfill by pull (osd/pg/pull_service.h): this OSD rebuilds or copies the
@@ -249,7 +254,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   // The PGs this OSD is primary of, reported to etcd for `ec-admin -s` (objects, degraded).
   std::unique_ptr<ec::etcd::Client> stats_etcd;
   std::unique_ptr<ec::osd::pg::PgStatsPublisher> stats;
-  if (membership) {
+  if (membership && primary) {
     auto endpoints = ec::etcd::ParseEndpoints(c.etcd_endpoints);
     if (endpoints.ok()) {
       ec::etcd::ClientOptions eo;
@@ -257,7 +262,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
       eo.timeout = c.etcd_op_timeout;
       stats_etcd = std::make_unique<ec::etcd::Client>(eo);
       stats = std::make_unique<ec::osd::pg::PgStatsPublisher>(
-          &maps, store.get(), c.osd_id, c.osd_mon_report_interval,
+          &maps, [p = primary.get()] { return p->Health(); }, c.osd_id, c.osd_mon_report_interval,
           [client = stats_etcd.get(), prefix = c.etcd_prefix](const ec::cluster::PgStatsReport& r) {
             return ec::cluster::PublishPgStats(*client, prefix, r);
           },

@@ -2,48 +2,33 @@
 
 #include <spdlog/spdlog.h>
 
-#include <set>
-
-#include "cluster/etcd/etcd_client.h"
-#include "cluster/map/object_locator.h"
-#include "osd/daemon/shard_meta.h"
-
 namespace ec::osd::pg {
 
-cluster::PgStatsReport CollectPgStats(const std::shared_ptr<const cluster::ClusterMap>& map,
-                                      store::ObjectStore& store, int osd_id) {
+cluster::PgStatsReport CollectPgStats(std::int64_t epoch, int osd_id,
+                                      const std::map<std::string, PgHealth>& health) {
   cluster::PgStatsReport report;
   report.osd = osd_id;
-  report.epoch = map->epoch;
+  report.epoch = epoch;
   report.stamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                         std::chrono::system_clock::now().time_since_epoch())
                         .count();
-  auto locator = cluster::ObjectLocator::Make(map);
-  if (!locator.ok()) return report;
-  for (const auto& [pool_id, pool] : map->pools) {
-    for (std::uint32_t pg = 0; pg < pool.pg_num; ++pg) {
-      auto loc = (*locator)->LocatePg(pool_id, pg);
-      if (!loc.ok() || loc->primary != osd_id) continue;
-      std::set<std::string> objects;
-      auto names = store.List(loc->collection);
-      if (names.ok()) {
-        for (const std::string& n : *names) {
-          std::string object;
-          std::uint32_t shard = 0;
-          if (ParseShardObjectName(n, &object, &shard)) objects.insert(object);
-        }
-      }
-      report.pgs[loc->pgid] = cluster::PgStat{static_cast<std::int64_t>(objects.size())};
-    }
+  for (const auto& [pgid, h] : health) {
+    cluster::PgStat st;
+    st.objects = static_cast<std::int64_t>(h.objects);
+    st.state = h.state;
+    st.degraded = static_cast<std::int64_t>(h.degraded);
+    st.missing = static_cast<std::int64_t>(h.missing);
+    st.unfound = static_cast<std::int64_t>(h.unfound);
+    report.pgs[pgid] = st;
   }
   return report;
 }
 
-PgStatsPublisher::PgStatsPublisher(const cluster::MapHolder* maps, store::ObjectStore* store,
-                                   int osd_id, std::chrono::milliseconds interval, Publish publish,
+PgStatsPublisher::PgStatsPublisher(const cluster::MapHolder* maps, HealthOf health, int osd_id,
+                                   std::chrono::milliseconds interval, Publish publish,
                                    std::shared_ptr<spdlog::logger> log)
     : maps_(maps),
-      store_(store),
+      health_(std::move(health)),
       osd_id_(osd_id),
       interval_(interval),
       publish_(std::move(publish)),
@@ -69,7 +54,8 @@ void PgStatsPublisher::Loop() {
   while (!cv_.wait_for(lock, interval_, [this] { return stop_; })) {
     lock.unlock();
     auto map = maps_->Get();
-    Status s = map->epoch > 0 ? publish_(CollectPgStats(map, *store_, osd_id_)) : Status::OK();
+    Status s =
+        map->epoch > 0 ? publish_(CollectPgStats(map->epoch, osd_id_, health_())) : Status::OK();
     if (!s.ok() && !warned) log_->warn("pg stats not published: {}", s.message());
     warned = !s.ok();
     lock.lock();

@@ -1,14 +1,15 @@
-// PgStatsPublisher: every osd_mon_report_interval, the OSD counts the objects of each PG it is
-// primary of (the objects it holds a shard of in that PG's collection) and writes the report to
-// etcd (cluster/map/pg_stats.h), where `ec-admin -s` reads objects and degraded objects from.
+// PgStatsPublisher: every osd_mon_report_interval, the OSD reports the health of each PG it is
+// primary of (its state, objects, degraded objects and missing shards, from the primary's peered
+// view: osd/pg/pg_table.h) to etcd (cluster/map/pg_stats.h), where `ec-admin -s` reads them.
 //
-// Thread safety: its own thread; Stop (or the destructor) joins it. `maps` and `store` are
-// borrowed and must outlive it.
+// Thread safety: its own thread; Stop (or the destructor) joins it. `maps` is borrowed and must
+// outlive it; `health` is called on its thread.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -16,7 +17,7 @@
 #include "cluster/map/map_holder.h"
 #include "cluster/map/pg_stats.h"
 #include "common/status.h"
-#include "osd/store/object_store.h"
+#include "osd/pg/pg_table.h"
 
 namespace spdlog {
 class logger;
@@ -24,14 +25,15 @@ class logger;
 
 namespace ec::osd::pg {
 
-// The report of `osd_id` for `map` (pure but for the store's listing).
-cluster::PgStatsReport CollectPgStats(const std::shared_ptr<const cluster::ClusterMap>& map,
-                                      store::ObjectStore& store, int osd_id);
+// The report of `osd_id` at `epoch` from its PGs' health (pure but for the clock).
+cluster::PgStatsReport CollectPgStats(std::int64_t epoch, int osd_id,
+                                      const std::map<std::string, PgHealth>& health);
 
 class PgStatsPublisher {
  public:
   using Publish = std::function<Status(const cluster::PgStatsReport&)>;
-  PgStatsPublisher(const cluster::MapHolder* maps, store::ObjectStore* store, int osd_id,
+  using HealthOf = std::function<std::map<std::string, PgHealth>()>;
+  PgStatsPublisher(const cluster::MapHolder* maps, HealthOf health, int osd_id,
                    std::chrono::milliseconds interval, Publish publish,
                    std::shared_ptr<spdlog::logger> log);
   ~PgStatsPublisher();
@@ -40,7 +42,7 @@ class PgStatsPublisher {
  private:
   void Loop();
   const cluster::MapHolder* maps_;
-  store::ObjectStore* store_;
+  HealthOf health_;
   int osd_id_;
   std::chrono::milliseconds interval_;
   Publish publish_;

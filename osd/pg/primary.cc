@@ -5,27 +5,25 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "osd/daemon/op_dispatch.h"
 #include "osd/net/peer_clients.h"
 #include "osd/pg/object_io.h"
+#include "osd/pg/peering.h"
+#include "osd/pg/pg_table.h"
 #include "osd/pg/write_plan.h"
 
 namespace ec::osd::pg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-constexpr std::size_t kMaxCachedObjects = 1 << 20;
-
-struct CachedState {
-  std::int64_t epoch = 0;
-  ObjectState state;
-};
 
 std::string CacheKey(std::uint64_t pool, const std::string& object) {
   return std::to_string(pool) + "/" + object;
@@ -47,8 +45,38 @@ class Primary::Impl {
         dispatcher_(options_.threads, 0, nullptr, nullptr) {}
 
   ~Impl() {
+    {
+      std::lock_guard lock(rec_mu_);
+      stop_ = true;
+    }
+    rec_cv_.notify_all();
+    if (recovery_thread_.joinable()) recovery_thread_.join();
     dispatcher_.Join();
     peers_.CloseAll();
+  }
+
+  void StartRecovery() {
+    recovery_thread_ = std::thread([this] { RecoveryLoop(); });
+  }
+
+  std::map<std::string, PgHealth> Health() {
+    std::map<std::string, PgHealth> out;
+    auto locator = Locator(0);
+    if (!locator.ok()) return out;
+    std::set<std::string> recovering;
+    {
+      std::lock_guard lock(rec_mu_);
+      recovering = recovering_;
+    }
+    const cluster::ClusterMap& map = (*locator)->map();
+    for (const auto& [pool_id, pool] : map.pools) {
+      for (std::uint32_t pg = 0; pg < pool.pg_num; ++pg) {
+        auto loc = (*locator)->LocatePg(pool_id, pg);
+        if (!loc.ok() || loc->primary != options_.osd_id) continue;
+        out[loc->pgid] = table_.Health(*loc, recovering.count(loc->pgid) != 0);
+      }
+    }
+    return out;
   }
 
   void Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
@@ -133,20 +161,21 @@ class Primary::Impl {
     return (static_cast<std::uint64_t>(epoch) << 32) | (++sequence_ & 0xffffffffu);
   }
 
-  std::optional<ObjectState> Cached(const std::string& key, std::int64_t epoch) {
-    std::lock_guard lock(cache_mu_);
-    auto it = cache_.find(key);
-    if (it == cache_.end() || it->second.epoch != epoch) return std::nullopt;
-    return it->second.state;
-  }
-  void Remember(const std::string& key, std::int64_t epoch, const ObjectState& st) {
-    std::lock_guard lock(cache_mu_);
-    if (cache_.size() >= kMaxCachedObjects) cache_.clear();
-    cache_[key] = CachedState{epoch, st};
-  }
-  void Forget(const std::string& key) {
-    std::lock_guard lock(cache_mu_);
-    cache_.erase(key);
+  // Peers the PG of `io` for its current interval unless it is (pg_table.h); other operations on
+  // the PG wait meanwhile.
+  Status EnsurePeered(const cluster::ObjectLocator& locator, const ObjectIo& io) {
+    table_.Observe(locator);
+    if (table_.BeginPeering(*io.loc) == PgTable::Peer::kReady) return Status::OK();
+    auto out = PeerPg(io);
+    if (!out.ok()) {
+      table_.AbortPeering(*io.loc);
+      return out.status();
+    }
+    log_->info("pg {}: peered at epoch {}: {} objects from {} shard entries{}", io.loc->pgid,
+               locator.map().epoch, out->objects.size(), out->scanned_entries,
+               out->unfound.empty() ? "" : fmt::format(", {} unfound", out->unfound.size()));
+    table_.FinishPeering(*io.loc, std::move(out->objects), std::move(out->unfound));
+    return Status::OK();
   }
 
   // Everything an object operation needs, ready: location, codec, clients, state.
@@ -159,6 +188,29 @@ class Primary::Impl {
     std::string key;
     std::string pool_name;
   };
+
+  // Fills in the PG-wide parts of `p` (codec, clients, own position) from p.locator and p.loc.
+  Status FillPg(Prepared& p) {
+    const cluster::ClusterMap& map = p.locator->map();
+    const cluster::Pool& pool_entry = map.pools.at(p.loc.pool_id);
+    p.pool_name = pool_entry.name;
+    auto codec = codecs_.Get(map, pool_entry);
+    if (!codec.ok()) return codec.status();
+    p.codec = *codec;
+    auto clients = Clients(map, p.loc);
+    if (!clients.ok()) return clients.status();
+    p.io.loc = &p.loc;
+    p.io.codec = p.codec.get();
+    p.io.clients = std::move(clients).value();
+    for (std::size_t i = 0; i < p.loc.acting.size(); ++i) {
+      if (p.loc.acting[i] == options_.osd_id) p.io.self_position = static_cast<int>(i);
+    }
+    p.io.timeout = options_.subop_timeout;
+    p.io.store = options_.store;
+    p.io.cost.weight_net = options_.read_weight_net;
+    p.io.cost.weight_dev = options_.read_weight_dev;
+    return Status::OK();
+  }
 
   Result<Prepared> Prepare(std::uint64_t pool, std::uint64_t epoch, const std::string& object,
                            bool write) {
@@ -193,42 +245,30 @@ class Primary::Impl {
       if (!loc.ok()) return loc.status();
     }
     p.loc = std::move(loc).value();
-    const cluster::ClusterMap& map = p.locator->map();
-    const cluster::Pool& pool_entry = map.pools.at(static_cast<std::int64_t>(pool));
-    p.pool_name = pool_entry.name;
-    auto codec = codecs_.Get(map, pool_entry);
-    if (!codec.ok()) return codec.status();
-    p.codec = *codec;
-    auto clients = Clients(map, p.loc);
-    if (!clients.ok()) return clients.status();
-    p.io.loc = &p.loc;
-    p.io.codec = p.codec.get();
+    EC_RETURN_IF_ERROR(FillPg(p));
     p.io.object = object;
-    p.io.clients = std::move(clients).value();
-    for (std::size_t i = 0; i < p.loc.acting.size(); ++i) {
-      if (p.loc.acting[i] == options_.osd_id) p.io.self_position = static_cast<int>(i);
-    }
-    p.io.timeout = options_.subop_timeout;
-    p.io.store = options_.store;
-    p.io.cost.weight_net = options_.read_weight_net;
-    p.io.cost.weight_dev = options_.read_weight_dev;
     p.key = CacheKey(pool, object);
-    auto cached = Cached(p.key, map.epoch);
-    if (cached) {
-      p.state = *cached;
+    Fix(p);
+    EC_RETURN_IF_ERROR(EnsurePeered(*p.locator, p.io));
+    auto known = table_.Lookup(p.loc.pgid, object);
+    if (known) {
+      p.state = *known;
     } else {
       auto st = ResolveObject(p.io);
       if (!st.ok()) return st.status();
-      p.state = HealStale(p.io, *st, options_.max_object_size);
-      if (p.state.stale.size() != st->stale.size())
-        CountHealed(p.pool_name, st->stale.size() - p.state.stale.size());
-      Remember(p.key, map.epoch, p.state);
+      p.state = *st;
     }
+    if (!known) Remember(p, p.state);
     return p;
   }
 
   // The Prepared's ObjectIo points into the Prepared itself: fix it after a move.
   static void Fix(Prepared& p) { p.io.loc = &p.loc; }
+
+  void Remember(const Prepared& p, const ObjectState& st) {
+    table_.Update(p.loc.pgid, p.io.object, st);
+  }
+  void Forget(const Prepared& p) { table_.Forget(p.loc.pgid, p.io.object); }
 
   void CountHealed(const std::string& pool, std::uint64_t shards) {
     metrics_
@@ -284,7 +324,7 @@ class Primary::Impl {
     }
     const std::uint64_t version = NextVersion(p->locator->map().epoch);
     if (version <= p->state.version) {
-      Forget(p->key);
+      Forget(*p);
       reply.status = Status::Retryable(
           ESTALE, fmt::format("object {} is at version {}, newer than this OSD's map", r.object,
                               p->state.version));
@@ -292,11 +332,11 @@ class Primary::Impl {
     }
     auto next = WriteObject(p->io, p->state, *plan, data, version, p->loc.min_size);
     if (!next.ok()) {
-      Forget(p->key);
+      Forget(*p);
       reply.status = next.status();
       return reply;
     }
-    Remember(p->key, p->locator->map().epoch, *next);
+    Remember(*p, *next);
     if (next->delta) {
       metrics_
           ->GetCounter("ecstore_pool_delta_writes_total",
@@ -320,7 +360,7 @@ class Primary::Impl {
     auto got = ReadObject(p->io, p->state, r.offset, length);
     if (!got.ok()) {
       // A shard that failed may have changed under the cached state: ask again next time.
-      Forget(p->key);
+      Forget(*p);
       (void)responder.SendError(got.status());
       return;
     }
@@ -377,17 +417,17 @@ class Primary::Impl {
     CountOp(p->pool_name, "remove");
     const std::uint64_t version = NextVersion(p->locator->map().epoch);
     if (p->state.exists && version <= p->state.version) {
-      Forget(p->key);
+      Forget(*p);
       reply.status = Status::Retryable(ESTALE, "object version newer than this OSD's map");
       return reply;
     }
     auto next = RemoveObject(p->io, p->state, version, p->loc.min_size);
     if (!next.ok()) {
-      if (next.status().code() != ENOENT) Forget(p->key);
+      if (next.status().code() != ENOENT) Forget(*p);
       reply.status = next.status();
       return reply;
     }
-    Remember(p->key, p->locator->map().epoch, *next);
+    Remember(*p, *next);
     reply.version = next->version;
     return reply;
   }
@@ -437,6 +477,223 @@ class Primary::Impl {
     return reply;
   }
 
+  // --- Background peering and recovery (issue 15 items 1-4) ---
+
+  void RecoveryLoop() {
+    std::int64_t seen_epoch = 0;
+    for (;;) {
+      bool worked = false;
+      const auto t0 = Clock::now();
+      std::uint64_t bytes = 0;
+      if (!Stopping()) worked = RecoverRound(&bytes);
+      std::unique_lock lock(rec_mu_);
+      if (stop_) return;
+      auto wait = worked ? options_.recovery.sleep : options_.recovery.idle_poll;
+      if (worked && options_.recovery.bytes_per_sec > 0) {
+        // Spread the bytes just rebuilt over as long as the cap allows.
+        const auto due =
+            std::chrono::microseconds(bytes * 1000000 / options_.recovery.bytes_per_sec);
+        const auto spent = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
+        if (due > spent + wait)
+          wait = std::chrono::duration_cast<std::chrono::milliseconds>(due - spent);
+      }
+      const std::int64_t epoch = map_->epoch();
+      rec_cv_.wait_for(lock, wait, [&] { return stop_ || (!worked && map_->epoch() != epoch); });
+      if (stop_) return;
+      seen_epoch = epoch;
+    }
+    (void)seen_epoch;
+  }
+
+  bool Stopping() {
+    std::lock_guard lock(rec_mu_);
+    return stop_;
+  }
+
+  // One round: every PG this OSD is primary of is peered; up to max_backfills PGs with missing
+  // shards get one batch of pulls each (all sent at once). Returns whether any work was done.
+  bool RecoverRound(std::uint64_t* rebuilt) {
+    auto locator = Locator(0);
+    if (!locator.ok()) return false;
+    table_.Observe(**locator);
+    const cluster::ClusterMap& map = (*locator)->map();
+    std::vector<Prepared> work;
+    for (const auto& [pool_id, pool] : map.pools) {
+      for (std::uint32_t pg = 0; pg < pool.pg_num && !Stopping(); ++pg) {
+        auto loc = (*locator)->LocatePg(pool_id, pg);
+        if (!loc.ok() || loc->primary != options_.osd_id) continue;
+        Prepared p;
+        p.locator = *locator;
+        p.loc = std::move(loc).value();
+        if (!FillPg(p).ok()) continue;
+        Fix(p);
+        Status peered = EnsurePeered(*p.locator, p.io);
+        if (!peered.ok()) {
+          log_->warn("pg {}: peering: {}", p.loc.pgid, peered.message());
+          continue;
+        }
+        if (static_cast<int>(work.size()) < options_.recovery.max_backfills && HasRecoveryWork(p)) {
+          work.push_back(std::move(p));
+          Fix(work.back());
+        }
+      }
+    }
+    if (work.empty()) return false;
+    {
+      std::lock_guard lock(rec_mu_);
+      for (const Prepared& p : work) recovering_.insert(p.loc.pgid);
+    }
+    std::vector<std::thread> threads;
+    std::atomic<std::uint64_t> bytes{0};
+    for (Prepared& p : work) {
+      threads.emplace_back([this, &p, &bytes] { bytes += RecoverPg(p); });
+    }
+    for (std::thread& t : threads) t.join();
+    {
+      std::lock_guard lock(rec_mu_);
+      recovering_.clear();
+    }
+    *rebuilt = bytes.load();
+    return true;
+  }
+
+  bool HasRecoveryWork(const Prepared& p) {
+    if (!table_.Unknown(p.loc.pgid, 1).empty()) return true;
+    return !table_.Missing(p.loc.pgid, 1, Backoff(p.loc.pgid)).empty();
+  }
+
+  // Objects of the PG whose last recovery failed, not to be tried again yet.
+  std::set<std::string> Backoff(const std::string& pgid) {
+    std::lock_guard lock(rec_mu_);
+    const auto now = Clock::now();
+    std::erase_if(retry_after_, [&](const auto& e) { return e.second <= now; });
+    std::set<std::string> out;
+    for (const auto& [key, when] : retry_after_) {
+      if (key.first == pgid) out.insert(key.second);
+    }
+    return out;
+  }
+  void BackOff(const std::string& pgid, const std::string& object) {
+    std::lock_guard lock(rec_mu_);
+    retry_after_[{pgid, object}] = Clock::now() + std::chrono::seconds(1);
+  }
+
+  // One batch of the PG's recovery: unknown objects are settled; removed objects' stale shards
+  // are removed by the primary (nothing to pull); every other missing shard is pulled by its
+  // OSD, max_active objects per position, in one SubPull per position and helper set. Returns
+  // the bytes rebuilt.
+  std::uint64_t RecoverPg(Prepared& p) {
+    for (const std::string& name : table_.Unknown(p.loc.pgid, options_.recovery.max_active)) {
+      ObjectIo one = p.io;
+      one.object = name;
+      auto st = ResolveObject(one);
+      if (st.ok()) {
+        table_.Update(p.loc.pgid, name, *st);
+      } else {
+        BackOff(p.loc.pgid, name);
+      }
+    }
+    const std::size_t max = static_cast<std::size_t>(options_.recovery.max_active);
+    auto missing = table_.Missing(p.loc.pgid, max * p.loc.acting.size(), Backoff(p.loc.pgid));
+    // (position, the object's current positions) -> its objects
+    std::map<std::pair<int, std::vector<int>>, std::vector<MissingShard>> groups;
+    for (MissingShard& m : missing) {
+      if (!m.state.exists) {
+        ObjectIo one = p.io;
+        one.object = m.object;
+        ObjectState healed = HealStale(one, m.state, options_.max_object_size);
+        if (healed.stale.count(m.position) == 0) {
+          table_.MarkRecovered(p.loc.pgid, m.object, m.position, m.state.version);
+        } else {
+          BackOff(p.loc.pgid, m.object);
+        }
+        continue;
+      }
+      auto& g = groups[{m.position, m.state.current}];
+      std::uint64_t bytes = 0;
+      for (const MissingShard& o : g) bytes += o.state.size;
+      if (g.size() < max && (g.empty() || bytes + m.state.size <= options_.recovery.max_chunk)) {
+        g.push_back(std::move(m));
+      }
+    }
+    const cluster::ClusterMap& map = p.locator->map();
+    struct Sent {
+      int position;
+      std::vector<MissingShard> objects;
+      std::optional<Result<net::SubPullReply>> reply;
+    };
+    std::vector<Sent> sent;
+    for (auto& [key, objects] : groups) {
+      const int position = key.first;
+      if (p.io.clients.count(position) == 0) continue;
+      sent.push_back(Sent{position, std::move(objects), std::nullopt});
+    }
+    std::mutex mu;
+    std::condition_variable cv;
+    std::size_t left = sent.size();
+    for (Sent& s : sent) {
+      net::SubPullRequest r;
+      r.pool = static_cast<std::uint64_t>(p.loc.pool_id);
+      r.epoch = static_cast<std::uint64_t>(map.epoch);
+      r.collection = p.loc.collection;
+      r.shard = static_cast<std::uint32_t>(s.position);
+      r.mode = net::SubPullMode::kRebuild;
+      for (int h : s.objects.front().state.current) {
+        if (h == s.position || p.loc.up[h] == cluster::kItemNone) continue;
+        r.helpers.push_back(net::SubPullHelper{static_cast<std::uint32_t>(h), p.loc.up[h]});
+      }
+      for (const MissingShard& m : s.objects) {
+        auto stale = m.state.stale.find(s.position);
+        r.objects.push_back(net::SubPullObject{m.object, m.state.version, m.state.size,
+                                               stale == m.state.stale.end() ? 0 : stale->second});
+      }
+      net::CallOptions call;
+      call.timeout = options_.subop_timeout * static_cast<int>(s.objects.size() + 1);
+      p.io.clients.at(s.position)
+          ->SubPullAsync(
+              std::move(r),
+              [&mu, &cv, &left, &s](Result<net::SubPullReply> reply) {
+                std::lock_guard lock(mu);
+                s.reply.emplace(std::move(reply));
+                if (--left == 0) cv.notify_all();
+              },
+              call);
+    }
+    {
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return left == 0; });
+    }
+    std::uint64_t rebuilt = 0;
+    for (Sent& s : sent) {
+      const Result<net::SubPullReply>& reply = *s.reply;
+      Status whole = reply.ok() ? reply->status : reply.status();
+      if (whole.ok() && reply->results.size() != s.objects.size()) {
+        whole = Status::Error(EBADMSG, "pull reply with a wrong number of results");
+      }
+      if (!whole.ok()) {
+        log_->warn("pg {}: pull of {} objects to osd.{} (shard {}): {}", p.loc.pgid,
+                   s.objects.size(), p.loc.up[s.position], s.position, whole.message());
+        for (const MissingShard& m : s.objects) BackOff(p.loc.pgid, m.object);
+        continue;
+      }
+      for (std::size_t i = 0; i < s.objects.size(); ++i) {
+        const MissingShard& m = s.objects[i];
+        const net::SubPullResult& res = reply->results[i];
+        if (res.status.ok()) {
+          table_.MarkRecovered(p.loc.pgid, m.object, s.position, m.state.version);
+          rebuilt += res.rebuilt_bytes;
+          continue;
+        }
+        log_->info("pg {}: object {} shard {}: pull failed: {}", p.loc.pgid, m.object, s.position,
+                   res.status.message());
+        BackOff(p.loc.pgid, m.object);
+        // A shard not where the table thought (a write got there first): ask the shards again.
+        if (res.status.code() == ESTALE) table_.Forget(p.loc.pgid, m.object);
+      }
+    }
+    return rebuilt;
+  }
+
   const cluster::MapHolder* map_;
   MetricsRegistry* metrics_;
   std::shared_ptr<spdlog::logger> log_;
@@ -446,14 +703,26 @@ class Primary::Impl {
   std::atomic<std::uint64_t> sequence_{0};
   std::mutex locator_mu_;
   std::shared_ptr<const cluster::ObjectLocator> locator_;
-  std::mutex cache_mu_;
-  std::unordered_map<std::string, CachedState> cache_;
+  PgTable table_;
+  std::mutex rec_mu_;
+  std::condition_variable rec_cv_;
+  bool stop_ = false;
+  std::set<std::string> recovering_;  // PGs with pulls in flight
+  // (pgid, object) whose recovery failed -> when to try again
+  std::map<std::pair<std::string, std::string>, Clock::time_point> retry_after_;
+  std::thread recovery_thread_;
   OpDispatcher dispatcher_;  // last: joined first, while everything it uses is alive
 };
 
 Primary::Primary(const cluster::MapHolder* map, MetricsRegistry* metrics,
                  std::shared_ptr<spdlog::logger> log, PrimaryOptions options)
-    : impl_(std::make_unique<Impl>(map, metrics, std::move(log), std::move(options))) {}
+    : impl_(std::make_unique<Impl>(map, metrics, std::move(log), std::move(options))) {
+  impl_->StartRecovery();
+}
+
+std::map<std::string, PgHealth> Primary::Health() {
+  return impl_->Health();
+}
 
 Primary::~Primary() = default;
 

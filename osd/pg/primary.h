@@ -30,12 +30,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "cluster/map/map_holder.h"
 #include "osd/daemon/metrics.h"
 #include "osd/net/server.h"
+#include "osd/pg/pg_table.h"
 #include "osd/store/object_store.h"
 
 namespace spdlog {
@@ -43,6 +45,16 @@ class logger;
 }
 
 namespace ec::osd::pg {
+
+// Background recovery's throttles, with Ceph's names (ec-osd options).
+struct RecoveryOptions {
+  int max_backfills = 1;                     // osd_max_backfills: PGs recovering at once
+  int max_active = 3;                        // osd_recovery_max_active: objects per pull batch
+  std::chrono::milliseconds sleep{0};        // osd_recovery_sleep: between batches
+  std::uint64_t max_chunk = 8ull << 20;      // osd_recovery_max_chunk: object bytes per batch
+  std::uint64_t bytes_per_sec = 0;           // osd_recovery_max_bytes_per_sec: 0 = no cap
+  std::chrono::milliseconds idle_poll{500};  // looking for work when there was none
+};
 
 struct PrimaryOptions {
   int osd_id = 0;
@@ -57,6 +69,7 @@ struct PrimaryOptions {
   // This OSD's store: reads of the shard it holds itself skip the network (borrowed; null: every
   // shard is read through its OSD's messenger, this one's included).
   store::ObjectStore* store = nullptr;
+  RecoveryOptions recovery;
 };
 
 class Primary : public net::RequestHandler {
@@ -70,6 +83,9 @@ class Primary : public net::RequestHandler {
 
   // Object requests only (ObjWrite ... ObjList); others are answered EINVAL.
   void Handle(net::Request request, std::shared_ptr<net::Responder> responder) override;
+
+  // The health of every PG this OSD is primary of at its newest map, by pgid (pg_table.h).
+  std::map<std::string, PgHealth> Health();
 
   class Impl;
 

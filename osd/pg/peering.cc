@@ -1,0 +1,118 @@
+#include "osd/pg/peering.h"
+
+#include <fmt/format.h>
+
+#include <thread>
+
+#include "osd/pg/resolve.h"
+
+namespace ec::osd::pg {
+namespace {
+
+constexpr std::uint32_t kScanPage = 1024;
+
+// Every entry of one shard's scan, or its error.
+Result<std::vector<net::SubScanEntry>> ScanShard(const ObjectIo& io, int position,
+                                                 net::OsdClient& client) {
+  std::vector<net::SubScanEntry> out;
+  std::string cursor;
+  net::CallOptions call;
+  call.timeout = io.timeout;
+  for (;;) {
+    net::SubScanRequest r;
+    r.collection = io.loc->collection;
+    r.shard = static_cast<std::uint32_t>(position);
+    r.cursor = cursor;
+    r.max_entries = kScanPage;
+    auto page = client.SubScan(std::move(r), call);
+    if (!page.ok()) return page.status();
+    if (!page->status.ok()) return page->status;
+    for (auto& e : page->entries) out.push_back(std::move(e));
+    if (page->end || page->entries.empty()) return out;
+    cursor = page->next_cursor;
+  }
+}
+
+}  // namespace
+
+Result<PeeringOutcome> PeerPg(const ObjectIo& io) {
+  const int size = static_cast<int>(io.loc->acting.size());
+  // The shards are scanned in parallel, one thread each (each writes only its own slot).
+  std::map<int, Result<std::vector<net::SubScanEntry>>> scans;
+  for (const auto& [pos, client] : io.clients) scans.emplace(pos, Status::Error(EIO, "not run"));
+  std::vector<std::thread> threads;
+  for (auto& [pos, result] : scans) {
+    threads.emplace_back(
+        [&io, pos = pos, result = &result] { *result = ScanShard(io, pos, *io.clients.at(pos)); });
+  }
+  for (std::thread& t : threads) t.join();
+
+  // object -> position -> its state on that shard
+  std::map<std::string, std::map<int, net::SubStateReply>> seen;
+  std::set<int> scanned;
+  PeeringOutcome out;
+  for (auto& [pos, result] : scans) {
+    if (!result.ok()) continue;
+    scanned.insert(pos);
+    for (net::SubScanEntry& e : *result) {
+      ++out.scanned_entries;
+      net::SubStateReply st;
+      st.state = e.state;
+      st.version = e.version;
+      st.object_size = e.object_size;
+      st.shard_size = e.shard_size;
+      st.undo_version = e.undo_version;
+      seen[std::move(e.object)][pos] = st;
+    }
+  }
+  if (static_cast<int>(scanned.size()) < io.loc->k) {
+    // Name every shard that could not be scanned, as a single object's error does.
+    std::vector<std::string> missing;
+    for (int p = 0; p < size; ++p) {
+      if (scanned.count(p) != 0) continue;
+      const int osd = io.loc->acting[p];
+      std::string what = osd == cluster::kItemNone ? fmt::format("shard {} (no OSD)", p)
+                                                   : fmt::format("osd.{} (shard {})", osd, p);
+      auto failed = scans.find(p);
+      if (failed != scans.end()) what += ": " + failed->second.status().message();
+      missing.push_back(std::move(what));
+    }
+    return Status::Error(
+        EIO, fmt::format("pg {} cannot be read or written: only {} shards "
+                         "could be scanned, fewer than k {}; shards missing: {}",
+                         io.loc->pgid, scanned.size(), io.loc->k, fmt::join(missing, ", ")));
+  }
+  for (auto& [name, states] : seen) {
+    std::vector<ShardView> views(size);
+    for (int p = 0; p < size; ++p) {
+      views[p].position = p;
+      views[p].reachable = scanned.count(p) != 0;
+      auto s = states.find(p);
+      if (s != states.end()) views[p].state = s->second;  // else: absent on a scanned shard
+    }
+    Resolution r = Resolve(views, io.loc->k, io.loc->min_size);
+    if (r.action == Resolution::Action::kSettled) {
+      ObjectState st;
+      st.exists = r.exists;
+      st.version = r.version;
+      st.size = r.object_size;
+      st.current = r.current;
+      for (int p : r.stale) st.stale[p] = views[p].state.version;
+      out.objects.emplace(name, std::move(st));
+      continue;
+    }
+    // Rare: a write cut short (roll it back) or too few shards. The single-object path asks the
+    // shards again and does the rollback.
+    ObjectIo one = io;
+    one.object = name;
+    auto st = ResolveObject(one);
+    if (st.ok()) {
+      out.objects.emplace(name, std::move(st).value());
+    } else {
+      out.unfound.insert(name);
+    }
+  }
+  return out;
+}
+
+}  // namespace ec::osd::pg

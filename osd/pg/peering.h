@@ -1,0 +1,32 @@
+// Peering one PG (issue 15 item 1): the primary learns what every up shard holds (SubScan, paged)
+// and settles every object's version from those states with the same rule as a single object
+// (resolve.h): held by at least k shards at one version stands, and the positions behind it are
+// stale; a write that cannot have been acknowledged is rolled back (through ResolveObject, which
+// asks those shards again); an object fewer than k shards can settle is unfound.
+//
+// A shard whose scan fails counts as unreachable, as if its OSD were down (so nothing it may hold
+// is rolled back on its account).
+//
+// Blocking: waits for the scans (on the clients' io threads); run it on a thread that may block.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "common/status.h"
+#include "osd/pg/object_io.h"
+
+namespace ec::osd::pg {
+
+struct PeeringOutcome {
+  std::map<std::string, ObjectState> objects;  // every object some shard knows, settled
+  std::set<std::string> unfound;               // fewer than k shards could settle them
+  std::uint64_t scanned_entries = 0;           // shard entries the scans returned
+};
+
+// `io`: the PG's location, codec and clients (io.object is not used).
+// Errors: EIO when fewer than k shards could be scanned (the PG is down).
+Result<PeeringOutcome> PeerPg(const ObjectIo& io);
+
+}  // namespace ec::osd::pg

@@ -1,0 +1,234 @@
+#include "osd/pg/pg_table.h"
+
+#include <algorithm>
+
+namespace ec::osd::pg {
+namespace {
+
+bool IsCurrent(const ObjectState& st, int p) {
+  return std::find(st.current.begin(), st.current.end(), p) != st.current.end();
+}
+
+// Up positions of `up` that `st` does not hold at its version.
+std::vector<int> MissingPositions(const ObjectState& st, const std::vector<int>& up) {
+  std::vector<int> out;
+  for (int p = 0; p < static_cast<int>(up.size()); ++p) {
+    if (up[p] != cluster::kItemNone && !IsCurrent(st, p)) out.push_back(p);
+  }
+  return out;
+}
+
+// A removed object is kept only while some position still holds an older version of it.
+bool Keep(const ObjectState& st) {
+  return st.exists || !st.stale.empty();
+}
+
+}  // namespace
+
+bool PgTable::Observe(const cluster::ObjectLocator& locator) {
+  const std::int64_t epoch = locator.map().epoch;
+  std::lock_guard lock(mu_);
+  if (epoch < last_epoch_) return false;
+  if (epoch == last_epoch_) return true;
+  const bool jump = last_epoch_ != 0 && epoch != last_epoch_ + 1;
+  last_epoch_ = epoch;
+  for (auto& [pgid, pg] : pgs_) {
+    if (!pg.peered) continue;
+    auto loc = locator.LocatePg(pg.pool_id, pg.pg);
+    if (jump || !loc.ok() || !SameInterval(pg, *loc)) {
+      pg.peered = false;
+      pg.objects.clear();
+      pg.unknown.clear();
+      pg.unfound.clear();
+    }
+  }
+  cv_.notify_all();
+  return true;
+}
+
+PgTable::Peer PgTable::BeginPeering(const cluster::PgLocation& loc) {
+  std::unique_lock lock(mu_);
+  Pg& pg = pgs_[loc.pgid];
+  pg.pool_id = loc.pool_id;
+  pg.pg = loc.pg;
+  for (;;) {
+    if (pg.peered && SameInterval(pg, loc)) return Peer::kReady;
+    if (!pg.peering) break;
+    cv_.wait(lock);
+  }
+  pg.peering = true;
+  pg.peered = false;
+  pg.objects.clear();
+  pg.unknown.clear();
+  pg.unfound.clear();
+  return Peer::kMustPeer;
+}
+
+void PgTable::FinishPeering(const cluster::PgLocation& loc,
+                            std::map<std::string, ObjectState> objects,
+                            std::set<std::string> unfound) {
+  std::lock_guard lock(mu_);
+  Pg& pg = pgs_[loc.pgid];
+  pg.peering = false;
+  pg.peered = true;
+  pg.acting = loc.acting;
+  pg.up = loc.up;
+  std::erase_if(objects, [](const auto& e) { return !Keep(e.second); });
+  pg.objects = std::move(objects);
+  pg.unfound = std::move(unfound);
+  pg.unknown = pg.unfound;  // an op on one asks the shards again (and fails clearly)
+  cv_.notify_all();
+}
+
+void PgTable::AbortPeering(const cluster::PgLocation& loc) {
+  std::lock_guard lock(mu_);
+  Pg& pg = pgs_[loc.pgid];
+  pg.peering = false;
+  pg.peered = false;
+  cv_.notify_all();
+}
+
+std::optional<ObjectState> PgTable::Lookup(const std::string& pgid,
+                                           const std::string& object) const {
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(pgid);
+  if (it == pgs_.end() || !it->second.peered) return std::nullopt;
+  const Pg& pg = it->second;
+  if (pg.unknown.count(object) != 0) return std::nullopt;
+  auto o = pg.objects.find(object);
+  if (o != pg.objects.end()) return o->second;
+  // Not in the PG: every shard is "at version 0" (absent), as a resolve would find it.
+  ObjectState absent;
+  for (int p = 0; p < static_cast<int>(pg.acting.size()); ++p) absent.current.push_back(p);
+  return absent;
+}
+
+void PgTable::Update(const std::string& pgid, const std::string& object, const ObjectState& state) {
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(pgid);
+  if (it == pgs_.end() || !it->second.peered) return;  // peers again: the scan will see it
+  Pg& pg = it->second;
+  pg.unknown.erase(object);
+  pg.unfound.erase(object);
+  if (Keep(state)) {
+    pg.objects[object] = state;
+  } else {
+    pg.objects.erase(object);
+  }
+}
+
+void PgTable::Forget(const std::string& pgid, const std::string& object) {
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(pgid);
+  if (it == pgs_.end() || !it->second.peered) return;
+  it->second.unknown.insert(object);
+}
+
+void PgTable::MarkRecovered(const std::string& pgid, const std::string& object, int position,
+                            std::uint64_t version) {
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(pgid);
+  if (it == pgs_.end() || !it->second.peered) return;
+  Pg& pg = it->second;
+  if (pg.unknown.count(object) != 0) return;
+  auto o = pg.objects.find(object);
+  if (o == pg.objects.end() || o->second.version != version) return;
+  ObjectState& st = o->second;
+  st.stale.erase(position);
+  if (st.exists) {
+    if (!IsCurrent(st, position)) st.current.push_back(position);
+    std::sort(st.current.begin(), st.current.end());
+  } else if (!Keep(st)) {
+    pg.objects.erase(o);
+  }
+}
+
+std::vector<std::string> PgTable::Unknown(const std::string& pgid, std::size_t max) const {
+  std::vector<std::string> out;
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(pgid);
+  if (it == pgs_.end() || !it->second.peered) return out;
+  for (const std::string& n : it->second.unknown) {
+    if (out.size() >= max) break;
+    if (it->second.unfound.count(n) == 0) out.push_back(n);
+  }
+  return out;
+}
+
+std::vector<MissingShard> PgTable::Missing(const std::string& pgid, std::size_t max,
+                                           const std::set<std::string>& busy) const {
+  std::vector<MissingShard> out;
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(pgid);
+  if (it == pgs_.end() || !it->second.peered) return out;
+  const Pg& pg = it->second;
+  for (const auto& [name, st] : pg.objects) {
+    if (out.size() >= max) break;
+    if (busy.count(name) != 0 || pg.unknown.count(name) != 0) continue;
+    if (st.exists) {
+      for (int p : MissingPositions(st, pg.up)) out.push_back({name, p, st});
+    } else {
+      for (const auto& [p, v] : st.stale) {
+        if (pg.up[p] != cluster::kItemNone) out.push_back({name, p, st});
+      }
+    }
+  }
+  return out;
+}
+
+PgHealth PgTable::Health(const cluster::PgLocation& loc, bool recovering) const {
+  PgHealth h;
+  std::lock_guard lock(mu_);
+  if (loc.up_count() < loc.k) {
+    h.state = "down";
+    return h;
+  }
+  auto it = pgs_.find(loc.pgid);
+  if (it == pgs_.end() || !it->second.peered || !SameInterval(it->second, loc)) {
+    h.state = "peering";
+    return h;
+  }
+  const Pg& pg = it->second;
+  const bool undersized = loc.up_count() < static_cast<int>(loc.up.size());
+  for (const auto& [name, st] : pg.objects) {
+    if (!st.exists) continue;
+    ++h.objects;
+    const std::size_t missing = MissingPositions(st, pg.up).size();
+    h.missing += missing;
+    if (missing > 0 || undersized) ++h.degraded;
+  }
+  h.unfound = pg.unfound.size();
+  if (h.unfound > 0) {
+    h.state = "incomplete";
+    return h;
+  }
+  h.state = "active";
+  if (undersized) h.state += "+undersized";
+  if (h.degraded > 0) h.state += "+degraded";
+  if (h.missing > 0) h.state += recovering ? "+recovering" : "+recovery_wait";
+  if (!undersized && h.degraded == 0) h.state += "+clean";
+  return h;
+}
+
+std::optional<std::vector<std::string>> PgTable::List(const std::string& pgid,
+                                                      const std::string& cursor,
+                                                      std::size_t max) const {
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(pgid);
+  if (it == pgs_.end() || !it->second.peered) return std::nullopt;
+  // Objects that exist, and unknown ones (they may: an operation on them failed midway).
+  const Pg& pg = it->second;
+  std::set<std::string> names(pg.unknown.upper_bound(cursor), pg.unknown.end());
+  for (auto o = pg.objects.upper_bound(cursor); o != pg.objects.end(); ++o) {
+    if (o->second.exists) names.insert(o->first);
+    if (names.size() > max && o->first > *std::prev(names.end())) break;
+  }
+  std::vector<std::string> out;
+  for (const std::string& n : names) {
+    if (out.size() >= max) break;
+    out.push_back(n);
+  }
+  return out;
+}
+
+}  // namespace ec::osd::pg

@@ -1,0 +1,119 @@
+// PgTable: what the primary knows of each PG it serves, between map changes (issue 15 item 1).
+//
+// A PG is peered once per interval: the primary scans every up shard (SubScan) and settles every
+// object's version (resolve.h), so from then on it knows each object's version, size and which
+// positions hold it, without asking the shards again on each operation. An object not in the
+// table does not exist (no round trip for a new object). Writes and removes update the table
+// when they are acknowledged; an operation that failed in a way that may have changed the shards
+// marks its object unknown, and the next operation on it asks the shards (ResolveObject).
+//
+// Intervals. A PG's interval is its acting and up sets. Observe(map) is given every map this
+// primary uses, in epoch order: when the epoch follows the last one seen by exactly one, only the
+// PGs whose interval changed must peer again; after a jump (epochs this process never saw, when
+// another primary may have served the PG) every PG must. A PG that must peer again keeps nothing.
+//
+// Missing shards. For an object at version v, every position of the PG whose OSD is up and that
+// is not at v is missing (absent, or stale at an older version): recovery rebuilds it there.
+// Positions with no up OSD do not count as missing (nothing can hold them); they make the PG
+// undersized.
+//
+// Thread safety: every method may be called from any thread; one mutex guards the table and each
+// PG's contents. Peering itself runs outside the lock (BeginPeering/FinishPeering).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/map/object_locator.h"
+#include "common/status.h"
+#include "osd/pg/object_io.h"
+
+namespace ec::osd::pg {
+
+// Ceph's PG state names, as `ec-admin -s` shows them.
+struct PgHealth {
+  std::string state;           // "active+clean", "active+undersized+degraded", "peering", ...
+  std::uint64_t objects = 0;   // objects that exist
+  std::uint64_t degraded = 0;  // objects with at least one missing or absent position
+  std::uint64_t missing = 0;   // (object, up position) pairs to rebuild
+  std::uint64_t unfound = 0;   // objects fewer than k shards can settle
+};
+
+// One object that a position lacks, for recovery.
+struct MissingShard {
+  std::string object;
+  int position = 0;
+  ObjectState state;  // the object's state when it was listed
+};
+
+class PgTable {
+ public:
+  // Records `map` as seen; returns false when it is older than the last one seen (ignored).
+  // PGs whose interval may have changed are reset (see the header).
+  bool Observe(const cluster::ObjectLocator& locator);
+
+  // The result of PeerFor/Begin: either the PG is peered for `loc`'s interval (ready), or this
+  // caller must peer it now (then FinishPeering or AbortPeering), or it failed recently.
+  enum class Peer { kReady, kMustPeer };
+  // Waits while another thread peers the PG; returns kMustPeer to exactly one caller when the PG
+  // is not peered for `loc`'s interval.
+  Peer BeginPeering(const cluster::PgLocation& loc);
+  // Installs the peered objects (settled states; `unfound`: objects that could not be settled).
+  void FinishPeering(const cluster::PgLocation& loc, std::map<std::string, ObjectState> objects,
+                     std::set<std::string> unfound);
+  // The peering failed: waiters retry (one of them peers).
+  void AbortPeering(const cluster::PgLocation& loc);
+
+  // The object's state: nullopt when it is unknown (ask the shards); when the PG does not hold
+  // it, exists=false at version 0 with every position current (absent everywhere). Only for a
+  // peered PG.
+  std::optional<ObjectState> Lookup(const std::string& pgid, const std::string& object) const;
+  // After an acknowledged write or remove, or a resolve: the object's new state.
+  void Update(const std::string& pgid, const std::string& object, const ObjectState& state);
+  // An operation failed in a way that may have changed the shards: ask them next time.
+  void Forget(const std::string& pgid, const std::string& object);
+  // Recovery rebuilt `position` of `object` at `version`: the position is current if the object
+  // is still at that version (a write since then wins).
+  void MarkRecovered(const std::string& pgid, const std::string& object, int position,
+                     std::uint64_t version);
+
+  // Up to `max` objects of the PG whose state is unknown (ask their shards).
+  std::vector<std::string> Unknown(const std::string& pgid, std::size_t max) const;
+  // Up to `max` missing shards of the PG, skipping those in `busy` (object names).
+  std::vector<MissingShard> Missing(const std::string& pgid, std::size_t max,
+                                    const std::set<std::string>& busy) const;
+  // The PG's health for `loc` (its current interval); "peering" when not peered for it.
+  PgHealth Health(const cluster::PgLocation& loc, bool recovering) const;
+  // Object names of a peered PG after `cursor`, at most `max`; nullopt when not peered.
+  std::optional<std::vector<std::string>> List(const std::string& pgid, const std::string& cursor,
+                                               std::size_t max) const;
+
+ private:
+  struct Pg {
+    std::int64_t pool_id = 0;
+    std::uint32_t pg = 0;
+    bool peered = false;
+    bool peering = false;
+    std::vector<int> acting, up;                 // the interval peered for
+    std::map<std::string, ObjectState> objects;  // settled; removed objects only while stale
+    std::set<std::string> unknown;               // ask the shards before use
+    std::set<std::string> unfound;
+  };
+  static bool SameInterval(const Pg& pg, const cluster::PgLocation& loc) {
+    return pg.acting == loc.acting && pg.up == loc.up;
+  }
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::int64_t last_epoch_ = 0;
+  std::map<std::string, Pg> pgs_;  // by pgid
+};
+
+}  // namespace ec::osd::pg
