@@ -63,7 +63,9 @@ struct OsdServiceOptions {
   // borrowed, must outlive the service. Null: they are answered ENOTSUP.
   net::RequestHandler* objects = nullptr;
   // SubPull requests (osd/pg/pull_service.h); without it they get ENOTSUP. Borrowed, must outlive
-  // the service. OsdService counts them (op "sub_pull") when the handler answers.
+  // the service. OsdService counts them (op "sub_pull") when the handler answers, through the
+  // responder it hands over: the handler must answer or drop every pull before the service is
+  // destroyed.
   net::RequestHandler* recovery = nullptr;
 };
 

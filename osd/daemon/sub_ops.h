@@ -69,6 +69,9 @@ Result<net::SubStateReply> ReadSubState(store::ObjectStore& store,
 // Cost: the store's listing is read from the cursor on until no later name can belong to an
 // object before the page's last (names whose bytes are all above '#' stop right after it; others
 // may read to the end of the collection), plus one ReadSubState per listed object.
+// Not atomic with writes: unlike SubState, the scan does not run on each object's strand, so an
+// object written meanwhile may be reported before or after the write (or, between the shard and
+// its undo record, a mix): scan while the PG takes no writes (peering), or re-read with SubState.
 // Errors: EINVAL for max_entries 0; the store's errors (EIO, DataLoss for a corrupt "_meta" or
 // undo record).
 Result<net::SubScanReply> ScanShards(store::ObjectStore& store, const net::SubScanRequest& request);
