@@ -221,6 +221,12 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   // A pulled shard is written through the service, on the shard's strand (serialised with the
   // primaries' SubWrites of the same shard).
   if (pull) pull->AttachShardService(service.get());
+  // On every way out, the pulls end (answered or cancelled) before the service goes: they write
+  // through it, and their responders account through it.
+  struct PullsEndFirst {
+    std::unique_ptr<ec::osd::pg::PullService>& pull;
+    ~PullsEndFirst() { pull.reset(); }
+  } pulls_end_first{pull};
 
   ec::net::ServerOptions no;
   no.address = c.public_addr;

@@ -142,7 +142,8 @@ class PullService::Impl {
     auto job = std::make_shared<Job>();
     job->request = std::move(request);
     job->responder = std::move(responder);
-    Status s = Prepare(*job);
+    Status s =
+        stopping_.load() ? Status::Error(ECANCELED, "the OSD is shutting down") : Prepare(*job);
     if (!s.ok()) {
       log_->warn("osd.{}: pull of pool {} shard {} ({} objects) refused: {}", options_.osd_id,
                  job->request.pool, job->request.shard, job->request.objects.size(), s.message());

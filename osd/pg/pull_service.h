@@ -28,9 +28,9 @@
 // when all failures were); EINVAL for a version of 0 or not above prev_version; ECANCELED when the
 // service is shutting down; the store's errors. An object whose shard is already at object.version
 // here is OK at once, reading nothing (a retried pull). Request errors (SubPullReply::status, no
-// results): Retryable ESTALE (map too old), ENOENT (pool), EINVAL (shard or helper position out of
-// the code's range, two helpers of one position other than the pulled one, a kRebuild helper at the
-// pulled position, a request that is not a SubPull).
+// results): Retryable ESTALE (map too old), ENOENT (pool), ECANCELED (shutting down), EINVAL (shard
+// or helper position out of the code's range, two helpers of one position other than the pulled
+// one, a kRebuild helper at the pulled position, a request that is not a SubPull).
 //
 // network_bytes counts the bytes of helper replies that were used (every successful read, re-plans
 // included); device_bytes what those reads cost the helpers' stores (extents merged per request,

@@ -528,5 +528,56 @@ TEST_F(PullServiceTest, WritesToTheStoreWithoutAShardService) {
   EXPECT_EQ(net::StatusOf(refusal.get()).code(), EINVAL);
 }
 
+// Destroyed with a pull in flight: the request is still answered, ECANCELED as a whole if it had
+// not started, else the objects not started are ECANCELED and the ones that ran written whole.
+TEST_F(PullServiceTest, ShutdownAnswersWithTheObjectsNotStartedCancelled) {
+  constexpr int kObjects = 12;
+  std::uint64_t size = 0;
+  std::vector<std::vector<Buffer>> shards;
+  net::SubPullRequest r = Request(kClayPool, 2, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(2);
+  for (int i = 0; i < kObjects; ++i) {
+    const std::string name = "stop" + std::to_string(i);
+    shards.push_back(PutObject(kClayPool, name, 5, &size));
+    r.objects.push_back({name, 5, size, 0});
+  }
+  PullOptions po;
+  po.osd_id = 6;
+  po.threads = 1;
+  po.max_active = 1;
+  auto direct =
+      std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &osds_[6]->metrics, nullptr, po);
+  std::promise<net::ReplyBody> got;
+  auto done = got.get_future();
+  net::Request req;
+  req.body = r;
+  direct->Handle(std::move(req), std::make_shared<PromiseResponder>(net::MsgType::kSubPull, &got));
+  direct.reset();  // microseconds after Handle: twelve objects of network reads cannot be done
+  ASSERT_EQ(done.wait_for(0s), std::future_status::ready);
+  const net::ReplyBody body = done.get();
+  const auto* reply = std::get_if<net::SubPullReply>(&body);
+  ASSERT_NE(reply, nullptr);
+  if (!reply->status.ok()) {
+    // Not started at all: the whole request is refused.
+    EXPECT_EQ(reply->status.code(), ECANCELED) << reply->status.ToString();
+    EXPECT_TRUE(reply->results.empty());
+    for (int i = 0; i < kObjects; ++i) {
+      EXPECT_EQ(State(6, "stop" + std::to_string(i), 2).state, net::ShardState::kAbsent);
+    }
+    return;
+  }
+  ASSERT_EQ(reply->results.size(), static_cast<std::size_t>(kObjects));
+  for (int i = 0; i < kObjects; ++i) {
+    const net::SubPullResult& res = reply->results[i];
+    if (res.status.ok()) {
+      EXPECT_EQ(Stored(6, res.object, 2), store::testing::ToString(shards[i][2]));
+    } else {
+      EXPECT_EQ(res.status.code(), ECANCELED) << res.status.ToString();
+      EXPECT_EQ(State(6, res.object, 2).state, net::ShardState::kAbsent);
+    }
+  }
+  EXPECT_NE(reply->results.back().status.code(), 0) << "every object ran before the shutdown";
+}
+
 }  // namespace
 }  // namespace ec::osd::pg
