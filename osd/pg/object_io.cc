@@ -159,6 +159,16 @@ Result<std::vector<int>> FanOut(const ObjectIo& io, const std::vector<int>& posi
 
 }  // namespace
 
+ObjectState SettledState(const Resolution& r, const std::vector<ShardView>& views) {
+  ObjectState st;
+  st.exists = r.exists;
+  st.version = r.version;
+  st.size = r.object_size;
+  st.current = r.current;
+  for (int p : r.stale) st.stale[p] = views[p].state.version;
+  return st;
+}
+
 Result<ObjectState> ResolveObject(const ObjectIo& io) {
   const int size = static_cast<int>(io.loc->acting.size());
   for (int round = 0; round < 4; ++round) {
@@ -180,13 +190,7 @@ Result<ObjectState> ResolveObject(const ObjectIo& io) {
     }
     Resolution r = Resolve(views, io.loc->k, io.loc->min_size);
     if (r.action == Resolution::Action::kSettled) {
-      ObjectState st;
-      st.exists = r.exists;
-      st.version = r.version;
-      st.size = r.object_size;
-      st.current = r.current;
-      for (int p : r.stale) st.stale[p] = views[p].state.version;
-      return st;
+      return SettledState(r, views);
     }
     if (r.action == Resolution::Action::kUndecided) {
       // Fewer than k shards can say what the object is: a clear error now, not a hang.

@@ -33,6 +33,7 @@
 #include "ec/buffer.h"
 #include "osd/net/client.h"
 #include "osd/pg/pool_codecs.h"
+#include "osd/pg/resolve.h"
 #include "osd/pg/write_plan.h"
 #include "osd/store/object_store.h"
 #include "recovery/read_cost.h"
@@ -60,6 +61,9 @@ struct ObjectIo {
   std::chrono::milliseconds timeout{10000};  // per sub-operation
   recovery::ReadCostModel cost;              // weights; `local` is filled from self_position
 };
+
+// The state of a settled resolution (r.action == kSettled) of `views`.
+ObjectState SettledState(const Resolution& r, const std::vector<ShardView>& views);
 
 // Asks every up shard for its state and decides (rolling back an unfinished write first, see
 // resolve.h). Errors: EIO "pg P object O cannot be read or written: ...; shards missing: osd.N

@@ -92,13 +92,7 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io) {
     }
     Resolution r = Resolve(views, io.loc->k, io.loc->min_size);
     if (r.action == Resolution::Action::kSettled) {
-      ObjectState st;
-      st.exists = r.exists;
-      st.version = r.version;
-      st.size = r.object_size;
-      st.current = r.current;
-      for (int p : r.stale) st.stale[p] = views[p].state.version;
-      out.objects.emplace(name, std::move(st));
+      out.objects.emplace(name, SettledState(r, views));
       continue;
     }
     // Rare: a write cut short (roll it back) or too few shards. The single-object path asks the
