@@ -87,11 +87,11 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
 Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, const WritePlan& plan,
                                 const Buffer& data, std::uint64_t version, int min_size);
 
-// Brings the reachable stale shards up to the object's version (recovery on access, until the
-// recovery service of issue 15 does it in the background): the object is read (decoded from the
-// current shards) and each stale shard rewritten whole at the object's version, or removed when
-// the object is. Objects above `max_size` bytes are left alone. Best effort: a shard that fails
-// stays stale. Returns the state with the healed shards current.
+// Brings the reachable stale shards up to the object's version by a push from the primary (its
+// background recovery uses it only for removed objects; shards of live objects are pulled): the
+// object is read (decoded from the current shards) and each stale shard rewritten whole at the
+// object's version, or removed when the object is. Objects above `max_size` bytes are left alone.
+// Best effort: a shard that fails stays stale. Returns the state with the healed shards current.
 ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_t max_size);
 
 // Removes the object (ENOENT when it does not exist) as version `version`.

@@ -480,7 +480,6 @@ class Primary::Impl {
   // --- Background peering and recovery (issue 15 items 1-4) ---
 
   void RecoveryLoop() {
-    std::int64_t seen_epoch = 0;
     for (;;) {
       bool worked = false;
       const auto t0 = Clock::now();
@@ -500,9 +499,7 @@ class Primary::Impl {
       const std::int64_t epoch = map_->epoch();
       rec_cv_.wait_for(lock, wait, [&] { return stop_ || (!worked && map_->epoch() != epoch); });
       if (stop_) return;
-      seen_epoch = epoch;
     }
-    (void)seen_epoch;
   }
 
   bool Stopping() {

@@ -5,7 +5,8 @@
 //     | yes                                    (a client with a newer map makes it wait for that
 //     v                                         epoch first, up to map_wait)
 //   strand of (pool, object): one operation of an object at a time, on a pool of workers
-//     -> the object's state: cached for the map epoch, else asked of its shards (object_io.h)
+//     -> the object's state from the PG's table (pg_table.h: the PG is peered first, once per
+//        interval), or asked of its shards when unknown (object_io.h)
 //     -> read / write / remove through object_io.h, each write with a new version:
 //        (epoch << 32) + a counter of this process, above the object's version (unique across
 //        primaries: a new primary, or a restarted one, has a newer epoch)
@@ -18,8 +19,10 @@
 // write: rolled back), EIO naming the PG and the missing shards when fewer than k shards can settle
 // or read the object.
 //
-// An object whose state is learnt with stale shards among the reachable ones has them rewritten
-// at its version first (object_io.h HealStale), so a read may cause writes.
+// A background thread peers every PG this OSD is primary of and has the OSD of each missing or
+// stale shard pull it (SubPull, osd/pg/pull_service.h) within RecoveryOptions' throttles; a removed
+// object's stale shards are removed by the primary (object_io.h HealStale). Health() gives each
+// PG's state for the pg stats.
 //
 // Counters (MetricsRegistry), by pool: ecstore_pool_ops_total{pool,op},
 // ecstore_pool_degraded_reads_total{pool}, ecstore_pool_degraded_read_network_bytes_total{pool},
