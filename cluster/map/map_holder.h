@@ -1,6 +1,8 @@
 // MapHolder: the newest cluster map a process knows, shared by the threads that route requests
 // with it (the PG primary in ec-osd, the client library). A MapWatcher's callback (or a Load)
-// Set()s each map; readers Get() an immutable snapshot and may wait for a newer epoch.
+// Set()s each map; readers Get() an immutable snapshot and may wait for a newer epoch. The last
+// kMapHistory maps stay reachable (Recent) so that a PG primary can tell which OSDs held a PG's
+// positions before the current map (backfill copies from them).
 //
 // Thread safety: every method may be called from any thread. Set ignores a map whose epoch is not
 // above the current one, so a late or duplicated delivery never takes the map backwards.
@@ -9,12 +11,16 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "cluster/map/cluster_map.h"
 
 namespace ec::cluster {
+
+inline constexpr std::size_t kMapHistory = 16;
 
 class MapHolder {
  public:
@@ -26,11 +32,15 @@ class MapHolder {
   // Waits until the epoch is at least `epoch` or `timeout` passed; returns the map then current.
   std::shared_ptr<const ClusterMap> WaitForEpoch(std::int64_t epoch,
                                                  std::chrono::milliseconds timeout) const;
+  // The maps Set, oldest first, at most kMapHistory; the current map last (empty before the
+  // first Set). Epochs the process never received are not there.
+  std::vector<std::shared_ptr<const ClusterMap>> Recent() const;
 
  private:
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
   std::shared_ptr<const ClusterMap> map_ = std::make_shared<const ClusterMap>();
+  std::deque<std::shared_ptr<const ClusterMap>> recent_;  // map_ last
 };
 
 }  // namespace ec::cluster

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "osd/pg/resolve.h"
@@ -35,15 +36,28 @@ Result<std::vector<net::SubScanEntry>> ScanShard(const ObjectIo& io, int positio
 
 }  // namespace
 
-Result<PeeringOutcome> PeerPg(const ObjectIo& io) {
+Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
   const int size = static_cast<int>(io.loc->acting.size());
-  // The shards are scanned in parallel, one thread each (each writes only its own slot).
-  std::map<int, Result<std::vector<net::SubScanEntry>>> scans;
+  // The shards (and the priors) are scanned in parallel, one thread each (each writes only its
+  // own slot).
+  using Scan = Result<std::vector<net::SubScanEntry>>;
+  std::map<int, Scan> scans;
   for (const auto& [pos, client] : io.clients) scans.emplace(pos, Status::Error(EIO, "not run"));
+  std::map<std::pair<int, int>, Scan> prior_scans;  // (position, osd)
+  for (const auto& [pos, osds] : priors) {
+    for (const auto& [osd, client] : osds) {
+      if (pos >= 0 && pos < size) prior_scans.emplace(std::pair{pos, osd}, Status::OK());
+    }
+  }
   std::vector<std::thread> threads;
   for (auto& [pos, result] : scans) {
     threads.emplace_back(
         [&io, pos = pos, result = &result] { *result = ScanShard(io, pos, *io.clients.at(pos)); });
+  }
+  for (auto& [key, result] : prior_scans) {
+    threads.emplace_back([&io, &priors, key = key, result = &result] {
+      *result = ScanShard(io, key.first, *priors.at(key.first).at(key.second));
+    });
   }
   for (std::thread& t : threads) t.join();
 
@@ -104,6 +118,19 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io) {
       out.objects.emplace(name, std::move(st).value());
     } else {
       out.unfound.insert(name);
+    }
+  }
+  // Copy sources: a prior's shard at the settled version of an object whose acting OSD lacks it.
+  for (auto& [key, result] : prior_scans) {
+    if (!result.ok()) continue;
+    const auto [pos, osd] = key;
+    for (const net::SubScanEntry& e : *result) {
+      if (e.state != net::ShardState::kPresent) continue;
+      auto o = out.objects.find(e.object);
+      if (o == out.objects.end() || !o->second.exists || o->second.version != e.version) continue;
+      const std::vector<int>& cur = o->second.current;
+      if (std::find(cur.begin(), cur.end(), pos) != cur.end()) continue;
+      out.copies[e.object].emplace(pos, osd);
     }
   }
   return out;

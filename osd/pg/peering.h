@@ -7,6 +7,11 @@
 // A shard whose scan fails counts as unreachable, as if its OSD were down (so nothing it may hold
 // is rolled back on its account).
 //
+// Prior OSDs (backfill): OSDs that held a position in an earlier map and are up but no longer hold
+// it are scanned for that position too. They take no part in settling; a shard they hold at the
+// object's settled version is a copy source (PeeringOutcome::copies) for a position whose acting
+// OSD lacks it. A prior whose scan fails is just not a source.
+//
 // Blocking: waits for the scans (on the clients' io threads); run it on a thread that may block.
 #pragma once
 
@@ -16,6 +21,7 @@
 
 #include "common/status.h"
 #include "osd/pg/object_io.h"
+#include "osd/pg/pg_table.h"
 
 namespace ec::osd::pg {
 
@@ -23,10 +29,14 @@ struct PeeringOutcome {
   std::map<std::string, ObjectState> objects;  // every object some shard knows, settled
   std::set<std::string> unfound;               // fewer than k shards could settle them
   std::uint64_t scanned_entries = 0;           // shard entries the scans returned
+  CopySources copies;  // missing positions a prior OSD holds at the settled version
 };
+
+// position -> prior OSD id -> its client.
+using PriorClients = std::map<int, std::map<int, std::shared_ptr<net::OsdClient>>>;
 
 // `io`: the PG's location, codec and clients (io.object is not used).
 // Errors: EIO when fewer than k shards could be scanned (the PG is down).
-Result<PeeringOutcome> PeerPg(const ObjectIo& io);
+Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors = {});
 
 }  // namespace ec::osd::pg

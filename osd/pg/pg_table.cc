@@ -23,7 +23,25 @@ bool Keep(const ObjectState& st) {
   return st.exists || !st.stale.empty();
 }
 
+// The OSD holding `position` of `name` outside the acting set, or kItemNone.
+int CopySource(const CopySources& copies, const std::string& name, int position) {
+  auto o = copies.find(name);
+  if (o == copies.end()) return cluster::kItemNone;
+  auto p = o->second.find(position);
+  return p == o->second.end() ? cluster::kItemNone : p->second;
+}
+
 }  // namespace
+
+void PgTable::Reset(Pg& pg) {
+  pg.peered = false;
+  pg.objects.clear();
+  pg.unknown.clear();
+  pg.unfound.clear();
+  pg.copies.clear();
+  pg.recovered = 0;
+  pg.recovered_bytes = 0;
+}
 
 bool PgTable::Observe(const cluster::ObjectLocator& locator) {
   const std::int64_t epoch = locator.map().epoch;
@@ -35,12 +53,7 @@ bool PgTable::Observe(const cluster::ObjectLocator& locator) {
   for (auto& [pgid, pg] : pgs_) {
     if (!pg.peered) continue;
     auto loc = locator.LocatePg(pg.pool_id, pg.pg);
-    if (jump || !loc.ok() || !SameInterval(pg, *loc)) {
-      pg.peered = false;
-      pg.objects.clear();
-      pg.unknown.clear();
-      pg.unfound.clear();
-    }
+    if (jump || !loc.ok() || !SameInterval(pg, *loc)) Reset(pg);
   }
   cv_.notify_all();
   return true;
@@ -57,16 +70,13 @@ PgTable::Peer PgTable::BeginPeering(const cluster::PgLocation& loc) {
     cv_.wait(lock);
   }
   pg.peering = true;
-  pg.peered = false;
-  pg.objects.clear();
-  pg.unknown.clear();
-  pg.unfound.clear();
+  Reset(pg);
   return Peer::kMustPeer;
 }
 
 void PgTable::FinishPeering(const cluster::PgLocation& loc,
                             std::map<std::string, ObjectState> objects,
-                            std::set<std::string> unfound) {
+                            std::set<std::string> unfound, CopySources copies) {
   std::lock_guard lock(mu_);
   Pg& pg = pgs_[loc.pgid];
   pg.peering = false;
@@ -77,6 +87,8 @@ void PgTable::FinishPeering(const cluster::PgLocation& loc,
   pg.objects = std::move(objects);
   pg.unfound = std::move(unfound);
   pg.unknown = pg.unfound;  // an op on one asks the shards again (and fails clearly)
+  std::erase_if(copies, [&](const auto& e) { return pg.objects.count(e.first) == 0; });
+  pg.copies = std::move(copies);
   cv_.notify_all();
 }
 
@@ -110,6 +122,8 @@ void PgTable::Update(const std::string& pgid, const std::string& object, const O
   Pg& pg = it->second;
   pg.unknown.erase(object);
   pg.unfound.erase(object);
+  auto old = pg.objects.find(object);
+  if (old == pg.objects.end() || old->second.version != state.version) pg.copies.erase(object);
   if (Keep(state)) {
     pg.objects[object] = state;
   } else {
@@ -122,10 +136,11 @@ void PgTable::Forget(const std::string& pgid, const std::string& object) {
   auto it = pgs_.find(pgid);
   if (it == pgs_.end() || !it->second.peered) return;
   it->second.unknown.insert(object);
+  it->second.copies.erase(object);
 }
 
 void PgTable::MarkRecovered(const std::string& pgid, const std::string& object, int position,
-                            std::uint64_t version) {
+                            std::uint64_t version, std::uint64_t bytes) {
   std::lock_guard lock(mu_);
   auto it = pgs_.find(pgid);
   if (it == pgs_.end() || !it->second.peered) return;
@@ -134,6 +149,13 @@ void PgTable::MarkRecovered(const std::string& pgid, const std::string& object, 
   auto o = pg.objects.find(object);
   if (o == pg.objects.end() || o->second.version != version) return;
   ObjectState& st = o->second;
+  ++pg.recovered;
+  pg.recovered_bytes += bytes;
+  auto c = pg.copies.find(object);
+  if (c != pg.copies.end()) {
+    c->second.erase(position);
+    if (c->second.empty()) pg.copies.erase(c);
+  }
   st.stale.erase(position);
   if (st.exists) {
     if (!IsCurrent(st, position)) st.current.push_back(position);
@@ -166,10 +188,12 @@ std::vector<MissingShard> PgTable::Missing(const std::string& pgid, std::size_t 
     if (out.size() >= max) break;
     if (busy.count(name) != 0 || pg.unknown.count(name) != 0) continue;
     if (st.exists) {
-      for (int p : MissingPositions(st, pg.up)) out.push_back({name, p, st});
+      for (int p : MissingPositions(st, pg.up)) {
+        out.push_back({name, p, st, CopySource(pg.copies, name, p)});
+      }
     } else {
       for (const auto& [p, v] : st.stale) {
-        if (pg.up[p] != cluster::kItemNone) out.push_back({name, p, st});
+        if (pg.up[p] != cluster::kItemNone) out.push_back({name, p, st, cluster::kItemNone});
       }
     }
   }
@@ -190,23 +214,39 @@ PgHealth PgTable::Health(const cluster::PgLocation& loc, bool recovering) const 
   }
   const Pg& pg = it->second;
   const bool undersized = loc.up_count() < static_cast<int>(loc.up.size());
+  const std::uint64_t k = static_cast<std::uint64_t>(std::max(loc.k, 1));
+  std::uint64_t to_rebuild = 0, to_copy = 0;
   for (const auto& [name, st] : pg.objects) {
     if (!st.exists) continue;
     ++h.objects;
-    const std::size_t missing = MissingPositions(st, pg.up).size();
-    h.missing += missing;
-    if (missing > 0 || undersized) ++h.degraded;
+    const std::vector<int> missing = MissingPositions(st, pg.up);
+    std::size_t copies = 0;
+    for (int p : missing) copies += CopySource(pg.copies, name, p) != cluster::kItemNone ? 1 : 0;
+    h.missing += missing.size();
+    h.missing_bytes += missing.size() * ((st.size + k - 1) / k);
+    to_copy += copies;
+    to_rebuild += missing.size() - copies;
+    if (undersized || copies < missing.size()) {
+      ++h.degraded;
+    } else if (copies > 0) {
+      ++h.misplaced;
+    }
   }
+  h.recovered = pg.recovered;
+  h.recovered_bytes = pg.recovered_bytes;
   h.unfound = pg.unfound.size();
   if (h.unfound > 0) {
     h.state = "incomplete";
     return h;
   }
+  // Ceph's order of the words: active+undersized+degraded+remapped+backfilling, ...
   h.state = "active";
   if (undersized) h.state += "+undersized";
   if (h.degraded > 0) h.state += "+degraded";
-  if (h.missing > 0) h.state += recovering ? "+recovering" : "+recovery_wait";
-  if (!undersized && h.degraded == 0) h.state += "+clean";
+  if (to_copy > 0) h.state += "+remapped";
+  if (to_rebuild > 0) h.state += recovering ? "+recovering" : "+recovery_wait";
+  if (to_copy > 0) h.state += recovering ? "+backfilling" : "+backfill_wait";
+  if (!undersized && h.missing == 0) h.state += "+clean";
   return h;
 }
 

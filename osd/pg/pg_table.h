@@ -17,6 +17,11 @@
 // Positions with no up OSD do not count as missing (nothing can hold them); they make the PG
 // undersized.
 //
+// Backfill. When placement moves a position to another OSD (an OSD added, marked out or in again)
+// the OSD that held it may still be up with its shards: peering records those as copy sources,
+// recovery copies them rather than rebuilding, and such objects count as misplaced, not degraded
+// (Ceph's meaning), while the PG is "remapped" and "backfilling" or "backfill_wait".
+//
 // Thread safety: every method may be called from any thread; one mutex guards the table and each
 // PG's contents. Peering itself runs outside the lock (BeginPeering/FinishPeering).
 #pragma once
@@ -39,11 +44,17 @@ namespace ec::osd::pg {
 
 // Ceph's PG state names, as `ec-admin -s` shows them.
 struct PgHealth {
-  std::string state;           // "active+clean", "active+undersized+degraded", "peering", ...
-  std::uint64_t objects = 0;   // objects that exist
-  std::uint64_t degraded = 0;  // objects with at least one missing or absent position
-  std::uint64_t missing = 0;   // (object, up position) pairs to rebuild
-  std::uint64_t unfound = 0;   // objects fewer than k shards can settle
+  std::string state;            // "active+clean", "active+undersized+degraded", "peering", ...
+  std::uint64_t objects = 0;    // objects that exist
+  std::uint64_t degraded = 0;   // objects with a position missing that no other OSD holds
+  std::uint64_t misplaced = 0;  // objects whose every missing position a prior OSD holds (copy)
+  std::uint64_t missing = 0;    // (object, up position) pairs to rebuild or copy
+  std::uint64_t unfound = 0;    // objects fewer than k shards can settle
+  // Estimated shard bytes still to rebuild or copy: object size / k per missing pair.
+  std::uint64_t missing_bytes = 0;
+  // Recovered in this interval (since the PG last peered): (object, position) pairs, shard bytes.
+  std::uint64_t recovered = 0;
+  std::uint64_t recovered_bytes = 0;
 };
 
 // One object that a position lacks, for recovery.
@@ -51,7 +62,14 @@ struct MissingShard {
   std::string object;
   int position = 0;
   ObjectState state;  // the object's state when it was listed
+  // An OSD outside the acting set that holds this position at state.version (the PG's previous
+  // OSD there): backfill copies from it; kItemNone: rebuild from the other positions.
+  int copy_from = cluster::kItemNone;
 };
+
+// Shards that OSDs outside the acting set still hold at an object's settled version (found by
+// peering, which scans the OSDs that held a position in earlier maps): object -> position -> OSD.
+using CopySources = std::map<std::string, std::map<int, int>>;
 
 class PgTable {
  public:
@@ -66,8 +84,9 @@ class PgTable {
   // is not peered for `loc`'s interval.
   Peer BeginPeering(const cluster::PgLocation& loc);
   // Installs the peered objects (settled states; `unfound`: objects that could not be settled).
+  // `copies`: shards held outside the acting set, valid for the objects' versions in `objects`.
   void FinishPeering(const cluster::PgLocation& loc, std::map<std::string, ObjectState> objects,
-                     std::set<std::string> unfound);
+                     std::set<std::string> unfound, CopySources copies = {});
   // The peering failed: waiters retry (one of them peers).
   void AbortPeering(const cluster::PgLocation& loc);
 
@@ -79,10 +98,10 @@ class PgTable {
   void Update(const std::string& pgid, const std::string& object, const ObjectState& state);
   // An operation failed in a way that may have changed the shards: ask them next time.
   void Forget(const std::string& pgid, const std::string& object);
-  // Recovery rebuilt `position` of `object` at `version`: the position is current if the object
-  // is still at that version (a write since then wins).
+  // Recovery rebuilt (or copied) `position` of `object` at `version`, writing `bytes` of shard:
+  // the position is current if the object is still at that version (a write since then wins).
   void MarkRecovered(const std::string& pgid, const std::string& object, int position,
-                     std::uint64_t version);
+                     std::uint64_t version, std::uint64_t bytes = 0);
 
   // Up to `max` objects of the PG whose state is unknown (ask their shards).
   std::vector<std::string> Unknown(const std::string& pgid, std::size_t max) const;
@@ -105,7 +124,10 @@ class PgTable {
     std::map<std::string, ObjectState> objects;  // settled; removed objects only while stale
     std::set<std::string> unknown;               // ask the shards before use
     std::set<std::string> unfound;
+    CopySources copies;  // for the versions in `objects`; dropped when an object changes
+    std::uint64_t recovered = 0, recovered_bytes = 0;
   };
+  static void Reset(Pg& pg);
   static bool SameInterval(const Pg& pg, const cluster::PgLocation& loc) {
     return pg.acting == loc.acting && pg.up == loc.up;
   }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include "osd/daemon/op_dispatch.h"
@@ -166,16 +167,64 @@ class Primary::Impl {
   Status EnsurePeered(const cluster::ObjectLocator& locator, const ObjectIo& io) {
     table_.Observe(locator);
     if (table_.BeginPeering(*io.loc) == PgTable::Peer::kReady) return Status::OK();
-    auto out = PeerPg(io);
+    auto out = PeerPg(io, Priors(locator, *io.loc));
     if (!out.ok()) {
       table_.AbortPeering(*io.loc);
       return out.status();
     }
-    log_->info("pg {}: peered at epoch {}: {} objects from {} shard entries{}", io.loc->pgid,
+    log_->info("pg {}: peered at epoch {}: {} objects from {} shard entries{}{}", io.loc->pgid,
                locator.map().epoch, out->objects.size(), out->scanned_entries,
-               out->unfound.empty() ? "" : fmt::format(", {} unfound", out->unfound.size()));
-    table_.FinishPeering(*io.loc, std::move(out->objects), std::move(out->unfound));
+               out->unfound.empty() ? "" : fmt::format(", {} unfound", out->unfound.size()),
+               out->copies.empty()
+                   ? ""
+                   : fmt::format(", {} objects to copy from prior OSDs", out->copies.size()));
+    table_.FinishPeering(*io.loc, std::move(out->objects), std::move(out->unfound),
+                         std::move(out->copies));
     return Status::OK();
+  }
+
+  // The OSDs that held a position of the PG in the maps this process received before `locator`'s
+  // (MapHolder::Recent) and are up now but no longer hold it: backfill may copy from them.
+  PriorClients Priors(const cluster::ObjectLocator& locator, const cluster::PgLocation& loc) {
+    PriorClients out;
+    const cluster::ClusterMap& now = locator.map();
+    for (const auto& past : PastLocators(now.epoch)) {
+      auto then = past->LocatePg(loc.pool_id, loc.pg);
+      if (!then.ok() || then->acting.size() != loc.acting.size()) continue;
+      for (std::size_t p = 0; p < loc.acting.size(); ++p) {
+        const int osd = then->acting[p];
+        if (osd == cluster::kItemNone || osd == loc.acting[p]) continue;
+        auto entry = now.osds.find(osd);
+        if (entry == now.osds.end() || !entry->second.up) continue;
+        auto client = peers_.Get(osd, entry->second.addr);
+        if (client.ok()) out[static_cast<int>(p)][osd] = std::move(client).value();
+      }
+    }
+    return out;
+  }
+
+  // Locators of the maps received before `epoch`, newest first (made once per map).
+  std::vector<std::shared_ptr<const cluster::ObjectLocator>> PastLocators(std::int64_t epoch) {
+    std::vector<std::shared_ptr<const cluster::ObjectLocator>> out;
+    const auto recent = map_->Recent();
+    std::lock_guard lock(locator_mu_);
+    std::map<std::int64_t, std::shared_ptr<const cluster::ObjectLocator>> kept;
+    for (auto m = recent.rbegin(); m != recent.rend(); ++m) {
+      if ((*m)->epoch >= epoch) continue;
+      auto it = past_locators_.find((*m)->epoch);
+      std::shared_ptr<const cluster::ObjectLocator> l;
+      if (it != past_locators_.end()) {
+        l = it->second;
+      } else {
+        auto made = cluster::ObjectLocator::Make(*m);
+        if (!made.ok()) continue;
+        l = std::move(made).value();
+      }
+      kept[(*m)->epoch] = l;
+      out.push_back(std::move(l));
+    }
+    past_locators_ = std::move(kept);
+    return out;
   }
 
   // Everything an object operation needs, ready: location, codec, clients, state.
@@ -592,8 +641,8 @@ class Primary::Impl {
     }
     const std::size_t max = static_cast<std::size_t>(options_.recovery.max_active);
     auto missing = table_.Missing(p.loc.pgid, max * p.loc.acting.size(), Backoff(p.loc.pgid));
-    // (position, the object's current positions) -> its objects
-    std::map<std::pair<int, std::vector<int>>, std::vector<MissingShard>> groups;
+    // (position, copy source, the object's current positions) -> its objects
+    std::map<std::tuple<int, int, std::vector<int>>, std::vector<MissingShard>> groups;
     for (MissingShard& m : missing) {
       if (!m.state.exists) {
         ObjectIo one = p.io;
@@ -606,7 +655,7 @@ class Primary::Impl {
         }
         continue;
       }
-      auto& g = groups[{m.position, m.state.current}];
+      auto& g = groups[{m.position, m.copy_from, m.state.current}];
       std::uint64_t bytes = 0;
       for (const MissingShard& o : g) bytes += o.state.size;
       if (g.size() < max && (g.empty() || bytes + m.state.size <= options_.recovery.max_chunk)) {
@@ -621,7 +670,7 @@ class Primary::Impl {
     };
     std::vector<Sent> sent;
     for (auto& [key, objects] : groups) {
-      const int position = key.first;
+      const int position = std::get<0>(key);
       if (p.io.clients.count(position) == 0) continue;
       sent.push_back(Sent{position, std::move(objects), std::nullopt});
     }
@@ -635,6 +684,13 @@ class Primary::Impl {
       r.collection = p.loc.collection;
       r.shard = static_cast<std::uint32_t>(s.position);
       r.mode = net::SubPullMode::kRebuild;
+      const int copy_from = s.objects.front().copy_from;
+      if (copy_from != cluster::kItemNone) {
+        // Backfill: the shard still exists on a prior OSD; copy it (the other helpers are the
+        // pull's fallback should that OSD fail).
+        r.mode = net::SubPullMode::kCopy;
+        r.helpers.push_back(net::SubPullHelper{static_cast<std::uint32_t>(s.position), copy_from});
+      }
       for (int h : s.objects.front().state.current) {
         if (h == s.position || p.loc.up[h] == cluster::kItemNone) continue;
         r.helpers.push_back(net::SubPullHelper{static_cast<std::uint32_t>(h), p.loc.up[h]});
@@ -677,7 +733,8 @@ class Primary::Impl {
         const MissingShard& m = s.objects[i];
         const net::SubPullResult& res = reply->results[i];
         if (res.status.ok()) {
-          table_.MarkRecovered(p.loc.pgid, m.object, s.position, m.state.version);
+          table_.MarkRecovered(p.loc.pgid, m.object, s.position, m.state.version,
+                               res.rebuilt_bytes);
           rebuilt += res.rebuilt_bytes;
           continue;
         }
@@ -700,6 +757,7 @@ class Primary::Impl {
   std::atomic<std::uint64_t> sequence_{0};
   std::mutex locator_mu_;
   std::shared_ptr<const cluster::ObjectLocator> locator_;
+  std::map<std::int64_t, std::shared_ptr<const cluster::ObjectLocator>> past_locators_;
   PgTable table_;
   std::mutex rec_mu_;
   std::condition_variable rec_cv_;

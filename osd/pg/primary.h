@@ -21,8 +21,10 @@
 //
 // A background thread peers every PG this OSD is primary of and has the OSD of each missing or
 // stale shard pull it (SubPull, osd/pg/pull_service.h) within RecoveryOptions' throttles; a removed
-// object's stale shards are removed by the primary (object_io.h HealStale). Health() gives each
-// PG's state for the pg stats.
+// object's stale shards are removed by the primary (object_io.h HealStale). A position that moved
+// to another OSD is copied from the OSD that held it in a recent map when that one is up and
+// still has it (backfill, SubPull kCopy; see peering.h). Health() gives each PG's state for the
+// pg stats.
 //
 // Counters (MetricsRegistry), by pool: ecstore_pool_ops_total{pool,op},
 // ecstore_pool_degraded_reads_total{pool}, ecstore_pool_degraded_read_network_bytes_total{pool},

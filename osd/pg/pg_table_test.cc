@@ -1,0 +1,157 @@
+#include "osd/pg/pg_table.h"
+
+#include <gtest/gtest.h>
+
+namespace ec::osd::pg {
+namespace {
+
+// A PG of k=2, m=1 on OSDs 10, 11, 12 (all up unless a test says otherwise).
+cluster::PgLocation Loc(std::vector<int> up = {10, 11, 12}) {
+  cluster::PgLocation loc;
+  loc.pool_id = 1;
+  loc.pg = 0;
+  loc.pgid = "1.0";
+  loc.collection = "pg.1.0";
+  loc.acting = {10, 11, 12};
+  loc.up = std::move(up);
+  loc.primary = cluster::FirstUp(loc.up);
+  loc.k = 2;
+  loc.min_size = 2;
+  return loc;
+}
+
+ObjectState At(std::uint64_t version, std::uint64_t size, std::vector<int> current) {
+  ObjectState st;
+  st.exists = true;
+  st.version = version;
+  st.size = size;
+  st.current = std::move(current);
+  return st;
+}
+
+void Peer(PgTable& t, const cluster::PgLocation& loc, std::map<std::string, ObjectState> objects,
+          CopySources copies = {}) {
+  ASSERT_EQ(t.BeginPeering(loc), PgTable::Peer::kMustPeer);
+  t.FinishPeering(loc, std::move(objects), {}, std::move(copies));
+  ASSERT_EQ(t.BeginPeering(loc), PgTable::Peer::kReady);
+}
+
+TEST(PgTable, CleanWhenEveryPositionHoldsEveryObject) {
+  PgTable t;
+  const auto loc = Loc();
+  Peer(t, loc, {{"a", At(5, 100, {0, 1, 2})}, {"b", At(6, 10, {0, 1, 2})}});
+  const PgHealth h = t.Health(loc, false);
+  EXPECT_EQ(h.state, "active+clean");
+  EXPECT_EQ(h.objects, 2u);
+  EXPECT_EQ(h.degraded, 0u);
+  EXPECT_EQ(h.misplaced, 0u);
+  EXPECT_EQ(h.missing, 0u);
+  EXPECT_TRUE(t.Missing("1.0", 10, {}).empty());
+  // An object the PG does not hold reads as absent everywhere.
+  auto absent = t.Lookup("1.0", "zzz");
+  ASSERT_TRUE(absent);
+  EXPECT_FALSE(absent->exists);
+}
+
+TEST(PgTable, AMissingShardWithoutACopyIsDegradedAndRebuilt) {
+  PgTable t;
+  const auto loc = Loc();
+  Peer(t, loc, {{"a", At(5, 100, {0, 1})}});
+  PgHealth h = t.Health(loc, false);
+  EXPECT_EQ(h.state, "active+degraded+recovery_wait");
+  EXPECT_EQ(h.degraded, 1u);
+  EXPECT_EQ(h.missing, 1u);
+  EXPECT_EQ(h.missing_bytes, 50u);  // 100 bytes / k
+  EXPECT_EQ(t.Health(loc, true).state, "active+degraded+recovering");
+  auto missing = t.Missing("1.0", 10, {});
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].position, 2);
+  EXPECT_EQ(missing[0].copy_from, cluster::kItemNone);
+  t.MarkRecovered("1.0", "a", 2, 5, 52);
+  h = t.Health(loc, false);
+  EXPECT_EQ(h.state, "active+clean");
+  EXPECT_EQ(h.recovered, 1u);
+  EXPECT_EQ(h.recovered_bytes, 52u);
+}
+
+TEST(PgTable, AShardAPriorOsdHoldsIsMisplacedAndCopied) {
+  PgTable t;
+  const auto loc = Loc();
+  Peer(t, loc, {{"a", At(5, 100, {0, 1})}, {"b", At(6, 100, {0, 1})}, {"c", At(7, 8, {0, 1, 2})}},
+       {{"a", {{2, 40}}}, {"c", {{2, 40}}}, {"gone", {{2, 40}}}});
+  PgHealth h = t.Health(loc, false);
+  // a: copy from osd.40 (misplaced); b: no copy (degraded); c: already current.
+  EXPECT_EQ(h.state, "active+degraded+remapped+recovery_wait+backfill_wait");
+  EXPECT_EQ(h.misplaced, 1u);
+  EXPECT_EQ(h.degraded, 1u);
+  EXPECT_EQ(t.Health(loc, true).state, "active+degraded+remapped+recovering+backfilling");
+  auto missing = t.Missing("1.0", 10, {});
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_EQ(missing[0].object, "a");
+  EXPECT_EQ(missing[0].copy_from, 40);
+  EXPECT_EQ(missing[1].object, "b");
+  EXPECT_EQ(missing[1].copy_from, cluster::kItemNone);
+
+  t.MarkRecovered("1.0", "b", 2, 6);
+  h = t.Health(loc, false);
+  EXPECT_EQ(h.state, "active+remapped+backfill_wait");
+  EXPECT_EQ(h.degraded, 0u);
+  EXPECT_EQ(h.misplaced, 1u);
+  t.MarkRecovered("1.0", "a", 2, 5);
+  EXPECT_EQ(t.Health(loc, false).state, "active+clean");
+}
+
+TEST(PgTable, AWriteDropsTheCopySourceOfTheOldVersion) {
+  PgTable t;
+  const auto loc = Loc();
+  Peer(t, loc, {{"a", At(5, 100, {0, 1})}}, {{"a", {{2, 40}}}});
+  // A write at a new version that position 2 missed: osd.40's copy is of version 5, useless.
+  t.Update("1.0", "a", At(9, 100, {0, 1}));
+  auto missing = t.Missing("1.0", 10, {});
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].copy_from, cluster::kItemNone);
+  EXPECT_EQ(t.Health(loc, false).misplaced, 0u);
+  // A recovery of the old version does not make position 2 current at the new one.
+  t.MarkRecovered("1.0", "a", 2, 5);
+  EXPECT_EQ(t.Missing("1.0", 10, {}).size(), 1u);
+}
+
+TEST(PgTable, ADownPositionIsUndersizedNotMissing) {
+  PgTable t;
+  const auto loc = Loc({10, 11, cluster::kItemNone});
+  Peer(t, loc, {{"a", At(5, 100, {0, 1})}});
+  const PgHealth h = t.Health(loc, false);
+  EXPECT_EQ(h.state, "active+undersized+degraded");
+  EXPECT_EQ(h.missing, 0u);
+  EXPECT_EQ(h.degraded, 1u);
+  EXPECT_TRUE(t.Missing("1.0", 10, {}).empty());
+  EXPECT_EQ(t.Health(Loc({10, cluster::kItemNone, cluster::kItemNone}), false).state, "down");
+}
+
+TEST(PgTable, ANewIntervalMustPeerAgain) {
+  PgTable t;
+  const auto loc = Loc();
+  Peer(t, loc, {{"a", At(5, 100, {0, 1, 2})}});
+  auto moved = Loc({10, 11, cluster::kItemNone});
+  EXPECT_EQ(t.Health(moved, false).state, "peering");
+  EXPECT_EQ(t.BeginPeering(moved), PgTable::Peer::kMustPeer);
+  t.AbortPeering(moved);
+  EXPECT_EQ(t.BeginPeering(moved), PgTable::Peer::kMustPeer);
+  t.FinishPeering(moved, {}, {});
+  EXPECT_EQ(t.Health(moved, false).objects, 0u);
+}
+
+TEST(PgTable, AForgottenObjectIsUnknownUntilUpdated) {
+  PgTable t;
+  const auto loc = Loc();
+  Peer(t, loc, {{"a", At(5, 100, {0, 1, 2})}});
+  t.Forget("1.0", "a");
+  EXPECT_FALSE(t.Lookup("1.0", "a"));
+  EXPECT_EQ(t.Unknown("1.0", 10), std::vector<std::string>{"a"});
+  t.Update("1.0", "a", At(5, 100, {0, 1, 2}));
+  EXPECT_TRUE(t.Lookup("1.0", "a"));
+  EXPECT_TRUE(t.Unknown("1.0", 10).empty());
+}
+
+}  // namespace
+}  // namespace ec::osd::pg
