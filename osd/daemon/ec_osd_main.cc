@@ -212,6 +212,8 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     ec::osd::pg::PullOptions pl;
     pl.osd_id = c.osd_id;
     pl.helper_timeout = c.osd_subop_timeout;
+    // The objects of one pull request in flight at once: a primary's batch is at most that many.
+    pl.max_active = std::max(1, static_cast<int>(c.osd_recovery_max_active));
     pl.cost.weight_net = po.read_weight_net;
     pl.cost.weight_dev = po.read_weight_dev;
     pull = std::make_unique<ec::osd::pg::PullService>(store.get(), &maps, &metrics, log, pl);

@@ -1,773 +1,430 @@
-#include "osd/pg/primary.h"
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <optional>
-#include <set>
-#include <thread>
-#include <tuple>
-#include <unordered_map>
 
-#include "osd/daemon/op_dispatch.h"
-#include "osd/net/peer_clients.h"
-#include "osd/pg/object_io.h"
-#include "osd/pg/peering.h"
-#include "osd/pg/pg_table.h"
+#include "osd/pg/primary_impl.h"
 #include "osd/pg/write_plan.h"
 
 namespace ec::osd::pg {
-namespace {
 
-using Clock = std::chrono::steady_clock;
-
-std::string CacheKey(std::uint64_t pool, const std::string& object) {
-  return std::to_string(pool) + "/" + object;
+std::map<std::string, PgHealth> Primary::Impl::Health() {
+  std::map<std::string, PgHealth> out;
+  auto locator = Locator(0);
+  if (!locator.ok()) return out;
+  std::set<std::string> recovering;
+  {
+    std::lock_guard lock(rec_mu_);
+    recovering = recovering_;
+  }
+  const cluster::ClusterMap& map = (*locator)->map();
+  for (const auto& [pool_id, pool] : map.pools) {
+    for (std::uint32_t pg = 0; pg < pool.pg_num; ++pg) {
+      auto loc = (*locator)->LocatePg(pool_id, pg);
+      if (!loc.ok() || loc->primary != options_.osd_id) continue;
+      out[loc->pgid] = table_.Health(*loc, recovering.count(loc->pgid) != 0);
+    }
+  }
+  return out;
 }
 
-}  // namespace
+void Primary::Impl::Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
+  const std::size_t key = KeyOf(request.body);
+  dispatcher_.Post(
+      key, [this, req = std::move(request), r = std::move(responder)]() mutable { Run(req, *r); });
+}
 
-class Primary::Impl {
- public:
-  Impl(const cluster::MapHolder* map, MetricsRegistry* metrics, std::shared_ptr<spdlog::logger> log,
-       PrimaryOptions options)
-      : map_(map),
-        metrics_(metrics),
-        log_(log ? std::move(log) : spdlog::default_logger()),
-        options_(std::move(options)),
-        codecs_(options_.plugin_dir),
-        peers_(net::PeerOptions{fmt::format("osd.{}", options_.osd_id),
-                                std::chrono::milliseconds(3000), options_.subop_timeout, 2, 2}),
-        dispatcher_(options_.threads, 0, nullptr, nullptr) {}
+// The map to serve a request of a client at `epoch` with, and the locator for it.
+Result<std::shared_ptr<const cluster::ObjectLocator>> Primary::Impl::Locator(
+    std::uint64_t client_epoch) {
+  auto map = map_->Get();
+  if (static_cast<std::int64_t>(client_epoch) > map->epoch) {
+    map = map_->WaitForEpoch(static_cast<std::int64_t>(client_epoch), options_.map_wait);
+  }
+  std::lock_guard lock(locator_mu_);
+  if (!locator_ || locator_->map().epoch != map->epoch) {
+    auto made = cluster::ObjectLocator::Make(map);
+    if (!made.ok()) return made.status();
+    locator_ = std::move(made).value();
+  }
+  return locator_;
+}
 
-  ~Impl() {
-    {
-      std::lock_guard lock(rec_mu_);
-      stop_ = true;
+// The PG's location when this OSD is its primary; Retryable ESTALE otherwise.
+Result<cluster::PgLocation> Primary::Impl::CheckPrimary(const cluster::ObjectLocator& locator,
+                                                        std::uint64_t pool,
+                                                        const std::string* object,
+                                                        std::uint32_t pg) {
+  auto loc = object ? locator.LocateObject(static_cast<std::int64_t>(pool), *object)
+                    : locator.LocatePg(static_cast<std::int64_t>(pool), pg);
+  if (!loc.ok()) return loc.status();
+  if (loc->primary != options_.osd_id) {
+    return Status::Retryable(
+        ESTALE,
+        fmt::format("osd.{} is not the primary of pg {} at epoch {} (the primary is {})",
+                    options_.osd_id, loc->pgid, locator.map().epoch,
+                    loc->primary == cluster::kItemNone ? std::string("none: no OSD of the PG is up")
+                                                       : "osd." + std::to_string(loc->primary)));
+  }
+  return loc;
+}
+
+// Clients of the up positions of `loc` in `map`.
+Result<std::map<int, std::shared_ptr<net::OsdClient>>> Primary::Impl::Clients(
+    const cluster::ClusterMap& map, const cluster::PgLocation& loc) {
+  std::map<int, std::shared_ptr<net::OsdClient>> out;
+  for (std::size_t p = 0; p < loc.up.size(); ++p) {
+    const int osd = loc.up[p];
+    if (osd == cluster::kItemNone) continue;
+    auto it = map.osds.find(osd);
+    if (it == map.osds.end()) continue;
+    auto client = peers_.Get(osd, it->second.addr);
+    if (!client.ok()) {
+      log_->warn("pg {}: {}", loc.pgid, client.status().message());
+      continue;
     }
-    rec_cv_.notify_all();
-    if (recovery_thread_.joinable()) recovery_thread_.join();
-    dispatcher_.Join();
-    peers_.CloseAll();
+    out[static_cast<int>(p)] = std::move(client).value();
   }
+  return out;
+}
 
-  void StartRecovery() {
-    recovery_thread_ = std::thread([this] { RecoveryLoop(); });
+// Peers the PG of `io` for its current interval unless it is (pg_table.h); other operations on
+// the PG wait meanwhile.
+Status Primary::Impl::EnsurePeered(const cluster::ObjectLocator& locator, const ObjectIo& io) {
+  table_.Observe(locator);
+  if (table_.BeginPeering(*io.loc) == PgTable::Peer::kReady) return Status::OK();
+  auto out = PeerPg(io, Priors(locator, *io.loc));
+  if (!out.ok()) {
+    table_.AbortPeering(*io.loc);
+    return out.status();
   }
+  log_->info("pg {}: peered at epoch {}: {} objects from {} shard entries{}{}", io.loc->pgid,
+             locator.map().epoch, out->objects.size(), out->scanned_entries,
+             out->unfound.empty() ? "" : fmt::format(", {} unfound", out->unfound.size()),
+             out->copies.empty()
+                 ? ""
+                 : fmt::format(", {} objects to copy from prior OSDs", out->copies.size()));
+  table_.FinishPeering(*io.loc, std::move(out->objects), std::move(out->unfound),
+                       std::move(out->copies));
+  return Status::OK();
+}
 
-  std::map<std::string, PgHealth> Health() {
-    std::map<std::string, PgHealth> out;
-    auto locator = Locator(0);
-    if (!locator.ok()) return out;
-    std::set<std::string> recovering;
-    {
-      std::lock_guard lock(rec_mu_);
-      recovering = recovering_;
+// The OSDs that held a position of the PG in the maps this process received before `locator`'s
+// (MapHolder::Recent) and are up now but no longer hold it: backfill may copy from them.
+PriorClients Primary::Impl::Priors(const cluster::ObjectLocator& locator,
+                                   const cluster::PgLocation& loc) {
+  PriorClients out;
+  const cluster::ClusterMap& now = locator.map();
+  for (const auto& past : PastLocators(now.epoch)) {
+    auto then = past->LocatePg(loc.pool_id, loc.pg);
+    if (!then.ok() || then->acting.size() != loc.acting.size()) continue;
+    for (std::size_t p = 0; p < loc.acting.size(); ++p) {
+      const int osd = then->acting[p];
+      if (osd == cluster::kItemNone || osd == loc.acting[p]) continue;
+      auto entry = now.osds.find(osd);
+      if (entry == now.osds.end() || !entry->second.up) continue;
+      auto client = peers_.Get(osd, entry->second.addr);
+      if (client.ok()) out[static_cast<int>(p)][osd] = std::move(client).value();
     }
-    const cluster::ClusterMap& map = (*locator)->map();
-    for (const auto& [pool_id, pool] : map.pools) {
-      for (std::uint32_t pg = 0; pg < pool.pg_num; ++pg) {
-        auto loc = (*locator)->LocatePg(pool_id, pg);
-        if (!loc.ok() || loc->primary != options_.osd_id) continue;
-        out[loc->pgid] = table_.Health(*loc, recovering.count(loc->pgid) != 0);
-      }
+  }
+  return out;
+}
+
+// Locators of the maps received before `epoch`, newest first (made once per map).
+std::vector<std::shared_ptr<const cluster::ObjectLocator>> Primary::Impl::PastLocators(
+    std::int64_t epoch) {
+  std::vector<std::shared_ptr<const cluster::ObjectLocator>> out;
+  const auto recent = map_->Recent();
+  std::lock_guard lock(locator_mu_);
+  std::map<std::int64_t, std::shared_ptr<const cluster::ObjectLocator>> kept;
+  for (auto m = recent.rbegin(); m != recent.rend(); ++m) {
+    if ((*m)->epoch >= epoch) continue;
+    auto it = past_locators_.find((*m)->epoch);
+    std::shared_ptr<const cluster::ObjectLocator> l;
+    if (it != past_locators_.end()) {
+      l = it->second;
+    } else {
+      auto made = cluster::ObjectLocator::Make(*m);
+      if (!made.ok()) continue;
+      l = std::move(made).value();
     }
-    return out;
+    kept[(*m)->epoch] = l;
+    out.push_back(std::move(l));
   }
+  past_locators_ = std::move(kept);
+  return out;
+}
 
-  void Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
-    const std::size_t key = KeyOf(request.body);
-    dispatcher_.Post(key, [this, req = std::move(request), r = std::move(responder)]() mutable {
-      Run(req, *r);
-    });
+// Fills in the PG-wide parts of `p` (codec, clients, own position) from p.locator and p.loc.
+Status Primary::Impl::FillPg(Prepared& p) {
+  const cluster::ClusterMap& map = p.locator->map();
+  const cluster::Pool& pool_entry = map.pools.at(p.loc.pool_id);
+  p.pool_name = pool_entry.name;
+  auto codec = codecs_.Get(map, pool_entry);
+  if (!codec.ok()) return codec.status();
+  p.codec = *codec;
+  auto clients = Clients(map, p.loc);
+  if (!clients.ok()) return clients.status();
+  p.io.loc = &p.loc;
+  p.io.codec = p.codec.get();
+  p.io.clients = std::move(clients).value();
+  for (std::size_t i = 0; i < p.loc.acting.size(); ++i) {
+    if (p.loc.acting[i] == options_.osd_id) p.io.self_position = static_cast<int>(i);
   }
+  p.io.timeout = options_.subop_timeout;
+  p.io.store = options_.store;
+  p.io.cost.weight_net = options_.read_weight_net;
+  p.io.cost.weight_dev = options_.read_weight_dev;
+  return Status::OK();
+}
 
- private:
-  static std::size_t KeyOf(const net::RequestBody& body) {
-    return std::visit(
-        [](const auto& b) -> std::size_t {
-          using T = std::decay_t<decltype(b)>;
-          if constexpr (std::is_same_v<T, net::ObjWriteRequest> ||
-                        std::is_same_v<T, net::ObjReadRequest> ||
-                        std::is_same_v<T, net::ObjStatRequest> ||
-                        std::is_same_v<T, net::ObjRemoveRequest>) {
-            return std::hash<std::string>()(CacheKey(b.pool, b.object));
-          } else if constexpr (std::is_same_v<T, net::ObjListRequest>) {
-            return std::hash<std::string>()(std::to_string(b.pool) + "#" + std::to_string(b.pg));
-          } else {
-            return 0;
-          }
-        },
-        body);
+Result<Primary::Impl::Prepared> Primary::Impl::Prepare(std::uint64_t pool, std::uint64_t epoch,
+                                                       const std::string& object, bool write) {
+  Prepared p;
+  if (object.size() > cluster::kMaxObjectNameLen) {
+    return Status::Error(ENAMETOOLONG, fmt::format("object name of {} bytes, above the limit of {}",
+                                                   object.size(), cluster::kMaxObjectNameLen));
   }
-
-  // The map to serve a request of a client at `epoch` with, and the locator for it.
-  Result<std::shared_ptr<const cluster::ObjectLocator>> Locator(std::uint64_t client_epoch) {
-    auto map = map_->Get();
-    if (static_cast<std::int64_t>(client_epoch) > map->epoch) {
-      map = map_->WaitForEpoch(static_cast<std::int64_t>(client_epoch), options_.map_wait);
+  auto locator = Locator(epoch);
+  if (!locator.ok()) return locator.status();
+  p.locator = *locator;
+  auto loc = CheckPrimary(*p.locator, pool, &object, 0);
+  if (!loc.ok()) return loc.status();
+  // A write waits for min_size shards up (the map changing), as Ceph's PG does.
+  const auto deadline = Clock::now() + options_.min_size_wait;
+  while (write && loc->up_count() < loc->min_size) {
+    const auto left = deadline - Clock::now();
+    if (left <= Clock::duration::zero()) {
+      return Status::Error(EAGAIN, fmt::format("pg {} has {} shard(s) up, fewer than min_size "
+                                               "{}; gave up after {} s",
+                                               loc->pgid, loc->up_count(), loc->min_size,
+                                               options_.min_size_wait.count() / 1000.0));
     }
-    std::lock_guard lock(locator_mu_);
-    if (!locator_ || locator_->map().epoch != map->epoch) {
-      auto made = cluster::ObjectLocator::Make(map);
-      if (!made.ok()) return made.status();
-      locator_ = std::move(made).value();
-    }
-    return locator_;
-  }
-
-  // The PG's location when this OSD is its primary; Retryable ESTALE otherwise.
-  Result<cluster::PgLocation> CheckPrimary(const cluster::ObjectLocator& locator,
-                                           std::uint64_t pool, const std::string* object,
-                                           std::uint32_t pg) {
-    auto loc = object ? locator.LocateObject(static_cast<std::int64_t>(pool), *object)
-                      : locator.LocatePg(static_cast<std::int64_t>(pool), pg);
-    if (!loc.ok()) return loc.status();
-    if (loc->primary != options_.osd_id) {
-      return Status::Retryable(
-          ESTALE, fmt::format("osd.{} is not the primary of pg {} at epoch {} (the primary is {})",
-                              options_.osd_id, loc->pgid, locator.map().epoch,
-                              loc->primary == cluster::kItemNone
-                                  ? std::string("none: no OSD of the PG is up")
-                                  : "osd." + std::to_string(loc->primary)));
-    }
-    return loc;
-  }
-
-  // Clients of the up positions of `loc` in `map`.
-  Result<std::map<int, std::shared_ptr<net::OsdClient>>> Clients(const cluster::ClusterMap& map,
-                                                                 const cluster::PgLocation& loc) {
-    std::map<int, std::shared_ptr<net::OsdClient>> out;
-    for (std::size_t p = 0; p < loc.up.size(); ++p) {
-      const int osd = loc.up[p];
-      if (osd == cluster::kItemNone) continue;
-      auto it = map.osds.find(osd);
-      if (it == map.osds.end()) continue;
-      auto client = peers_.Get(osd, it->second.addr);
-      if (!client.ok()) {
-        log_->warn("pg {}: {}", loc.pgid, client.status().message());
-        continue;
-      }
-      out[static_cast<int>(p)] = std::move(client).value();
-    }
-    return out;
-  }
-
-  std::uint64_t NextVersion(std::int64_t epoch) {
-    return (static_cast<std::uint64_t>(epoch) << 32) | (++sequence_ & 0xffffffffu);
-  }
-
-  // Peers the PG of `io` for its current interval unless it is (pg_table.h); other operations on
-  // the PG wait meanwhile.
-  Status EnsurePeered(const cluster::ObjectLocator& locator, const ObjectIo& io) {
-    table_.Observe(locator);
-    if (table_.BeginPeering(*io.loc) == PgTable::Peer::kReady) return Status::OK();
-    auto out = PeerPg(io, Priors(locator, *io.loc));
-    if (!out.ok()) {
-      table_.AbortPeering(*io.loc);
-      return out.status();
-    }
-    log_->info("pg {}: peered at epoch {}: {} objects from {} shard entries{}{}", io.loc->pgid,
-               locator.map().epoch, out->objects.size(), out->scanned_entries,
-               out->unfound.empty() ? "" : fmt::format(", {} unfound", out->unfound.size()),
-               out->copies.empty()
-                   ? ""
-                   : fmt::format(", {} objects to copy from prior OSDs", out->copies.size()));
-    table_.FinishPeering(*io.loc, std::move(out->objects), std::move(out->unfound),
-                         std::move(out->copies));
-    return Status::OK();
-  }
-
-  // The OSDs that held a position of the PG in the maps this process received before `locator`'s
-  // (MapHolder::Recent) and are up now but no longer hold it: backfill may copy from them.
-  PriorClients Priors(const cluster::ObjectLocator& locator, const cluster::PgLocation& loc) {
-    PriorClients out;
-    const cluster::ClusterMap& now = locator.map();
-    for (const auto& past : PastLocators(now.epoch)) {
-      auto then = past->LocatePg(loc.pool_id, loc.pg);
-      if (!then.ok() || then->acting.size() != loc.acting.size()) continue;
-      for (std::size_t p = 0; p < loc.acting.size(); ++p) {
-        const int osd = then->acting[p];
-        if (osd == cluster::kItemNone || osd == loc.acting[p]) continue;
-        auto entry = now.osds.find(osd);
-        if (entry == now.osds.end() || !entry->second.up) continue;
-        auto client = peers_.Get(osd, entry->second.addr);
-        if (client.ok()) out[static_cast<int>(p)][osd] = std::move(client).value();
-      }
-    }
-    return out;
-  }
-
-  // Locators of the maps received before `epoch`, newest first (made once per map).
-  std::vector<std::shared_ptr<const cluster::ObjectLocator>> PastLocators(std::int64_t epoch) {
-    std::vector<std::shared_ptr<const cluster::ObjectLocator>> out;
-    const auto recent = map_->Recent();
-    std::lock_guard lock(locator_mu_);
-    std::map<std::int64_t, std::shared_ptr<const cluster::ObjectLocator>> kept;
-    for (auto m = recent.rbegin(); m != recent.rend(); ++m) {
-      if ((*m)->epoch >= epoch) continue;
-      auto it = past_locators_.find((*m)->epoch);
-      std::shared_ptr<const cluster::ObjectLocator> l;
-      if (it != past_locators_.end()) {
-        l = it->second;
-      } else {
-        auto made = cluster::ObjectLocator::Make(*m);
-        if (!made.ok()) continue;
-        l = std::move(made).value();
-      }
-      kept[(*m)->epoch] = l;
-      out.push_back(std::move(l));
-    }
-    past_locators_ = std::move(kept);
-    return out;
-  }
-
-  // Everything an object operation needs, ready: location, codec, clients, state.
-  struct Prepared {
-    std::shared_ptr<const cluster::ObjectLocator> locator;
-    cluster::PgLocation loc;
-    std::shared_ptr<const PoolCodec> codec;
-    ObjectIo io;
-    ObjectState state;
-    std::string key;
-    std::string pool_name;
-  };
-
-  // Fills in the PG-wide parts of `p` (codec, clients, own position) from p.locator and p.loc.
-  Status FillPg(Prepared& p) {
-    const cluster::ClusterMap& map = p.locator->map();
-    const cluster::Pool& pool_entry = map.pools.at(p.loc.pool_id);
-    p.pool_name = pool_entry.name;
-    auto codec = codecs_.Get(map, pool_entry);
-    if (!codec.ok()) return codec.status();
-    p.codec = *codec;
-    auto clients = Clients(map, p.loc);
-    if (!clients.ok()) return clients.status();
-    p.io.loc = &p.loc;
-    p.io.codec = p.codec.get();
-    p.io.clients = std::move(clients).value();
-    for (std::size_t i = 0; i < p.loc.acting.size(); ++i) {
-      if (p.loc.acting[i] == options_.osd_id) p.io.self_position = static_cast<int>(i);
-    }
-    p.io.timeout = options_.subop_timeout;
-    p.io.store = options_.store;
-    p.io.cost.weight_net = options_.read_weight_net;
-    p.io.cost.weight_dev = options_.read_weight_dev;
-    return Status::OK();
-  }
-
-  Result<Prepared> Prepare(std::uint64_t pool, std::uint64_t epoch, const std::string& object,
-                           bool write) {
-    Prepared p;
-    if (object.size() > cluster::kMaxObjectNameLen) {
-      return Status::Error(
-          ENAMETOOLONG, fmt::format("object name of {} bytes, above the limit of {}", object.size(),
-                                    cluster::kMaxObjectNameLen));
-    }
-    auto locator = Locator(epoch);
+    const std::int64_t now_epoch = p.locator->map().epoch;
+    map_->WaitForEpoch(now_epoch + 1, std::chrono::duration_cast<std::chrono::milliseconds>(left));
+    locator = Locator(0);
     if (!locator.ok()) return locator.status();
     p.locator = *locator;
-    auto loc = CheckPrimary(*p.locator, pool, &object, 0);
+    loc = CheckPrimary(*p.locator, pool, &object, 0);
     if (!loc.ok()) return loc.status();
-    // A write waits for min_size shards up (the map changing), as Ceph's PG does.
-    const auto deadline = Clock::now() + options_.min_size_wait;
-    while (write && loc->up_count() < loc->min_size) {
-      const auto left = deadline - Clock::now();
-      if (left <= Clock::duration::zero()) {
-        return Status::Error(EAGAIN, fmt::format("pg {} has {} shard(s) up, fewer than min_size "
-                                                 "{}; gave up after {} s",
-                                                 loc->pgid, loc->up_count(), loc->min_size,
-                                                 options_.min_size_wait.count() / 1000.0));
-      }
-      const std::int64_t now_epoch = p.locator->map().epoch;
-      map_->WaitForEpoch(now_epoch + 1,
-                         std::chrono::duration_cast<std::chrono::milliseconds>(left));
-      locator = Locator(0);
-      if (!locator.ok()) return locator.status();
-      p.locator = *locator;
-      loc = CheckPrimary(*p.locator, pool, &object, 0);
-      if (!loc.ok()) return loc.status();
-    }
-    p.loc = std::move(loc).value();
-    EC_RETURN_IF_ERROR(FillPg(p));
-    p.io.object = object;
-    p.key = CacheKey(pool, object);
-    Fix(p);
-    EC_RETURN_IF_ERROR(EnsurePeered(*p.locator, p.io));
-    auto known = table_.Lookup(p.loc.pgid, object);
-    if (known) {
-      p.state = *known;
-    } else {
-      auto st = ResolveObject(p.io);
-      if (!st.ok()) return st.status();
-      p.state = *st;
-    }
-    if (!known) Remember(p, p.state);
-    return p;
   }
-
-  // The Prepared's ObjectIo points into the Prepared itself: fix it after a move.
-  static void Fix(Prepared& p) { p.io.loc = &p.loc; }
-
-  void Remember(const Prepared& p, const ObjectState& st) {
-    table_.Update(p.loc.pgid, p.io.object, st);
+  p.loc = std::move(loc).value();
+  EC_RETURN_IF_ERROR(FillPg(p));
+  p.io.object = object;
+  p.key = CacheKey(pool, object);
+  Fix(p);
+  EC_RETURN_IF_ERROR(EnsurePeered(*p.locator, p.io));
+  auto known = table_.Lookup(p.loc.pgid, object);
+  if (known) {
+    p.state = *known;
+  } else {
+    auto st = ResolveObject(p.io);
+    if (!st.ok()) return st.status();
+    p.state = *st;
   }
-  void Forget(const Prepared& p) { table_.Forget(p.loc.pgid, p.io.object); }
+  if (!known) Remember(p, p.state);
+  return p;
+}
 
-  void CountHealed(const std::string& pool, std::uint64_t shards) {
+void Primary::Impl::CountOp(const std::string& pool, const char* op) {
+  metrics_
+      ->GetCounter("ecstore_pool_ops_total", "Object operations served as primary",
+                   {{"pool", pool}, {"op", op}})
+      .Inc();
+}
+
+void Primary::Impl::Run(const net::Request& req, net::Responder& responder) {
+  std::visit(
+      [&](const auto& b) {
+        using T = std::decay_t<decltype(b)>;
+        if constexpr (std::is_same_v<T, net::ObjWriteRequest>) {
+          (void)responder.Send(Write(b, req.payload));
+        } else if constexpr (std::is_same_v<T, net::ObjReadRequest>) {
+          Read(b, responder);
+        } else if constexpr (std::is_same_v<T, net::ObjStatRequest>) {
+          (void)responder.Send(Stat(b));
+        } else if constexpr (std::is_same_v<T, net::ObjRemoveRequest>) {
+          (void)responder.Send(Remove(b));
+        } else if constexpr (std::is_same_v<T, net::ObjListRequest>) {
+          (void)responder.Send(List(b));
+        } else {
+          (void)responder.SendError(Status::Invalid("not an object request"));
+        }
+      },
+      req.body);
+}
+
+net::ObjWriteReply Primary::Impl::Write(const net::ObjWriteRequest& r, const Buffer& data) {
+  net::ObjWriteReply reply;
+  auto p = Prepare(r.pool, r.epoch, r.object, true);
+  if (!p.ok()) {
+    reply.status = p.status();
+    return reply;
+  }
+  Fix(*p);
+  CountOp(p->pool_name, "write");
+  auto plan = PlanWrite(p->codec->layout, p->state.exists, p->state.size, r.mode, r.offset,
+                        data.size(), options_.max_object_size);
+  if (!plan.ok()) {
+    reply.status = plan.status();
+    return reply;
+  }
+  const std::uint64_t version = NextVersion(p->locator->map().epoch);
+  if (version <= p->state.version) {
+    Forget(*p);
+    reply.status = Status::Retryable(
+        ESTALE, fmt::format("object {} is at version {}, newer than this OSD's map", r.object,
+                            p->state.version));
+    return reply;
+  }
+  auto next = WriteObject(p->io, p->state, *plan, data, version, p->loc.min_size);
+  if (!next.ok()) {
+    Forget(*p);
+    reply.status = next.status();
+    return reply;
+  }
+  Remember(*p, *next);
+  if (next->delta) {
     metrics_
-        ->GetCounter(
-            "ecstore_pool_shards_healed_total",
-            "Stale shards rewritten at their object's version when the object was accessed",
-            {{"pool", pool}})
-        .Inc(shards);
-  }
-
-  void CountOp(const std::string& pool, const char* op) {
-    metrics_
-        ->GetCounter("ecstore_pool_ops_total", "Object operations served as primary",
-                     {{"pool", pool}, {"op", op}})
+        ->GetCounter("ecstore_pool_delta_writes_total",
+                     "Small overwrites that updated parity by delta", {{"pool", p->pool_name}})
         .Inc();
   }
+  reply.version = next->version;
+  reply.object_size = next->size;
+  return reply;
+}
 
-  void Run(const net::Request& req, net::Responder& responder) {
-    std::visit(
-        [&](const auto& b) {
-          using T = std::decay_t<decltype(b)>;
-          if constexpr (std::is_same_v<T, net::ObjWriteRequest>) {
-            (void)responder.Send(Write(b, req.payload));
-          } else if constexpr (std::is_same_v<T, net::ObjReadRequest>) {
-            Read(b, responder);
-          } else if constexpr (std::is_same_v<T, net::ObjStatRequest>) {
-            (void)responder.Send(Stat(b));
-          } else if constexpr (std::is_same_v<T, net::ObjRemoveRequest>) {
-            (void)responder.Send(Remove(b));
-          } else if constexpr (std::is_same_v<T, net::ObjListRequest>) {
-            (void)responder.Send(List(b));
-          } else {
-            (void)responder.SendError(Status::Invalid("not an object request"));
-          }
-        },
-        req.body);
+void Primary::Impl::Read(const net::ObjReadRequest& r, net::Responder& responder) {
+  auto p = Prepare(r.pool, r.epoch, r.object, false);
+  if (!p.ok()) {
+    (void)responder.SendError(p.status());
+    return;
   }
+  Fix(*p);
+  CountOp(p->pool_name, "read");
+  const std::uint64_t length = r.length == 0 ? UINT64_MAX : r.length;
+  auto got = ReadObject(p->io, p->state, r.offset, length);
+  if (!got.ok()) {
+    // A shard that failed may have changed under the cached state: ask again next time.
+    Forget(*p);
+    (void)responder.SendError(got.status());
+    return;
+  }
+  if (got->degraded) {
+    const Labels labels{{"pool", p->pool_name}};
+    metrics_->GetCounter("ecstore_pool_degraded_reads_total", "Reads that rebuilt data", labels)
+        .Inc();
+    metrics_
+        ->GetCounter("ecstore_pool_degraded_read_network_bytes_total",
+                     "Bytes degraded reads fetched from other OSDs", labels)
+        .Inc(got->network_bytes);
+    metrics_
+        ->GetCounter("ecstore_pool_degraded_read_device_bytes_total",
+                     "Device bytes (4 KiB blocks) degraded reads made the OSDs read", labels)
+        .Inc(got->device_bytes);
+  }
+  net::ObjReadReply reply;
+  reply.version = p->state.version;
+  reply.object_size = p->state.size;
+  reply.degraded = got->degraded;
+  reply.network_bytes = got->network_bytes;
+  reply.device_bytes = got->device_bytes;
+  std::vector<Buffer> payload;
+  payload.push_back(std::move(got->bytes));
+  (void)responder.Send(std::move(reply), std::move(payload));
+}
 
-  net::ObjWriteReply Write(const net::ObjWriteRequest& r, const Buffer& data) {
-    net::ObjWriteReply reply;
-    auto p = Prepare(r.pool, r.epoch, r.object, true);
-    if (!p.ok()) {
-      reply.status = p.status();
-      return reply;
-    }
-    Fix(*p);
-    CountOp(p->pool_name, "write");
-    auto plan = PlanWrite(p->codec->layout, p->state.exists, p->state.size, r.mode, r.offset,
-                          data.size(), options_.max_object_size);
-    if (!plan.ok()) {
-      reply.status = plan.status();
-      return reply;
-    }
-    const std::uint64_t version = NextVersion(p->locator->map().epoch);
-    if (version <= p->state.version) {
-      Forget(*p);
-      reply.status = Status::Retryable(
-          ESTALE, fmt::format("object {} is at version {}, newer than this OSD's map", r.object,
-                              p->state.version));
-      return reply;
-    }
-    auto next = WriteObject(p->io, p->state, *plan, data, version, p->loc.min_size);
-    if (!next.ok()) {
-      Forget(*p);
-      reply.status = next.status();
-      return reply;
-    }
-    Remember(*p, *next);
-    if (next->delta) {
-      metrics_
-          ->GetCounter("ecstore_pool_delta_writes_total",
-                       "Small overwrites that updated parity by delta", {{"pool", p->pool_name}})
-          .Inc();
-    }
-    reply.version = next->version;
-    reply.object_size = next->size;
+net::ObjStatReply Primary::Impl::Stat(const net::ObjStatRequest& r) {
+  net::ObjStatReply reply;
+  auto p = Prepare(r.pool, r.epoch, r.object, false);
+  if (!p.ok()) {
+    reply.status = p.status();
     return reply;
   }
-
-  void Read(const net::ObjReadRequest& r, net::Responder& responder) {
-    auto p = Prepare(r.pool, r.epoch, r.object, false);
-    if (!p.ok()) {
-      (void)responder.SendError(p.status());
-      return;
-    }
-    Fix(*p);
-    CountOp(p->pool_name, "read");
-    const std::uint64_t length = r.length == 0 ? UINT64_MAX : r.length;
-    auto got = ReadObject(p->io, p->state, r.offset, length);
-    if (!got.ok()) {
-      // A shard that failed may have changed under the cached state: ask again next time.
-      Forget(*p);
-      (void)responder.SendError(got.status());
-      return;
-    }
-    if (got->degraded) {
-      const Labels labels{{"pool", p->pool_name}};
-      metrics_->GetCounter("ecstore_pool_degraded_reads_total", "Reads that rebuilt data", labels)
-          .Inc();
-      metrics_
-          ->GetCounter("ecstore_pool_degraded_read_network_bytes_total",
-                       "Bytes degraded reads fetched from other OSDs", labels)
-          .Inc(got->network_bytes);
-      metrics_
-          ->GetCounter("ecstore_pool_degraded_read_device_bytes_total",
-                       "Device bytes (4 KiB blocks) degraded reads made the OSDs read", labels)
-          .Inc(got->device_bytes);
-    }
-    net::ObjReadReply reply;
-    reply.version = p->state.version;
-    reply.object_size = p->state.size;
-    reply.degraded = got->degraded;
-    reply.network_bytes = got->network_bytes;
-    reply.device_bytes = got->device_bytes;
-    std::vector<Buffer> payload;
-    payload.push_back(std::move(got->bytes));
-    (void)responder.Send(std::move(reply), std::move(payload));
-  }
-
-  net::ObjStatReply Stat(const net::ObjStatRequest& r) {
-    net::ObjStatReply reply;
-    auto p = Prepare(r.pool, r.epoch, r.object, false);
-    if (!p.ok()) {
-      reply.status = p.status();
-      return reply;
-    }
-    CountOp(p->pool_name, "stat");
-    if (!p->state.exists) {
-      reply.status =
-          Status::NotFound(fmt::format("object {} does not exist in pg {}", r.object, p->loc.pgid));
-      return reply;
-    }
-    reply.version = p->state.version;
-    reply.size = p->state.size;
+  CountOp(p->pool_name, "stat");
+  if (!p->state.exists) {
+    reply.status =
+        Status::NotFound(fmt::format("object {} does not exist in pg {}", r.object, p->loc.pgid));
     return reply;
   }
+  reply.version = p->state.version;
+  reply.size = p->state.size;
+  return reply;
+}
 
-  net::ObjRemoveReply Remove(const net::ObjRemoveRequest& r) {
-    net::ObjRemoveReply reply;
-    auto p = Prepare(r.pool, r.epoch, r.object, true);
-    if (!p.ok()) {
-      reply.status = p.status();
-      return reply;
-    }
-    Fix(*p);
-    CountOp(p->pool_name, "remove");
-    const std::uint64_t version = NextVersion(p->locator->map().epoch);
-    if (p->state.exists && version <= p->state.version) {
-      Forget(*p);
-      reply.status = Status::Retryable(ESTALE, "object version newer than this OSD's map");
-      return reply;
-    }
-    auto next = RemoveObject(p->io, p->state, version, p->loc.min_size);
-    if (!next.ok()) {
-      if (next.status().code() != ENOENT) Forget(*p);
-      reply.status = next.status();
-      return reply;
-    }
-    Remember(*p, *next);
-    reply.version = next->version;
+net::ObjRemoveReply Primary::Impl::Remove(const net::ObjRemoveRequest& r) {
+  net::ObjRemoveReply reply;
+  auto p = Prepare(r.pool, r.epoch, r.object, true);
+  if (!p.ok()) {
+    reply.status = p.status();
     return reply;
   }
-
-  net::ObjListReply List(const net::ObjListRequest& r) {
-    net::ObjListReply reply;
-    auto locator = Locator(r.epoch);
-    if (!locator.ok()) {
-      reply.status = locator.status();
-      return reply;
-    }
-    auto loc = CheckPrimary(**locator, r.pool, nullptr, r.pg);
-    if (!loc.ok()) {
-      reply.status = loc.status();
-      return reply;
-    }
-    auto clients = Clients((*locator)->map(), *loc);
-    if (!clients.ok()) {
-      reply.status = clients.status();
-      return reply;
-    }
-    // The union of the shards' lists: an object is listed when any up shard has it (a shard that
-    // missed a write may lack it; one in the middle of a create may have it first).
-    std::set<std::string> names;
-    for (const auto& [pos, client] : *clients) {
-      std::string cursor;
-      for (;;) {
-        net::ListRequest lr;
-        lr.collection = loc->collection;
-        lr.cursor = cursor;
-        lr.max_entries = 1024;
-        net::CallOptions call;
-        call.timeout = options_.subop_timeout;
-        auto page = client->List(std::move(lr), call);
-        if (!page.ok()) break;  // a missing collection or a dead OSD: the others list
-        for (const net::ListEntry& e : page->entries) names.insert(e.object);
-        if (page->end) break;
-        cursor = page->next_cursor;
-      }
-    }
-    auto it = names.upper_bound(r.cursor);
-    while (it != names.end() && reply.objects.size() < r.max_entries) {
-      reply.objects.push_back(*it++);
-    }
-    reply.end = it == names.end();
-    reply.next_cursor = reply.end ? std::string() : reply.objects.back();
+  Fix(*p);
+  CountOp(p->pool_name, "remove");
+  const std::uint64_t version = NextVersion(p->locator->map().epoch);
+  if (p->state.exists && version <= p->state.version) {
+    Forget(*p);
+    reply.status = Status::Retryable(ESTALE, "object version newer than this OSD's map");
     return reply;
   }
+  auto next = RemoveObject(p->io, p->state, version, p->loc.min_size);
+  if (!next.ok()) {
+    if (next.status().code() != ENOENT) Forget(*p);
+    reply.status = next.status();
+    return reply;
+  }
+  Remember(*p, *next);
+  reply.version = next->version;
+  return reply;
+}
 
-  // --- Background peering and recovery (issue 15 items 1-4) ---
-
-  void RecoveryLoop() {
+net::ObjListReply Primary::Impl::List(const net::ObjListRequest& r) {
+  net::ObjListReply reply;
+  auto locator = Locator(r.epoch);
+  if (!locator.ok()) {
+    reply.status = locator.status();
+    return reply;
+  }
+  auto loc = CheckPrimary(**locator, r.pool, nullptr, r.pg);
+  if (!loc.ok()) {
+    reply.status = loc.status();
+    return reply;
+  }
+  auto clients = Clients((*locator)->map(), *loc);
+  if (!clients.ok()) {
+    reply.status = clients.status();
+    return reply;
+  }
+  // The union of the shards' lists: an object is listed when any up shard has it (a shard that
+  // missed a write may lack it; one in the middle of a create may have it first).
+  std::set<std::string> names;
+  for (const auto& [pos, client] : *clients) {
+    std::string cursor;
     for (;;) {
-      bool worked = false;
-      const auto t0 = Clock::now();
-      std::uint64_t bytes = 0;
-      if (!Stopping()) worked = RecoverRound(&bytes);
-      std::unique_lock lock(rec_mu_);
-      if (stop_) return;
-      auto wait = worked ? options_.recovery.sleep : options_.recovery.idle_poll;
-      if (worked && options_.recovery.bytes_per_sec > 0) {
-        // Spread the bytes just rebuilt over as long as the cap allows.
-        const auto due =
-            std::chrono::microseconds(bytes * 1000000 / options_.recovery.bytes_per_sec);
-        const auto spent = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
-        if (due > spent + wait)
-          wait = std::chrono::duration_cast<std::chrono::milliseconds>(due - spent);
-      }
-      const std::int64_t epoch = map_->epoch();
-      rec_cv_.wait_for(lock, wait, [&] { return stop_ || (!worked && map_->epoch() != epoch); });
-      if (stop_) return;
-    }
-  }
-
-  bool Stopping() {
-    std::lock_guard lock(rec_mu_);
-    return stop_;
-  }
-
-  // One round: every PG this OSD is primary of is peered; up to max_backfills PGs with missing
-  // shards get one batch of pulls each (all sent at once). Returns whether any work was done.
-  bool RecoverRound(std::uint64_t* rebuilt) {
-    auto locator = Locator(0);
-    if (!locator.ok()) return false;
-    table_.Observe(**locator);
-    const cluster::ClusterMap& map = (*locator)->map();
-    std::vector<Prepared> work;
-    for (const auto& [pool_id, pool] : map.pools) {
-      for (std::uint32_t pg = 0; pg < pool.pg_num && !Stopping(); ++pg) {
-        auto loc = (*locator)->LocatePg(pool_id, pg);
-        if (!loc.ok() || loc->primary != options_.osd_id) continue;
-        Prepared p;
-        p.locator = *locator;
-        p.loc = std::move(loc).value();
-        if (!FillPg(p).ok()) continue;
-        Fix(p);
-        Status peered = EnsurePeered(*p.locator, p.io);
-        if (!peered.ok()) {
-          log_->warn("pg {}: peering: {}", p.loc.pgid, peered.message());
-          continue;
-        }
-        if (static_cast<int>(work.size()) < options_.recovery.max_backfills && HasRecoveryWork(p)) {
-          work.push_back(std::move(p));
-          Fix(work.back());
-        }
-      }
-    }
-    if (work.empty()) return false;
-    {
-      std::lock_guard lock(rec_mu_);
-      for (const Prepared& p : work) recovering_.insert(p.loc.pgid);
-    }
-    std::vector<std::thread> threads;
-    std::atomic<std::uint64_t> bytes{0};
-    for (Prepared& p : work) {
-      threads.emplace_back([this, &p, &bytes] { bytes += RecoverPg(p); });
-    }
-    for (std::thread& t : threads) t.join();
-    {
-      std::lock_guard lock(rec_mu_);
-      recovering_.clear();
-    }
-    *rebuilt = bytes.load();
-    return true;
-  }
-
-  bool HasRecoveryWork(const Prepared& p) {
-    if (!table_.Unknown(p.loc.pgid, 1).empty()) return true;
-    return !table_.Missing(p.loc.pgid, 1, Backoff(p.loc.pgid)).empty();
-  }
-
-  // Objects of the PG whose last recovery failed, not to be tried again yet.
-  std::set<std::string> Backoff(const std::string& pgid) {
-    std::lock_guard lock(rec_mu_);
-    const auto now = Clock::now();
-    std::erase_if(retry_after_, [&](const auto& e) { return e.second <= now; });
-    std::set<std::string> out;
-    for (const auto& [key, when] : retry_after_) {
-      if (key.first == pgid) out.insert(key.second);
-    }
-    return out;
-  }
-  void BackOff(const std::string& pgid, const std::string& object) {
-    std::lock_guard lock(rec_mu_);
-    retry_after_[{pgid, object}] = Clock::now() + std::chrono::seconds(1);
-  }
-
-  // One batch of the PG's recovery: unknown objects are settled; removed objects' stale shards
-  // are removed by the primary (nothing to pull); every other missing shard is pulled by its
-  // OSD, max_active objects per position, in one SubPull per position and helper set. Returns
-  // the bytes rebuilt.
-  std::uint64_t RecoverPg(Prepared& p) {
-    for (const std::string& name : table_.Unknown(p.loc.pgid, options_.recovery.max_active)) {
-      ObjectIo one = p.io;
-      one.object = name;
-      auto st = ResolveObject(one);
-      if (st.ok()) {
-        table_.Update(p.loc.pgid, name, *st);
-      } else {
-        BackOff(p.loc.pgid, name);
-      }
-    }
-    const std::size_t max = static_cast<std::size_t>(options_.recovery.max_active);
-    auto missing = table_.Missing(p.loc.pgid, max * p.loc.acting.size(), Backoff(p.loc.pgid));
-    // (position, copy source, the object's current positions) -> its objects
-    std::map<std::tuple<int, int, std::vector<int>>, std::vector<MissingShard>> groups;
-    for (MissingShard& m : missing) {
-      if (!m.state.exists) {
-        ObjectIo one = p.io;
-        one.object = m.object;
-        ObjectState healed = HealStale(one, m.state, options_.max_object_size);
-        if (healed.stale.count(m.position) == 0) {
-          table_.MarkRecovered(p.loc.pgid, m.object, m.position, m.state.version);
-        } else {
-          BackOff(p.loc.pgid, m.object);
-        }
-        continue;
-      }
-      auto& g = groups[{m.position, m.copy_from, m.state.current}];
-      std::uint64_t bytes = 0;
-      for (const MissingShard& o : g) bytes += o.state.size;
-      if (g.size() < max && (g.empty() || bytes + m.state.size <= options_.recovery.max_chunk)) {
-        g.push_back(std::move(m));
-      }
-    }
-    const cluster::ClusterMap& map = p.locator->map();
-    struct Sent {
-      int position;
-      std::vector<MissingShard> objects;
-      std::optional<Result<net::SubPullReply>> reply;
-    };
-    std::vector<Sent> sent;
-    for (auto& [key, objects] : groups) {
-      const int position = std::get<0>(key);
-      if (p.io.clients.count(position) == 0) continue;
-      sent.push_back(Sent{position, std::move(objects), std::nullopt});
-    }
-    std::mutex mu;
-    std::condition_variable cv;
-    std::size_t left = sent.size();
-    for (Sent& s : sent) {
-      net::SubPullRequest r;
-      r.pool = static_cast<std::uint64_t>(p.loc.pool_id);
-      r.epoch = static_cast<std::uint64_t>(map.epoch);
-      r.collection = p.loc.collection;
-      r.shard = static_cast<std::uint32_t>(s.position);
-      r.mode = net::SubPullMode::kRebuild;
-      const int copy_from = s.objects.front().copy_from;
-      if (copy_from != cluster::kItemNone) {
-        // Backfill: the shard still exists on a prior OSD; copy it (the other helpers are the
-        // pull's fallback should that OSD fail).
-        r.mode = net::SubPullMode::kCopy;
-        r.helpers.push_back(net::SubPullHelper{static_cast<std::uint32_t>(s.position), copy_from});
-      }
-      for (int h : s.objects.front().state.current) {
-        if (h == s.position || p.loc.up[h] == cluster::kItemNone) continue;
-        r.helpers.push_back(net::SubPullHelper{static_cast<std::uint32_t>(h), p.loc.up[h]});
-      }
-      for (const MissingShard& m : s.objects) {
-        auto stale = m.state.stale.find(s.position);
-        r.objects.push_back(net::SubPullObject{m.object, m.state.version, m.state.size,
-                                               stale == m.state.stale.end() ? 0 : stale->second});
-      }
+      net::ListRequest lr;
+      lr.collection = loc->collection;
+      lr.cursor = cursor;
+      lr.max_entries = 1024;
       net::CallOptions call;
-      call.timeout = options_.subop_timeout * static_cast<int>(s.objects.size() + 1);
-      p.io.clients.at(s.position)
-          ->SubPullAsync(
-              std::move(r),
-              [&mu, &cv, &left, &s](Result<net::SubPullReply> reply) {
-                std::lock_guard lock(mu);
-                s.reply.emplace(std::move(reply));
-                if (--left == 0) cv.notify_all();
-              },
-              call);
+      call.timeout = options_.subop_timeout;
+      auto page = client->List(std::move(lr), call);
+      if (!page.ok()) break;  // a missing collection or a dead OSD: the others list
+      for (const net::ListEntry& e : page->entries) names.insert(e.object);
+      if (page->end) break;
+      cursor = page->next_cursor;
     }
-    {
-      std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return left == 0; });
-    }
-    std::uint64_t rebuilt = 0;
-    for (Sent& s : sent) {
-      const Result<net::SubPullReply>& reply = *s.reply;
-      Status whole = reply.ok() ? reply->status : reply.status();
-      if (whole.ok() && reply->results.size() != s.objects.size()) {
-        whole = Status::Error(EBADMSG, "pull reply with a wrong number of results");
-      }
-      if (!whole.ok()) {
-        log_->warn("pg {}: pull of {} objects to osd.{} (shard {}): {}", p.loc.pgid,
-                   s.objects.size(), p.loc.up[s.position], s.position, whole.message());
-        for (const MissingShard& m : s.objects) BackOff(p.loc.pgid, m.object);
-        continue;
-      }
-      for (std::size_t i = 0; i < s.objects.size(); ++i) {
-        const MissingShard& m = s.objects[i];
-        const net::SubPullResult& res = reply->results[i];
-        if (res.status.ok()) {
-          table_.MarkRecovered(p.loc.pgid, m.object, s.position, m.state.version,
-                               res.rebuilt_bytes);
-          rebuilt += res.rebuilt_bytes;
-          continue;
-        }
-        log_->info("pg {}: object {} shard {}: pull failed: {}", p.loc.pgid, m.object, s.position,
-                   res.status.message());
-        BackOff(p.loc.pgid, m.object);
-        // A shard not where the table thought (a write got there first): ask the shards again.
-        if (res.status.code() == ESTALE) table_.Forget(p.loc.pgid, m.object);
-      }
-    }
-    return rebuilt;
   }
-
-  const cluster::MapHolder* map_;
-  MetricsRegistry* metrics_;
-  std::shared_ptr<spdlog::logger> log_;
-  PrimaryOptions options_;
-  PoolCodecs codecs_;
-  net::PeerClients peers_;
-  std::atomic<std::uint64_t> sequence_{0};
-  std::mutex locator_mu_;
-  std::shared_ptr<const cluster::ObjectLocator> locator_;
-  std::map<std::int64_t, std::shared_ptr<const cluster::ObjectLocator>> past_locators_;
-  PgTable table_;
-  std::mutex rec_mu_;
-  std::condition_variable rec_cv_;
-  bool stop_ = false;
-  std::set<std::string> recovering_;  // PGs with pulls in flight
-  // (pgid, object) whose recovery failed -> when to try again
-  std::map<std::pair<std::string, std::string>, Clock::time_point> retry_after_;
-  std::thread recovery_thread_;
-  OpDispatcher dispatcher_;  // last: joined first, while everything it uses is alive
-};
+  auto it = names.upper_bound(r.cursor);
+  while (it != names.end() && reply.objects.size() < r.max_entries) {
+    reply.objects.push_back(*it++);
+  }
+  reply.end = it == names.end();
+  reply.next_cursor = reply.end ? std::string() : reply.objects.back();
+  return reply;
+}
 
 Primary::Primary(const cluster::MapHolder* map, MetricsRegistry* metrics,
                  std::shared_ptr<spdlog::logger> log, PrimaryOptions options)

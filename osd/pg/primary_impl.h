@@ -1,0 +1,195 @@
+// Primary::Impl, shared by the two files that implement it: primary.cc (object operations, the
+// PG's map, peering on demand) and primary_recovery.cc (the background recovery loop). Private to
+// osd/pg: include only from those two files. See primary.h for the contract.
+#pragma once
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "osd/daemon/op_dispatch.h"
+#include "osd/net/peer_clients.h"
+#include "osd/pg/object_io.h"
+#include "osd/pg/peering.h"
+#include "osd/pg/pg_table.h"
+#include "osd/pg/primary.h"
+
+namespace ec::osd::pg {
+
+using Clock = std::chrono::steady_clock;
+
+// The strand key of an object's operations.
+inline std::string CacheKey(std::uint64_t pool, const std::string& object) {
+  return std::to_string(pool) + "/" + object;
+}
+
+class Primary::Impl {
+ public:
+  Impl(const cluster::MapHolder* map, MetricsRegistry* metrics, std::shared_ptr<spdlog::logger> log,
+       PrimaryOptions options)
+      : map_(map),
+        metrics_(metrics),
+        log_(log ? std::move(log) : spdlog::default_logger()),
+        options_(std::move(options)),
+        codecs_(options_.plugin_dir),
+        peers_(net::PeerOptions{fmt::format("osd.{}", options_.osd_id),
+                                std::chrono::milliseconds(3000), options_.subop_timeout, 2, 2}),
+        dispatcher_(options_.threads, 0, nullptr, nullptr) {}
+
+  ~Impl() {
+    {
+      std::lock_guard lock(rec_mu_);
+      stop_ = true;
+    }
+    rec_cv_.notify_all();
+    if (recovery_thread_.joinable()) recovery_thread_.join();
+    dispatcher_.Join();
+    peers_.CloseAll();
+  }
+
+  void StartRecovery();
+
+  std::map<std::string, PgHealth> Health();
+
+  void Handle(net::Request request, std::shared_ptr<net::Responder> responder);
+
+ private:
+  static std::size_t KeyOf(const net::RequestBody& body) {
+    return std::visit(
+        [](const auto& b) -> std::size_t {
+          using T = std::decay_t<decltype(b)>;
+          if constexpr (std::is_same_v<T, net::ObjWriteRequest> ||
+                        std::is_same_v<T, net::ObjReadRequest> ||
+                        std::is_same_v<T, net::ObjStatRequest> ||
+                        std::is_same_v<T, net::ObjRemoveRequest>) {
+            return std::hash<std::string>()(CacheKey(b.pool, b.object));
+          } else if constexpr (std::is_same_v<T, net::ObjListRequest>) {
+            return std::hash<std::string>()(std::to_string(b.pool) + "#" + std::to_string(b.pg));
+          } else {
+            return 0;
+          }
+        },
+        body);
+  }
+
+  // The map to serve a request of a client at `epoch` with, and the locator for it.
+  Result<std::shared_ptr<const cluster::ObjectLocator>> Locator(std::uint64_t client_epoch);
+
+  // The PG's location when this OSD is its primary; Retryable ESTALE otherwise.
+  Result<cluster::PgLocation> CheckPrimary(const cluster::ObjectLocator& locator,
+                                           std::uint64_t pool, const std::string* object,
+                                           std::uint32_t pg);
+
+  // Clients of the up positions of `loc` in `map`.
+  Result<std::map<int, std::shared_ptr<net::OsdClient>>> Clients(const cluster::ClusterMap& map,
+                                                                 const cluster::PgLocation& loc);
+
+  std::uint64_t NextVersion(std::int64_t epoch) {
+    return (static_cast<std::uint64_t>(epoch) << 32) | (++sequence_ & 0xffffffffu);
+  }
+
+  // Peers the PG of `io` for its current interval unless it is (pg_table.h); other operations on
+  // the PG wait meanwhile.
+  Status EnsurePeered(const cluster::ObjectLocator& locator, const ObjectIo& io);
+
+  // The OSDs that held a position of the PG in the maps this process received before `locator`'s
+  // (MapHolder::Recent) and are up now but no longer hold it: backfill may copy from them.
+  PriorClients Priors(const cluster::ObjectLocator& locator, const cluster::PgLocation& loc);
+
+  // Locators of the maps received before `epoch`, newest first (made once per map).
+  std::vector<std::shared_ptr<const cluster::ObjectLocator>> PastLocators(std::int64_t epoch);
+
+  // Everything an object operation needs, ready: location, codec, clients, state.
+  struct Prepared {
+    std::shared_ptr<const cluster::ObjectLocator> locator;
+    cluster::PgLocation loc;
+    std::shared_ptr<const PoolCodec> codec;
+    ObjectIo io;
+    ObjectState state;
+    std::string key;
+    std::string pool_name;
+  };
+
+  // Fills in the PG-wide parts of `p` (codec, clients, own position) from p.locator and p.loc.
+  Status FillPg(Prepared& p);
+
+  Result<Prepared> Prepare(std::uint64_t pool, std::uint64_t epoch, const std::string& object,
+                           bool write);
+
+  // The Prepared's ObjectIo points into the Prepared itself: fix it after a move.
+  static void Fix(Prepared& p) { p.io.loc = &p.loc; }
+
+  void Remember(const Prepared& p, const ObjectState& st) {
+    table_.Update(p.loc.pgid, p.io.object, st);
+  }
+  void Forget(const Prepared& p) { table_.Forget(p.loc.pgid, p.io.object); }
+
+  void CountOp(const std::string& pool, const char* op);
+
+  void Run(const net::Request& req, net::Responder& responder);
+
+  net::ObjWriteReply Write(const net::ObjWriteRequest& r, const Buffer& data);
+
+  void Read(const net::ObjReadRequest& r, net::Responder& responder);
+
+  net::ObjStatReply Stat(const net::ObjStatRequest& r);
+
+  net::ObjRemoveReply Remove(const net::ObjRemoveRequest& r);
+
+  net::ObjListReply List(const net::ObjListRequest& r);
+
+  // --- Background peering and recovery (issue 15 items 1-4) ---
+
+  void RecoveryLoop();
+
+  bool Stopping();
+
+  // One round: every PG this OSD is primary of is peered; up to max_backfills PGs with missing
+  // shards get one batch of pulls each (all sent at once). Returns whether any work was done.
+  bool RecoverRound(std::uint64_t* rebuilt);
+
+  bool HasRecoveryWork(const Prepared& p);
+
+  // Objects of the PG whose last recovery failed, not to be tried again yet.
+  std::set<std::string> Backoff(const std::string& pgid);
+  void BackOff(const std::string& pgid, const std::string& object);
+
+  // One batch of the PG's recovery: unknown objects are settled; removed objects' stale shards
+  // are removed by the primary (nothing to pull); every other missing shard is pulled by its
+  // OSD, max_active objects per position, in one SubPull per position and helper set. Returns
+  // the bytes rebuilt.
+  std::uint64_t RecoverPg(Prepared& p);
+
+  const cluster::MapHolder* map_;
+  MetricsRegistry* metrics_;
+  std::shared_ptr<spdlog::logger> log_;
+  PrimaryOptions options_;
+  PoolCodecs codecs_;
+  net::PeerClients peers_;
+  std::atomic<std::uint64_t> sequence_{0};
+  std::mutex locator_mu_;
+  std::shared_ptr<const cluster::ObjectLocator> locator_;
+  std::map<std::int64_t, std::shared_ptr<const cluster::ObjectLocator>> past_locators_;
+  PgTable table_;
+  std::mutex rec_mu_;
+  std::condition_variable rec_cv_;
+  bool stop_ = false;
+  std::set<std::string> recovering_;  // PGs with pulls in flight
+  // (pgid, object) whose recovery failed -> when to try again
+  std::map<std::pair<std::string, std::string>, Clock::time_point> retry_after_;
+  std::thread recovery_thread_;
+  OpDispatcher dispatcher_;  // last: joined first, while everything it uses is alive
+};
+
+}  // namespace ec::osd::pg

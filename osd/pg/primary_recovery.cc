@@ -1,0 +1,235 @@
+// Background peering and recovery of the PGs this OSD is primary of (issue 15 items 1-4): the
+// loop, one round over every PG, and one PG's batch of pulls. See primary.h.
+#include <spdlog/spdlog.h>
+
+#include <optional>
+#include <tuple>
+
+#include "osd/pg/primary_impl.h"
+
+namespace ec::osd::pg {
+
+void Primary::Impl::StartRecovery() {
+  recovery_thread_ = std::thread([this] { RecoveryLoop(); });
+}
+
+void Primary::Impl::RecoveryLoop() {
+  for (;;) {
+    bool worked = false;
+    const auto t0 = Clock::now();
+    std::uint64_t bytes = 0;
+    if (!Stopping()) worked = RecoverRound(&bytes);
+    std::unique_lock lock(rec_mu_);
+    if (stop_) return;
+    auto wait = worked ? options_.recovery.sleep : options_.recovery.idle_poll;
+    if (worked && options_.recovery.bytes_per_sec > 0) {
+      // Spread the bytes just rebuilt over as long as the cap allows.
+      const auto due = std::chrono::microseconds(bytes * 1000000 / options_.recovery.bytes_per_sec);
+      const auto spent = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
+      if (due > spent + wait)
+        wait = std::chrono::duration_cast<std::chrono::milliseconds>(due - spent);
+    }
+    const std::int64_t epoch = map_->epoch();
+    rec_cv_.wait_for(lock, wait, [&] { return stop_ || (!worked && map_->epoch() != epoch); });
+    if (stop_) return;
+  }
+}
+
+bool Primary::Impl::Stopping() {
+  std::lock_guard lock(rec_mu_);
+  return stop_;
+}
+
+// One round: every PG this OSD is primary of is peered; up to max_backfills PGs with missing
+// shards get one batch of pulls each (all sent at once). Returns whether any work was done.
+bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt) {
+  auto locator = Locator(0);
+  if (!locator.ok()) return false;
+  table_.Observe(**locator);
+  const cluster::ClusterMap& map = (*locator)->map();
+  std::vector<Prepared> work;
+  for (const auto& [pool_id, pool] : map.pools) {
+    for (std::uint32_t pg = 0; pg < pool.pg_num && !Stopping(); ++pg) {
+      auto loc = (*locator)->LocatePg(pool_id, pg);
+      if (!loc.ok() || loc->primary != options_.osd_id) continue;
+      Prepared p;
+      p.locator = *locator;
+      p.loc = std::move(loc).value();
+      if (!FillPg(p).ok()) continue;
+      Fix(p);
+      Status peered = EnsurePeered(*p.locator, p.io);
+      if (!peered.ok()) {
+        log_->warn("pg {}: peering: {}", p.loc.pgid, peered.message());
+        continue;
+      }
+      if (static_cast<int>(work.size()) < options_.recovery.max_backfills && HasRecoveryWork(p)) {
+        work.push_back(std::move(p));
+        Fix(work.back());
+      }
+    }
+  }
+  if (work.empty()) return false;
+  {
+    std::lock_guard lock(rec_mu_);
+    for (const Prepared& p : work) recovering_.insert(p.loc.pgid);
+  }
+  std::vector<std::thread> threads;
+  std::atomic<std::uint64_t> bytes{0};
+  for (Prepared& p : work) {
+    threads.emplace_back([this, &p, &bytes] { bytes += RecoverPg(p); });
+  }
+  for (std::thread& t : threads) t.join();
+  {
+    std::lock_guard lock(rec_mu_);
+    recovering_.clear();
+  }
+  *rebuilt = bytes.load();
+  return true;
+}
+
+bool Primary::Impl::HasRecoveryWork(const Prepared& p) {
+  if (!table_.Unknown(p.loc.pgid, 1).empty()) return true;
+  return !table_.Missing(p.loc.pgid, 1, Backoff(p.loc.pgid)).empty();
+}
+
+// Objects of the PG whose last recovery failed, not to be tried again yet.
+std::set<std::string> Primary::Impl::Backoff(const std::string& pgid) {
+  std::lock_guard lock(rec_mu_);
+  const auto now = Clock::now();
+  std::erase_if(retry_after_, [&](const auto& e) { return e.second <= now; });
+  std::set<std::string> out;
+  for (const auto& [key, when] : retry_after_) {
+    if (key.first == pgid) out.insert(key.second);
+  }
+  return out;
+}
+
+void Primary::Impl::BackOff(const std::string& pgid, const std::string& object) {
+  std::lock_guard lock(rec_mu_);
+  retry_after_[{pgid, object}] = Clock::now() + std::chrono::seconds(1);
+}
+
+// One batch of the PG's recovery: unknown objects are settled; removed objects' stale shards
+// are removed by the primary (nothing to pull); every other missing shard is pulled by its
+// OSD, max_active objects per position, in one SubPull per position and helper set. Returns
+// the bytes rebuilt.
+std::uint64_t Primary::Impl::RecoverPg(Prepared& p) {
+  for (const std::string& name : table_.Unknown(p.loc.pgid, options_.recovery.max_active)) {
+    ObjectIo one = p.io;
+    one.object = name;
+    auto st = ResolveObject(one);
+    if (st.ok()) {
+      table_.Update(p.loc.pgid, name, *st);
+    } else {
+      BackOff(p.loc.pgid, name);
+    }
+  }
+  const std::size_t max = static_cast<std::size_t>(options_.recovery.max_active);
+  auto missing = table_.Missing(p.loc.pgid, max * p.loc.acting.size(), Backoff(p.loc.pgid));
+  // (position, copy source, the object's current positions) -> its objects
+  std::map<std::tuple<int, int, std::vector<int>>, std::vector<MissingShard>> groups;
+  for (MissingShard& m : missing) {
+    if (!m.state.exists) {
+      ObjectIo one = p.io;
+      one.object = m.object;
+      ObjectState healed = HealStale(one, m.state, options_.max_object_size);
+      if (healed.stale.count(m.position) == 0) {
+        table_.MarkRecovered(p.loc.pgid, m.object, m.position, m.state.version);
+      } else {
+        BackOff(p.loc.pgid, m.object);
+      }
+      continue;
+    }
+    auto& g = groups[{m.position, m.copy_from, m.state.current}];
+    std::uint64_t bytes = 0;
+    for (const MissingShard& o : g) bytes += o.state.size;
+    if (g.size() < max && (g.empty() || bytes + m.state.size <= options_.recovery.max_chunk)) {
+      g.push_back(std::move(m));
+    }
+  }
+  const cluster::ClusterMap& map = p.locator->map();
+  struct Sent {
+    int position;
+    std::vector<MissingShard> objects;
+    std::optional<Result<net::SubPullReply>> reply;
+  };
+  std::vector<Sent> sent;
+  for (auto& [key, objects] : groups) {
+    const int position = std::get<0>(key);
+    if (p.io.clients.count(position) == 0) continue;
+    sent.push_back(Sent{position, std::move(objects), std::nullopt});
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  std::size_t left = sent.size();
+  for (Sent& s : sent) {
+    net::SubPullRequest r;
+    r.pool = static_cast<std::uint64_t>(p.loc.pool_id);
+    r.epoch = static_cast<std::uint64_t>(map.epoch);
+    r.collection = p.loc.collection;
+    r.shard = static_cast<std::uint32_t>(s.position);
+    r.mode = net::SubPullMode::kRebuild;
+    const int copy_from = s.objects.front().copy_from;
+    if (copy_from != cluster::kItemNone) {
+      // Backfill: the shard still exists on a prior OSD; copy it (the other helpers are the
+      // pull's fallback should that OSD fail).
+      r.mode = net::SubPullMode::kCopy;
+      r.helpers.push_back(net::SubPullHelper{static_cast<std::uint32_t>(s.position), copy_from});
+    }
+    for (int h : s.objects.front().state.current) {
+      if (h == s.position || p.loc.up[h] == cluster::kItemNone) continue;
+      r.helpers.push_back(net::SubPullHelper{static_cast<std::uint32_t>(h), p.loc.up[h]});
+    }
+    for (const MissingShard& m : s.objects) {
+      auto stale = m.state.stale.find(s.position);
+      r.objects.push_back(net::SubPullObject{m.object, m.state.version, m.state.size,
+                                             stale == m.state.stale.end() ? 0 : stale->second});
+    }
+    net::CallOptions call;
+    call.timeout = options_.subop_timeout * static_cast<int>(s.objects.size() + 1);
+    p.io.clients.at(s.position)
+        ->SubPullAsync(
+            std::move(r),
+            [&mu, &cv, &left, &s](Result<net::SubPullReply> reply) {
+              std::lock_guard lock(mu);
+              s.reply.emplace(std::move(reply));
+              if (--left == 0) cv.notify_all();
+            },
+            call);
+  }
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return left == 0; });
+  }
+  std::uint64_t rebuilt = 0;
+  for (Sent& s : sent) {
+    const Result<net::SubPullReply>& reply = *s.reply;
+    Status whole = reply.ok() ? reply->status : reply.status();
+    if (whole.ok() && reply->results.size() != s.objects.size()) {
+      whole = Status::Error(EBADMSG, "pull reply with a wrong number of results");
+    }
+    if (!whole.ok()) {
+      log_->warn("pg {}: pull of {} objects to osd.{} (shard {}): {}", p.loc.pgid, s.objects.size(),
+                 p.loc.up[s.position], s.position, whole.message());
+      for (const MissingShard& m : s.objects) BackOff(p.loc.pgid, m.object);
+      continue;
+    }
+    for (std::size_t i = 0; i < s.objects.size(); ++i) {
+      const MissingShard& m = s.objects[i];
+      const net::SubPullResult& res = reply->results[i];
+      if (res.status.ok()) {
+        table_.MarkRecovered(p.loc.pgid, m.object, s.position, m.state.version, res.rebuilt_bytes);
+        rebuilt += res.rebuilt_bytes;
+        continue;
+      }
+      log_->info("pg {}: object {} shard {}: pull failed: {}", p.loc.pgid, m.object, s.position,
+                 res.status.message());
+      BackOff(p.loc.pgid, m.object);
+      // A shard not where the table thought (a write got there first): ask the shards again.
+      if (res.status.code() == ESTALE) table_.Forget(p.loc.pgid, m.object);
+    }
+  }
+  return rebuilt;
+}
+
+}  // namespace ec::osd::pg
