@@ -15,11 +15,11 @@ double Fraction(std::uint64_t recovered, std::uint64_t missing) {
   return all == 0 ? 0.0 : static_cast<double>(recovered) / static_cast<double>(all);
 }
 
-// One event in two lines: the message (with its age) at `indent`, the bar 4 further in.
-std::string TwoLines(const ProgressEvent& e, std::int64_t now_ms, int indent) {
+// One event in two lines: the message (with its age) at `indent`, the bar at `bar_indent`.
+std::string TwoLines(const ProgressEvent& e, std::int64_t now_ms, int indent, int bar_indent) {
   std::string out = std::string(static_cast<std::size_t>(indent), ' ') + e.message;
   if (e.started_ms > 0) out += " (" + ShortAge((now_ms - e.started_ms) / 1000) + ")";
-  out += "\n" + std::string(static_cast<std::size_t>(indent + 4), ' ') +
+  out += "\n" + std::string(static_cast<std::size_t>(bar_indent), ' ') +
          ProgressBar(e.progress, kBarWidth);
   if (e.remaining_sec) out += " (remaining: " + ShortAge(*e.remaining_sec) + ")";
   return out + "\n";
@@ -99,7 +99,7 @@ nlohmann::json ProgressJson(const std::vector<ProgressEvent>& events, std::int64
 std::string RenderProgressPlain(const std::vector<ProgressEvent>& events, std::int64_t now_ms) {
   if (events.empty()) return "No ongoing recovery\n";
   std::string out;
-  for (const ProgressEvent& e : events) out += TwoLines(e, now_ms, 0);
+  for (const ProgressEvent& e : events) out += TwoLines(e, now_ms, 0, 4);
   return out;
 }
 
@@ -120,7 +120,7 @@ std::string RenderRecoveryPlain(const StatusReport& report, std::int64_t now_ms)
   std::string out;
   if (!io.empty()) out += "  io:\n" + io + "\n";
   const std::vector<ProgressEvent> events = ProgressEvents(report);
-  if (!events.empty()) out += "  progress:\n" + TwoLines(events.front(), now_ms, 4) + "\n";
+  if (!events.empty()) out += "  progress:\n" + TwoLines(events.front(), now_ms, 4, 6) + "\n";
   return out;
 }
 

@@ -50,7 +50,8 @@ std::string RenderProgressPlain(const std::vector<ProgressEvent>& events, std::i
 // The "io:" and "progress:" sections of `status` (each with its blank line after it), empty when
 // there is nothing to show: "    recovery: 12 MiB/s, 3 objects/s" while the rate is above 0,
 // "    recovery bytes: 2.50 network per rebuilt (30 MiB from helpers, 12 MiB rebuilt, 40 MiB
-// read by helpers)" once anything was rebuilt; the global event only under "progress:".
+// read by helpers)" once anything was rebuilt; the global event only under "progress:", its
+// message at 4 spaces and its bar at 6.
 std::string RenderRecoveryPlain(const StatusReport& report, std::int64_t now_ms);
 
 // Ceph's byte units: "512 B", "1.5 KiB", "12 MiB" (one decimal below 10 of a unit).
