@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cluster/admin/commands.h"
+#include "cluster/admin/progress_report.h"
 #include "cluster/admin/status_report.h"
 
 namespace ec::cluster::admin {
@@ -148,6 +149,16 @@ const std::vector<CommandHelp>& CommandTable() {
       {"osd map POOL OBJECT", "the PG of an object and its up and acting OSDs"},
       {"status", "cluster status (also: -s)"},
       {"health [detail]", "cluster health"},
+      {"progress [json]", "running recovery events",
+       "The recovery events running now, as the PG primaries report them: one global event while\n"
+       "shards are missing on up OSDs, then one per pool with shards missing. Each shows its age\n"
+       "(since the primaries' reports first named missing shards), a bar of the shard bytes\n"
+       "recovered out of recovered + missing, and the time left at the cluster's rebuild rate\n"
+       "(the global event only). \"No ongoing recovery\" when none runs. `progress json` (or\n"
+       "--format json) gives {\"events\":[{\"id\",\"message\",\"progress\",\"started_at\",\n"
+       "\"elapsed_sec\",\"remaining_sec\",\"missing_bytes\",\"recovered_bytes\"}],\"completed\":[]}"
+       ",\n"
+       "an empty list when clean.\n"},
   };
   return table;
 }
@@ -161,6 +172,22 @@ std::string UsageOf(const std::string& prefix) {
     }
   }
   return "";
+}
+
+std::string HelpFor(const std::vector<std::string>& words) {
+  std::string prefix;
+  for (const std::string& w : words) prefix += (prefix.empty() ? "" : " ") + w;
+  std::string out;
+  for (const CommandHelp& c : CommandTable()) {
+    const std::string syntax = c.syntax;
+    if (syntax.compare(0, prefix.size(), prefix) != 0 ||
+        (syntax.size() != prefix.size() && syntax[prefix.size()] != ' ')) {
+      continue;
+    }
+    out += "usage: ec-admin " + syntax + "\n  " + c.text + "\n";
+    if (c.detail != nullptr) out += "\n" + std::string(c.detail);
+  }
+  return out.empty() ? HelpText() : out;
 }
 
 std::string HelpText() {
@@ -225,6 +252,39 @@ Result<GlobalArgs> ParseGlobalArgs(const std::vector<std::string>& args) {
   return g;
 }
 
+namespace {
+
+// The status of the map now, with the primaries' PG reports; without them (etcd hiccup) the
+// status still shows the map's view.
+Result<StatusReport> LoadStatus(const AdminContext& ctx) {
+  Result<ClusterMap> map = LoadMap(ctx);
+  if (!map.ok()) return map.status();
+  std::map<int, PgStatsReport> stats;
+  if (ctx.store->client() != nullptr) {
+    auto loaded = LoadPgStats(*ctx.store->client(), ctx.store->prefix());
+    if (loaded.ok()) stats = std::move(loaded).value();
+  }
+  return BuildStatusReport(*map, map->fsid.empty() ? ctx.cluster_id : map->fsid, stats);
+}
+
+}  // namespace
+
+CommandResult RunProgressCommand(const Words& words, const AdminContext& ctx) {
+  const bool json_word = words.size() == 2 && words[1] == "json";
+  if (words.size() > 2 || (words.size() == 2 && !json_word)) {
+    return UsageError("'progress' takes only 'json'", UsageOf("progress"));
+  }
+  Result<StatusReport> report = LoadStatus(ctx);
+  if (!report.ok()) return ErrorResult(report.status());
+  const std::vector<ProgressEvent> events = ProgressEvents(*report);
+  const std::int64_t now = NowMs(ctx);
+  if (json_word || ctx.format != Format::kPlain) {
+    const Format format = ctx.format == Format::kJsonPretty ? Format::kJsonPretty : Format::kJson;
+    return Success(DumpJson(ProgressJson(events, now), format));
+  }
+  return Success(RenderProgressPlain(events, now));
+}
+
 CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx) {
   const bool status = words.size() == 1 && words[0] == "status";
   const bool health = !words.empty() && words[0] == "health" &&
@@ -234,16 +294,7 @@ CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx) {
         "'" + words[0] + "' takes " + (words[0] == "status" ? "no arguments" : "only 'detail'"),
         UsageOf(words[0]));
   }
-  Result<ClusterMap> map = LoadMap(ctx);
-  if (!map.ok()) return ErrorResult(map.status());
-  // The primaries' PG reports; without them (etcd hiccup) the status still shows the map's view.
-  std::map<int, PgStatsReport> stats;
-  if (ctx.store->client() != nullptr) {
-    auto loaded = LoadPgStats(*ctx.store->client(), ctx.store->prefix());
-    if (loaded.ok()) stats = std::move(loaded).value();
-  }
-  Result<StatusReport> report =
-      BuildStatusReport(*map, map->fsid.empty() ? ctx.cluster_id : map->fsid, stats);
+  Result<StatusReport> report = LoadStatus(ctx);
   if (!report.ok()) return ErrorResult(report.status());
   const bool detail = words.size() == 2;
   if (ctx.format != Format::kPlain) {
@@ -263,6 +314,7 @@ CommandResult RunCommand(const std::vector<std::string>& words, const AdminConte
   if (StartsWith(words, {"osd", "pool"})) return RunPoolCommand(Tail(words, 2), ctx);
   if (StartsWith(words, {"osd"})) return RunOsdCommand(Tail(words, 1), ctx);
   if (words[0] == "status" || words[0] == "health") return RunStatusCommand(words, ctx);
+  if (words[0] == "progress") return RunProgressCommand(words, ctx);
   return UsageError("unknown command '" + words[0] + "'; see ec-admin --help", "");
 }
 

@@ -6,7 +6,7 @@
 // Commands (HelpText() lists them with their arguments):
 //   osd erasure-code-profile set|get|ls|rm     osd pool create|ls|rm
 //   osd tree | osd out|in|rm ID... | osd dump  osd map POOL OBJECT
-//   status (also the global flag -s) | health [detail]
+//   status (also the global flag -s) | health [detail] | progress [json]
 //
 // Output, as Ceph's CLI: data goes to stdout (CommandResult::out) in the requested format;
 // status messages Ceph prints on stderr ("pool 'p' created", "marked out osd.1. ") go to
@@ -73,6 +73,10 @@ CommandResult RunCommand(const std::vector<std::string>& words, const AdminConte
 
 // `ec-admin --help`: the global flags and every command with its arguments.
 std::string HelpText();
+// `ec-admin WORDS... --help`: the usage and text of every command whose syntax starts with WORDS
+// (whole words: "osd pool" gives the pool commands, "progress" its long help); HelpText() when
+// none does.
+std::string HelpFor(const std::vector<std::string>& words);
 
 // "ENOENT", "EINVAL", ... for an errno value ("E<number>" when unnamed).
 std::string ErrnoName(int code);

@@ -48,11 +48,14 @@ CommandResult RunPoolCommand(const Words& words, const AdminContext& ctx);
 CommandResult RunOsdCommand(const Words& words, const AdminContext& ctx);
 // status, health [detail].
 CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx);
+// progress [json].
+CommandResult RunProgressCommand(const Words& words, const AdminContext& ctx);
 
 // One line per command: syntax and what it does (HelpText and usage errors).
 struct CommandHelp {
   const char* syntax;
   const char* text;
+  const char* detail = nullptr;  // more, for `ec-admin COMMAND --help` (lines ending in \n)
 };
 const std::vector<CommandHelp>& CommandTable();
 // The syntax line of the command starting with `prefix` ("osd pool create").

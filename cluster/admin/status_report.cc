@@ -5,15 +5,11 @@
 #include <algorithm>
 #include <map>
 
+#include "cluster/admin/progress_report.h"
 #include "cluster/map/object_locator.h"
 #include "cluster/map/pool_geometry.h"
 
 namespace ec::cluster::admin {
-namespace {
-
-const char* kWarn = "HEALTH_WARN";
-
-}  // namespace
 
 const char* PgStateName(PgState state) {
   switch (state) {
@@ -38,12 +34,35 @@ PgState ComputePgState(int up_count, int size, int min_size, int k) {
   return PgState::kDown;
 }
 
-// Ceph's "8/72 objects degraded (11.111%)".
+namespace {
+
+const char* kWarn = "HEALTH_WARN";
+
+// Ceph's "8/72 objects degraded (11.111%)" (what: degraded, misplaced).
+std::string ObjectsLine(std::uint64_t count, std::uint64_t total, const char* what) {
+  const double pct =
+      total == 0 ? 0.0 : 100.0 * static_cast<double>(count) / static_cast<double>(total);
+  return fmt::format("{}/{} objects {} ({:.3f}%)", count, total, what, pct);
+}
+
+std::uint64_t Count(std::int64_t v) {
+  return v < 0 ? 0 : static_cast<std::uint64_t>(v);
+}
+
 std::string DegradedObjects(const StatusReport& r) {
-  const double pct = r.degraded_total == 0 ? 0.0
-                                           : 100.0 * static_cast<double>(r.degraded_objects) /
-                                                 static_cast<double>(r.degraded_total);
-  return fmt::format("{}/{} objects degraded ({:.3f}%)", r.degraded_objects, r.degraded_total, pct);
+  return ObjectsLine(r.degraded_objects, r.degraded_total, "degraded");
+}
+
+}  // namespace
+
+std::optional<double> RecoveryStatus::NetworkPerRebuilt() const {
+  if (rebuilt_bytes == 0) return std::nullopt;
+  return static_cast<double>(network_bytes) / static_cast<double>(rebuilt_bytes);
+}
+
+std::optional<std::int64_t> RecoveryStatus::RemainingSeconds(std::uint64_t bytes) const {
+  if (bytes_per_sec == 0) return std::nullopt;
+  return static_cast<std::int64_t>((bytes + bytes_per_sec - 1) / bytes_per_sec);
 }
 
 Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluster_id,
@@ -104,12 +123,24 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
           r.degraded_total += objects * static_cast<std::uint64_t>(pp->size);
           r.degraded_objects += objects * static_cast<std::uint64_t>(pp->size - u);
           // The primary's own view, when made at this map: its state names recovery, and the
-          // shards it still has to rebuild on up OSDs are degraded too.
+          // shards it still has to rebuild or copy on up OSDs are degraded or misplaced copies.
           if (report->second.epoch == map.epoch && !st.state.empty()) {
             state_name = st.state;
-            r.degraded_objects += static_cast<std::uint64_t>(st.missing);
+            const std::uint64_t missing = Count(st.missing);
+            const std::uint64_t misplaced = std::min(Count(st.misplaced), missing);
+            r.misplaced_objects += misplaced;
+            r.degraded_objects += missing - misplaced;
             if (state == PgState::kActiveClean && st.state != "active+clean") {
               state = PgState::kActiveDegraded;
+            }
+            if (missing > 0) {
+              PoolRecovery& pr = r.recovery.pools[pool_id];
+              pr.name = pool.name;
+              pr.missing += missing;
+              pr.missing_bytes += Count(st.missing_bytes);
+              pr.recovered_bytes += Count(st.recovered_bytes);
+              const std::int64_t since = report->second.recovery.since_ms;
+              if (since > 0 && (pr.since_ms == 0 || since < pr.since_ms)) pr.since_ms = since;
             }
           }
         }
@@ -131,9 +162,37 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
     }
   }
   for (const auto& [name, count] : by_state) r.pgs_by_state.push_back({name, count});
+  RecoveryStatus& rec = r.recovery;
+  for (const auto& [id, pool] : rec.pools) {
+    rec.missing += pool.missing;
+    rec.missing_bytes += pool.missing_bytes;
+    rec.recovered_bytes += pool.recovered_bytes;
+    if (pool.since_ms > 0 && (rec.since_ms == 0 || pool.since_ms < rec.since_ms)) {
+      rec.since_ms = pool.since_ms;
+    }
+  }
+  for (const auto& [osd, report] : stats) {
+    const RecoveryTotals& t = report.recovery;
+    rec.network_bytes += Count(t.network_bytes);
+    rec.helper_device_bytes += Count(t.helper_device_bytes);
+    rec.rebuilt_bytes += Count(t.rebuilt_bytes);
+    rec.objects += Count(t.objects);
+    auto entry = map.osds.find(osd);
+    if (entry != map.osds.end() && entry->second.up) {
+      rec.bytes_per_sec += Count(t.rebuilt_bytes_per_sec);
+      rec.objects_per_sec += Count(t.objects_per_sec);
+    }
+  }
   std::stable_sort(r.pgs_by_state.begin(), r.pgs_by_state.end(),
                    [](const PgStateCount& a, const PgStateCount& b) { return a.count > b.count; });
 
+  if (r.misplaced_objects > 0) {
+    r.checks.push_back(HealthCheck{"OBJECT_MISPLACED",
+                                   kWarn,
+                                   ObjectsLine(r.misplaced_objects, r.degraded_total, "misplaced"),
+                                   r.misplaced_objects,
+                                   {}});
+  }
   if (osd_down.count > 0) {
     osd_down.summary = std::to_string(osd_down.count) + " osds down";
     r.checks.push_back(std::move(osd_down));
@@ -184,11 +243,38 @@ nlohmann::json StatusJson(const StatusReport& report) {
                           {"num_pgs", report.num_pgs},
                           {"num_pools", report.num_pools},
                           {"num_objects", report.num_objects}};
+  const auto ratio = [&](std::uint64_t n) {
+    return report.degraded_total == 0
+               ? 0.0
+               : static_cast<double>(n) / static_cast<double>(report.degraded_total);
+  };
   if (report.degraded_objects > 0) {
     pgmap["degraded_objects"] = report.degraded_objects;
     pgmap["degraded_total"] = report.degraded_total;
-    pgmap["degraded_ratio"] =
-        static_cast<double>(report.degraded_objects) / static_cast<double>(report.degraded_total);
+    pgmap["degraded_ratio"] = ratio(report.degraded_objects);
+  }
+  if (report.misplaced_objects > 0) {
+    pgmap["misplaced_objects"] = report.misplaced_objects;
+    pgmap["misplaced_total"] = report.degraded_total;
+    pgmap["misplaced_ratio"] = ratio(report.misplaced_objects);
+  }
+  const RecoveryStatus& rec = report.recovery;
+  if (rec.missing > 0 || rec.bytes_per_sec > 0 || rec.objects_per_sec > 0) {
+    pgmap["recovering_bytes_per_sec"] = rec.bytes_per_sec;
+    pgmap["recovering_objects_per_sec"] = rec.objects_per_sec;
+  }
+  const std::optional<double> per_rebuilt = rec.NetworkPerRebuilt();
+  pgmap["recovery"] = {
+      {"network_bytes", rec.network_bytes},
+      {"helper_device_bytes", rec.helper_device_bytes},
+      {"rebuilt_bytes", rec.rebuilt_bytes},
+      {"objects_recovered", rec.objects},
+      {"network_per_rebuilt", per_rebuilt ? nlohmann::json(*per_rebuilt) : nlohmann::json()},
+      {"missing_bytes", rec.missing_bytes},
+      {"recovered_bytes", rec.recovered_bytes}};
+  nlohmann::json progress = nlohmann::json::object();
+  for (const ProgressEvent& e : ProgressEvents(report)) {
+    progress[e.id] = {{"message", e.message}, {"progress", e.progress}};
   }
   return {{"fsid", report.cluster_id},
           {"health", HealthJson(report, true)},
@@ -200,7 +286,8 @@ nlohmann::json StatusJson(const StatusReport& report) {
             {"num_in_osds", report.num_in_osds},
             {"osd_in_since", report.osd_in_since},
             {"num_remapped_pgs", 0}}},
-          {"pgmap", std::move(pgmap)}};
+          {"pgmap", std::move(pgmap)},
+          {"progress_events", std::move(progress)}};
 }
 
 std::string ShortAge(std::int64_t seconds) {
@@ -234,7 +321,11 @@ std::string RenderStatusPlain(const StatusReport& report, std::int64_t now_ms) {
   }
   if (first) out += "\n";
   if (report.degraded_objects > 0) out += "             " + DegradedObjects(report) + "\n";
-  return out + "\n";
+  if (report.misplaced_objects > 0) {
+    out += "             " +
+           ObjectsLine(report.misplaced_objects, report.degraded_total, "misplaced") + "\n";
+  }
+  return out + "\n" + RenderRecoveryPlain(report, now_ms);
 }
 
 std::string RenderHealthPlain(const StatusReport& report, bool detail) {

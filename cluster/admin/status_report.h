@@ -2,9 +2,10 @@
 // PURE function of the map and the time: no I/O, so the next issues can feed it real PG states
 // and recovery figures through this one seam.
 //
-// Objects and degraded objects come from the PG primaries' reports (cluster/map/pg_stats.h:
-// objects per PG; degraded copies = objects x the PG's shards that are not up). PG states are
-// computed from the map for now (no OSD reports PG state yet). For every PG of
+// Objects, degraded and misplaced objects and recovery come from the PG primaries' reports
+// (cluster/map/pg_stats.h). A PG counts the report of the OSD that is its primary in the map, and
+// uses that primary's own view (its state, missing shards, bytes to recover) only when the
+// report was made at the map's epoch; otherwise its state is computed from the map. For every PG of
 // every pool, with acting = Placement::Place, up = UpSet(acting) and u = the number of up OSDs
 // in it, k = data chunks, size = chunks per stripe, min_size the pool's:
 //   u == size             active+clean
@@ -13,11 +14,25 @@
 //   u < k                 down                          (inactive)
 // A pool whose profile gives no geometry (pool_geometry.h) has its PGs counted as "unknown".
 //
+// Degraded and misplaced object copies (Ceph's "12/360 objects degraded", out of objects x size
+// copies): per counted PG, objects x (size - u) copies have no up OSD; of the (object, position)
+// pairs its primary still has to rebuild or copy (missing), `misplaced` (objects whose missing
+// shards a previous OSD holds) are misplaced copies and the rest degraded ones. (One copy per
+// misplaced object: exact when each has one moved position, the case of one OSD in or out.)
+//
+// Recovery (RecoveryStatus): the byte and object totals are summed over every report, whatever
+// its epoch and whether its OSD is up (a dead OSD's last report keeps what it pulled; a restarted
+// OSD starts from 0); the rates only over reports of OSDs up in the map, whatever their epoch (a
+// rate is the OSD's pull work over its last interval, not a PG's view, so a report made just
+// before a map change still says how fast it works; a down OSD works no more). Missing and
+// recovered bytes are of the PGs whose primary's report is at the map's epoch, as states.
+//
 // Health checks (Ceph's codes, all HEALTH_WARN; the status is the worst of them, HEALTH_OK when
 // none): OSD_DOWN (OSDs that are in and down: "N osds down", detail "osd.3
 // (root=default,host=h1) is down"), PG_AVAILABILITY (inactive PGs: "Reduced data availability: N
 // pgs inactive, M pgs down"), PG_DEGRADED ("Degraded data redundancy: N pgs degraded, M pgs
-// undersized"). PG detail lists at most kMaxDetail lines ("pg 1.1f is down, acting [NONE,2,0]").
+// undersized"), OBJECT_MISPLACED ("N/T objects misplaced (x%)"). PG detail lists at most kMaxDetail
+// lines ("pg 1.1f is down, acting [NONE,2,0]").
 //
 // Thread safety: pure functions.
 #pragma once
@@ -25,6 +40,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +71,38 @@ struct PgStateCount {
   std::uint64_t count = 0;
 };
 
+// A pool's share of the recovery, from its PGs counted at the map's epoch.
+struct PoolRecovery {
+  std::string name;
+  std::uint64_t missing = 0;          // (object, position) pairs to rebuild or copy
+  std::uint64_t missing_bytes = 0;    // their estimated shard bytes
+  std::uint64_t recovered_bytes = 0;  // shard bytes recovered since the PGs peered
+  std::int64_t since_ms = 0;          // earliest since_ms of the primaries with work here; 0: none
+};
+
+struct RecoveryStatus {
+  // Totals over every report (see the header): bytes from helpers, helper device bytes, shard
+  // bytes rebuilt or copied, objects pulled.
+  std::uint64_t network_bytes = 0;
+  std::uint64_t helper_device_bytes = 0;
+  std::uint64_t rebuilt_bytes = 0;
+  std::uint64_t objects = 0;
+  // Rates over the reports of up OSDs.
+  std::uint64_t bytes_per_sec = 0;
+  std::uint64_t objects_per_sec = 0;
+  // Over the PGs counted at the map's epoch (the sums of `pools`).
+  std::uint64_t missing = 0;
+  std::uint64_t missing_bytes = 0;
+  std::uint64_t recovered_bytes = 0;
+  std::int64_t since_ms = 0;
+  std::map<std::int64_t, PoolRecovery> pools;  // by pool id: pools with missing > 0 only
+
+  // Network bytes per rebuilt byte over the totals; nullopt when nothing was rebuilt.
+  std::optional<double> NetworkPerRebuilt() const;
+  // Seconds until missing_bytes are recovered at bytes_per_sec; nullopt at rate 0.
+  std::optional<std::int64_t> RemainingSeconds(std::uint64_t bytes) const;
+};
+
 struct StatusReport {
   std::string cluster_id;
   std::string health_status = "HEALTH_OK";
@@ -73,7 +121,9 @@ struct StatusReport {
   // out of num_objects x size copies).
   std::uint64_t num_objects = 0;
   std::uint64_t degraded_objects = 0;
-  std::uint64_t degraded_total = 0;
+  std::uint64_t degraded_total = 0;  // also Ceph's misplaced_total
+  std::uint64_t misplaced_objects = 0;
+  RecoveryStatus recovery;
 };
 
 // Errors: only Placement::Create's for a map it would refuse (a map from MapStore never is).
@@ -91,7 +141,9 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
 nlohmann::json StatusJson(const StatusReport& report);
 // `health [detail] -f json`: the "health" object above (detail lines only with `detail`).
 nlohmann::json HealthJson(const StatusReport& report, bool detail);
-// `status` in plain text, ages relative to now_ms.
+// `status` in plain text, ages relative to now_ms; with recovery, Ceph's "io:" section
+// ("recovery: 12 MiB/s, 3 objects/s" while it runs, and our network-per-rebuilt ratio once
+// anything was rebuilt) and "progress:" section (progress_report.h) after "data:".
 std::string RenderStatusPlain(const StatusReport& report, std::int64_t now_ms);
 // `health`: "HEALTH_WARN 1 osds down; ..." ; with detail, then "[WRN] OSD_DOWN: 1 osds down" and
 // each detail line indented by 4 spaces.

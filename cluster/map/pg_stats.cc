@@ -2,7 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <vector>
+#include <cstdint>
+#include <iterator>
 
 namespace ec::cluster {
 
@@ -10,20 +11,64 @@ std::string PgStatsKey(std::string_view prefix, int osd) {
   return std::string(prefix) + "pgstats/" + std::to_string(osd);
 }
 
+namespace {
+
+// The per-PG counts and the recovery fields, in the order of the structs, with the version that
+// introduced each.
+struct PgCount {
+  const char* name;
+  std::int64_t since;
+  std::int64_t PgStat::*field;
+};
+constexpr PgCount kPgCounts[] = {
+    {"objects", 1, &PgStat::objects},     {"degraded", 2, &PgStat::degraded},
+    {"misplaced", 3, &PgStat::misplaced}, {"missing", 2, &PgStat::missing},
+    {"unfound", 2, &PgStat::unfound},     {"missing_bytes", 3, &PgStat::missing_bytes},
+    {"recovered", 3, &PgStat::recovered}, {"recovered_bytes", 3, &PgStat::recovered_bytes},
+};
+struct RecoveryField {
+  const char* name;
+  std::int64_t RecoveryTotals::*field;
+};
+constexpr RecoveryField kRecoveryFields[] = {
+    {"network_bytes", &RecoveryTotals::network_bytes},
+    {"helper_device_bytes", &RecoveryTotals::helper_device_bytes},
+    {"rebuilt_bytes", &RecoveryTotals::rebuilt_bytes},
+    {"objects", &RecoveryTotals::objects},
+    {"rebuilt_bytes_per_sec", &RecoveryTotals::rebuilt_bytes_per_sec},
+    {"objects_per_sec", &RecoveryTotals::objects_per_sec},
+    {"since_ms", &RecoveryTotals::since_ms},
+};
+
+// A count: an integer in [0, INT64_MAX] (nlohmann keeps integers above INT64_MAX unsigned).
+bool GetCount(const nlohmann::json& j, const char* name, std::int64_t* out) {
+  auto it = j.find(name);
+  if (it == j.end()) return false;
+  if (it->is_number_unsigned()) {
+    const auto v = it->get<std::uint64_t>();
+    if (v > static_cast<std::uint64_t>(INT64_MAX)) return false;
+    *out = static_cast<std::int64_t>(v);
+    return true;
+  }
+  if (!it->is_number_integer()) return false;
+  *out = it->get<std::int64_t>();
+  return *out >= 0;
+}
+
+}  // namespace
+
 std::string EncodePgStats(const PgStatsReport& report) {
   nlohmann::json pgs = nlohmann::json::object();
   for (const auto& [id, s] : report.pgs) {
-    pgs[id] = {{"objects", s.objects},
-               {"state", s.state},
-               {"degraded", s.degraded},
-               {"missing", s.missing},
-               {"unfound", s.unfound}};
+    nlohmann::json pg = {{"state", s.state}};
+    for (const PgCount& c : kPgCounts) pg[c.name] = s.*c.field;
+    pgs[id] = std::move(pg);
   }
-  nlohmann::json j = {{"v", 2},
-                      {"osd", report.osd},
-                      {"epoch", report.epoch},
-                      {"stamp_ms", report.stamp_ms},
-                      {"pgs", pgs}};
+  nlohmann::json recovery = nlohmann::json::object();
+  for (const RecoveryField& f : kRecoveryFields) recovery[f.name] = report.recovery.*f.field;
+  nlohmann::json j = {{"v", kPgStatsVersion},  {"osd", report.osd},
+                      {"epoch", report.epoch}, {"stamp_ms", report.stamp_ms},
+                      {"pgs", std::move(pgs)}, {"recovery", std::move(recovery)}};
   return j.dump();
 }
 
@@ -37,40 +82,42 @@ Result<PgStatsReport> DecodePgStats(std::string_view key, std::string_view value
     if (!j.contains(field) || !j[field].is_number_integer()) return bad(std::string(field));
   }
   const std::int64_t version = j["v"].get<std::int64_t>();
-  if (version != 1 && version != 2) return bad("unknown format");
+  if (version < 1 || version > kPgStatsVersion) return bad("unknown format");
   if (!j.contains("pgs") || !j["pgs"].is_object()) return bad("pgs");
-  if (j.size() != 5) return bad("unknown field");
+  if (version >= 3 && (!j.contains("recovery") || !j["recovery"].is_object())) {
+    return bad("recovery");
+  }
+  if (j.size() != (version >= 3 ? 6u : 5u)) return bad("unknown field");
   PgStatsReport r;
   const std::int64_t osd = j["osd"].get<std::int64_t>();
   if (osd < 0 || osd > INT32_MAX) return bad("osd");
   r.osd = static_cast<int>(osd);
   r.epoch = j["epoch"].get<std::int64_t>();
   r.stamp_ms = j["stamp_ms"].get<std::int64_t>();
-  // v1 has "objects" only; v2 adds the primary's view of the PG.
-  const std::vector<const char*> counts =
-      version == 1 ? std::vector<const char*>{"objects"}
-                   : std::vector<const char*>{"objects", "degraded", "missing", "unfound"};
+  std::size_t fields = version >= 2 ? 1 : 0;  // "state"
+  for (const PgCount& c : kPgCounts) fields += c.since <= version ? 1 : 0;
   for (const auto& [id, s] : j["pgs"].items()) {
-    if (!s.is_object() || s.size() != counts.size() + (version == 1 ? 0 : 1)) {
-      return bad("pg " + id);
-    }
-    std::vector<std::int64_t> values;
-    for (const char* c : counts) {
-      if (!s.contains(c) || !s[c].is_number_integer() || s[c].get<std::int64_t>() < 0) {
-        return bad("pg " + id + " " + c);
-      }
-      values.push_back(s[c].get<std::int64_t>());
-    }
+    if (!s.is_object() || s.size() != fields) return bad("pg " + id);
     PgStat st;
-    st.objects = values[0];
-    if (version == 2) {
+    for (const PgCount& c : kPgCounts) {
+      if (c.since <= version && !GetCount(s, c.name, &(st.*c.field))) {
+        return bad("pg " + id + " " + c.name);
+      }
+    }
+    if (version >= 2) {
       if (!s.contains("state") || !s["state"].is_string()) return bad("pg " + id + " state");
       st.state = s["state"].get<std::string>();
-      st.degraded = values[1];
-      st.missing = values[2];
-      st.unfound = values[3];
     }
-    r.pgs[id] = st;
+    r.pgs[id] = std::move(st);
+  }
+  if (version >= 3) {
+    const nlohmann::json& rec = j["recovery"];
+    if (rec.size() != std::size(kRecoveryFields)) return bad("recovery: unknown field");
+    for (const RecoveryField& f : kRecoveryFields) {
+      if (!GetCount(rec, f.name, &(r.recovery.*f.field))) {
+        return bad(std::string("recovery ") + f.name);
+      }
+    }
   }
   return r;
 }

@@ -1,13 +1,24 @@
-// PG statistics that PG primaries report through etcd, for `ec-admin -s` (issue 14 item 6: the
-// PG states and degraded objects). Not part of the map (no epoch bump): each OSD overwrites its
-// own key every osd_pg_stats_interval.
+// PG statistics that PG primaries report through etcd, for `ec-admin -s` and `ec-admin progress`
+// (issue 14 item 6: the PG states and degraded objects; issue 15 item 6: recovery progress and
+// bytes). Not part of the map (no epoch bump): each OSD overwrites its own key every
+// osd_mon_report_interval.
 //
-//   <prefix>pgstats/<osd id>  {"v":1,"osd":3,"epoch":12,"stamp_ms":...,
-//                              "pgs":{"1.1f":{"objects":40},...}}
+//   <prefix>pgstats/<osd id>  {"v":3,"osd":3,"epoch":12,"stamp_ms":...,
+//                              "pgs":{"1.1f":{"objects":40,"state":"active+clean",
+//                                             "degraded":0,"misplaced":0,"missing":0,
+//                                             "unfound":0,"missing_bytes":0,"recovered":0,
+//                                             "recovered_bytes":0},...},
+//                              "recovery":{"network_bytes":..,"helper_device_bytes":..,
+//                                          "rebuilt_bytes":..,"objects":..,
+//                                          "rebuilt_bytes_per_sec":..,"objects_per_sec":..,
+//                                          "since_ms":..}}
 //
-// `objects` is the number of objects of the PG the primary holds a shard of. Decoding is strict
-// (nlohmann; EBADMSG naming the key for anything else); a reader skips a report that does not
-// decode rather than fail the whole status.
+// Versions: v1 has per PG "objects" only and no "recovery"; v2 adds state, degraded, missing and
+// unfound; v3 adds misplaced, missing_bytes, recovered, recovered_bytes and "recovery". The
+// decoder reads all three (fields a version lacks are 0 / empty). Decoding is strict: exactly the
+// version's fields, every count a non-negative integer that fits int64, the state a string;
+// anything else is EBADMSG naming the key. A reader skips a report that does not decode rather
+// than fail the whole status.
 //
 // Thread safety: pure functions, and calls on a thread-safe etcd::Client.
 #pragma once
@@ -24,13 +35,35 @@ namespace ec::cluster {
 
 struct PgStat {
   std::int64_t objects = 0;
-  // From the primary's peered view (osd/pg/pg_table.h); empty state: not known (ec-admin then
-  // derives the state from the map alone).
-  std::string state;          // Ceph's name: "active+clean", "active+recovering+degraded", ...
-  std::int64_t degraded = 0;  // objects with a shard missing or on no up OSD
-  std::int64_t missing = 0;   // shards to rebuild on up OSDs
-  std::int64_t unfound = 0;   // objects fewer than k shards can settle
+  // From the primary's peered view (osd/pg/pg_table.h PgHealth); empty state: not known (ec-admin
+  // then derives the state from the map alone).
+  std::string state;           // Ceph's name: "active+clean", "active+recovering+degraded", ...
+  std::int64_t degraded = 0;   // objects with a shard missing that no other OSD holds (v2)
+  std::int64_t misplaced = 0;  // objects whose missing shards a previous OSD holds (copy) (v3)
+  std::int64_t missing = 0;    // (object, position) pairs to rebuild or copy on up OSDs (v2)
+  std::int64_t unfound = 0;    // objects fewer than k shards can settle (v2)
+  // v3: estimated shard bytes still to rebuild or copy; pairs and shard bytes recovered since the
+  // PG last peered.
+  std::int64_t missing_bytes = 0;
+  std::int64_t recovered = 0;
+  std::int64_t recovered_bytes = 0;
   bool operator==(const PgStat&) const = default;
+};
+
+// The reporting OSD's recovery work as the OSD that pulls shards (osd/pg/pull_service.h), summed
+// over pools, cumulative since that OSD process started (v3; all 0 in v1 and v2).
+struct RecoveryTotals {
+  std::int64_t network_bytes = 0;        // bytes received from helpers
+  std::int64_t helper_device_bytes = 0;  // device bytes the helpers read for it
+  std::int64_t rebuilt_bytes = 0;        // shard bytes rebuilt or copied and written
+  std::int64_t objects = 0;              // objects pulled with success
+  // The publisher's rates from the totals' change since its previous report (0 on the first).
+  std::int64_t rebuilt_bytes_per_sec = 0;
+  std::int64_t objects_per_sec = 0;
+  // Wall clock (ms since 1970) since which the OSD's reports have, without a break, named a PG of
+  // it with shards missing (missing > 0); 0 when the last one named none.
+  std::int64_t since_ms = 0;
+  bool operator==(const RecoveryTotals&) const = default;
 };
 
 struct PgStatsReport {
@@ -38,11 +71,16 @@ struct PgStatsReport {
   std::int64_t epoch = 0;             // the map epoch the report was made at
   std::int64_t stamp_ms = 0;          // wall clock when it was made
   std::map<std::string, PgStat> pgs;  // by Ceph pg id ("1.1f"): the PGs it is primary of
+  RecoveryTotals recovery;
   bool operator==(const PgStatsReport&) const = default;
 };
 
+inline constexpr std::int64_t kPgStatsVersion = 3;  // what EncodePgStats writes
+
 std::string PgStatsKey(std::string_view prefix, int osd);
+// Format v3.
 std::string EncodePgStats(const PgStatsReport& report);
+// v1, v2 or v3; errors: EBADMSG "bad pg stats at <key>: <what>". `key` only names the value.
 Result<PgStatsReport> DecodePgStats(std::string_view key, std::string_view value);
 
 // Writes `report` under its OSD's key.

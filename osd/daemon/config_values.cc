@@ -111,7 +111,9 @@ const OptionSpec kOptions[] = {
     Number("osd_max_object_size", OptionType::kSize, "128M",
            "largest object a client may write (Ceph's option)", 4096, std::int64_t{1} << 40),
     Number("osd_mon_report_interval", OptionType::kDuration, "5s",
-           "how often a PG primary reports its PGs' object counts (for ec-admin -s)", 100, kHour),
+           "how often an OSD reports its PGs' health and its recovery totals (for ec-admin -s and "
+           "ec-admin progress; the recovery rates are measured over this interval)",
+           100, kHour),
     Number("osd_read_cost_network_weight", OptionType::kInt, "100",
            "weight of a network byte when a degraded read picks its plan (percent)", 0, 1000000),
     Number("osd_read_cost_device_weight", OptionType::kInt, "100",

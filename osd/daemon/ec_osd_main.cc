@@ -259,7 +259,8 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     }
     membership = std::move(*m);
   }
-  // The PGs this OSD is primary of, reported to etcd for `ec-admin -s` (objects, degraded).
+  // The PGs this OSD is primary of and its recovery totals, reported to etcd for `ec-admin -s`
+  // and `ec-admin progress`.
   std::unique_ptr<ec::etcd::Client> stats_etcd;
   std::unique_ptr<ec::osd::pg::PgStatsPublisher> stats;
   if (membership && primary) {
@@ -274,7 +275,17 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
           [client = stats_etcd.get(), prefix = c.etcd_prefix](const ec::cluster::PgStatsReport& r) {
             return ec::cluster::PublishPgStats(*client, prefix, r);
           },
-          log);
+          log,
+          // This OSD's pull totals, for the cluster's recovery rate and network/rebuilt ratio.
+          [p = pull.get()] {
+            const ec::osd::pg::PullTotals t = p->Totals();
+            ec::cluster::RecoveryTotals r;
+            r.network_bytes = static_cast<std::int64_t>(t.network_bytes);
+            r.helper_device_bytes = static_cast<std::int64_t>(t.helper_device_bytes);
+            r.rebuilt_bytes = static_cast<std::int64_t>(t.rebuilt_bytes);
+            r.objects = static_cast<std::int64_t>(t.objects_ok);
+            return r;
+          });
     }
   }
   std::unique_ptr<ec::osd::HttpServer> http;

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace ec::osd::pg {
 
 cluster::PgStatsReport CollectPgStats(std::int64_t epoch, int osd_id,
@@ -17,18 +19,53 @@ cluster::PgStatsReport CollectPgStats(std::int64_t epoch, int osd_id,
     st.objects = static_cast<std::int64_t>(h.objects);
     st.state = h.state;
     st.degraded = static_cast<std::int64_t>(h.degraded);
+    st.misplaced = static_cast<std::int64_t>(h.misplaced);
     st.missing = static_cast<std::int64_t>(h.missing);
     st.unfound = static_cast<std::int64_t>(h.unfound);
+    st.missing_bytes = static_cast<std::int64_t>(h.missing_bytes);
+    st.recovered = static_cast<std::int64_t>(h.recovered);
+    st.recovered_bytes = static_cast<std::int64_t>(h.recovered_bytes);
     report.pgs[pgid] = st;
   }
   return report;
 }
 
+void RecoveryTracker::Fill(cluster::PgStatsReport* report, const cluster::RecoveryTotals& totals,
+                           std::chrono::steady_clock::time_point now) {
+  cluster::RecoveryTotals& r = report->recovery;
+  r = totals;
+  r.rebuilt_bytes_per_sec = 0;
+  r.objects_per_sec = 0;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - prev_at_).count();
+  // Totals only grow within one process; a drop would be a caller's bug, counted as no work.
+  const auto rate = [ms](std::int64_t now_total, std::int64_t prev_total) -> std::int64_t {
+    if (now_total <= prev_total) return 0;
+    return static_cast<std::int64_t>(static_cast<double>(now_total - prev_total) * 1000.0 /
+                                     static_cast<double>(ms));
+  };
+  if (have_prev_ && ms > 0) {
+    r.rebuilt_bytes_per_sec = rate(totals.rebuilt_bytes, prev_.rebuilt_bytes);
+    r.objects_per_sec = rate(totals.objects, prev_.objects);
+  }
+  have_prev_ = true;
+  prev_ = totals;
+  prev_at_ = now;
+  const bool work = std::any_of(report->pgs.begin(), report->pgs.end(),
+                                [](const auto& pg) { return pg.second.missing > 0; });
+  if (!work) {
+    since_ms_ = 0;
+  } else if (since_ms_ == 0) {
+    since_ms_ = report->stamp_ms;
+  }
+  r.since_ms = since_ms_;
+}
+
 PgStatsPublisher::PgStatsPublisher(const cluster::MapHolder* maps, HealthOf health, int osd_id,
                                    std::chrono::milliseconds interval, Publish publish,
-                                   std::shared_ptr<spdlog::logger> log)
+                                   std::shared_ptr<spdlog::logger> log, TotalsOf totals)
     : maps_(maps),
       health_(std::move(health)),
+      totals_(std::move(totals)),
       osd_id_(osd_id),
       interval_(interval),
       publish_(std::move(publish)),
@@ -54,8 +91,13 @@ void PgStatsPublisher::Loop() {
   while (!cv_.wait_for(lock, interval_, [this] { return stop_; })) {
     lock.unlock();
     auto map = maps_->Get();
-    Status s =
-        map->epoch > 0 ? publish_(CollectPgStats(map->epoch, osd_id_, health_())) : Status::OK();
+    Status s = Status::OK();
+    if (map->epoch > 0) {
+      cluster::PgStatsReport report = CollectPgStats(map->epoch, osd_id_, health_());
+      tracker_.Fill(&report, totals_ ? totals_() : cluster::RecoveryTotals{},
+                    std::chrono::steady_clock::now());
+      s = publish_(report);
+    }
     if (!s.ok() && !warned) log_->warn("pg stats not published: {}", s.message());
     warned = !s.ok();
     lock.lock();

@@ -127,6 +127,17 @@ class PullService::Impl {
 
   void Attach(net::RequestHandler* shard_service) { shard_service_ = shard_service; }
 
+  // What the registry's counters above count, over every pool (PullService::Totals).
+  struct Totals {
+    std::atomic<std::uint64_t> network{0}, device{0}, rebuilt{0}, objects_ok{0};
+    void Add(std::uint64_t n, std::uint64_t d, std::uint64_t r, bool ok) {
+      network.fetch_add(n, std::memory_order_relaxed);
+      device.fetch_add(d, std::memory_order_relaxed);
+      rebuilt.fetch_add(r, std::memory_order_relaxed);
+      if (ok) objects_ok.fetch_add(1, std::memory_order_relaxed);
+    }
+  } totals_;
+
   void Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
     if (!std::holds_alternative<net::SubPullRequest>(request.body)) {
       (void)responder->SendError(Status::Invalid("the pull service serves SubPull only"));
@@ -288,6 +299,7 @@ class PullService::Impl {
         ->GetCounter("ecstore_recovery_objects_total", "Objects this OSD pulled, by result",
                      {{"pool", job.pool_name}, {"result", ok ? "ok" : "failed"}})
         .Inc();
+    totals_.Add(result.network_bytes, result.device_bytes, result.rebuilt_bytes, ok);
     return result;
   }
 
@@ -474,6 +486,12 @@ void PullService::AttachShardService(net::RequestHandler* shard_service) {
 
 void PullService::Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
   impl_->Handle(std::move(request), std::move(responder));
+}
+
+PullTotals PullService::Totals() const {
+  const auto& t = impl_->totals_;
+  return {t.network.load(std::memory_order_relaxed), t.device.load(std::memory_order_relaxed),
+          t.rebuilt.load(std::memory_order_relaxed), t.objects_ok.load(std::memory_order_relaxed)};
 }
 
 }  // namespace ec::osd::pg

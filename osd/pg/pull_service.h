@@ -86,6 +86,15 @@ struct PullOptions {
   recovery::ReadCostModel cost;
 };
 
+// The sums of the counters above over every pool, since the service started (objects: those
+// pulled with success). For the PG stats reports (pg_stats_publisher.h).
+struct PullTotals {
+  std::uint64_t network_bytes = 0;
+  std::uint64_t helper_device_bytes = 0;
+  std::uint64_t rebuilt_bytes = 0;
+  std::uint64_t objects_ok = 0;
+};
+
 class PullService : public net::RequestHandler {
  public:
   // `store`, `map` and `metrics` are borrowed and must outlive the service. Starts the workers.
@@ -102,6 +111,9 @@ class PullService : public net::RequestHandler {
 
   // SubPull requests only (others are answered EINVAL). Never blocks.
   void Handle(net::Request request, std::shared_ptr<net::Responder> responder) override;
+
+  // Any thread; each field is read on its own (a pull finishing meanwhile may show in some).
+  PullTotals Totals() const;
 
   class Impl;
 

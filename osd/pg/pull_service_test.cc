@@ -265,6 +265,12 @@ TEST_F(PullServiceTest, ClayRebuildReadsDTimesCOverQ) {
   EXPECT_EQ(Metric(6, "ecstore_recovery_rebuilt_bytes_total{pool=\"clay-pool\"}"),
             std::to_string(res.rebuilt_bytes));
   EXPECT_EQ(Metric(6, "ecstore_recovery_objects_total{pool=\"clay-pool\",result=\"ok\"}"), "1");
+  // The same sums for the PG stats reports.
+  const PullTotals totals = osds_[6]->pull->Totals();
+  EXPECT_EQ(totals.network_bytes, res.network_bytes);
+  EXPECT_EQ(totals.helper_device_bytes, res.device_bytes);
+  EXPECT_EQ(totals.rebuilt_bytes, res.rebuilt_bytes);
+  EXPECT_EQ(totals.objects_ok, 1u);
 
   // Pulled again (a retried request): nothing is read, the shard stays.
   const net::SubPullReply again = Pull(6, r);

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (global->help) {
-    std::cout << admin::HelpText();
+    std::cout << (global->words.empty() ? admin::HelpText() : admin::HelpFor(global->words));
     return 0;
   }
   if (global->version) {
