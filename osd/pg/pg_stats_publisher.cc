@@ -86,20 +86,28 @@ void PgStatsPublisher::Stop() {
 }
 
 void PgStatsPublisher::Loop() {
+  using Clock = std::chrono::steady_clock;
   bool warned = false;
+  std::int64_t published_epoch = 0;
+  auto due = Clock::now() + interval_;
+  // Wakes every kEpochPoll to see whether the map moved: a new epoch is reported at once, so that
+  // `ec-admin -s` shows the PGs peering and recovering instead of their state at the old map.
+  const auto slice = std::min<std::chrono::milliseconds>(interval_, kEpochPoll);
   std::unique_lock lock(mu_);
-  while (!cv_.wait_for(lock, interval_, [this] { return stop_; })) {
-    lock.unlock();
+  while (!cv_.wait_for(lock, slice, [this] { return stop_; })) {
     auto map = maps_->Get();
+    if (Clock::now() < due && map->epoch == published_epoch) continue;
+    lock.unlock();
     Status s = Status::OK();
     if (map->epoch > 0) {
       cluster::PgStatsReport report = CollectPgStats(map->epoch, osd_id_, health_());
-      tracker_.Fill(&report, totals_ ? totals_() : cluster::RecoveryTotals{},
-                    std::chrono::steady_clock::now());
+      tracker_.Fill(&report, totals_ ? totals_() : cluster::RecoveryTotals{}, Clock::now());
       s = publish_(report);
     }
     if (!s.ok() && !warned) log_->warn("pg stats not published: {}", s.message());
     warned = !s.ok();
+    published_epoch = map->epoch;
+    due = Clock::now() + interval_;
     lock.lock();
   }
 }

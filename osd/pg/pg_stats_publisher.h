@@ -1,9 +1,9 @@
-// PgStatsPublisher: every osd_mon_report_interval, the OSD reports the health of each PG it is
-// primary of (its state, objects, degraded and misplaced objects, missing shards and bytes, what
-// was recovered since it peered: the primary's peered view, osd/pg/pg_table.h) and its own
-// recovery totals as the OSD that pulls shards (pull_service.h: bytes from helpers, helper device
-// bytes, rebuilt bytes, objects) with their rates, to etcd (cluster/map/pg_stats.h), where
-// `ec-admin -s` and `ec-admin progress` read them.
+// PgStatsPublisher: every osd_mon_report_interval, and at once when the map's epoch changes, the
+// OSD reports the health of each PG it is primary of (its state, objects, degraded and misplaced
+// objects, missing shards and bytes, what was recovered since it peered: the primary's peered view,
+// osd/pg/pg_table.h) and its own recovery totals as the OSD that pulls shards (pull_service.h:
+// bytes from helpers, helper device bytes, rebuilt bytes, objects) with their rates, to etcd
+// (cluster/map/pg_stats.h), where `ec-admin -s` and `ec-admin progress` read them.
 //
 // Rates: rebuilt bytes and objects per second from the totals' change between two consecutive
 // reports of this publisher (over one interval, by the steady clock); 0 in the first report.
@@ -51,6 +51,9 @@ class RecoveryTracker {
   std::chrono::steady_clock::time_point prev_at_;
   std::int64_t since_ms_ = 0;
 };
+
+// How often the publisher looks for a new map epoch between its reports.
+inline constexpr std::chrono::milliseconds kEpochPoll{100};
 
 class PgStatsPublisher {
  public:
