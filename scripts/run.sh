@@ -129,6 +129,37 @@ http_get() {  # port path: the body of an HTTP GET on loopback (bash's /dev/tcp,
   sed '1,/^\r$/d' <&3
   exec 3<&-
 }
+# Polls `ec-admin -s` every second until every PG is active+clean (or LIMIT seconds), printing
+# its PG and recovery lines as they change.
+watch_recovery() {
+  local limit="$1" t0 last="" out
+  t0="$(date +%s)"
+  sleep 1  # the primaries report within 100 ms of a new epoch; their PGs peer first
+  while :; do
+    out="$("$root/build/bin/ec-admin" -s 2>&1 |
+      grep -E 'pgs:|active|peering|down|incomplete|degraded|misplaced|recover|backfill|\[' || true)"
+    if [ "$out" != "$last" ]; then
+      echo "[$(( $(date +%s) - t0 )) s]"; echo "$out"; last="$out"
+    fi
+    if "$root/build/bin/ec-admin" -s --format json | grep -q '"pgs_by_state":\[{"count":[0-9]*,"state_name":"active+clean"}\]'; then
+      echo "every PG active+clean after $(( $(date +%s) - t0 )) s"; return 0
+    fi
+    if [ $(( $(date +%s) - t0 )) -ge "$limit" ]; then
+      echo "not every PG is active+clean after $limit s" >&2; return 1
+    fi
+    sleep 1
+  done
+}
+# The recovery counters of every running OSD summed by pool and kind.
+recovery_bytes() {
+  local id
+  for id in $(seq 0 6); do
+    kill -0 "$(cat "$cl/osd.$id.pid" 2>/dev/null)" 2>/dev/null || continue
+    http_get "$(osd_mport "$id")" /metrics 2>/dev/null |
+      grep -E '^ecstore_recovery_(network_bytes|helper_device_bytes|rebuilt_bytes)_total' || true
+  done | awk '{ sub(/_total/, "", $1); sum[$1] += $2 }
+              END { for (k in sum) printf "  %-60s %d\n", k, sum[k] }' | sort
+}
 map_field() {  # osd id, field: 1/0 from the map (ec-admin osd dump, Ceph's "up"/"in")
   "$root/build/bin/ec-admin" osd dump --format json |
     grep -o "{[^{}]*\"osd\":$1[,}][^{}]*}" | grep -o "\"$2\":[a-z0-9]*" | head -n 1 | cut -d: -f2
@@ -184,17 +215,45 @@ echo "osd.$victim is out after $(( $(date +%s%3N) - start_ms )) ms (mon_osd_down
 admin osd map claypool obj
 read -r -a now <<< "$(acting)"
 new="${now[1]}"
+echo
+echo "== recovery: placement moved osd.$victim's shards; each PG's primary peers and the OSD that now"
+echo "   holds a lost shard pulls it from the helpers (CLAY: d*C/q per stripe, RS: k*C), in the background"
+watch_recovery 120
+echo "-- recovery counters summed over the OSDs (bytes received from helpers, read by the helpers'"
+echo "   devices, rebuilt), by pool:"
+recovery_bytes
 rados -p claypool get obj "$cl/read.obj"
-cmp -s "$cl/read.obj" "$object" || { echo "MISMATCH after the remap" >&2; exit 1; }
-echo "shard 1 of obj now maps to osd.$new: the read found it missing there and the primary rebuilt it"
-http_get "$(osd_mport "${now[0]}")" /metrics | grep -E '^ecstore_pool_shards_healed_total' || true
+cmp -s "$cl/read.obj" "$object" || { echo "MISMATCH after recovery" >&2; exit 1; }
+echo "shard 1 of obj now lives on osd.$new, rebuilt there; obj reads back identical"
 "$root/build/bin/ec-rados" -p claypool cleanup --run-name demo
 echo
-echo "restart osd.$victim: up and in again (it was marked out by the monitor, not by a person)"
+echo "== while osd.$victim is out, small-1 and small-2 change in both pools"
+for p in claypool rspool; do
+  for n in 1 2; do
+    head -c $((n * 41000)) "$object" | tail -c $((n * 30000)) > "$cl/small.$n"
+    "$root/build/bin/ec-rados" -p "$p" put "small-$n" "$cl/small.$n"
+  done
+done
+before="$(recovery_bytes)"
+echo
+echo "== restart osd.$victim: up and in again (it was marked out by the monitor, not by a person);"
+echo "   placement moves its shards back: backfill copies only what changed while it was out"
 : > "$cl/osd.$victim.out"
 setsid "$root/build/bin/ec-osd" -c "$EC_CONF" -i "$victim" >> "$cl/osd.$victim.out" 2>&1 < /dev/null &
 echo $! > "$cl/osd.$victim.pid"
 until [ "$(map_field "$victim" up)" = "1" ]; do sleep 0.1; done
+watch_recovery 120
+echo "-- recovery counters before the restart, then after (the difference: the shards of the"
+echo "   changed objects, copied whole from the OSDs that held them, not rebuilt):"
+echo "$before"
+recovery_bytes
+for p in claypool rspool; do
+  for n in 1 2 3 4 5; do
+    "$root/build/bin/ec-rados" -p "$p" get "small-$n" "$cl/read.small"
+    cmp -s "$cl/read.small" "$cl/small.$n" || { echo "MISMATCH in $p/small-$n" >&2; exit 1; }
+  done
+done
+echo "every small object reads back identical in both pools"
 admin -s
 echo "-- osd.${set[0]} metrics (excerpt):"
 http_get "$(osd_mport "${set[0]}")" /metrics |
