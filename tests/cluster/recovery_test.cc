@@ -233,12 +233,12 @@ class RecoveryKill : public ::testing::Test {
   };
 
   // kill -9 of the victim, the monitor marks it down, and the test marks it out: recovery starts.
-  // The plan from the map with it out.
-  static Plan MarkOut(int victim) {
+  // The plan from the map with it out. `recovered` keeps the victim's count.
+  static Plan MarkOut(int victim, RecoveredSince& recovered) {
     Plan plan;
     plan.victim = victim;
     const auto before = std::make_shared<const ClusterMap>(cluster_->Map());
-    cluster_->Kill(victim);
+    recovered.Kill(victim);
     EXPECT_TRUE(cluster_->WaitUp(victim, false, seconds(kGraceSeconds + 6)));
     auto out = cluster_->store->Apply({MapChange::OsdOut(victim, false)});
     EXPECT_TRUE(out.ok()) << out.status().ToString();
@@ -308,7 +308,7 @@ TEST_F(RecoveryKill, KillTheRecoveringOsdMidwayThenRestartIt) {
   RecoveredSince recovered;
   const std::uint64_t net0 = NetworkBytes();
   const auto t0 = Clock::now();
-  const Plan plan = MarkOut(6);
+  const Plan plan = MarkOut(6, recovered);
   ASSERT_FALSE(plan.missing.empty());
   const int puller = plan.MostPulls();
   const std::uint64_t share = plan.pulls.at(puller);
@@ -349,7 +349,7 @@ TEST_F(RecoveryKill, KillTheRecoveringOsdMidwayThenRestartIt) {
 TEST_F(RecoveryKill, KillAHelperOsdMidwayThenRestartIt) {
   RecoveredSince recovered;
   const auto t0 = Clock::now();
-  const Plan plan = MarkOut(2);
+  const Plan plan = MarkOut(2, recovered);
   ASSERT_FALSE(plan.missing.empty());
   const std::uint64_t missing = plan.missing.size();
   // The OSD holding shards of the most objects to rebuild.
@@ -393,7 +393,7 @@ TEST_F(RecoveryKill, KillAHelperOsdMidwayThenRestartIt) {
 TEST_F(RecoveryKill, KillEtcdMidwayThenRestartIt) {
   RecoveredSince recovered;
   const auto t0 = Clock::now();
-  const Plan plan = MarkOut(4);
+  const Plan plan = MarkOut(4, recovered);
   ASSERT_FALSE(plan.missing.empty());
   const std::uint64_t missing = plan.missing.size();
   ASSERT_TRUE(WaitFor([&] { return recovered.All() * 4 >= missing; }, milliseconds(60000)));
@@ -430,7 +430,7 @@ TEST_F(RecoveryKill, ClientReadsAndWritesOfObjectsUnderRecovery) {
   RecoveredSince recovered;
   const auto t0 = Clock::now();
   const std::uint64_t failed0 = Failed();
-  Plan plan = MarkOut(1);
+  Plan plan = MarkOut(1, recovered);
   ASSERT_FALSE(plan.missing.empty());
   const std::uint64_t missing = plan.missing.size();
   std::mt19937_64 rng(51);
