@@ -1,6 +1,6 @@
-// Objects through pools on a real local cluster (issue 14): a real etcd, six real ec-osd processes
-// (hosts h0..h5) and the client library in-process. One cluster is shared by the test cases; a
-// case that kills OSDs starts them again before it ends.
+// Objects through pools on a real local cluster (issue 14, cluster_fixture.h): a real etcd, six
+// real ec-osd processes (hosts h0..h5) and the client library in-process. One cluster is shared by
+// the test cases; a case that kills OSDs starts them again before it ends.
 //
 //   RoundTrip          write_full / write at offsets / append / read ranges / stat / remove / ls
 //                      against a model, in an RS(4,2) and a CLAY(4,2,5) pool
