@@ -92,6 +92,15 @@ ClusterMap LocalCluster::Map() const {
   return m.ok() ? *m : ClusterMap{};
 }
 
+std::string LocalCluster::DescribeOsds() const {
+  const ClusterMap m = Map();
+  std::string out = "epoch " + std::to_string(m.epoch) + ":";
+  for (const auto& [id, osd] : m.osds) {
+    out += " osd." + std::to_string(id) + (osd.up ? " up" : " down") + (osd.in ? " in," : " out,");
+  }
+  return out;
+}
+
 bool LocalCluster::WaitUp(int id, bool up, seconds limit) const {
   const auto end = Clock::now() + limit;
   while (Clock::now() < end) {

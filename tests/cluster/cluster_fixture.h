@@ -78,6 +78,9 @@ class LocalCluster {
 
   // The map in etcd now (an empty map if it cannot be read).
   ec::cluster::ClusterMap Map() const;
+  // The map's epoch and every OSD's state, for failure messages: "epoch 12: osd.0 up in, osd.1
+  // down out, ...".
+  std::string DescribeOsds() const;
   // Waits until the map says OSD `id` is up (or down); false after `limit`.
   bool WaitUp(int id, bool up, std::chrono::seconds limit) const;
   // kill -9 (expects the exit status 128 + 9).
