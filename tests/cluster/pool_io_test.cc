@@ -1,6 +1,6 @@
-// Objects through pools on a real local cluster (issue 14): a real etcd, six real ec-osd processes
-// (hosts h0..h5) and the client library in-process. One cluster is shared by the test cases; a
-// case that kills OSDs starts them again before it ends.
+// Objects through pools on a real local cluster (issue 14, cluster_fixture.h): a real etcd, six
+// real ec-osd processes (hosts h0..h5) and the client library in-process. One cluster is shared by
+// the test cases; a case that kills OSDs starts them again before it ends.
 //
 //   RoundTrip          write_full / write at offsets / append / read ranges / stat / remove / ls
 //                      against a model, in an RS(4,2) and a CLAY(4,2,5) pool
@@ -27,7 +27,6 @@
 #include "cluster/admin/status_report.h"
 #include "cluster/client/rados.h"
 #include "cluster/etcd/etcd_client.h"
-#include "cluster/etcd/etcd_test_server.h"
 #include "cluster/map/map_store.h"
 #include "cluster/map/object_locator.h"
 #include "cluster/map/pg_stats.h"
@@ -36,8 +35,7 @@
 #include "osd/store/store_test_support.h"
 #include "recovery/object_read.h"
 #include "recovery/testing/memory_shard_source.h"
-#include "tests/osd/osd_process.h"
-#include "tests/system_test_support.h"
+#include "tests/cluster/cluster_fixture.h"
 
 namespace {
 
@@ -53,10 +51,7 @@ constexpr int kOsds = 6;
 constexpr int kGraceSeconds = 2;
 
 using ec::store::testing::RandomBytes;
-
-std::vector<std::byte> ToVector(const Buffer& b) {
-  return std::vector<std::byte>(b.data(), b.data() + b.size());
-}
+using ectest::ToVector;
 
 // The pools of the test cluster: RS(4,2) isa and CLAY(4,2,5) with stripe units 4 KiB ("rs",
 // "clay") and 32 KiB ("rs32", "clay32"), and RS(5,1) isa, where a small overwrite reads 2 chunks
@@ -79,85 +74,26 @@ std::uint32_t StripeUnitOf(const std::string& pool) {
   return pool.ends_with("32") ? 32768 : 4096;
 }
 
+std::vector<ectest::PoolSpec> PoolSpecs() {
+  std::vector<ectest::PoolSpec> specs;
+  for (const std::string& pool : kPools)
+    specs.push_back({pool, ProfileOf(pool), StripeUnitOf(pool)});
+  return specs;
+}
+
 class PoolIo : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { cluster_ = new Cluster(); }
+  static void SetUpTestSuite() {
+    ectest::LocalClusterOptions o;
+    o.osds = kOsds;
+    o.pools = PoolSpecs();
+    o.grace_seconds = kGraceSeconds;
+    cluster_ = new ectest::LocalCluster(std::move(o));
+  }
   static void TearDownTestSuite() {
     delete cluster_;
     cluster_ = nullptr;
   }
-
-  struct Cluster {
-    Cluster() {
-      EXPECT_TRUE(etcd.Start().ok());
-      client = std::make_unique<ec::etcd::Client>(etcd.client_options());
-      store = std::make_unique<ec::cluster::MapStore>(client.get());
-      for (int id = 0; id < kOsds; ++id) {
-        const auto d = dir.path() / ("osd" + std::to_string(id));
-        std::filesystem::create_directories(d);
-        osds.push_back(std::make_unique<ectest::OsdProcess>(d, id));
-        EXPECT_EQ(osds.back()->Mkfs({"--set", "bluestore_block_size=256M"}).exit_code, 0);
-        EXPECT_TRUE(osds.back()->Start(Args(id)));
-      }
-      for (const std::string& pool : kPools) AddPool(pool, ProfileOf(pool));
-      ec::cluster::client::ClientOptions o;
-      o.etcd_endpoints = Endpoint();
-      o.op_timeout = seconds(40);
-      o.attempt_timeout = seconds(5);
-      auto r = ec::cluster::client::Rados::Connect(o);
-      EXPECT_TRUE(r.ok()) << r.status().ToString();
-      if (r.ok()) rados = std::move(r).value();
-    }
-    std::string Endpoint() const {
-      return "http://127.0.0.1:" + std::to_string(etcd.endpoint().port);
-    }
-    std::vector<std::string> Args(int id) const {
-      return {"--set", "etcd_endpoints=" + Endpoint(),
-              "--set", "osd_heartbeat_grace=" + std::to_string(kGraceSeconds) + "s",
-              "--set", "mon_osd_down_out_interval=0",
-              "--set", "osd_subop_timeout=3s",
-              "--set", "osd_min_size_wait=3s",
-              "--set", "osd_mon_report_interval=500ms",
-              "--set", "host=h" + std::to_string(id)};
-    }
-    void AddPool(const std::string& name, ec::Profile profile) {
-      ec::cluster::EcProfile p{name, profile};
-      ec::cluster::Pool pool;
-      pool.name = name;
-      pool.profile = name;
-      pool.pg_num = 8;
-      pool.stripe_unit = StripeUnitOf(name);
-      pool.min_size = std::stoi(profile.at("k"));  // writes go on with m OSDs down
-      auto s = store->Apply({MapChange::PutProfile(p), MapChange::PutPool(pool)});
-      EXPECT_TRUE(s.ok()) << s.status().ToString();
-    }
-    ClusterMap Map() const {
-      auto m = store->Load();
-      return m.ok() ? *m : ClusterMap{};
-    }
-    bool WaitUp(int id, bool up, seconds limit) const {
-      const auto end = Clock::now() + limit;
-      while (Clock::now() < end) {
-        ClusterMap m = Map();
-        auto it = m.osds.find(id);
-        if (it != m.osds.end() && it->second.up == up) return true;
-        std::this_thread::sleep_for(milliseconds(50));
-      }
-      return false;
-    }
-    void Kill(int id) { EXPECT_EQ(osds[id]->Kill(), 128 + 9); }
-    void Restart(int id) {
-      EXPECT_TRUE(osds[id]->Start(Args(id)));
-      EXPECT_TRUE(WaitUp(id, true, seconds(10)));
-    }
-
-    ec::etcd::testing::EtcdServer etcd;
-    std::unique_ptr<ec::etcd::Client> client;
-    std::unique_ptr<ec::cluster::MapStore> store;
-    ectest::TempDir dir;
-    std::vector<std::unique_ptr<ectest::OsdProcess>> osds;
-    std::unique_ptr<ec::cluster::client::Rados> rados;
-  };
 
   void SetUp() override {
     ASSERT_NE(cluster_, nullptr);
@@ -165,16 +101,12 @@ class PoolIo : public ::testing::Test {
     for (int id = 0; id < kOsds; ++id) ASSERT_TRUE(cluster_->osds[id]->running()) << id;
   }
 
-  ec::cluster::client::IoCtx Pool(const std::string& name) {
-    auto io = cluster_->rados->OpenPool(name);
-    EXPECT_TRUE(io.ok()) << io.status().ToString();
-    return *io;
-  }
+  ec::cluster::client::IoCtx Pool(const std::string& name) { return cluster_->Pool(name); }
 
-  static Cluster* cluster_;
+  static ectest::LocalCluster* cluster_;
 };
 
-PoolIo::Cluster* PoolIo::cluster_ = nullptr;
+ectest::LocalCluster* PoolIo::cluster_ = nullptr;
 
 TEST_F(PoolIo, RoundTripRangesAppendsRemove) {
   std::mt19937_64 rng(1);
@@ -707,15 +639,7 @@ TEST_F(PoolIo, StatusCountsObjectsAndDegradedObjects) {
 // joining moves shards to it: a first recovery).
 TEST_F(PoolIo, RecoveryAfterAnOsdIsMarkedOutRebuildsWithTheLeastBytes) {
   const std::vector<std::string> pools = {"rs", "clay"};
-  {
-    const int id = kOsds;
-    const auto d = cluster_->dir.path() / ("osd" + std::to_string(id));
-    std::filesystem::create_directories(d);
-    cluster_->osds.push_back(std::make_unique<ectest::OsdProcess>(d, id));
-    ASSERT_EQ(cluster_->osds.back()->Mkfs({"--set", "bluestore_block_size=256M"}).exit_code, 0);
-    ASSERT_TRUE(cluster_->osds.back()->Start(cluster_->Args(id)));
-    ASSERT_TRUE(cluster_->WaitUp(id, true, seconds(10)));
-  }
+  ASSERT_EQ(cluster_->AddOsd(), kOsds);
   std::mt19937_64 rng(15);
   std::map<std::string, std::map<std::string, std::vector<std::byte>>> model;
   for (const std::string& pool : pools) {
@@ -727,54 +651,10 @@ TEST_F(PoolIo, RecoveryAfterAnOsdIsMarkedOutRebuildsWithTheLeastBytes) {
       ASSERT_TRUE(io.WriteFull(name, model[pool][name]).ok());
     }
   }
-  // Every PG of every pool as its primary reports it at the current map ("(no report)" until it
-  // has reported at that epoch).
-  auto pg_states = [&]() {
-    std::map<std::string, std::uint64_t> by_state;
-    auto map = std::make_shared<const ClusterMap>(cluster_->Map());
-    auto stats = ec::cluster::LoadPgStats(*cluster_->client, "/ecstore/");
-    auto locator = ec::cluster::ObjectLocator::Make(map);
-    if (!stats.ok() || !locator.ok()) return by_state;
-    for (const auto& [pool_id, pool] : map->pools) {
-      for (std::uint32_t pg = 0; pg < pool.pg_num; ++pg) {
-        auto loc = (*locator)->LocatePg(pool_id, pg);
-        if (!loc.ok()) continue;
-        auto report = stats->find(loc->primary);
-        std::string state = "(no report)";
-        if (report != stats->end() && report->second.epoch == map->epoch) {
-          auto st = report->second.pgs.find(loc->pgid);
-          if (st != report->second.pgs.end()) state = st->second.state;
-        }
-        ++by_state[state];
-      }
-    }
-    return by_state;
-  };
-  auto wait_clean = [&](seconds limit) {
-    const auto end = Clock::now() + limit;
-    std::map<std::string, std::uint64_t> s;
-    while (Clock::now() < end) {
-      s = pg_states();
-      if (s.size() == 1 && s.count("active+clean") != 0) return true;
-      std::this_thread::sleep_for(milliseconds(200));
-    }
-    for (const auto& [name, n] : s) {
-      std::printf("  %s: %llu pgs\n", name.c_str(), static_cast<unsigned long long>(n));
-    }
-    return false;
-  };
   auto received = [&](const std::string& pool) {
-    double sum = 0;
-    for (const auto& osd : cluster_->osds) {
-      if (!osd->running()) continue;
-      const std::string page = ectest::HttpGet(osd->metrics_port(), "/metrics");
-      const double v =
-          ectest::MetricValue(page, "ecstore_recovery_network_bytes_total{pool=\"" + pool + "\"}");
-      if (v > 0) sum += v;  // -1: not counted yet on that OSD
-    }
-    return static_cast<std::uint64_t>(sum);
+    return cluster_->MetricSum("ecstore_recovery_network_bytes_total{pool=\"" + pool + "\"}");
   };
-  ASSERT_TRUE(wait_clean(seconds(60)));
+  ASSERT_TRUE(cluster_->WaitClean(seconds(60)));
 
   // The bytes the rebuild must read: the objects with a shard on the victim.
   const int victim = 5;
@@ -804,7 +684,7 @@ TEST_F(PoolIo, RecoveryAfterAnOsdIsMarkedOutRebuildsWithTheLeastBytes) {
   const auto t0 = Clock::now();
   auto out = cluster_->store->Apply({MapChange::OsdOut(victim, false)});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
-  ASSERT_TRUE(wait_clean(seconds(90)));
+  ASSERT_TRUE(cluster_->WaitClean(seconds(90)));
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
 
   for (const std::string& pool : pools) {
@@ -836,22 +716,14 @@ TEST_F(PoolIo, RecoveryAfterAnOsdIsMarkedOutRebuildsWithTheLeastBytes) {
       changed[pool].insert(name);
     }
   }
-  ASSERT_TRUE(wait_clean(seconds(30)));
+  ASSERT_TRUE(cluster_->WaitClean(seconds(30)));
 
   // Back in: placement moves its positions back. Its shards of unchanged objects are current
   // (nothing to do); those of changed objects are copied from the OSDs that held them meanwhile
   // (backfill: one shard's bytes over the network, not k shards' worth).
   std::map<std::string, std::uint64_t> mid, mid_rebuilt;
   auto rebuilt = [&](const std::string& pool) {
-    double sum = 0;
-    for (const auto& osd : cluster_->osds) {
-      if (!osd->running()) continue;
-      const std::string page = ectest::HttpGet(osd->metrics_port(), "/metrics");
-      const double v =
-          ectest::MetricValue(page, "ecstore_recovery_rebuilt_bytes_total{pool=\"" + pool + "\"}");
-      if (v > 0) sum += v;
-    }
-    return static_cast<std::uint64_t>(sum);
+    return cluster_->MetricSum("ecstore_recovery_rebuilt_bytes_total{pool=\"" + pool + "\"}");
   };
   for (const std::string& pool : pools) {
     mid[pool] = received(pool);
@@ -860,7 +732,7 @@ TEST_F(PoolIo, RecoveryAfterAnOsdIsMarkedOutRebuildsWithTheLeastBytes) {
   cluster_->Restart(victim);
   auto in = cluster_->store->Apply({MapChange::OsdIn(victim, 0)});
   ASSERT_TRUE(in.ok()) << in.status().ToString();
-  ASSERT_TRUE(wait_clean(seconds(60)));
+  ASSERT_TRUE(cluster_->WaitClean(seconds(60)));
   auto in_map = std::make_shared<const ClusterMap>(cluster_->Map());
   auto out_locator = ec::cluster::ObjectLocator::Make(out_map);
   auto in_locator = ec::cluster::ObjectLocator::Make(in_map);
