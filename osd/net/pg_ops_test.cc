@@ -401,19 +401,20 @@ TEST_F(PgOpsTest, ReadBatchAnswersPerItem) {
   EXPECT_EQ(std::get<SubReadBatchRequest>(seen->body).items, batch.items);
 
   // A reply that does not match the request: more bytes than asked, a result missing.
-  EXPECT_EQ(client_->ReadBatch(SubReadBatchRequest{{{"pg", "liar", 1, 0, {{0, 10}}}}})
-                .status()
-                .code(),
-            EBADMSG);
-  EXPECT_EQ(client_->ReadBatch(SubReadBatchRequest{{{"short", "a", 1, 0, {{0, 10}}},
-                                                    {"short", "b", 1, 0, {{0, 10}}}}})
+  EXPECT_EQ(
+      client_->ReadBatch(SubReadBatchRequest{{{"pg", "liar", 1, 0, {{0, 10}}}}}).status().code(),
+      EBADMSG);
+  EXPECT_EQ(client_
+                ->ReadBatch(SubReadBatchRequest{
+                    {{"short", "a", 1, 0, {{0, 10}}}, {"short", "b", 1, 0, {{0, 10}}}}})
                 .status()
                 .code(),
             EBADMSG);
   // Refused by the server's checks before the handler: no item, more bytes than the client takes.
   EXPECT_EQ(client_->ReadBatch(SubReadBatchRequest{}).status().code(), EINVAL);
-  EXPECT_EQ(client_->ReadBatch(SubReadBatchRequest{{{"pg", "a", 1, 0, {{0, 600000}}},
-                                                    {"pg", "b", 1, 0, {{0, 600000}}}}})
+  EXPECT_EQ(client_
+                ->ReadBatch(SubReadBatchRequest{
+                    {{"pg", "a", 1, 0, {{0, 600000}}}, {"pg", "b", 1, 0, {{0, 600000}}}}})
                 .status()
                 .code(),
             EMSGSIZE);
