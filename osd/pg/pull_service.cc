@@ -96,8 +96,10 @@ class PullService::Impl {
     const std::size_t n = job->results.size();
     if (first == n) return Reply(*job);
     std::size_t end = first + 1;
-    if (stopping_.load()) {
-      end = n;  // every object is answered ECANCELED: nothing to fetch
+    if (stopping_.load() || options_.batch_bytes == 0) {
+      // Shutting down: every object is answered ECANCELED, nothing to fetch. No batching: each
+      // object reads its helpers itself.
+      end = n;
       job->prefetched.assign(n - first, {});
     } else {
       const PrefetchCounts counts = PrefetchWindow(*job, first, *store_, options_);

@@ -94,7 +94,8 @@ struct PullOptions {
   int threads = 4;         // workers running pulls (1..256); objects in flight on this OSD
   int max_active = 3;      // objects in flight per request (>= 1)
   // Helper bytes fetched ahead for one window of a request's objects (osd_recovery_max_chunk in
-  // ec-osd); one object above it is a window of its own.
+  // ec-osd); one object above it is a window of its own. 0: no batching (every object reads its
+  // helpers itself, one ReadShard per helper).
   std::uint64_t batch_bytes = std::uint64_t{8} << 20;
   std::chrono::milliseconds helper_timeout{10000};  // per read request (or batch) to a helper
   std::chrono::milliseconds map_wait{2000};         // waiting for a request's newer epoch

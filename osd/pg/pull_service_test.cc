@@ -497,6 +497,39 @@ TEST_F(PullServiceTest, WindowsStayWithinBatchBytes) {
   EXPECT_NE(text.find("ecstore_recovery_read_batches_total{pool=\"rs-pool\"} 12"),
             std::string::npos)
       << text;
+
+  // batch_bytes 0: no batching, every object reads its helpers itself (one ReadShard each).
+  po.batch_bytes = 0;
+  MetricsRegistry unbatched_metrics;
+  direct.reset();
+  direct =
+      std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &unbatched_metrics, nullptr, po);
+  r.shard = 1;
+  r.helpers = AllBut(1);
+  std::uint64_t reads_before = 0;
+  for (int i = 0; i < 6; ++i) reads_before += Ops(i, "read");
+  std::promise<net::ReplyBody> got2;
+  auto done2 = got2.get_future();
+  net::Request req2;
+  req2.body = r;
+  direct->Handle(std::move(req2),
+                 std::make_shared<PromiseResponder>(net::MsgType::kSubPull, &got2));
+  ASSERT_EQ(done2.wait_for(60s), std::future_status::ready);
+  const net::ReplyBody body2 = done2.get();
+  const auto* unbatched = std::get_if<net::SubPullReply>(&body2);
+  ASSERT_NE(unbatched, nullptr);
+  ASSERT_EQ(unbatched->results.size(), static_cast<std::size_t>(kObjects));
+  for (int i = 0; i < kObjects; ++i) {
+    ASSERT_TRUE(unbatched->results[i].status.ok()) << unbatched->results[i].status.ToString();
+    EXPECT_EQ(unbatched->results[i].network_bytes, kStripes * 4 * kStripeUnit);
+    EXPECT_EQ(Stored(6, unbatched->results[i].object, 1), store::testing::ToString(shards[i][1]));
+  }
+  EXPECT_EQ(unbatched_metrics.RenderPrometheus().find("ecstore_recovery_read_batches_total"),
+            std::string::npos);
+  // One ReadShard per helper of the plan (k = 4) per object.
+  std::uint64_t reads = 0;
+  for (int i = 0; i < 6; ++i) reads += Ops(i, "read");
+  EXPECT_EQ(reads - reads_before, 4u * kObjects);
 }
 
 TEST_F(PullServiceTest, CopyReadsTheShardOnce) {
