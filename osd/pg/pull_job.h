@@ -39,13 +39,19 @@ struct PullJob {
   std::string left_out;                                  // helpers not usable, for messages
 
   // The objects run a window at a time: [window_first, window_end), each with what was fetched
-  // for it (prefetched[i - window_first]), up to PullOptions::max_active at once.
-  std::mutex mu;  // guards next and finished; results[i] is written by the object's task only
+  // for it (prefetched[i - window_first]), up to PullOptions::max_active at once, while the next
+  // window [window_end, ahead_end) is fetched (ahead_ready once it is; window_done once the
+  // running window's last object finished before that).
+  std::mutex mu;  // guards the fields below; results[i] is written by the object's task only
   std::size_t window_first = 0;
   std::size_t window_end = 0;
   std::size_t next = 0;
   std::size_t finished = 0;
   std::vector<std::vector<PrefetchedRead>> prefetched;
+  bool window_done = false;
+  bool ahead_ready = false;
+  std::size_t ahead_end = 0;
+  std::vector<std::vector<PrefetchedRead>> ahead;
   std::vector<net::SubPullResult> results;
 };
 

@@ -63,8 +63,9 @@ std::uint64_t ItemHeaderBytes(const std::string& collection, const std::string& 
 
 }  // namespace
 
-PrefetchCounts PrefetchWindow(PullJob& job, std::size_t first, store::ObjectStore& store,
-                              const PullOptions& options) {
+PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, store::ObjectStore& store,
+                              const PullOptions& options,
+                              std::vector<std::vector<PrefetchedRead>>* reads) {
   const std::vector<net::SubPullObject>& objects = job.request.objects;
   const recovery::ShardSourceLimits limits = HelperLimits();
   PrefetchCounts counts;
@@ -82,7 +83,7 @@ PrefetchCounts PrefetchWindow(PullJob& job, std::size_t first, store::ObjectStor
   }
   counts.end = end;
   counts.bytes = window_bytes;
-  job.prefetched.assign(end - first, {});
+  reads->assign(end - first, {});
   if (planned.empty()) return counts;
 
   // Per helper (by position; kCopy: the first copy source), its reads in request order, cut
@@ -176,7 +177,7 @@ PrefetchCounts PrefetchWindow(PullJob& job, std::size_t first, store::ObjectStor
   }
   for (std::size_t i = 0; i < planned.size(); ++i) {
     if (!got[i].status.ok()) ++counts.failed_items;
-    job.prefetched[planned[i].object - first].push_back(std::move(got[i]));
+    (*reads)[planned[i].object - first].push_back(std::move(got[i]));
   }
   return counts;
 }

@@ -14,7 +14,7 @@
 //      object's version), cut into more only where one would pass net::Limits (max_batch_items
 //      items, max_payload_len reply bytes, max_header_len of request header)
 //   -> all helpers' batches in flight at once; wait for every reply (PullOptions::helper_timeout)
-//   -> job.prefetched[i]: the object's reads, each with its bytes (slices of the reply, no copy)
+//   -> reads[i]: the object's reads, each with its bytes (slices of the reply, no copy)
 //      or the error its helper gave, prefixed with the helper's name: a failed item (ESTALE at
 //      another version, ENOENT, DataLoss, ...) or a failed batch (ECONNREFUSED, ETIMEDOUT, ...)
 //      for each of its items. ObjectPuller then runs the engine over them (pull_object.h): a
@@ -22,7 +22,8 @@
 //      those directly, exactly as without prefetching.
 //
 // Memory: what a window holds is at most batch_bytes of helper bytes (one object over that is
-// a window alone), on top of the engine's own buffers per object in flight.
+// a window alone); PullService holds two windows at once (the one running, the next one being
+// fetched), on top of the engine's own buffers per object in flight.
 //
 // Thread safety: call for one job from one thread at a time; blocks until the replies arrived.
 #pragma once
@@ -45,10 +46,12 @@ struct PrefetchCounts {
   std::uint64_t failed_items = 0;  // items that came back as errors
 };
 
-// Chooses the window of `job`'s objects from `first` on, fetches it and sets job.prefetched (one
-// entry per object of the window; empty for an object with nothing fetched). Never fails: what
-// could not be fetched is read by the object's pull itself.
-PrefetchCounts PrefetchWindow(PullJob& job, std::size_t first, store::ObjectStore& store,
-                              const PullOptions& options);
+// Chooses the window of `job`'s objects from `first` on, fetches it and sets *reads (one entry per
+// object of the window; empty for an object with nothing fetched). Never fails: what could not be
+// fetched is read by the object's pull itself. Reads only the job's immutable fields (request,
+// codec, helpers), so it may run while the job's other objects are being pulled.
+PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, store::ObjectStore& store,
+                              const PullOptions& options,
+                              std::vector<std::vector<PrefetchedRead>>* reads);
 
 }  // namespace ec::osd::pg

@@ -89,42 +89,72 @@ class PullService::Impl {
     StartWindow(job, 0);
   }
 
-  // Fetches the window of objects from `first` on (pull_prefetch.h) and starts running them, up to
-  // max_active at once; the task that finishes a window's last object starts the next window, and
-  // after the last one answers. Runs on a worker.
+  // The first window: fetched here, then run. Runs on a worker.
   void StartWindow(const std::shared_ptr<PullJob>& job, std::size_t first) {
-    const std::size_t n = job->results.size();
-    if (first == n) return Reply(*job);
-    std::size_t end = first + 1;
+    if (first == job->results.size()) return Reply(*job);
+    std::vector<std::vector<PrefetchedRead>> reads;
+    const std::size_t end = Fetch(*job, first, &reads);
+    RunWindow(job, first, end, std::move(reads));
+  }
+
+  // Fetches the window from `first` on (pull_prefetch.h): its end, and what was fetched for each
+  // of its objects.
+  std::size_t Fetch(const PullJob& job, std::size_t first,
+                    std::vector<std::vector<PrefetchedRead>>* reads) {
+    const std::size_t n = job.results.size();
     if (stopping_.load() || options_.batch_bytes == 0) {
       // Shutting down: every object is answered ECANCELED, nothing to fetch. No batching: each
       // object reads its helpers itself.
-      end = n;
-      job->prefetched.assign(n - first, {});
-    } else {
-      const PrefetchCounts counts = PrefetchWindow(*job, first, *store_, options_);
-      end = counts.end;
-      if (counts.requests > 0) {
-        metrics_
-            ->GetCounter("ecstore_recovery_read_batches_total",
-                         "Batched helper reads (SubReadBatch) this OSD sent for its pulls",
-                         {{"pool", job->pool_name}})
-            .Inc(counts.requests);
-      }
+      reads->assign(n - first, {});
+      return n;
     }
+    const PrefetchCounts counts = PrefetchWindow(job, first, *store_, options_, reads);
+    if (counts.requests > 0) {
+      metrics_
+          ->GetCounter("ecstore_recovery_read_batches_total",
+                       "Batched helper reads (SubReadBatch) this OSD sent for its pulls",
+                       {{"pool", job.pool_name}})
+          .Inc(counts.requests);
+    }
+    return counts.end;
+  }
+
+  // Runs the objects of window [first, end), up to max_active at once, and meanwhile fetches the
+  // next window on this thread, so that the network of one window overlaps the decoding of the
+  // other. Whichever ends second (the fetch, or the window's last object) starts the next
+  // window; after the last window its last object answers.
+  void RunWindow(const std::shared_ptr<PullJob>& job, std::size_t first, std::size_t end,
+                 std::vector<std::vector<PrefetchedRead>> reads) {
+    const std::size_t n = job->results.size();
     {
       std::lock_guard lock(job->mu);
       job->window_first = first;
       job->window_end = end;
       job->next = first;
       job->finished = first;
+      job->prefetched = std::move(reads);
+      job->window_done = false;
+      job->ahead_ready = false;
     }
     const std::size_t starts = std::min<std::size_t>(end - first, options_.max_active);
     for (std::size_t i = 0; i < starts; ++i) PostNext(job);
+    if (end == n) return;
+    std::vector<std::vector<PrefetchedRead>> next;
+    const std::size_t next_end = Fetch(*job, end, &next);
+    {
+      std::lock_guard lock(job->mu);
+      if (!job->window_done) {
+        job->ahead_ready = true;
+        job->ahead_end = next_end;
+        job->ahead = std::move(next);
+        return;
+      }
+    }
+    RunWindow(job, end, next_end, std::move(next));
   }
 
   // Claims the window's next object and runs it on a worker; the task that finishes the window's
-  // last object goes on with the next window.
+  // last object goes on with the next window (if fetched already) or answers (after the last).
   void PostNext(const std::shared_ptr<PullJob>& job) {
     std::size_t i = 0;
     std::vector<PrefetchedRead> ahead;
@@ -136,15 +166,35 @@ class PullService::Impl {
     }
     boost::asio::post(pool_, [this, job, i, ahead = std::move(ahead)]() mutable {
       job->results[i] = PullObject(*job, job->request.objects[i], std::move(ahead));
-      bool last = false;
-      std::size_t end = 0;
+      enum class Then { kNext, kReply, kWindow, kNothing } then = Then::kNext;
+      std::size_t first = 0, end = 0;
+      std::vector<std::vector<PrefetchedRead>> reads;
       {
         std::lock_guard lock(job->mu);
-        last = ++job->finished == job->window_end;
-        end = job->window_end;
+        if (++job->finished == job->window_end) {
+          if (job->window_end == job->results.size()) {
+            then = Then::kReply;
+          } else if (job->ahead_ready) {
+            then = Then::kWindow;
+            first = job->window_end;
+            end = job->ahead_end;
+            reads = std::move(job->ahead);
+          } else {
+            job->window_done = true;  // the fetch of the next window starts it when done
+            then = Then::kNothing;
+          }
+        }
       }
-      if (last) return StartWindow(job, end);
-      PostNext(job);
+      switch (then) {
+        case Then::kNext:
+          return PostNext(job);
+        case Then::kReply:
+          return Reply(*job);
+        case Then::kWindow:
+          return RunWindow(job, first, end, std::move(reads));
+        case Then::kNothing:
+          return;
+      }
     });
   }
 

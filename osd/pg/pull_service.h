@@ -13,7 +13,7 @@
 //        every object of the window planned first (RepairEngine::Plan, the same request as
 //        below), then per helper ONE SubReadBatch carrying every object's extents from it (more
 //        only past net::Limits), all helpers at once: a window of N small objects costs one
-//        round trip per helper, not N
+//        round trip per helper, not N; the next window is fetched while one runs
 //     -> per object of the window, up to max_active at once:
 //          kRebuild  RepairEngine::Run(want = {shard}, available = the helpers' positions, the
 //                    least-cost plan under PullOptions::cost, no local shard) over the fetched
@@ -94,7 +94,8 @@ struct PullOptions {
   int threads = 4;         // workers running pulls (1..256); objects in flight on this OSD
   int max_active = 3;      // objects in flight per request (>= 1)
   // Helper bytes fetched ahead for one window of a request's objects (osd_recovery_max_chunk in
-  // ec-osd); one object above it is a window of its own. 0: no batching (every object reads its
+  // ec-osd); one object above it is a window of its own; two windows are held at once (one
+  // running, the next being fetched). 0: no batching (every object reads its
   // helpers itself, one ReadShard per helper).
   std::uint64_t batch_bytes = std::uint64_t{8} << 20;
   std::chrono::milliseconds helper_timeout{10000};  // per read request (or batch) to a helper
