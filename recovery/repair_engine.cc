@@ -51,6 +51,40 @@ struct Piece {
   std::uint64_t stripes;
 };
 
+// The parts of the active plan's runs inside the batch of stripes [s0, s_end).
+std::vector<Piece> BatchPieces(const ActivePlan& active, std::uint64_t s0, std::uint64_t s_end) {
+  std::vector<Piece> pieces;
+  for (const RunPlan& rp : active.runs) {
+    const std::uint64_t a = std::max(rp.run.first_stripe, s0);
+    const std::uint64_t b = std::min(rp.run.first_stripe + rp.run.stripes, s_end);
+    if (a < b) pieces.push_back({&rp, a, b - a});
+  }
+  return pieces;
+}
+
+// The plan's extents of shard `h` in one batch (every piece's, in shard order, merged where
+// adjacent): what its ONE request carries before any also_read. `bases` (if given) receives the
+// offset of each piece's bytes in the helper's buffer. Returns the bytes they hold.
+std::uint64_t PlanExtents(const RepairPlan& p, const std::vector<Piece>& pieces, int h,
+                          std::size_t c, std::size_t sub, std::vector<Extent>& extents,
+                          std::vector<std::size_t>* bases) {
+  std::uint64_t bytes = 0;
+  for (const Piece& piece : pieces) {
+    if (bases) bases->push_back(static_cast<std::size_t>(bytes));
+    auto bps = piece.run->bytes_per_stripe.find(h);
+    if (bps == piece.run->bytes_per_stripe.end()) continue;
+    if (p.kind == RepairPlan::Kind::kDirect) {  // exactly the wanted bytes
+      for (std::uint64_t s = piece.first_stripe; s < piece.first_stripe + piece.stripes; ++s)
+        AppendExtent(extents, {s * c + piece.run->run.offset, piece.run->run.length});
+    } else {
+      AppendRangeExtents(extents, piece.run->reads.at(h), c, sub, piece.first_stripe,
+                         piece.stripes);
+    }
+    bytes += bps->second * piece.stripes;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 RepairEngine::RepairEngine(ErasureCodeInterfaceRef code, StripeLayout layout,
@@ -141,12 +175,7 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
     const std::uint64_t s_end = std::min(last + 1, s0 + active->stripes_per_batch);
     const std::uint64_t batch_end = std::min<std::uint64_t>(end, s_end * c);
 
-    std::vector<Piece> pieces;
-    for (const RunPlan& rp : active->runs) {
-      const std::uint64_t a = std::max(rp.run.first_stripe, s0);
-      const std::uint64_t b = std::min(rp.run.first_stripe + rp.run.stripes, s_end);
-      if (a < b) pieces.push_back({&rp, a, b - a});
-    }
+    const std::vector<Piece> pieces = BatchPieces(*active, s0, s_end);
 
     // One request per helper: every piece's extents, in shard order, merged where adjacent.
     requests.clear();
@@ -158,21 +187,8 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
     for (const int h : readers) {
       ShardReadRequest req;
       req.shard = h;
-      std::uint64_t bytes = 0;
-      for (const Piece& piece : pieces) {
-        if (!plan_readers.count(h)) break;
-        bases[h].push_back(static_cast<std::size_t>(bytes));
-        auto bps = piece.run->bytes_per_stripe.find(h);
-        if (bps == piece.run->bytes_per_stripe.end()) continue;
-        if (p.kind == RepairPlan::Kind::kDirect) {  // exactly the wanted bytes
-          for (std::uint64_t s = piece.first_stripe; s < piece.first_stripe + piece.stripes; ++s)
-            AppendExtent(req.extents, {s * c + piece.run->run.offset, piece.run->run.length});
-        } else {
-          AppendRangeExtents(req.extents, piece.run->reads.at(h), c, sub, piece.first_stripe,
-                             piece.stripes);
-        }
-        bytes += bps->second * piece.stripes;
-      }
+      const std::uint64_t bytes =
+          plan_readers.count(h) ? PlanExtents(p, pieces, h, c, sub, req.extents, &bases[h]) : 0;
       Buffer& in = inputs[h];
       if (in.size() < bytes) in = Buffer::Allocate(static_cast<std::size_t>(bytes), false);
       if (auto extra = also.find(h); extra != also.end()) {
@@ -298,6 +314,39 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
     pos = batch_end;
   }
   return Status::OK();
+}
+
+Result<FirstBatch> RepairEngine::PlanFirstBatch(const RepairRequest& request,
+                                                const RepairPlan& plan,
+                                                const ShardSourceLimits& limits) const {
+  std::uint64_t end = 0;
+  EC_RETURN_IF_ERROR(CheckRequest(layout_, request, &end));
+  if (!request.also_read.empty()) {
+    return Status::Invalid("PlanFirstBatch: a request with also_read");
+  }
+  FirstBatch out;
+  if (request.offset >= end) {
+    out.whole = true;  // nothing to read
+    return out;
+  }
+  const std::size_t c = layout_.chunk_size();
+  auto active = PlanRuns(*code_, layout_, plan, request.want, request.offset, end, limits,
+                         options_.batch_bytes);
+  if (!active.ok()) return active.status();
+  // As Run() cuts its first batch.
+  const std::uint64_t s0 = request.offset / c;
+  const std::uint64_t last = (end - 1) / c;
+  const std::uint64_t s_end = std::min(last + 1, s0 + active->stripes_per_batch);
+  const std::vector<Piece> pieces = BatchPieces(*active, s0, s_end);
+  const RepairPlan& p = active->plan;
+  const ShardSet& readers = p.kind == RepairPlan::Kind::kDirect ? request.want : p.helpers;
+  for (const int h : readers) {
+    std::vector<Extent> extents;
+    if (PlanExtents(p, pieces, h, c, layout_.sub_chunk_size(), extents, nullptr) == 0) continue;
+    out.reads.emplace(h, std::move(extents));
+  }
+  out.whole = s_end == last + 1;
+  return out;
 }
 
 Result<RepairEngine::Rebuilt> RepairEngine::Rebuild(const RepairRequest& request,

@@ -114,6 +114,13 @@ struct RepairPlan {
   ReadCost cost;
 };
 
+// What Run() reads in its first batch (PlanFirstBatch).
+struct FirstBatch {
+  std::map<int, std::vector<Extent>> reads;  // shard -> the extents of its ONE request, in order
+  bool whole =
+      false;  // the first batch is the whole range: without a failure, nothing else is read
+};
+
 // One batch of results: shard bytes [offset, offset + length) of every wanted shard.
 struct RebuiltBytes {
   std::uint64_t offset = 0;
@@ -150,6 +157,15 @@ class RepairEngine {
   // none: every shard remote, weights 1 and 1, 4 KiB blocks), cheapest first: what Plan() chooses
   // from, for tests and counters. Errors: those of Plan().
   Result<std::vector<RepairPlan>> Candidates(const RepairRequest& request) const;
+
+  // The requests Run(request, source) sends in its first batch when its first plan is `plan`
+  // (what Plan(request) returns: Run() chooses the same) and source.limits() is `limits`: per
+  // shard, exactly the extents of its one request. For callers that fetch those bytes ahead,
+  // e.g. for many objects in one request per helper (osd/pg's batched recovery), and serve them
+  // to Run() through a ShardSource. Errors: those of Plan(); EINVAL for a request with also_read;
+  // PlanRuns' (a stripe that does not fit one request within `limits`).
+  Result<FirstBatch> PlanFirstBatch(const RepairRequest& request, const RepairPlan& plan,
+                                    const ShardSourceLimits& limits) const;
 
   // Rebuilds the request's range of every wanted shard, calling `sink` once per batch in shard
   // order. `stats` (if given) is filled also when the call fails. Errors: those of Plan();

@@ -214,6 +214,9 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     pl.helper_timeout = c.osd_subop_timeout;
     // The objects of one pull request in flight at once: a primary's batch is at most that many.
     pl.max_active = std::max(1, static_cast<int>(c.osd_recovery_max_active));
+    // The helper bytes fetched ahead for a window of a request's objects, as a primary's batch
+    // holds at most that much object data.
+    pl.batch_bytes = c.osd_recovery_max_chunk;
     pl.cost.weight_net = po.read_weight_net;
     pl.cost.weight_dev = po.read_weight_dev;
     pull = std::make_unique<ec::osd::pg::PullService>(store.get(), &maps, &metrics, log, pl);

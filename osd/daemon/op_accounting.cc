@@ -10,8 +10,8 @@ namespace ec::osd {
 namespace {
 
 constexpr std::array<const char*, kOpCount> kOpNames = {
-    "ping",      "write",       "read",      "stat",     "list",    "remove",
-    "sub_write", "sub_resolve", "sub_state", "sub_scan", "sub_pull"};
+    "ping",      "write",       "read",      "stat",     "list",     "remove",
+    "sub_write", "sub_resolve", "sub_state", "sub_scan", "sub_pull", "sub_read_batch"};
 
 }  // namespace
 
@@ -29,6 +29,7 @@ Op OpOf(const net::RequestBody& body) {
         if constexpr (std::is_same_v<T, net::SubStateRequest>) return Op::kSubState;
         if constexpr (std::is_same_v<T, net::SubScanRequest>) return Op::kSubScan;
         if constexpr (std::is_same_v<T, net::SubPullRequest>) return Op::kSubPull;
+        if constexpr (std::is_same_v<T, net::SubReadBatchRequest>) return Op::kSubReadBatch;
         return Op::kRemove;
       },
       body);
@@ -91,6 +92,11 @@ void OpAccounting::Account(Op op, const Status& s, Clock::time_point start, std:
       m.errors->Inc();
       break;
   }
+}
+
+void OpAccounting::AccountDataLoss(Op op, const Status& s) {
+  checksum_errors_->Inc();
+  log_->error("{} failed: {}", OpName(op), s.message());
 }
 
 nlohmann::json OpAccounting::OpsJson() const {

@@ -1,7 +1,7 @@
 // OpAccounting: the metrics of OsdService's operations, by type (ping, write, read, stat, list,
-// remove): completed count, errors by class (error, data_loss, retryable), payload bytes in and
-// out, latency from request received to reply queued, checksum errors (data loss on a read is
-// also logged at error level), inline reads and operations in flight.
+// remove, the sub-operations): completed count, errors by class (error, data_loss, retryable),
+// payload bytes in and out, latency from request received to reply queued, checksum errors (data
+// loss on a read is also logged at error level), inline reads and operations in flight.
 //
 // Metric names (Prometheus): ecstore_osd_ops_total{op}, ecstore_osd_op_errors_total{op,class},
 // ecstore_osd_op_bytes_total{op,dir}, ecstore_osd_op_latency_seconds{op},
@@ -27,8 +27,9 @@ class logger;
 namespace ec::osd {
 
 // The shard operations; kSub* are the PG sub-operations a primary sends (osd/daemon/sub_ops.h).
-// kSubScan / kSubPull are recovery's (a primary's peering scan; a pull served by
-// OsdServiceOptions::recovery, accounted there).
+// kSubScan / kSubPull / kSubReadBatch are recovery's (a primary's peering scan; a pull served by
+// OsdServiceOptions::recovery, accounted there; a pulling OSD's batched helper reads, counted
+// once per request whatever its items' results: an item's error is not the operation's).
 enum class Op {
   kPing,
   kWrite,
@@ -40,9 +41,10 @@ enum class Op {
   kSubResolve,
   kSubState,
   kSubScan,
-  kSubPull
+  kSubPull,
+  kSubReadBatch
 };
-inline constexpr int kOpCount = 11;
+inline constexpr int kOpCount = 12;
 
 Op OpOf(const net::RequestBody& body);
 // "ping", "write", ...
@@ -59,6 +61,11 @@ class OpAccounting {
   // One operation answered with `status`, `in`/`out` payload bytes, received at `start`.
   void Account(Op op, const Status& status, Clock::time_point start, std::uint64_t in,
                std::uint64_t out);
+
+  // A checksum failure inside an operation that itself succeeds (an item of a SubReadBatch):
+  // counted in ecstore_osd_checksum_errors_total and logged as Account does, not as an error of
+  // `op`.
+  void AccountDataLoss(Op op, const Status& status);
 
   // {"ping": {"completed": N, "errors": M}, ...} (errors of every class).
   nlohmann::json OpsJson() const;

@@ -18,6 +18,9 @@ std::size_t ShardKey(const net::RequestBody& body) {
                              std::is_same_v<T, net::SubScanRequest> ||
                              std::is_same_v<T, net::SubPullRequest>) {
           return std::hash<std::string>()(m.collection);
+        } else if constexpr (std::is_same_v<T, net::SubReadBatchRequest>) {
+          // Items of one PG, usually: the first one's collection.
+          return m.items.empty() ? 0 : std::hash<std::string>()(m.items.front().collection);
         } else if constexpr (requires { m.shard; }) {
           return std::hash<std::string>()(m.collection) * 31 +
                  std::hash<std::string>()(m.object) * 7 + m.shard;

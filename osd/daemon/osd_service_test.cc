@@ -210,6 +210,41 @@ TEST_F(OsdServiceTest, WriteReadStatListRemove) {
   EXPECT_EQ(status["inflight_ops"], 0);
 }
 
+// A SubReadBatch answers each item as a ReadShard would, on its own: bytes of the OK items back to
+// back, ESTALE for a shard at another version than expected (no bytes), ENOENT for a missing one.
+TEST_F(OsdServiceTest, ReadBatchAnswersEveryItemOnItsOwn) {
+  ASSERT_TRUE(Call(Write("pg.1", "a", 0, 5), Bytes("alpha-shard")).status().ok());
+  ASSERT_TRUE(Call(Write("pg.1", "b", 0, 6), Bytes("bravo")).status().ok());
+  ASSERT_TRUE(Call(Write("pg.2", "c", 3, 7), Bytes("charlie")).status().ok());
+  net::SubReadBatchRequest batch;
+  batch.items = {{"pg.1", "a", 0, 5, {{0, 5}, {6, 5}}},
+                 {"pg.1", "b", 0, 5, {{0, 5}}},     // at version 6: ESTALE
+                 {"pg.1", "gone", 0, 0, {{0, 1}}},  // ENOENT
+                 {"pg.2", "c", 3, 0, {{4, 100}}}};  // any version; shorter at the end
+  auto r = Call(batch);
+  ASSERT_TRUE(r.status().ok()) << r.status().ToString();
+  const auto& reply = std::get<net::SubReadBatchReply>(r.body);
+  ASSERT_EQ(reply.results.size(), 4u);
+  EXPECT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
+  EXPECT_EQ(reply.results[0].version, 5u);
+  EXPECT_EQ(reply.results[0].object_size, 11u);
+  EXPECT_EQ(reply.results[0].lengths, (std::vector<std::uint64_t>{5, 5}));
+  EXPECT_EQ(reply.results[1].status.code(), ESTALE) << reply.results[1].status.ToString();
+  EXPECT_EQ(reply.results[1].version, 6u);
+  EXPECT_TRUE(reply.results[1].lengths.empty());
+  EXPECT_EQ(reply.results[2].status.code(), ENOENT) << reply.results[2].status.ToString();
+  EXPECT_TRUE(reply.results[2].lengths.empty());
+  EXPECT_TRUE(reply.results[3].status.ok()) << reply.results[3].status.ToString();
+  EXPECT_EQ(reply.results[3].version, 7u);
+  EXPECT_EQ(reply.results[3].lengths, (std::vector<std::uint64_t>{3}));
+  EXPECT_EQ(r.Data(), "alphashardlie");
+  // One operation, not an error: its items' failures are theirs.
+  service_->Drain();
+  const auto ops = service_->StatusJson()["ops"];
+  EXPECT_EQ(ops["sub_read_batch"]["completed"], 1);
+  EXPECT_EQ(ops["sub_read_batch"]["errors"], 0);
+}
+
 TEST_F(OsdServiceTest, RequestsOfOneShardRunInArrivalOrder) {
   Start([] {
     OsdServiceOptions o;

@@ -248,6 +248,85 @@ Result<ReadShardResult> OsdClient::ReadShard(ReadShardRequest request, CallOptio
   });
 }
 
+void OsdClient::ReadBatchAsync(SubReadBatchRequest request,
+                               Callback<std::vector<ReadBatchItem>> done, CallOptions options) {
+  // What the conversion checks the reply against (the request itself is moved into the call).
+  struct Asked {
+    std::vector<std::uint64_t> lengths_of_item;  // extents' lengths, every item back to back
+    std::vector<std::size_t> first;              // item i's first entry in lengths_of_item
+    std::vector<std::uint64_t> expect;
+  };
+  Asked asked;
+  for (const SubReadBatchItem& item : request.items) {
+    asked.first.push_back(asked.lengths_of_item.size());
+    for (const ByteExtent& e : item.extents) asked.lengths_of_item.push_back(e.length);
+    asked.expect.push_back(item.expect_version);
+  }
+  asked.first.push_back(asked.lengths_of_item.size());
+  auto convert = [asked = std::move(asked)](const SubReadBatchReply& r,
+                                            Buffer payload) -> Result<std::vector<ReadBatchItem>> {
+    const std::size_t items = asked.expect.size();
+    if (r.results.size() != items) {
+      return Status::Error(EBADMSG, fmt::format("SubReadBatch reply has {} results for {} items",
+                                                r.results.size(), items));
+    }
+    std::vector<ReadBatchItem> out(items);
+    std::uint64_t pos = 0;
+    for (std::size_t i = 0; i < items; ++i) {
+      const SubReadBatchResult& res = r.results[i];
+      ReadBatchItem& item = out[i];
+      item.status = res.status;
+      item.object_size = res.object_size;
+      item.version = res.version;
+      const std::size_t n = asked.first[i + 1] - asked.first[i];
+      if (!res.status.ok()) {
+        if (!res.lengths.empty()) {
+          return Status::Error(
+              EBADMSG,
+              fmt::format("SubReadBatch item {} failed but has {} lengths", i, res.lengths.size()));
+        }
+        continue;
+      }
+      if (res.lengths.size() != n) {
+        return Status::Error(EBADMSG, fmt::format("SubReadBatch item {} has {} lengths for {} "
+                                                  "extents",
+                                                  i, res.lengths.size(), n));
+      }
+      for (std::size_t e = 0; e < n; ++e) {
+        const std::uint64_t len = res.lengths[e];
+        if (len > asked.lengths_of_item[asked.first[i] + e] || len > payload.size() - pos) {
+          return Status::Error(EBADMSG, fmt::format("SubReadBatch item {} length {} of extent {} "
+                                                    "does not fit the request or the payload",
+                                                    i, len, e));
+        }
+        item.extents.push_back(payload.Slice(pos, len));
+        pos += len;
+      }
+      if (asked.expect[i] != 0 && res.version != asked.expect[i]) {
+        item.status = Status::Error(
+            ESTALE, fmt::format("shard is at version {}, not {}", res.version, asked.expect[i]));
+        item.extents.clear();
+      }
+    }
+    if (pos != payload.size()) {
+      return Status::Error(
+          EBADMSG,
+          fmt::format("SubReadBatch reply payload {} != sum of lengths {}", payload.size(), pos));
+    }
+    return out;
+  };
+  impl_->Submit(MakeCall(
+      std::move(request), {}, options,
+      Typed<SubReadBatchReply, std::vector<ReadBatchItem>>(std::move(done), std::move(convert))));
+}
+
+Result<std::vector<ReadBatchItem>> OsdClient::ReadBatch(SubReadBatchRequest request,
+                                                        CallOptions options) {
+  return Wait<std::vector<ReadBatchItem>>([&](Callback<std::vector<ReadBatchItem>> cb) {
+    ReadBatchAsync(std::move(request), std::move(cb), options);
+  });
+}
+
 void OsdClient::StatAsync(StatRequest request, Callback<StatResult> done, CallOptions options) {
   impl_->Submit(
       MakeCall(std::move(request), {}, options,

@@ -67,6 +67,13 @@ struct ReadShardResult {
   std::uint64_t object_size = 0;
   std::uint64_t version = 0;
 };
+// One item of a ReadBatch, in request order.
+struct ReadBatchItem {
+  Status status;                // the item's own: ENOENT, DataLoss, ESTALE, ... (OK: bytes below)
+  std::vector<Buffer> extents;  // OK: one per requested extent, in order (shorter at end of shard)
+  std::uint64_t object_size = 0;
+  std::uint64_t version = 0;
+};
 struct StatResult {
   std::uint64_t size = 0;
   std::uint64_t version = 0;
@@ -191,6 +198,18 @@ class OsdClient {
   // do not match the request's objects (count or names). A pull can take long: pass a timeout.
   void SubPullAsync(SubPullRequest request, Callback<SubPullReply> done, CallOptions options = {});
   Result<SubPullReply> SubPull(SubPullRequest request, CallOptions options = {});
+
+  // SubReadBatch: the extents of many shards in one request, each item answered on its own.
+  // The value holds one ReadBatchItem per request item, in order; a whole-request error reply
+  // (e.g. EMSGSIZE, EINVAL from the server's checks) is the Result's error. An OK item whose
+  // version is not its non-zero expect_version is turned into ESTALE here too (the server does
+  // so first). Errors also: EBADMSG when the reply does not match the request (number of
+  // results, an OK item's lengths count or a length above the asked one, lengths on a failed
+  // item, payload size != the sum of the lengths).
+  void ReadBatchAsync(SubReadBatchRequest request, Callback<std::vector<ReadBatchItem>> done,
+                      CallOptions options = {});
+  Result<std::vector<ReadBatchItem>> ReadBatch(SubReadBatchRequest request,
+                                               CallOptions options = {});
 
   // --- Object operations (a client -> the primary of the object's PG; messages.h). ---
 

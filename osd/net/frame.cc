@@ -20,7 +20,7 @@ Status Refuse(FrameError reason, FrameError* out, int code, std::string message)
 bool IsKnownType(std::uint16_t type) {
   const std::uint16_t base = type & ~kReplyBit;
   return (base >= static_cast<std::uint16_t>(MsgType::kHello) &&
-          base <= static_cast<std::uint16_t>(MsgType::kSubPull)) ||
+          base <= static_cast<std::uint16_t>(MsgType::kSubReadBatch)) ||
          (base >= static_cast<std::uint16_t>(MsgType::kObjWrite) &&
           base <= static_cast<std::uint16_t>(MsgType::kObjList));
 }
@@ -59,6 +59,8 @@ std::string_view TypeName(MsgType type) {
       return "SubScan";
     case MsgType::kSubPull:
       return "SubPull";
+    case MsgType::kSubReadBatch:
+      return "SubReadBatch";
     case MsgType::kObjWrite:
       return "ObjWrite";
     case MsgType::kObjRead:
@@ -93,6 +95,8 @@ std::string_view TypeName(MsgType type) {
       return "SubScanReply";
     case MsgType::kSubPullReply:
       return "SubPullReply";
+    case MsgType::kSubReadBatchReply:
+      return "SubReadBatchReply";
     case MsgType::kObjWriteReply:
       return "ObjWriteReply";
     case MsgType::kObjReadReply:

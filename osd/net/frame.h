@@ -44,7 +44,8 @@ enum class MsgType : std::uint16_t {
   // Recovery (a PG primary -> the OSDs of its shards).
   kSubScan = 11,
   kSubPull = 12,
-  // Object operations (a client -> the primary of the object's PG). 13..15 are unassigned.
+  kSubReadBatch = 13,  // shard reads of many objects in one request (recovery pulls)
+  // Object operations (a client -> the primary of the object's PG). 14..15 are unassigned.
   kObjWrite = 16,
   kObjRead = 17,
   kObjStat = 18,
@@ -62,6 +63,7 @@ enum class MsgType : std::uint16_t {
   kSubStateReply = 0x800a,
   kSubScanReply = 0x800b,
   kSubPullReply = 0x800c,
+  kSubReadBatchReply = 0x800d,
   kObjWriteReply = 0x8010,
   kObjReadReply = 0x8011,
   kObjStatReply = 0x8012,
@@ -70,10 +72,10 @@ enum class MsgType : std::uint16_t {
 };
 inline constexpr std::uint16_t kReplyBit = 0x8000;
 // Request types are at most kMaxRequestType (index arrays of per-type counters with them); not
-// every number below it is a type (13..15 are unassigned).
+// every number below it is a type (14..15 are unassigned).
 inline constexpr std::uint16_t kMaxRequestType = 20;
 
-// True for the 34 types above (each request type and its reply).
+// True for the 36 types above (each request type and its reply).
 bool IsKnownType(std::uint16_t type);
 bool IsReply(MsgType type);
 // The reply type of a request type (kPing -> kPingReply).
@@ -96,6 +98,7 @@ struct Limits {
   std::uint32_t max_attrs = 64;                      // attributes of one WriteShard / Stat
   std::uint32_t max_attr_len = 64 * 1024;            // one attribute key or value
   std::uint32_t max_list_entries = 4096;             // entries of one List / ObjList page
+  std::uint32_t max_batch_items = 128;               // items of one SubReadBatch
   std::uint32_t max_message_len = 4096;              // a reply status message
 };
 

@@ -173,18 +173,18 @@ TEST(FrameTest, ValidatesFixedHeaderOnlyOnFirst40Bytes) {
 
 TEST(FrameTest, TypeHelpers) {
   EXPECT_TRUE(IsKnownType(0x8007));
-  // 8..10 (PG sub-operations), 11..12 (recovery) and 16..20 (object operations) are types too;
-  // 13..15 and 21 not.
-  for (std::uint16_t t : {8, 9, 10, 11, 12, 16, 17, 18, 19, 20}) {
+  // 8..10 (PG sub-operations), 11..13 (recovery) and 16..20 (object operations) are types too;
+  // 14..15 and 21 not.
+  for (std::uint16_t t : {8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20}) {
     EXPECT_TRUE(IsKnownType(t)) << t;
     EXPECT_TRUE(IsKnownType(t | kReplyBit)) << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t)), "Unknown") << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t | kReplyBit)), "Unknown") << t;
   }
-  for (std::uint16_t t : {13, 14, 15, 21, 0x8000 | 13, 0x8000 | 15, 0x8000 | 21}) {
+  for (std::uint16_t t : {14, 15, 21, 0x8000 | 14, 0x8000 | 15, 0x8000 | 21}) {
     EXPECT_FALSE(IsKnownType(t)) << t;
   }
-  EXPECT_FALSE(IsKnownType(0x800d));
+  EXPECT_FALSE(IsKnownType(0x800e));
   EXPECT_EQ(TypeName(MsgType::kSubScanReply), "SubScanReply");
   EXPECT_EQ(TypeName(MsgType::kSubPull), "SubPull");
   EXPECT_FALSE(IsKnownType(0x8000));

@@ -340,6 +340,14 @@ std::vector<std::pair<MsgType, std::vector<std::byte>>> NewMessages() {
       {MsgType::kSubPullReply,
        EncodedReply(SubPullReply{
            Status::OK(), {{"o", Status::OK(), 1, 2, 3}, {"p", Status::IOError("x"), 0, 0, 0}}})},
+      {MsgType::kSubReadBatch,
+       EncodedRequest(
+           SubReadBatchRequest{{{"c", "o", 1, 5, {{0, 3}, {8, 2}}}, {"c", "p", 2, 0, {{4, 4}}}}})},
+      {MsgType::kSubReadBatchReply,
+       EncodedReply(SubReadBatchReply{Status::OK(),
+                                      {{Status::OK(), 10, 5, {3, 2}},
+                                       {Status::Error(ESTALE, "at 6"), 10, 6, {}},
+                                       {Status::DataLoss("crc"), 0, 0, {}}}})},
   };
 }
 
@@ -553,9 +561,79 @@ TEST(MalformedMessageTest, RecoveryCountsAboveTheLimitsOrTheBytesLeftAreRefused)
       EMSGSIZE);
 }
 
+TEST(MalformedMessageTest, BatchCountsAboveTheLimitsOrTheBytesLeftAreRefused) {
+  const SubReadBatchItem item{"c", "o", 1, 5, {{0, 4096}}};
+  Limits small;
+  small.max_batch_items = 2;
+  small.max_extents = 2;
+  EXPECT_TRUE(
+      Decode(MsgType::kSubReadBatch, EncodedRequest(SubReadBatchRequest{{item, item}}), small)
+          .ok());
+  Status s = Decode(MsgType::kSubReadBatch, EncodedRequest(SubReadBatchRequest{{item, item, item}}),
+                    small);
+  EXPECT_EQ(s.code(), EMSGSIZE);
+  EXPECT_NE(s.message().find("items: count 3 exceeds the limit 2"), std::string::npos)
+      << s.message();
+  // Extents of one item against max_extents.
+  SubReadBatchItem wide = item;
+  wide.extents = {{0, 1}, {2, 1}, {4, 1}};
+  s = Decode(MsgType::kSubReadBatch, EncodedRequest(SubReadBatchRequest{{wide}}), small);
+  EXPECT_EQ(s.code(), EMSGSIZE);
+  EXPECT_NE(s.message().find("extents: count 3 exceeds the limit 2"), std::string::npos)
+      << s.message();
+  // Reply results against max_batch_items, lengths against max_extents.
+  const SubReadBatchResult ok{Status::OK(), 10, 5, {4096}};
+  s = Decode(MsgType::kSubReadBatchReply,
+             EncodedReply(SubReadBatchReply{Status::OK(), {ok, ok, ok}}), small);
+  EXPECT_EQ(s.code(), EMSGSIZE);
+  EXPECT_NE(s.message().find("results: count 3 exceeds the limit 2"), std::string::npos)
+      << s.message();
+  s = Decode(MsgType::kSubReadBatchReply,
+             EncodedReply(SubReadBatchReply{Status::OK(), {{Status::OK(), 10, 5, {1, 1, 1}}}}),
+             small);
+  EXPECT_EQ(s.code(), EMSGSIZE);
+  EXPECT_NE(s.message().find("result.lengths: count 3 exceeds the limit 2"), std::string::npos)
+      << s.message();
+  // Counts within the limits but above what the bytes left can hold: refused before allocating.
+  Limits big;
+  big.max_batch_items = 1 << 30;
+  big.max_extents = 1 << 30;
+  std::vector<std::byte> q;
+  Encoder qw(q);
+  qw.U32(1 << 20);  // items
+  qw.String("c");
+  EXPECT_EQ(Decode(MsgType::kSubReadBatch, q, big).code(), EBADMSG);
+  std::vector<std::byte> x;
+  Encoder xw(x);
+  xw.U32(1);  // one item
+  xw.String("c");
+  xw.String("o");
+  xw.U32(0);
+  xw.U64(0);
+  xw.U32(1 << 20);  // extents
+  xw.U64(0);
+  EXPECT_EQ(Decode(MsgType::kSubReadBatch, x, big).code(), EBADMSG);
+  std::vector<std::byte> r;
+  Encoder rw(r);
+  rw.I32(0);
+  rw.U8(0);
+  rw.String("");
+  rw.U32(1 << 20);  // results
+  rw.I32(0);
+  EXPECT_EQ(Decode(MsgType::kSubReadBatchReply, r, big).code(), EBADMSG);
+  // Names above their limits.
+  Limits names;
+  names.max_name_len = 3;
+  SubReadBatchItem long_name = item;
+  long_name.object = "long";
+  EXPECT_EQ(Decode(MsgType::kSubReadBatch, EncodedRequest(SubReadBatchRequest{{long_name}}), names)
+                .code(),
+            EMSGSIZE);
+}
+
 TEST(MalformedMessageTest, UnassignedTypesAreNeitherRequestsNorReplies) {
   const auto b = EncodedRequest(ObjStatRequest{1, 2, "o"});
-  for (std::uint16_t t : {13, 15, 21}) {
+  for (std::uint16_t t : {14, 15, 21}) {
     EXPECT_EQ(DecodeRequest(static_cast<MsgType>(t), b, Limits{}).status().code(), EBADMSG) << t;
     EXPECT_EQ(DecodeReply(static_cast<MsgType>(t | kReplyBit), b, Limits{}).status().code(),
               EBADMSG)
@@ -574,7 +652,7 @@ TEST_F(MalformedTest, NewRequestWithBadEnumOrUnassignedType) {
   s.payload.assign(4, std::byte{1});
   ExpectRefused(Build(s), FrameError::kMalformed);
   FrameSpec t;
-  t.type = static_cast<MsgType>(13);
+  t.type = static_cast<MsgType>(14);
   EncodeRequest(ObjStatRequest{1, 2, "o"}, t.header);
   ExpectRefused(Build(t), FrameError::kUnknownType);
 }

@@ -22,11 +22,13 @@ constexpr std::size_t kMinScanEntrySize = kMinNameSize + 1 + 4 * 8;  // name, st
 constexpr std::size_t kMinPullHelperSize = 8;                        // shard, osd
 constexpr std::size_t kMinPullObjectSize = kMinNameSize + 3 * 8;     // name, 3 u64
 constexpr std::size_t kMinPullResultSize = kMinNameSize + kMinStatusSize + 3 * 8;  // + 3 u64
+// collection, object, shard, expect_version, extent count
+constexpr std::size_t kMinBatchItemSize = 2 * kMinNameSize + 4 + 8 + 4;
+constexpr std::size_t kMinBatchResultSize = kMinStatusSize + 2 * 8 + 4;  // + sizes, lengths
 
-void PutStatus(Encoder& w, const Status& s) {
+void PutStatus(Encoder& w, const Status& s, std::size_t max = Limits{}.max_message_len) {
   w.I32(s.code());
   w.U8(static_cast<std::uint8_t>(s.error_class()));
-  const std::size_t max = Limits{}.max_message_len;
   const std::string& m = s.message();
   w.String(m.size() > max ? std::string_view(m).substr(0, max) : std::string_view(m));
 }
@@ -347,6 +349,26 @@ void Put(Encoder& w, const SubPullReply& m) {
   }
 }
 
+void Put(Encoder& w, const SubReadBatchRequest& m) {
+  w.U32(static_cast<std::uint32_t>(m.items.size()));
+  for (const SubReadBatchItem& item : m.items) {
+    PutShardId(w, item.collection, item.object, item.shard);
+    w.U64(item.expect_version);
+    PutExtents(w, item.extents);
+  }
+}
+void Put(Encoder& w, const SubReadBatchReply& m) {
+  PutStatus(w, m.status);
+  w.U32(static_cast<std::uint32_t>(m.results.size()));
+  for (const SubReadBatchResult& res : m.results) {
+    PutStatus(w, res.status, kMaxBatchItemMessageLen);
+    w.U64(res.object_size);
+    w.U64(res.version);
+    w.U32(static_cast<std::uint32_t>(res.lengths.size()));
+    for (std::uint64_t l : res.lengths) w.U64(l);
+  }
+}
+
 bool Get(Decoder& r, const Limits&, PingRequest* m) {
   return r.U32(&m->response_len, "response_len");
 }
@@ -560,12 +582,48 @@ bool Get(Decoder& r, const Limits& limits, SubPullReply* m) {
   return true;
 }
 
+bool Get(Decoder& r, const Limits& limits, SubReadBatchRequest* m) {
+  std::uint32_t n;
+  if (!r.Count(&n, limits.max_batch_items, kMinBatchItemSize, "items")) return false;
+  m->items.resize(n);
+  for (SubReadBatchItem& item : m->items) {
+    if (!GetShardId(r, limits, &item.collection, &item.object, &item.shard) ||
+        !r.U64(&item.expect_version, "item.expect_version") ||
+        !GetExtents(r, limits, &item.extents)) {
+      return false;
+    }
+  }
+  return true;
+}
+bool Get(Decoder& r, const Limits& limits, SubReadBatchReply* m) {
+  std::uint32_t n;
+  if (!GetStatus(r, limits, &m->status) ||
+      !r.Count(&n, limits.max_batch_items, kMinBatchResultSize, "results")) {
+    return false;
+  }
+  m->results.resize(n);
+  for (SubReadBatchResult& res : m->results) {
+    std::uint32_t lengths;
+    if (!GetStatus(r, limits, &res.status) || !r.U64(&res.object_size, "result.object_size") ||
+        !r.U64(&res.version, "result.version") ||
+        !r.Count(&lengths, limits.max_extents, kMinLengthSize, "result.lengths")) {
+      return false;
+    }
+    res.lengths.resize(lengths);
+    for (std::uint64_t& l : res.lengths) {
+      if (!r.U64(&l, "result.length")) return false;
+    }
+  }
+  return true;
+}
+
 // The request type of each alternative of RequestBody / ReplyBody, in variant order.
 constexpr std::array<MsgType, std::variant_size_v<RequestBody>> kBodyTypes = {
-    MsgType::kPing,      MsgType::kWriteShard, MsgType::kReadShard, MsgType::kStat,
-    MsgType::kList,      MsgType::kRemove,     MsgType::kSubWrite,  MsgType::kSubResolve,
-    MsgType::kSubState,  MsgType::kObjWrite,   MsgType::kObjRead,   MsgType::kObjStat,
-    MsgType::kObjRemove, MsgType::kObjList,    MsgType::kSubScan,   MsgType::kSubPull};
+    MsgType::kPing,        MsgType::kWriteShard, MsgType::kReadShard, MsgType::kStat,
+    MsgType::kList,        MsgType::kRemove,     MsgType::kSubWrite,  MsgType::kSubResolve,
+    MsgType::kSubState,    MsgType::kObjWrite,   MsgType::kObjRead,   MsgType::kObjStat,
+    MsgType::kObjRemove,   MsgType::kObjList,    MsgType::kSubScan,   MsgType::kSubPull,
+    MsgType::kSubReadBatch};
 static_assert(std::variant_size_v<RequestBody> == std::variant_size_v<ReplyBody>);
 
 // The variant index of request type `base` (reply bit cleared), or kBodyTypes.size() if none.

@@ -262,6 +262,40 @@ struct SubPullReply {
   std::vector<SubPullResult> results;  // one per request object, in request order
 };
 
+// --- Batched shard reads: a pulling OSD -> one helper (recovery, osd/pg/pull_service.h). ---
+// Reads extents of many shards in one request (typically one helper's share of every object of a
+// recovery batch), so that a batch of N small objects costs one round trip per helper instead of
+// N. Each item is read and answered on its own, exactly as a ReadShard of it would be (lengths
+// shorter than asked at the end of a shard), except that a shard at another version than a
+// non-zero expect_version fails that item ESTALE and sends no bytes. A failed item (ENOENT: no
+// such shard; DataLoss: checksum failure; ESTALE; ...) fails alone; the other items are answered.
+// An item's status message is cut to kMaxBatchItemMessageLen bytes so that the reply's header stays
+// within the same header limit as the request's (PROTOCOL.md).
+inline constexpr std::uint32_t kMaxBatchItemMessageLen = 128;
+struct SubReadBatchItem {
+  std::string collection;
+  std::string object;
+  std::uint32_t shard = 0;
+  std::uint64_t expect_version = 0;  // 0: any version
+  std::vector<ByteExtent> extents;   // 1..Limits::max_extents (ValidateRequest)
+  bool operator==(const SubReadBatchItem&) const = default;
+};
+struct SubReadBatchRequest {
+  std::vector<SubReadBatchItem> items;  // 1..Limits::max_batch_items (ValidateRequest)
+};
+struct SubReadBatchResult {
+  Status status;                       // this item's; an error item carries no lengths and no bytes
+  std::uint64_t object_size = 0;       // the shard's size (as ReadShardReply)
+  std::uint64_t version = 0;           // the shard's object version (also on ESTALE)
+  std::vector<std::uint64_t> lengths;  // OK items: what each extent returned
+};
+struct SubReadBatchReply {
+  Status status;  // whole-request errors only (nothing was read)
+  // One per request item, in order. Payload: the bytes of every OK item, item after item, each
+  // item's extents back to back.
+  std::vector<SubReadBatchResult> results;
+};
+
 // --- Object operations: a client -> the primary of the object's PG. ---
 enum class ObjWriteMode : std::uint8_t { kWrite = 0, kWriteFull = 1, kAppend = 2 };
 // kWrite: the payload at `offset` (the object grows if needed); kWriteFull: the payload becomes
@@ -327,14 +361,15 @@ struct ObjListReply {
   bool end = true;
 };
 
-using RequestBody = std::variant<PingRequest, WriteShardRequest, ReadShardRequest, StatRequest,
-                                 ListRequest, RemoveRequest, SubWriteRequest, SubResolveRequest,
-                                 SubStateRequest, ObjWriteRequest, ObjReadRequest, ObjStatRequest,
-                                 ObjRemoveRequest, ObjListRequest, SubScanRequest, SubPullRequest>;
-using ReplyBody =
-    std::variant<PingReply, WriteShardReply, ReadShardReply, StatReply, ListReply, RemoveReply,
-                 SubWriteReply, SubResolveReply, SubStateReply, ObjWriteReply, ObjReadReply,
-                 ObjStatReply, ObjRemoveReply, ObjListReply, SubScanReply, SubPullReply>;
+using RequestBody =
+    std::variant<PingRequest, WriteShardRequest, ReadShardRequest, StatRequest, ListRequest,
+                 RemoveRequest, SubWriteRequest, SubResolveRequest, SubStateRequest,
+                 ObjWriteRequest, ObjReadRequest, ObjStatRequest, ObjRemoveRequest, ObjListRequest,
+                 SubScanRequest, SubPullRequest, SubReadBatchRequest>;
+using ReplyBody = std::variant<PingReply, WriteShardReply, ReadShardReply, StatReply, ListReply,
+                               RemoveReply, SubWriteReply, SubResolveReply, SubStateReply,
+                               ObjWriteReply, ObjReadReply, ObjStatReply, ObjRemoveReply,
+                               ObjListReply, SubScanReply, SubPullReply, SubReadBatchReply>;
 
 // The message type of a body.
 MsgType TypeOf(const RequestBody& body);
@@ -358,6 +393,9 @@ ReplyBody ErrorReply(MsgType request, Status status);
 // every helper's shard < kMaxShardPositions, every helper's osd >= 0, at least one helper (kCopy:
 // helpers[0] holds `shard`), at most kMaxPullHelpers helpers and max_list_entries objects (an empty
 // object list is valid: an empty reply), each object name 1..max_name_len bytes and version >= 1.
+// SubReadBatch: 1..max_batch_items items, each with a non-empty collection and object and
+// 1..max_extents extents without offset + length overflow; the extents of every item together at
+// most reply_payload_limit bytes (EMSGSIZE).
 Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const Limits& limits,
                        std::uint64_t reply_payload_limit);
 

@@ -239,10 +239,11 @@ TEST(MessagesTest, ValidateRequest) {
 }
 
 TEST(MessagesTest, ErrorReplyHasTheRightType) {
-  for (MsgType t : {MsgType::kPing, MsgType::kWriteShard, MsgType::kReadShard, MsgType::kStat,
-                    MsgType::kList, MsgType::kRemove, MsgType::kSubWrite, MsgType::kSubResolve,
-                    MsgType::kSubState, MsgType::kObjWrite, MsgType::kObjRead, MsgType::kObjStat,
-                    MsgType::kObjRemove, MsgType::kObjList, MsgType::kSubScan, MsgType::kSubPull}) {
+  for (MsgType t :
+       {MsgType::kPing, MsgType::kWriteShard, MsgType::kReadShard, MsgType::kStat, MsgType::kList,
+        MsgType::kRemove, MsgType::kSubWrite, MsgType::kSubResolve, MsgType::kSubState,
+        MsgType::kObjWrite, MsgType::kObjRead, MsgType::kObjStat, MsgType::kObjRemove,
+        MsgType::kObjList, MsgType::kSubScan, MsgType::kSubPull, MsgType::kSubReadBatch}) {
     ReplyBody r = ErrorReply(t, Status::IOError("x"));
     EXPECT_EQ(TypeOf(r), ReplyTypeOf(t));
     EXPECT_EQ(StatusOf(r).code(), EIO);
@@ -503,6 +504,113 @@ TEST(MessagesTest, ValidateRecoveryOperations) {
   EXPECT_EQ(
       ValidateRequest(pull(SubPullMode::kRebuild, {{0, 1}}, {{"o", 0, 0, 0}}), 0, l, 0).code(),
       EINVAL);
+}
+
+TEST(MessagesTest, SubReadBatchRoundTrip) {
+  SubReadBatchRequest b{{{"pg.1.3", "o1", 2, 7, {{0, 2048}, {4096, 2048}}},
+                         {"pg.1.3", "o2", 2, 0, {{8192, 1}}},
+                         {"pg.1.4", std::string(300, 'x'), 255, UINT64_MAX, {{UINT64_MAX, 0}}}}};
+  const auto b2 = RoundTripRequest(b);
+  EXPECT_EQ(b2.items, b.items);
+  EXPECT_TRUE(RoundTripRequest(SubReadBatchRequest{}).items.empty());
+
+  // Item messages are cut to kMaxBatchItemMessageLen, so that a reply's header stays within the
+  // request's header limit; the whole-request status keeps the usual limit.
+  SubReadBatchReply r{Status::OK(),
+                      {{Status::OK(), 9000, 7, {2048, 100}},
+                       {Status::Error(ESTALE, std::string(1000, 'v')), 9000, 8, {}},
+                       {Status::DataLoss("crc32c mismatch"), 0, 0, {}},
+                       {Status::Retryable(EAGAIN, "busy"), 0, 0, {}}}};
+  const auto r2 = RoundTripReply(r);
+  EXPECT_TRUE(r2.status.ok());
+  ASSERT_EQ(r2.results.size(), 4u);
+  EXPECT_TRUE(r2.results[0].status.ok());
+  EXPECT_EQ(r2.results[0].object_size, 9000u);
+  EXPECT_EQ(r2.results[0].version, 7u);
+  EXPECT_EQ(r2.results[0].lengths, (std::vector<std::uint64_t>{2048, 100}));
+  EXPECT_EQ(r2.results[1].status.code(), ESTALE);
+  EXPECT_EQ(r2.results[1].status.message(), std::string(kMaxBatchItemMessageLen, 'v'));
+  EXPECT_EQ(r2.results[1].version, 8u);
+  EXPECT_TRUE(r2.results[2].status.is_data_loss());
+  EXPECT_TRUE(r2.results[3].status.is_retryable());
+  const auto r3 =
+      RoundTripReply(SubReadBatchReply{Status::Error(EMSGSIZE, std::string(2000, 'm')), {}});
+  EXPECT_EQ(r3.status.message().size(), 2000u);
+  EXPECT_TRUE(r3.results.empty());
+  EXPECT_EQ(TypeOf(RequestBody(b)), MsgType::kSubReadBatch);
+  EXPECT_EQ(TypeOf(ReplyBody(r)), MsgType::kSubReadBatchReply);
+  EXPECT_EQ(TypeName(MsgType::kSubReadBatch), "SubReadBatch");
+  EXPECT_EQ(TypeName(MsgType::kSubReadBatchReply), "SubReadBatchReply");
+  EXPECT_TRUE(IsKnownType(13));
+  EXPECT_TRUE(IsKnownType(0x800d));
+  EXPECT_FALSE(IsKnownType(14));
+}
+
+// SubReadBatch byte for byte (PROTOCOL.md).
+TEST(MessagesTest, SubReadBatchKnownAnswerBytes) {
+  std::vector<std::byte> v;
+  EncodeRequest(SubReadBatchRequest{{{"pg", "o", 2, 9, {{16, 4}}}}}, v);
+  EXPECT_EQ(Hex(v),
+            "01000000"            // 1 item
+            "020000007067"        // collection
+            "010000006f"          // object
+            "02000000"            // shard
+            "0900000000000000"    // expect_version
+            "01000000"            // 1 extent
+            "1000000000000000"    // offset
+            "0400000000000000");  // length
+  v.clear();
+  EncodeReply(
+      SubReadBatchReply{Status::OK(),
+                        {{Status::OK(), 100, 9, {4}}, {Status::Error(ENOENT, "x"), 0, 0, {}}}},
+      v);
+  EXPECT_EQ(Hex(v),
+            "000000000000000000"  // status OK
+            "02000000"            // 2 results
+            "000000000000000000"  // item 0: status OK
+            "6400000000000000"    // object_size
+            "0900000000000000"    // version
+            "01000000"            // 1 length
+            "0400000000000000"    // length
+            "02000000"            // item 1: code ENOENT
+            "01"                  // class error
+            "0100000078"          // message "x"
+            "0000000000000000"    // object_size
+            "0000000000000000"    // version
+            "00000000");          // no lengths
+}
+
+TEST(MessagesTest, ValidateSubReadBatch) {
+  Limits l;
+  l.max_batch_items = 3;
+  l.max_extents = 2;
+  const SubReadBatchItem item{"c", "o", 0, 1, {{0, 100}, {200, 50}}};
+  const auto batch = [](std::vector<SubReadBatchItem> items) {
+    return SubReadBatchRequest{std::move(items)};
+  };
+  EXPECT_TRUE(ValidateRequest(batch({item, item, item}), 0, l, 450).ok());
+  // The items' bytes together against the reply limit.
+  EXPECT_EQ(ValidateRequest(batch({item, item, item}), 0, l, 449).code(), EMSGSIZE);
+  // Items: 1..max_batch_items.
+  EXPECT_EQ(ValidateRequest(batch({}), 0, l, 1000).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(batch({item, item, item, item}), 0, l, 1000).code(), EINVAL);
+  // Each item: names, 1..max_extents extents, no overflow.
+  SubReadBatchItem bad = item;
+  bad.collection.clear();
+  EXPECT_EQ(ValidateRequest(batch({item, bad}), 0, l, 1000).code(), EINVAL);
+  bad = item;
+  bad.object.clear();
+  EXPECT_EQ(ValidateRequest(batch({bad}), 0, l, 1000).code(), EINVAL);
+  bad = item;
+  bad.extents.clear();
+  EXPECT_EQ(ValidateRequest(batch({bad}), 0, l, 1000).code(), EINVAL);
+  bad.extents = {{0, 1}, {1, 1}, {2, 1}};
+  EXPECT_EQ(ValidateRequest(batch({bad}), 0, l, 1000).code(), EINVAL);
+  bad.extents = {{UINT64_MAX, 2}};
+  EXPECT_EQ(ValidateRequest(batch({bad}), 0, l, 1000).code(), EINVAL);
+  // Lengths whose sum would wrap are refused, not added.
+  bad.extents = {{0, UINT64_MAX}, {0, 2}};
+  EXPECT_EQ(ValidateRequest(batch({bad}), 0, l, UINT64_MAX).code(), EMSGSIZE);
 }
 
 TEST(MessagesTest, ObjectOperationsRoundTrip) {

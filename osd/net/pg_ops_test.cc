@@ -97,6 +97,33 @@ class EchoHandler : public RequestHandler {
         std::swap(reply.results[0], reply.results[1]);
       }
       (void)r->Send(std::move(reply));
+    } else if (const auto* m = std::get_if<SubReadBatchRequest>(&req.body)) {
+      // Each item's extents of a pattern seeded by its shard; "missing" is ENOENT, "stale" an OK
+      // answer at another version (the client must refuse it), "liar" one byte more than asked;
+      // collection "short" drops the last result.
+      SubReadBatchReply reply;
+      std::vector<Buffer> bytes;
+      for (const SubReadBatchItem& item : m->items) {
+        SubReadBatchResult res;
+        res.object_size = kObjectSize;
+        res.version = item.object == "stale" ? item.expect_version + 1 : item.expect_version;
+        if (item.object == "missing") {
+          res.status = Status::NotFound("no shard " + item.object);
+          reply.results.push_back(std::move(res));
+          continue;
+        }
+        const Buffer shard = Pattern(kObjectSize, static_cast<std::uint8_t>(item.shard));
+        for (const ByteExtent& e : item.extents) {
+          const std::uint64_t start = std::min(e.offset, kObjectSize);
+          std::uint64_t n = std::min(kObjectSize - start, e.length);
+          if (item.object == "liar" && start + n < kObjectSize) ++n;
+          res.lengths.push_back(n);
+          bytes.push_back(shard.Slice(start, n));
+        }
+        reply.results.push_back(std::move(res));
+      }
+      if (m->items.front().collection == "short") reply.results.pop_back();
+      (void)r->Send(std::move(reply), std::move(bytes));
     } else {
       (void)r->SendError(Status::Error(ENOTSUP, "not in this test"));
     }
@@ -335,6 +362,62 @@ TEST_F(PgOpsTest, SubPullResultsPerObject) {
   pull.collection = "pg.3.0";
   pull.mode = SubPullMode::kCopy;
   EXPECT_EQ(client_->SubPull(pull).status().code(), EINVAL);
+}
+
+}  // namespace
+}  // namespace ec::net
+
+namespace ec::net {
+namespace {
+
+TEST_F(PgOpsTest, ReadBatchAnswersPerItem) {
+  SubReadBatchRequest batch;
+  batch.items = {{"pg.1.2", "a", 1, 7, {{0, 100}, {500, 20}}},
+                 {"pg.1.2", "missing", 2, 7, {{0, 10}}},
+                 {"pg.1.2", "stale", 3, 7, {{0, 10}}},
+                 {"pg.1.2", "b", 4, 0, {{kObjectSize - 5, 50}}}};
+  auto got = client_->ReadBatch(batch);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), 4u);
+  const ReadBatchItem& a = (*got)[0];
+  ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+  EXPECT_EQ(a.version, 7u);
+  EXPECT_EQ(a.object_size, kObjectSize);
+  ASSERT_EQ(a.extents.size(), 2u);
+  EXPECT_EQ(Str(a.extents[0]), Str(Pattern(kObjectSize, 1).Slice(0, 100)));
+  EXPECT_EQ(Str(a.extents[1]), Str(Pattern(kObjectSize, 1).Slice(500, 20)));
+  EXPECT_EQ((*got)[1].status.code(), ENOENT);
+  EXPECT_TRUE((*got)[1].extents.empty());
+  // An OK answer at another version than expected is turned into ESTALE by the client.
+  EXPECT_EQ((*got)[2].status.code(), ESTALE) << (*got)[2].status.ToString();
+  EXPECT_TRUE((*got)[2].extents.empty());
+  // Shorter at the end of the shard.
+  ASSERT_TRUE((*got)[3].status.ok());
+  ASSERT_EQ((*got)[3].extents.size(), 1u);
+  EXPECT_EQ((*got)[3].extents[0].size(), 5u);
+  // The items crossed the wire field by field.
+  const auto seen = handler_->last();
+  ASSERT_TRUE(seen.has_value());
+  EXPECT_EQ(std::get<SubReadBatchRequest>(seen->body).items, batch.items);
+
+  // A reply that does not match the request: more bytes than asked, a result missing.
+  EXPECT_EQ(
+      client_->ReadBatch(SubReadBatchRequest{{{"pg", "liar", 1, 0, {{0, 10}}}}}).status().code(),
+      EBADMSG);
+  EXPECT_EQ(client_
+                ->ReadBatch(SubReadBatchRequest{
+                    {{"short", "a", 1, 0, {{0, 10}}}, {"short", "b", 1, 0, {{0, 10}}}}})
+                .status()
+                .code(),
+            EBADMSG);
+  // Refused by the server's checks before the handler: no item, more bytes than the client takes.
+  EXPECT_EQ(client_->ReadBatch(SubReadBatchRequest{}).status().code(), EINVAL);
+  EXPECT_EQ(client_
+                ->ReadBatch(SubReadBatchRequest{
+                    {{"pg", "a", 1, 0, {{0, 600000}}}, {"pg", "b", 1, 0, {{0, 600000}}}}})
+                .status()
+                .code(),
+            EMSGSIZE);
 }
 
 }  // namespace

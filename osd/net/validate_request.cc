@@ -79,6 +79,39 @@ Status ValidateSubPull(const SubPullRequest& m, const Limits& limits) {
   return Status::OK();
 }
 
+// Every item is a ReadShard of its own; their bytes all travel in one reply.
+Status ValidateSubReadBatch(const SubReadBatchRequest& m, const Limits& limits,
+                            std::uint64_t reply_payload_limit) {
+  if (m.items.empty() || m.items.size() > limits.max_batch_items) {
+    return Status::Invalid(
+        fmt::format("{} items (allowed 1..{})", m.items.size(), limits.max_batch_items));
+  }
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < m.items.size(); ++i) {
+    const SubReadBatchItem& item = m.items[i];
+    if (item.collection.empty() || item.object.empty()) {
+      return Status::Invalid(fmt::format("item {}: empty collection or object name", i));
+    }
+    if (item.extents.empty() || item.extents.size() > limits.max_extents) {
+      return Status::Invalid(fmt::format("item {}: {} extents (allowed 1..{})", i,
+                                         item.extents.size(), limits.max_extents));
+    }
+    for (const ByteExtent& e : item.extents) {
+      if (e.offset > UINT64_MAX - e.length) {
+        return Status::Invalid(
+            fmt::format("item {}: extent {}+{} overflows", i, e.offset, e.length));
+      }
+      // Compared with what is left, so that the sum cannot wrap.
+      if (e.length > reply_payload_limit - total) {
+        return Status::Error(
+            EMSGSIZE, fmt::format("items total more than the reply limit {}", reply_payload_limit));
+      }
+      total += e.length;
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const Limits& limits,
@@ -165,6 +198,8 @@ Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const
   } else if (const auto* m = std::get_if<SubPullRequest>(&body)) {
     EC_RETURN_IF_ERROR(check_names(m->collection, nullptr));
     EC_RETURN_IF_ERROR(ValidateSubPull(*m, limits));
+  } else if (const auto* m = std::get_if<SubReadBatchRequest>(&body)) {
+    EC_RETURN_IF_ERROR(ValidateSubReadBatch(*m, limits, reply_payload_limit));
   } else if (const auto* m = std::get_if<PingRequest>(&body)) {
     if (m->response_len > reply_payload_limit) {
       return Status::Error(EMSGSIZE, fmt::format("response_len {} exceeds the reply limit {}",

@@ -8,97 +8,20 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <cerrno>
-#include <cstring>
-#include <future>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <set>
 #include <vector>
 
-#include "osd/daemon/sub_ops.h"
 #include "osd/net/osd_shard_source.h"
 #include "osd/net/peer_clients.h"
 #include "osd/pg/pool_codecs.h"
-#include "recovery/repair_engine.h"
+#include "osd/pg/pull_job.h"
+#include "osd/pg/pull_object.h"
+#include "osd/pg/pull_prefetch.h"
 
 namespace ec::osd::pg {
-namespace {
-
-// Counts what the helpers' successful replies carried and what reading them cost the helpers'
-// stores: every request, re-planned ones included, as the engine actually sent it.
-class CountingSource final : public recovery::ShardSource {
- public:
-  CountingSource(recovery::ShardSource* inner, std::uint64_t block)
-      : inner_(inner), block_(block) {}
-
-  recovery::ShardSourceLimits limits() const override { return inner_->limits(); }
-
-  void ReadAsync(std::span<const recovery::ShardReadRequest> requests, Completion done) override {
-    // `requests` stays valid until the last completion (the ShardSource contract).
-    inner_->ReadAsync(requests, [this, requests, done = std::move(done)](std::size_t i, Status s) {
-      if (s.ok()) {
-        network_.fetch_add(requests[i].destination.size(), std::memory_order_relaxed);
-        device_.fetch_add(recovery::PriceExtents(requests[i].extents, block_).device_bytes,
-                          std::memory_order_relaxed);
-      }
-      done(i, std::move(s));
-    });
-  }
-
-  std::uint64_t network_bytes() const { return network_.load(std::memory_order_relaxed); }
-  std::uint64_t device_bytes() const { return device_.load(std::memory_order_relaxed); }
-
- private:
-  recovery::ShardSource* inner_;
-  std::uint64_t block_;
-  std::atomic<std::uint64_t> network_{0};
-  std::atomic<std::uint64_t> device_{0};
-};
-
-// Catches the shard service's reply to the local SubWrite.
-class LocalResponder final : public net::Responder {
- public:
-  LocalResponder(std::uint64_t tag, std::shared_ptr<std::promise<Status>> reply)
-      : Responder(net::MsgType::kSubWrite, tag), reply_(std::move(reply)) {}
-  ~LocalResponder() override {
-    if (!sent()) reply_->set_value(Status::IOError("the shard service dropped the write"));
-  }
-
- private:
-  Status Deliver(net::ReplyBody body, std::vector<Buffer>) override {
-    reply_->set_value(net::StatusOf(body));
-    return Status::OK();
-  }
-  std::shared_ptr<std::promise<Status>> reply_;
-};
-
-// One SubPull being served.
-struct Job {
-  net::SubPullRequest request;
-  std::shared_ptr<net::Responder> responder;
-  std::shared_ptr<const PoolCodec> codec;
-  std::string pool_name;
-  // Rebuild helpers: position -> its OSD. Copy sources (kCopy: helpers at the pulled position),
-  // in the request's order.
-  std::map<int, net::OsdShardSource::Holder> holders;
-  std::vector<net::OsdShardSource::Holder> copy_from;
-  std::vector<std::shared_ptr<net::OsdClient>> clients;  // keeps the holders' clients alive
-  std::string left_out;                                  // helpers not usable, for messages
-
-  std::mutex mu;  // guards next and finished; results[i] is written by the object's task only
-  std::size_t next = 0;
-  std::size_t finished = 0;
-  std::vector<net::SubPullResult> results;
-};
-
-bool AllStale(const std::map<int, Status>& failed) {
-  if (failed.empty()) return false;
-  return std::all_of(failed.begin(), failed.end(),
-                     [](const auto& f) { return f.second.code() == ESTALE; });
-}
-
-}  // namespace
 
 class PullService::Impl {
  public:
@@ -112,11 +35,10 @@ class PullService::Impl {
         codecs_(options_.plugin_dir),
         peers_(net::PeerOptions{fmt::format("osd.{}-recovery", options_.osd_id),
                                 std::chrono::milliseconds(3000), options_.helper_timeout, 2, 2}),
+        puller_(store_, &options_, &stopping_),
         pool_(static_cast<std::size_t>(std::clamp(options_.threads, 1, 256))) {
     options_.max_active = std::max(options_.max_active, 1);
     options_.cost.local.clear();
-    auto listed = store_->ListCollections();
-    if (listed.ok()) collections_.insert(listed->begin(), listed->end());
   }
 
   ~Impl() {
@@ -125,7 +47,7 @@ class PullService::Impl {
     peers_.CloseAll();
   }
 
-  void Attach(net::RequestHandler* shard_service) { shard_service_ = shard_service; }
+  void Attach(net::RequestHandler* shard_service) { puller_.AttachShardService(shard_service); }
 
   // What the registry's counters above count, over every pool (PullService::Totals).
   struct Totals {
@@ -150,7 +72,7 @@ class PullService::Impl {
 
  private:
   void Start(net::SubPullRequest request, std::shared_ptr<net::Responder> responder) {
-    auto job = std::make_shared<Job>();
+    auto job = std::make_shared<PullJob>();
     job->request = std::move(request);
     job->responder = std::move(responder);
     Status s =
@@ -164,40 +86,126 @@ class PullService::Impl {
       return;
     }
     job->results.resize(job->request.objects.size());
-    if (job->results.empty()) return Reply(*job);
-    const std::size_t first = std::min<std::size_t>(job->results.size(), options_.max_active);
-    for (std::size_t i = 0; i < first; ++i) PostNext(job);
+    StartWindow(job, 0);
   }
 
-  // Claims the job's next object and runs it on a worker; the task that finishes the last object
-  // answers.
-  void PostNext(const std::shared_ptr<Job>& job) {
-    std::size_t i = 0;
+  // The first window: fetched here, then run. Runs on a worker.
+  void StartWindow(const std::shared_ptr<PullJob>& job, std::size_t first) {
+    if (first == job->results.size()) return Reply(*job);
+    std::vector<std::vector<PrefetchedRead>> reads;
+    const std::size_t end = Fetch(*job, first, &reads);
+    RunWindow(job, first, end, std::move(reads));
+  }
+
+  // Fetches the window from `first` on (pull_prefetch.h): its end, and what was fetched for each
+  // of its objects.
+  std::size_t Fetch(const PullJob& job, std::size_t first,
+                    std::vector<std::vector<PrefetchedRead>>* reads) {
+    const std::size_t n = job.results.size();
+    if (stopping_.load() || options_.batch_bytes == 0) {
+      // Shutting down: every object is answered ECANCELED, nothing to fetch. No batching: each
+      // object reads its helpers itself.
+      reads->assign(n - first, {});
+      return n;
+    }
+    const PrefetchCounts counts = PrefetchWindow(job, first, *store_, options_, reads);
+    if (counts.requests > 0) {
+      metrics_
+          ->GetCounter("ecstore_recovery_read_batches_total",
+                       "Batched helper reads (SubReadBatch) this OSD sent for its pulls",
+                       {{"pool", job.pool_name}})
+          .Inc(counts.requests);
+    }
+    return counts.end;
+  }
+
+  // Runs the objects of window [first, end), up to max_active at once, and meanwhile fetches the
+  // next window on this thread, so that the network of one window overlaps the decoding of the
+  // other. Whichever ends second (the fetch, or the window's last object) starts the next
+  // window; after the last window its last object answers.
+  void RunWindow(const std::shared_ptr<PullJob>& job, std::size_t first, std::size_t end,
+                 std::vector<std::vector<PrefetchedRead>> reads) {
+    const std::size_t n = job->results.size();
     {
       std::lock_guard lock(job->mu);
-      if (job->next == job->results.size()) return;
-      i = job->next++;
+      job->window_first = first;
+      job->window_end = end;
+      job->next = first;
+      job->finished = first;
+      job->prefetched = std::move(reads);
+      job->window_done = false;
+      job->ahead_ready = false;
     }
-    boost::asio::post(pool_, [this, job, i] {
-      job->results[i] = PullObject(*job, job->request.objects[i]);
-      bool last = false;
+    const std::size_t starts = std::min<std::size_t>(end - first, options_.max_active);
+    for (std::size_t i = 0; i < starts; ++i) PostNext(job);
+    if (end == n) return;
+    std::vector<std::vector<PrefetchedRead>> next;
+    const std::size_t next_end = Fetch(*job, end, &next);
+    {
+      std::lock_guard lock(job->mu);
+      if (!job->window_done) {
+        job->ahead_ready = true;
+        job->ahead_end = next_end;
+        job->ahead = std::move(next);
+        return;
+      }
+    }
+    RunWindow(job, end, next_end, std::move(next));
+  }
+
+  // Claims the window's next object and runs it on a worker; the task that finishes the window's
+  // last object goes on with the next window (if fetched already) or answers (after the last).
+  void PostNext(const std::shared_ptr<PullJob>& job) {
+    std::size_t i = 0;
+    std::vector<PrefetchedRead> ahead;
+    {
+      std::lock_guard lock(job->mu);
+      if (job->next == job->window_end) return;
+      i = job->next++;
+      ahead = std::move(job->prefetched[i - job->window_first]);
+    }
+    boost::asio::post(pool_, [this, job, i, ahead = std::move(ahead)]() mutable {
+      job->results[i] = PullObject(*job, job->request.objects[i], std::move(ahead));
+      enum class Then { kNext, kReply, kWindow, kNothing } then = Then::kNext;
+      std::size_t first = 0, end = 0;
+      std::vector<std::vector<PrefetchedRead>> reads;
       {
         std::lock_guard lock(job->mu);
-        last = ++job->finished == job->results.size();
+        if (++job->finished == job->window_end) {
+          if (job->window_end == job->results.size()) {
+            then = Then::kReply;
+          } else if (job->ahead_ready) {
+            then = Then::kWindow;
+            first = job->window_end;
+            end = job->ahead_end;
+            reads = std::move(job->ahead);
+          } else {
+            job->window_done = true;  // the fetch of the next window starts it when done
+            then = Then::kNothing;
+          }
+        }
       }
-      if (last) return Reply(*job);
-      PostNext(job);
+      switch (then) {
+        case Then::kNext:
+          return PostNext(job);
+        case Then::kReply:
+          return Reply(*job);
+        case Then::kWindow:
+          return RunWindow(job, first, end, std::move(reads));
+        case Then::kNothing:
+          return;
+      }
     });
   }
 
-  void Reply(Job& job) {
+  void Reply(PullJob& job) {
     net::SubPullReply reply;
     reply.results = std::move(job.results);
     (void)job.responder->Send(std::move(reply));
     job.responder.reset();
   }
 
-  Status Prepare(Job& job) {
+  Status Prepare(PullJob& job) {
     const net::SubPullRequest& r = job.request;
     auto map = map_->Get();
     const auto wanted = static_cast<std::int64_t>(
@@ -272,10 +280,11 @@ class PullService::Impl {
     return Status::OK();
   }
 
-  net::SubPullResult PullObject(const Job& job, const net::SubPullObject& o) {
+  net::SubPullResult PullObject(const PullJob& job, const net::SubPullObject& o,
+                                std::vector<PrefetchedRead> ahead) {
     net::SubPullResult result;
     result.object = o.object;
-    result.status = Pull(job, o, &result);
+    result.status = puller_.Pull(job, o, std::move(ahead), &result);
     const bool ok = result.status.ok();
     if (!ok) {
       log_->warn("osd.{}: pull of {}/{} shard {} at version {} failed: {}", options_.osd_id,
@@ -303,161 +312,6 @@ class PullService::Impl {
     return result;
   }
 
-  Status Pull(const Job& job, const net::SubPullObject& o, net::SubPullResult* result) {
-    const net::SubPullRequest& r = job.request;
-    if (stopping_.load()) return Status::Error(ECANCELED, "the OSD is shutting down");
-    if (o.version == 0 || o.version <= o.prev_version) {
-      return Status::Invalid(fmt::format("object {}: version {} is not above prev_version {}",
-                                         o.object, o.version, o.prev_version));
-    }
-    // Reading the helpers is the expensive part: skip it when the write could not apply anyway.
-    // The write checks again (the shard may change meanwhile).
-    auto local = ReadSubState(*store_, net::SubStateRequest{r.collection, o.object, r.shard});
-    if (!local.ok()) return local.status();
-    if (local->version == o.version) return Status::OK();  // pulled before (a retried pull)
-    if (local->version != o.prev_version) {
-      return Status::Error(
-          ESTALE,
-          fmt::format("shard {}/{}#{} is at version {}, the pull of version {} expects {}",
-                      r.collection, o.object, r.shard, local->version, o.version, o.prev_version));
-    }
-    const std::uint64_t shard_size = job.codec->layout.shard_size(o.object_size);
-    Buffer data = Buffer::Allocate(shard_size, false);
-    if (shard_size > 0) {
-      Status s;
-      if (r.mode == net::SubPullMode::kCopy) {
-        s = Copy(job, o, data, result);
-        // The shard's old holder failed (it died, or lost the shard): decode it if the request
-        // named helpers for that.
-        if (!s.ok() && !job.holders.empty()) {
-          Status rebuilt = Rebuild(job, o, data, result);
-          s = rebuilt.ok() ? rebuilt : rebuilt.WithPrefix("copy failed (" + s.message() + ")");
-        }
-      } else {
-        s = Rebuild(job, o, data, result);
-      }
-      if (!s.ok()) {
-        if (!job.left_out.empty()) return s.WithPrefix("helpers left out: " + job.left_out);
-        return s;
-      }
-    }
-    EC_RETURN_IF_ERROR(Write(job, o, shard_size, std::move(data)));
-    result->rebuilt_bytes = shard_size;
-    return Status::OK();
-  }
-
-  Status Rebuild(const Job& job, const net::SubPullObject& o, Buffer& data,
-                 net::SubPullResult* result) const {
-    const net::SubPullRequest& r = job.request;
-    net::OsdShardSource::Options so;
-    so.collection = r.collection;
-    so.object = o.object;
-    so.shards = job.holders;
-    so.call.timeout = options_.helper_timeout;
-    so.expect_version = o.version;
-    net::OsdShardSource remote(std::move(so));
-    CountingSource counted(&remote, options_.cost.device_block);
-
-    const int want = static_cast<int>(r.shard);
-    recovery::RepairRequest rr;
-    rr.want = {want};
-    for (const auto& [position, holder] : job.holders) rr.available[position] = 1;
-    rr.stripes = job.codec->layout.stripes_of(o.object_size);
-    rr.cost = options_.cost;
-    std::byte* out = data.data();
-    const std::uint64_t size = data.size();
-    recovery::RepairStats stats;
-    Status s = job.codec->engine->Run(
-        rr, counted,
-        [&](const recovery::RebuiltBytes& b) -> Status {
-          const std::span<const std::byte> bytes = b.shards.at(want);
-          if (b.offset > size || bytes.size() > size - b.offset) {
-            return Status::IOError(fmt::format("rebuilt bytes [{}, +{}) past shard size {}",
-                                               b.offset, bytes.size(), size));
-          }
-          std::memcpy(out + b.offset, bytes.data(), bytes.size());
-          return Status::OK();
-        },
-        &stats);
-    result->network_bytes += counted.network_bytes();
-    result->device_bytes += counted.device_bytes();
-    // Helpers at another version than the object's: this OSD was asked with an outdated view, which
-    // the primary settles (ESTALE), unlike helpers that are down or broken (EIO).
-    if (!s.ok() && AllStale(stats.failed)) return Status::Error(ESTALE, s.message());
-    return s;
-  }
-
-  Status Copy(const Job& job, const net::SubPullObject& o, Buffer& data,
-              net::SubPullResult* result) const {
-    const net::SubPullRequest& r = job.request;
-    const int shard = static_cast<int>(r.shard);
-    if (job.copy_from.empty()) {
-      return Status::IOError(fmt::format("no helper to copy shard {} of {} from", shard, o.object));
-    }
-    Status last;
-    for (const net::OsdShardSource::Holder& from : job.copy_from) {
-      net::OsdShardSource::Options so;
-      so.collection = r.collection;
-      so.object = o.object;
-      so.shards[shard] = from;
-      so.call.timeout = options_.helper_timeout;
-      so.expect_version = o.version;
-      net::OsdShardSource remote(std::move(so));
-      CountingSource counted(&remote, options_.cost.device_block);
-      const std::vector<recovery::ShardReadRequest> requests =
-          recovery::SplitToLimits(shard, {{0, data.size()}}, data.span(), counted.limits());
-      const std::vector<Status> got = recovery::ReadAll(counted, requests);
-      result->network_bytes += counted.network_bytes();
-      result->device_bytes += counted.device_bytes();
-      auto failed = std::find_if(got.begin(), got.end(), [](const Status& s) { return !s.ok(); });
-      if (failed == got.end()) return Status::OK();
-      last = *failed;
-    }
-    return last;
-  }
-
-  Status Write(const Job& job, const net::SubPullObject& o, std::uint64_t shard_size, Buffer data) {
-    net::SubWriteRequest w;
-    w.collection = job.request.collection;
-    w.object = o.object;
-    w.shard = job.request.shard;
-    w.version = o.version;
-    w.prev_version = o.prev_version;
-    w.kind = net::SubWriteKind::kFull;
-    w.object_size = o.object_size;
-    w.shard_size = shard_size;
-    if (shard_size > 0) w.extents.push_back({0, shard_size});
-    if (shard_service_ != nullptr) {
-      // On the shard's strand of the shard service, after (or before) the primary's SubWrites of
-      // the same shard, never in between: see "Ordering" in the header.
-      auto reply = std::make_shared<std::promise<Status>>();
-      auto replied = reply->get_future();
-      const std::uint64_t tag = next_tag_.fetch_add(1);
-      net::Request request;
-      request.tag = tag;
-      request.body = std::move(w);
-      request.payload = std::move(data);
-      request.peer = "pull";
-      shard_service_->Handle(std::move(request),
-                             std::make_shared<LocalResponder>(tag, std::move(reply)));
-      return replied.get();
-    }
-    // As OsdService does: the collection is created by the write that first needs it, in its own
-    // transaction; EEXIST when another write created it meanwhile.
-    bool create = false;
-    {
-      std::lock_guard lock(collections_mu_);
-      create = collections_.count(w.collection) == 0;
-    }
-    Status s = ApplySubWrite(*store_, w, data, create);
-    if (create && s.code() == EEXIST) s = ApplySubWrite(*store_, w, data, false);
-    if (s.ok()) {
-      std::lock_guard lock(collections_mu_);
-      collections_.insert(w.collection);
-    }
-    return s;
-  }
-
   store::ObjectStore* store_;
   const cluster::MapHolder* map_;
   MetricsRegistry* metrics_;
@@ -465,11 +319,8 @@ class PullService::Impl {
   PullOptions options_;
   PoolCodecs codecs_;
   net::PeerClients peers_;
-  net::RequestHandler* shard_service_ = nullptr;
-  std::atomic<std::uint64_t> next_tag_{1};
   std::atomic<bool> stopping_{false};
-  std::mutex collections_mu_;
-  std::set<std::string, std::less<>> collections_;
+  ObjectPuller puller_;
   boost::asio::thread_pool pool_;  // last: joined first, while everything it uses is alive
 };
 

@@ -8,15 +8,26 @@
 //     -> map at request.epoch (waits up to map_wait for a newer epoch; else Retryable ESTALE),
 //        the pool's codec (ENOENT: no such pool), a client per helper (a helper whose OSD is not in
 //        the map, is down in it or has no usable address is left out)
-//     -> per object, up to max_active of one request at once:
+//     -> the objects a window at a time (pull_prefetch.h): objects in request order while the
+//        helper bytes to fetch stay within PullOptions::batch_bytes (at least one object);
+//        every object of the window planned first (RepairEngine::Plan, the same request as
+//        below), then per helper ONE SubReadBatch carrying every object's extents from it (more
+//        only past net::Limits), all helpers at once: a window of N small objects costs one
+//        round trip per helper, not N; the next window is fetched while one runs
+//     -> per object of the window, up to max_active at once:
 //          kRebuild  RepairEngine::Run(want = {shard}, available = the helpers' positions, the
-//                    least-cost plan under PullOptions::cost, no local shard) over
-//                    net::OsdShardSource with expect_version = object.version: a helper at
-//                    another version fails its request and the engine re-plans without it
+//                    least-cost plan under PullOptions::cost, no local shard) over the fetched
+//                    bytes (recovery/prefetched_shard_source.h), whatever else it asks going to
+//                    net::OsdShardSource, both with expect_version = object.version: a helper at
+//                    another version, or one that failed in the batch, fails its request and the
+//                    engine re-plans without it, reading the others directly (one ReadShard
+//                    per helper, as without batching); an object too large for one engine
+//                    batch is not fetched ahead and streams as before
 //          kCopy     the whole shard of the same position, from the first helper holding that
-//                    position that answers (expect_version too), no decode; when every such
-//                    source fails and the request also names helpers of other positions, the
-//                    shard is rebuilt from those as kRebuild would
+//                    position that answers (expect_version too; the first source's bytes come
+//                    from the window's batch), no decode; when every such source fails and the
+//                    request also names helpers of other positions, the shard is rebuilt from
+//                    those as kRebuild would
 //        -> the shard written locally as ONE SubWrite kFull at object.version, prev_version =
 //           object.prev_version (osd/daemon/sub_ops.h: one store transaction with an undo record)
 //     -> one SubPullReply: a result per object, in request order
@@ -32,13 +43,17 @@
 // or helper position out of the code's range, two helpers of one position other than the pulled
 // one, a kRebuild helper at the pulled position, a request that is not a SubPull).
 //
-// network_bytes counts the bytes of helper replies that were used (every successful read, re-plans
-// included); device_bytes what those reads cost the helpers' stores (extents merged per request,
-// rounded out to PullOptions::cost.device_block); rebuilt_bytes the shard bytes written (a copy
-// counts its shard too). The same sums, by pool, go to the registry:
+// network_bytes counts the bytes of helper replies that were used: every successful direct read
+// (re-plans included) and every batch item the engine took, once however often it served it
+// (a failed item, or one never asked for, counts nothing); device_bytes what those reads cost the
+// helpers' stores (extents merged per request, rounded out to PullOptions::cost.device_block);
+// rebuilt_bytes the shard bytes written (a copy counts its shard too). Without failures the
+// figures equal those of reading each object on its own. The same sums, by pool, go to the
+// registry:
 //   ecstore_recovery_network_bytes_total{pool}, ecstore_recovery_helper_device_bytes_total{pool},
 //   ecstore_recovery_rebuilt_bytes_total{pool},
-//   ecstore_recovery_objects_total{pool,result=ok|failed}.
+//   ecstore_recovery_objects_total{pool,result=ok|failed},
+//   ecstore_recovery_read_batches_total{pool} (SubReadBatch requests sent).
 //
 // Ordering with client writes: the primary's SubWrite of an object and this service's write of
 // the same shard must not interleave inside ApplySubWrite (it reads the shard's version, checks
@@ -78,7 +93,12 @@ struct PullOptions {
   std::string plugin_dir;  // "" : the default plugin directory
   int threads = 4;         // workers running pulls (1..256); objects in flight on this OSD
   int max_active = 3;      // objects in flight per request (>= 1)
-  std::chrono::milliseconds helper_timeout{10000};  // per read request to a helper
+  // Helper bytes fetched ahead for one window of a request's objects (osd_recovery_max_chunk in
+  // ec-osd); one object above it is a window of its own; two windows are held at once (one
+  // running, the next being fetched). 0: no batching (every object reads its
+  // helpers itself, one ReadShard per helper).
+  std::uint64_t batch_bytes = std::uint64_t{8} << 20;
+  std::chrono::milliseconds helper_timeout{10000};  // per read request (or batch) to a helper
   std::chrono::milliseconds map_wait{2000};         // waiting for a request's newer epoch
   // Weights of the least-cost plan, as the primary's degraded reads use them (PrimaryOptions
   // read_weight_net / read_weight_dev). `local` is ignored: the rebuilt shard is not here yet,

@@ -22,6 +22,7 @@
 #include "osd/net/client.h"
 #include "osd/pg/pool_codecs.h"
 #include "osd/store/store_test_support.h"
+#include "osd/store/transaction.h"
 
 namespace ec::osd::pg {
 namespace {
@@ -216,6 +217,14 @@ class PullServiceTest : public ::testing::Test {
     return text.substr(from, text.find('\n', from) - from);
   }
 
+  // Requests of type `op` OSD `osd` answered (ecstore_osd_ops_total{op}), once it has nothing in
+  // flight (the count is taken right after the reply is queued).
+  std::uint64_t Ops(int osd, const std::string& op) {
+    osds_[osd]->service->Drain();
+    const std::string v = Metric(osd, "ecstore_osd_ops_total{op=\"" + op + "\"}");
+    return v.empty() ? 0 : std::stoull(v);
+  }
+
   cluster::MapHolder maps_;
   cluster::ClusterMap map_;
   PoolCodecs codecs_{""};
@@ -303,6 +312,224 @@ TEST_F(PullServiceTest, RsRebuildReadsKChunks) {
     EXPECT_EQ(State(6, res.object, 4).version, 10u + i);
   }
   EXPECT_EQ(Metric(6, "ecstore_recovery_objects_total{pool=\"rs-pool\",result=\"ok\"}"), "5");
+}
+
+// A batch of small objects costs one read request per helper, not one per object and helper:
+// every helper of the plan gets ONE SubReadBatch carrying its share of every object, and no
+// ReadShard; each object still receives exactly the code's minimum.
+TEST_F(PullServiceTest, BatchOfObjectsSendsOneReadRequestPerHelper) {
+  constexpr int kObjects = 8;
+  struct Case {
+    std::int64_t pool;
+    std::uint32_t lost;
+    std::uint64_t per_object;  // network bytes per object
+    int helpers;               // helpers the plan reads
+  };
+  for (const Case& c : {Case{kClayPool, 1, kStripes * 5 * kStripeUnit / 2, 5},
+                        Case{kRsPool, 4, kStripes * 4 * kStripeUnit, 4}}) {
+    SCOPED_TRACE(c.pool);
+    std::vector<std::uint64_t> batches_before(kOsds), reads_before(kOsds);
+    for (int i = 0; i < kOsds; ++i) {
+      batches_before[i] = Ops(i, "sub_read_batch");
+      reads_before[i] = Ops(i, "read");
+    }
+    std::vector<std::vector<Buffer>> shards;
+    std::uint64_t size = 0;
+    net::SubPullRequest r = Request(c.pool, c.lost, net::SubPullMode::kRebuild);
+    r.helpers = AllBut(c.lost);
+    for (int i = 0; i < kObjects; ++i) {
+      const std::string name = "batch" + std::to_string(c.pool) + "." + std::to_string(i);
+      shards.push_back(PutObject(c.pool, name, 20 + i, &size));
+      r.objects.push_back({name, static_cast<std::uint64_t>(20 + i), size, 0});
+    }
+    const net::SubPullReply reply = Pull(6, r);
+    ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
+    ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
+    for (int i = 0; i < kObjects; ++i) {
+      const net::SubPullResult& res = reply.results[i];
+      ASSERT_TRUE(res.status.ok()) << res.status.ToString();
+      EXPECT_EQ(res.network_bytes, c.per_object) << res.object;
+      EXPECT_EQ(Stored(6, res.object, static_cast<int>(c.lost)),
+                store::testing::ToString(shards[i][c.lost]))
+          << res.object;
+    }
+    int batched = 0;
+    for (int i = 0; i < 6; ++i) {
+      const std::uint64_t batches = Ops(i, "sub_read_batch") - batches_before[i];
+      EXPECT_LE(batches, 1u) << "osd." << i;
+      batched += static_cast<int>(batches);
+      EXPECT_EQ(Ops(i, "read") - reads_before[i], 0u) << "osd." << i;
+    }
+    EXPECT_EQ(batched, c.helpers);
+  }
+  EXPECT_EQ(Metric(6, "ecstore_recovery_read_batches_total{pool=\"clay-pool\"}"), "5");
+  EXPECT_EQ(Metric(6, "ecstore_recovery_read_batches_total{pool=\"rs-pool\"}"), "4");
+}
+
+// A helper that fails inside a batch: for the objects whose items failed (the helper lost their
+// shards), the engine drops it and re-plans from the others, reading them directly; the other
+// objects are served from the batch alone. Every object is rebuilt right and the bytes are what
+// per-object reads would count: the failed items count nothing.
+TEST_F(PullServiceTest, HelperFailingMidBatchStillRebuildsEveryObject) {
+  constexpr int kObjects = 6;
+  std::vector<std::vector<Buffer>> shards;
+  std::uint64_t size = 0;
+  net::SubPullRequest r = Request(kClayPool, 1, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(1);
+  for (int i = 0; i < kObjects; ++i) {
+    const std::string name = "mid" + std::to_string(i);
+    shards.push_back(PutObject(kClayPool, name, 5, &size));
+    r.objects.push_back({name, 5, size, 0});
+  }
+  // osd.2 lost the shards of objects 1 and 4.
+  for (int i : {1, 4}) {
+    store::Transaction t;
+    t.Remove(kCollection, ShardObjectName("mid" + std::to_string(i), 2));
+    ASSERT_TRUE(osds_[2]->store->Apply(t).ok());
+  }
+  const std::uint64_t reads_before = Ops(0, "read");
+  const net::SubPullReply reply = Pull(6, r);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
+  ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
+  const std::uint64_t half = kStripes * kStripeUnit / 2, whole = kStripes * kStripeUnit;
+  for (int i = 0; i < kObjects; ++i) {
+    const net::SubPullResult& res = reply.results[i];
+    ASSERT_TRUE(res.status.ok()) << res.status.ToString();
+    EXPECT_EQ(Stored(6, res.object, 1), store::testing::ToString(shards[i][1])) << res.object;
+    if (i == 1 || i == 4) {
+      // The four half chunks that came in the batch, then k = 4 whole chunks to decode.
+      EXPECT_EQ(res.network_bytes, 4 * half + 4 * whole) << res.object;
+    } else {
+      EXPECT_EQ(res.network_bytes, 5 * half) << res.object;
+    }
+  }
+  // The re-plans read osd.0 directly, once per failed object.
+  EXPECT_EQ(Ops(0, "read") - reads_before, 2u);
+  EXPECT_EQ(Ops(2, "sub_read_batch"), 1u);
+}
+
+// A helper down when the batch goes out: every item of its batch fails, every object re-plans
+// without it and is rebuilt from the four others.
+TEST_F(PullServiceTest, HelperDownForTheWholeBatch) {
+  constexpr int kObjects = 4;
+  std::vector<std::vector<Buffer>> shards;
+  std::uint64_t size = 0;
+  net::SubPullRequest r = Request(kClayPool, 0, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(0);
+  for (int i = 0; i < kObjects; ++i) {
+    const std::string name = "down" + std::to_string(i);
+    shards.push_back(PutObject(kClayPool, name, 5, &size));
+    r.objects.push_back({name, 5, size, 0});
+  }
+  osds_[3]->server->Stop();
+  const net::SubPullReply reply = Pull(6, r);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
+  ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
+  const std::uint64_t half = kStripes * kStripeUnit / 2, whole = kStripes * kStripeUnit;
+  for (int i = 0; i < kObjects; ++i) {
+    const net::SubPullResult& res = reply.results[i];
+    ASSERT_TRUE(res.status.ok()) << res.status.ToString();
+    EXPECT_EQ(Stored(6, res.object, 0), store::testing::ToString(shards[i][0])) << res.object;
+    EXPECT_EQ(res.network_bytes, 4 * half + 4 * whole) << res.object;
+  }
+}
+
+// kCopy of many objects: one batch to the source for every object's whole shard.
+TEST_F(PullServiceTest, CopyOfManyObjectsIsOneBatch) {
+  constexpr int kObjects = 5;
+  std::vector<std::vector<Buffer>> shards;
+  std::uint64_t size = 0;
+  net::SubPullRequest r = Request(kRsPool, 2, net::SubPullMode::kCopy);
+  r.helpers = {{2, 2}};
+  for (int i = 0; i < kObjects; ++i) {
+    const std::string name = "copy" + std::to_string(i);
+    shards.push_back(PutObject(kRsPool, name, 5, &size));
+    r.objects.push_back({name, 5, size, 0});
+  }
+  const net::SubPullReply reply = Pull(6, r);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
+  ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
+  for (int i = 0; i < kObjects; ++i) {
+    const net::SubPullResult& res = reply.results[i];
+    ASSERT_TRUE(res.status.ok()) << res.status.ToString();
+    EXPECT_EQ(res.network_bytes, shards[i][2].size());
+    EXPECT_EQ(res.rebuilt_bytes, shards[i][2].size());
+    EXPECT_EQ(Stored(6, res.object, 2), store::testing::ToString(shards[i][2]));
+  }
+  EXPECT_EQ(Ops(2, "sub_read_batch"), 1u);
+  EXPECT_EQ(Ops(2, "read"), 0u);
+}
+
+// Windows: with batch_bytes below two objects' reads, each window holds one object, so each
+// object costs one batch per helper (and the results are the same).
+TEST_F(PullServiceTest, WindowsStayWithinBatchBytes) {
+  constexpr int kObjects = 3;
+  std::vector<std::vector<Buffer>> shards;
+  std::uint64_t size = 0;
+  net::SubPullRequest r = Request(kRsPool, 0, net::SubPullMode::kRebuild);
+  r.helpers = AllBut(0);
+  for (int i = 0; i < kObjects; ++i) {
+    const std::string name = "win" + std::to_string(i);
+    shards.push_back(PutObject(kRsPool, name, 5, &size));
+    r.objects.push_back({name, 5, size, 0});
+  }
+  PullOptions po;
+  po.osd_id = 6;
+  po.batch_bytes = kStripes * 4 * kStripeUnit + 1;  // one object's reads, not two
+  MetricsRegistry metrics;
+  auto direct = std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &metrics, nullptr, po);
+  std::promise<net::ReplyBody> got;
+  auto done = got.get_future();
+  net::Request req;
+  req.body = r;
+  direct->Handle(std::move(req), std::make_shared<PromiseResponder>(net::MsgType::kSubPull, &got));
+  ASSERT_EQ(done.wait_for(60s), std::future_status::ready);
+  const net::ReplyBody body = done.get();
+  const auto* reply = std::get_if<net::SubPullReply>(&body);
+  ASSERT_NE(reply, nullptr);
+  ASSERT_EQ(reply->results.size(), static_cast<std::size_t>(kObjects));
+  for (int i = 0; i < kObjects; ++i) {
+    ASSERT_TRUE(reply->results[i].status.ok()) << reply->results[i].status.ToString();
+    EXPECT_EQ(reply->results[i].network_bytes, kStripes * 4 * kStripeUnit);
+    EXPECT_EQ(Stored(6, reply->results[i].object, 0), store::testing::ToString(shards[i][0]));
+  }
+  const std::string text = metrics.RenderPrometheus();
+  EXPECT_NE(text.find("ecstore_recovery_read_batches_total{pool=\"rs-pool\"} 12"),
+            std::string::npos)
+      << text;
+
+  // batch_bytes 0: no batching, every object reads its helpers itself (one ReadShard each).
+  po.batch_bytes = 0;
+  MetricsRegistry unbatched_metrics;
+  direct.reset();
+  direct =
+      std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &unbatched_metrics, nullptr, po);
+  r.shard = 1;
+  r.helpers = AllBut(1);
+  std::uint64_t reads_before = 0;
+  for (int i = 0; i < 6; ++i) reads_before += Ops(i, "read");
+  std::promise<net::ReplyBody> got2;
+  auto done2 = got2.get_future();
+  net::Request req2;
+  req2.body = r;
+  direct->Handle(std::move(req2),
+                 std::make_shared<PromiseResponder>(net::MsgType::kSubPull, &got2));
+  ASSERT_EQ(done2.wait_for(60s), std::future_status::ready);
+  const net::ReplyBody body2 = done2.get();
+  const auto* unbatched = std::get_if<net::SubPullReply>(&body2);
+  ASSERT_NE(unbatched, nullptr);
+  ASSERT_EQ(unbatched->results.size(), static_cast<std::size_t>(kObjects));
+  for (int i = 0; i < kObjects; ++i) {
+    ASSERT_TRUE(unbatched->results[i].status.ok()) << unbatched->results[i].status.ToString();
+    EXPECT_EQ(unbatched->results[i].network_bytes, kStripes * 4 * kStripeUnit);
+    EXPECT_EQ(Stored(6, unbatched->results[i].object, 1), store::testing::ToString(shards[i][1]));
+  }
+  EXPECT_EQ(unbatched_metrics.RenderPrometheus().find("ecstore_recovery_read_batches_total"),
+            std::string::npos);
+  // One ReadShard per helper of the plan (k = 4) per object.
+  std::uint64_t reads = 0;
+  for (int i = 0; i < 6; ++i) reads += Ops(i, "read");
+  EXPECT_EQ(reads - reads_before, 4u * kObjects);
 }
 
 TEST_F(PullServiceTest, CopyReadsTheShardOnce) {

@@ -76,7 +76,9 @@ int main(int argc, char** argv) {
                                   2,
                                   SubPullMode::kRebuild,
                                   {{0, 4}, {1, 5}, {3, 6}},
-                                  {{"obj", 6, 100, 5}, {"obj2", 7, 4096, 0}}}}};
+                                  {{"obj", 6, 100, 5}, {"obj2", 7, 4096, 0}}}},
+      {"sub_read_batch", SubReadBatchRequest{{{"pg.1", "obj", 2, 6, {{0, 2048}, {4096, 2048}}},
+                                              {"pg.1", "obj2", 2, 0, {{0, 4096}}}}}}};
   std::vector<std::byte> stream;
   for (const auto& [name, body] : requests) {
     h.clear();
@@ -111,12 +113,20 @@ int main(int argc, char** argv) {
       {"sub_pull_reply",
        SubPullReply{ec::Status::OK(),
                     {{"obj", ec::Status::OK(), 8192, 8192, 4096},
-                     {"obj2", ec::Status::Retryable(ESTALE, "client write"), 0, 0, 0}}}}};
+                     {"obj2", ec::Status::Retryable(ESTALE, "client write"), 0, 0, 0}}}},
+      {"sub_read_batch_reply",
+       SubReadBatchReply{ec::Status::OK(),
+                         {{ec::Status::OK(), 8192, 6, {4, 6}},
+                          {ec::Status::Error(ESTALE, "at version 7, not 6"), 4096, 7, {}},
+                          {ec::Status::DataLoss("crc32c mismatch"), 0, 0, {}}}}}};
   for (const auto& [name, body] : replies) {
     h.clear();
     EncodeReply(body, h);
     Write(dir, name,
-          Frame(TypeOf(body), h, name == "read_reply" || name == "obj_read_reply" ? 10 : 0));
+          Frame(TypeOf(body), h,
+                name == "read_reply" || name == "obj_read_reply" || name == "sub_read_batch_reply"
+                    ? 10
+                    : 0));
   }
   return 0;
 }

@@ -1,0 +1,58 @@
+// Internal to PullService (pull_service.cc, pull_object.cc, pull_prefetch.cc): one SubPull being
+// served, and what its objects' pulls share.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "osd/net/messages.h"
+#include "osd/net/osd_shard_source.h"
+#include "osd/net/server.h"
+#include "osd/pg/pool_codecs.h"
+#include "recovery/read_plan.h"
+
+namespace ec::osd::pg {
+
+// Bytes fetched ahead for one object (pull_prefetch.h): one entry per request the object's pull
+// will make first, with the bytes (slices of a batch reply) or the error the helper gave.
+struct PrefetchedRead {
+  int shard = 0;  // the position read (kCopy: the pulled shard itself)
+  std::vector<recovery::Extent> extents;
+  Status status;
+  std::vector<Buffer> bytes;
+};
+
+struct PullJob {
+  net::SubPullRequest request;
+  std::shared_ptr<net::Responder> responder;
+  std::shared_ptr<const PoolCodec> codec;
+  std::string pool_name;
+  // Rebuild helpers: position -> its OSD. Copy sources (kCopy: helpers at the pulled position),
+  // in the request's order.
+  std::map<int, net::OsdShardSource::Holder> holders;
+  std::vector<net::OsdShardSource::Holder> copy_from;
+  std::vector<std::shared_ptr<net::OsdClient>> clients;  // keeps the holders' clients alive
+  std::string left_out;                                  // helpers not usable, for messages
+
+  // The objects run a window at a time: [window_first, window_end), each with what was fetched
+  // for it (prefetched[i - window_first]), up to PullOptions::max_active at once, while the next
+  // window [window_end, ahead_end) is fetched (ahead_ready once it is; window_done once the
+  // running window's last object finished before that).
+  std::mutex mu;  // guards the fields below; results[i] is written by the object's task only
+  std::size_t window_first = 0;
+  std::size_t window_end = 0;
+  std::size_t next = 0;
+  std::size_t finished = 0;
+  std::vector<std::vector<PrefetchedRead>> prefetched;
+  bool window_done = false;
+  bool ahead_ready = false;
+  std::size_t ahead_end = 0;
+  std::vector<std::vector<PrefetchedRead>> ahead;
+  std::vector<net::SubPullResult> results;
+};
+
+}  // namespace ec::osd::pg

@@ -1,0 +1,287 @@
+#include "osd/pg/pull_object.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <future>
+#include <map>
+#include <memory>
+
+#include "osd/daemon/sub_ops.h"
+#include "osd/net/osd_shard_source.h"
+#include "recovery/prefetched_shard_source.h"
+#include "recovery/read_cost.h"
+
+namespace ec::osd::pg {
+namespace {
+
+// Counts what the helpers' successful replies carried and what reading them cost the helpers'
+// stores: every request, re-planned ones included, as the engine actually sent it.
+class CountingSource final : public recovery::ShardSource {
+ public:
+  CountingSource(recovery::ShardSource* inner, std::uint64_t block)
+      : inner_(inner), block_(block) {}
+
+  recovery::ShardSourceLimits limits() const override { return inner_->limits(); }
+
+  void ReadAsync(std::span<const recovery::ShardReadRequest> requests, Completion done) override {
+    // `requests` stays valid until the last completion (the ShardSource contract).
+    inner_->ReadAsync(requests, [this, requests, done = std::move(done)](std::size_t i, Status s) {
+      if (s.ok()) {
+        network_.fetch_add(requests[i].destination.size(), std::memory_order_relaxed);
+        device_.fetch_add(recovery::PriceExtents(requests[i].extents, block_).device_bytes,
+                          std::memory_order_relaxed);
+      }
+      done(i, std::move(s));
+    });
+  }
+
+  std::uint64_t network_bytes() const { return network_.load(std::memory_order_relaxed); }
+  std::uint64_t device_bytes() const { return device_.load(std::memory_order_relaxed); }
+
+ private:
+  recovery::ShardSource* inner_;
+  std::uint64_t block_;
+  std::atomic<std::uint64_t> network_{0};
+  std::atomic<std::uint64_t> device_{0};
+};
+
+// The prefetched entries over `inner`, and, once the reads are done, the bytes of those used.
+class Prefetched {
+ public:
+  Prefetched(recovery::ShardSource* inner, std::vector<PrefetchedRead> reads) : source_(inner) {
+    for (PrefetchedRead& r : reads) {
+      // Sizes were checked against the extents when the batch reply was taken apart.
+      (void)source_.Add(r.shard, std::move(r.extents), std::move(r.status), std::move(r.bytes));
+    }
+  }
+  recovery::ShardSource& source() { return source_; }
+  // Adds the used entries' bytes to `result`, priced as CountingSource prices a request.
+  void Count(std::uint64_t block, net::SubPullResult* result) const {
+    for (const auto& used : source_.Used()) {
+      result->network_bytes += used.bytes;
+      result->device_bytes += recovery::PriceExtents(used.extents, block).device_bytes;
+    }
+  }
+
+ private:
+  recovery::PrefetchedShardSource source_;
+};
+
+bool AllStale(const std::map<int, Status>& failed) {
+  if (failed.empty()) return false;
+  return std::all_of(failed.begin(), failed.end(),
+                     [](const auto& f) { return f.second.code() == ESTALE; });
+}
+
+// Catches the shard service's reply to the local SubWrite.
+class LocalResponder final : public net::Responder {
+ public:
+  LocalResponder(std::uint64_t tag, std::shared_ptr<std::promise<Status>> reply)
+      : Responder(net::MsgType::kSubWrite, tag), reply_(std::move(reply)) {}
+  ~LocalResponder() override {
+    if (!sent()) reply_->set_value(Status::IOError("the shard service dropped the write"));
+  }
+
+ private:
+  Status Deliver(net::ReplyBody body, std::vector<Buffer>) override {
+    reply_->set_value(net::StatusOf(body));
+    return Status::OK();
+  }
+  std::shared_ptr<std::promise<Status>> reply_;
+};
+
+}  // namespace
+
+recovery::ShardSourceLimits HelperLimits() {
+  return net::OsdShardSource(net::OsdShardSource::Options{}).limits();
+}
+
+recovery::RepairRequest RebuildRequest(const PullJob& job, const net::SubPullObject& o,
+                                       const PullOptions& options) {
+  recovery::RepairRequest rr;
+  rr.want = {static_cast<int>(job.request.shard)};
+  for (const auto& [position, holder] : job.holders) rr.available[position] = 1;
+  rr.stripes = job.codec->layout.stripes_of(o.object_size);
+  rr.cost = options.cost;
+  return rr;
+}
+
+Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const net::SubPullObject& o) {
+  const net::SubPullRequest& r = job.request;
+  if (o.version == 0 || o.version <= o.prev_version) {
+    return Status::Invalid(fmt::format("object {}: version {} is not above prev_version {}",
+                                       o.object, o.version, o.prev_version));
+  }
+  auto local = ReadSubState(store, net::SubStateRequest{r.collection, o.object, r.shard});
+  if (!local.ok()) return local.status();
+  if (local->version == o.version) return false;  // pulled before (a retried pull)
+  if (local->version != o.prev_version) {
+    return Status::Error(
+        ESTALE,
+        fmt::format("shard {}/{}#{} is at version {}, the pull of version {} expects {}",
+                    r.collection, o.object, r.shard, local->version, o.version, o.prev_version));
+  }
+  return true;
+}
+
+ObjectPuller::ObjectPuller(store::ObjectStore* store, const PullOptions* options,
+                           const std::atomic<bool>* stopping)
+    : store_(store), options_(options), stopping_(stopping) {
+  auto listed = store_->ListCollections();
+  if (listed.ok()) collections_.insert(listed->begin(), listed->end());
+}
+
+Status ObjectPuller::Pull(const PullJob& job, const net::SubPullObject& o,
+                          std::vector<PrefetchedRead> prefetched, net::SubPullResult* result) {
+  const net::SubPullRequest& r = job.request;
+  if (stopping_->load()) return Status::Error(ECANCELED, "the OSD is shutting down");
+  // Reading the helpers is the expensive part: skip it when the write could not apply anyway.
+  // The write checks again (the shard may change meanwhile).
+  auto needed = NeedsPull(*store_, job, o);
+  if (!needed.ok()) return needed.status();
+  if (!*needed) return Status::OK();
+  const std::uint64_t shard_size = job.codec->layout.shard_size(o.object_size);
+  Buffer data = Buffer::Allocate(shard_size, false);
+  if (shard_size > 0) {
+    Status s;
+    if (r.mode == net::SubPullMode::kCopy) {
+      s = Copy(job, o, std::move(prefetched), data, result);
+      // The shard's old holder failed (it died, or lost the shard): decode it if the request
+      // named helpers for that.
+      if (!s.ok() && !job.holders.empty()) {
+        Status rebuilt = Rebuild(job, o, {}, data, result);
+        s = rebuilt.ok() ? rebuilt : rebuilt.WithPrefix("copy failed (" + s.message() + ")");
+      }
+    } else {
+      s = Rebuild(job, o, std::move(prefetched), data, result);
+    }
+    if (!s.ok()) {
+      if (!job.left_out.empty()) return s.WithPrefix("helpers left out: " + job.left_out);
+      return s;
+    }
+  }
+  EC_RETURN_IF_ERROR(Write(job, o, shard_size, std::move(data)));
+  result->rebuilt_bytes = shard_size;
+  return Status::OK();
+}
+
+Status ObjectPuller::Rebuild(const PullJob& job, const net::SubPullObject& o,
+                             std::vector<PrefetchedRead> prefetched, Buffer& data,
+                             net::SubPullResult* result) const {
+  const net::SubPullRequest& r = job.request;
+  net::OsdShardSource::Options so;
+  so.collection = r.collection;
+  so.object = o.object;
+  so.shards = job.holders;
+  so.call.timeout = options_->helper_timeout;
+  so.expect_version = o.version;
+  net::OsdShardSource remote(std::move(so));
+  CountingSource counted(&remote, options_->cost.device_block);
+  Prefetched ahead(&counted, std::move(prefetched));
+
+  const int want = static_cast<int>(r.shard);
+  const recovery::RepairRequest rr = RebuildRequest(job, o, *options_);
+  std::byte* out = data.data();
+  const std::uint64_t size = data.size();
+  recovery::RepairStats stats;
+  Status s = job.codec->engine->Run(
+      rr, ahead.source(),
+      [&](const recovery::RebuiltBytes& b) -> Status {
+        const std::span<const std::byte> bytes = b.shards.at(want);
+        if (b.offset > size || bytes.size() > size - b.offset) {
+          return Status::IOError(fmt::format("rebuilt bytes [{}, +{}) past shard size {}", b.offset,
+                                             bytes.size(), size));
+        }
+        std::memcpy(out + b.offset, bytes.data(), bytes.size());
+        return Status::OK();
+      },
+      &stats);
+  result->network_bytes += counted.network_bytes();
+  result->device_bytes += counted.device_bytes();
+  ahead.Count(options_->cost.device_block, result);
+  // Helpers at another version than the object's: this OSD was asked with an outdated view, which
+  // the primary settles (ESTALE), unlike helpers that are down or broken (EIO).
+  if (!s.ok() && AllStale(stats.failed)) return Status::Error(ESTALE, s.message());
+  return s;
+}
+
+Status ObjectPuller::Copy(const PullJob& job, const net::SubPullObject& o,
+                          std::vector<PrefetchedRead> prefetched, Buffer& data,
+                          net::SubPullResult* result) const {
+  const net::SubPullRequest& r = job.request;
+  const int shard = static_cast<int>(r.shard);
+  if (job.copy_from.empty()) {
+    return Status::IOError(fmt::format("no helper to copy shard {} of {} from", shard, o.object));
+  }
+  Status last;
+  for (std::size_t from = 0; from < job.copy_from.size(); ++from) {
+    net::OsdShardSource::Options so;
+    so.collection = r.collection;
+    so.object = o.object;
+    so.shards[shard] = job.copy_from[from];
+    so.call.timeout = options_->helper_timeout;
+    so.expect_version = o.version;
+    net::OsdShardSource remote(std::move(so));
+    CountingSource counted(&remote, options_->cost.device_block);
+    // What was fetched ahead came from the first source.
+    Prefetched ahead(&counted, from == 0 ? std::move(prefetched) : std::vector<PrefetchedRead>{});
+    const std::vector<recovery::ShardReadRequest> requests =
+        recovery::SplitToLimits(shard, {{0, data.size()}}, data.span(), counted.limits());
+    const std::vector<Status> got = recovery::ReadAll(ahead.source(), requests);
+    result->network_bytes += counted.network_bytes();
+    result->device_bytes += counted.device_bytes();
+    ahead.Count(options_->cost.device_block, result);
+    auto failed = std::find_if(got.begin(), got.end(), [](const Status& s) { return !s.ok(); });
+    if (failed == got.end()) return Status::OK();
+    last = *failed;
+  }
+  return last;
+}
+
+Status ObjectPuller::Write(const PullJob& job, const net::SubPullObject& o,
+                           std::uint64_t shard_size, Buffer data) {
+  net::SubWriteRequest w;
+  w.collection = job.request.collection;
+  w.object = o.object;
+  w.shard = job.request.shard;
+  w.version = o.version;
+  w.prev_version = o.prev_version;
+  w.kind = net::SubWriteKind::kFull;
+  w.object_size = o.object_size;
+  w.shard_size = shard_size;
+  if (shard_size > 0) w.extents.push_back({0, shard_size});
+  if (shard_service_ != nullptr) {
+    // On the shard's strand of the shard service, after (or before) the primary's SubWrites of
+    // the same shard, never in between: see "Ordering" in pull_service.h.
+    auto reply = std::make_shared<std::promise<Status>>();
+    auto replied = reply->get_future();
+    const std::uint64_t tag = next_tag_.fetch_add(1);
+    net::Request request;
+    request.tag = tag;
+    request.body = std::move(w);
+    request.payload = std::move(data);
+    request.peer = "pull";
+    shard_service_->Handle(std::move(request),
+                           std::make_shared<LocalResponder>(tag, std::move(reply)));
+    return replied.get();
+  }
+  // As OsdService does: the collection is created by the write that first needs it, in its own
+  // transaction; EEXIST when another write created it meanwhile.
+  bool create = false;
+  {
+    std::lock_guard lock(collections_mu_);
+    create = collections_.count(w.collection) == 0;
+  }
+  Status s = ApplySubWrite(*store_, w, data, create);
+  if (create && s.code() == EEXIST) s = ApplySubWrite(*store_, w, data, false);
+  if (s.ok()) {
+    std::lock_guard lock(collections_mu_);
+    collections_.insert(w.collection);
+  }
+  return s;
+}
+
+}  // namespace ec::osd::pg

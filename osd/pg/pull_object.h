@@ -1,0 +1,81 @@
+// ObjectPuller: one object of a SubPull, as PullService runs it (pull_service.h has the contract):
+// the local shard's version check, the rebuild (repair engine) or copy of its shard from the
+// helpers, and the local write at the object's version. Reads that were fetched ahead for it
+// (pull_prefetch.h: one batched request per helper for a window of objects) answer the engine's
+// first requests; anything else (re-plans after a failed helper, objects not prefetched) goes to
+// the helpers one request per helper, as without prefetching.
+//
+// Counting (SubPullResult): network_bytes = the bytes of helper replies used, each once: the
+// prefetched entries the engine took (PrefetchedShardSource::Used) plus its successful direct
+// reads; device_bytes = the same requests' extents priced as the helpers' stores read them
+// (4 KiB blocks); a failed read or batch item counts nothing.
+//
+// Thread safety: Pull may run on several threads at once (for different objects);
+// AttachShardService must be called before the first Pull.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "osd/net/messages.h"
+#include "osd/net/server.h"
+#include "osd/pg/pull_job.h"
+#include "osd/pg/pull_service.h"
+#include "osd/store/object_store.h"
+#include "recovery/repair_engine.h"
+
+namespace ec::osd::pg {
+
+// What one request to a helper may carry: the limits OsdShardSource announces to the engine.
+// The prefetch plans with these so that its requests are exactly the engine's.
+recovery::ShardSourceLimits HelperLimits();
+
+// The engine request that rebuilds `o`'s shard from the job's helpers (kRebuild, and kCopy's
+// fallback): want = {shard}, every helper remote, the least-cost plan under options.cost.
+recovery::RepairRequest RebuildRequest(const PullJob& job, const net::SubPullObject& o,
+                                       const PullOptions& options);
+
+// Whether `o` needs reading: OK(true) when this OSD's shard is at o.prev_version; OK(false) when it
+// is at o.version already (a retried pull: nothing to read); EINVAL for a version of 0 or not
+// above prev_version; ESTALE when the shard is at another version; the store's errors.
+Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const net::SubPullObject& o);
+
+class ObjectPuller {
+ public:
+  // `store`, `options` and `stopping` are borrowed and must outlive the puller.
+  ObjectPuller(store::ObjectStore* store, const PullOptions* options,
+               const std::atomic<bool>* stopping);
+
+  // See PullService::AttachShardService.
+  void AttachShardService(net::RequestHandler* shard_service) { shard_service_ = shard_service; }
+
+  // Pulls `o` (the job's request names the shard, mode and helpers) and writes it; `prefetched`
+  // holds what was fetched for it ahead (may be empty). Returns the object's result (pull_service.h
+  // lists them) and fills result's byte counts.
+  Status Pull(const PullJob& job, const net::SubPullObject& o,
+              std::vector<PrefetchedRead> prefetched, net::SubPullResult* result);
+
+ private:
+  Status Rebuild(const PullJob& job, const net::SubPullObject& o,
+                 std::vector<PrefetchedRead> prefetched, Buffer& data,
+                 net::SubPullResult* result) const;
+  Status Copy(const PullJob& job, const net::SubPullObject& o,
+              std::vector<PrefetchedRead> prefetched, Buffer& data,
+              net::SubPullResult* result) const;
+  Status Write(const PullJob& job, const net::SubPullObject& o, std::uint64_t shard_size,
+               Buffer data);
+
+  store::ObjectStore* store_;
+  const PullOptions* options_;
+  const std::atomic<bool>* stopping_;
+  net::RequestHandler* shard_service_ = nullptr;
+  std::atomic<std::uint64_t> next_tag_{1};
+  std::mutex collections_mu_;
+  std::set<std::string, std::less<>> collections_;
+};
+
+}  // namespace ec::osd::pg
