@@ -444,6 +444,8 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_recovery_sleep = typed.at("osd_recovery_sleep").d;
   c.osd_recovery_max_chunk = typed.at("osd_recovery_max_chunk").u;
   c.osd_recovery_max_bytes_per_sec = typed.at("osd_recovery_max_bytes_per_sec").u;
+  c.osd_recovery_nice = static_cast<std::uint32_t>(typed.at("osd_recovery_nice").i);
+  c.osd_recovery_op_threads = static_cast<std::uint32_t>(typed.at("osd_recovery_op_threads").i);
   c.osd_mon_report_interval = typed.at("osd_mon_report_interval").d;
   c.osd_read_cost_network_weight =
       static_cast<std::uint32_t>(typed.at("osd_read_cost_network_weight").i);

@@ -124,6 +124,8 @@ struct OsdConfig {
   std::chrono::milliseconds osd_recovery_sleep{0};
   std::uint64_t osd_recovery_max_chunk = 0;
   std::uint64_t osd_recovery_max_bytes_per_sec = 0;
+  std::uint32_t osd_recovery_nice = 0;
+  std::uint32_t osd_recovery_op_threads = 0;
   std::chrono::milliseconds osd_mon_report_interval{0};
   std::uint32_t osd_read_cost_network_weight = 0;  // percent
   std::uint32_t osd_read_cost_device_weight = 0;   // percent

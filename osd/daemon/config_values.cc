@@ -133,6 +133,13 @@ const OptionSpec kOptions[] = {
     Number("osd_recovery_max_bytes_per_sec", OptionType::kSize, "0",
            "cap on the shard bytes a primary's recovery rebuilds per second (0: none)", 0,
            std::int64_t{1} << 40),
+    Number("osd_recovery_nice", OptionType::kInt, "10",
+           "nice value of the threads doing recovery work (pulls and their decoding, serving other "
+           "OSDs' recovery reads): client operations get the CPU first (0: same as clients)",
+           0, 19),
+    Number("osd_recovery_op_threads", OptionType::kInt, "2",
+           "threads serving other OSDs' recovery reads, apart from the client operations' workers",
+           1, 64),
 };
 
 bool IsSpace(char c) {

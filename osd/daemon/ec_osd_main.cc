@@ -183,6 +183,8 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   ec::osd::OsdServiceOptions so;
   so.osd_id = c.osd_id;
   so.worker_threads = static_cast<int>(c.osd_op_num_threads);
+  so.recovery_threads = static_cast<int>(c.osd_recovery_op_threads);
+  so.recovery_nice = static_cast<int>(c.osd_recovery_nice);
   // Inline reads need Handle to be called from one thread only (see OsdServiceOptions).
   so.inline_read_max_bytes = c.ms_async_op_threads == 1 ? c.osd_inline_read_max_size : 0;
   // In a cluster, the object requests of the PGs this OSD is primary of (osd/pg/primary.h), routed
@@ -217,6 +219,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     // The helper bytes fetched ahead for a window of a request's objects, as a primary's batch
     // holds at most that much object data.
     pl.batch_bytes = c.osd_recovery_max_chunk;
+    pl.nice = static_cast<int>(c.osd_recovery_nice);
     pl.cost.weight_net = po.read_weight_net;
     pl.cost.weight_dev = po.read_weight_dev;
     pull = std::make_unique<ec::osd::pg::PullService>(store.get(), &maps, &metrics, log, pl);

@@ -6,6 +6,8 @@
 #include <type_traits>
 #include <variant>
 
+#include "common/thread_nice.h"
+
 namespace ec::osd {
 
 std::size_t ShardKey(const net::RequestBody& body) {
@@ -34,11 +36,15 @@ std::size_t ShardKey(const net::RequestBody& body) {
 }
 
 OpDispatcher::OpDispatcher(int workers, std::uint64_t inline_read_max_bytes, Gauge* inflight,
-                           Counter* inline_reads)
+                           Counter* inline_reads, int background_workers, int background_nice)
     : inflight_gauge_(inflight),
       inline_reads_(inline_reads),
       pool_(static_cast<std::size_t>(std::clamp(workers, 1, 256))),
+      background_(static_cast<std::size_t>(std::clamp(background_workers, 1, 64))),
       policy_(inline_read_max_bytes) {
+  background_nice_status_ = NiceEveryThread(
+      static_cast<std::size_t>(std::clamp(background_workers, 1, 64)), background_nice,
+      [this](std::function<void()> fn) { boost::asio::post(background_, std::move(fn)); });
   strands_.reserve(kStrands);
   for (std::size_t i = 0; i < kStrands; ++i) {
     strands_.push_back(boost::asio::make_strand(pool_.get_executor()));
@@ -99,6 +105,7 @@ void OpDispatcher::Join() {
     joined_ = true;
   }
   pool_.join();
+  background_.join();
 }
 
 }  // namespace ec::osd

@@ -2,11 +2,18 @@
 //
 //   Handle (messenger io thread) --RunInline--> here, now (a small read InlineReadPolicy allows)
 //                                --Post(key)--> strand[key % kStrands] --> worker thread
+//                                --PostBackground--> background thread (nicer: recovery work)
 //
 // Ordering: operations posted with the same key run one at a time, in posting order (one strand).
 // OsdService keys an operation by the shard it names (ShardKey), so a read sent after a write of
 // the same shard sees it. Different keys run in parallel, up to the number of workers; there are
 // more strands than workers so that two busy shards rarely share one.
+//
+// Background operations (other OSDs' recovery reads, SubReadBatch) run on their own threads, with
+// a higher nice value: they never wait in the client operations' queues nor hold their workers,
+// and when the CPU is short the kernel runs the client operations first. They keep no per-key
+// order (a read needs none: the store never shows a half-applied transaction, and the reader
+// checks versions).
 //
 // An inline operation runs on the caller's thread while nothing else is in flight; that keeps the
 // per-key order only if the caller is the sole thread handing operations over (a messenger with
@@ -26,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/status.h"
 #include "osd/daemon/metrics.h"
 #include "osd/daemon/read_policy.h"
 #include "osd/net/messages.h"
@@ -40,10 +48,13 @@ class OpDispatcher {
   using Clock = std::chrono::steady_clock;
   static constexpr std::size_t kStrands = 256;
 
-  // `workers` threads (clamped to 1..256). `inflight` (may be null) mirrors the in-flight count;
-  // `inline_reads` (may be null) counts inline runs. Both borrowed.
+  // `workers` threads (clamped to 1..256) for keyed operations, `background_workers` (clamped to
+  // 1..64) at nice `background_nice` (0..19; 0: as the process) for PostBackground. `inflight`
+  // (may be null) mirrors the in-flight count; `inline_reads` (may be null) counts inline runs.
+  // Both borrowed. A nice value the kernel refuses leaves those threads as they are (logged by
+  // the caller through background_nice_status()).
   OpDispatcher(int workers, std::uint64_t inline_read_max_bytes, Gauge* inflight,
-               Counter* inline_reads);
+               Counter* inline_reads, int background_workers = 1, int background_nice = 0);
   // Join().
   ~OpDispatcher();
   OpDispatcher(const OpDispatcher&) = delete;
@@ -59,6 +70,18 @@ class OpDispatcher {
       End();
     });
   }
+
+  // Runs `fn()` on a background thread; no order with other operations. In flight until it returns.
+  template <typename Fn>
+  void PostBackground(Fn&& fn) {
+    Begin(Clock::now());
+    boost::asio::post(background_, [this, fn = std::forward<Fn>(fn)]() mutable {
+      fn();
+      End();
+    });
+  }
+  // Whether the background threads took their nice value.
+  const Status& background_nice_status() const { return background_nice_status_; }
 
   // Runs `fn()` now on the calling thread, counted in flight, if InlineReadPolicy allows a read of
   // `bytes` arriving at `now` (`more_queued`: Request::more_queued); returns whether it ran.
@@ -85,6 +108,8 @@ class OpDispatcher {
   Gauge* inflight_gauge_;
   Counter* inline_reads_;
   boost::asio::thread_pool pool_;
+  boost::asio::thread_pool background_;
+  Status background_nice_status_;
   std::vector<boost::asio::strand<boost::asio::thread_pool::executor_type>> strands_;
 
   mutable std::mutex mu_;  // guards the fields below

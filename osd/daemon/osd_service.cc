@@ -91,7 +91,11 @@ struct OsdService::Impl {
         options(opts),
         accounting(*registry, log),
         dispatcher(opts.worker_threads, opts.inline_read_max_bytes, &accounting.inflight(),
-                   &accounting.inline_reads()) {
+                   &accounting.inline_reads(), opts.recovery_threads, opts.recovery_nice) {
+    if (!dispatcher.background_nice_status().ok()) {
+      log->warn("recovery reads run at the clients' priority: {}",
+                dispatcher.background_nice_status().message());
+    }
     auto listed = store->ListCollections();
     if (listed.ok()) collections.insert(listed->begin(), listed->end());
   }
@@ -400,6 +404,16 @@ void OsdService::Handle(net::Request request, std::shared_ptr<net::Responder> re
       responder.reset();
     });
     if (ran) return;
+  }
+  if (op == Op::kSubReadBatch) {
+    // Only recovery sends batches (another OSD pulling shards): behind the client operations, on
+    // the background threads (op_dispatch.h).
+    impl->dispatcher.PostBackground(
+        [impl, op, start, req = std::move(request), r = std::move(responder)]() mutable {
+          impl->Run(op, req, *r, start);
+          r.reset();
+        });
+    return;
   }
   // The shard a request names picks its strand (see the header: per-shard order).
   const std::size_t key = ShardKey(request.body);

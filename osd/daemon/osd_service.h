@@ -52,6 +52,10 @@ namespace ec::osd {
 struct OsdServiceOptions {
   int osd_id = 0;
   int worker_threads = 4;  // threads running store operations (1..256)
+  // Threads serving other OSDs' recovery reads (SubReadBatch), apart from the workers, and their
+  // nice value (0..19): recovery yields to client operations (op_dispatch.h).
+  int recovery_threads = 2;
+  int recovery_nice = 10;
   // A ReadShard of at most this many bytes that arrives while the service has nothing else in
   // flight runs on the thread calling Handle instead of on a worker (0: never), saving the
   // hand-off to a worker and back. It blocks that thread for the read, so it is skipped while

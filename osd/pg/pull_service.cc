@@ -14,6 +14,7 @@
 #include <set>
 #include <vector>
 
+#include "common/thread_nice.h"
 #include "osd/net/osd_shard_source.h"
 #include "osd/net/peer_clients.h"
 #include "osd/pg/pool_codecs.h"
@@ -39,6 +40,10 @@ class PullService::Impl {
         pool_(static_cast<std::size_t>(std::clamp(options_.threads, 1, 256))) {
     options_.max_active = std::max(options_.max_active, 1);
     options_.cost.local.clear();
+    Status niced = NiceEveryThread(
+        static_cast<std::size_t>(std::clamp(options_.threads, 1, 256)), options_.nice,
+        [this](std::function<void()> fn) { boost::asio::post(pool_, std::move(fn)); });
+    if (!niced.ok()) log_->warn("recovery pulls run at the clients' priority: {}", niced.message());
   }
 
   ~Impl() {
