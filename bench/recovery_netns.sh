@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 15's recovery experiment: for each code and stripe unit, a cluster of k+m+1 OSD hosts in
 # network namespaces (bench/netns_cluster.sh; every link tc tbf RATE both ways, etcd and the client
-# on a namespace of their own), a pool filled with DATA bytes of OBJ_SIZE objects (plus small
-# objects for the client's read load), then: the client's 4 KiB read load (one in flight) runs
+# on a namespace of their own), a pool filled with DATA bytes of OBJ_SIZE objects (plus 200 objects
+# of 4 KiB for the client's read load; they are recovered too, and counted), then: the client's 4 KiB read load (one in flight) runs
 # alone for LAT_SECS (baseline), osd.VICTIM is killed (SIGKILL) and, once down in the map, marked
 # out; the run ends when every PG is active+clean again. Measured per run:
 #   time to clean      out -> the first `ec-admin -s` with every PG active+clean (OSDs report every
@@ -225,11 +225,11 @@ $((hosts * dev_mib)) MiB of device files"
     t0=$SECONDS
     "$bin/ec-rados" -c "$conf" -p bench bench 86400 write -b "$obj_bytes" -t 16 \
       --max-objects "$objects" --no-cleanup --run-name fill --format json > "$work/fill_$tag.json"
-    fill_mb="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bandwidth_mb_sec"])' \
+    fill_mb="$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["bandwidth_mb_sec"], 1))' \
       "$work/fill_$tag.json")"
-    "$bin/ec-rados" -c "$conf" -p bench bench 600 write -b 4096 -t 4 --max-objects 1000 \
+    "$bin/ec-rados" -c "$conf" -p bench bench 600 write -b 4096 -t 4 --max-objects 200 \
       --no-cleanup --run-name lat --format json > "$work/fill_lat_$tag.json"
-    echo "   filled: $objects objects in $((SECONDS - t0)) s ($fill_mb MB/s) + 1000 objects of 4 KiB"
+    echo "   filled: $objects objects in $((SECONDS - t0)) s ($fill_mb MB/s) + 200 objects of 4 KiB for the client"
     deadline=$((SECONDS + 300))
     until status_clean "$conf"; do
       [ "$SECONDS" -lt "$deadline" ] || die "not active+clean 300 s after the fill"

@@ -259,7 +259,8 @@ def plots(res, out):
                     vals.append(str(v))
                 f.write(f'"su {su // 1024} KiB" ' + " ".join(vals) + "\n")
             f.write("\n\n")
-    title = res["params"]["label"].replace('"', "'")
+    p = res["params"]
+    title = f"DATA={p['data']} OBJ_SIZE={p['obj_size']} RATE={p['rate']} PGS={p['pgs']}"
     common = (
         "set terminal pngcairo size 900,520 noenhanced font ',10'\n"
         "set style data histogram\nset style histogram cluster gap 1\n"
@@ -269,11 +270,11 @@ def plots(res, out):
                       for i, c in enumerate(codes))
     script = common + (
         f"set output '{out}/recovery_time.png'\n"
-        f"set title \"Rebuild time after one OSD out (transfer), {title}\"\n"
+        f"set title \"Rebuild time after one OSD is out (transfer time)\\n{title}\"\n"
         "set ylabel 'seconds'\n"
         f"plot {cols.replace('IDX', '0')}\n"
         f"set output '{out}/recovery_bytes.png'\n"
-        f"set title \"Network bytes received from helpers (recovery), {title}\"\n"
+        f"set title \"Bytes received from helpers by the rebuilding OSDs\\n{title}\"\n"
         "set ylabel 'MiB'\n"
         f"plot {cols.replace('IDX', '1')}\n")
     with open(os.path.join(out, "recovery_plot.gp"), "w") as f:
