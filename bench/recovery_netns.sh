@@ -250,7 +250,10 @@ $((hosts * dev_mib)) MiB of device files"
     links="$(printf '%s' "$cluster" | sha1sum | cut -c1-6)"
     lp="ecn$links-"
     host_links="$(seq 1 "$hosts" | sed "s/^/${lp}h/" | paste -sd,)"
+    osd_pids="$(for i in $(seq 0 $((hosts - 1))); do [ "$i" = "$victim" ] || cat "$cluster/osd.$i.pid"; done |
+      paste -sd,)"
     python3 bench/tools/recovery_run.py --admin "$admin" --conf "$conf" --victim "$victim" \
+      --osd-pids "$osd_pids" \
       --victim-pid "$(cat "$cluster/osd.$victim.pid")" ${client_pid:+--client-pid "$client_pid"} \
       --links "$host_links,${lp}e" --baseline "$lat_secs" --out "$work/run_$tag.json"
     if [ -n "$client_pid" ]; then

@@ -39,6 +39,29 @@ def read_links(links):
     return out
 
 
+def read_cpu():
+    """/proc/stat's first line: [busy, idle+iowait, steal] in clock ticks, all CPUs."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + (v[4] if len(v) > 4 else 0)
+    steal = v[7] if len(v) > 7 else 0
+    return [sum(v[:8]) - idle - steal, idle, steal]
+
+
+def read_proc_cpu(pids):
+    """CPU seconds (user + system) used so far by each of `pids` (None when gone)."""
+    hz = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out[str(pid)] = (int(fields[11]) + int(fields[12])) / hz
+        except (OSError, IndexError, ValueError):
+            out[str(pid)] = None
+    return out
+
+
 def admin_json(admin, conf, *args):
     cmd = [admin, "-c", conf, *args, "--format", "json"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
@@ -80,14 +103,14 @@ class Sampler(threading.Thread):
     def run(self):
         nxt = time.time()
         while not self.stopped.is_set():
-            self.samples.append([time.time(), read_links(self.links)])
+            self.samples.append([time.time(), read_links(self.links), read_cpu()])
             nxt += self.period
             self.stopped.wait(max(0.0, nxt - time.time()))
 
     def stop(self):
         self.stopped.set()
         self.join()
-        self.samples.append([time.time(), read_links(self.links)])
+        self.samples.append([time.time(), read_links(self.links), read_cpu()])
 
 
 def human(n):
@@ -106,6 +129,7 @@ def main():
     ap.add_argument("--victim-pid", type=int, required=True)
     ap.add_argument("--client-pid", type=int, default=0, help="client load to SIGTERM at clean")
     ap.add_argument("--links", required=True, help="comma-separated root-side link names")
+    ap.add_argument("--osd-pids", default="", help="comma-separated pids of the other OSDs")
     ap.add_argument("--baseline", type=float, default=10.0)
     ap.add_argument("--sample", type=float, default=0.1)
     ap.add_argument("--poll", type=float, default=0.5)
@@ -113,6 +137,7 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     links = a.links.split(",")
+    osd_pids = [int(p) for p in a.osd_pids.split(",") if p]
 
     rec = {"victim": a.victim, "links": links}
     status0 = pg_summary(admin_json(a.admin, a.conf, "-s"))
@@ -142,6 +167,7 @@ def main():
         if p.returncode != 0:
             raise RuntimeError(f"osd out {a.victim}: {p.stderr.strip()}")
         rec["t_out"] = time.time()
+        rec["osd_cpu_at_out"] = read_proc_cpu(osd_pids)
         print(f"  osd.{a.victim} killed, down after {rec['t_down'] - rec['t_kill']:.1f} s, "
               f"marked out; recovering", flush=True)
         seen_unclean = False
@@ -156,6 +182,7 @@ def main():
             grown = s["rebuilt_bytes"] > status0["rebuilt_bytes"]
             if clean and (seen_unclean or grown):
                 rec["t_clean"] = t
+                rec["osd_cpu_at_clean"] = read_proc_cpu(osd_pids)
                 break
             if t - last_print >= 2.0:
                 last_print = t

@@ -52,7 +52,7 @@ class Counters:
 
     def __init__(self, samples, link, idx):
         self.t, self.v = [], []
-        for t, links in samples:
+        for t, links, *_ in samples:
             val = links.get(link, [None, None])[idx]
             if val is not None:
                 self.t.append(t)
@@ -93,7 +93,7 @@ def analyse(work, tag):
     excess = total_in - base_rate_in * (t_clean - t_out)
     # The recovery transfer ends when 99% of the bytes above the baseline rate have crossed.
     t_end = t_clean
-    for t, _ in samples:
+    for t, *_ in samples:
         if t_out < t <= t_clean and \
                 into_hosts(t) - into_hosts(t_out) - base_rate_in * (t - t_out) >= 0.99 * excess:
             t_end = t
@@ -105,6 +105,24 @@ def analyse(work, tag):
         if u > busiest:
             busiest, busiest_link = u, f"{l} {'to' if dirn == 'in' else 'from'} host"
     wire_all = sum(c[(l, "out")].at(t_clean) - c[(l, "out")].at(t_out) for l in all_links)
+
+    # The machine's CPU over [t0, t1] from /proc/stat samples: busy and steal fractions of all CPUs.
+    def cpu(t0, t1):
+        pts = [(s_[0], s_[2]) for s_ in samples if len(s_) > 2]
+        a_ = [v for t, v in pts if t >= t0]
+        b_ = [v for t, v in pts if t <= t1]
+        if not a_ or not b_:
+            return None, None
+        d_ = [b_[-1][i] - a_[0][i] for i in range(3)]
+        tot = sum(d_)
+        return (d_[0] / tot, d_[2] / tot) if tot > 0 else (None, None)
+
+    busy_base, steal_base = cpu(t_b0, t_kill)
+    busy_rec, steal_rec = cpu(t_out, t_end)
+    osd_cpu = None
+    c0, c1 = run.get("osd_cpu_at_out") or {}, run.get("osd_cpu_at_clean") or {}
+    if c0 and c1:
+        osd_cpu = sum(c1[p] - c0[p] for p in c0 if c0[p] is not None and c1.get(p) is not None)
 
     before, after = metrics_sum(f"{work}/metrics_{tag}.before"), \
         metrics_sum(f"{work}/metrics_{tag}.after")
@@ -155,6 +173,10 @@ def analyse(work, tag):
         "wire_all_links_bytes": wire_all,
         "busiest_link_utilisation": busiest, "busiest_link": busiest_link,
         "rebuilt_bytes_per_sec": rebuilt / transfer,
+        "cpu": {"cores": os.cpu_count(), "busy_baseline": busy_base, "steal_baseline": steal_base,
+                "busy_recovery": busy_rec, "steal_recovery": steal_rec,
+                "osd_cpu_seconds_recovery": osd_cpu,
+                "osd_cores_used_recovery": osd_cpu / (t_clean - t_out) if osd_cpu else None},
         "client": {
             "baseline_ops": len(lat["baseline"]), "recovery_ops": len(lat["recovery"]),
             "recovery_degraded_ops": degraded_during,
@@ -209,8 +231,8 @@ def markdown(res):
     lines.append("")
     lines.append("| code | stripe unit | rebuilt MiB | time to clean s | transfer s | network / rebuilt "
                  "(min) | wire into hosts / rebuilt | helper device / rebuilt | busiest link | "
-                 "client p99 before / during recovery |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+                 "CPU busy (OSDs' cores) | client p99 before / during recovery |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         cl = r["client"]
         p99 = "-" if cl["p99_ratio"] is None else \
@@ -218,12 +240,16 @@ def markdown(res):
             f"{cl['p99_ratio']:.2f}"
         su = str(r["stripe_unit"]) + ("" if r["stripe_unit"] == r["stripe_unit_asked"]
                                       else f" (asked {r['stripe_unit_asked']})")
+        cpu = r["cpu"]
+        busy = "-" if cpu["busy_recovery"] is None else f"{cpu['busy_recovery']*100:.0f}%"
+        if cpu["osd_cores_used_recovery"] is not None:
+            busy += f" ({cpu['osd_cores_used_recovery']:.2f})"
         lines.append(
             f"| {r['label']} | {su} | {mib(r['rebuilt_bytes'])} | {r['time_to_clean_s']:.1f} | "
             f"{r['transfer_time_s']:.1f} | {fmt(r['network_per_rebuilt'], '.3f')} "
             f"({r['minimum_per_rebuilt']:.3g}) | {fmt(r['wire_per_rebuilt'], '.3f')} | "
             f"{fmt(r['device_per_rebuilt'], '.3f')} | {r['busiest_link_utilisation']*100:.0f}% | "
-            f"{p99} |")
+            f"{busy} | {p99} |")
     if res["ratios"]:
         lines.append("")
         lines.append("| CLAY / RS | stripe unit | transfer time ratio | time to clean ratio | "
