@@ -104,6 +104,13 @@ def analyse(work, tag):
         u = (cnt.at(t_end) - cnt.at(t_out)) / (transfer * rate)
         if u > busiest:
             busiest, busiest_link = u, f"{l} {'to' if dirn == 'in' else 'from'} host"
+    # The busiest 0.1 s of any link during the transfer (bursts a client op may queue behind).
+    peak = 0.0
+    win = [x[0] for x in samples if t_out <= x[0] <= t_end]
+    for (l, dirn), cnt in c.items():
+        for t0_, t1_ in zip(win, win[1:]):
+            if t1_ > t0_:
+                peak = max(peak, (cnt.at(t1_) - cnt.at(t0_)) / ((t1_ - t0_) * rate))
     wire_all = sum(c[(l, "out")].at(t_clean) - c[(l, "out")].at(t_out) for l in all_links)
 
     # The machine's CPU over [t0, t1] from /proc/stat samples: busy and steal fractions of all CPUs.
@@ -136,7 +143,7 @@ def analyse(work, tag):
     ok_objs, failed_objs = delta("ecstore_recovery_objects_total_ok"), \
         delta("ecstore_recovery_objects_total_failed")
 
-    lat = {"baseline": [], "recovery": []}
+    lat = {"baseline": [], "recovery": [], "recovery_direct": []}
     degraded_during = 0
     logf = f"{work}/lat_{tag}.log"
     if os.path.exists(logf):
@@ -150,6 +157,8 @@ def analyse(work, tag):
             elif t_out <= t <= t_clean:
                 lat["recovery"].append(l)
                 degraded_during += dg
+                if not dg:
+                    lat["recovery_direct"].append(l)
     p99b, p99r = percentile(lat["baseline"], 0.99), percentile(lat["recovery"], 0.99)
     r = {
         "tag": tag, "code": meta["code"], "label": meta["label"], "plugin": meta["plugin"],
@@ -172,6 +181,7 @@ def analyse(work, tag):
         "wire_per_rebuilt": excess / rebuilt if rebuilt else None,
         "wire_all_links_bytes": wire_all,
         "busiest_link_utilisation": busiest, "busiest_link": busiest_link,
+        "peak_link_utilisation_100ms": peak,
         "rebuilt_bytes_per_sec": rebuilt / transfer,
         "cpu": {"cores": os.cpu_count(), "busy_baseline": busy_base, "steal_baseline": steal_base,
                 "busy_recovery": busy_rec, "steal_recovery": steal_rec,
@@ -182,6 +192,7 @@ def analyse(work, tag):
             "recovery_degraded_ops": degraded_during,
             "baseline_p50_s": percentile(lat["baseline"], 0.5), "baseline_p99_s": p99b,
             "recovery_p50_s": percentile(lat["recovery"], 0.5), "recovery_p99_s": p99r,
+            "recovery_direct_p99_s": percentile(lat["recovery_direct"], 0.99),
             "p99_ratio": p99r / p99b if p99b and p99r else None,
         },
     }
@@ -248,7 +259,8 @@ def markdown(res):
             f"| {r['label']} | {su} | {mib(r['rebuilt_bytes'])} | {r['time_to_clean_s']:.1f} | "
             f"{r['transfer_time_s']:.1f} | {fmt(r['network_per_rebuilt'], '.3f')} "
             f"({r['minimum_per_rebuilt']:.3g}) | {fmt(r['wire_per_rebuilt'], '.3f')} | "
-            f"{fmt(r['device_per_rebuilt'], '.3f')} | {r['busiest_link_utilisation']*100:.0f}% | "
+            f"{fmt(r['device_per_rebuilt'], '.3f')} | {r['busiest_link_utilisation']*100:.0f}% "
+            f"({r['peak_link_utilisation_100ms']*100:.0f}%) | "
             f"{busy} | {p99} |")
     if res["ratios"]:
         lines.append("")
