@@ -133,8 +133,12 @@ cleanup() {
   if [ "$keep" = 1 ]; then
     echo "kept $work" >&2
   elif [ "$rc" -ne 0 ]; then
-    # Keep the logs of a failed run, not its device files.
+    # Keep the logs of a failed run, not its device files; summarise the runs that completed.
     rm -rf "$work"/c_*/osd.*/ "$work"/c_*/etcd 2>/dev/null || true
+    if ls "$work"/meta_*.json > /dev/null 2>&1; then
+      python3 bench/tools/recovery_summary.py "$work" "$work/results_partial" --plots \
+        > /dev/null 2>&1 && echo "the runs that completed: $work/results_partial" >&2
+    fi
     echo "failed; logs kept in $work (delete it when done)" >&2
   else
     rm -rf "$work"

@@ -172,9 +172,19 @@ def main():
               f"marked out; recovering", flush=True)
         seen_unclean = False
         last_print = 0.0
+        failures = 0
         while True:
             t = time.time()
-            s = pg_summary(admin_json(a.admin, a.conf, "-s"))
+            try:
+                s = pg_summary(admin_json(a.admin, a.conf, "-s"))
+                failures = 0
+            except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+                # A busy etcd or machine: try again, but not forever.
+                failures += 1
+                if failures >= 20:
+                    raise RuntimeError(f"ec-admin -s failed 20 times in a row: {e}")
+                time.sleep(a.poll)
+                continue
             polls.append([t, s])
             clean = all_clean(s)
             if not clean:

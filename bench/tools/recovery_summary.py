@@ -5,9 +5,9 @@ results JSON, a markdown table and gnuplot PNGs.
 
 usage: recovery_summary.py WORK_DIR OUT_DIR [--label TEXT] [--plots]
 
-WORK_DIR holds, per run TAG (CODE_SU): meta_TAG.json (written by the shell script), run_TAG.json
-(recovery_run.py), lat_TAG.log (ec-rados --latency-log), metrics_TAG.before/after (the OSDs'
-/metrics concatenated). OUT_DIR gets recovery.json, recovery.md and, with --plots,
+WORK_DIR holds, per run TAG (CODE_SU): meta_TAG.json (written by the shell script last, so a run
+that has one is complete), run_TAG.json (recovery_run.py), lat_TAG.log (ec-rados --latency-log),
+metrics_TAG.before/after (the OSDs' /metrics concatenated). OUT_DIR gets recovery.json, recovery.md and, with --plots,
 recovery_time.png and recovery_bytes.png (gnuplot).
 """
 import argparse
@@ -327,8 +327,8 @@ def main():
     ap.add_argument("--label", default="")
     ap.add_argument("--plots", action="store_true")
     a = ap.parse_args()
-    tags = [os.path.basename(p)[len("run_"):-len(".json")]
-            for p in sorted(glob.glob(f"{a.work}/run_*.json"))]
+    tags = [os.path.basename(p)[len("meta_"):-len(".json")]
+            for p in sorted(glob.glob(f"{a.work}/meta_*.json"))]
     params = json.load(open(f"{a.work}/params.json"))
     params["label"] = a.label or params.get("label", "")
     order = {c: i for i, c in enumerate(params.get("codes", []))}
