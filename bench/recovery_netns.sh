@@ -35,21 +35,24 @@
 #   --out DIR            OUT (default bench/results; with --smoke the work directory)
 #   --label TEXT         LABEL, first line of the table (default: the parameters)
 #   --keep               KEEP=1: keep the work directory (clusters, logs, raw JSON)
+#   --no-plots           PLOTS=0: the JSON and the table only (no gnuplot needed)
 #   --smoke              DATA=16M CODES=clay42 STRIPE_UNITS=32768 LAT_SECS=2 (a check, not a figure)
 #   -h, --help
-# Needs root, iproute2, etcd, python3, gnuplot (bench/setup.sh), curl, the build. Device files
-# are allocated whole (fallocate): about hosts x (DATA x 1.6 / k + 128M) of free disk per run;
-# each run's cluster is deleted before the next starts. Everything started is stopped on exit.
+# Needs root, iproute2, etcd, python3, gnuplot (bench/setup.sh; not with --no-plots), the build.
+# Device files are allocated whole (fallocate): about hosts x (DATA x 1.6 / k + 128M) of free disk
+# per run; each run's cluster is deleted before the next starts. Everything started is stopped on
+# exit, also on failure or SIGTERM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
-usage() { sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 die() { echo "recovery_netns.sh: $*" >&2; exit 1; }
 
 data="${DATA:-2G}" obj_size="${OBJ_SIZE:-4M}" codes="${CODES:-rs42 clay42 rs104 clay104}"
 sus="${STRIPE_UNITS:-32768 4096}" rate="${RATE:-1gbit}" pgs="${PGS:-32}"
 lat_secs="${LAT_SECS:-10}" latency="${LATENCY:-1}" osd_opts="${OSD_OPTS:-}"
 victim="${VICTIM:-1}" build="${BUILD:-build}" out="${OUT:-}" label="${LABEL:-}" keep="${KEEP:-0}"
+plots="${PLOTS:-1}"
 smoke=0 orig_args="$*"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -67,6 +70,7 @@ while [ $# -gt 0 ]; do
     --out) out="${2:?}"; shift 2 ;;
     --label) label="${2:?}"; shift 2 ;;
     --keep) keep=1; shift ;;
+    --no-plots) plots=0; shift ;;
     --smoke) smoke=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
@@ -112,7 +116,9 @@ for su in $sus; do [[ "$su" =~ ^[0-9]+$ ]] || die "stripe unit '$su' is not a nu
 for p in ec-osd ec-admin ec-rados; do
   [ -x "$build/bin/$p" ] || die "no $build/bin/$p: build first (cmake --build $build)"
 done
-for t in python3 curl gnuplot; do command -v "$t" > /dev/null || die "no $t: run bench/setup.sh"; done
+command -v python3 > /dev/null || die "no python3: run bench/setup.sh"
+[ "$plots" = 0 ] || command -v gnuplot > /dev/null || die "no gnuplot: run bench/setup.sh (or --no-plots)"
+plot_arg=""; [ "$plots" = 0 ] || plot_arg=--plots
 bin="$(cd "$build/bin" && pwd)"
 admin="$bin/ec-admin"
 
@@ -136,7 +142,7 @@ cleanup() {
     # Keep the logs of a failed run, not its device files; summarise the runs that completed.
     rm -rf "$work"/c_*/osd.*/ "$work"/c_*/etcd 2>/dev/null || true
     if ls "$work"/meta_*.json > /dev/null 2>&1; then
-      python3 bench/tools/recovery_summary.py "$work" "$work/results_partial" --plots \
+      python3 bench/tools/recovery_summary.py "$work" "$work/results_partial" $plot_arg \
         > /dev/null 2>&1 && echo "the runs that completed: $work/results_partial" >&2
     fi
     echo "failed; logs kept in $work (delete it when done)" >&2
@@ -176,8 +182,9 @@ metrics() {  # cluster-dir conf hosts victim out-file: every OSD's /metrics but 
   : > "$5"
   for id in $(seq 0 $((hosts - 1))); do
     [ "$id" = "$4" ] && continue
-    curl -s --max-time 10 "http://$net.$((11 + id)):9283/metrics" >> "$5" ||
-      die "no /metrics from osd.$id"
+    python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+      "http://$net.$((11 + id)):9283/metrics" >> "$5" || die "no /metrics from osd.$id"
   done
 }
 
@@ -282,4 +289,4 @@ PY
   done
 done
 echo "== all $total runs in $((SECONDS - t_all)) s; results in $out"
-python3 bench/tools/recovery_summary.py "$work" "$out" --label "$label" --plots
+python3 bench/tools/recovery_summary.py "$work" "$out" --label "$label" $plot_arg
