@@ -93,7 +93,7 @@ def analyse(work, tag):
     excess = total_in - base_rate_in * (t_clean - t_out)
     # The recovery transfer ends when 99% of the bytes above the baseline rate have crossed.
     t_end = t_clean
-    for t, *_ in samples:
+    for t, *_ in (samples if excess > 0 else []):
         if t_out < t <= t_clean and \
                 into_hosts(t) - into_hosts(t_out) - base_rate_in * (t - t_out) >= 0.99 * excess:
             t_end = t
