@@ -194,6 +194,11 @@ def analyse(work, tag):
             "baseline_p50_s": percentile(lat["baseline"], 0.5), "baseline_p99_s": p99b,
             "recovery_p50_s": percentile(lat["recovery"], 0.5), "recovery_p99_s": p99r,
             "recovery_direct_p99_s": percentile(lat["recovery_direct"], 0.99),
+            # One op in flight: the rate is 1 / mean latency, how much the load was slowed.
+            "baseline_ops_per_sec": len(lat["baseline"]) / max(t_kill - t_b0 - 1.0, 1e-9),
+            "recovery_ops_per_sec": len(lat["recovery"]) / max(t_clean - t_out, 1e-9),
+            "baseline_over_5ms": sum(1 for x in lat["baseline"] if x > 0.005),
+            "recovery_over_5ms": sum(1 for x in lat["recovery"] if x > 0.005),
             "p99_ratio": p99r / p99b if p99b and p99r else None,
         },
     }
