@@ -159,7 +159,7 @@ flags=""
 for f in avx2 avx512f avx512bw gfni; do
   grep -qw "$f" /proc/cpuinfo && flags="$flags ${f^^}"
 done
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+commit="$(git describe --always --dirty 2>/dev/null || echo unknown)"
 [ -n "$label" ] || label="DATA=$data OBJ_SIZE=$obj_size RATE=$rate PGS=$pgs, $(date -u +%Y-%m-%d), \
 $(nproc) cores ($cpu;$flags), commit $commit"
 python3 - "$work/params.json" <<PY
