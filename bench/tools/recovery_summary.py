@@ -4,6 +4,7 @@ the times, bytes, link utilisation and client latency; CLAY/RS ratios against th
 results JSON, a markdown table and gnuplot PNGs.
 
 usage: recovery_summary.py WORK_DIR OUT_DIR [--label TEXT] [--plots]
+       recovery_summary.py --replot - OUT_DIR      (the plots again from OUT_DIR/recovery.json)
 
 WORK_DIR holds, per run TAG (CODE_SU): meta_TAG.json (written by the shell script last, so a run
 that has one is complete), run_TAG.json (recovery_run.py), lat_TAG.log (ec-rados --latency-log),
@@ -305,6 +306,8 @@ def plots(res, out):
             f.write("\n\n")
     p = res["params"]
     title = f"DATA={p['data']} OBJ_SIZE={p['obj_size']} RATE={p['rate']} PGS={p['pgs']}"
+    if p.get("osd_opts"):
+        title += " " + " ".join(p["osd_opts"])
     common = (
         "set terminal pngcairo size 900,520 noenhanced font ',10'\n"
         "set style data histogram\nset style histogram cluster gap 1\n"
@@ -332,7 +335,12 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--label", default="")
     ap.add_argument("--plots", action="store_true")
+    ap.add_argument("--replot", action="store_true",
+                    help="redraw the plots of OUT_DIR/recovery.json (WORK_DIR is not read)")
     a = ap.parse_args()
+    if a.replot:
+        plots(json.load(open(os.path.join(a.out, "recovery.json"))), a.out)
+        return 0
     tags = [os.path.basename(p)[len("meta_"):-len(".json")]
             for p in sorted(glob.glob(f"{a.work}/meta_*.json"))]
     params = json.load(open(f"{a.work}/params.json"))
