@@ -124,10 +124,17 @@ admin="$bin/ec-admin"
 
 work="$(mktemp -d /tmp/ec-recovery-netns.XXXXXX)"
 [ -n "$out" ] || { if [ "$smoke" = 1 ]; then out="$work/results"; else out="$root/bench/results"; fi; }
-cluster="" client_pid=""
+cluster="" client_pid="" child=""
+# Long steps run in the background and are waited for, so that SIGTERM/SIGINT reach the trap at
+# once (bash runs a trap only after a foreground child ends) and the trap can stop them.
+run() { "$@" & child=$!; wait "$child"; local rc=$?; child=""; return "$rc"; }
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
+    kill -TERM "$child" 2>/dev/null || true
+    wait "$child" 2>/dev/null || true
+  fi
   if [ -n "$client_pid" ] && kill -0 "$client_pid" 2>/dev/null; then
     kill -TERM "$client_pid" 2>/dev/null || true
     wait "$client_pid" 2>/dev/null || true
@@ -234,7 +241,7 @@ $((hosts * dev_mib)) MiB of device files"
     [ "$su" = "$su_asked" ] || echo "   using stripe unit $su (the smallest multiple of 2 x $su_asked accepted)"
 
     t0=$SECONDS
-    "$bin/ec-rados" -c "$conf" -p bench bench 86400 write -b "$obj_bytes" -t 16 \
+    run "$bin/ec-rados" -c "$conf" -p bench bench 86400 write -b "$obj_bytes" -t 16 \
       --max-objects "$objects" --no-cleanup --run-name fill --format json > "$work/fill_$tag.json"
     fill_mb="$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["bandwidth_mb_sec"], 1))' \
       "$work/fill_$tag.json")"
@@ -261,9 +268,9 @@ $((hosts * dev_mib)) MiB of device files"
     links="$(printf '%s' "$cluster" | sha1sum | cut -c1-6)"
     lp="ecn$links-"
     host_links="$(seq 1 "$hosts" | sed "s/^/${lp}h/" | paste -sd,)"
-    osd_pids="$(for i in $(seq 0 $((hosts - 1))); do [ "$i" = "$victim" ] || cat "$cluster/osd.$i.pid"; done |
-      paste -sd,)"
-    python3 bench/tools/recovery_run.py --admin "$admin" --conf "$conf" --victim "$victim" \
+    osd_pids="$(for i in $(seq 0 $((hosts - 1))); do
+                  [ "$i" = "$victim" ] || echo "$i:$(cat "$cluster/osd.$i.pid")"; done | paste -sd,)"
+    run python3 bench/tools/recovery_run.py --admin "$admin" --conf "$conf" --victim "$victim" \
       --osd-pids "$osd_pids" \
       --victim-pid "$(cat "$cluster/osd.$victim.pid")" ${client_pid:+--client-pid "$client_pid"} \
       --links "$host_links,${lp}e" --baseline "$lat_secs" --out "$work/run_$tag.json"

@@ -137,7 +137,8 @@ def main():
     ap.add_argument("--victim-pid", type=int, required=True)
     ap.add_argument("--client-pid", type=int, default=0, help="client load to SIGTERM at clean")
     ap.add_argument("--links", required=True, help="comma-separated root-side link names")
-    ap.add_argument("--osd-pids", default="", help="comma-separated pids of the other OSDs")
+    ap.add_argument("--osd-pids", default="",
+                    help="comma-separated ID:PID of the other OSDs (one that dies fails the run)")
     ap.add_argument("--baseline", type=float, default=10.0)
     ap.add_argument("--sample", type=float, default=0.1)
     ap.add_argument("--poll", type=float, default=0.5)
@@ -145,7 +146,11 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     links = a.links.split(",")
-    osd_pids = [int(p) for p in a.osd_pids.split(",") if p]
+    osd_ids = {}
+    for item in filter(None, a.osd_pids.split(",")):
+        osd_id, _, pid = item.partition(":")
+        osd_ids[int(pid)] = int(osd_id)
+    osd_pids = list(osd_ids)
 
     rec = {"victim": a.victim, "links": links}
     status0 = pg_summary(admin_json(a.admin, a.conf, "-s"))
@@ -194,6 +199,14 @@ def main():
                 time.sleep(a.poll)
                 continue
             polls.append([t, s])
+            # Another OSD dying would leave PGs undersized for good: say so instead of waiting
+            # out the timeout (a crash of osd.14 with std::bad_alloc did that once).
+            for pid, osd_id in osd_ids.items():
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    raise RuntimeError(f"osd.{osd_id} (pid {pid}) died during recovery; "
+                                       f"see its .out and .log in the cluster directory")
             clean = all_clean(s)
             if not clean:
                 seen_unclean = True
