@@ -7,6 +7,7 @@
 #   bench/netns_cluster.sh start  --dir DIR --hosts N [--rate 1gbit] [--delay 0ms]
 #                                 [--osds-per-host 1] [--device-size 1G] [--bin build/bin]
 #                                 [--grace S] [--down-out S] [--burst BYTES]
+#                                 [--osd-opt KEY=VALUE]...
 #   bench/netns_cluster.sh status --dir DIR
 #   bench/netns_cluster.sh stop   --dir DIR
 #   bench/netns_cluster.sh exec   --dir DIR HOST CMD...   HOST: hN (or N), etcd (or client)
@@ -28,11 +29,14 @@
 # egress, so host-to-host round trips gain 4 x DELAY.
 # TAG is 6 hex digits of the sha1 of DIR's path, so clusters in two DIRs coexist. Defaults: rate
 # 1gbit, delay 0ms, 1 OSD per host, 1G device files (sparse), grace 20 s, down-out 600 s.
+# --osd-opt KEY=VALUE (repeatable) adds an option to the config's [osd] section, e.g.
+# --osd-opt osd_recovery_max_active=16 (names: osd/daemon/config_values.cc); it is written when
+# start makes the config (a start that finds the cluster running keeps the config it has).
 # Needs: root, iproute2 (ip netns, tc), /usr/bin/etcd and etcdctl, the build (--bin).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "netns_cluster.sh: $*" >&2; exit 1; }
 
 cmd="${1:-}"
@@ -40,7 +44,7 @@ cmd="${1:-}"
 shift
 case "$cmd" in -h|--help|help) usage; exit 0 ;; esac
 dir="" hosts="" rate=1gbit delay=0ms per_host=1 device_size=1G bin="$root/build/bin" grace=20
-down_out=600 burst="" exec_host="" exec_argv=()
+down_out=600 burst="" exec_host="" exec_argv=() osd_opts=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="${2:-}"; shift 2 ;;
@@ -53,6 +57,10 @@ while [ $# -gt 0 ]; do
     --bin) bin="${2:-}"; shift 2 ;;
     --grace) grace="${2:-}"; shift 2 ;;
     --down-out) down_out="${2:-}"; shift 2 ;;
+    --osd-opt)
+      [[ "${2:-}" =~ ^[a-z0-9_]+=[^[:space:]].*$ ]] ||
+        die "--osd-opt '${2:-}': expected KEY=VALUE, e.g. osd_recovery_max_active=16"
+      osd_opts+=("$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *)
@@ -238,6 +246,8 @@ write_conf() {
     echo "bluestore_block_size = $device_size"
     echo "osd_journal_size = 8"
     echo "log_file = $dir/osd.\$id.log"
+    local opt
+    for opt in ${osd_opts[@]+"${osd_opts[@]}"}; do echo "${opt%%=*} = ${opt#*=}"; done
     for h in $(seq 1 "$hosts"); do
       for i in $(seq 0 $((per_host - 1))); do
         id=$(((h - 1) * per_host + i))

@@ -2,11 +2,14 @@
 // file (etcd + six ec-osd processes on six simulated hosts, a k=4 m=2 isa pool made with
 // ec-admin): put/get round trips compared byte for byte (also through stdin and stdout), stat,
 // ls, rm then get failing with ENOENT, append, put --offset; bench write, seq and rand with their
-// summaries (text and JSON), no mismatches, and cleanup; and the errors (unknown pool, missing
-// object, bad numbers and flags), each exiting 1 with its message.
+// summaries (text and JSON), no mismatches, and cleanup; --max-objects, --latency-log and a
+// SIGTERM ending a run early; and the errors (unknown pool, missing object, bad numbers and
+// flags), each exiting 1 with its message.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -275,6 +278,46 @@ TEST_F(EcRadosCli, BenchWriteSeqRandThenCleanup) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(Contains(r.err, "must write data before running a read benchmark")) << r.err;
   EXPECT_TRUE(Contains(r.err, "(2) No such file or directory")) << r.err;
+}
+
+// --max-objects ends a write run at that count; --latency-log has one line per completed op; a
+// SIGTERM ends a long run early with its summary (what recovery_netns.sh relies on).
+TEST_F(EcRadosCli, BenchMaxObjectsLatencyLogAndStopSignal) {
+  ProcessResult r = Rados({"bench", "60", "write", "-b", "4096", "-t", "4", "--max-objects", "37",
+                           "--no-cleanup", "--run-name", "capped", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json(r)["total_writes_made"], 37) << r.out;
+  const std::vector<std::string> names = Ls();
+  EXPECT_EQ(std::count_if(names.begin(), names.end(),
+                          [](const std::string& n) { return n.rfind("capped_object", 0) == 0; }),
+            37);
+  EXPECT_EQ(Rados({"bench", "1", "write", "--max-objects", "x"}).exit_code, 1);
+
+  const std::string log = (files_ / "lat.log").string();
+  const auto t0 = std::chrono::steady_clock::now();
+  r = Shell("$R bench 60 rand -t 1 --run-name capped --latency-log " + log +
+            " --format json & pid=$!; sleep 2; kill -TERM $pid; wait $pid");
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_LT(took, 20) << "SIGTERM did not end the 60 s run";
+  const nlohmann::json j = Json(r);
+  const std::uint64_t reads = j.value("total_reads_made", std::uint64_t{0});
+  EXPECT_GT(reads, 0u) << r.out;
+  EXPECT_EQ(j["mismatches"], 0);
+  const std::vector<std::string> lines = Lines(ectest::ReadText(log));
+  ASSERT_EQ(lines.size(), reads);
+  const double now_unix =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  for (const std::string& line : lines) {
+    double start = 0, lat = 0;
+    int degraded = -1;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lf %lf %d", &start, &lat, &degraded), 3) << line;
+    EXPECT_GT(start, now_unix - 60) << line;
+    EXPECT_LE(start, now_unix) << line;
+    EXPECT_GT(lat, 0) << line;
+    EXPECT_EQ(degraded, 0) << line;
+  }
+  ASSERT_EQ(Rados({"cleanup", "--run-name", "capped"}).exit_code, 0);
 }
 
 TEST_F(EcRadosCli, Errors) {

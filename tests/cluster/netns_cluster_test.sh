@@ -4,7 +4,7 @@
 # tbf qdisc on both ends, the OSDs are up on CRUSH hosts h1..h3, an object put from the client
 # namespace takes at least as long as its bytes need at that rate and reads back equal from the
 # root namespace; a killed OSD comes back with `start`, a stop-start resumes on the same subnet;
-# bad arguments are refused; stop leaves no namespace, link or process. Whatever it started is
+# --osd-opt lands in the config the OSDs start with; bad arguments are refused; stop leaves no namespace, link or process. Whatever it started is
 # stopped even when a check fails.
 # Usage: netns_cluster_test.sh BIN_DIR
 set -euo pipefail
@@ -21,7 +21,8 @@ tag="$(printf '%s' "$dir" | sha1sum | cut -c1-6)"
 
 [ "$(id -u)" = 0 ] || fail "must run as root (network namespaces)"
 nc start --dir "$dir" --hosts 3 --rate 40mbit --device-size 128M --grace 2 --bin "$bin" \
-  > "$dir/start.txt" || fail "start: $(cat "$dir/start.txt")"
+  --osd-opt osd_recovery_max_active=7 > "$dir/start.txt" || fail "start: $(cat "$dir/start.txt")"
+grep -qx 'osd_recovery_max_active = 7' "$dir/ecstore.conf" || fail "--osd-opt not in the config"
 grep -q '3 OSDs up on 3 hosts' "$dir/start.txt" || fail "start: $(cat "$dir/start.txt")"
 [ "$(field num_up_osds)" = 3 ] || fail "num_up_osds $(field num_up_osds)"
 admin osd tree > "$dir/tree.txt"
@@ -73,6 +74,7 @@ for p in $pids; do ! kill -0 "$p" 2>/dev/null || fail "pid $p still runs after s
 bad="$dir/fresh"
 for args in "start" "start --dir $bad" "start --dir $bad --hosts 0" \
             "start --dir $bad --hosts 2 --rate fast" "start --dir $bad --hosts 2 --delay 1" \
+            "start --dir $bad --hosts 2 --osd-opt nokey" "start --dir $bad --hosts 2 --osd-opt =1" \
             "exec --dir $dir h1 true" "exec --dir $dir" "frobnicate --dir $dir"; do
   if nc $args > "$dir/out.txt" 2>&1; then fail "'$args' succeeded"; fi
   grep -q 'netns_cluster.sh' "$dir/out.txt" || fail "'$args' printed no message: $(cat "$dir/out.txt")"

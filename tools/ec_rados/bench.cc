@@ -47,14 +47,23 @@ class Phase {
  public:
   // Returns the next object number, or false when there is none left.
   using Next = std::function<bool(std::uint64_t* n)>;
-  // One op on object n by worker `worker`. An error stops the phase.
-  using Op = std::function<Status(int worker, std::uint64_t n)>;
+  // One op on object n by worker `worker`; sets *degraded for a degraded read. An error stops
+  // the phase.
+  using Op = std::function<Status(int worker, std::uint64_t n, bool* degraded)>;
 
-  Phase(int threads, int seconds, std::uint64_t op_size, bool progress, std::ostream& out)
-      : threads_(threads), seconds_(seconds), op_size_(op_size), progress_(progress), out_(out) {}
+  Phase(const BenchOptions& o, std::uint64_t op_size, std::ostream& out)
+      : threads_(o.concurrency),
+        seconds_(o.seconds),
+        op_size_(op_size),
+        progress_(o.progress),
+        stop_(o.stop),
+        log_(o.latency_log),
+        out_(out) {}
 
   Status Run(const Next& next, const Op& op, BenchResult* result) {
     start_ = Clock::now();
+    start_unix_ =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     deadline_ = start_ + std::chrono::seconds(seconds_);
     std::vector<std::vector<double>> latencies(static_cast<std::size_t>(threads_));
     std::vector<std::thread> workers;
@@ -80,11 +89,15 @@ class Phase {
       std::uint64_t n = 0;
       {
         std::lock_guard lock(mu_);
-        if (!error_.ok() || Clock::now() >= deadline_ || !next(&n)) break;
+        if (!error_.ok() || Clock::now() >= deadline_ || (stop_ != nullptr && stop_->load()) ||
+            !next(&n)) {
+          break;
+        }
         started_.fetch_add(1);
       }
       const auto t0 = Clock::now();
-      Status s = op(w, n);
+      bool degraded = false;
+      Status s = op(w, n, &degraded);
       const auto t1 = Clock::now();
       std::lock_guard lock(mu_);
       if (!s.ok()) {
@@ -93,6 +106,10 @@ class Phase {
       }
       const double lat = Seconds(t1 - t0);
       latencies->push_back(lat);
+      if (log_ != nullptr) {
+        *log_ << FormatLatencyLogLine(start_unix_ + Seconds(t0 - start_), lat, degraded)
+              << std::flush;
+      }
       lat_sum_ += lat;
       last_lat_ = lat;
       last_done_ = std::max(last_done_, t1);
@@ -148,8 +165,11 @@ class Phase {
   const int seconds_;
   const std::uint64_t op_size_;
   const bool progress_;
+  const std::atomic<bool>* const stop_;
+  std::ostream* const log_;
   std::ostream& out_;
   Clock::time_point start_, deadline_;
+  double start_unix_ = 0;
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -236,22 +256,23 @@ Result<BenchResult> RunWrite(IoCtx& io, const BenchOptions& o, std::ostream& out
   if (o.progress) {
     out << "Maintaining " << o.concurrency << " concurrent writes of " << o.block_size
         << " bytes to objects of size " << o.block_size << " for up to " << o.seconds
-        << " seconds or 0 objects\n"
+        << " seconds or " << o.max_objects << " objects\n"
         << "Object prefix: " << meta.prefix << "\n";
   }
   std::vector<std::vector<std::byte>> buffers(static_cast<std::size_t>(o.concurrency),
                                               std::vector<std::byte>(o.block_size));
   std::uint64_t next_n = 0;
-  Phase phase(o.concurrency, o.seconds, o.block_size, o.progress, out);
+  Phase phase(o, o.block_size, out);
   BenchResult result;
   result.mode = BenchMode::kWrite;
   result.object_size = o.block_size;
   Status s = phase.Run(
       [&](std::uint64_t* n) {
+        if (o.max_objects != 0 && next_n >= o.max_objects) return false;
         *n = next_n++;
         return true;
       },
-      [&](int w, std::uint64_t n) {
+      [&](int w, std::uint64_t n, bool*) {
         auto& buf = buffers[static_cast<std::size_t>(w)];
         FillObjectContent(n, buf);
         const std::string name = BenchObjectName(meta.prefix, n);
@@ -297,7 +318,7 @@ Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,
   std::mutex err_mu;
   std::mutex degraded_mu;
   std::vector<double> degraded_lat;
-  Phase phase(o.concurrency, o.seconds, meta->object_size, o.progress, out);
+  Phase phase(o, meta->object_size, out);
   Status s = phase.Run(
       [&](std::uint64_t* n) {
         if (o.mode == BenchMode::kSeq) {
@@ -308,7 +329,7 @@ Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,
         }
         return true;
       },
-      [&](int, std::uint64_t n) {
+      [&](int, std::uint64_t n, bool* was_degraded) {
         const std::string name = BenchObjectName(meta->prefix, n);
         const auto t0 = Clock::now();
         auto got = io.Read(name, 0, meta->object_size);
@@ -316,6 +337,7 @@ Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,
         if (!got.ok()) {
           return Status::Error(got.status().code(), ErrorText("reading " + name, got.status()));
         }
+        *was_degraded = got->degraded;
         if (got->degraded) {
           degraded.fetch_add(1);
           net_bytes.fetch_add(got->network_bytes);

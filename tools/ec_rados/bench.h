@@ -2,21 +2,27 @@
 //
 //   write  CONCURRENCY threads each keep one write_full in flight, of objects
 //          <prefix>_object<N> (N = 0, 1, ...) of block_size bytes whose content is derived from N
-//          (bench_report.h), for `seconds`; then the metadata object (run_name, default
-//          benchmark_last_metadata) records the prefix, the number of objects and their size so
-//          that seq and rand can read them. With cleanup, the objects and the metadata are removed
-//          at the end (rados's default; --no-cleanup keeps them).
+//          (bench_report.h), for `seconds` or until max_objects are written (when not 0); then the
+//          metadata object (run_name, default benchmark_last_metadata) records the prefix, the
+//          number of objects and their size so that seq and rand can read them. With cleanup, the
+//          objects and the metadata are removed at the end (rados's default; --no-cleanup keeps
+//          them).
 //   seq    reads the objects in order, whole, until all are read or `seconds` have passed.
 //   rand   reads objects picked at random, whole, for `seconds`.
 // Every read is checked against the content its writer derived from N; a wrong size or byte is a
 // mismatch, counted (and the first few named on `err`), never fatal to the run.
 //
+// Ending early: when `options.stop` is set (e.g. by a SIGINT/SIGTERM handler), no new op starts
+// and the run ends as if its time were up (the summary covers what completed). With
+// `options.latency_log`, each completed op is one line there (FormatLatencyLogLine), so that a
+// caller can cut the run into time windows (before / during recovery).
 // Errors: the first failed write, read or remove stops the run and is returned ("writing OBJ:
 // (5) Input/output error: ..."); a read run without metadata is ENOENT ("no benchmark data ...");
 // metadata that does not parse is EINVAL. Thread safety: one call at a time per IoCtx is not
 // required (the client library is thread-safe); the call blocks until its threads are done.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -36,12 +42,17 @@ struct BenchOptions {
   BenchMode mode = BenchMode::kWrite;
   std::uint64_t block_size = kDefaultBlockSize;  // write only; reads use the written size
   int concurrency = kDefaultConcurrency;
-  bool cleanup = true;   // write only
-  std::string run_name;  // the metadata object; empty: benchmark_last_metadata
-  bool progress = true;  // print the preamble and the per-second table on `out`
+  bool cleanup = true;            // write only
+  std::uint64_t max_objects = 0;  // write only: stop after this many objects (0: no limit)
+  std::string run_name;           // the metadata object; empty: benchmark_last_metadata
+  bool progress = true;           // print the preamble and the per-second table on `out`
   // Write only: the object name prefix; empty: benchmark_data_<hostname>_<pid>, or with a
   // run_name, <run_name>.
   std::string object_prefix;
+  // Not owned; may be null. Read (never written) by the run's threads.
+  const std::atomic<bool>* stop = nullptr;
+  // Not owned; may be null. One line per completed op, written under the run's lock and flushed.
+  std::ostream* latency_log = nullptr;
 };
 
 // The benchmark's objects as the metadata object records them.

@@ -1,5 +1,7 @@
 #include "tools/ec_rados/bench_report.h"
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -178,6 +180,13 @@ nlohmann::json SummaryJson(const BenchResult& r) {
     }
   }
   return j;
+}
+
+std::string FormatLatencyLogLine(double start_unix_seconds, double latency_seconds, bool degraded) {
+  char line[96];
+  std::snprintf(line, sizeof line, "%.6f %.6f %d\n", start_unix_seconds, latency_seconds,
+                degraded ? 1 : 0);
+  return line;
 }
 
 std::string ProgressHeader() {

@@ -65,6 +65,11 @@ std::string FormatSummaryText(const BenchResult& r);
 // "latency_p50_s", "degraded_reads", ...).
 nlohmann::json SummaryJson(const BenchResult& r);
 
+// One line of `ec-rados bench --latency-log`: the op's start as Unix time in seconds (6 decimals),
+// its latency in seconds (6 decimals), and "1" for a degraded read else "0", space-separated,
+// ending in a newline: "1764050000.123456 0.000231 0\n".
+std::string FormatLatencyLogLine(double start_unix_seconds, double latency_seconds, bool degraded);
+
 // The progress table's header line and one row of it, as rados prints them.
 // last_latency < 0 prints "-" (nothing has completed yet).
 struct ProgressRow {

@@ -29,6 +29,12 @@ TEST(BenchReport, PercentileAndStdDev) {
   EXPECT_NEAR(StdDev(std::vector<double>{2, 4, 4, 4, 5, 5, 7, 9}), 2.138, 1e-3);
 }
 
+TEST(BenchReport, LatencyLogLine) {
+  EXPECT_EQ(FormatLatencyLogLine(1764050000.1234567, 0.000231, false),
+            "1764050000.123457 0.000231 0\n");
+  EXPECT_EQ(FormatLatencyLogLine(12.5, 1.25, true), "12.500000 1.250000 1\n");
+}
+
 BenchResult SampleRead() {
   BenchResult r;
   r.mode = BenchMode::kSeq;

@@ -1,8 +1,13 @@
 #include "tools/ec_rados/rados_cli.h"
 
 #include <CLI/CLI.hpp>
+#include <atomic>
+#include <cerrno>
 #include <charconv>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +44,40 @@ struct Args {
   int concurrency = kDefaultConcurrency;
   bool no_cleanup = false;
   std::string run_name;
+  std::string latency_log;
+  std::string max_objects;
+};
+
+// Set by SIGINT/SIGTERM while a bench runs: the run ends early and still prints its summary (a
+// caller that does not know how long it needs the load, e.g. until recovery is done, stops it).
+std::atomic<bool> g_bench_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void OnBenchStopSignal(int) {
+  g_bench_stop.store(true);
+}
+
+// Installs the handler for the life of a bench and puts the old ones back.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_bench_stop.store(false);
+    struct sigaction sa {};
+    sa.sa_handler = OnBenchStopSignal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
 };
 
 bool ParseDecimal(const std::string& s, std::uint64_t* out) {
@@ -125,9 +164,23 @@ int Bench(IoCtx& ctx, const Args& a, const CliStreams& io) {
   }
   o.concurrency = a.concurrency;
   o.cleanup = !a.no_cleanup;
+  if (!a.max_objects.empty() && !ParseDecimal(a.max_objects, &o.max_objects)) {
+    return UsageError(io, "--max-objects: '" + a.max_objects + "' is not a number of objects");
+  }
   o.run_name = a.run_name;
   o.progress = a.format == "plain";
+  std::ofstream log;
+  if (!a.latency_log.empty()) {
+    log.open(a.latency_log, std::ios::out | std::ios::trunc);
+    if (!log) {
+      return Fail(io, "opening --latency-log " + a.latency_log + ": " + std::strerror(errno));
+    }
+    o.latency_log = &log;
+  }
+  StopSignals signals;
+  o.stop = &g_bench_stop;
   auto result = RunBench(ctx, o, io.out, io.err);
+  log.close();
   if (!result.ok()) return Fail(io, result.status().message());
   if (a.format == "plain") {
     io.out << FormatSummaryText(*result);
@@ -186,6 +239,11 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   bench->add_option("--run-name", a.run_name,
                     "the metadata object (default benchmark_last_metadata); a write run names "
                     "its objects after it");
+  bench->add_option("--max-objects", a.max_objects,
+                    "write: stop after this many objects (default 0: no limit)");
+  bench->add_option("--latency-log", a.latency_log,
+                    "write one line per completed op to FILE: start (Unix s), latency (s), "
+                    "degraded (1/0)");
   auto* cleanup =
       app.add_subcommand("cleanup", "remove the objects and metadata a bench write run left");
   cleanup->add_option("--run-name", a.run_name, "the metadata object");
