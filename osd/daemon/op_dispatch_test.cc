@@ -38,6 +38,12 @@ TEST(OpDispatcher, BackgroundRunsNicerAndBesideBlockedWorkers) {
       << "a background operation waited behind a keyed one";
   EXPECT_EQ(got.get(), std::max(base, 12));
   EXPECT_EQ(keyed_nice.get_future().get(), base);
+  // The background operation ends (its count drops) just after it set the value; the keyed one is
+  // still blocked, so exactly one stays in flight.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (d.inflight() != 1u && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   EXPECT_EQ(d.inflight(), 1u);
   release.set_value();
   std::atomic<bool> late{false};
