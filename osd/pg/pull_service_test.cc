@@ -162,6 +162,21 @@ class PullServiceTest : public ::testing::Test {
     return std::move(shards).value();
   }
 
+  // `count` objects named prefix + i (i = 0..count-1) at versions version + i * step, each added to
+  // `r`'s objects; their shards, and the size of the last one in *size.
+  std::vector<std::vector<Buffer>> PutObjects(std::int64_t pool, const std::string& prefix,
+                                              int count, std::uint64_t version, std::uint64_t step,
+                                              net::SubPullRequest* r, std::uint64_t* size) {
+    std::vector<std::vector<Buffer>> shards;
+    for (int i = 0; i < count; ++i) {
+      const std::string name = prefix + std::to_string(i);
+      const std::uint64_t v = version + static_cast<std::uint64_t>(i) * step;
+      shards.push_back(PutObject(pool, name, v, size));
+      r->objects.push_back({name, v, *size, 0});
+    }
+    return shards;
+  }
+
   net::SubPullRequest Request(std::int64_t pool, std::uint32_t shard, net::SubPullMode mode) {
     net::SubPullRequest r;
     r.pool = static_cast<std::uint64_t>(pool);
@@ -294,11 +309,7 @@ TEST_F(PullServiceTest, RsRebuildReadsKChunks) {
   std::uint64_t size = 0;
   net::SubPullRequest r = Request(kRsPool, 4, net::SubPullMode::kRebuild);
   r.helpers = AllBut(4);
-  for (int i = 0; i < 5; ++i) {
-    const std::string name = "rs" + std::to_string(i);
-    shards.push_back(PutObject(kRsPool, name, 10 + i, &size));
-    r.objects.push_back({name, static_cast<std::uint64_t>(10 + i), size, 0});
-  }
+  shards = PutObjects(kRsPool, "rs", 5, 10, 1, &r, &size);
   const net::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), 5u);
@@ -337,11 +348,7 @@ TEST_F(PullServiceTest, BatchOfObjectsSendsOneReadRequestPerHelper) {
     std::uint64_t size = 0;
     net::SubPullRequest r = Request(c.pool, c.lost, net::SubPullMode::kRebuild);
     r.helpers = AllBut(c.lost);
-    for (int i = 0; i < kObjects; ++i) {
-      const std::string name = "batch" + std::to_string(c.pool) + "." + std::to_string(i);
-      shards.push_back(PutObject(c.pool, name, 20 + i, &size));
-      r.objects.push_back({name, static_cast<std::uint64_t>(20 + i), size, 0});
-    }
+    shards = PutObjects(c.pool, "batch" + std::to_string(c.pool) + ".", kObjects, 20, 1, &r, &size);
     const net::SubPullReply reply = Pull(6, r);
     ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
     ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
@@ -376,11 +383,7 @@ TEST_F(PullServiceTest, HelperFailingMidBatchStillRebuildsEveryObject) {
   std::uint64_t size = 0;
   net::SubPullRequest r = Request(kClayPool, 1, net::SubPullMode::kRebuild);
   r.helpers = AllBut(1);
-  for (int i = 0; i < kObjects; ++i) {
-    const std::string name = "mid" + std::to_string(i);
-    shards.push_back(PutObject(kClayPool, name, 5, &size));
-    r.objects.push_back({name, 5, size, 0});
-  }
+  shards = PutObjects(kClayPool, "mid", kObjects, 5, 0, &r, &size);
   // osd.2 lost the shards of objects 1 and 4.
   for (int i : {1, 4}) {
     store::Transaction t;
@@ -416,11 +419,7 @@ TEST_F(PullServiceTest, HelperDownForTheWholeBatch) {
   std::uint64_t size = 0;
   net::SubPullRequest r = Request(kClayPool, 0, net::SubPullMode::kRebuild);
   r.helpers = AllBut(0);
-  for (int i = 0; i < kObjects; ++i) {
-    const std::string name = "down" + std::to_string(i);
-    shards.push_back(PutObject(kClayPool, name, 5, &size));
-    r.objects.push_back({name, 5, size, 0});
-  }
+  shards = PutObjects(kClayPool, "down", kObjects, 5, 0, &r, &size);
   osds_[3]->server->Stop();
   const net::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
@@ -441,11 +440,7 @@ TEST_F(PullServiceTest, CopyOfManyObjectsIsOneBatch) {
   std::uint64_t size = 0;
   net::SubPullRequest r = Request(kRsPool, 2, net::SubPullMode::kCopy);
   r.helpers = {{2, 2}};
-  for (int i = 0; i < kObjects; ++i) {
-    const std::string name = "copy" + std::to_string(i);
-    shards.push_back(PutObject(kRsPool, name, 5, &size));
-    r.objects.push_back({name, 5, size, 0});
-  }
+  shards = PutObjects(kRsPool, "copy", kObjects, 5, 0, &r, &size);
   const net::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
@@ -468,11 +463,7 @@ TEST_F(PullServiceTest, WindowsStayWithinBatchBytes) {
   std::uint64_t size = 0;
   net::SubPullRequest r = Request(kRsPool, 0, net::SubPullMode::kRebuild);
   r.helpers = AllBut(0);
-  for (int i = 0; i < kObjects; ++i) {
-    const std::string name = "win" + std::to_string(i);
-    shards.push_back(PutObject(kRsPool, name, 5, &size));
-    r.objects.push_back({name, 5, size, 0});
-  }
+  shards = PutObjects(kRsPool, "win", kObjects, 5, 0, &r, &size);
   PullOptions po;
   po.osd_id = 6;
   po.batch_bytes = kStripes * 4 * kStripeUnit + 1;  // one object's reads, not two
@@ -679,11 +670,7 @@ TEST_F(PullServiceTest, ClientWriteAndPullOfOneShardNeverInterleave) {
   std::vector<std::vector<Buffer>> shards;
   net::SubPullRequest r = Request(kRsPool, 1, net::SubPullMode::kRebuild);
   r.helpers = AllBut(1);
-  for (int i = 0; i < kObjects; ++i) {
-    const std::string name = "race" + std::to_string(i);
-    shards.push_back(PutObject(kRsPool, name, 5, &size));
-    r.objects.push_back({name, 5, size, 0});
-  }
+  shards = PutObjects(kRsPool, "race", kObjects, 5, 0, &r, &size);
   net::ClientOptions co;
   co.port = osds_[6]->server->port();
   auto client = net::OsdClient::Create(co);
@@ -769,11 +756,7 @@ TEST_F(PullServiceTest, ShutdownAnswersWithTheObjectsNotStartedCancelled) {
   std::vector<std::vector<Buffer>> shards;
   net::SubPullRequest r = Request(kClayPool, 2, net::SubPullMode::kRebuild);
   r.helpers = AllBut(2);
-  for (int i = 0; i < kObjects; ++i) {
-    const std::string name = "stop" + std::to_string(i);
-    shards.push_back(PutObject(kClayPool, name, 5, &size));
-    r.objects.push_back({name, 5, size, 0});
-  }
+  shards = PutObjects(kClayPool, "stop", kObjects, 5, 0, &r, &size);
   PullOptions po;
   po.osd_id = 6;
   po.threads = 1;
