@@ -7,7 +7,7 @@
 #   bench/netns_cluster.sh start  --dir DIR --hosts N [--rate 1gbit] [--delay 0ms]
 #                                 [--osds-per-host 1] [--device-size 1G] [--bin build/bin]
 #                                 [--grace S] [--down-out S] [--burst BYTES]
-#                                 [--osd-opt KEY=VALUE]...
+#                                 [--osd-opt KEY=VALUE]... [--dscp-bands on|off]
 #   bench/netns_cluster.sh status --dir DIR
 #   bench/netns_cluster.sh stop   --dir DIR
 #   bench/netns_cluster.sh exec   --dir DIR HOST CMD...   HOST: hN (or N), etcd (or client)
@@ -26,7 +26,8 @@
 #
 # RATE is a tc rate (bit, kbit, mbit, gbit); tbf burst is 100 us of RATE, at least 16 KiB (--burst
 # BYTES sets it), queue latency 20 ms. DELAY (netem, where the kernel has it) is added on each
-# egress, so host-to-host round trips gain 4 x DELAY.
+# egress, so host-to-host round trips gain 4 x DELAY. --dscp-bands off: one FIFO per link instead
+# of sending background (recovery) packets after the others (see shape()).
 # TAG is 6 hex digits of the sha1 of DIR's path, so clusters in two DIRs coexist. Defaults: rate
 # 1gbit, delay 0ms, 1 OSD per host, 1G device files (sparse), grace 20 s, down-out 600 s.
 # --osd-opt KEY=VALUE (repeatable) adds an option to the config's [osd] section, e.g.
@@ -36,7 +37,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "netns_cluster.sh: $*" >&2; exit 1; }
 
 cmd="${1:-}"
@@ -44,7 +45,7 @@ cmd="${1:-}"
 shift
 case "$cmd" in -h|--help|help) usage; exit 0 ;; esac
 dir="" hosts="" rate=1gbit delay=0ms per_host=1 device_size=1G bin="$root/build/bin" grace=20
-down_out=600 burst="" exec_host="" exec_argv=() osd_opts=()
+down_out=600 burst="" dscp_bands=on exec_host="" exec_argv=() osd_opts=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="${2:-}"; shift 2 ;;
@@ -52,6 +53,8 @@ while [ $# -gt 0 ]; do
     --rate) rate="${2:-}"; shift 2 ;;
     --delay) delay="${2:-}"; shift 2 ;;
     --burst) burst="${2:-}"; shift 2 ;;
+    --dscp-bands) dscp_bands="${2:-}"; shift 2
+      [ "$dscp_bands" = on ] || [ "$dscp_bands" = off ] || die "--dscp-bands: on or off" ;;
     --osds-per-host) per_host="${2:-}"; shift 2 ;;
     --device-size) device_size="${2:-}"; shift 2 ;;
     --bin) bin="${2:-}"; shift 2 ;;
@@ -150,10 +153,15 @@ burst_bytes() {
   echo "$b"
 }
 
-# Egress shaping of one device: tbf at RATE, under netem when DELAY is not zero. NSARGS: "" for
-# the root namespace or "-n NS".
+# Egress shaping of one device: tbf at RATE, under netem when DELAY is not zero. With DSCP bands
+# on (the default), the tbf's queue is a pfifo_fast qdisc, whose three bands go strictly in order
+# by the packet's socket priority: background connections (recovery, osd/net/traffic_class.h:
+# DSCP CS1 and socket priority 1) wait in the last band, so the tbf sends every other packet
+# first, as a switch port with a strict-priority queue for CS1 would. (pfifo_fast rather than a
+# prio qdisc with a DSCP filter: some kernels, this project's CI VMs among them, lack sch_prio.)
+# NSARGS: "" for the root namespace or "-n NS".
 shape() {  # nsargs dev
-  local nsargs="$1" dev="$2" bucket
+  local nsargs="$1" dev="$2" bucket tbf_handle=1
   bucket="$(burst_bytes)"
   # shellcheck disable=SC2086
   if [[ "$delay" =~ ^0+(\.0*)?(ms|us|s)$ ]]; then
@@ -162,6 +170,11 @@ shape() {  # nsargs dev
     tc $nsargs qdisc replace dev "$dev" root handle 1: netem delay "$delay" limit 100000
     tc $nsargs qdisc replace dev "$dev" parent 1:1 handle 10: tbf rate "$rate" burst "$bucket" \
       latency 20ms
+    tbf_handle=10
+  fi
+  if [ "$dscp_bands" = on ]; then
+    # shellcheck disable=SC2086
+    tc $nsargs qdisc replace dev "$dev" parent "$tbf_handle:1" handle 20: pfifo_fast
   fi
 }
 
@@ -204,11 +217,15 @@ make_network() {
   local probe="${ns_prefix}probe"
   ip netns add "$probe" 2>/dev/null || die "'ip netns add' failed: no network namespaces here?"
   ip -n "$probe" link set lo up
-  tc -n "$probe" qdisc add dev lo root tbf rate "$rate" burst "$(burst_bytes)" latency 20ms 2>/dev/null ||
+  tc -n "$probe" qdisc add dev lo root handle 1: tbf rate "$rate" burst "$(burst_bytes)" latency 20ms 2>/dev/null ||
     { ip netns delete "$probe"; die "tc cannot add a tbf qdisc (kernel without sch_tbf?)"; }
   if ! [[ "$delay" =~ ^0+(\.0*)?(ms|us|s)$ ]]; then
     tc -n "$probe" qdisc replace dev lo root netem delay "$delay" 2>/dev/null ||
       { ip netns delete "$probe"; die "--delay needs tc's netem qdisc, which this kernel lacks (sch_netem)"; }
+  fi
+  if [ "$dscp_bands" = on ]; then
+    tc -n "$probe" qdisc replace dev lo parent 1:1 handle 20: pfifo_fast 2>/dev/null ||
+      { ip netns delete "$probe"; die "--dscp-bands on needs a pfifo_fast qdisc under the tbf; use --dscp-bands off"; }
   fi
   ip netns delete "$probe"
   ip link add "$bridge" type bridge

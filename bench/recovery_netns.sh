@@ -12,8 +12,10 @@
 #   network / device / rebuilt bytes   the OSDs' ecstore_recovery_* counters (after - before);
 #   wire bytes         the bridge-side veth counters (/sys/class/net) of every host link;
 #   busiest link       max over links and directions of its bytes / (transfer time x RATE);
-#   client p99         of the reads started in the baseline vs between out and clean (one
-#                      ec-rados run across both, --latency-log; the same load both times).
+#   client p99         of the reads started in the baseline (healthy), between down and out (the
+#                      OSD down, not out: degraded, nothing recovers; LAT_SECS long) and between
+#                      out and clean (one ec-rados run across all three, --latency-log; the same
+#                      load every time). The target compares recovery with degraded.
 # Then bench/tools/recovery_summary.py writes OUT/recovery.json, recovery.md, recovery_time.png,
 # recovery_bytes.png and prints the table with the target ratios.
 #
@@ -25,6 +27,8 @@
 #   --stripe-units "L"   STRIPE_UNITS, bytes (default "32768 4096"); a stripe unit a code refuses
 #                        is doubled until the pool accepts it (CLAY(10,4,13): 4096 -> 8192)
 #   --rate RATE          RATE, tc rate of every link (default 1gbit)
+#   --dscp-bands on|off  DSCP_BANDS (default on): links send recovery's DSCP CS1 packets after the
+#                        others (netns_cluster.sh --dscp-bands); off: one FIFO per link
 #   --pgs N              PGS, PGs per pool (default 32)
 #   --lat-secs S         LAT_SECS, baseline seconds of the client load (default 10)
 #   --no-latency         LATENCY=0: no client load
@@ -52,7 +56,7 @@ data="${DATA:-2G}" obj_size="${OBJ_SIZE:-4M}" codes="${CODES:-rs42 clay42 rs104 
 sus="${STRIPE_UNITS:-32768 4096}" rate="${RATE:-1gbit}" pgs="${PGS:-32}"
 lat_secs="${LAT_SECS:-10}" latency="${LATENCY:-1}" osd_opts="${OSD_OPTS:-}"
 victim="${VICTIM:-1}" build="${BUILD:-build}" out="${OUT:-}" label="${LABEL:-}" keep="${KEEP:-0}"
-plots="${PLOTS:-1}"
+plots="${PLOTS:-1}" dscp_bands="${DSCP_BANDS:-on}" degraded_secs=0
 smoke=0 orig_args="$*"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -61,6 +65,7 @@ while [ $# -gt 0 ]; do
     --codes) codes="${2:?}"; shift 2 ;;
     --stripe-units) sus="${2:?}"; shift 2 ;;
     --rate) rate="${2:?}"; shift 2 ;;
+    --dscp-bands) dscp_bands="${2:?}"; shift 2 ;;
     --pgs) pgs="${2:?}"; shift 2 ;;
     --lat-secs) lat_secs="${2:?}"; shift 2 ;;
     --no-latency) latency=0; shift ;;
@@ -167,7 +172,7 @@ for f in avx2 avx512f avx512bw gfni; do
   grep -qw "$f" /proc/cpuinfo && flags="$flags ${f^^}"
 done
 commit="$(git describe --always --dirty 2>/dev/null || echo unknown)"
-[ -n "$label" ] || label="DATA=$data OBJ_SIZE=$obj_size RATE=$rate PGS=$pgs, $(date -u +%Y-%m-%d), \
+[ -n "$label" ] || label="DATA=$data OBJ_SIZE=$obj_size RATE=$rate DSCP_BANDS=$dscp_bands PGS=$pgs, $(date -u +%Y-%m-%d), \
 $(nproc) cores ($cpu;$flags), commit $commit"
 python3 - "$work/params.json" <<PY
 import json, sys
@@ -220,7 +225,7 @@ $((hosts * dev_mib)) MiB of device files"
     opt_args=(--osd-opt osd_mon_report_interval=1s)
     for o in $osd_opts; do opt_args+=(--osd-opt "$o"); done
     bench/netns_cluster.sh start --dir "$cluster" --hosts "$hosts" --rate "$rate" --grace 3 \
-      --down-out 86400 --device-size "${dev_mib}M" --bin "$bin" "${opt_args[@]}" \
+      --dscp-bands "$dscp_bands" --down-out 86400 --device-size "${dev_mib}M" --bin "$bin" "${opt_args[@]}" \
       > "$work/start_$tag.log" 2>&1 || { tail -n 20 "$work/start_$tag.log" >&2; die "start failed"; }
 
     # The pool; a stripe unit the code refuses is doubled until it is accepted.
@@ -263,7 +268,9 @@ $((hosts * dev_mib)) MiB of device files"
       client_pid=$!
       sleep 1
       kill -0 "$client_pid" 2> /dev/null || { cat "$work/client_$tag.err" >&2; die "client load failed"; }
-      echo "   client: 4 KiB reads, 1 in flight, $lat_secs s alone (baseline), then during recovery"
+      degraded_secs="$lat_secs"
+      echo "   client: 4 KiB reads, 1 in flight, $lat_secs s healthy, $lat_secs s degraded (down, not" \
+        "out), then during recovery"
     fi
     links="$(printf '%s' "$cluster" | sha1sum | cut -c1-6)"
     lp="ecn$links-"
@@ -273,7 +280,8 @@ $((hosts * dev_mib)) MiB of device files"
     run python3 bench/tools/recovery_run.py --admin "$admin" --conf "$conf" --victim "$victim" \
       --osd-pids "$osd_pids" \
       --victim-pid "$(cat "$cluster/osd.$victim.pid")" ${client_pid:+--client-pid "$client_pid"} \
-      --links "$host_links,${lp}e" --baseline "$lat_secs" --out "$work/run_$tag.json"
+      --links "$host_links,${lp}e" --baseline "$lat_secs" --degraded "$degraded_secs" \
+      --out "$work/run_$tag.json"
     if [ -n "$client_pid" ]; then
       wait "$client_pid" || { cat "$work/client_$tag.err" >&2; die "the client load failed"; }
       client_pid=""

@@ -16,8 +16,13 @@
 
 namespace ec {
 
-// Sets the calling thread's nice value to `nice` (0..19; 0 leaves the thread as it is). Errors:
-// EINVAL for a value out of range; the kernel's errno (EACCES/EPERM) when it refuses.
+// The nice value that means "below 19": the SCHED_IDLE scheduling class. Such a thread runs only on
+// CPU time no normal thread wants, and a normal thread that wakes up takes its CPU at once.
+inline constexpr int kNiceSchedIdle = 20;
+
+// Sets the calling thread's nice value to `nice` (0..19; 0 leaves the thread as it is; 20,
+// kNiceSchedIdle: the SCHED_IDLE class instead). Errors: EINVAL for a value out of range; the
+// kernel's errno (EACCES/EPERM) when it refuses.
 Status NiceCurrentThread(int nice);
 
 // Sets the nice value of every thread of a pool of exactly `threads` threads whose only work so

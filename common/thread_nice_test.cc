@@ -1,6 +1,7 @@
 #include "common/thread_nice.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -33,9 +34,22 @@ TEST(ThreadNice, SetsOnlyTheCallingThread) {
   EXPECT_EQ(MyNice(), before);
 }
 
+TEST(ThreadNice, TwentyMeansSchedIdleForTheCallingThreadOnly) {
+  int policy = -1;
+  ec::Status s;
+  std::thread t([&] {
+    s = ec::NiceCurrentThread(ec::kNiceSchedIdle);
+    policy = ::sched_getscheduler(0);  // 0: the calling thread
+  });
+  t.join();
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(policy, SCHED_IDLE);
+  EXPECT_EQ(::sched_getscheduler(0), SCHED_OTHER);
+}
+
 TEST(ThreadNice, OutOfRangeIsInvalidAndZeroChangesNothing) {
   EXPECT_EQ(ec::NiceCurrentThread(-1).code(), EINVAL);
-  EXPECT_EQ(ec::NiceCurrentThread(20).code(), EINVAL);
+  EXPECT_EQ(ec::NiceCurrentThread(21).code(), EINVAL);
   const int before = MyNice();
   EXPECT_TRUE(ec::NiceCurrentThread(0).ok());
   EXPECT_EQ(MyNice(), before);

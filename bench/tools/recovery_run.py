@@ -5,6 +5,9 @@ Timeline (all times are Unix seconds, the clock of the client's --latency-log):
   baseline  the client read load (already started by the caller, pid --client-pid) runs alone for
             --baseline seconds while the links are sampled;
   kill      SIGKILL to the victim OSD (--victim-pid), then wait until the map shows it down;
+  degraded  --degraded seconds with the OSD down but not out: the PGs are degraded and nothing
+            recovers (no OSD to rebuild on), the client's baseline without recovery at the same
+            state of the data;
   out       `ec-admin osd out ID`: placement moves the victim's shards; recovery starts;
   clean     the first `ec-admin -s` poll where every PG is active+clean again, after the run was
             seen unclean (or the recovery totals grew), i.e. the PGs' primaries reported at the new
@@ -140,6 +143,8 @@ def main():
     ap.add_argument("--osd-pids", default="",
                     help="comma-separated ID:PID of the other OSDs (one that dies fails the run)")
     ap.add_argument("--baseline", type=float, default=10.0)
+    ap.add_argument("--degraded", type=float, default=0.0,
+                    help="seconds between down and out (the degraded baseline)")
     ap.add_argument("--sample", type=float, default=0.1)
     ap.add_argument("--poll", type=float, default=0.5)
     ap.add_argument("--timeout", type=float, default=3600.0, help="seconds from out to clean")
@@ -175,6 +180,7 @@ def main():
                 raise RuntimeError(f"osd.{a.victim} not down in the map 120 s after the kill")
             time.sleep(0.2)
         rec["t_down"] = time.time()
+        time.sleep(a.degraded)
         p = subprocess.run([a.admin, "-c", a.conf, "osd", "out", str(a.victim)],
                            capture_output=True, text=True, timeout=30)
         if p.returncode != 0:

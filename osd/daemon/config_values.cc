@@ -135,8 +135,10 @@ const OptionSpec kOptions[] = {
            std::int64_t{1} << 40),
     Number("osd_recovery_nice", OptionType::kInt, "10",
            "nice value of the threads doing recovery work (pulls and their decoding, serving other "
-           "OSDs' recovery reads): client operations get the CPU first (0: same as clients)",
-           0, 19),
+           "OSDs' recovery reads, their connections' io threads): client operations get the CPU "
+           "first (0: same as clients; 20: the SCHED_IDLE class, preempted at once by any client "
+           "thread that wakes up)",
+           0, 20),
     Number("osd_recovery_op_threads", OptionType::kInt, "2",
            "threads serving other OSDs' recovery reads, apart from the client operations' workers",
            1, 64),

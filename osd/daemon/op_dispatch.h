@@ -49,10 +49,10 @@ class OpDispatcher {
   static constexpr std::size_t kStrands = 256;
 
   // `workers` threads (clamped to 1..256) for keyed operations, `background_workers` (clamped to
-  // 1..64) at nice `background_nice` (0..19; 0: as the process) for PostBackground. `inflight`
-  // (may be null) mirrors the in-flight count; `inline_reads` (may be null) counts inline runs.
-  // Both borrowed. A nice value the kernel refuses leaves those threads as they are (logged by
-  // the caller through background_nice_status()).
+  // 1..64) at nice `background_nice` (0..20, common/thread_nice.h; 0: as the process) for
+  // PostBackground. `inflight` (may be null) mirrors the in-flight count; `inline_reads` (may be
+  // null) counts inline runs. Both borrowed. A nice value the kernel refuses leaves those threads
+  // as they are (logged by the caller through background_nice_status()).
   OpDispatcher(int workers, std::uint64_t inline_read_max_bytes, Gauge* inflight,
                Counter* inline_reads, int background_workers = 1, int background_nice = 0);
   // Join().

@@ -53,7 +53,7 @@ struct OsdServiceOptions {
   int osd_id = 0;
   int worker_threads = 4;  // threads running store operations (1..256)
   // Threads serving other OSDs' recovery reads (SubReadBatch), apart from the workers, and their
-  // nice value (0..19): recovery yields to client operations (op_dispatch.h).
+  // nice value (0..20, common/thread_nice.h): recovery yields to client operations (op_dispatch.h).
   int recovery_threads = 2;
   int recovery_nice = 10;
   // A ReadShard of at most this many bytes that arrives while the service has nothing else in

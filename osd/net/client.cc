@@ -8,6 +8,7 @@
 #include <future>
 #include <thread>
 
+#include "common/thread_nice.h"
 #include "osd/net/client_connection.h"
 
 namespace ec::net {
@@ -144,7 +145,13 @@ Result<std::unique_ptr<OsdClient>> OsdClient::Create(ClientOptions options) {
     impl->conns_.push_back(std::make_shared<ClientConnection>(impl->ctx_, i));
   }
   for (int i = 0; i < impl->ctx_.options.io_threads; ++i) {
-    impl->threads_.emplace_back([raw = impl.get()] { raw->ctx_.io.run(); });
+    impl->threads_.emplace_back([raw = impl.get()] {
+      if (raw->ctx_.options.io_nice != 0) {
+        Status niced = NiceCurrentThread(raw->ctx_.options.io_nice);
+        if (!niced.ok()) raw->ctx_.log->warn("osd client: io thread nice: {}", niced.message());
+      }
+      raw->ctx_.io.run();
+    });
   }
   return std::unique_ptr<OsdClient>(new OsdClient(std::move(impl)));
 }

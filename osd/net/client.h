@@ -35,6 +35,7 @@
 #include "ec/buffer.h"
 #include "osd/net/frame.h"
 #include "osd/net/messages.h"
+#include "osd/net/traffic_class.h"
 
 namespace spdlog {
 class logger;
@@ -52,9 +53,14 @@ struct ClientOptions {
   // Requests in flight per connection; more wait in the client (a bounded wait: see
   // max_queued). 0: the server's announced max_inflight.
   std::uint32_t max_inflight = 0;
-  std::uint32_t max_queued = 65536;        // requests waiting for a slot; beyond: Retryable EAGAIN
-  Limits limits;                           // what the client accepts in replies
-  std::string name = "ec-client";          // sent in Hello (server logs)
+  std::uint32_t max_queued = 65536;  // requests waiting for a slot; beyond: Retryable EAGAIN
+  Limits limits;                     // what the client accepts in replies
+  std::string name = "ec-client";    // sent in Hello (server logs)
+  // kBackground: both ends mark the packets as background traffic (osd/net/traffic_class.h) and
+  // the io threads run at `io_nice` (0..20, common/thread_nice.h; 0: as the process; a refused
+  // value is logged).
+  TrafficClass traffic_class = TrafficClass::kClient;
+  int io_nice = 0;
   std::shared_ptr<spdlog::logger> logger;  // null: spdlog's default logger
 };
 

@@ -242,6 +242,13 @@ void ClientConnection::StartConnect() {
                               if (ec2) {
                                 return self->ConnectFailed(self->ErrorStatus(ec2, "connect"));
                               }
+                              const TrafficClass tc = self->client_.options.traffic_class;
+                              Status marked = MarkSocket(session->socket(), tc);
+                              if (!marked.ok()) {
+                                self->client_.log->warn(
+                                    "osd client: {}:{}: {}", self->client_.options.host,
+                                    self->client_.options.port, marked.message());
+                              }
                               self->SendHello();
                             });
       });
@@ -260,6 +267,9 @@ void ClientConnection::SendHello() {
   hello.max_header_len = client_.options.limits.max_header_len;
   hello.max_payload_len = client_.options.limits.max_payload_len;
   hello.name = client_.options.name;
+  if (client_.options.traffic_class == TrafficClass::kBackground) {
+    hello.features |= kFeatureBackground;
+  }
   std::vector<std::byte> header;
   EncodeHello(hello, header);
   session_->Send(MakeOutFrame(MsgType::kHello, 0, std::move(header), {}));

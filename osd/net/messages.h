@@ -21,8 +21,11 @@
 
 namespace ec::net {
 
-// Feature bits announced in the handshake. Version 1 defines none.
-inline constexpr std::uint64_t kKnownFeatures = 0;
+// Feature bits announced in the handshake (Hello.features; the reply echoes those the server
+// knows). kFeatureBackground: the connection carries background traffic (recovery); the server
+// marks its side of the socket as TrafficClass::kBackground (osd/net/traffic_class.h).
+inline constexpr std::uint64_t kFeatureBackground = 1;
+inline constexpr std::uint64_t kKnownFeatures = kFeatureBackground;
 
 struct Attr {
   std::string key;

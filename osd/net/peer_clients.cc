@@ -36,6 +36,8 @@ Result<std::shared_ptr<OsdClient>> PeerClients::Get(int osd_id, const std::strin
   co.request_timeout = options_.request_timeout;
   co.connections = options_.connections;
   co.io_threads = options_.io_threads;
+  co.traffic_class = options_.traffic_class;
+  co.io_nice = options_.io_nice;
   auto client = OsdClient::Create(co);
   if (!client.ok()) return client.status();
   std::shared_ptr<OsdClient> shared = std::move(*client);

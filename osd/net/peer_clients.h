@@ -24,6 +24,8 @@ struct PeerOptions {
   std::chrono::milliseconds request_timeout{10000};
   int connections = 1;
   int io_threads = 1;
+  TrafficClass traffic_class = TrafficClass::kClient;  // ClientOptions::traffic_class
+  int io_nice = 0;                                     // ClientOptions::io_nice
 };
 
 class PeerClients {

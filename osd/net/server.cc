@@ -14,6 +14,7 @@
 
 #include "osd/net/connection.h"
 #include "osd/net/out_frame.h"
+#include "osd/net/traffic_class.h"
 
 namespace ec::net {
 
@@ -34,6 +35,7 @@ struct AtomicCounters {
   std::atomic<std::uint64_t> connections_open{0};
   std::atomic<std::uint64_t> connections_refused{0};
   std::atomic<std::uint64_t> idle_closed{0};
+  std::atomic<std::uint64_t> background_connections{0};
   std::array<std::atomic<std::uint64_t>, kMaxRequestType + 1> requests{};
   std::atomic<std::uint64_t> bytes_in{0};
   std::atomic<std::uint64_t> bytes_out{0};
@@ -283,6 +285,14 @@ class ServerConnection : public FramedConnection {
       peer_limits_.max_payload_len = hello->max_payload_len;
       handshaken_ = true;
       DisarmTimer();
+      if ((reply.features & kFeatureBackground) != 0) {
+        Status marked = MarkSocket(socket(), TrafficClass::kBackground);
+        if (marked.ok()) {
+          server_->counters_.background_connections.fetch_add(1);
+        } else {
+          server_->log_->warn("osd net: connection {} from {}: {}", id_, peer_, marked.message());
+        }
+      }
       server_->log_->debug("osd net: connection {} from {} ('{}') speaks version {}", id_, peer_,
                            hello->name, hi);
     }
@@ -535,6 +545,7 @@ ServerCounters Server::Impl::Snapshot() const {
   c.connections_open = counters_.connections_open;
   c.connections_refused = counters_.connections_refused;
   c.idle_closed = counters_.idle_closed;
+  c.background_connections = counters_.background_connections;
   for (std::size_t i = 0; i < c.requests.size(); ++i) c.requests[i] = counters_.requests[i];
   c.bytes_in = counters_.bytes_in;
   c.bytes_out = counters_.bytes_out;

@@ -126,6 +126,8 @@ struct ServerCounters {
   std::uint64_t connections_open = 0;
   std::uint64_t connections_refused = 0;  // over max_connections, or handshake refused
   std::uint64_t idle_closed = 0;
+  // Connections whose Hello announced kFeatureBackground and whose socket was marked so.
+  std::uint64_t background_connections = 0;
   std::array<std::uint64_t, kMaxRequestType + 1> requests{};
   std::uint64_t bytes_in = 0;   // every byte read from sockets
   std::uint64_t bytes_out = 0;  // every byte written to sockets

@@ -363,6 +363,24 @@ TEST(ServerTest, ClientErrors) {
   EXPECT_TRUE(c5->Ping({}, 100).ok());
 }
 
+// A background client (recovery) announces it in the Hello; the server marks its side of the
+// connection, and counts it. A client of the default class is left unmarked.
+TEST(ServerTest, BackgroundConnectionsAreMarkedByTheServer) {
+  Fixture f;
+  auto plain = f.Client();
+  ASSERT_TRUE(plain->Ping({}, 8).ok());
+  EXPECT_EQ(f.server->counters().background_connections, 0u);
+  ClientOptions bg;
+  bg.traffic_class = TrafficClass::kBackground;
+  bg.connections = 2;
+  bg.io_nice = 5;
+  auto recovery = f.Client(bg);
+  ASSERT_TRUE(recovery->Connect().ok());
+  ASSERT_TRUE(recovery->Ping({}, 8).ok());
+  EXPECT_EQ(f.server->counters().background_connections, 2u);
+  EXPECT_EQ(f.server->counters().connections_open, 3u);
+}
+
 TEST(ServerTest, StartErrors) {
   auto store = std::make_shared<MemoryShardStore>();
   ServerOptions bad;

@@ -35,7 +35,8 @@ class PullService::Impl {
         options_(std::move(options)),
         codecs_(options_.plugin_dir),
         peers_(net::PeerOptions{fmt::format("osd.{}-recovery", options_.osd_id),
-                                std::chrono::milliseconds(3000), options_.helper_timeout, 2, 2}),
+                                std::chrono::milliseconds(3000), options_.helper_timeout, 2, 2,
+                                net::TrafficClass::kBackground, options_.nice}),
         puller_(store_, &options_, &stopping_),
         pool_(static_cast<std::size_t>(std::clamp(options_.threads, 1, 256))) {
     options_.max_active = std::max(options_.max_active, 1);

@@ -98,8 +98,9 @@ struct PullOptions {
   // running, the next being fetched). 0: no batching (every object reads its
   // helpers itself, one ReadShard per helper).
   std::uint64_t batch_bytes = std::uint64_t{8} << 20;
-  // Nice value of the workers (0..19; 0: as the process): pulls and their decoding yield the CPU
-  // to client operations (osd_recovery_nice). A value the kernel refuses is logged and ignored.
+  // Nice value of the workers (0..20, common/thread_nice.h; 0: as the process): pulls and their
+  // decoding yield the CPU to client operations (osd_recovery_nice). A value the kernel refuses is
+  // logged and ignored.
   int nice = 0;
   std::chrono::milliseconds helper_timeout{10000};  // per read request (or batch) to a helper
   std::chrono::milliseconds map_wait{2000};         // waiting for a request's newer epoch

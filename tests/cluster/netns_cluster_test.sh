@@ -31,9 +31,16 @@ for h in h1 h2 h3; do grep -q "host $h" "$dir/tree.txt" || fail "no host $h in t
 for id in 0 1 2; do
   [ "$(ip netns identify "$(cat "$dir/osd.$id.pid")")" = "ecn-$tag-h$((id + 1))" ] ||
     fail "osd.$id not in ecn-$tag-h$((id + 1))"
-  tc qdisc show dev "ecn$tag-h$((id + 1))" | grep -q 'tbf .*rate 40Mbit' || fail "no tbf on the bridge side of h$((id + 1))"
-  nc exec --dir "$dir" "h$((id + 1))" tc qdisc show dev eth0 | grep -q 'tbf .*rate 40Mbit' ||
-    fail "no tbf on the host side of h$((id + 1))"
+  # Whole outputs first: grep -q stopping early would SIGPIPE tc, which pipefail reports.
+  bridge_side="$(tc qdisc show dev "ecn$tag-h$((id + 1))")"
+  host_side="$(nc exec --dir "$dir" "h$((id + 1))" tc qdisc show dev eth0)"
+  grep -q 'tbf .*rate 40Mbit' <<< "$bridge_side" || fail "no tbf on the bridge side of h$((id + 1))"
+  grep -q 'tbf .*rate 40Mbit' <<< "$host_side" || fail "no tbf on the host side of h$((id + 1))"
+  # --dscp-bands on (the default): the tbf's queue is pfifo_fast's priority bands.
+  grep -q 'pfifo_fast 20: parent 1:1' <<< "$bridge_side" ||
+    fail "no pfifo_fast bands under the bridge side's tbf of h$((id + 1)): $bridge_side"
+  grep -q 'pfifo_fast 20: parent 1:1' <<< "$host_side" ||
+    fail "no pfifo_fast bands under the host side's tbf of h$((id + 1)): $host_side"
 done
 
 # 4 MiB through a k=2 m=1 pool: the client's link alone needs 4 MiB / 40 Mbit/s = 0.84 s, and the
