@@ -12,7 +12,9 @@
 #                                                                                 target <= 1.0
 #      Also printed: the degraded reads' network bytes per read in each pool.
 # Usage: bench/pool_bench.sh [BUILD_DIR (default build)]
-#   env: REPS (3), SECS (4: seconds per ec-rados run), OPS (2000: ec-osd-bench operations)
+#   env: REPS (3), SECS (4: seconds per ec-rados run), OPS (2000: ec-osd-bench operations),
+#        TMPDIR (/tmp: where the cluster and its device files go; a RAM-backed file system there
+#        takes the disk's flush latency out of both sides)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -23,7 +25,7 @@ command -v python3 >/dev/null || { echo "python3 is needed to summarise" >&2; ex
 reps="${REPS:-3}"
 secs="${SECS:-4}"
 ops="${OPS:-2000}"
-work="$(mktemp -d /tmp/ec-pool-bench.XXXXXX)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/ec-pool-bench.XXXXXX")"
 out="$work/results"
 mkdir -p "$out"
 cleanup() {
