@@ -4,6 +4,7 @@
 //   ec-osd -c ecstore.conf -i 0 --mkfs     # create the store of osd.0 (device file + RocksDB)
 //   ec-osd -c ecstore.conf -i 0            # run until SIGTERM or SIGINT
 //   ec-osd -c ecstore.conf -i 0 --fsck [--deep]   # check the store offline
+//   ec-osd -c ecstore.conf -i 0 --locate COLL NAME  # where an object's blocks are (offline, JSON)
 //
 // With etcd_endpoints set, the daemon joins that cluster before it says ready: it boots into the
 // cluster map (up, its address and host), holds its liveness lease, stands as a monitor candidate
@@ -167,6 +168,38 @@ int Fsck(const ec::osd::OsdConfig& c, bool deep, const std::shared_ptr<spdlog::l
               static_cast<unsigned long long>(report->blocks_referenced),
               static_cast<unsigned long long>(report->blocks_checked), report->errors.size());
   return report->ok() ? 0 : 1;
+}
+
+// Prints where COLL/NAME's data blocks are on the device, as one JSON object (offline, like
+// ceph-objectstore-tool: the daemon must be stopped). A shard of object O at position P of PG
+// 1.2 is NAME "O#P" in COLL "pg.1.2". Exit 0, or 1 with the reason (ENOENT for a missing object).
+int Locate(const ec::osd::OsdConfig& c, const std::string& coll, const std::string& name,
+           const std::shared_ptr<spdlog::logger>& log) {
+  auto opened = ec::store::ObjectStore::Open(StoreOptionsFor(c));
+  if (!opened.ok()) {
+    return Fail(log, fmt::format("cannot open the store of osd.{} ({}): {}", c.osd_id,
+                                 c.bluestore_block_path, opened.status().message()));
+  }
+  auto info = (*opened)->Stat(coll, name);
+  if (!info.ok()) return Fail(log, fmt::format("{}/{}: {}", coll, name, info.status().message()));
+  auto blocks = (*opened)->Locate(coll, name);
+  if (!blocks.ok())
+    return Fail(log, fmt::format("{}/{}: {}", coll, name, blocks.status().message()));
+  nlohmann::json j;
+  j["osd"] = c.osd_id;
+  j["device"] = c.bluestore_block_path;
+  j["collection"] = coll;
+  j["object"] = name;
+  j["size"] = info->size;
+  j["blocks"] = nlohmann::json::array();
+  for (const ec::store::BlockLocation& b : *blocks) {
+    j["blocks"].push_back({{"offset", b.offset},
+                           {"device_offset", b.device_offset},
+                           {"length", ec::store::kBlockSize},
+                           {"crc32c", b.crc}});
+  }
+  std::cout << j.dump() << std::endl;
+  return 0;
 }
 
 int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
@@ -397,6 +430,13 @@ int main(int argc, char** argv) {
   app.add_flag("--fsck", fsck,
                "check the store offline (metadata against allocator), exit 0 if clean");
   app.add_flag("--deep", deep, "with --fsck: also verify every block's crc32c");
+  std::vector<std::string> locate;
+  app.add_option("--locate", locate,
+                 "print where object NAME of collection COLL has its blocks on the device, as "
+                 "JSON, and exit (offline: stop the daemon first; a shard is NAME \"OBJ#POS\" in "
+                 "COLL \"pg.PGID\")")
+      ->expected(2)
+      ->type_name("COLL NAME");
   app.add_flag("--help-config", help_config, "list every config option with its default, exit");
   ec::cli::AddVersionFlag(app, "ec-osd");
   if (std::optional<int> status = ec::cli::Parse(app, argc, argv)) return *status;
@@ -405,8 +445,8 @@ int main(int argc, char** argv) {
     std::cout << ec::osd::OptionsHelpText();
     return 0;
   }
-  if (mkfs && fsck) {
-    std::fprintf(stderr, "ec-osd: --mkfs and --fsck exclude each other\n");
+  if (static_cast<int>(mkfs) + static_cast<int>(fsck) + static_cast<int>(!locate.empty()) > 1) {
+    std::fprintf(stderr, "ec-osd: --mkfs, --fsck and --locate exclude each other\n");
     return 1;
   }
   if (deep && !fsck) {
@@ -439,5 +479,6 @@ int main(int argc, char** argv) {
   if (!log.ok()) return Fail(nullptr, log.status().message());
   if (mkfs) return Mkfs(*config, force, *log);
   if (fsck) return Fsck(*config, deep, *log);
+  if (!locate.empty()) return Locate(*config, locate[0], locate[1], *log);
   return Serve(*config, *log);
 }

@@ -6,6 +6,7 @@
 #include <rocksdb/db.h>
 #include <unistd.h>
 
+#include "common/crc32c.h"
 #include "osd/store/onode.h"
 #include "osd/store/store_test_support.h"
 
@@ -99,6 +100,48 @@ TEST_P(BitRotTest, FlippedBytesAreDataLossNamedByReadAndDeepFsck) {
   auto clean = s.Fsck(true);
   ASSERT_TRUE(clean.ok());
   EXPECT_TRUE(clean->ok());
+}
+
+// Locate names the device bytes of each block as the metadata records them, so that a byte flipped
+// there (what `ec-osd --locate` lets a test or an operator find) is the block a read then rejects.
+TEST_P(BitRotTest, LocateNamesTheDeviceBytesOfEachBlock) {
+  TempDir dir;
+  StoreOptions opts = testing::MakeOptions(dir, GetParam());
+  ASSERT_TRUE(ObjectStore::Mkfs(opts).ok());
+  std::mt19937_64 rng(12);
+  auto data = testing::RandomBytes(rng, 3 * kBlockSize);
+  std::vector<BlockLocation> where;
+  {
+    auto store = ObjectStore::Open(opts);
+    ASSERT_TRUE(store.ok());
+    Transaction t;
+    t.CreateCollection("pg.1");
+    t.Write("pg.1", "o", 0, std::span<const std::byte>(data.data(), kBlockSize));
+    // A hole at block 1.
+    t.Write("pg.1", "o", 2 * kBlockSize,
+            std::span<const std::byte>(data.data() + 2 * kBlockSize, kBlockSize));
+    ASSERT_TRUE((*store)->Apply(t).ok());
+    auto located = (*store)->Locate("pg.1", "o");
+    ASSERT_TRUE(located.ok()) << located.status().ToString();
+    where = *located;
+    EXPECT_EQ((*store)->Locate("pg.1", "absent").status().code(), ENOENT);
+  }
+  ASSERT_EQ(where.size(), 2u);
+  EXPECT_EQ(where[0].offset, 0u);
+  EXPECT_EQ(where[1].offset, 2 * kBlockSize);
+  EXPECT_EQ(where[0].device_offset, DeviceBlockOf(opts.db_path, "pg.1", "o", 0) * kBlockSize);
+  EXPECT_EQ(where[1].device_offset, DeviceBlockOf(opts.db_path, "pg.1", "o", 2) * kBlockSize);
+  EXPECT_EQ(where[1].crc,
+            Crc32c(std::span<const std::byte>(data.data() + 2 * kBlockSize, kBlockSize)));
+  FlipByte(opts.device_path, where[1].device_offset + 7);
+
+  auto store = ObjectStore::Open(opts);
+  ASSERT_TRUE(store.ok());
+  Extent first{0, kBlockSize}, last{2 * kBlockSize, kBlockSize};
+  EXPECT_TRUE((*store)->Read("pg.1", "o", std::span<const Extent>(&first, 1)).ok());
+  auto bad = (*store)->Read("pg.1", "o", std::span<const Extent>(&last, 1));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().is_data_loss()) << bad.status().ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BitRotTest,

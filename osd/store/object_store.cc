@@ -444,6 +444,18 @@ Result<ObjectInfo> ObjectStore::Stat(const std::string& coll, const std::string&
   return ObjectInfo{(*onode)->size, (*onode)->blocks.size() * kBlockSize};
 }
 
+Result<std::vector<BlockLocation>> ObjectStore::Locate(const std::string& coll,
+                                                       const std::string& name) {
+  auto onode = LoadOnode(coll, name);
+  if (!onode.ok()) return onode.status();
+  std::vector<BlockLocation> out;
+  out.reserve((*onode)->blocks.size());
+  for (const auto& [logical, ref] : (*onode)->blocks) {
+    out.push_back(BlockLocation{logical * kBlockSize, ref.device_block * kBlockSize, ref.crc});
+  }
+  return out;
+}
+
 Result<std::string> ObjectStore::GetAttr(const std::string& coll, const std::string& name,
                                          const std::string& key) {
   auto onode = LoadOnode(coll, name);

@@ -135,6 +135,13 @@ struct ObjectRead {
   std::optional<std::string> attr;  // the asked attribute; nullopt when the object has none
 };
 
+// Where one 4 KiB logical block of an object is on the device (ObjectStore::Locate).
+struct BlockLocation {
+  std::uint64_t offset = 0;         // the block's first byte in the object
+  std::uint64_t device_offset = 0;  // its first byte on the device (file offset of a device file)
+  std::uint32_t crc = 0;            // the crc32c the store checks its 4096 bytes against
+};
+
 struct ObjectInfo {
   std::uint64_t size = 0;
   std::uint64_t allocated_bytes = 0;  // bytes of device blocks holding the object's data
@@ -227,6 +234,11 @@ class ObjectStore {
   Result<std::vector<std::string>> List(const std::string& coll, const std::string& after,
                                         std::size_t max);
   Result<std::vector<std::string>> ListCollections();
+  // Where the object's data blocks are on the device, in object order (holes have none): for
+  // offline tools (`ec-osd --locate`) and the tests that damage one block on purpose. A block
+  // another transaction rewrites moves (writes go to new blocks). Errors: ENOENT for a missing
+  // object; DataLoss for corrupt metadata.
+  Result<std::vector<BlockLocation>> Locate(const std::string& coll, const std::string& name);
 
   // Checks the metadata against the allocator: every referenced block in range, referenced once
   // and marked used; every used block referenced (no leak); Onodes decodable. With deep, also reads

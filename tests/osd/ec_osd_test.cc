@@ -150,8 +150,14 @@ TEST(EcOsdCli, UsageErrorsExitOneAndVersion) {
   ProcessResult v = RunOsdTool({"--version"});
   EXPECT_EQ(v.exit_code, 0);
   EXPECT_EQ(v.out, std::string("ec-osd ") + ECSTORE_VERSION + "\n");
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"--no-such-option"}, {"-i", "x"}, {"-i", "-1"}, {"-c"}, {"extra-argument"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--no-such-option"},
+                                             {"-i", "x"},
+                                             {"-i", "-1"},
+                                             {"-c"},
+                                             {"extra-argument"},
+                                             {"--locate", "pg.1.0"},
+                                             {"--fsck", "--locate", "pg.1.0", "o#0"}}) {
     ProcessResult r = RunOsdTool(args);
     EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
     EXPECT_FALSE(r.err.empty()) << args[0];
@@ -379,6 +385,27 @@ TEST_F(EcOsdDaemon, BitRotIsReportedAsDataLoss) {
   auto at = std::search(device.begin(), device.end(), data.begin() + 8192, data.begin() + 8256);
   ASSERT_NE(at, device.end()) << "shard bytes not found in the device file";
   const auto offset = static_cast<std::streamoff>(at - device.begin());
+  // `--locate` names the same device bytes for the shard's third block (offline, as fsck).
+  ProcessResult located = RunOsdTool([&] {
+    auto a = osd_->BaseArgs();
+    for (const char* arg : {"--locate", "pg.7", "rotten#1"}) a.push_back(arg);
+    return a;
+  }());
+  ASSERT_EQ(located.exit_code, 0) << located.out << located.err;
+  const auto where = nlohmann::json::parse(located.out, nullptr, false);
+  ASSERT_TRUE(where.is_object()) << located.out;
+  EXPECT_EQ(where["size"], data.size());
+  EXPECT_EQ(where["device"], osd_->block().string());
+  ASSERT_EQ(where["blocks"].size(), data.size() / 4096) << located.out;
+  EXPECT_EQ(where["blocks"][2]["offset"], 8192);
+  EXPECT_EQ(where["blocks"][2]["device_offset"], offset) << located.out;
+  ProcessResult absent = RunOsdTool([&] {
+    auto a = osd_->BaseArgs();
+    for (const char* arg : {"--locate", "pg.7", "absent#1"}) a.push_back(arg);
+    return a;
+  }());
+  EXPECT_EQ(absent.exit_code, 1);
+  EXPECT_NE(absent.err.find("pg.7/absent#1"), std::string::npos) << absent.err;
   {
     std::fstream f(osd_->block(), std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(offset + 5);
