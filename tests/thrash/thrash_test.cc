@@ -194,6 +194,13 @@ TEST(Thrash, ModelCheckedWorkloadSurvivesKillsOutsStopsAndEtcdRestarts) {
       std::printf("%s\n", round.ToString().c_str());
       std::fflush(stdout);
       const ec::Status s = thrasher.RunRound(round);
+      if (!s.ok()) {
+        const std::vector<std::string> notes = n.Notes();
+        for (std::size_t k = 0; k < notes.size() && k < 40; ++k) {
+          std::printf("  %s\n", notes[k].c_str());
+        }
+        PrintLogsOf(cluster, notes);
+      }
       ASSERT_TRUE(s.ok()) << s.ToString() << "\nworkload: " << n.Summary();
     }
     workers.Join();

@@ -33,23 +33,30 @@ std::string Tail(const std::string& log, int lines) {
   return pos == std::string::npos ? log : log.substr(pos + 1);
 }
 
-// What the monitor candidates said (the last lines of each OSD's log naming the monitor or a
-// marking) and etcd's log, for a failure of the map to follow an OSD.
-std::string MonitorLines(const LocalCluster& c) {
+// The last lines of each OSD's log that hold one of `words`.
+std::string LogLines(const LocalCluster& c, const std::vector<std::string>& words) {
   std::string out;
   for (std::size_t id = 0; id < c.osds.size(); ++id) {
     std::istringstream log(c.osds[id]->LogFile());
     std::vector<std::string> lines;
     for (std::string line; std::getline(log, line);) {
-      if (line.find("monitor") != std::string::npos || line.find("marked") != std::string::npos ||
-          line.find("lease") != std::string::npos) {
-        lines.push_back(line);
+      for (const std::string& w : words) {
+        if (line.find(w) != std::string::npos) {
+          lines.push_back(line);
+          break;
+        }
       }
     }
     for (std::size_t i = lines.size() > 6 ? lines.size() - 6 : 0; i < lines.size(); ++i) {
       out += fmt::format("  osd.{} log: {}\n", id, lines[i]);
     }
   }
+  return out;
+}
+
+// What the monitor candidates said and etcd's log, for a failure of the map to follow an OSD.
+std::string MonitorLines(const LocalCluster& c) {
+  const std::string out = LogLines(c, {"monitor", "marked", "lease"});
   std::ifstream etcd_log(c.etcd.data_dir() + "/etcd.log");
   std::stringstream text;
   text << etcd_log.rdbuf();
@@ -184,11 +191,12 @@ Status Thrasher::RunRound(const Round& round) {
   }
   const auto waited = Clock::now();
   if (!cluster_.WaitClean(options_.clean_limit)) {
-    return Status::Error(ETIMEDOUT,
-                         fmt::format("round {}: PGs not active+clean {} s after its last action:{} "
-                                     "{}",
-                                     round.index, options_.clean_limit.count(), States(cluster_),
-                                     cluster_.DescribeOsds()));
+    return Status::Error(
+        ETIMEDOUT,
+        fmt::format("round {}: PGs not active+clean {} s after its last action:{} "
+                    "{}\nrecovery in the OSD logs:\n{}",
+                    round.index, options_.clean_limit.count(), States(cluster_),
+                    cluster_.DescribeOsds(), LogLines(cluster_, {"pull", "peering", "pg "})));
   }
   const auto ms = static_cast<std::uint64_t>(
       std::chrono::duration_cast<milliseconds>(Clock::now() - waited).count());
