@@ -93,6 +93,13 @@ Status Thrasher::ApplyWithRetry(const MapChange& change, const std::string& what
   }
 }
 
+Status Thrasher::ApplyNow(Deferred& d) {
+  if (d.change.kind == MapChange::Kind::kOsdIn) d.change.stamp_ms = WallMs();
+  Status s = ApplyWithRetry(d.change, d.what);
+  if (s.ok()) ++(d.out ? counts_.outs : counts_.ins);
+  return s;
+}
+
 Status Thrasher::Do(const Action& a) {
   const std::string osd = "osd." + std::to_string(a.osd);
   OsdProcess* p = a.osd >= 0 ? cluster_.osds[static_cast<std::size_t>(a.osd)].get() : nullptr;
@@ -118,15 +125,18 @@ Status Thrasher::Do(const Action& a) {
       }
       ++counts_.restarts;
       return Status::OK();
-    case ActionKind::kOut: {
-      Status s = ApplyWithRetry(MapChange::OsdOut(a.osd, false), "mark " + osd + " out");
-      if (s.ok()) ++counts_.outs;
-      return s;
-    }
+    case ActionKind::kOut:
     case ActionKind::kIn: {
-      Status s = ApplyWithRetry(MapChange::OsdIn(a.osd, WallMs()), "mark " + osd + " in");
-      if (s.ok()) ++counts_.ins;
-      return s;
+      const bool out = a.kind == ActionKind::kOut;
+      Deferred d{out ? MapChange::OsdOut(a.osd, false) : MapChange::OsdIn(a.osd, 0),
+                 "mark " + osd + (out ? " out" : " in"), out};
+      // etcd is down by this round's own hand: the change waits for the restart (this thread
+      // does it), as a person's command would.
+      if (!cluster_.etcd.running()) {
+        deferred_.push_back(std::move(d));
+        return Status::OK();
+      }
+      return ApplyNow(d);
     }
     case ActionKind::kStop:
       if (!p->Stop()) return Status::Error(ESRCH, "cannot SIGSTOP " + osd + ": not running");
@@ -157,8 +167,15 @@ Status Thrasher::Do(const Action& a) {
       return Status::OK();
     case ActionKind::kEtcdRestart: {
       Status s = cluster_.etcd.Restart();
-      if (s.ok()) ++counts_.etcd_restarts;
-      return s;
+      if (!s.ok()) return s;
+      ++counts_.etcd_restarts;
+      std::vector<Deferred> waiting = std::move(deferred_);
+      deferred_.clear();
+      for (Deferred& d : waiting) {
+        Status applied = ApplyNow(d);
+        if (!applied.ok()) return applied;
+      }
+      return Status::OK();
     }
   }
   return Status::Invalid("unknown action");

@@ -4,7 +4,8 @@
 //
 //   kill / restart      kill -9 (exit status 137); start on its data, the map says up within
 //                       options.up_limit
-//   out / in            the map change through MapStore (retried while etcd is away)
+//   out / in            the map change through MapStore (retried while etcd is away; while the
+//                       round itself has etcd down, made right after its restart)
 //   stop / continue     SIGSTOP; before SIGCONT the map must say down (the grace passed), after it
 //                       the OSD must be up again within options.up_limit
 //   etcd kill/restart   SIGKILL; start again on the same data dir and ports
@@ -22,6 +23,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "tests/cluster/cluster_fixture.h"
@@ -73,12 +75,19 @@ class Thrasher {
   const ThrashCounts& counts() const { return counts_; }
 
  private:
+  struct Deferred {
+    ec::cluster::MapChange change;
+    std::string what;
+    bool out = false;
+  };
   ec::Status Do(const Action& a);
+  ec::Status ApplyNow(Deferred& d);
   ec::Status ApplyWithRetry(const ec::cluster::MapChange& change, const std::string& what);
 
   LocalCluster& cluster_;
   ThrasherOptions options_;
   ThrashCounts counts_;
+  std::vector<Deferred> deferred_;  // map changes waiting for this round's etcd restart
 };
 
 }  // namespace ectest::thrash
