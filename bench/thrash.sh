@@ -14,7 +14,6 @@
 #   --build     the build directory (default build); builds thrash_test and what it needs
 #   --log       also write the output to FILE (default /tmp/ec-thrash-<seed>.log)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 duration=1h
 seed=""
 build=build
@@ -29,6 +28,10 @@ while [ $# -gt 0 ]; do
     *) echo "thrash.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
   esac
 done
+# --build and --log are relative to where the script was called from.
+build="$(realpath -m "$build")"
+[ -z "$log" ] || log="$(realpath -m "$log")"
+cd "$(dirname "$0")/.."
 case "$duration" in
   *h) secs=$(( ${duration%h} * 3600 )) ;;
   *m) secs=$(( ${duration%m} * 60 )) ;;
@@ -39,9 +42,9 @@ esac
 if [ -z "$seed" ]; then seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); fi
 [[ "$seed" =~ ^[0-9]+$ ]] || { echo "thrash.sh: bad --seed '$seed'" >&2; exit 2; }
 log="${log:-/tmp/ec-thrash-$seed.log}"
-if [ ! -f "$build/build.ninja" ]; then cmake --preset release >/dev/null; fi
+if [ ! -f "$build/build.ninja" ]; then cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null; fi
 cmake --build "$build" -j2 --target thrash_test ec-osd ec_isa ec_clay >/dev/null
 echo "thrash: seed $seed, $secs s, log $log"
-ECSTORE_THRASH_SEED="$seed" ECSTORE_THRASH_SECONDS="$secs" EC_PLUGIN_DIR="$PWD/$build/lib" \
+ECSTORE_THRASH_SEED="$seed" ECSTORE_THRASH_SECONDS="$secs" EC_PLUGIN_DIR="$build/lib" \
   "$build/bin/thrash_test" 2>&1 | tee "$log"
 exit "${PIPESTATUS[0]}"
