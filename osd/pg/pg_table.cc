@@ -217,7 +217,16 @@ PgHealth PgTable::Health(const cluster::PgLocation& loc, bool recovering) const 
   const std::uint64_t k = static_cast<std::uint64_t>(std::max(loc.k, 1));
   std::uint64_t to_rebuild = 0, to_copy = 0;
   for (const auto& [name, st] : pg.objects) {
-    if (!st.exists) continue;
+    if (!st.exists) {
+      // A remove that an up position missed: the PG is not clean until recovery deletes the
+      // stale shard there (what Missing() lists), or the pool would list the object meanwhile.
+      for (const auto& [p, v] : st.stale) {
+        if (pg.up[p] == cluster::kItemNone) continue;
+        ++h.missing;
+        ++to_rebuild;
+      }
+      continue;
+    }
     ++h.objects;
     const std::vector<int> missing = MissingPositions(st, pg.up);
     std::size_t copies = 0;

@@ -74,6 +74,36 @@ TEST(PgTable, AMissingShardWithoutACopyIsDegradedAndRebuilt) {
   EXPECT_EQ(h.recovered_bytes, 52u);
 }
 
+// A remove that position 2 missed (its OSD was down): the stale shard there is deleted by
+// recovery, and until then the PG is not clean (the pool would still list the object).
+TEST(PgTable, AStaleShardOfARemovedObjectKeepsThePgFromCleanUntilDeleted) {
+  PgTable t;
+  const auto loc = Loc();
+  ObjectState removed;
+  removed.version = 9;
+  removed.current = {0, 1};
+  removed.stale = {{2, 5}};
+  Peer(t, loc, {{"gone", removed}});
+  PgHealth h = t.Health(loc, false);
+  EXPECT_EQ(h.state, "active+recovery_wait");
+  EXPECT_EQ(h.objects, 0u);
+  EXPECT_EQ(h.missing, 1u);
+  EXPECT_EQ(t.Health(loc, true).state, "active+recovering");
+  auto missing = t.Missing("1.0", 10, {});
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].position, 2);
+  t.MarkRecovered("1.0", "gone", 2, 9);
+  h = t.Health(loc, false);
+  EXPECT_EQ(h.state, "active+clean");
+  EXPECT_EQ(h.missing, 0u);
+  // With position 2's OSD down there is nothing to delete now: undersized, not missing.
+  PgTable d;
+  const auto down = Loc({10, 11, cluster::kItemNone});
+  Peer(d, down, {{"gone", removed}});
+  EXPECT_EQ(d.Health(down, false).missing, 0u);
+  EXPECT_EQ(d.Health(down, false).state, "active+undersized");
+}
+
 TEST(PgTable, AShardAPriorOsdHoldsIsMisplacedAndCopied) {
   PgTable t;
   const auto loc = Loc();

@@ -36,6 +36,7 @@
 #include "recovery/object_read.h"
 #include "recovery/testing/memory_shard_source.h"
 #include "tests/cluster/cluster_fixture.h"
+#include "tests/cluster/model_workload.h"
 
 namespace {
 
@@ -343,162 +344,14 @@ TEST_F(PoolIo, FewerThanKShardsIsAClearErrorNotAHang) {
   EXPECT_EQ(ToVector(back->data), bytes);
 }
 
-// A model of the pool's objects that allows for operations whose outcome is unknown (they
-// failed: the object must then be entirely the old or entirely the new content).
-class Model {
- public:
-  using Content = std::optional<std::vector<std::byte>>;  // nullopt: no object
-
-  // `after` the operation, given what it was before; ok: acknowledged.
-  void Done(const std::string& name, const Content& after, bool ok) {
-    if (ok) {
-      objects_[name] = {after};
-    } else {
-      auto& c = objects_[name];
-      if (c.empty()) c.push_back(std::nullopt);
-      c.push_back(after);
-    }
-  }
-  // The content before an operation when it is known (a pending uncertainty is settled by a read
-  // first: see Settle).
-  const Content& Known(const std::string& name) {
-    auto& c = objects_[name];
-    if (c.empty()) c.push_back(std::nullopt);
-    return c.front();
-  }
-  bool Certain(const std::string& name) {
-    auto& c = objects_[name];
-    return c.size() <= 1;
-  }
-  // A whole read (nullopt: ENOENT) must be one of the candidates; it becomes the content.
-  bool Settle(const std::string& name, const Content& read) {
-    auto& c = objects_[name];
-    if (c.empty()) c.push_back(std::nullopt);
-    for (const Content& cand : c) {
-      if (cand == read) {
-        c = {read};
-        return true;
-      }
-    }
-    return false;
-  }
-  std::vector<std::string> names() const {
-    std::vector<std::string> n;
-    for (const auto& [k, v] : objects_) n.push_back(k);
-    return n;
-  }
-
- private:
-  std::map<std::string, std::vector<Content>> objects_;  // candidates; [0] when certain
-};
-
-Model::Content ReadWhole(ec::cluster::client::IoCtx& io, const std::string& name, Status* err) {
-  auto got = io.Read(name);
-  if (got.ok()) return ToVector(got->data);
-  if (got.status().code() != ENOENT) *err = got.status();
-  return std::nullopt;
-}
-
-// Runs random operations on `objects` objects of `io` until `stop`; counts into the out params.
-struct WorkloadCounts {
-  int ops = 0, acked = 0, failed = 0, reads_checked = 0, mismatches = 0;
-  std::vector<std::string> notes;
-};
-
-void RunWorkload(ec::cluster::client::IoCtx io, int objects, std::uint64_t seed,
-                 const std::atomic<bool>& stop, Model& model, WorkloadCounts& n) {
-  std::mt19937_64 rng(seed);
-  while (!stop.load()) {
-    const std::string name = "model-" + std::to_string(rng() % objects);
-    // Settle an unknown outcome first: the whole object must be the old or the new content.
-    if (!model.Certain(name)) {
-      Status err;
-      Model::Content got = ReadWhole(io, name, &err);
-      if (!err.ok()) {
-        n.notes.push_back("read to settle " + name + ": " + err.ToString());
-        std::this_thread::sleep_for(milliseconds(200));
-        continue;
-      }
-      ++n.reads_checked;
-      if (!model.Settle(name, got)) {
-        ++n.mismatches;
-        n.notes.push_back(name + ": neither the old nor the new content after a failed write");
-        model.Done(name, got, true);
-      }
-      continue;
-    }
-    const Model::Content before = model.Known(name);
-    const int op = static_cast<int>(rng() % 10);
-    ++n.ops;
-    if (op <= 1) {  // write_full
-      auto bytes = RandomBytes(rng, rng() % 70000);
-      bool ok = io.WriteFull(name, bytes).ok();
-      model.Done(name, bytes, ok);
-      (ok ? n.acked : n.failed)++;
-    } else if (op <= 3) {  // overwrite a range (possibly growing it)
-      const std::size_t size = before ? before->size() : 0;
-      const std::size_t off = rng() % (size + 2000);
-      auto bytes = RandomBytes(rng, 1 + rng() % 20000);
-      std::vector<std::byte> after = before ? *before : std::vector<std::byte>{};
-      if (after.size() < off + bytes.size()) after.resize(off + bytes.size());
-      std::copy(bytes.begin(), bytes.end(), after.begin() + static_cast<std::ptrdiff_t>(off));
-      bool ok = io.Write(name, bytes, off).ok();
-      model.Done(name, after, ok);
-      (ok ? n.acked : n.failed)++;
-    } else if (op == 4) {  // append
-      auto bytes = RandomBytes(rng, 1 + rng() % 9000);
-      std::vector<std::byte> after = before ? *before : std::vector<std::byte>{};
-      after.insert(after.end(), bytes.begin(), bytes.end());
-      bool ok = io.Append(name, bytes).ok();
-      model.Done(name, after, ok);
-      (ok ? n.acked : n.failed)++;
-    } else if (op == 5) {  // remove
-      Status s = io.Remove(name);
-      if (s.code() == ENOENT && !before) continue;
-      model.Done(name, std::nullopt, s.ok());
-      (s.ok() ? n.acked : n.failed)++;
-    } else {  // read, whole or a range
-      Status err;
-      if (op <= 7 || !before || before->empty()) {
-        Model::Content got = ReadWhole(io, name, &err);
-        if (!err.ok()) {
-          n.notes.push_back("read " + name + ": " + err.ToString());
-          continue;
-        }
-        ++n.reads_checked;
-        if (got != before) {
-          ++n.mismatches;
-          n.notes.push_back(name + ": whole read differs from the model");
-        }
-      } else {
-        const std::size_t off = rng() % before->size();
-        const std::size_t len = 1 + rng() % 30000;
-        auto got = io.Read(name, off, len);
-        if (!got.ok()) {
-          n.notes.push_back("range read " + name + ": " + got.status().ToString());
-          continue;
-        }
-        ++n.reads_checked;
-        const std::size_t want = std::min(len, before->size() - off);
-        if (ToVector(got->data) !=
-            std::vector<std::byte>(before->begin() + static_cast<std::ptrdiff_t>(off),
-                                   before->begin() + static_cast<std::ptrdiff_t>(off + want))) {
-          ++n.mismatches;
-          n.notes.push_back(name + ": range read differs from the model");
-        }
-      }
-    }
-  }
-}
-
 TEST_F(PoolIo, ModelCheckedWorkloadWhileOneThenTwoOsdsAreKilled) {
   auto io = Pool("clay");
-  Model model;
-  WorkloadCounts n;
+  ectest::ObjectModel model;
+  ectest::WorkloadCounts n;
   std::atomic<bool> stop{false};
   const std::uint64_t seed = static_cast<std::uint64_t>(ec::store::testing::TestSeed());
   std::printf("workload seed %llu\n", static_cast<unsigned long long>(seed));
-  std::thread worker([&] { RunWorkload(io, 16, seed, stop, model, n); });
+  std::thread worker([&] { ectest::RunWorkload(io, {"model-", 16}, seed, stop, model, n); });
   std::mt19937_64 rng(seed + 1);
   std::this_thread::sleep_for(seconds(3));
   // One OSD killed and restarted while the workload runs.
@@ -520,26 +373,18 @@ TEST_F(PoolIo, ModelCheckedWorkloadWhileOneThenTwoOsdsAreKilled) {
   std::this_thread::sleep_for(seconds(3));
   stop = true;
   worker.join();
-  // Every object, read whole at the end, is the model's (a pending outcome settles to one side).
-  for (const std::string& name : model.names()) {
-    Status err;
-    Model::Content got = ReadWhole(io, name, &err);
-    ASSERT_TRUE(err.ok()) << name << ": " << err.ToString();
-    ++n.reads_checked;
-    if (!model.Settle(name, got)) {
-      ++n.mismatches;
-      n.notes.push_back(name + ": final read differs from the model");
-    }
-  }
-  std::printf(
-      "workload: %d ops, %d acknowledged, %d failed, %d reads checked, %d mismatches "
-      "(killed osd.%d, then osd.%d and osd.%d)\n",
-      n.ops, n.acked, n.failed, n.reads_checked, n.mismatches, one, two, three);
-  for (std::size_t i = 0; i < n.notes.size() && i < 20; ++i)
-    std::printf("  %s\n", n.notes[i].c_str());
-  EXPECT_EQ(n.mismatches, 0);
-  EXPECT_GT(n.acked, 50);
-  EXPECT_GT(n.reads_checked, 50);
+  // Every object, read whole at the end, is the model's (a pending outcome settles to one side),
+  // and the pool lists exactly the model's objects.
+  const Status verified = ectest::VerifyAll(io, "model-", model, n);
+  EXPECT_TRUE(verified.ok()) << verified.ToString();
+  std::printf("workload: %s (killed osd.%d, then osd.%d and osd.%d)\n", n.Summary().c_str(), one,
+              two, three);
+  const std::vector<std::string> notes = n.Notes();
+  for (std::size_t i = 0; i < notes.size() && i < 20; ++i) std::printf("  %s\n", notes[i].c_str());
+  EXPECT_EQ(n.mismatches, 0u);
+  EXPECT_EQ(n.lost, 0u);
+  EXPECT_GT(n.acked, 50u);
+  EXPECT_GT(n.reads_checked, 50u);
 }
 
 TEST_F(PoolIo, AWriteKilledAnywhereLeavesTheOldOrTheNewObject) {

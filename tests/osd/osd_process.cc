@@ -180,6 +180,7 @@ int OsdProcess::Wait() {
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   pid_ = -1;
+  stopped_ = false;
   if (out_fd_ >= 0) ::close(out_fd_);
   out_fd_ = -1;
   return DecodeWaitStatus(status);
@@ -188,7 +189,32 @@ int OsdProcess::Wait() {
 int OsdProcess::Terminate() {
   if (pid_ <= 0) return -1;
   ::kill(pid_, SIGTERM);
+  if (stopped_) ::kill(pid_, SIGCONT);
   return Wait();
+}
+
+int OsdProcess::Exited() {
+  if (pid_ <= 0) return -1;
+  int status = 0;
+  pid_t r = ::waitpid(pid_, &status, WNOHANG);
+  if (r != pid_) return -1;
+  pid_ = -1;
+  stopped_ = false;
+  if (out_fd_ >= 0) ::close(out_fd_);
+  out_fd_ = -1;
+  return DecodeWaitStatus(status);
+}
+
+bool OsdProcess::Stop() {
+  if (pid_ <= 0 || stopped_ || ::kill(pid_, SIGSTOP) != 0) return false;
+  stopped_ = true;
+  return true;
+}
+
+bool OsdProcess::Continue() {
+  if (pid_ <= 0 || !stopped_ || ::kill(pid_, SIGCONT) != 0) return false;
+  stopped_ = false;
+  return true;
 }
 
 int OsdProcess::Kill() {

@@ -39,10 +39,20 @@ class OsdProcess {
   // Starts the daemon and waits (up to 60 s) for its ready line; false (with a gtest failure
   // message) if it exits or does not get ready.
   bool Start(const std::vector<std::string>& extra = {});
-  // SIGTERM and wait: the exit code. SIGKILL and wait: 128 + 9.
+  // SIGTERM and wait: the exit code (a stopped daemon is continued first). SIGKILL and wait:
+  // 128 + 9.
   int Terminate();
   int Kill();
+  // SIGSTOP: the daemon freezes (no heartbeats, no answers) until Continue (SIGCONT), as if its
+  // host were cut off; a frozen daemon can still be killed. False if it is not running (or
+  // already stopped / not stopped).
+  bool Stop();
+  bool Continue();
   bool running() const { return pid_ > 0; }
+  bool stopped() const { return stopped_; }
+  // Whether a running daemon has exited by itself (not reaped yet): then its exit code (128 +
+  // signal) and it is no longer running; -1 while it runs (or when it was not running).
+  int Exited();
 
   std::uint16_t port() const { return port_; }
   std::uint16_t metrics_port() const { return metrics_port_; }
@@ -58,6 +68,7 @@ class OsdProcess {
   fs::path dir_;
   int id_;
   pid_t pid_ = -1;
+  bool stopped_ = false;
   int out_fd_ = -1;
   std::uint16_t port_ = 0;
   std::uint16_t metrics_port_ = 0;
