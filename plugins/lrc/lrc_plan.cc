@@ -19,6 +19,21 @@ bool Contains(const ShardSet& set, const ShardSet& subset) {
   return std::includes(set.begin(), set.end(), subset.begin(), subset.end());
 }
 
+// Every chunk the layers can rebuild from `known`, with `known`.
+ShardSet Closure(const std::vector<LayerShape>& layers, ShardSet known) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const LayerShape& layer : layers) {
+      unsigned have = 0;
+      for (int id : layer.chunks) have += known.count(id) ? 1 : 0;
+      if (have < layer.k || have == layer.chunks.size()) continue;
+      known.insert(layer.chunks.begin(), layer.chunks.end());
+      changed = true;
+    }
+  }
+  return known;
+}
+
 }  // namespace
 
 Result<std::vector<LayerStep>> ScheduleDecode(const std::vector<LayerShape>& layers,
@@ -71,55 +86,71 @@ Result<ShardSet> ChooseReads(const std::vector<LayerShape>& layers, const ShardS
   for (const auto& [id, cost] : available) have.insert(id);
   if (Contains(have, want)) return want;
 
-  // Each missing wanted chunk from one layer of available chunks.
-  ShardSet reads, covered;
-  for (int id : want)
-    if (have.count(id)) reads.insert(id);
-  bool all_covered = true;
-  for (int id : want) {
-    if (have.count(id) || covered.count(id)) continue;
-    long long best_cost = std::numeric_limits<long long>::max();
-    int best = -1;
-    std::vector<int> best_reads;
-    for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
-      const LayerShape& layer = layers[static_cast<std::size_t>(i)];
-      if (std::find(layer.chunks.begin(), layer.chunks.end(), id) == layer.chunks.end()) continue;
-      std::vector<std::tuple<long long, int>> order;  // cost (0 when already read), id
-      for (int c : layer.chunks) {
-        auto it = available.find(c);
-        if (it != available.end()) order.emplace_back(reads.count(c) ? 0 : it->second, c);
-      }
-      if (order.size() < layer.k) continue;
-      std::sort(order.begin(), order.end());
-      long long cost = 0;
-      for (unsigned j = 0; j < layer.k; ++j) cost += std::get<0>(order[j]);
-      if (cost < best_cost) {  // strict: on a tie the later layer, found first, stays
-        best_cost = cost;
-        best = i;
-        best_reads.clear();
-        for (unsigned j = 0; j < layer.k; ++j) best_reads.push_back(std::get<1>(order[j]));
-      }
-    }
-    if (best < 0) {
-      all_covered = false;
-      break;
-    }
-    reads.insert(best_reads.begin(), best_reads.end());
-    const auto& chunks = layers[static_cast<std::size_t>(best)].chunks;
-    covered.insert(chunks.begin(), chunks.end());
-  }
-  if (all_covered) return reads;
+  int n = 0;
+  for (const LayerShape& layer : layers)
+    for (int id : layer.chunks) n = std::max(n, id + 1);
+  for (int id : want) n = std::max(n, id + 1);
+  constexpr long long kNever = std::numeric_limits<long long>::max();
 
-  // Chained repairs: every available chunk that a needed step reads.
-  auto steps = ScheduleDecode(layers, have, want);
-  if (!steps.ok()) return steps.status();
-  ShardSet chosen;
-  for (int id : want)
-    if (have.count(id)) chosen.insert(id);
-  for (const LayerStep& step : *steps)
-    for (int id : step.inputs)
-      if (have.count(id)) chosen.insert(id);
-  return chosen;
+  ShardSet reads, obtained;  // chunks chosen to be read; chunks read or rebuilt so far
+  for (int id : want) {
+    if (have.count(id)) reads.insert(id);
+  }
+  obtained = Closure(layers, reads);
+  for (int target : want) {
+    if (obtained.count(target)) continue;
+    // The cheapest way to obtain every chunk (Bellman-Ford over the layers): an available chunk
+    // costs its read (nothing once chosen), a lost one the k cheapest other chunks of a layer that
+    // holds it. Costs are never negative, so the choices form no cycle; on a tie the later layer
+    // (a local one, found first) stays.
+    std::vector<long long> cost(static_cast<std::size_t>(n), kNever);
+    std::vector<int> via(static_cast<std::size_t>(n), -1);
+    std::vector<std::vector<int>> inputs(static_cast<std::size_t>(n));
+    for (const auto& [id, c] : available) cost[static_cast<std::size_t>(id)] = c;
+    for (int id : obtained) cost[static_cast<std::size_t>(id)] = 0;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
+        const LayerShape& layer = layers[static_cast<std::size_t>(i)];
+        for (int id : layer.chunks) {
+          std::vector<std::pair<long long, int>> order;
+          for (int other : layer.chunks)
+            if (other != id && cost[static_cast<std::size_t>(other)] != kNever)
+              order.emplace_back(cost[static_cast<std::size_t>(other)], other);
+          if (order.size() < layer.k) continue;
+          std::sort(order.begin(), order.end());
+          long long sum = 0;
+          for (unsigned j = 0; j < layer.k; ++j) sum += order[j].first;
+          if (sum >= cost[static_cast<std::size_t>(id)]) continue;
+          cost[static_cast<std::size_t>(id)] = sum;
+          via[static_cast<std::size_t>(id)] = i;
+          inputs[static_cast<std::size_t>(id)].clear();
+          for (unsigned j = 0; j < layer.k; ++j)
+            inputs[static_cast<std::size_t>(id)].push_back(order[j].second);
+          changed = true;
+        }
+      }
+    }
+    if (cost[static_cast<std::size_t>(target)] == kNever) {
+      return ScheduleDecode(layers, have, want).status();  // its EIO names what cannot be rebuilt
+    }
+    // Expand the choice: chunks that are rebuilt bring their own inputs, down to reads.
+    std::vector<int> stack = {target};
+    ShardSet expanded;
+    while (!stack.empty()) {
+      const int id = stack.back();
+      stack.pop_back();
+      if (obtained.count(id) || !expanded.insert(id).second) continue;
+      if (via[static_cast<std::size_t>(id)] < 0) {
+        reads.insert(id);
+        continue;
+      }
+      for (int input : inputs[static_cast<std::size_t>(id)]) stack.push_back(input);
+    }
+    // Everything the reads rebuild comes free for the next wanted chunk.
+    obtained = Closure(layers, reads);
+  }
+  return reads;
 }
 
 }  // namespace ec::lrc

@@ -38,15 +38,13 @@ Result<std::vector<LayerStep>> ScheduleDecode(const std::vector<LayerShape>& lay
                                               const ShardSet& known, const ShardSet& targets);
 
 // The chunks to read to obtain `want`, given `available` (chunk id -> cost of reading it):
-//   - `want` itself when every wanted chunk is available;
-//   - else, when each missing wanted chunk has a layer with at least k available chunks, for each
-//     the layer whose k cheapest available chunks cost least (chunks already chosen cost
-//     nothing; on a tie the later layer, i.e. a local one), those k chunks, plus the wanted
-//     chunks that are available: one lost chunk of a local group reads the l chunks of its
-//     group and not k;
-//   - else every available chunk of the layers ScheduleDecode needs (chained repairs).
+// `want` itself when every wanted chunk is available; else the wanted chunks that are available
+// plus, for each missing one in turn, its cheapest way: a lost chunk costs the k cheapest other
+// chunks of one of its layers, each either read (its cost; nothing once chosen) or rebuilt the
+// same way (so a global repair can feed a local one). On a tie the later layer wins, i.e. a local
+// one: one lost chunk of a local group reads the l chunks of its group, not k.
 // Whatever is returned, ScheduleDecode(layers, result, want) succeeds. Errors: EIO as
-// ScheduleDecode.
+// ScheduleDecode when the available chunks cannot rebuild `want`.
 Result<ShardSet> ChooseReads(const std::vector<LayerShape>& layers, const ShardSet& want,
                              const std::map<int, int>& available);
 
