@@ -1,6 +1,7 @@
 #include "bench/ec_bench/bench_cases.h"
 
 #include <bit>
+#include <numeric>
 
 #include "ec/plugin.h"
 
@@ -18,11 +19,20 @@ std::map<std::string, CachedCode>& CodeCache() {
   return *cache;
 }
 
+// lrc's l: as many local groups as k and m allow (gcd(k, m)), so 4+2 -> l=3, 10+4 -> l=7.
+int LocalGroupSize(const Geometry& g) {
+  return (g.k + g.m) / std::gcd(g.k, g.m);
+}
+
 ec::Profile ProfileFor(const CodeSpec& spec, const Geometry& g, int packetsize) {
   ec::Profile p = {{"plugin", spec.plugin},
                    {"technique", spec.technique},
                    {"k", std::to_string(g.k)},
                    {"m", std::to_string(g.m)}};
+  if (spec.plugin == "lrc") {
+    p.erase("technique");  // its layers are jerasure reed_sol_van
+    p["l"] = std::to_string(LocalGroupSize(g));
+  }
   if (spec.plugin == "clay") {
     p["d"] = std::to_string(g.k + g.m - 1);
     p["scalar_mds"] = spec.scalar_mds;
@@ -34,10 +44,11 @@ ec::Profile ProfileFor(const CodeSpec& spec, const Geometry& g, int packetsize) 
 std::string NameFor(const CodeSpec& spec, const Geometry& g, int packetsize) {
   std::string name = "plugin:" + spec.plugin;
   if (!spec.scalar_mds.empty()) name += "/scalar_mds:" + spec.scalar_mds;
-  name += "/technique:" + spec.technique;
+  if (!spec.technique.empty()) name += "/technique:" + spec.technique;
   if (packetsize > 0) name += "/packetsize:" + std::to_string(packetsize);
   name += "/k:" + std::to_string(g.k) + "/m:" + std::to_string(g.m);
   if (spec.plugin == "clay") name += "/d:" + std::to_string(g.k + g.m - 1);
+  if (spec.plugin == "lrc") name += "/l:" + std::to_string(LocalGroupSize(g));
   return name;
 }
 
@@ -50,7 +61,7 @@ const std::vector<CodeSpec>& CodeSpecs() {
       {"jerasure", "cauchy_orig", "", 8},  {"jerasure", "cauchy_good", "", 8},
       {"jerasure", "liberation", "", 7},   {"jerasure", "blaum_roth", "", 7},
       {"jerasure", "liber8tion", "", 8},   {"clay", "reed_sol_van", "jerasure", 0},
-      {"clay", "reed_sol_van", "isa", 0},
+      {"clay", "reed_sol_van", "isa", 0},  {"lrc", "", "", 0},
   };
   return specs;
 }

@@ -6,6 +6,8 @@
 //   BM_Encode/plugin:isa/technique:reed_sol_van/k:8/m:3/chunk:65536/set:warm
 //   BM_Encode/plugin:jerasure/technique:cauchy_good/packetsize:128/k:4/m:2/chunk:4096/set:cold
 //   BM_Repair/plugin:clay/scalar_mds:jerasure/technique:reed_sol_van/k:4/m:2/d:5/lost:0/...
+//   BM_Repair/plugin:lrc/k:4/m:2/l:3/lost:0/...  (l = (k+m)/gcd(k,m): as many local groups as
+//   k and m allow; a lost chunk is rebuilt from the l others of its group)
 // so that --benchmark_filter selects a configuration.
 //
 // Chunk sizes: the table asks for 4 KiB, 64 KiB and 1 MiB chunks. Where that is not a valid chunk
@@ -28,8 +30,8 @@
 namespace ecbench {
 
 struct CodeSpec {
-  std::string plugin;      // isa, jerasure, clay
-  std::string technique;   // the profile's technique
+  std::string plugin;      // isa, jerasure, clay, lrc
+  std::string technique;   // the profile's technique (none for lrc)
   std::string scalar_mds;  // clay: the plugin of its per-plane code; empty otherwise
   int w = 0;               // bit-matrix techniques: the word size (packetsize depends on it)
 };
