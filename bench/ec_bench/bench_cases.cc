@@ -1,5 +1,6 @@
 #include "bench/ec_bench/bench_cases.h"
 
+#include <algorithm>
 #include <bit>
 #include <numeric>
 
@@ -74,6 +75,13 @@ const std::vector<Geometry>& Geometries() {
 const std::vector<std::size_t>& ChunkSizes() {
   static const std::vector<std::size_t> sizes = {4096, 65536, 1048576};
   return sizes;
+}
+
+bool IsDataChunk(const CodeCase& c, int id) {
+  const std::vector<int>& mapping = c.code->get_chunk_mapping();
+  if (mapping.empty()) return id < c.k;
+  const auto data_end = mapping.begin() + std::min<std::ptrdiff_t>(c.k, std::ssize(mapping));
+  return std::find(mapping.begin(), data_end, id) != data_end;
 }
 
 int PacketSizeFor(int w, std::size_t chunk) {

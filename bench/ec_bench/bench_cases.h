@@ -73,6 +73,10 @@ std::vector<CodeCase> MakeCodeCases(const Geometry& g, std::size_t requested_chu
 ec::ErasureCodeInterfaceRef CodeFor(const ec::Profile& profile, const std::string& plugin_dir,
                                     std::string* error);
 
+// True when chunk id `id` of `c` holds data: the first k ids of the code's chunk mapping (lrc's
+// mapping=DD__DD__ puts data in chunks 0, 1, 4, 5), ids 0..k-1 without one.
+bool IsDataChunk(const CodeCase& c, int id);
+
 // Packet size used for a bit-matrix code of word size w at chunk size `chunk`.
 int PacketSizeFor(int w, std::size_t chunk);
 
