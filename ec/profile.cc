@@ -11,8 +11,30 @@ Result<Profile> ParseProfile(std::string_view text) {
   Profile profile;
   std::size_t pos = 0;
   while (pos < text.size()) {
-    std::size_t end = text.find_first_of(", ", pos);
-    if (end == std::string_view::npos) end = text.size();
+    // A comma or space ends the piece, except inside JSON brackets (lrc's layers=[[...],[...]]).
+    std::size_t end = pos;
+    int depth = 0;
+    bool in_string = false, escaped = false;
+    for (; end < text.size(); ++end) {
+      const char c = text[end];
+      if (in_string) {
+        if (escaped) {
+          escaped = false;
+        } else if (c == '\\') {
+          escaped = true;
+        } else if (c == '"') {
+          in_string = false;
+        }
+      } else if (c == '"' && depth > 0) {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        ++depth;
+      } else if ((c == ']' || c == '}') && depth > 0) {
+        --depth;
+      } else if ((c == ',' || c == ' ') && depth == 0) {
+        break;
+      }
+    }
     std::string_view piece = text.substr(pos, end - pos);
     pos = end + 1;
     if (piece.empty()) continue;

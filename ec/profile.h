@@ -13,8 +13,10 @@ namespace ec {
 using Profile = std::map<std::string, std::string>;
 
 // Parses "k1=v1,k2=v2" or "k1=v1 k2=v2" (commas and spaces both separate; empty pieces are
-// ignored). Errors: a piece without '=' or with an empty key is EINVAL with a message naming it.
-// A key given twice keeps the last value, as Ceph does.
+// ignored). Beyond Ceph: commas and spaces inside JSON brackets ([...] or {...}, strings in them
+// included) do not separate, so that lrc's layers=[["DDc_",""],["DDDc",""]] is one value (Ceph's
+// tool cuts it apart). Errors: a piece without '=' or with an empty key is EINVAL with a message
+// naming it. A key given twice keeps the last value, as Ceph does.
 Result<Profile> ParseProfile(std::string_view text);
 
 // "{k1=v1,k2=v2}", Ceph's operator<< form.

@@ -14,6 +14,23 @@ TEST(Profile, ParsesCommasAndSpaces) {
   EXPECT_EQ(ProfileToString(*p), "{k=3,m=2,plugin=jerasure,technique=reed_sol_van}");
 }
 
+TEST(Profile, JsonBracketsKeepTheirCommasAndSpaces) {
+  auto p =
+      ParseProfile(R"(plugin=lrc,mapping=DD__,layers=[[ "DDc_", "plugin=isa technique=cauchy" ],)"
+                   R"(["DD_c",{"k":"2"}]] crush-steps=[["choose","rack",2]])");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->at("layers"), R"([[ "DDc_", "plugin=isa technique=cauchy" ],["DD_c",{"k":"2"}]])");
+  EXPECT_EQ(p->at("crush-steps"), R"([["choose","rack",2]])");
+  EXPECT_EQ(p->at("mapping"), "DD__");
+  // Quotes outside brackets are plain characters: the comma still separates ('b"' is no pair).
+  EXPECT_FALSE(ParseProfile(R"(x="a,b")").ok());
+  // A quoted bracket does not count, an escaped quote does not end the string.
+  p = ParseProfile(R"(a=["]\"", "b"],b=2)");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->at("a"), R"(["]\"", "b"])");
+  EXPECT_EQ(p->at("b"), "2");
+}
+
 TEST(Profile, EmptyValueAndErrors) {
   auto p = ParseProfile("k= m=2");
   ASSERT_TRUE(p.ok());

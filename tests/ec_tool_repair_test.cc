@@ -83,6 +83,52 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// LRC: one lost shard is rebuilt from the l other shards of its local group, not from k; with a
+// second shard of the group missing too, the global layer reads k.
+TEST(RepairLrc, OneLossReadsItsLocalGroupOnly) {
+  struct Lrc {
+    const char* profile;
+    unsigned k, m, l;
+  };
+  for (const Lrc& c :
+       {Lrc{"plugin=lrc,k=4,m=2,l=3", 4, 2, 3}, Lrc{"plugin=lrc,k=8,m=4,l=3", 8, 4, 3},
+        Lrc{"plugin=lrc,k=2,m=2,l=2", 2, 2, 2}}) {
+    SCOPED_TRACE(c.profile);
+    TempDir dir;
+    const fs::path obj = dir / "obj";
+    constexpr std::size_t su = 4096;
+    WriteBytes(obj, RandomBytes(su * c.k * 7 + 1234, 5));  // 8 stripes
+    ASSERT_EQ(RunTool({"encode", c.profile, "4096", "0", obj.string()}).exit_code, 0);
+    const unsigned groups = (c.k + c.m) / c.l;
+    const unsigned n = c.k + c.m + groups;
+    ASSERT_TRUE(fs::exists(obj.string() + "." + std::to_string(n - 1)));
+    ASSERT_FALSE(fs::exists(obj.string() + "." + std::to_string(n)));
+    for (unsigned lost = 0; lost < n; ++lost) {
+      const std::string lost_path = obj.string() + "." + std::to_string(lost);
+      const auto before = ReadBytes(lost_path);
+      fs::remove(lost_path);
+      ToolRun r = RunTool({"repair", c.profile, "4096", std::to_string(lost), obj.string()});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      ASSERT_EQ(ReadBytes(lost_path), before) << "shard " << lost << " rebuilt wrongly";
+      auto j = nlohmann::json::parse(r.out);
+      const auto helpers = j["helpers"].get<std::vector<int>>();
+      ASSERT_EQ(helpers.size(), c.l) << r.out;
+      for (int h : helpers) EXPECT_EQ(h / (c.l + 1), static_cast<int>(lost / (c.l + 1))) << r.out;
+      // l whole chunks of 8 stripes, one extent per helper: 3 x 4096 x 8 = 98304 for l=3.
+      EXPECT_EQ(j["bytes_read"], std::uint64_t{c.l} * su * 8) << r.out;
+      EXPECT_EQ(j["read_ops"], c.l);
+    }
+    // Shard 0 lost with shard 1 of its group: the global layer reads k chunks.
+    const auto shard0 = ReadBytes(obj.string() + ".0");
+    fs::remove(obj.string() + ".0");
+    fs::remove(obj.string() + ".1");
+    ToolRun r = RunTool({"repair", c.profile, "4096", "0", obj.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(ReadBytes(obj.string() + ".0"), shard0);
+    EXPECT_EQ(nlohmann::json::parse(r.out)["bytes_read"], std::uint64_t{c.k} * su * 8) << r.out;
+  }
+}
+
 class RepairErrors : public ::testing::Test {
  protected:
   void SetUp() override {

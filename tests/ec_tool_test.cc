@@ -277,6 +277,55 @@ TEST(EcToolTest, NonRegressionCreateThenCheck) {
   EXPECT_TRUE(fs::is_directory(tmp / "plugin=test_example stripe-width=8192 k=2"));
 }
 
+// Every subcommand with an lrc profile: 4 data chunks, 2 global and 2 local parities.
+TEST(EcToolTest, EverySubcommandWithLrc) {
+  const std::string lrc = "plugin=lrc,k=4,m=2,l=3";
+  Ok({"test-plugin-exists", "lrc"});
+  EXPECT_EQ(Ok({"validate-profile", lrc}).out,
+            "chunk_count: 8\ndata_chunk_count: 4\ncoding_chunk_count: 4\nsub_chunk_count: 1\n");
+  EXPECT_EQ(Ok({"calc-chunk-size", lrc, "4651"}).out, "1184\n");  // the global layer's
+  ectest::ToolRun bad = ectest::RunTool({"validate-profile", "plugin=lrc,k=4,m=2"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("All of k, m, l must be set or none of them in {k=4,l=-1,m=2,plugin=lrc}"),
+            std::string::npos)
+      << bad.err;
+
+  ectest::TempDir tmp;
+  const std::vector<std::byte> data = ectest::RandomBytes(3 * 4 * 4096 + 777, 21);
+  ectest::WriteBytes(tmp / "obj", data);
+  Ok({"encode", lrc, "4096", "0,1,2,3,4,5,6,7", (tmp / "obj").string()});
+  const std::vector<std::byte> padded = Padded(data, 4 * 4096);
+  // mapping DD__DD__: data pieces 0..3 of each stripe are shards 0, 1, 4, 5.
+  const int data_shard[] = {0, 1, 4, 5};
+  for (int piece = 0; piece < 4; ++piece) {
+    const auto shard = ectest::ReadBytes(tmp / ("obj." + std::to_string(data_shard[piece])));
+    ASSERT_EQ(shard.size(), 4u * 4096);
+    for (std::size_t s = 0; s < 4; ++s) {
+      EXPECT_TRUE(std::equal(shard.begin() + s * 4096, shard.begin() + (s + 1) * 4096,
+                             padded.begin() + (s * 4 + piece) * 4096))
+          << "piece " << piece << " stripe " << s;
+    }
+  }
+  // Decode from the data shards, from a local repair (0 lost: group 0 rebuilds it) and from
+  // the global layer (0 and 1 lost).
+  for (const char* available : {"0,1,4,5", "1,2,3,4,5", "2,4,5,6", "2,3,4,5,6,7"}) {
+    fs::remove(tmp / "obj");
+    Ok({"decode", lrc, "4096", available, (tmp / "obj").string()});
+    EXPECT_TRUE(ectest::ReadBytes(tmp / "obj") == padded) << "from shards " << available;
+  }
+  ectest::ToolRun few = ectest::RunTool({"decode", lrc, "4096", "2,3,6,7", (tmp / "obj").string()});
+  EXPECT_EQ(few.exit_code, 1);
+
+  const auto shard3 = ectest::ReadBytes(tmp / "obj.3");
+  fs::remove(tmp / "obj.3");
+  Ok({"repair", lrc, "4096", "3", (tmp / "obj").string()});
+  EXPECT_TRUE(ectest::ReadBytes(tmp / "obj.3") == shard3);
+
+  Ok({"non-regression", "--create", "--check", "--base", tmp.path().string(), "-p", "lrc", "-s",
+      "10000", "-P", "k=8", "-P", "m=4", "-P", "l=3"});
+  EXPECT_EQ(ectest::ListDir(tmp / "plugin=lrc stripe-width=10000 k=8 m=4 l=3").size(), 17u);
+}
+
 // The tool itself, on a few corpus folders (the corpus test runs the same code on all of them).
 TEST(EcToolTest, NonRegressionChecksCorpusFolders) {
   const fs::path base = ectest::SharedDir() / "ceph-erasure-code-corpus" / "v0.92-988";
@@ -285,6 +334,7 @@ TEST(EcToolTest, NonRegressionChecksCorpusFolders) {
        "jerasure-per-chunk-alignment=true"},
       {"jerasure", "65536", "technique=reed_sol_van", "k=9", "m=6"},
       {"isa", "10000", "technique=cauchy", "k=10", "m=4"},
+      {"lrc", "4651", "k=4", "m=2", "l=3"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {

@@ -1,6 +1,8 @@
 #include "bench/ec_bench/bench_cases.h"
 
+#include <algorithm>
 #include <bit>
+#include <numeric>
 
 #include "ec/plugin.h"
 
@@ -18,11 +20,20 @@ std::map<std::string, CachedCode>& CodeCache() {
   return *cache;
 }
 
+// lrc's l: as many local groups as k and m allow (gcd(k, m)), so 4+2 -> l=3, 10+4 -> l=7.
+int LocalGroupSize(const Geometry& g) {
+  return (g.k + g.m) / std::gcd(g.k, g.m);
+}
+
 ec::Profile ProfileFor(const CodeSpec& spec, const Geometry& g, int packetsize) {
   ec::Profile p = {{"plugin", spec.plugin},
                    {"technique", spec.technique},
                    {"k", std::to_string(g.k)},
                    {"m", std::to_string(g.m)}};
+  if (spec.plugin == "lrc") {
+    p.erase("technique");  // its layers are jerasure reed_sol_van
+    p["l"] = std::to_string(LocalGroupSize(g));
+  }
   if (spec.plugin == "clay") {
     p["d"] = std::to_string(g.k + g.m - 1);
     p["scalar_mds"] = spec.scalar_mds;
@@ -34,10 +45,11 @@ ec::Profile ProfileFor(const CodeSpec& spec, const Geometry& g, int packetsize) 
 std::string NameFor(const CodeSpec& spec, const Geometry& g, int packetsize) {
   std::string name = "plugin:" + spec.plugin;
   if (!spec.scalar_mds.empty()) name += "/scalar_mds:" + spec.scalar_mds;
-  name += "/technique:" + spec.technique;
+  if (!spec.technique.empty()) name += "/technique:" + spec.technique;
   if (packetsize > 0) name += "/packetsize:" + std::to_string(packetsize);
   name += "/k:" + std::to_string(g.k) + "/m:" + std::to_string(g.m);
   if (spec.plugin == "clay") name += "/d:" + std::to_string(g.k + g.m - 1);
+  if (spec.plugin == "lrc") name += "/l:" + std::to_string(LocalGroupSize(g));
   return name;
 }
 
@@ -50,7 +62,7 @@ const std::vector<CodeSpec>& CodeSpecs() {
       {"jerasure", "cauchy_orig", "", 8},  {"jerasure", "cauchy_good", "", 8},
       {"jerasure", "liberation", "", 7},   {"jerasure", "blaum_roth", "", 7},
       {"jerasure", "liber8tion", "", 8},   {"clay", "reed_sol_van", "jerasure", 0},
-      {"clay", "reed_sol_van", "isa", 0},
+      {"clay", "reed_sol_van", "isa", 0},  {"lrc", "", "", 0},
   };
   return specs;
 }
@@ -63,6 +75,13 @@ const std::vector<Geometry>& Geometries() {
 const std::vector<std::size_t>& ChunkSizes() {
   static const std::vector<std::size_t> sizes = {4096, 65536, 1048576};
   return sizes;
+}
+
+bool IsDataChunk(const CodeCase& c, int id) {
+  const std::vector<int>& mapping = c.code->get_chunk_mapping();
+  if (mapping.empty()) return id < c.k;
+  const auto data_end = mapping.begin() + std::min<std::ptrdiff_t>(c.k, std::ssize(mapping));
+  return std::find(mapping.begin(), data_end, id) != data_end;
 }
 
 int PacketSizeFor(int w, std::size_t chunk) {

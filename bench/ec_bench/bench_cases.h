@@ -6,6 +6,8 @@
 //   BM_Encode/plugin:isa/technique:reed_sol_van/k:8/m:3/chunk:65536/set:warm
 //   BM_Encode/plugin:jerasure/technique:cauchy_good/packetsize:128/k:4/m:2/chunk:4096/set:cold
 //   BM_Repair/plugin:clay/scalar_mds:jerasure/technique:reed_sol_van/k:4/m:2/d:5/lost:0/...
+//   BM_Repair/plugin:lrc/k:4/m:2/l:3/lost:0/...  (l = (k+m)/gcd(k,m): as many local groups as
+//   k and m allow; a lost chunk is rebuilt from the l others of its group)
 // so that --benchmark_filter selects a configuration.
 //
 // Chunk sizes: the table asks for 4 KiB, 64 KiB and 1 MiB chunks. Where that is not a valid chunk
@@ -28,8 +30,8 @@
 namespace ecbench {
 
 struct CodeSpec {
-  std::string plugin;      // isa, jerasure, clay
-  std::string technique;   // the profile's technique
+  std::string plugin;      // isa, jerasure, clay, lrc
+  std::string technique;   // the profile's technique (none for lrc)
   std::string scalar_mds;  // clay: the plugin of its per-plane code; empty otherwise
   int w = 0;               // bit-matrix techniques: the word size (packetsize depends on it)
 };
@@ -70,6 +72,10 @@ std::vector<CodeCase> MakeCodeCases(const Geometry& g, std::size_t requested_chu
 // The code the registry builds for `profile` (cached; nullptr and *error set when it cannot).
 ec::ErasureCodeInterfaceRef CodeFor(const ec::Profile& profile, const std::string& plugin_dir,
                                     std::string* error);
+
+// True when chunk id `id` of `c` holds data: the first k ids of the code's chunk mapping (lrc's
+// mapping=DD__DD__ puts data in chunks 0, 1, 4, 5), ids 0..k-1 without one.
+bool IsDataChunk(const CodeCase& c, int id);
 
 // Packet size used for a bit-matrix code of word size w at chunk size `chunk`.
 int PacketSizeFor(int w, std::size_t chunk);

@@ -57,6 +57,19 @@ bool BuildDecodeState(const CodeCase& c, const Layout& layout, int erasures, Dec
   ec::ShardSet sources;
   for (int id = 0; id < n && static_cast<int>(sources.size()) < c.k; ++id)
     if (!s->want.count(id)) sources.insert(id);
+  if (c.spec.plugin == "lrc") {
+    // Not every k chunks decode a locally repairable code: the chunks its own plan reads.
+    ec::ShardSet survivors;
+    for (int id = 0; id < n; ++id)
+      if (!s->want.count(id)) survivors.insert(id);
+    auto plan = c.code->minimum_to_decode(s->want, survivors);
+    if (!plan.ok()) {
+      *error = "minimum_to_decode: " + plan.status().message();
+      return false;
+    }
+    sources.clear();
+    for (const auto& [id, ranges] : *plan) sources.insert(id);
+  }
   s->bytes_read = sources.size() * layout.chunk;
   s->in.resize(layout.stripes);
   s->out.resize(layout.stripes);
@@ -162,7 +175,7 @@ void RunEncode(benchmark::State& state, const CodeCase& c, WorkingSet set,
     for (std::size_t st = 0; st < layout.stripes; ++st) {
       for (int id = 0; id < layout.chunks; ++id) {
         auto span = arena.span(layout.offset(st, id), layout.chunk);
-        if (id < c.k)
+        if (IsDataChunk(c, id))
           fresh->in[st][id] = span;
         else
           fresh->out[st][id] = span;
@@ -254,7 +267,7 @@ bool EnsureParity(const CodeCase& c, const Layout& layout, std::string* error) {
     ec::ChunkSpans out;
     for (int id = 0; id < layout.chunks; ++id) {
       auto span = arena.span(layout.offset(st, id), layout.chunk);
-      if (id < c.k)
+      if (IsDataChunk(c, id))
         in[id] = span;
       else
         out[id] = span;

@@ -59,7 +59,13 @@ int MakeCode(Bench* b) {
   }
   const unsigned k = b->code->get_data_chunk_count();
   const unsigned m = b->code->get_chunk_count() - k;
-  if (k != static_cast<unsigned>(b->o.k) || m != static_cast<unsigned>(b->o.m)) {
+  // lrc adds one local parity per group of l chunks (k=4 m=2 l=3: 2 + 2 coding chunks).
+  int local = 0;
+  if (auto l = profile.find("l"); b->o.plugin == "lrc" && l != profile.end()) {
+    const int groups = std::atoi(l->second.c_str());
+    if (groups > 0) local = (b->o.k + b->o.m) / groups;
+  }
+  if (k != static_cast<unsigned>(b->o.k) || m != static_cast<unsigned>(b->o.m + local)) {
     b->out << "parameter k is " << b->o.k << "/m is " << b->o.m << ". But data chunk count is " << k
            << "/parity chunk count is " << m << std::endl;
     return 1;

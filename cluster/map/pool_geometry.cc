@@ -27,7 +27,9 @@ Result<PoolGeometry> GeometryOf(const ec::Profile& profile) {
   auto plugin = profile.find("plugin");
   auto mapping = profile.find("mapping");
   const bool lrc = plugin != profile.end() && plugin->second == "lrc";
-  if (lrc && mapping != profile.end() && profile.find("l") == profile.end()) {
+  // An explicit lrc profile (mapping + layers): lrc's init writes k=m=l=-1 ("not set") into it.
+  auto l = profile.find("l");
+  if (lrc && mapping != profile.end() && (l == profile.end() || l->second == "-1")) {
     g.size = static_cast<int>(mapping->second.size());
     g.k = static_cast<int>(std::count(mapping->second.begin(), mapping->second.end(), 'D'));
   } else {

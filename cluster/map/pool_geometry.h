@@ -19,7 +19,8 @@ struct PoolGeometry {
   FailureDomain failure_domain = FailureDomain::kHost;
 };
 
-// From the profile keys: k and m (integers), lrc's l ((k+m)/l local chunks) or its `mapping`
+// From the profile keys: k and m (integers), lrc's l ((k+m)/l local chunks) or, when l is absent
+// or -1 (what lrc's init writes into an explicit profile), its `mapping`
 // (its length; k = its 'D's), crush-failure-domain (default host). Errors: EINVAL naming the
 // profile key that is missing or not a number, or a size outside 1..kMaxPoolSize.
 Result<PoolGeometry> GeometryOf(const ec::Profile& profile);

@@ -3,7 +3,11 @@
 # Ceph 16.2's ceph-erasure-code-tool encodes a random object, ec-tool encodes the same object and
 # every shard file must be identical; then ec-tool decodes from random k-subsets of Ceph's shards
 # and must give back the object (padded to whole stripes), and `ec-tool repair` rebuilds a random
-# lost shard from Ceph's shards (CLAY reading exactly d x chunk/q per stripe).
+# lost shard from Ceph's shards (CLAY reading exactly d x chunk/q per stripe, LRC exactly the l
+# other shards of the lost shard's local group). A fourth field gives ec-tool another profile for
+# the same code: Ceph 16.2's tool cannot take an explicit lrc mapping + layers (it cuts the JSON
+# at commas and reads k=-1 from the profile), so those are checked against Ceph's k/m/l encoding
+# of the same layout.
 # Usage: tests/ceph/ceph_side_by_side.sh BUILD_DIR
 # Needs ceph-erasure-code-tool (Debian package ceph-osd; scripts/test.sh installs it).
 set -euo pipefail
@@ -52,40 +56,62 @@ if [ -e "$build/lib/libec_clay.so" ]; then
   )
 fi
 
+if [ -e "$build/lib/libec_lrc.so" ]; then
+  explicit_423='plugin=lrc,mapping=DD__DD__,layers=[["DDc_DDc_",""],["DDDc____","plugin=jerasure technique=reed_sol_van"],["____DDDc",{"plugin":"jerasure"}]]'
+  explicit_633='plugin=lrc mapping=DD__DD__DD__ layers=[["DDc_DDc_DDc_",""],["DDDc________",""],["____DDDc____",""],["________DDDc",""]] crush-steps=[["choose","rack",3],["chooseleaf","host",4]]'
+  cases+=(
+    "plugin=lrc,k=4,m=2,l=3|4096|100000"
+    "plugin=lrc,k=2,m=2,l=2|4096|30000"
+    "plugin=lrc,k=8,m=4,l=3|4096|300000"
+    "plugin=lrc,k=6,m=3,l=3|8192|200001"
+    "plugin=lrc,k=8,m=4,l=6|4096|250000"
+    "plugin=lrc,k=4,m=2,l=3|4096|100000|$explicit_423"
+    "plugin=lrc,k=6,m=3,l=3|4096|150000|$explicit_633"
+  )
+fi
+
 fail=0
+index=0
 for c in "${cases[@]}"; do
-  IFS='|' read -r profile su size <<<"$c"
-  dir="$work/$(echo "$profile" | tr ',=' '__')"
+  index=$((index + 1))
+  IFS='|' read -r profile su size ours <<<"$c"
+  ours="${ours:-$profile}"
+  dir="$work/$index-$(echo "$profile" | tr ',=' '__')"
   mkdir -p "$dir/ceph" "$dir/ours"
   head -c "$size" /dev/urandom > "$dir/ceph/obj"
   cp "$dir/ceph/obj" "$dir/ours/obj"
-  n="$("$tool" validate-profile "$profile" chunk_count)"
-  k="$("$tool" validate-profile "$profile" data_chunk_count)"
+  n="$("$tool" validate-profile "$ours" chunk_count)"
+  k="$("$tool" validate-profile "$ours" data_chunk_count)"
+  # Decodes read n - tolerated shards: k for MDS codes, n - m for lrc (any m losses decode).
+  keep="$k"
+  if [[ "$profile" == plugin=lrc* ]]; then
+    keep=$(( n - $(echo "$profile" | tr ',' '\n' | sed -n 's/^m=//p') ))
+  fi
   all="$(seq -s, 0 $((n - 1)))"
   if ! "$ceph_tool" encode "$profile" "$su" "$all" "$dir/ceph/obj" >"$dir/ceph.log" 2>&1; then
     echo "FAIL $profile: Ceph's tool failed (see its log below)"; tail -5 "$dir/ceph.log"; fail=1; continue
   fi
-  "$tool" encode "$profile" "$su" "$all" "$dir/ours/obj"
+  "$tool" encode "$ours" "$su" "$all" "$dir/ours/obj"
   same=1
   for i in $(seq 0 $((n - 1))); do
     cmp -s "$dir/ceph/obj.$i" "$dir/ours/obj.$i" || { echo "FAIL $profile: shard $i differs from Ceph's"; same=0; }
   done
-  # Decode from Ceph's shards: three random k-subsets.
+  # Decode from Ceph's shards: three random subsets of `keep` shards.
   stripe=$((su * k))
   padded=$(( (size + stripe - 1) / stripe * stripe ))
   head -c "$padded" /dev/zero > "$dir/expect"
   dd if="$dir/ceph/obj" of="$dir/expect" conv=notrunc status=none
   for t in 1 2 3; do
-    subset="$(seq 0 $((n - 1)) | shuf --random-source=<(yes "$seed$t") -n "$k" | sort -n | paste -sd,)"
+    subset="$(seq 0 $((n - 1)) | shuf --random-source=<(yes "$seed$t") -n "$keep" | sort -n | paste -sd,)"
     rm -f "$dir/ceph/obj"
-    if ! "$tool" decode "$profile" "$su" "$subset" "$dir/ceph/obj" || ! cmp -s "$dir/ceph/obj" "$dir/expect"; then
+    if ! "$tool" decode "$ours" "$su" "$subset" "$dir/ceph/obj" || ! cmp -s "$dir/ceph/obj" "$dir/expect"; then
       echo "FAIL $profile: decode from Ceph's shards {$subset} is wrong"; same=0
     fi
   done
   # Repair one random shard of Ceph's set; CLAY must read exactly d x chunk/q per stripe.
   lost=$(( RANDOM % n ))
   mv "$dir/ceph/obj.$lost" "$dir/lost"
-  if ! json="$("$tool" repair "$profile" "$su" "$lost" "$dir/ceph/obj")" || ! cmp -s "$dir/ceph/obj.$lost" "$dir/lost"; then
+  if ! json="$("$tool" repair "$ours" "$su" "$lost" "$dir/ceph/obj")" || ! cmp -s "$dir/ceph/obj.$lost" "$dir/lost"; then
     echo "FAIL $profile: repair of shard $lost from Ceph's shards is wrong"; same=0
   elif [[ "$profile" == plugin=clay* ]]; then
     d="$(echo "$profile" | tr ',' '\n' | sed -n 's/^d=//p')"
@@ -94,7 +120,14 @@ for c in "${cases[@]}"; do
     expect=$(( d * su / (d - k + 1) * stripes ))
     got="$(echo "$json" | sed -n 's/.*"bytes_read":\([0-9]*\).*/\1/p')"
     [ "$got" = "$expect" ] || { echo "FAIL $profile: repair read $got bytes, expected d*C/q*stripes = $expect"; same=0; }
+  elif [[ "$profile" == plugin=lrc* ]]; then
+    l="$(echo "$profile" | tr ',' '\n' | sed -n 's/^l=//p')"
+    stripes=$(( $(stat -c %s "$dir/lost") / su ))
+    expect=$(( l * su * stripes ))
+    got="$(echo "$json" | sed -n 's/.*"bytes_read":\([0-9]*\).*/\1/p')"
+    [ "$got" = "$expect" ] || { echo "FAIL $profile: repair read $got bytes, expected l*C*stripes = $expect"; same=0; }
   fi
+  [ "$ours" = "$profile" ] || profile="$ours (against Ceph's $profile)"
   if [ "$same" -eq 1 ]; then echo "ok   $profile (su=$su, $n shards identical, 3 decodes, repair of shard $lost)"; else fail=1; fi
 done
 [ "$fail" -eq 0 ] && echo "all ${#cases[@]} profiles byte-identical to Ceph" || { echo "Ceph side-by-side: FAILURES"; exit 1; }

@@ -1,0 +1,87 @@
+#include "plugins/lrc/lrc_test_util.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+#include "ec/plugin.h"
+#include "plugins/lrc/lrc_plugin.h"
+
+namespace ec::lrc_test {
+
+std::uint64_t Seed() {
+  static const std::uint64_t seed = [] {
+    std::uint64_t s = 0;
+    if (const char* env = std::getenv("ECSTORE_TEST_SEED"); env != nullptr && *env != '\0') {
+      s = std::strtoull(env, nullptr, 10);
+    } else {
+      std::random_device rd;
+      s = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+    }
+    std::cout << "[lrc_test] seed=" << s << " (replay with ECSTORE_TEST_SEED=" << s << ")\n";
+    return s;
+  }();
+  return seed;
+}
+
+std::filesystem::path SharedDir() {
+  if (const char* env = std::getenv("ECSTORE_SHARED"); env != nullptr && *env != '\0') return env;
+  return std::filesystem::path(ECSTORE_SOURCE_DIR) / ".." / "shared";
+}
+
+std::shared_ptr<ErasureCodeLrc> MakeLrc(const std::string& profile_text, Status* status) {
+  RegisterLrcBuiltin();
+  Result<Profile> profile = ParseProfile("plugin=lrc " + profile_text);
+  if (!profile.ok()) {
+    if (status) *status = profile.status();
+    return nullptr;
+  }
+  ErasureCodeInterfaceRef code;
+  Status s = PluginRegistry::instance().factory("lrc", PluginRegistry::default_directory(),
+                                                *profile, &code);
+  if (status) *status = s;
+  if (!s.ok()) return nullptr;
+  return std::dynamic_pointer_cast<ErasureCodeLrc>(code);
+}
+
+Status InitError(Profile profile) {
+  ErasureCodeLrc code(PluginRegistry::default_directory());
+  return code.init(profile);
+}
+
+Status InitError(const std::string& profile_text) {
+  Result<Profile> profile = ParseProfile("plugin=lrc " + profile_text);
+  if (!profile.ok()) return profile.status();
+  return InitError(*profile);
+}
+
+bool ReadFile(const std::filesystem::path& path, Buffer* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  *out = Buffer::Copy(AsBytes(bytes.data(), bytes.size()));
+  return true;
+}
+
+Buffer RandomBuffer(std::mt19937_64& rng, std::size_t n) {
+  Buffer b = Buffer::Allocate(n, false);
+  for (std::size_t i = 0; i < n; ++i) b.udata()[i] = static_cast<std::uint8_t>(rng());
+  return b;
+}
+
+bool SameBytes(const Buffer& a, const Buffer& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+ChunkMap EncodeAll(const ErasureCodeInterface& code, const Buffer& data) {
+  ShardSet all;
+  for (unsigned i = 0; i < code.get_chunk_count(); ++i) all.insert(static_cast<int>(i));
+  ChunkMap encoded;
+  Status s = code.encode(all, data.span(), &encoded);
+  if (!s.ok()) encoded.clear();
+  return encoded;
+}
+
+}  // namespace ec::lrc_test
