@@ -48,7 +48,7 @@ mkdir -p "$RESULTS"
 if ((BUILD_STEP && (BENCH || CEPH))); then
   [[ -f $BUILD/build.ninja ]] ||
     cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DECSTORE_BUILD_BENCH=ON >/dev/null
-  cmake --build "$BUILD" -j2 --target ec-bench ec-benchmark ec-tool ec_jerasure ec_isa ec_clay ec_lrc
+  cmake --build "$BUILD" -j2 --target ec-bench ec-benchmark ec-tool ec_jerasure ec_isa ec_clay ec_lrc ec_shec
 fi
 
 if ((BENCH)); then

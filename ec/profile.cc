@@ -62,8 +62,7 @@ std::string ProfileToString(const Profile& profile) {
   return out;
 }
 
-// Mirrors strict_strtol: the whole string must be a base-10 integer that fits in an int.
-static bool StrictToInt(const std::string& s, int* out, std::string* err) {
+bool StrictToInt(const std::string& s, int* out, std::string* err) {
   errno = 0;
   char* end = nullptr;
   long v = std::strtol(s.c_str(), &end, 10);

@@ -22,6 +22,11 @@ Result<Profile> ParseProfile(std::string_view text);
 // "{k1=v1,k2=v2}", Ceph's operator<< form.
 std::string ProfileToString(const Profile& profile);
 
+// Ceph's strict_strtol: true when the whole of `s` is a base-10 integer that fits in an int
+// (strtol's leading blanks and sign allowed); else false with *err set to Ceph's text
+// ("strict_strtol: expected integer, got: '...'" or "... integer underflow or overflow ...").
+bool StrictToInt(const std::string& s, int* out, std::string* err);
+
 // Ceph's profile helpers (ErasureCode::to_int and friends). An absent or empty value is replaced by
 // `default_value` and written back into the profile. A value that is not an integer yields EINVAL
 // with "could not convert NAME=VAL to int because ERR, set to default DEF" and `*out` set to the

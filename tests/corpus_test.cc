@@ -2,7 +2,7 @@
 // `ec-tool non-regression --check` logic (ec_tool_lib, the code the tool runs): re-encode
 // `content` and compare every chunk, decode with {0} and {0, N-1} erased.
 //
-// jerasure, isa and lrc folders must all pass. Folders of other plugins (shec in v0.92-988; clay
+// jerasure, isa, lrc and shec folders must all pass. Folders of other plugins (clay
 // in v14.0.0-3924) are checked as soon as build/lib holds their plugin and are reported by name
 // as "plugin not available yet" before that; every folder is counted, none is silently skipped.
 #include <gtest/gtest.h>
@@ -119,13 +119,10 @@ TEST(CorpusTest, V092LrcFoldersPass) {
   EXPECT_EQ(t.passed, t.folders);
 }
 
-// shec: checked once its plugin exists, reported by name until then.
-TEST(CorpusTest, V092ShecFoldersPassOrAreReported) {
+TEST(CorpusTest, V092ShecFoldersPass) {
   Tally t = CheckPlugin("v0.92-988", "shec");
   EXPECT_EQ(t.folders, kV092Folders.at("shec"));
-  std::cout << "shec: " << t.not_available << " of " << t.folders
-            << " folders reported as plugin not available yet" << std::endl;
-  EXPECT_EQ(t.passed + t.not_available, t.folders);
+  EXPECT_EQ(t.passed, t.folders);
 }
 
 // clay: checked once build/lib/libec_clay.so exists, reported by name until then.

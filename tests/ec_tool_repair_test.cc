@@ -1,7 +1,9 @@
 // `ec-tool repair`: rebuilds a lost shard byte-identically and reads exactly what the plan needs.
-// CLAY reads d helpers x chunk_size / q per stripe; RS plugins read k whole chunks.
+// CLAY reads d helpers x chunk_size / q per stripe; RS plugins read k whole chunks; SHEC reads the
+// few chunks of one shingle.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -126,6 +128,33 @@ TEST(RepairLrc, OneLossReadsItsLocalGroupOnly) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(ReadBytes(obj.string() + ".0"), shard0);
     EXPECT_EQ(nlohmann::json::parse(r.out)["bytes_read"], std::uint64_t{c.k} * su * 8) << r.out;
+  }
+}
+
+// SHEC k=4 m=3 c=2 (parities 4 = 1111, 5 = 1100, 6 = 0011): a lost data chunk is rebuilt from
+// one other data chunk and the narrow parity over both, 2 chunks instead of RS's k = 4.
+TEST(ShecRepair, SingleLossReadsTheShingleNotK) {
+  ASSERT_TRUE(PluginBuilt("shec")) << "libec_shec.so is not built";
+  const std::string profile = "plugin=shec,k=4,m=3,c=2";
+  const std::size_t su = 4096;
+  TempDir dir;
+  const fs::path obj = dir / "obj";
+  WriteBytes(obj, RandomBytes(su * 4 * 5 + 77, std::random_device{}()));  // 6 stripes
+  ASSERT_EQ(RunTool({"encode", profile, std::to_string(su), "0", obj.string()}).exit_code, 0);
+  const std::map<int, std::vector<int>> expected = {{0, {1, 5}}, {1, {0, 5}},       {2, {3, 6}},
+                                                    {3, {2, 6}}, {4, {0, 1, 2, 3}}, {5, {0, 1}},
+                                                    {6, {2, 3}}};
+  for (const auto& [lost, helpers] : expected) {
+    const std::string lost_path = obj.string() + "." + std::to_string(lost);
+    const std::vector<std::byte> original = ReadBytes(lost_path);
+    fs::remove(lost_path);
+    ToolRun r =
+        RunTool({"repair", profile, std::to_string(su), std::to_string(lost), obj.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_EQ(ReadBytes(lost_path), original) << "shard " << lost << " rebuilt wrongly";
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["helpers"].get<std::vector<int>>(), helpers) << "lost " << lost;
+    EXPECT_EQ(j["bytes_read"], helpers.size() * su * 6) << "lost " << lost;
   }
 }
 

@@ -335,6 +335,7 @@ TEST(EcToolTest, NonRegressionChecksCorpusFolders) {
       {"jerasure", "65536", "technique=reed_sol_van", "k=9", "m=6"},
       {"isa", "10000", "technique=cauchy", "k=10", "m=4"},
       {"lrc", "4651", "k=4", "m=2", "l=3"},
+      {"shec", "4651", "technique=multiple", "k=8", "m=4", "c=3"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {
@@ -348,6 +349,38 @@ TEST(EcToolTest, NonRegressionChecksCorpusFolders) {
     ASSERT_TRUE(fs::is_directory(base / folder)) << base / folder;
     Ok(args);
   }
+}
+
+// Every subcommand with a SHEC profile, which is not MDS: decode needs SHEC's sets, not any k.
+TEST(EcToolTest, EverySubcommandWithShec) {
+  const std::string profile = "plugin=shec,k=4,m=3,c=2";  // parities 1111, 1100, 0011
+  Ok({"test-plugin-exists", "shec"});
+  EXPECT_EQ(Ok({"validate-profile", profile}).out,
+            "chunk_count: 7\ndata_chunk_count: 4\ncoding_chunk_count: 3\nsub_chunk_count: 1\n");
+  EXPECT_EQ(Ok({"calc-chunk-size", profile, "4651"}).out, "1184\n");
+  EXPECT_EQ(Ok({"calc-chunk-size", profile + ",w=16", "4651"}).out, "1216\n");
+  ectest::TempDir tmp;
+  const std::string obj = (tmp / "obj").string();
+  const std::vector<std::byte> data = ectest::RandomBytes(100000, 17);
+  ectest::WriteBytes(obj, data);
+  Ok({"encode", profile, "4096", "0,1,2,3,4,5,6", obj});
+  const std::vector<std::byte> shard0 = ectest::ReadBytes(obj + ".0");
+  // Chunk 0 from chunk 1 and the narrow parity 5: four shards are enough here...
+  fs::remove(obj);
+  Ok({"decode", profile, "4096", "1,2,3,5", obj});
+  EXPECT_TRUE(ectest::ReadBytes(obj) == Padded(data, 4 * 4096));
+  // ...but not these four: 0 and 1 are both missing and only the narrow parity 5 covers them.
+  ectest::ToolRun bad = ectest::RunTool({"decode", profile, "4096", "2,3,5,6", obj});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_FALSE(bad.err.empty());
+  fs::remove(obj + ".0");
+  ectest::ToolRun run = Ok({"repair", profile, "4096", "0", obj});
+  EXPECT_TRUE(ectest::ReadBytes(obj + ".0") == shard0);
+  EXPECT_NE(run.out.find("\"helpers\":[1,5]"), std::string::npos) << run.out;
+  Ok({"non-regression", "--create", "--check", "--base", tmp.path().string(), "-p", "shec", "-s",
+      "10000", "-P", "technique=single", "-P", "k=6", "-P", "m=3", "-P", "c=2", "-P", "w=32"});
+  EXPECT_TRUE(fs::is_directory(tmp / "plugin=shec stripe-width=10000 technique=single k=6 m=3 "
+                                     "c=2 w=32"));
 }
 
 }  // namespace

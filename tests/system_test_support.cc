@@ -139,7 +139,7 @@ bool PluginBuilt(const std::string& name) {
 }
 
 bool PluginRequired(const std::string& name) {
-  return name == "jerasure" || name == "isa" || name == "lrc";
+  return name == "jerasure" || name == "isa" || name == "lrc" || name == "shec";
 }
 
 std::vector<std::string> SubFolders(const fs::path& dir) {

@@ -38,6 +38,7 @@ ec::Profile ProfileFor(const CodeSpec& spec, const Geometry& g, int packetsize) 
     p["d"] = std::to_string(g.k + g.m - 1);
     p["scalar_mds"] = spec.scalar_mds;
   }
+  if (spec.plugin == "shec") p["c"] = std::to_string(kShecC);
   if (packetsize > 0) p["packetsize"] = std::to_string(packetsize);
   return p;
 }
@@ -50,6 +51,7 @@ std::string NameFor(const CodeSpec& spec, const Geometry& g, int packetsize) {
   name += "/k:" + std::to_string(g.k) + "/m:" + std::to_string(g.m);
   if (spec.plugin == "clay") name += "/d:" + std::to_string(g.k + g.m - 1);
   if (spec.plugin == "lrc") name += "/l:" + std::to_string(LocalGroupSize(g));
+  if (spec.plugin == "shec") name += "/c:" + std::to_string(kShecC);
   return name;
 }
 
@@ -63,6 +65,7 @@ const std::vector<CodeSpec>& CodeSpecs() {
       {"jerasure", "liberation", "", 7},   {"jerasure", "blaum_roth", "", 7},
       {"jerasure", "liber8tion", "", 8},   {"clay", "reed_sol_van", "jerasure", 0},
       {"clay", "reed_sol_van", "isa", 0},  {"lrc", "", "", 0},
+      {"shec", "multiple", "", 0},
   };
   return specs;
 }

@@ -8,6 +8,7 @@
 //   BM_Repair/plugin:clay/scalar_mds:jerasure/technique:reed_sol_van/k:4/m:2/d:5/lost:0/...
 //   BM_Repair/plugin:lrc/k:4/m:2/l:3/lost:0/...  (l = (k+m)/gcd(k,m): as many local groups as
 //   k and m allow; a lost chunk is rebuilt from the l others of its group)
+//   BM_Repair/plugin:shec/technique:multiple/k:6/m:3/c:2/lost:0/...
 // so that --benchmark_filter selects a configuration.
 //
 // Chunk sizes: the table asks for 4 KiB, 64 KiB and 1 MiB chunks. Where that is not a valid chunk
@@ -29,8 +30,11 @@
 
 namespace ecbench {
 
+// shec's c (Ceph's default): each parity covers about 2k/m data chunks.
+inline constexpr int kShecC = 2;
+
 struct CodeSpec {
-  std::string plugin;      // isa, jerasure, clay, lrc
+  std::string plugin;      // isa, jerasure, clay, lrc, shec
   std::string technique;   // the profile's technique (none for lrc)
   std::string scalar_mds;  // clay: the plugin of its per-plane code; empty otherwise
   int w = 0;               // bit-matrix techniques: the word size (packetsize depends on it)

@@ -57,8 +57,10 @@ bool BuildDecodeState(const CodeCase& c, const Layout& layout, int erasures, Dec
   ec::ShardSet sources;
   for (int id = 0; id < n && static_cast<int>(sources.size()) < c.k; ++id)
     if (!s->want.count(id)) sources.insert(id);
-  if (c.spec.plugin == "lrc") {
-    // Not every k chunks decode a locally repairable code: the chunks its own plan reads.
+  if (c.spec.plugin == "lrc" || !c.code->minimum_to_decode(s->want, sources).ok()) {
+    // Not every k chunks decode a locally repairable code (lrc), and these k chunks may not
+    // rebuild the lost ones of a code that is not MDS (shec): read what the code's own plan over
+    // all survivors names instead.
     ec::ShardSet survivors;
     for (int id = 0; id < n; ++id)
       if (!s->want.count(id)) survivors.insert(id);

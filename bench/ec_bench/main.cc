@@ -10,6 +10,7 @@
 //   --ec_plugin_dir=DIR   where libec_<plugin>.so are (default $EC_PLUGIN_DIR, else ../lib)
 //   --ec_cold_mib=N       bytes a cold working set spans, in MiB (default 128)
 //   --ec_sets=warm,cold   working sets to register (default both)
+//   --ec_geometries=LIST  k+m pairs to register, e.g. 4+3,8+3 (default the table's five)
 //   --version             prints "ec-bench <version>" and exits 0
 #include <benchmark/benchmark.h>
 
@@ -37,13 +38,38 @@ constexpr const char* kBytesCounted =
 struct Options {
   std::string plugin_dir;
   std::vector<ecbench::WorkingSet> sets = {ecbench::WorkingSet::kWarm, ecbench::WorkingSet::kCold};
+  std::vector<ecbench::Geometry> geometries = ecbench::Geometries();
 };
+
+// "4+3,8+3" -> {{4,3},{8,3}}; false on anything else (k in 1..32, m in 1..32).
+bool ParseGeometries(const std::string& list, std::vector<ecbench::Geometry>* out) {
+  out->clear();
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    std::size_t end = list.find(',', pos);
+    if (end == std::string::npos) end = list.size();
+    const std::string item = list.substr(pos, end - pos);
+    const std::size_t plus = item.find('+');
+    if (plus == std::string::npos) return false;
+    char* k_end = nullptr;
+    char* m_end = nullptr;
+    const long k = std::strtol(item.c_str(), &k_end, 10);
+    const long m = std::strtol(item.c_str() + plus + 1, &m_end, 10);
+    if (k_end != item.c_str() + plus || *m_end != '\0' || k < 1 || k > 32 || m < 1 || m > 32) {
+      return false;
+    }
+    out->push_back({static_cast<int>(k), static_cast<int>(m)});
+    pos = end + 1;
+  }
+  return !out->empty();
+}
 
 void PrintOwnHelp() {
   std::cout << "ec-bench: erasure-code micro-benchmarks (see bench/README.md)\n"
                "  --ec_plugin_dir=DIR   plugin directory (default $EC_PLUGIN_DIR, else ../lib)\n"
                "  --ec_cold_mib=N       span of a cold working set in MiB (default 128)\n"
                "  --ec_sets=LIST        warm, cold or warm,cold (default)\n"
+               "  --ec_geometries=LIST  k+m pairs, e.g. 4+3,8+3 (default 4+2,6+3,8+3,10+4,12+4)\n"
                "  --version             print the version and exit\n\n";
 }
 
@@ -76,6 +102,11 @@ bool ParseOwnFlags(int argc, char** argv, Options* o) {
         std::cerr << "ec-bench: --ec_sets wants warm, cold or warm,cold, got '" << list << "'\n";
         return false;
       }
+    } else if (const char* v = value("--ec_geometries=")) {
+      if (!ParseGeometries(v, &o->geometries)) {
+        std::cerr << "ec-bench: --ec_geometries wants k+m pairs like 4+3,8+3, got '" << v << "'\n";
+        return false;
+      }
     } else {
       std::cerr << "ec-bench: unknown argument '" << arg << "' (see --help)\n";
       return false;
@@ -104,7 +135,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("cold_working_set_bytes", std::to_string(ecbench::ColdBytes()));
 
   std::vector<std::string> notes;
-  for (const ecbench::Geometry& g : ecbench::Geometries()) {
+  for (const ecbench::Geometry& g : options.geometries) {
     for (std::size_t chunk : ecbench::ChunkSizes()) {
       const std::vector<ecbench::CodeCase> cases =
           ecbench::MakeCodeCases(g, chunk, options.plugin_dir, &notes);

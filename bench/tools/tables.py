@@ -39,6 +39,8 @@ def code_label(r):
         if "scalar_mds" in p:
             label += f"(mds={p['scalar_mds']})"
         label += f" {p['technique']}"
+        if "c" in p:
+            label += f" c={p['c']}"
     if "packetsize" in p:
         label += f" ps={p['packetsize']}"
     return label

@@ -127,6 +127,9 @@ class ErasureCodeClay final : public ErasureCode {
   // d helpers that include every other real chunk of its group. Each helper's reads are a subset
   // of the full-repair ranges; with want = (0, q^t) they are exactly Ceph's plan. The result is
   // cached and may be shared. Errors: EINVAL for bad ids, a bad helper set or range.
+  // Whether a sub-chunk repair of `lost` from `helpers` can be planned: false when the per-plane
+  // code (one that is not MDS, such as shec) cannot decode the pattern it needs.
+  bool can_repair(int lost, const ShardSet& helpers) const;
   Result<std::shared_ptr<const clay::RepairProgram>> plan_repair(int lost_chunk, SubChunkRange want,
                                                                  const ShardSet& helpers) const;
 

@@ -9,9 +9,10 @@ namespace ec {
 
 namespace {
 
-ShardSet Keys(const std::map<int, int>& costs) {
+template <typename Map>
+ShardSet Keys(const Map& by_id) {
   ShardSet keys;
-  for (const auto& [id, cost] : costs) keys.insert(id);
+  for (const auto& [id, value] : by_id) keys.insert(id);
   return keys;
 }
 
@@ -42,9 +43,18 @@ Result<SubChunkPlan> ErasureCodeClay::minimum_to_decode(const ShardSet& want,
                                                         const ShardSet& available) const {
   EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
   EC_RETURN_IF_ERROR(check_ids(available, "available"));
-  if (layout_.is_repair(want, available))
-    return layout_.minimum_to_repair(*want.begin(), available);
+  if (layout_.is_repair(want, available)) {
+    SubChunkPlan plan = layout_.minimum_to_repair(*want.begin(), available);
+    if (can_repair(*want.begin(), Keys(plan))) return plan;
+  }
   return ErasureCode::minimum_to_decode(want, available);
+}
+
+// A per-plane code that is not MDS (scalar_mds=shec) cannot decode every erasure pattern that a
+// sub-chunk repair needs (the lost chunk's whole group in each plane): for such a chunk the plans
+// fall back to a whole decode, which it can do (Ceph would plan the repair and fail to decode).
+bool ErasureCodeClay::can_repair(int lost, const ShardSet& helpers) const {
+  return plan_repair(lost, {0, layout_.sub_chunk_count()}, helpers).ok();
 }
 
 Result<ShardSet> ErasureCodeClay::minimum_to_decode_with_cost(
@@ -65,6 +75,7 @@ Result<ShardSet> ErasureCodeClay::minimum_to_decode_with_cost(
   long long repair_cost = 0;
   for (int id : repair) repair_cost += available.at(id);
   const std::vector<int> decode = Cheapest(available, k_, lost);
+  if (!can_repair(lost, repair)) return ErasureCode::minimum_to_decode_with_cost(want, available);
   long long decode_cost = 0;
   for (int id : decode) decode_cost += available.at(id);
   // A repair reads 1/q of each helper, a decode all of k chunks.
@@ -188,14 +199,18 @@ Result<ClayReadPlan> ErasureCodeClay::plan_read(int chunk, SubChunkRange want,
     for (const auto& [id, cost] : available)
       if (!helpers.count(id)) others[id] = cost;
     for (int id : Cheapest(others, layout_.d() - helpers.size(), chunk)) helpers.insert(id);
+    // A per-plane code that cannot decode the repair's pattern (see can_repair) leaves the decode.
     auto program = plan_repair(chunk, want, helpers);
-    if (!program.ok()) return program.status();
-    ClayReadPlan repair;
-    repair.kind =
-        want.second == z ? ClayReadPlan::Kind::kRepair : ClayReadPlan::Kind::kPartialRepair;
-    repair.reads = (*program)->reads;
-    repair.repair = *program;
-    candidates.push_back(finish(std::move(repair)));
+    if (program.ok()) {
+      ClayReadPlan repair;
+      repair.kind =
+          want.second == z ? ClayReadPlan::Kind::kRepair : ClayReadPlan::Kind::kPartialRepair;
+      repair.reads = (*program)->reads;
+      repair.repair = *program;
+      candidates.push_back(finish(std::move(repair)));
+    } else if (candidates.empty()) {
+      return program.status();
+    }
   }
   if (candidates.empty()) {
     return Status::IOError("chunk " + std::to_string(chunk) + " cannot be rebuilt from " +

@@ -58,8 +58,20 @@ using ectest::ToVector;
 // "clay") and 32 KiB ("rs32", "clay32"), and RS(5,1) isa, where a small overwrite reads 2 chunks
 // by parity delta instead of 4 by re-encoding its stripe.
 const std::vector<std::string> kPools = {"rs", "clay", "rs51", "rs32", "clay32"};
+// One more pool, used by the recovery case only: SHEC(4,2,1) (technique single: parities 1100 and
+// 0011), which rebuilds any one lost shard from 2 shards instead of k=4. Not in kPools: it
+// tolerates one arbitrary loss (c=1), not the two the model-checked workload kills.
+const std::string kShecPool = "shec";
 
 ec::Profile ProfileOf(const std::string& pool) {
+  if (pool == kShecPool) {
+    return {{"plugin", "shec"},
+            {"k", "4"},
+            {"m", "2"},
+            {"c", "1"},
+            {"technique", "single"},
+            {"crush-failure-domain", "host"}};
+  }
   if (pool.starts_with("clay")) {
     return {
         {"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"}, {"crush-failure-domain", "host"}};
@@ -79,6 +91,7 @@ std::vector<ectest::PoolSpec> PoolSpecs() {
   std::vector<ectest::PoolSpec> specs;
   for (const std::string& pool : kPools)
     specs.push_back({pool, ProfileOf(pool), StripeUnitOf(pool)});
+  specs.push_back({kShecPool, ProfileOf(kShecPool), StripeUnitOf(kShecPool)});
   return specs;
 }
 
@@ -232,9 +245,12 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
     ec::cluster::PgLocation loc;
   };
   std::vector<Case> cases;
-  // The OSD we kill holds a data shard of one object per pool, and is not its primary.
+  // The OSD we kill holds a data shard of one object per pool, and is not its primary. The shec
+  // pool too: its degraded reads decode from its shingle, fewer than k shards.
   int victim = -1;
-  for (const std::string& pool : kPools) {
+  std::vector<std::string> pools = kPools;
+  pools.push_back(kShecPool);
+  for (const std::string& pool : pools) {
     auto io = Pool(pool);
     const std::size_t k = pool == "rs51" ? 5 : 4;
     auto map = std::make_shared<const ClusterMap>(cluster_->Map());
@@ -268,9 +284,8 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
   cluster_->Kill(victim);
   ASSERT_TRUE(cluster_->WaitUp(victim, false, seconds(kGraceSeconds + 6)));
   std::printf(
-      "degraded reads (osd.%d down; rs, clay, rs51: stripe unit 4096, rs32, clay32: 32768): pool, "
-      "read, network bytes, device "
-      "bytes\n",
+      "degraded reads (osd.%d down; stripe unit 32768 in rs32 and clay32, else 4096): pool, read, "
+      "network bytes, device bytes\n",
       victim);
   for (const Case& c : cases) {
     auto io = Pool(c.pool);
@@ -479,11 +494,12 @@ TEST_F(PoolIo, StatusCountsObjectsAndDegradedObjects) {
 // Issue 15: an OSD killed and marked out. Every PG of the pools returns to active+clean (as the
 // primaries report it), every object reads back identical, and the bytes the OSDs that rebuilt
 // shards received from helpers are exactly the code's minimum: CLAY(4,2,5) reads d=5 helpers x
-// C/q = 2048 bytes per stripe, RS(4,2) k=4 helpers x C = 4096 bytes per stripe. A seventh OSD on
+// C/q = 2048 bytes per stripe, RS(4,2) k=4 helpers x C = 4096 bytes per stripe, SHEC(4,2,1) 2
+// helpers x C = 4096 bytes per stripe (its shingle). A seventh OSD on
 // a seventh host joins first, so that six hosts remain for the six shards once one is out (its
 // joining moves shards to it: a first recovery).
 TEST_F(PoolIo, RecoveryAfterAnOsdIsMarkedOutRebuildsWithTheLeastBytes) {
-  const std::vector<std::string> pools = {"rs", "clay"};
+  const std::vector<std::string> pools = {"rs", "clay", kShecPool};
   ASSERT_EQ(cluster_->AddOsd(), kOsds);
   std::mt19937_64 rng(15);
   std::map<std::string, std::map<std::string, std::vector<std::byte>>> model;
@@ -517,7 +533,9 @@ TEST_F(PoolIo, RecoveryAfterAnOsdIsMarkedOutRebuildsWithTheLeastBytes) {
           continue;
         }
         const std::uint64_t stripes = (bytes.size() + 16383) / 16384;
-        expect[pool] += stripes * (pool == "clay" ? 5 * 2048 : 4 * 4096);
+        expect[pool] += stripes * (pool == "clay"      ? 5 * 2048
+                                   : pool == kShecPool ? 2 * 4096
+                                                       : 4 * 4096);
       }
     }
   }
