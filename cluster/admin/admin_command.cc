@@ -6,6 +6,7 @@
 
 #include "cluster/admin/commands.h"
 #include "cluster/admin/progress_report.h"
+#include "cluster/admin/scrub_health.h"
 #include "cluster/admin/status_report.h"
 
 namespace ec::cluster::admin {
@@ -18,15 +19,6 @@ bool IsConnectionError(int code) {
          code == ENETUNREACH;
 }
 
-// An error from etcd or the map, with the endpoints named when etcd could not be reached.
-Status FromStore(const AdminContext& ctx, const Status& s) {
-  if (IsConnectionError(s.code())) {
-    return Status::Error(s.code(),
-                         "cannot reach etcd at " + ctx.etcd_endpoints + ": " + s.message());
-  }
-  return s;
-}
-
 bool StartsWith(const Words& words, std::initializer_list<const char*> prefix) {
   if (words.size() < prefix.size()) return false;
   std::size_t i = 0;
@@ -37,6 +29,14 @@ bool StartsWith(const Words& words, std::initializer_list<const char*> prefix) {
 }
 
 }  // namespace
+
+Status FromStore(const AdminContext& ctx, const Status& s) {
+  if (IsConnectionError(s.code())) {
+    return Status::Error(s.code(),
+                         "cannot reach etcd at " + ctx.etcd_endpoints + ": " + s.message());
+  }
+  return s;
+}
 
 std::string ErrnoName(int code) {
   switch (code) {
@@ -147,6 +147,23 @@ const std::vector<CommandHelp>& CommandTable() {
       {"osd rm ID [ID ...]", "remove OSDs that are down"},
       {"osd dump", "the whole map"},
       {"osd map POOL OBJECT", "the PG of an object and its up and acting OSDs"},
+      {"pg scrub PGID", "ask the PG's primary to scrub it (shard metadata)",
+       "Leaves a scrub request for PG PGID (POOL.PGHEX, as 1.1f) in etcd for the PG's primary,\n"
+       "the first up OSD of its acting set, and names that OSD. A scrub compares the metadata\n"
+       "of every object's shards: that each exists, its size and its object version; it reads no\n"
+       "data. The primary runs the request once the PG is active+clean, deletes it when done and\n"
+       "records what it found; a newer request replaces one not yet started.\n"
+       "Results: `ec-admin health detail` (OSD_SCRUB_ERRORS, PG_DAMAGED) and\n"
+       "`ec-rados list-inconsistent-obj PGID`.\n"},
+      {"pg deep-scrub PGID", "ask the PG's primary to deep-scrub it (reads every shard)",
+       "As `pg scrub`, and more: a deep scrub reads every shard of every object, verifies its\n"
+       "checksums and re-encodes the parity from the data to compare it with the stored parity\n"
+       "(a shard that disagrees is an ec_hash_error). It finds silent corruption a scrub cannot.\n"
+       "Results: `ec-admin health detail` and `ec-rados list-inconsistent-obj PGID`.\n"},
+      {"pg repair PGID", "ask the PG's primary to repair it (a deep scrub that fixes)",
+       "A deep scrub (see `pg deep-scrub`) that then rebuilds each bad shard from the good ones\n"
+       "and rewrites it. What it could not fix stays in the PG's scrub record.\n"
+       "Results: `ec-admin health detail` and `ec-rados list-inconsistent-obj PGID`.\n"},
       {"status", "cluster status (also: -s)"},
       {"health [detail]", "cluster health"},
       {"progress [json]", "running recovery events",
@@ -254,17 +271,26 @@ Result<GlobalArgs> ParseGlobalArgs(const std::vector<std::string>& args) {
 
 namespace {
 
-// The status of the map now, with the primaries' PG reports; without them (etcd hiccup) the
-// status still shows the map's view.
+// The status of the map now, with the primaries' PG reports and the PGs' scrub results; without
+// them (etcd hiccup) the status still shows the map's view.
 Result<StatusReport> LoadStatus(const AdminContext& ctx) {
   Result<ClusterMap> map = LoadMap(ctx);
   if (!map.ok()) return map.status();
   std::map<int, PgStatsReport> stats;
+  std::map<std::string, ScrubResult> scrubs;
   if (ctx.store->client() != nullptr) {
     auto loaded = LoadPgStats(*ctx.store->client(), ctx.store->prefix());
     if (loaded.ok()) stats = std::move(loaded).value();
+    auto results = LoadScrubResults(*ctx.store->client(), ctx.store->prefix());
+    if (results.ok()) scrubs = std::move(results).value();
   }
-  return BuildStatusReport(*map, map->fsid.empty() ? ctx.cluster_id : map->fsid, stats);
+  Result<StatusReport> report =
+      BuildStatusReport(*map, map->fsid.empty() ? ctx.cluster_id : map->fsid, stats);
+  if (!report.ok()) return report;
+  Result<std::vector<HealthCheck>> scrub_checks = ScrubHealthChecks(*map, stats, scrubs);
+  if (!scrub_checks.ok()) return scrub_checks.status();
+  AddHealthChecks(std::move(scrub_checks).value(), &*report);
+  return report;
 }
 
 }  // namespace
@@ -315,6 +341,7 @@ CommandResult RunCommand(const std::vector<std::string>& words, const AdminConte
   if (StartsWith(words, {"osd"})) return RunOsdCommand(Tail(words, 1), ctx);
   if (words[0] == "status" || words[0] == "health") return RunStatusCommand(words, ctx);
   if (words[0] == "progress") return RunProgressCommand(words, ctx);
+  if (words[0] == "pg") return RunPgCommand(Tail(words, 1), ctx);
   return UsageError("unknown command '" + words[0] + "'; see ec-admin --help", "");
 }
 

@@ -7,6 +7,7 @@
 //   osd erasure-code-profile set|get|ls|rm     osd pool create|ls|rm
 //   osd tree | osd out|in|rm ID... | osd dump  osd map POOL OBJECT
 //   status (also the global flag -s) | health [detail] | progress [json]
+//   pg scrub|deep-scrub|repair PGID
 //
 // Output, as Ceph's CLI: data goes to stdout (CommandResult::out) in the requested format;
 // status messages Ceph prints on stderr ("pool 'p' created", "marked out osd.1. ") go to

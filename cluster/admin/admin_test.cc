@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cluster/admin/admin_command.h"
+#include "cluster/admin/admin_test_fixture.h"
 #include "cluster/admin/status_report.h"
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/etcd/etcd_test_server.h"
@@ -26,97 +27,17 @@ namespace {
 using etcd::testing::EtcdServer;
 using nlohmann::json;
 
-constexpr std::int64_t kNow = 1'700'000'000'000;  // ms since 1970
+using test_support::Contains;
+using test_support::kNow;
+using test_support::Split;
 
-std::vector<std::string> Split(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-class AdminTest : public ::testing::Test {
+class AdminTest : public test_support::AdminFixture {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new EtcdServer;
-    Status st = server_->Start();
-    ASSERT_TRUE(st.ok()) << st.ToString();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-
-  void SetUp() override {
-    ASSERT_TRUE(server_ != nullptr && server_->running());
-    client_ = std::make_unique<etcd::Client>(server_->client_options());
-    prefix_ = "/t" + std::to_string(next_prefix_++) + "/";
-    store_ = std::make_unique<MapStore>(client_.get(), prefix_);
-    ctx_.store = store_.get();
-    ctx_.etcd_endpoints = "http://" + server_->endpoint().ToString();
-    ctx_.cluster_id = "test-cluster";
-    ctx_.now_ms = [] { return kNow; };
-  }
-
-  CommandResult Run(const std::string& line, Format format = Format::kPlain) {
-    AdminContext ctx = ctx_;
-    ctx.format = format;
-    return RunCommand(Split(line), ctx);
-  }
-  // Runs a command that must succeed and returns its result.
-  CommandResult Ok(const std::string& line, Format format = Format::kPlain) {
-    CommandResult r = Run(line, format);
-    EXPECT_EQ(r.exit_code, 0) << line << "\n" << r.err;
-    return r;
-  }
-  json Json(const std::string& line) {
-    CommandResult r = Ok(line, Format::kJson);
-    json j = json::parse(r.out, nullptr, false);
-    EXPECT_FALSE(j.is_discarded()) << r.out;
-    return j;
-  }
-  // A command that must fail with "Error <name>: ..." (exit 1, nothing on stdout).
-  std::string Fails(const std::string& line, const std::string& errno_name) {
-    CommandResult r = Run(line);
-    EXPECT_EQ(r.exit_code, 1) << line;
-    EXPECT_EQ(r.out, "") << line;
-    EXPECT_EQ(r.err.rfind("Error " + errno_name + ": ", 0), 0u) << line << "\n" << r.err;
-    return r.err;
-  }
-  ClusterMap Map() {
-    Result<ClusterMap> m = store_->Load();
-    EXPECT_TRUE(m.ok()) << m.status().ToString();
-    return m.ok() ? *m : ClusterMap{};
-  }
-  void Boot(int id, const std::string& host) {
-    Result<ClusterMap> m =
-        store_->Apply({MapChange::OsdBoot(id, "127.0.0.1:" + std::to_string(6800 + id), host,
-                                          "uuid-" + std::to_string(id), kNow - 90'000)});
-    ASSERT_TRUE(m.ok()) << m.status().ToString();
-  }
-  void Down(int id) {
-    Result<ClusterMap> m = store_->Apply({MapChange::OsdDown(id, kNow - 1000)});
-    ASSERT_TRUE(m.ok()) << m.status().ToString();
-  }
   // OSDs 0..n-1 on `hosts` hosts h0, h1, ... (round robin).
   void BootCluster(int n, int hosts) {
     for (int i = 0; i < n; ++i) Boot(i, "h" + std::to_string(i % hosts));
   }
-
-  static EtcdServer* server_;
-  static int next_prefix_;
-  std::unique_ptr<etcd::Client> client_;
-  std::unique_ptr<MapStore> store_;
-  std::string prefix_;
-  AdminContext ctx_;
 };
-
-EtcdServer* AdminTest::server_ = nullptr;
-int AdminTest::next_prefix_ = 0;
 
 // ---- global flags, formats, usage ----------------------------------------------------------
 
@@ -276,6 +197,17 @@ TEST_F(AdminTest, ProfileValidatedByLoadingThePlugin) {
   EXPECT_EQ(Map().profiles.at("clay").profile.at("k"), "4");
   EXPECT_EQ(Map().profiles.at("clay").profile.at("d"), "5");
   EXPECT_EQ(Map().profiles.at("clay").profile.at("plugin"), "clay");
+  // shec: Ceph's defaults written back (the pool's size comes from k and m), and Ceph's message
+  // for k, m, c given in part.
+  Ok("osd erasure-code-profile set shec plugin=shec");
+  const ClusterMap with_shec = Map();  // kept: the profile is a reference into it
+  const ec::Profile& shec = with_shec.profiles.at("shec").profile;
+  EXPECT_EQ(shec.at("k"), "4");
+  EXPECT_EQ(shec.at("m"), "3");
+  EXPECT_EQ(shec.at("c"), "2");
+  EXPECT_EQ(shec.at("technique"), "multiple");
+  err = Fails("osd erasure-code-profile set bad plugin=shec k=4 m=3", "EINVAL");
+  EXPECT_TRUE(Contains(err, "(k, m, c) must be choosed")) << err;
 }
 
 TEST_F(AdminTest, ProfileGetRmAndInUse) {

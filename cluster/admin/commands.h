@@ -31,6 +31,9 @@ struct Plan {
 
 // The map; an etcd that cannot be reached is reported naming the configured endpoints.
 Result<ClusterMap> LoadMap(const AdminContext& ctx);
+// An error from etcd (a call on ctx.store->client()) as LoadMap reports it: a connection error
+// names the configured endpoints; any other is returned as it is.
+Status FromStore(const AdminContext& ctx, const Status& s);
 // Decides on the current map and applies the plan in one Apply guarded by that map's epoch;
 // when the map changed in between, decides again (up to 8 times, then EAGAIN).
 CommandResult ChangeMap(const AdminContext& ctx,
@@ -50,6 +53,8 @@ CommandResult RunOsdCommand(const Words& words, const AdminContext& ctx);
 CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx);
 // progress [json].
 CommandResult RunProgressCommand(const Words& words, const AdminContext& ctx);
+// After "pg": scrub, deep-scrub, repair.
+CommandResult RunPgCommand(const Words& words, const AdminContext& ctx);
 
 // One line per command: syntax and what it does (HelpText and usage errors).
 struct CommandHelp {

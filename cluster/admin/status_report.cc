@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "cluster/admin/progress_report.h"
 #include "cluster/map/object_locator.h"
@@ -47,6 +48,25 @@ std::string ObjectsLine(std::uint64_t count, std::uint64_t total, const char* wh
 
 std::uint64_t Count(std::int64_t v) {
   return v < 0 ? 0 : static_cast<std::uint64_t>(v);
+}
+
+// "active+clean" with only scrub flags after it ("+scrubbing", "+scrubbing+deep", "+repair",
+// "+inconsistent"): a PG being scrubbed, or with inconsistent objects, is not degraded (an
+// inconsistent one is PG_DAMAGED's, scrub_health.h).
+bool IsCleanState(std::string_view state) {
+  constexpr std::string_view kClean = "active+clean";
+  if (state.substr(0, kClean.size()) != kClean) return false;
+  std::string_view rest = state.substr(kClean.size());
+  while (!rest.empty()) {
+    if (rest[0] != '+') return false;
+    rest.remove_prefix(1);
+    const std::string_view flag = rest.substr(0, rest.find('+'));
+    if (flag != "scrubbing" && flag != "deep" && flag != "repair" && flag != "inconsistent") {
+      return false;
+    }
+    rest.remove_prefix(flag.size());
+  }
+  return true;
 }
 
 std::string DegradedObjects(const StatusReport& r) {
@@ -130,7 +150,7 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
             const std::uint64_t misplaced = std::min(Count(st.misplaced), missing);
             r.misplaced_objects += misplaced;
             r.degraded_objects += missing - misplaced;
-            if (state == PgState::kActiveClean && st.state != "active+clean") {
+            if (state == PgState::kActiveClean && !IsCleanState(st.state)) {
               state = PgState::kActiveDegraded;
             }
             if (missing > 0) {

@@ -12,7 +12,9 @@
 //   min_size <= u < size  active+undersized+degraded
 //   k <= u < min_size     undersized+degraded+peered   (readable, not writable: inactive)
 //   u < k                 down                          (inactive)
-// A pool whose profile gives no geometry (pool_geometry.h) has its PGs counted as "unknown".
+// A pool whose profile gives no geometry (pool_geometry.h) has its PGs counted as "unknown". A
+// reported state that is "active+clean" with only scrub flags after it ("+scrubbing",
+// "+scrubbing+deep", "+repair", "+inconsistent") is a clean PG, not a degraded one.
 //
 // Degraded and misplaced object copies (Ceph's "12/360 objects degraded", out of objects x size
 // copies): per counted PG, objects x (size - u) copies have no up OSD; of the (object, position)
@@ -32,7 +34,8 @@
 // (root=default,host=h1) is down"), PG_AVAILABILITY (inactive PGs: "Reduced data availability: N
 // pgs inactive, M pgs down"), PG_DEGRADED ("Degraded data redundancy: N pgs degraded, M pgs
 // undersized"), OBJECT_MISPLACED ("N/T objects misplaced (x%)"). PG detail lists at most kMaxDetail
-// lines ("pg 1.1f is down, acting [NONE,2,0]").
+// lines ("pg 1.1f is down, acting [NONE,2,0]"). The scrub checks (OSD_SCRUB_ERRORS, PG_DAMAGED,
+// HEALTH_ERR) come from the scrub records, scrub_health.h, added with AddHealthChecks.
 //
 // Thread safety: pure functions.
 #pragma once

@@ -88,6 +88,25 @@ std::string PgName(std::int64_t pool_id, std::uint32_t pg) {
   return std::to_string(pool_id) + "." + buf;
 }
 
+std::optional<PgId> ParsePgId(std::string_view text) {
+  const std::size_t dot = text.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const std::string_view pool = text.substr(0, dot);
+  const std::string_view pg = text.substr(dot + 1);
+  const auto digits = [](std::string_view s, std::string_view set) {
+    return !s.empty() && s.find_first_not_of(set) == std::string_view::npos;
+  };
+  if (!digits(pool, "0123456789") || !digits(pg, "0123456789abcdefABCDEF")) return std::nullopt;
+  PgId id;
+  auto [pool_end, pool_ec] = std::from_chars(pool.data(), pool.data() + pool.size(), id.pool);
+  auto [pg_end, pg_ec] = std::from_chars(pg.data(), pg.data() + pg.size(), id.pg, 16);
+  if (pool_ec != std::errc() || pool_end != pool.data() + pool.size() || pg_ec != std::errc() ||
+      pg_end != pg.data() + pg.size()) {
+    return std::nullopt;
+  }
+  return id;
+}
+
 std::string OsdList(const std::vector<int>& osds) {
   std::string out = "[";
   for (std::size_t i = 0; i < osds.size(); ++i) {

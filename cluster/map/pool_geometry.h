@@ -6,6 +6,9 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <optional>
+#include <string_view>
+
 #include "cluster/map/cluster_map.h"
 #include "cluster/placement/placement.h"
 #include "common/status.h"
@@ -34,6 +37,17 @@ Result<Placement> PlacementFor(const ClusterMap& map);
 
 // "1.1f": Ceph's pg id, the pool id in decimal and the PG number in hex.
 std::string PgName(std::int64_t pool_id, std::uint32_t pg);
+
+struct PgId {
+  std::int64_t pool = 0;
+  std::uint32_t pg = 0;
+  bool operator==(const PgId&) const = default;
+};
+// The inverse of PgName, lenient on case and leading zeros: "1.1f", "1.1F", "1.01f" -> {1, 0x1f}
+// (decimal pool id, '.', 1 to 8 hex digits; PgName of the result is the canonical form). nullopt
+// otherwise (an empty part, a sign, a suffix such as Ceph's shard "s0", a pool id above
+// INT64_MAX). Whether the pool and PG exist is the caller's check.
+std::optional<PgId> ParsePgId(std::string_view text);
 // "[2,NONE,1]" (plain) for an OSD list with kItemNone as NONE.
 std::string OsdList(const std::vector<int>& osds);
 

@@ -445,6 +445,11 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_recovery_max_chunk = typed.at("osd_recovery_max_chunk").u;
   c.osd_recovery_max_bytes_per_sec = typed.at("osd_recovery_max_bytes_per_sec").u;
   c.osd_recovery_nice = static_cast<std::uint32_t>(typed.at("osd_recovery_nice").i);
+  c.osd_scrub_min_interval = typed.at("osd_scrub_min_interval").d;
+  c.osd_deep_scrub_interval = typed.at("osd_deep_scrub_interval").d;
+  c.osd_scrub_sleep = typed.at("osd_scrub_sleep").d;
+  c.osd_max_scrubs = static_cast<std::uint32_t>(typed.at("osd_max_scrubs").i);
+  c.osd_scrub_auto_repair = typed.at("osd_scrub_auto_repair").b;
   c.osd_recovery_op_threads = static_cast<std::uint32_t>(typed.at("osd_recovery_op_threads").i);
   c.osd_mon_report_interval = typed.at("osd_mon_report_interval").d;
   c.osd_read_cost_network_weight =

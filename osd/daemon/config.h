@@ -125,6 +125,11 @@ struct OsdConfig {
   std::uint64_t osd_recovery_max_chunk = 0;
   std::uint64_t osd_recovery_max_bytes_per_sec = 0;
   std::uint32_t osd_recovery_nice = 0;
+  std::chrono::milliseconds osd_scrub_min_interval{0};
+  std::chrono::milliseconds osd_deep_scrub_interval{0};
+  std::chrono::milliseconds osd_scrub_sleep{0};
+  std::uint32_t osd_max_scrubs = 0;
+  bool osd_scrub_auto_repair = false;
   std::uint32_t osd_recovery_op_threads = 0;
   std::chrono::milliseconds osd_mon_report_interval{0};
   std::uint32_t osd_read_cost_network_weight = 0;  // percent

@@ -133,6 +133,19 @@ const OptionSpec kOptions[] = {
     Number("osd_recovery_max_bytes_per_sec", OptionType::kSize, "0",
            "cap on the shard bytes a primary's recovery rebuilds per second (0: none)", 0,
            std::int64_t{1} << 40),
+    Number("osd_scrub_min_interval", OptionType::kDuration, "86400s",
+           "an active+clean PG is scrubbed when its last scrub is older than this (Ceph's option)",
+           1000, 365 * 24 * kHour),
+    Number("osd_deep_scrub_interval", OptionType::kDuration, "604800s",
+           "an active+clean PG is deep-scrubbed (every shard read, checksums verified, parity "
+           "re-encoded and compared) when its last deep scrub is older than this (Ceph's option)",
+           1000, 365 * 24 * kHour),
+    Number("osd_scrub_sleep", OptionType::kDuration, "0s",
+           "pause between the objects of a scrub (Ceph's option)", 0, kHour),
+    Number("osd_max_scrubs", OptionType::kInt, "1", "scrubs a primary runs at once (Ceph's option)",
+           1, 64),
+    Other("osd_scrub_auto_repair", OptionType::kBool, "false",
+          "scrubs repair the inconsistent shards they find, without a person (Ceph's option)"),
     Number("osd_recovery_nice", OptionType::kInt, "10",
            "nice value of the threads doing recovery work (pulls and their decoding, serving other "
            "OSDs' recovery reads, their connections' io threads): client operations get the CPU "

@@ -45,6 +45,7 @@
 #include "osd/pg/pg_stats_publisher.h"
 #include "osd/pg/primary.h"
 #include "osd/pg/pull_service.h"
+#include "osd/pg/scrub_scheduler.h"
 #include "osd/store/malloc_tuning.h"
 #include "osd/store/object_store.h"
 
@@ -327,6 +328,39 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
           });
     }
   }
+  // Scrubs of the PGs this OSD is primary of: requested through etcd (`ec-admin pg deep-scrub`)
+  // or due by the osd_scrub_* intervals; results published to etcd (osd/pg/scrub_scheduler.h).
+  std::unique_ptr<ec::osd::pg::ScrubScheduler> scrubs;
+  if (stats_etcd) {
+    ec::osd::pg::ScrubSchedule ss;
+    ss.min_interval = c.osd_scrub_min_interval;
+    ss.deep_interval = c.osd_deep_scrub_interval;
+    ss.sleep = c.osd_scrub_sleep;
+    ss.max_scrubs = static_cast<int>(c.osd_max_scrubs);
+    ss.auto_repair = c.osd_scrub_auto_repair;
+    ec::osd::pg::ScrubScheduler::Hooks hooks;
+    const ec::etcd::Client* etcd = stats_etcd.get();
+    const std::string prefix = c.etcd_prefix;
+    ec::osd::pg::Primary* pr = primary.get();
+    hooks.health = [pr] { return pr->Health(); };
+    hooks.scrub = [pr](const std::string& pgid, const ec::osd::pg::ScrubRun& run) {
+      return pr->Scrub(pgid, run);
+    };
+    hooks.requests = [etcd, prefix] { return ec::cluster::LoadScrubRequests(*etcd, prefix); };
+    hooks.request_done = [etcd, prefix](const std::string& pgid) -> ec::Status {
+      auto d = etcd->DeleteRange(
+          ec::etcd::DeleteRequest{ec::cluster::ScrubRequestKey(prefix, pgid), ""});
+      return d.ok() ? ec::Status::OK() : d.status();
+    };
+    hooks.results = [etcd, prefix] { return ec::cluster::LoadScrubResults(*etcd, prefix); };
+    hooks.publish = [etcd, prefix](const ec::cluster::ScrubResult& r) -> ec::Status {
+      auto put = etcd->Put(ec::etcd::PutRequest{ec::cluster::ScrubResultKey(prefix, r.pgid),
+                                                ec::cluster::EncodeScrubResult(r), 0});
+      return put.ok() ? ec::Status::OK() : put.status();
+    };
+    hooks.note = [pr](const ec::cluster::ScrubResult& r) { pr->NoteScrubResult(r); };
+    scrubs = std::make_unique<ec::osd::pg::ScrubScheduler>(ss, std::move(hooks), log);
+  }
   std::unique_ptr<ec::osd::HttpServer> http;
   if (c.osd_metrics_enabled) {
     ec::osd::HttpServerOptions ho;
@@ -387,6 +421,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   }
   log->info("osd.{}: signal {} received, finishing {} requests in flight", c.osd_id, sig,
             (*server)->counters().inflight);
+  scrubs.reset();  // running scrubs end (cancelled) before the primary goes
   stats.reset();
   if (membership) membership->Stop();  // down in the map first
   (*server)->Stop(std::chrono::seconds(30));

@@ -171,6 +171,39 @@ bool PastObject(const std::string& name, const std::string& last) {
                      [](char c) { return static_cast<unsigned char>(c) > '#'; });
 }
 
+// The write's bytes (its payload, `data`) to the shard's extents, then its size, in `t`.
+Status AddShardBytes(store::Transaction& t, const net::SubWriteRequest& w, const std::string& name,
+                     const Buffer& data) {
+  std::uint64_t pos = 0;
+  for (const net::ByteExtent& e : w.extents) {
+    if (e.length > data.size() - pos) return Status::Invalid("sub-write payload too short");
+    t.Write(w.collection, name, e.offset, data.Slice(pos, e.length));
+    pos += e.length;
+  }
+  t.Truncate(w.collection, name, w.shard_size);
+  return Status::OK();
+}
+
+// SubWriteKind::kRepair: the shard's bytes are replaced at the version it is at. The undo record
+// stays (it belongs to that version's write and is still what a rollback of it needs); the old
+// bytes go first (truncated to 0), so that no block of them, the bad one included, survives.
+Status ApplyRepair(store::ObjectStore& store, const net::SubWriteRequest& w, const Buffer& data,
+                   const ShardNow& now) {
+  const std::string name = ShardObjectName(w.object, w.shard);
+  if (!now.exists || now.version() != w.version) {
+    return Status::Error(
+        ESTALE, fmt::format("shard {}/{} is at version {}{}, the repair is of {}", w.collection,
+                            name, now.version(), now.exists ? "" : " (absent)", w.version));
+  }
+  ShardMeta meta = now.meta;
+  SetObjectSize(meta, w.object_size);
+  store::Transaction t;
+  t.Truncate(w.collection, name, 0);
+  EC_RETURN_IF_ERROR(AddShardBytes(t, w, name, data));
+  t.SetAttr(w.collection, name, kShardMetaAttr, EncodeShardMeta(meta));
+  return store.Apply(t);
+}
+
 }  // namespace
 
 std::string UndoObjectName(const std::string& shard_object_name) {
@@ -185,6 +218,7 @@ Status ApplySubWrite(store::ObjectStore& store, const net::SubWriteRequest& w, c
   if (!loaded.ok()) return loaded.status();
   const ShardNow& now = *loaded;
   const std::uint64_t current = now.version();
+  if (w.kind == net::SubWriteKind::kRepair) return ApplyRepair(store, w, data, now);
   if (w.version != 0 && current == w.version) return Status::OK();  // a retried write
   if (current != w.prev_version) {
     return Status::Error(ESTALE,
@@ -242,13 +276,7 @@ Status ApplySubWrite(store::ObjectStore& store, const net::SubWriteRequest& w, c
     meta.version = w.version;
     SetObjectSize(meta, w.object_size);
     t.Touch(w.collection, name);
-    std::uint64_t pos = 0;
-    for (const net::ByteExtent& e : w.extents) {
-      if (e.length > data.size() - pos) return Status::Invalid("sub-write payload too short");
-      t.Write(w.collection, name, e.offset, data.Slice(pos, e.length));
-      pos += e.length;
-    }
-    t.Truncate(w.collection, name, w.shard_size);
+    EC_RETURN_IF_ERROR(AddShardBytes(t, w, name, data));
     t.SetAttr(w.collection, name, kShardMetaAttr, EncodeShardMeta(meta));
   }
   return store.Apply(t);

@@ -111,6 +111,27 @@ TEST_F(SubOpsTest, FullRewriteRollsBackToTheOldShard) {
   EXPECT_EQ(*v, 10u);
 }
 
+// A repair replaces the bytes at the shard's version and keeps its undo record, so that a rollback
+// of that version still restores the shard from before it; it refuses a shard at another version
+// or absent, and a repair whose versions differ.
+TEST_F(SubOpsTest, RepairReplacesBytesAtTheSameVersionAndKeepsTheUndoRecord) {
+  EXPECT_EQ(Write(net::SubWriteKind::kRepair, 10, 10, 0, "xx", 2, 2).code(), ESTALE);  // absent
+  ASSERT_TRUE(Write(net::SubWriteKind::kFull, 10, 0, 0, "old old old", 11, 30).ok());
+  ASSERT_TRUE(Write(net::SubWriteKind::kFull, 11, 10, 0, "bad bytes", 9, 27).ok());
+  ASSERT_TRUE(Write(net::SubWriteKind::kRepair, 11, 11, 0, "new", 3, 9).ok());
+  EXPECT_EQ(Content(), "new");
+  net::SubStateReply st = State();
+  EXPECT_EQ(st.version, 11u);
+  EXPECT_EQ(st.shard_size, 3u);
+  EXPECT_EQ(st.object_size, 9u);
+  EXPECT_EQ(st.undo_version, 11u);
+  EXPECT_EQ(Write(net::SubWriteKind::kRepair, 12, 12, 0, "zz", 2, 2).code(), ESTALE);
+  auto v = Resolve(net::SubResolveAction::kRollback, 11);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, 10u);
+  EXPECT_EQ(Content(), "old old old");
+}
+
 TEST_F(SubOpsTest, RangeWriteRollsBackBytesSizeAndVersion) {
   ASSERT_TRUE(Write(net::SubWriteKind::kFull, 10, 0, 0, "abcdefgh", 8, 8).ok());
   // Overwrites 6..8 and grows the shard to 12.

@@ -377,7 +377,7 @@ TEST(MalformedMessageTest, BadEnumAndBoolValuesAreRefusedNamingTheField) {
   // Offsets: a string is 4 + its bytes; an OK status is 9 bytes.
   const std::vector<Case> cases = {
       {MsgType::kSubWrite,
-       EncodedRequest(SubWriteRequest{"c", "o", 0, 2, 1, SubWriteKind::kFull, 0, 0, {}}), 30, 2,
+       EncodedRequest(SubWriteRequest{"c", "o", 0, 2, 1, SubWriteKind::kFull, 0, 0, {}}), 30, 3,
        "kind"},
       {MsgType::kSubResolve,
        EncodedRequest(SubResolveRequest{"c", "o", 0, 2, SubResolveAction::kRollback}), 22, 1,
@@ -391,7 +391,7 @@ TEST(MalformedMessageTest, BadEnumAndBoolValuesAreRefusedNamingTheField) {
       {MsgType::kObjListReply, EncodedReply(ObjListReply{Status::OK(), {}, "", true}), 17, 1,
        "end"},
       {MsgType::kSubPull,
-       EncodedRequest(SubPullRequest{1, 2, "c", 0, SubPullMode::kRebuild, {{0, 1}}, {}}), 25, 1,
+       EncodedRequest(SubPullRequest{1, 2, "c", 0, SubPullMode::kRebuild, {{0, 1}}, {}}), 25, 2,
        "mode"},
       {MsgType::kSubScanReply,
        EncodedReply(SubScanReply{Status::OK(), {{"o", ShardState::kAbsent, 0, 0, 0, 1}}, "", true}),

@@ -445,7 +445,7 @@ bool Get(Decoder& r, const Limits& limits, RemoveReply* m) {
 bool Get(Decoder& r, const Limits& limits, SubWriteRequest* m) {
   return GetShardId(r, limits, &m->collection, &m->object, &m->shard) &&
          r.U64(&m->version, "version") && r.U64(&m->prev_version, "prev_version") &&
-         GetEnum(r, SubWriteKind::kRemove, "kind", &m->kind) &&
+         GetEnum(r, SubWriteKind::kRepair, "kind", &m->kind) &&
          r.U64(&m->object_size, "object_size") && r.U64(&m->shard_size, "shard_size") &&
          GetExtents(r, limits, &m->extents);
 }
@@ -526,7 +526,7 @@ bool Get(Decoder& r, const Limits& limits, SubPullRequest* m) {
   std::uint32_t n;
   if (!r.U64(&m->pool, "pool") || !r.U64(&m->epoch, "epoch") ||
       !r.String(&m->collection, limits.max_collection_len, "collection") ||
-      !r.U32(&m->shard, "shard") || !GetEnum(r, SubPullMode::kCopy, "mode", &m->mode) ||
+      !r.U32(&m->shard, "shard") || !GetEnum(r, SubPullMode::kRepair, "mode", &m->mode) ||
       !r.Count(&n, kMaxPullHelpers, kMinPullHelperSize, "helpers")) {
     return false;
   }

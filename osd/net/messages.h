@@ -145,14 +145,16 @@ struct RemoveReply {
 };
 
 // --- PG sub-operations: a PG primary -> the OSD holding one shard (osd/pg/). ---
-enum class SubWriteKind : std::uint8_t { kFull = 0, kRange = 1, kRemove = 2 };
+// kRepair rewrites the whole shard at the version it is at (version == prev_version), keeping its
+// undo record: the repair of a shard whose bytes failed a checksum or disagree with the others.
+enum class SubWriteKind : std::uint8_t { kFull = 0, kRange = 1, kRemove = 2, kRepair = 3 };
 // One shard's part of an object write, applied as ONE store transaction that also keeps an undo
 // record (the shard's previous state) so that the write can be rolled back (SubResolve).
 struct SubWriteRequest {
   std::string collection;
   std::string object;
   std::uint32_t shard = 0;
-  std::uint64_t version = 0;       // the write's version (> prev_version)
+  std::uint64_t version = 0;       // the write's version (> prev_version; kRepair: ==)
   std::uint64_t prev_version = 0;  // the version the shard must be at (0: absent/never written)
   SubWriteKind kind = SubWriteKind::kRange;
   std::uint64_t object_size = 0;    // the object's logical size after the write
@@ -228,8 +230,10 @@ struct SubScanReply {
 // engine (the least-cost plan: CLAY reads d*C/q for one lost chunk); kCopy copies the same shard
 // position from helpers[0], an OSD that still holds it (backfill after a remap). Each object is
 // written locally at `version` in one store transaction, only if the local shard is still at
-// `prev_version` (else that object fails ESTALE: a client write got there first).
-enum class SubPullMode : std::uint8_t { kRebuild = 0, kCopy = 1 };
+// `prev_version` (else that object fails ESTALE: a client write got there first). kRepair rebuilds
+// as kRebuild does a shard the target holds at `version` already but whose bytes are bad (scrub
+// repair, self-healing reads): prev_version == version, written with SubWriteKind::kRepair.
+enum class SubPullMode : std::uint8_t { kRebuild = 0, kCopy = 1, kRepair = 2 };
 struct SubPullHelper {
   std::uint32_t shard = 0;  // the position it holds
   std::int32_t osd = -1;    // its OSD id (the target finds the address in its map)

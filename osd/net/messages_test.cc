@@ -472,6 +472,11 @@ TEST(MessagesTest, ValidateRecoveryOperations) {
   EXPECT_TRUE(ValidateRequest(pull(SubPullMode::kRebuild, {{0, 1}, {1, 2}}, {obj}), 0, l, 0).ok());
   EXPECT_TRUE(ValidateRequest(pull(SubPullMode::kCopy, {{2, 7}}, {obj}), 0, l, 0).ok());
   EXPECT_TRUE(ValidateRequest(pull(SubPullMode::kRebuild, {{0, 1}}, {}), 0, l, 0).ok());
+  // kRepair: every object's prev_version is its version (the target holds it at that version).
+  EXPECT_EQ(ValidateRequest(pull(SubPullMode::kRepair, {{0, 1}}, {obj}), 0, l, 0).code(), EINVAL);
+  EXPECT_TRUE(
+      ValidateRequest(pull(SubPullMode::kRepair, {{0, 1}}, {SubPullObject{"o", 3, 10, 3}}), 0, l, 0)
+          .ok());
   // kCopy copies the same position: helpers[0] must hold it.
   EXPECT_EQ(ValidateRequest(pull(SubPullMode::kCopy, {{1, 7}}, {obj}), 0, l, 0).code(), EINVAL);
   // Helpers: 1..64, positions < 256, OSD ids >= 0.
@@ -685,6 +690,16 @@ TEST(MessagesTest, ValidateSubOperations) {
   EXPECT_TRUE(ValidateRequest(sub({}, SubWriteKind::kRemove), 0, l, 0).ok());
   EXPECT_EQ(ValidateRequest(sub({{0, 1}}, SubWriteKind::kRemove), 1, l, 0).code(), EINVAL);
   EXPECT_EQ(ValidateRequest(sub({}, SubWriteKind::kRemove), 1, l, 0).code(), EINVAL);
+  // kRepair rewrites the version the shard is at: version == prev_version, not 0.
+  EXPECT_EQ(ValidateRequest(sub({{0, 1}}, SubWriteKind::kRepair), 1, l, 0).code(), EINVAL);
+  EXPECT_TRUE(
+      ValidateRequest(SubWriteRequest{"c", "o", 0, 7, 7, SubWriteKind::kRepair, 1, 1, {{0, 1}}}, 1,
+                      l, 0)
+          .ok());
+  EXPECT_EQ(ValidateRequest(
+                SubWriteRequest{"c", "o", 0, 0, 0, SubWriteKind::kRepair, 1, 1, {{0, 1}}}, 1, l, 0)
+                .code(),
+            EINVAL);
   // Names.
   EXPECT_EQ(
       ValidateRequest(SubWriteRequest{"", "o", 0, 1, 0, SubWriteKind::kFull, 0, 0, {}}, 0, l, 0)

@@ -25,6 +25,10 @@ Status ValidateSubWrite(const SubWriteRequest& m, std::uint64_t payload_len, con
     return Status::Invalid(
         fmt::format("remove with {} extents and {} payload bytes", m.extents.size(), payload_len));
   }
+  if (m.kind == SubWriteKind::kRepair && (m.version == 0 || m.version != m.prev_version)) {
+    return Status::Invalid(fmt::format("repair of version {} from prev_version {} (must be equal)",
+                                       m.version, m.prev_version));
+  }
   if (m.extents.size() > limits.max_extents) {
     return Status::Invalid(
         fmt::format("{} extents (at most {})", m.extents.size(), limits.max_extents));
@@ -75,6 +79,10 @@ Status ValidateSubPull(const SubPullRequest& m, const Limits& limits) {
   for (const SubPullObject& o : m.objects) {
     EC_RETURN_IF_ERROR(CheckObjectName(o.object, limits));
     if (o.version == 0) return Status::Invalid(fmt::format("object {}: version 0", o.object));
+    if (m.mode == SubPullMode::kRepair && o.prev_version != o.version) {
+      return Status::Invalid(fmt::format("repair of object {}: prev_version {} is not version {}",
+                                         o.object, o.prev_version, o.version));
+    }
   }
   return Status::OK();
 }

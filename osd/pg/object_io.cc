@@ -169,24 +169,76 @@ ObjectState SettledState(const Resolution& r, const std::vector<ShardView>& view
   return st;
 }
 
+std::map<int, Result<net::SubStateReply>> AskStates(const ObjectIo& io) {
+  std::vector<int> asked;
+  for (const auto& [pos, client] : io.clients) asked.push_back(pos);
+  auto replies = Gather<net::SubStateReply>(asked.size(), [&](std::size_t i, auto done) {
+    net::SubStateRequest r;
+    r.collection = io.loc->collection;
+    r.object = io.object;
+    r.shard = static_cast<std::uint32_t>(asked[i]);
+    io.clients.at(asked[i])->SubStateAsync(std::move(r), std::move(done), Call(io));
+  });
+  std::map<int, Result<net::SubStateReply>> out;
+  for (std::size_t i = 0; i < asked.size(); ++i) out.emplace(asked[i], std::move(replies[i]));
+  return out;
+}
+
+std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t version,
+                                              const std::map<int, std::uint64_t>& sizes) {
+  std::map<int, Result<Buffer>> out;
+  net::OsdShardSource::Options so;
+  so.collection = io.loc->collection;
+  so.object = io.object;
+  so.call = Call(io);
+  so.expect_version = version;
+  std::map<int, Buffer> buffers;
+  for (const auto& [p, size] : sizes) {
+    auto c = io.clients.find(p);
+    if (c == io.clients.end()) {
+      out.emplace(p, Status::NotFound(fmt::format("shard {}: no OSD up", p)));
+      continue;
+    }
+    so.shards[p] = net::OsdShardSource::Holder{c->second.get(), OsdName(io, p)};
+    buffers.emplace(p, Buffer::Allocate(size, false));
+  }
+  net::OsdShardSource remote(std::move(so));
+  PrimaryShardSource source(&remote, io.store, io.loc->collection, io.object, io.self_position,
+                            version);
+  std::vector<recovery::ShardReadRequest> requests;
+  std::vector<int> owner;
+  for (auto& [p, buffer] : buffers) {
+    auto split = recovery::SplitToLimits(p, {{0, buffer.size()}}, buffer.span(), source.limits());
+    for (auto& r : split) {
+      requests.push_back(std::move(r));
+      owner.push_back(p);
+    }
+  }
+  const std::vector<Status> got = recovery::ReadAll(source, requests);
+  std::map<int, Status> failed;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (!got[i].ok() && failed.count(owner[i]) == 0) failed.emplace(owner[i], got[i]);
+  }
+  for (auto& [p, buffer] : buffers) {
+    auto f = failed.find(p);
+    if (f != failed.end()) {
+      out.emplace(p, f->second);
+    } else {
+      out.emplace(p, std::move(buffer));
+    }
+  }
+  return out;
+}
+
 Result<ObjectState> ResolveObject(const ObjectIo& io) {
   const int size = static_cast<int>(io.loc->acting.size());
   for (int round = 0; round < 4; ++round) {
-    std::vector<int> asked;
-    for (const auto& [pos, client] : io.clients) asked.push_back(pos);
-    auto replies = Gather<net::SubStateReply>(asked.size(), [&](std::size_t i, auto done) {
-      net::SubStateRequest r;
-      r.collection = io.loc->collection;
-      r.object = io.object;
-      r.shard = static_cast<std::uint32_t>(asked[i]);
-      io.clients.at(asked[i])->SubStateAsync(std::move(r), std::move(done), Call(io));
-    });
     std::vector<ShardView> views(size);
     for (int p = 0; p < size; ++p) views[p].position = p;
-    for (std::size_t i = 0; i < asked.size(); ++i) {
-      if (!replies[i].ok()) continue;
-      views[asked[i]].reachable = true;
-      views[asked[i]].state = *replies[i];
+    for (auto& [pos, reply] : AskStates(io)) {
+      if (!reply.ok()) continue;
+      views[pos].reachable = true;
+      views[pos].state = *reply;
     }
     Resolution r = Resolve(views, io.loc->k, io.loc->min_size);
     if (r.action == Resolution::Action::kSettled) {
@@ -271,6 +323,9 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
   }
   out.bytes = std::move(got->bytes);
   out.degraded = got->degraded();
+  for (const auto& [p, why] : got->stats.failed) {
+    if (why.is_data_loss()) out.corrupt.push_back(p);
+  }
   out.network_bytes = got->cost.net_bytes;
   out.device_bytes = got->cost.device_bytes;
   return out;

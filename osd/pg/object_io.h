@@ -73,6 +73,7 @@ Result<ObjectState> ResolveObject(const ObjectIo& io);
 struct ReadOutcome {
   Buffer bytes;
   bool degraded = false;
+  std::vector<int> corrupt;         // positions whose reads failed a checksum (self-healing)
   std::uint64_t network_bytes = 0;  // bytes from other OSDs
   std::uint64_t device_bytes = 0;   // 4 KiB-rounded device bytes of every shard read
 };
@@ -93,6 +94,17 @@ Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, co
 // object's version, or removed when the object is. Objects above `max_size` bytes are left alone.
 // Best effort: a shard that fails stays stale. Returns the state with the healed shards current.
 ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_t max_size);
+
+// What every up shard of the object says of itself (SubState), by position: the reply, or the
+// error of a shard that did not answer. Positions without a client are left out.
+std::map<int, Result<net::SubStateReply>> AskStates(const ObjectIo& io);
+
+// The whole shard (`sizes`: position -> its shard bytes) of each listed position at `version`,
+// read at once (this OSD's own from its store, the others through their OSDs, cut to the
+// protocol's limits): the bytes, or that position's error (DataLoss for a checksum failure,
+// ESTALE at another version, ENOENT, a transport error). Positions without a client fail ENOENT.
+std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t version,
+                                              const std::map<int, std::uint64_t>& sizes);
 
 // Removes the object (ENOENT when it does not exist) as version `version`.
 Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,

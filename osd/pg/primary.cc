@@ -27,13 +27,22 @@ std::map<std::string, PgHealth> Primary::Impl::Health() {
       out[loc->pgid] = table_.Health(*loc, recovering.count(loc->pgid) != 0);
     }
   }
+  std::lock_guard lock(scrub_mu_);
+  for (auto& [pgid, h] : out) {
+    auto s = scrubbing_.find(pgid);
+    if (s != scrubbing_.end()) h.state += s->second ? "+scrubbing+deep" : "+scrubbing";
+    if (inconsistent_.count(pgid) != 0) h.state += "+inconsistent";
+  }
   return out;
 }
 
 void Primary::Impl::Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
   const std::size_t key = KeyOf(request.body);
-  dispatcher_.Post(
-      key, [this, req = std::move(request), r = std::move(responder)]() mutable { Run(req, *r); });
+  client_ops_.fetch_add(1);
+  dispatcher_.Post(key, [this, req = std::move(request), r = std::move(responder)]() mutable {
+    Run(req, *r);
+    client_ops_.fetch_sub(1);
+  });
 }
 
 // The map to serve a request of a client at `epoch` with, and the locator for it.
@@ -326,6 +335,13 @@ void Primary::Impl::Read(const net::ObjReadRequest& r, net::Responder& responder
                      "Device bytes (4 KiB blocks) degraded reads made the OSDs read", labels)
         .Inc(got->device_bytes);
   }
+  if (!got->corrupt.empty()) {
+    log_->warn(
+        "pg {} object {}: shard(s) {} failed a checksum; served by reconstruction, "
+        "repairing",
+        p->loc.pgid, r.object, fmt::join(got->corrupt, ","));
+    HealAfterRead(r.pool, p->pool_name, r.object, got->corrupt);
+  }
   net::ObjReadReply reply;
   reply.version = p->state.version;
   reply.object_size = p->state.size;
@@ -434,6 +450,14 @@ Primary::Primary(const cluster::MapHolder* map, MetricsRegistry* metrics,
 
 std::map<std::string, PgHealth> Primary::Health() {
   return impl_->Health();
+}
+
+Result<cluster::ScrubResult> Primary::Scrub(const std::string& pgid, const ScrubRun& run) {
+  return impl_->Scrub(pgid, run);
+}
+
+void Primary::NoteScrubResult(const cluster::ScrubResult& result) {
+  impl_->NoteScrubResult(result);
 }
 
 Primary::~Primary() = default;

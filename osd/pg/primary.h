@@ -26,13 +26,21 @@
 // still has it (backfill, SubPull kCopy; see peering.h). Health() gives each PG's state for the
 // pg stats.
 //
+// A client read that finds a shard failing its checksum is served by reconstruction (the read is
+// degraded) and the shard is rebuilt in the background, on the object's strand, by its OSD
+// (SubPull kRepair from the good shards): self-healing reads.
+//
 // Counters (MetricsRegistry), by pool: ecstore_pool_ops_total{pool,op},
 // ecstore_pool_degraded_reads_total{pool}, ecstore_pool_degraded_read_network_bytes_total{pool},
-// ecstore_pool_degraded_read_device_bytes_total{pool}.
+// ecstore_pool_degraded_read_device_bytes_total{pool}, ecstore_pool_self_heal_reads_total{pool},
+// ecstore_pool_shards_repaired_total{pool,reason="read"|"scrub"},
+// ecstore_pool_scrubs_total{pool,kind}, ecstore_pool_scrub_errors_total{pool} (inconsistent
+// objects found).
 //
 // Thread safety: Handle may be called from any thread; the destructor waits for every operation.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -40,6 +48,7 @@
 #include <string>
 
 #include "cluster/map/map_holder.h"
+#include "cluster/map/scrub_record.h"
 #include "osd/daemon/metrics.h"
 #include "osd/net/server.h"
 #include "osd/pg/pg_table.h"
@@ -77,6 +86,14 @@ struct PrimaryOptions {
   RecoveryOptions recovery;
 };
 
+// One scrub of a PG (Ceph's osd_scrub_* meanings).
+struct ScrubRun {
+  cluster::ScrubKind kind = cluster::ScrubKind::kScrub;
+  bool auto_repair = false;                   // osd_scrub_auto_repair: repair what a scrub finds
+  std::chrono::milliseconds sleep{0};         // osd_scrub_sleep: between objects
+  const std::atomic<bool>* cancel = nullptr;  // when it becomes true the scrub ends (ECANCELED)
+};
+
 class Primary : public net::RequestHandler {
  public:
   // `map` and `metrics` are borrowed and must outlive the Primary.
@@ -89,8 +106,25 @@ class Primary : public net::RequestHandler {
   // Object requests only (ObjWrite ... ObjList); others are answered EINVAL.
   void Handle(net::Request request, std::shared_ptr<net::Responder> responder) override;
 
-  // The health of every PG this OSD is primary of at its newest map, by pgid (pg_table.h).
+  // The health of every PG this OSD is primary of at its newest map, by pgid (pg_table.h), with
+  // Ceph's "+scrubbing", "+scrubbing+deep" while a scrub runs and "+inconsistent" while the last
+  // scrub left objects inconsistent.
   std::map<std::string, PgHealth> Health();
+
+  // Scrubs PG `pgid` ("1.1f") of which this OSD is primary, object after object, each on the
+  // strand of its client operations (so it never sees half a write): see primary_scrub.cc for what
+  // scrub, deep-scrub and repair compare. Blocks until done (call it from a thread that may);
+  // client operations keep going and go first. Returns the result to publish (its inconsistents:
+  // the objects left bad; errors and repaired count everything found and fixed). Errors: EINVAL
+  // for a malformed pgid, ENOENT for a pool or pg that does not exist, Retryable ESTALE when this
+  // OSD is not its primary, Retryable EAGAIN when the PG is not active+clean (recovery first) or
+  // changed interval during the scrub, Retryable EBUSY while it is being scrubbed, ECANCELED on
+  // shutdown. Thread safety: any thread; one scrub per PG at a time.
+  Result<cluster::ScrubResult> Scrub(const std::string& pgid, const ScrubRun& run);
+
+  // The last published scrub result of a PG (from etcd, made by this or an earlier primary), so
+  // that "+inconsistent" survives a change of primary until the next scrub.
+  void NoteScrubResult(const cluster::ScrubResult& result);
 
   class Impl;
 

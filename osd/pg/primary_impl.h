@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -59,6 +60,10 @@ class Primary::Impl {
   }
 
   void StartRecovery();
+
+  // --- Scrub and repair (primary_scrub.cc) ---
+  Result<cluster::ScrubResult> Scrub(const std::string& pgid, const ScrubRun& run);
+  void NoteScrubResult(const cluster::ScrubResult& result);
 
   std::map<std::string, PgHealth> Health();
 
@@ -171,6 +176,24 @@ class Primary::Impl {
   // the bytes rebuilt.
   std::uint64_t RecoverPg(Prepared& p);
 
+  // One object's scrub: what was wrong (nullopt: nothing) and which positions a repair rewrites
+  // (position -> the version it is at: the object's for kRepair, older or 0 for kRebuild).
+  struct ObjectScrub {
+    bool scrubbed = false;  // the object existed when its turn came
+    std::optional<cluster::InconsistentObject> found;
+    std::map<int, std::uint64_t> bad;
+    bool unlocated = false;  // the shards disagree and the code cannot tell which is wrong
+    int repaired = 0;
+  };
+  ObjectScrub ScrubObject(const Prepared& pg, const std::string& name, bool deep);
+  int RepairObject(const Prepared& pg, const std::string& name,
+                   const std::map<int, std::uint64_t>& bad, const char* why);
+  static std::vector<int> KeysOf(const std::map<int, std::uint64_t>& m);
+  template <typename Fn>
+  auto OnStrand(std::uint64_t pool, const std::string& object, Fn fn) -> decltype(fn());
+  void HealAfterRead(std::uint64_t pool, const std::string& pool_name, const std::string& object,
+                     std::vector<int> corrupt);
+
   const cluster::MapHolder* map_;
   MetricsRegistry* metrics_;
   std::shared_ptr<spdlog::logger> log_;
@@ -189,6 +212,10 @@ class Primary::Impl {
   // (pgid, object) whose recovery failed -> when to try again
   std::map<std::pair<std::string, std::string>, Clock::time_point> retry_after_;
   std::thread recovery_thread_;
+  std::mutex scrub_mu_;
+  std::map<std::string, bool> scrubbing_;            // pgid -> deep, while it is scrubbed
+  std::map<std::string, std::size_t> inconsistent_;  // pgid -> objects its last scrub left bad
+  std::atomic<int> client_ops_{0};                   // client operations in flight
   OpDispatcher dispatcher_;  // last: joined first, while everything it uses is alive
 };
 

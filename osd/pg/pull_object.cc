@@ -111,6 +111,22 @@ recovery::RepairRequest RebuildRequest(const PullJob& job, const net::SubPullObj
 
 Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const net::SubPullObject& o) {
   const net::SubPullRequest& r = job.request;
+  if (r.mode == net::SubPullMode::kRepair) {
+    // The shard is at the version already; its bytes are what is wrong.
+    if (o.version == 0 || o.prev_version != o.version) {
+      return Status::Invalid(fmt::format("object {}: repair of version {} from prev_version {}",
+                                         o.object, o.version, o.prev_version));
+    }
+    auto local = ReadSubState(store, net::SubStateRequest{r.collection, o.object, r.shard});
+    if (!local.ok()) return local.status();
+    if (local->state != net::ShardState::kPresent || local->version != o.version) {
+      return Status::Error(ESTALE,
+                           fmt::format("shard {}/{}#{} is at version {}, the repair is "
+                                       "of version {}",
+                                       r.collection, o.object, r.shard, local->version, o.version));
+    }
+    return true;
+  }
   if (o.version == 0 || o.version <= o.prev_version) {
     return Status::Invalid(fmt::format("object {}: version {} is not above prev_version {}",
                                        o.object, o.version, o.prev_version));
@@ -249,7 +265,8 @@ Status ObjectPuller::Write(const PullJob& job, const net::SubPullObject& o,
   w.shard = job.request.shard;
   w.version = o.version;
   w.prev_version = o.prev_version;
-  w.kind = net::SubWriteKind::kFull;
+  w.kind = job.request.mode == net::SubPullMode::kRepair ? net::SubWriteKind::kRepair
+                                                         : net::SubWriteKind::kFull;
   w.object_size = o.object_size;
   w.shard_size = shard_size;
   if (shard_size > 0) w.extents.push_back({0, shard_size});

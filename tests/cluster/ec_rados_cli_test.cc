@@ -3,8 +3,8 @@
 // ec-admin): put/get round trips compared byte for byte (also through stdin and stdout), stat,
 // ls, rm then get failing with ENOENT, append, put --offset; bench write, seq and rand with their
 // summaries (text and JSON), no mismatches, and cleanup; --max-objects, --latency-log and a
-// SIGTERM ending a run early; and the errors (unknown pool, missing object, bad numbers and
-// flags), each exiting 1 with its message.
+// SIGTERM ending a run early; list-inconsistent-obj on a scrub record put into etcd; and the
+// errors (unknown pool, missing object, bad numbers and flags), each exiting 1 with its message.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "cluster/etcd/etcd_client.h"
 #include "cluster/etcd/etcd_test_server.h"
+#include "cluster/map/map_store.h"
+#include "cluster/map/pool_geometry.h"
+#include "cluster/map/scrub_record.h"
 #include "tests/osd/osd_process.h"
 #include "tests/system_test_support.h"
 
@@ -320,6 +324,100 @@ TEST_F(EcRadosCli, BenchMaxObjectsLatencyLogAndStopSignal) {
   ASSERT_EQ(Rados({"cleanup", "--run-name", "capped"}).exit_code, 0);
 }
 
+// list-inconsistent-obj reads the PG's scrub record (what its primary wrote) from the etcd the
+// config names: rados's JSON, one line or indented; rados's message for a PG without one.
+TEST_F(EcRadosCli, ListInconsistentObj) {
+  namespace cl = ec::cluster;
+  const ec::etcd::Client client(etcd_->client_options());
+  const cl::MapStore store(&client);  // the default prefix, as the config's
+  ec::Result<cl::ClusterMap> map = store.Load();
+  ASSERT_TRUE(map.ok()) << map.status().ToString();
+  const cl::Pool* pool = map->FindPool("p");
+  ASSERT_NE(pool, nullptr);
+  const auto pgid = [&](std::uint32_t pg) { return cl::PgName(pool->id, pg); };
+  const auto put = [&](const std::string& pg, const std::string& value) {
+    ec::etcd::PutRequest req;
+    req.key = cl::ScrubResultKey(cl::kDefaultMapPrefix, pg);
+    req.value = value;
+    ASSERT_TRUE(client.Put(req).ok());
+  };
+
+  cl::ScrubResult result;
+  result.pgid = pgid(3);
+  result.osd = 1;
+  result.epoch = map->epoch;
+  result.kind = cl::ScrubKind::kDeepScrub;
+  result.stamp_ms = result.last_scrub_ms = result.last_deep_scrub_ms = 1'700'000'000'000;
+  result.objects = 12;
+  result.errors = 1;
+  cl::InconsistentObject bad;
+  bad.name = "damaged-object";
+  bad.version = 4;
+  bad.errors = {cl::scrub_error::kEcHashError};
+  bad.union_shard_errors = {cl::scrub_error::kEcHashError};
+  for (int shard = 0; shard < 6; ++shard) {
+    bad.shards.push_back(
+        cl::ShardScrubError{shard, shard == 0, shard,
+                            shard == 2 ? std::vector<std::string>{cl::scrub_error::kEcHashError}
+                                       : std::vector<std::string>{},
+                            4096, 4});
+  }
+  result.inconsistents = {bad};
+  put(pgid(3), cl::EncodeScrubResult(result));
+
+  // No -p needed (and one given is not in the way).
+  ProcessResult r =
+      ectest::RunProgram(EC_RADOS_PATH, {"-c", conf_, "list-inconsistent-obj", pgid(3)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, cl::ListInconsistentObjJson(result).dump() + "\n");
+  const nlohmann::json j = Json(r);
+  EXPECT_EQ(j["epoch"], map->epoch);
+  ASSERT_EQ(j["inconsistents"].size(), 1u);
+  EXPECT_EQ(j["inconsistents"][0]["object"]["name"], "damaged-object");
+  EXPECT_EQ(j["inconsistents"][0]["object"]["snap"], "head");
+  EXPECT_EQ(j["inconsistents"][0]["errors"], nlohmann::json::parse(R"(["ec_hash_error"])"));
+  EXPECT_EQ(j["inconsistents"][0]["shards"].size(), 6u);
+  EXPECT_EQ(j["inconsistents"][0]["shards"][2]["errors"][0], "ec_hash_error");
+  EXPECT_EQ(j["inconsistents"][0]["shards"][0]["primary"], true);
+  r = Rados({"list-inconsistent-obj", pgid(3), "--format", "json-pretty"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, cl::ListInconsistentObjJson(result).dump(4) + "\n");
+  // Ceph's other spelling of the PG.
+  r = Rados({"list-inconsistent-obj", std::to_string(pool->id) + ".03", "-f", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, cl::ListInconsistentObjJson(result).dump() + "\n");
+
+  // A PG never scrubbed: rados's words, exit 1.
+  r = Rados({"list-inconsistent-obj", pgid(4)});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "No scrub information available for pg " + pgid(4) + "\n");
+  r = Rados({"list-inconsistent-obj", "x"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: invalid pgid 'x'\n");
+  r = Rados({"list-inconsistent-obj"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_FALSE(r.err.empty());
+
+  // A record that does not decode, and one naming another PG: EBADMSG naming the key.
+  put(pgid(5), "{not json");
+  r = Rados({"list-inconsistent-obj", pgid(5)});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("error: bad scrub result at " +
+                            cl::ScrubResultKey(cl::kDefaultMapPrefix, pgid(5)) + ": ",
+                        0),
+            0u)
+      << r.err;
+  put(pgid(6), cl::EncodeScrubResult(result));
+  r = Rados({"list-inconsistent-obj", pgid(6)});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "pgid '" + pgid(3) + "' is not the key's")) << r.err;
+
+  ASSERT_TRUE(client.DeletePrefix(cl::ScrubResultPrefix(cl::kDefaultMapPrefix)).ok());
+}
+
 TEST_F(EcRadosCli, Errors) {
   ProcessResult r = ectest::RunProgram(EC_RADOS_PATH, {"-c", conf_, "-p", "nope", "ls"});
   EXPECT_EQ(r.exit_code, 1);
@@ -369,8 +467,12 @@ TEST_F(EcRadosCli, Errors) {
   r = ectest::RunProgram(EC_RADOS_PATH, {});
   EXPECT_EQ(r.exit_code, 1);
 
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"--help"}, {"put", "--help"}, {"bench", "--help"}, {"ls", "--help"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--help"},
+                                             {"put", "--help"},
+                                             {"bench", "--help"},
+                                             {"ls", "--help"},
+                                             {"list-inconsistent-obj", "--help"}}) {
     r = ectest::RunProgram(EC_RADOS_PATH, args);
     EXPECT_EQ(r.exit_code, 0) << args[0];
     EXPECT_TRUE(Contains(r.out, "Usage")) << r.out;
@@ -379,6 +481,8 @@ TEST_F(EcRadosCli, Errors) {
   for (const char* opt : {"SECONDS", "MODE", "-b", "-t", "--no-cleanup", "--run-name"}) {
     EXPECT_TRUE(Contains(r.out, opt)) << opt << "\n" << r.out;
   }
+  r = ectest::RunProgram(EC_RADOS_PATH, {"--help"});
+  EXPECT_TRUE(Contains(r.out, "list-inconsistent-obj")) << r.out;
   r = ectest::RunProgram(EC_RADOS_PATH, {"--version"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out.rfind("ec-rados ", 0), 0u) << r.out;

@@ -18,6 +18,7 @@
 #include "tools/ec_rados/bench.h"
 #include "tools/ec_rados/errors.h"
 #include "tools/ec_rados/object_commands.h"
+#include "tools/ec_rados/scrub_commands.h"
 
 namespace ec::tools::rados {
 namespace {
@@ -46,6 +47,7 @@ struct Args {
   std::string run_name;
   std::string latency_log;
   std::string max_objects;
+  std::string pgid;
 };
 
 // Set by SIGINT/SIGTERM while a bench runs: the run ends early and still prints its summary (a
@@ -96,26 +98,33 @@ int Fail(const CliStreams& io, const std::string& what) {
   return 1;
 }
 
-// The cluster, connected; nullptr after printing why not.
-std::unique_ptr<Rados> Connect(const Args& a, const CliStreams& io) {
+// The client options of the config; nothing after printing why not.
+std::optional<cluster::client::ClientOptions> ReadConfig(const Args& a, const CliStreams& io) {
   std::string conf = osd::ConfigPath(a.conf);
   if (conf.empty()) {
     std::error_code ec;
     if (!std::filesystem::exists(kSystemConf, ec)) {
       Fail(io, "no config: pass -c CONF or set EC_CONF");
-      return nullptr;
+      return std::nullopt;
     }
     conf = kSystemConf;
   }
   auto options = cluster::client::ClientOptionsFromConfig(conf);
   if (!options.ok()) {
     Fail(io, ErrorText("reading config " + conf, options.status()));
-    return nullptr;
+    return std::nullopt;
   }
   if (options->etcd_endpoints.empty()) {
     Fail(io, conf + ": no etcd_endpoints in [global]");
-    return nullptr;
+    return std::nullopt;
   }
+  return *options;
+}
+
+// The cluster, connected; nullptr after printing why not.
+std::unique_ptr<Rados> Connect(const Args& a, const CliStreams& io) {
+  std::optional<cluster::client::ClientOptions> options = ReadConfig(a, io);
+  if (!options) return nullptr;
   auto rados = Rados::Connect(*options);
   if (!rados.ok()) {
     Fail(io, ErrorText("couldn't connect to cluster", rados.status()));
@@ -195,6 +204,37 @@ int Bench(IoCtx& ctx, const Args& a, const CliStreams& io) {
   return 0;
 }
 
+// list-inconsistent-obj: needs no pool and no map, only the etcd the config names (an etcd client
+// made as Rados::Connect makes its own).
+int ListInconsistent(const Args& a, const CliStreams& io) {
+  std::optional<cluster::client::ClientOptions> options = ReadConfig(a, io);
+  if (!options) return 1;
+  auto endpoints = etcd::ParseEndpoints(options->etcd_endpoints);
+  if (!endpoints.ok()) {
+    return Fail(
+        io, "etcd_endpoints '" + options->etcd_endpoints + "': " + endpoints.status().message());
+  }
+  etcd::ClientOptions eo;
+  eo.endpoints = *endpoints;
+  eo.timeout = options->etcd_op_timeout;
+  const etcd::Client client(eo);
+  auto text = ListInconsistentObj(client, options->etcd_prefix, a.pgid, a.format == "json-pretty");
+  if (!text.ok()) {
+    const Status& s = text.status();
+    if (s.code() == ENOENT) {
+      io.err << s.message() << "\n";  // rados's own words
+      return 1;
+    }
+    if (s.code() == EINVAL || s.code() == EBADMSG) return Fail(io, s.message());
+    return Fail(io, ErrorText("reading the scrub record of pg " + a.pgid + " from etcd at " +
+                                  options->etcd_endpoints,
+                              s));
+  }
+  io.out << *text;
+  io.out.flush();
+  return 0;
+}
+
 }  // namespace
 
 int RunRadosCli(int argc, char** argv, const CliStreams& io) {
@@ -208,7 +248,9 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   ec::cli::AddVersionFlag(app, "ec-rados");
   app.add_option("-c,--conf", a.conf, "the config file ([global] etcd_endpoints)");
   app.add_option("-p,--pool", a.pool, "the pool");
-  app.add_option("-f,--format", a.format, "bench summary: plain (default), json, json-pretty")
+  app.add_option("-f,--format", a.format,
+                 "bench summary: plain (default), json, json-pretty; list-inconsistent-obj: "
+                 "json (default, one line) or json-pretty")
       ->check(CLI::IsMember({"plain", "json", "json-pretty"}));
 
   auto* put = app.add_subcommand("put", "write FILE (\"-\": stdin) as OBJ (write_full)");
@@ -249,6 +291,11 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   cleanup->add_option("--run-name", a.run_name, "the metadata object");
   cleanup->add_option("-t", a.concurrency, "removes in flight (default 16)")
       ->check(CLI::Range(1, kMaxConcurrency));
+  auto* inconsistent = app.add_subcommand(
+      "list-inconsistent-obj",
+      "what the last scrub of PG PGID found inconsistent, as rados's JSON (no -p; scrubs: "
+      "ec-admin pg scrub|deep-scrub|repair PGID)");
+  inconsistent->add_option("PGID", a.pgid, "the PG, POOL.PGHEX (as 1.1f)")->required();
 
   try {
     app.parse(argc, argv);
@@ -271,6 +318,7 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
     }
     offset = v;
   }
+  if (inconsistent->parsed()) return ListInconsistent(a, io);
   if (a.pool.empty()) return UsageError(io, "pool name was not specified (-p POOL)");
 
   std::unique_ptr<Rados> rados = Connect(a, io);

@@ -10,10 +10,13 @@
 //                              [--no-cleanup] [--run-name NAME] [--format plain|json|json-pretty]
 //                              [--max-objects N] [--latency-log FILE]
 //   ec-rados [-c CONF] -p POOL cleanup [--run-name NAME]
+//   ec-rados [-c CONF] list-inconsistent-obj PGID [--format json|json-pretty]
+//                              what the PG's last scrub found (scrub_commands.h); no -p
 //
 // The config is -c CONF, else $EC_CONF, else /etc/ecstore/ecstore.conf; its [global] names etcd.
 // Exit status: 0 on success; 1 on a usage error (CLI11's own codes are mapped to 1), on any
-// failed operation ("error: ..." on `err`), and on a bench whose reads found mismatches. --help
+// failed operation ("error: ..." on `err`; rados's "No scrub information available for pg 1.3"
+// for a PG never scrubbed), and on a bench whose reads found mismatches. --help
 // (also after a command) and --version exit 0. During a bench, SIGINT or SIGTERM ends the run
 // early with its summary (the previous handlers are back when the bench returns).
 #pragma once

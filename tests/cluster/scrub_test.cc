@@ -1,0 +1,391 @@
+// Scrub, deep scrub, repair and self-healing reads (issue 16 items 2-4) on a real local cluster
+// (cluster_fixture.h): etcd, six ec-osd processes, a CLAY(4,2,5) and an RS(4,2) pool.
+//
+// Faults are injected for real:
+//   - bit rot: the OSD is stopped, `ec-osd --locate` names the device bytes of one 4 KiB block
+//     of a shard, one byte there is flipped, the OSD starts again (the store's crc32c no longer
+//     matches: a read of that block fails as data loss);
+//   - a shard with good checksums but wrong bytes: WriteShard (the raw shard write, below the PG
+//     layer) replaces one shard's bytes at the object's version (only a deep scrub's parity check
+//     can see it).
+// Scrubs are asked for as `ec-admin pg deep-scrub` does (a request in etcd) and their results read
+// from etcd, as `ec-rados list-inconsistent-obj` does. Scheduled scrubs are off (long intervals),
+// so only the requested ones run.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cluster/map/object_locator.h"
+#include "cluster/map/pg_stats.h"
+#include "cluster/map/scrub_record.h"
+#include "osd/net/client.h"
+#include "osd/store/store_test_support.h"
+#include "tests/cluster/cluster_fixture.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ec::cluster::ScrubKind;
+using ec::cluster::ScrubResult;
+using ectest::ToVector;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const char* const kPrefix = "/ecstore/";
+
+// `n` random bytes from `seed`.
+std::vector<std::byte> Bytes(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return ec::store::testing::RandomBytes(rng, n);
+}
+
+std::int64_t NowMs() {
+  return std::chrono::duration_cast<milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class Scrub : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ectest::LocalClusterOptions o;
+    o.osds = 6;
+    o.grace_seconds = 3;
+    o.pools = {
+        {"clay",
+         {{"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"}, {"crush-failure-domain", "host"}},
+         4096,
+         4},
+        {"rs",
+         {{"plugin", "isa"},
+          {"k", "4"},
+          {"m", "2"},
+          {"technique", "reed_sol_van"},
+          {"crush-failure-domain", "host"}},
+         4096,
+         4}};
+    o.osd_options = {"osd_scrub_min_interval=1000000s", "osd_deep_scrub_interval=1000000s"};
+    cluster_ = new ectest::LocalCluster(std::move(o));
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_NE(cluster_, nullptr);
+    ASSERT_NE(cluster_->rados, nullptr);
+  }
+
+  static ec::cluster::PgLocation Locate(const std::string& pool, const std::string& object) {
+    auto io = cluster_->Pool(pool);
+    auto map = std::make_shared<const ec::cluster::ClusterMap>(cluster_->Map());
+    auto locator = ec::cluster::ObjectLocator::Make(map);
+    EXPECT_TRUE(locator.ok());
+    auto loc = (*locator)->LocateObject(io.pool_id(), object);
+    EXPECT_TRUE(loc.ok());
+    return *loc;
+  }
+
+  // Flips one byte of 4 KiB block `block` of shard `position` of `object` on the OSD holding it
+  // (stopped meanwhile), then waits for the cluster to be clean again.
+  static void RotBlock(const ec::cluster::PgLocation& loc, const std::string& object, int position,
+                       int block) {
+    const int osd = loc.acting[static_cast<std::size_t>(position)];
+    ectest::OsdProcess& p = *cluster_->osds[static_cast<std::size_t>(osd)];
+    ASSERT_EQ(p.Terminate(), 0);
+    auto args = p.BaseArgs();
+    args.push_back("--locate");
+    args.push_back(loc.collection);
+    args.push_back(object + "#" + std::to_string(position));
+    ectest::ProcessResult where = ectest::RunOsdTool(args);
+    ASSERT_EQ(where.exit_code, 0) << where.out << where.err;
+    const auto j = nlohmann::json::parse(where.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << where.out;
+    ASSERT_GT(j["blocks"].size(), static_cast<std::size_t>(block)) << where.out;
+    const std::int64_t at = j["blocks"][static_cast<std::size_t>(block)]["device_offset"];
+    {
+      std::fstream f(p.block(), std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(at + 17);
+      char c = 0;
+      f.read(&c, 1);
+      c = static_cast<char>(c ^ 0x5a);
+      f.seekp(at + 17);
+      f.write(&c, 1);
+      ASSERT_TRUE(f.good());
+    }
+    cluster_->Restart(osd);
+    ASSERT_TRUE(cluster_->WaitClean(seconds(60)));
+  }
+
+  // Replaces the bytes of shard `position` of `object` (at `version`, `size` object bytes) with
+  // garbage of the same length through the raw shard write: checksums good, content wrong.
+  static void ForgeShard(const ec::cluster::PgLocation& loc, const std::string& object,
+                         int position, std::uint64_t version, std::uint64_t object_size,
+                         std::size_t shard_size) {
+    const int osd = loc.acting[static_cast<std::size_t>(position)];
+    ec::net::ClientOptions co;
+    co.port = cluster_->osds[static_cast<std::size_t>(osd)]->port();
+    auto client = ec::net::OsdClient::Create(co);
+    ASSERT_TRUE(client.ok());
+    ec::net::WriteShardRequest w;
+    w.collection = loc.collection;
+    w.object = object;
+    w.shard = static_cast<std::uint32_t>(position);
+    w.version = version;
+    w.flags = ec::net::kWriteReplace;
+    w.attrs.push_back({"ec.object_size", std::to_string(object_size)});
+    auto garbage = Bytes(shard_size, 99);
+    ec::Buffer b = ec::Buffer::Allocate(shard_size, false);
+    std::memcpy(b.data(), garbage.data(), shard_size);
+    std::vector<ec::Buffer> payload;
+    payload.push_back(std::move(b));
+    ec::Status s = (*client)->WriteShard(std::move(w), std::move(payload));
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  // Asks for a scrub of `pgid` as ec-admin does and waits for its result.
+  static ScrubResult RunScrub(const std::string& pgid, ScrubKind kind) {
+    const std::int64_t t0 = NowMs();
+    ec::etcd::PutRequest put;
+    put.key = ec::cluster::ScrubRequestKey(kPrefix, pgid);
+    put.value = ec::cluster::EncodeScrubRequest({kind, t0});
+    EXPECT_TRUE(cluster_->client->Put(put).ok());
+    const auto deadline = Clock::now() + seconds(60);
+    while (Clock::now() < deadline) {
+      auto kv = cluster_->client->Get(ec::cluster::ScrubResultKey(kPrefix, pgid));
+      if (kv.ok()) {
+        auto r = ec::cluster::DecodeScrubResult(kv->key, kv->value);
+        if (r.ok() && r->stamp_ms >= t0 && r->kind == kind) {
+          // The request is deleted once served.
+          auto left = cluster_->client->Get(ec::cluster::ScrubRequestKey(kPrefix, pgid));
+          EXPECT_FALSE(left.ok()) << "the request of pg " << pgid << " is still there";
+          return *r;
+        }
+      }
+      std::this_thread::sleep_for(milliseconds(200));
+    }
+    ADD_FAILURE() << "no " << ec::cluster::ScrubKindName(kind) << " result for pg " << pgid;
+    return {};
+  }
+
+  static const ec::cluster::InconsistentObject* Find(const ScrubResult& r,
+                                                     const std::string& name) {
+    for (const auto& o : r.inconsistents) {
+      if (o.name == name) return &o;
+    }
+    return nullptr;
+  }
+
+  static std::vector<std::string> ShardErrors(const ec::cluster::InconsistentObject& o, int shard) {
+    for (const auto& s : o.shards) {
+      if (s.shard == shard) return s.errors;
+    }
+    return {"(shard not listed)"};
+  }
+
+  // Waits until the PG's primary reports `state` for it.
+  static bool WaitPgState(const std::string& pgid, const std::string& state) {
+    const auto deadline = Clock::now() + seconds(20);
+    while (Clock::now() < deadline) {
+      auto stats = ec::cluster::LoadPgStats(*cluster_->client, kPrefix);
+      if (stats.ok()) {
+        for (const auto& [osd, report] : *stats) {
+          auto it = report.pgs.find(pgid);
+          if (it != report.pgs.end() && it->second.state == state) return true;
+        }
+      }
+      std::this_thread::sleep_for(milliseconds(200));
+    }
+    return false;
+  }
+
+  static ectest::LocalCluster* cluster_;
+};
+
+ectest::LocalCluster* Scrub::cluster_ = nullptr;
+
+// A client read of an object whose data shard has a rotten block gets the right bytes (rebuilt
+// from the others), and the shard is rewritten in the background: the next read is direct.
+TEST_F(Scrub, SelfHealingReadRepairsARottenShard) {
+  auto io = cluster_->Pool("rs");
+  const auto content = Bytes(64 * 1024 + 123, 7);
+  ASSERT_TRUE(io.WriteFull("healme", content).ok());
+  const auto loc = Locate("rs", "healme");
+  // A data shard not on the primary (its read crosses the network, as most do).
+  int position = 0;
+  while (loc.acting[static_cast<std::size_t>(position)] == loc.primary) ++position;
+  ASSERT_LT(position, 4);
+  RotBlock(loc, "healme", position, 1);
+  const std::string healed = "ecstore_pool_shards_repaired_total{pool=\"rs\",reason=\"read\"}";
+  const std::uint64_t before = cluster_->MetricSum(healed);
+
+  auto first = io.Read("healme");
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(ToVector(first->data) == content);
+  EXPECT_TRUE(first->degraded) << "the rotten shard should have been rebuilt for the read";
+  EXPECT_GE(cluster_->MetricSum("ecstore_pool_self_heal_reads_total{pool=\"rs\"}"), 1u);
+  const auto deadline = Clock::now() + seconds(20);
+  while (cluster_->MetricSum(healed) == before && Clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  EXPECT_EQ(cluster_->MetricSum(healed), before + 1);
+  auto second = io.Read("healme");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_TRUE(ToVector(second->data) == content);
+  EXPECT_FALSE(second->degraded) << "the shard should have been repaired";
+  // And a deep scrub of its PG finds nothing wrong.
+  const ScrubResult clean = RunScrub(loc.pgid, ScrubKind::kDeepScrub);
+  EXPECT_EQ(clean.errors, 0);
+  EXPECT_TRUE(clean.inconsistents.empty());
+}
+
+// Deep scrub finds a rotten block (read_error) and a shard with good checksums but wrong bytes
+// (ec_hash_error: the parity check locates it); the PG shows +inconsistent; repair rebuilds both
+// from the good shards; a second deep scrub is clean; both objects read back direct and right.
+TEST_F(Scrub, DeepScrubFindsCorruptionAndRepairFixesIt) {
+  auto io = cluster_->Pool("clay");
+  const auto rotten = Bytes(3 * 16384 + 500, 11);
+  ASSERT_TRUE(io.WriteFull("rotten", rotten).ok());
+  const auto loc = Locate("clay", "rotten");
+  // Another object of the same PG.
+  std::string forged;
+  for (int i = 0; forged.empty() && i < 1000; ++i) {
+    const std::string name = "forged" + std::to_string(i);
+    if (Locate("clay", name).pgid == loc.pgid) forged = name;
+  }
+  ASSERT_FALSE(forged.empty());
+  const auto forged_content = Bytes(2 * 16384 + 77, 12);
+  auto v = io.WriteFull(forged, forged_content);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(io.WriteFull("bystander" + std::to_string(i),
+                             Bytes(5000, 20 + static_cast<std::uint64_t>(i)))
+                    .ok());
+  }
+
+  // A clean shallow scrub first: metadata agrees.
+  const ScrubResult shallow = RunScrub(loc.pgid, ScrubKind::kScrub);
+  EXPECT_GE(shallow.objects, 2);
+  EXPECT_EQ(shallow.errors, 0);
+
+  RotBlock(loc, "rotten", 1, 0);  // shard 1: a data shard
+  // Parity shard 5 of the forged object: 3 stripes of 4 KiB chunks.
+  ForgeShard(loc, forged, 5, *v, forged_content.size(), 3 * 4096);
+
+  const ScrubResult found = RunScrub(loc.pgid, ScrubKind::kDeepScrub);
+  EXPECT_EQ(found.errors, 2);
+  EXPECT_EQ(found.repaired, 0);
+  ASSERT_EQ(found.inconsistents.size(), 2u);
+  const auto* r = Find(found, "rotten");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(ShardErrors(*r, 1), std::vector<std::string>{"read_error"});
+  const auto* f = Find(found, forged);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(ShardErrors(*f, 5), std::vector<std::string>{"ec_hash_error"});
+  for (int s : {0, 2, 3, 4}) EXPECT_TRUE(ShardErrors(*f, s).empty()) << "shard " << s;
+  EXPECT_TRUE(WaitPgState(loc.pgid, "active+clean+inconsistent"));
+  const auto listed = ec::cluster::ListInconsistentObjJson(found);
+  EXPECT_EQ(listed["inconsistents"].size(), 2u) << listed.dump();
+
+  const ScrubResult repaired = RunScrub(loc.pgid, ScrubKind::kRepair);
+  EXPECT_EQ(repaired.errors, 2);
+  EXPECT_EQ(repaired.repaired, 2);
+  EXPECT_TRUE(repaired.inconsistents.empty());
+  EXPECT_TRUE(WaitPgState(loc.pgid, "active+clean"));
+  EXPECT_GE(
+      cluster_->MetricSum("ecstore_pool_shards_repaired_total{pool=\"clay\",reason=\"scrub\"}"),
+      2u);
+
+  const ScrubResult again = RunScrub(loc.pgid, ScrubKind::kDeepScrub);
+  EXPECT_EQ(again.errors, 0);
+  EXPECT_TRUE(again.inconsistents.empty());
+  const std::map<std::string, std::vector<std::byte>> expected = {{"rotten", rotten},
+                                                                  {forged, forged_content}};
+  for (const auto& [name, bytes] : expected) {
+    auto got = io.Read(name);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_TRUE(ToVector(got->data) == bytes) << name;
+    EXPECT_FALSE(got->degraded) << name;
+  }
+}
+
+// Random bit rot on random OSDs, one block of one shard per object (at most m per object would
+// still read; one keeps every object repairable): every read returns the right bytes, a deep
+// scrub of each PG finds every injected fault that a read has not healed, repair fixes them, and
+// a last deep scrub of every PG is clean.
+TEST_F(Scrub, RandomBitRotIsAlwaysDetectedAndRepaired) {
+  auto io = cluster_->Pool("rs");
+  std::mt19937_64 rng(1606);
+  std::map<std::string, std::vector<std::byte>> model;
+  for (int i = 0; i < 12; ++i) {
+    const std::string name = "rot" + std::to_string(i);
+    model[name] =
+        Bytes(4096 * (1 + rng() % 12) + rng() % 4096, 100 + static_cast<std::uint64_t>(i));
+    ASSERT_TRUE(io.WriteFull(name, model[name]).ok());
+  }
+  // Four faults, on objects picked at random, positions at random (data or parity).
+  std::map<std::string, int> faults;
+  while (faults.size() < 4) {
+    auto it = model.begin();
+    std::advance(it, static_cast<long>(rng() % model.size()));
+    if (faults.count(it->first) != 0) continue;
+    const int position = static_cast<int>(rng() % 6);
+    faults[it->first] = position;
+  }
+  std::map<std::string, std::set<std::string>> by_pg;
+  for (const auto& [name, position] : faults) {
+    const auto loc = Locate("rs", name);
+    RotBlock(loc, name, position, 0);
+    by_pg[loc.pgid].insert(name);
+  }
+  // Half the faulty objects are read first: a fault in a data shard is met by the read and healed
+  // (a parity shard is not read); every other fault is left for the scrub.
+  const std::string healed = "ecstore_pool_shards_repaired_total{pool=\"rs\",reason=\"read\"}";
+  const std::uint64_t healed_before = cluster_->MetricSum(healed);
+  int n = 0;
+  std::uint64_t healed_by_reads = 0;
+  for (const auto& [name, position] : faults) {
+    if (n++ % 2 != 0) continue;
+    auto got = io.Read(name);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_TRUE(ToVector(got->data) == model[name]) << name;
+    EXPECT_EQ(got->degraded, position < 4) << name << " shard " << position;
+    if (position < 4) ++healed_by_reads;
+  }
+  const auto deadline = Clock::now() + seconds(20);
+  while (cluster_->MetricSum(healed) < healed_before + healed_by_reads && Clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  EXPECT_EQ(cluster_->MetricSum(healed), healed_before + healed_by_reads);
+  std::int64_t found = 0;
+  for (const auto& [pgid, names] : by_pg) {
+    const ScrubResult r = RunScrub(pgid, ScrubKind::kRepair);
+    found += r.errors;
+    EXPECT_EQ(r.repaired, r.errors) << pgid;
+    EXPECT_TRUE(r.inconsistents.empty()) << pgid;
+  }
+  // Every fault was met: by a read or by the scrub.
+  EXPECT_EQ(static_cast<std::uint64_t>(found) + healed_by_reads, faults.size());
+  for (const auto& [pgid, names] : by_pg) {
+    const ScrubResult r = RunScrub(pgid, ScrubKind::kDeepScrub);
+    EXPECT_EQ(r.errors, 0) << pgid;
+  }
+  for (const auto& [name, bytes] : model) {
+    auto got = io.Read(name);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_TRUE(ToVector(got->data) == bytes) << name;
+    EXPECT_FALSE(got->degraded) << name;
+  }
+}
+
+}  // namespace
