@@ -8,7 +8,8 @@
 # operations in flight).
 # Usage: bench/scrub_latency.sh [BUILD_DIR (default build)]
 #   env: REPS (3), SECS (8: seconds per ec-rados run), FILL (6: seconds of 64 KiB writes per pool),
-#        THREADS (1: client ops in flight), TMPDIR (/tmp: where the cluster goes)
+#        THREADS (1: client ops in flight), SCRUB_SLEEP (osd_scrub_sleep, default 0s),
+#        TMPDIR (/tmp: where the cluster goes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -32,7 +33,8 @@ cleanup() {
 trap cleanup EXIT
 
 scripts/cluster.sh start --dir "$work/cluster" --osds 6 --hosts 6 --grace 3 --down-out 0 \
-  --device-size 1G --bin "$build/bin" >/dev/null
+  --device-size 1G --bin "$build/bin" --osd-opt "osd_scrub_sleep=${SCRUB_SLEEP:-0s}" >/dev/null
+echo "osd_scrub_sleep=${SCRUB_SLEEP:-0s}"
 export EC_CONF="$work/cluster/ecstore.conf"
 admin="$build/bin/ec-admin"
 rados="$build/bin/ec-rados"
@@ -54,6 +56,7 @@ for p in pools:
         print("%d.%x" % (int(p.get("pool", p.get("id", 0))), pg))
 ')"
 [ -n "$pgids" ] || { echo "no PGs found in the map" >&2; exit 1; }
+endpoints="$(sed -n 's/^etcd_endpoints *= *//p' "$EC_CONF" | head -n1)"
 deep_done() { cat "$work"/cluster/osd.*.log 2>/dev/null | grep -c "deep-scrub ok" || true; }
 
 # Keeps every PG under deep scrub: asks for each PG again once its last request was served.
@@ -75,8 +78,11 @@ for r in $(seq "$reps"); do
     > "$out/scrub.$r.json"
   kill "$scrubber"; wait "$scrubber" 2>/dev/null || true; scrubber=""
   echo $(( $(deep_done) - before )) > "$out/scrubs.$r"
-  # Let the scrubs in progress end before the next quiet run.
-  sleep 3
+  # No scrub may run into the next quiet run: the requests not served yet go, and the scrubs in
+  # progress end (no new "deep-scrub ok" for 2 s).
+  etcdctl --endpoints="$endpoints" del --prefix /ecstore/scrub_requests/ >/dev/null
+  last=-1
+  while [ "$last" != "$(deep_done)" ]; do last="$(deep_done)"; sleep 2; done
 done
 
 python3 - "$out" "$reps" <<'PY'

@@ -5,6 +5,7 @@
 #
 #   scripts/cluster.sh start  --dir DIR [--osds N] [--hosts H] [--grace SECONDS]
 #                             [--down-out SECONDS] [--device-size SIZE] [--bin DIR]
+#                             [--osd-opt NAME=VALUE ...]
 #   scripts/cluster.sh status --dir DIR
 #   scripts/cluster.sh stop   --dir DIR
 #
@@ -15,12 +16,13 @@
 # running cluster, start starts whatever is not running (an OSD that was killed, say).
 # status: which daemons run, and `ec-admin -s`.
 # stop: SIGTERM to every OSD (each marks itself down), then etcd; SIGKILL after 30 s.
+# --osd-opt NAME=VALUE (repeatable) adds an ec-osd option to the [osd] section of the config.
 # Defaults: 3 OSDs on 3 hosts, grace 20 s and down-out 600 s (Ceph's), 256M device files.
 # Needs: the build (scripts/build.sh release, or --bin), /usr/bin/etcd and etcdctl (setup.sh).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
 cmd="${1:-}"
@@ -28,6 +30,7 @@ cmd="${1:-}"
 shift
 case "$cmd" in -h|--help|help) usage; exit 0 ;; esac
 dir="" osds=3 hosts="" grace=20 down_out=600 device_size=256M bin="$root/build/bin"
+osd_opts=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="${2:-}"; shift 2 ;;
@@ -37,6 +40,9 @@ while [ $# -gt 0 ]; do
     --down-out) down_out="${2:-}"; shift 2 ;;
     --device-size) device_size="${2:-}"; shift 2 ;;
     --bin) bin="${2:-}"; shift 2 ;;
+    --osd-opt)
+      [[ "${2:-}" =~ ^[a-z0-9_]+=.+$ ]] || die "--osd-opt takes NAME=VALUE (an ec-osd option)"
+      osd_opts+=("$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -165,6 +171,8 @@ write_conf() {
     echo "osd_port = 0"
     echo "osd_metrics_port = 0"
     echo "log_file = $dir/osd.\$id.log"
+    local opt
+    for opt in "${osd_opts[@]}"; do echo "${opt%%=*} = ${opt#*=}"; done
     local id
     for id in $(seq 0 $((osds - 1))); do
       echo "[osd.$id]"

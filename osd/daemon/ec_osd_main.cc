@@ -338,6 +338,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     ss.sleep = c.osd_scrub_sleep;
     ss.max_scrubs = static_cast<int>(c.osd_max_scrubs);
     ss.auto_repair = c.osd_scrub_auto_repair;
+    ss.nice = static_cast<int>(c.osd_recovery_nice);
     ec::osd::pg::ScrubScheduler::Hooks hooks;
     const ec::etcd::Client* etcd = stats_etcd.get();
     const std::string prefix = c.etcd_prefix;

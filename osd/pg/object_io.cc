@@ -187,27 +187,59 @@ std::map<int, Result<net::SubStateReply>> AskStates(const ObjectIo& io) {
 std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t version,
                                               const std::map<int, std::uint64_t>& sizes) {
   std::map<int, Result<Buffer>> out;
+  // This OSD's own shard, and any too large for one batch reply, through the read path's source.
   net::OsdShardSource::Options so;
   so.collection = io.loc->collection;
   so.object = io.object;
   so.call = Call(io);
   so.expect_version = version;
-  std::map<int, Buffer> buffers;
+  std::map<int, Buffer> direct;
+  std::vector<int> batched;
+  const std::uint64_t batch_max = net::Limits{}.max_payload_len / 2;
   for (const auto& [p, size] : sizes) {
     auto c = io.clients.find(p);
     if (c == io.clients.end()) {
       out.emplace(p, Status::NotFound(fmt::format("shard {}: no OSD up", p)));
+    } else if (p != io.self_position && size > 0 && size <= batch_max) {
+      batched.push_back(p);
+    } else {
+      so.shards[p] = net::OsdShardSource::Holder{c->second.get(), OsdName(io, p)};
+      direct.emplace(p, Buffer::Allocate(size, false));
+    }
+  }
+  // The others with one SubReadBatch each: their OSDs serve those on their background threads,
+  // behind client operations.
+  auto replies = Gather<std::vector<net::ReadBatchItem>>(batched.size(), [&](std::size_t i,
+                                                                             auto done) {
+    const int p = batched[i];
+    net::SubReadBatchRequest r;
+    r.items.push_back(net::SubReadBatchItem{
+        io.loc->collection, io.object, static_cast<std::uint32_t>(p), version, {{0, sizes.at(p)}}});
+    io.clients.at(p)->ReadBatchAsync(std::move(r), std::move(done), Call(io));
+  });
+  for (std::size_t i = 0; i < batched.size(); ++i) {
+    const int p = batched[i];
+    if (!replies[i].ok()) {
+      out.emplace(p, replies[i].status().WithPrefix(OsdName(io, p)));
       continue;
     }
-    so.shards[p] = net::OsdShardSource::Holder{c->second.get(), OsdName(io, p)};
-    buffers.emplace(p, Buffer::Allocate(size, false));
+    net::ReadBatchItem& item = replies[i]->front();
+    if (!item.status.ok()) {
+      out.emplace(p, item.status.WithPrefix(OsdName(io, p)));
+    } else if (item.extents.size() != 1 || item.extents[0].size() != sizes.at(p)) {
+      out.emplace(p, Status::Error(ESTALE, fmt::format("{}: the shard is not {} bytes",
+                                                       OsdName(io, p), sizes.at(p))));
+    } else {
+      out.emplace(p, std::move(item.extents[0]));
+    }
   }
+  if (direct.empty()) return out;
   net::OsdShardSource remote(std::move(so));
   PrimaryShardSource source(&remote, io.store, io.loc->collection, io.object, io.self_position,
                             version);
   std::vector<recovery::ShardReadRequest> requests;
   std::vector<int> owner;
-  for (auto& [p, buffer] : buffers) {
+  for (auto& [p, buffer] : direct) {
     auto split = recovery::SplitToLimits(p, {{0, buffer.size()}}, buffer.span(), source.limits());
     for (auto& r : split) {
       requests.push_back(std::move(r));
@@ -219,7 +251,7 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (!got[i].ok() && failed.count(owner[i]) == 0) failed.emplace(owner[i], got[i]);
   }
-  for (auto& [p, buffer] : buffers) {
+  for (auto& [p, buffer] : direct) {
     auto f = failed.find(p);
     if (f != failed.end()) {
       out.emplace(p, f->second);

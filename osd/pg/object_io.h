@@ -100,9 +100,11 @@ ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_
 std::map<int, Result<net::SubStateReply>> AskStates(const ObjectIo& io);
 
 // The whole shard (`sizes`: position -> its shard bytes) of each listed position at `version`,
-// read at once (this OSD's own from its store, the others through their OSDs, cut to the
-// protocol's limits): the bytes, or that position's error (DataLoss for a checksum failure,
-// ESTALE at another version, ENOENT, a transport error). Positions without a client fail ENOENT.
+// read at once: this OSD's own from its store; the others with one SubReadBatch each (their OSDs
+// serve it on their background threads, behind client operations; a shard above half the
+// protocol's payload limit is read with ReadShards instead). The bytes, or that position's error
+// (DataLoss for a checksum failure, ESTALE at another version or size, ENOENT, a transport
+// error). Positions without a client fail ENOENT.
 std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t version,
                                               const std::map<int, std::uint64_t>& sizes);
 

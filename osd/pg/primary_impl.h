@@ -180,12 +180,19 @@ class Primary::Impl {
   // (position -> the version it is at: the object's for kRepair, older or 0 for kRebuild).
   struct ObjectScrub {
     bool scrubbed = false;  // the object existed when its turn came
+    ObjectState state;
+    std::map<int, cluster::ShardScrubError> shards;  // every position that answered
+    std::vector<std::string> object_errors;
+    std::map<int, Buffer> bytes;  // deep: the shards read whole with good checksums and sizes
     std::optional<cluster::InconsistentObject> found;
     std::map<int, std::uint64_t> bad;
     bool unlocated = false;  // the shards disagree and the code cannot tell which is wrong
     int repaired = 0;
   };
-  ObjectScrub ScrubObject(const Prepared& pg, const std::string& name, bool deep);
+  // On the object's strand: its shards' states and (deep) bytes, and what they show alone.
+  ObjectScrub ReadForScrub(const Prepared& pg, const std::string& name, bool deep);
+  // Anywhere (CPU only): the deep check of the bytes against the code, and `found`.
+  void CheckScrubbed(const Prepared& pg, const std::string& name, ObjectScrub& o);
   int RepairObject(const Prepared& pg, const std::string& name,
                    const std::map<int, std::uint64_t>& bad, const char* why);
   static std::vector<int> KeysOf(const std::map<int, std::uint64_t>& m);

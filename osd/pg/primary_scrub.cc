@@ -33,27 +33,23 @@ void AddError(std::vector<std::string>& errors, const char* name) {
 
 }  // namespace
 
-// One object's checks (on its strand). Fills `found` when something is wrong and returns the
-// positions a repair may rewrite, with the version each is at (kRepair when it is the object's).
-Primary::Impl::ObjectScrub Primary::Impl::ScrubObject(const Prepared& pg, const std::string& name,
-                                                      bool deep) {
+// One object's shards as the strand sees them: their states (scrub) and whole bytes (deep), with
+// what those show on their own. The comparison with the code is CheckScrubbed's.
+Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const std::string& name,
+                                                       bool deep) {
   ObjectScrub out;
   auto known = table_.Lookup(pg.loc.pgid, name);
   if (!known || !known->exists) return out;  // removed or unsettled meanwhile: not scrubbed now
   out.scrubbed = true;
-  const ObjectState& st = *known;
+  out.state = *known;
+  const ObjectState& st = out.state;
   ObjectIo io = pg.io;
   io.loc = &pg.loc;
   io.object = name;
-  const StripeLayout& layout = pg.codec->layout;
-  const std::uint64_t want_shard = layout.shard_size(st.size);
-  const int n = static_cast<int>(pg.loc.acting.size());
-
-  std::map<int, cluster::ShardScrubError> shards;
-  std::vector<std::string> object_errors;
+  const std::uint64_t want_shard = pg.codec->layout.shard_size(st.size);
   std::map<int, std::uint64_t> readable;  // position -> shard size, for the deep read
   for (auto& [p, reply] : AskStates(io)) {
-    cluster::ShardScrubError& e = shards[p];
+    cluster::ShardScrubError& e = out.shards[p];
     e.osd = pg.loc.acting[p];
     e.primary = p == io.self_position;
     e.shard = p;
@@ -75,14 +71,14 @@ Primary::Impl::ObjectScrub Primary::Impl::ScrubObject(const Prepared& pg, const 
     }
     if (s.version != st.version) {
       AddError(e.errors, "missing");
-      AddError(object_errors, "version_mismatch");
+      AddError(out.object_errors, "version_mismatch");
       out.bad[p] = s.version;
       continue;
     }
     bool ok = true;
     if (s.object_size != st.size) {
       AddError(e.errors, "size_mismatch_info");
-      AddError(object_errors, "size_mismatch");
+      AddError(out.object_errors, "size_mismatch");
       ok = false;
     }
     if (s.shard_size != want_shard) {
@@ -95,66 +91,61 @@ Primary::Impl::ObjectScrub Primary::Impl::ScrubObject(const Prepared& pg, const 
       out.bad[p] = st.version;
     }
   }
-  if (deep && !readable.empty()) {
-    auto bytes = ReadWholeShards(io, st.version, readable);
-    std::map<int, std::span<const std::byte>> good;
-    for (auto& [p, got] : bytes) {
-      if (got.ok()) {
-        good[p] = got->span();
-        continue;
-      }
-      if (got.status().is_data_loss()) {
-        AddError(shards[p].errors, "read_error");
-        out.bad[p] = st.version;
-      } else if (got.status().code() == ESTALE) {
-        AddError(shards[p].errors, "missing");  // written meanwhile? the strand says no: stale
-        AddError(object_errors, "version_mismatch");
-        out.bad[p] = 0;
-      } else if (got.status().code() == ENOENT) {
-        AddError(shards[p].errors, "missing");
-        out.bad[p] = 0;
-      }
-      // Other errors (a transport error, a timeout): its OSD is going away; not judged.
+  if (!deep || readable.empty()) return out;
+  for (auto& [p, got] : ReadWholeShards(io, st.version, readable)) {
+    if (got.ok()) {
+      out.bytes.emplace(p, std::move(got).value());
+    } else if (got.status().is_data_loss()) {
+      AddError(out.shards[p].errors, "read_error");
+      out.bad[p] = st.version;
+    } else if (got.status().code() == ESTALE || got.status().code() == ENOENT) {
+      // Not at the version its state said a moment ago, on the object's strand: stale or gone.
+      AddError(out.shards[p].errors, "missing");
+      AddError(out.object_errors, "version_mismatch");
+      out.bad[p] = 0;
     }
-    auto check = recovery::CheckShards(*pg.codec->code, layout, layout.stripes_of(st.size), good);
+    // Other errors (a transport error, a timeout): its OSD is going away; not judged.
+  }
+  return out;
+}
+
+void Primary::Impl::CheckScrubbed(const Prepared& pg, const std::string& name, ObjectScrub& o) {
+  if (!o.scrubbed) return;
+  if (!o.bytes.empty()) {
+    const StripeLayout& layout = pg.codec->layout;
+    std::map<int, std::span<const std::byte>> good;
+    for (const auto& [p, b] : o.bytes) good[p] = b.span();
+    auto check =
+        recovery::CheckShards(*pg.codec->code, layout, layout.stripes_of(o.state.size), good);
     if (!check.ok()) {
       log_->warn("pg {} object {}: consistency check: {}", pg.loc.pgid, name,
                  check.status().message());
     } else if (check->checked && !check->consistent) {
       if (check->located) {
         for (int p : check->bad) {
-          AddError(shards[p].errors, "ec_hash_error");
-          out.bad[p] = st.version;
+          AddError(o.shards[p].errors, "ec_hash_error");
+          o.bad[p] = o.state.version;
         }
       } else {
         // The shards disagree but the code cannot tell which one is wrong (m = 1, or several).
-        AddError(object_errors, "ec_hash_error");
-        out.unlocated = true;
+        AddError(o.object_errors, "ec_hash_error");
+        o.unlocated = true;
       }
     }
+    o.bytes.clear();
   }
-  bool any = !object_errors.empty();
   std::vector<std::string> union_errors;
-  for (const auto& [p, e] : shards) {
-    for (const std::string& err : e.errors) {
-      any = true;
-      if (std::find(union_errors.begin(), union_errors.end(), err) == union_errors.end()) {
-        union_errors.push_back(err);
-      }
-    }
+  for (const auto& [p, e] : o.shards) {
+    for (const std::string& err : e.errors) AddError(union_errors, err.c_str());
   }
-  if (!any) return out;
+  if (union_errors.empty() && o.object_errors.empty()) return;
   cluster::InconsistentObject found;
   found.name = name;
-  found.version = static_cast<std::int64_t>(st.version);
-  found.errors = std::move(object_errors);
+  found.version = static_cast<std::int64_t>(o.state.version);
+  found.errors = o.object_errors;
   found.union_shard_errors = std::move(union_errors);
-  for (int p = 0; p < n; ++p) {
-    auto it = shards.find(p);
-    if (it != shards.end()) found.shards.push_back(std::move(it->second));
-  }
-  out.found = std::move(found);
-  return out;
+  for (const auto& [p, e] : o.shards) found.shards.push_back(e);
+  o.found = std::move(found);
 }
 
 // Has the OSD of each bad position of `name` rebuild it from the good ones. Returns how many
@@ -294,13 +285,15 @@ Result<cluster::ScrubResult> Primary::Impl::Scrub(const std::string& pgid, const
       for (int i = 0; i < 20 && client_ops_.load() > 0; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
-      ObjectScrub one = OnStrand(static_cast<std::uint64_t>(p.loc.pool_id), name, [&] {
-        ObjectScrub o = ScrubObject(p, name, deep);
-        if (o.found && repair && !o.bad.empty()) {
-          o.repaired = RepairObject(p, name, o.bad, "scrub");
-        }
-        return o;
-      });
+      const auto pool = static_cast<std::uint64_t>(p.loc.pool_id);
+      // The reads on the object's strand; the check (CPU) on this thread, which is niced like
+      // recovery's; a repair on the strand again (the pull refuses a shard a write changed).
+      ObjectScrub one = OnStrand(pool, name, [&] { return ReadForScrub(p, name, deep); });
+      CheckScrubbed(p, name, one);
+      if (one.found && repair && !one.bad.empty()) {
+        one.repaired =
+            OnStrand(pool, name, [&] { return RepairObject(p, name, one.bad, "scrub"); });
+      }
       if (one.scrubbed) ++result.objects;
       if (one.found) {
         const auto errors = static_cast<std::int64_t>(one.found->union_shard_errors.size() +

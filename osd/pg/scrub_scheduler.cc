@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "common/thread_nice.h"
+
 namespace ec::osd::pg {
 namespace {
 
@@ -115,6 +117,10 @@ void ScrubScheduler::Pass() {
     log_->info("pg {}: {} {}", pgid, requested ? "requested" : "scheduled",
                cluster::ScrubKindName(run.kind));
     running_[pgid] = std::async(std::launch::async, [this, pgid, requested, run] {
+      if (schedule_.nice != 0) {
+        Status niced = NiceCurrentThread(schedule_.nice);
+        if (!niced.ok()) log_->warn("scrub thread nice {}: {}", schedule_.nice, niced.message());
+      }
       Finish(pgid, requested, run, hooks_.scrub(pgid, run));
     });
   }

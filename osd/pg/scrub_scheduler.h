@@ -45,6 +45,9 @@ struct ScrubSchedule {
   std::chrono::milliseconds sleep{0};                                   // osd_scrub_sleep
   int max_scrubs = 1;                                                   // osd_max_scrubs
   bool auto_repair = false;                                             // osd_scrub_auto_repair
+  // The nice value of the threads running scrubs (ec-osd gives osd_recovery_nice): their
+  // checksums and parity checks get the CPU after client operations (0: unchanged).
+  int nice = 0;
   std::chrono::milliseconds poll{1000};   // how often requests and due PGs are looked for
   std::chrono::milliseconds retry{5000};  // a PG whose scrub failed is not tried again sooner
 };

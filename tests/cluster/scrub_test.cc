@@ -166,9 +166,13 @@ class Scrub : public ::testing::Test {
       if (kv.ok()) {
         auto r = ec::cluster::DecodeScrubResult(kv->key, kv->value);
         if (r.ok() && r->stamp_ms >= t0 && r->kind == kind) {
-          // The request is deleted once served.
-          auto left = cluster_->client->Get(ec::cluster::ScrubRequestKey(kPrefix, pgid));
-          EXPECT_FALSE(left.ok()) << "the request of pg " << pgid << " is still there";
+          // The request is deleted once served (right after the result is published).
+          bool gone = false;
+          for (int i = 0; i < 50 && !gone; ++i) {
+            gone = !cluster_->client->Get(ec::cluster::ScrubRequestKey(kPrefix, pgid)).ok();
+            if (!gone) std::this_thread::sleep_for(milliseconds(100));
+          }
+          EXPECT_TRUE(gone) << "the request of pg " << pgid << " is still there";
           return *r;
         }
       }
