@@ -166,8 +166,36 @@ ObjectState SettledState(const Resolution& r, const std::vector<ShardView>& view
   st.size = r.object_size;
   st.current = r.current;
   for (int p : r.stale) st.stale[p] = views[p].state.version;
+  st.copy_from = r.copy_from;
   return st;
 }
+
+namespace {
+
+// What the OSDs of io.others hold of each position of the object (their SubStates; those that
+// fail or hold nothing are left out), by position.
+std::vector<std::vector<OtherHolder>> AskOthers(const ObjectIo& io) {
+  const int size = static_cast<int>(io.loc->acting.size());
+  std::vector<std::pair<int, int>> asked;  // (osd, position)
+  for (const auto& [osd, client] : io.others) {
+    for (int p = 0; p < size; ++p) asked.emplace_back(osd, p);
+  }
+  auto replies = Gather<net::SubStateReply>(asked.size(), [&](std::size_t i, auto done) {
+    net::SubStateRequest r;
+    r.collection = io.loc->collection;
+    r.object = io.object;
+    r.shard = static_cast<std::uint32_t>(asked[i].second);
+    io.others.at(asked[i].first)->SubStateAsync(std::move(r), std::move(done), Call(io));
+  });
+  std::vector<std::vector<OtherHolder>> out(static_cast<std::size_t>(size));
+  for (std::size_t i = 0; i < asked.size(); ++i) {
+    if (!replies[i].ok() || replies[i]->version == 0) continue;
+    out[static_cast<std::size_t>(asked[i].second)].push_back({asked[i].first, *replies[i]});
+  }
+  return out;
+}
+
+}  // namespace
 
 std::map<int, Result<net::SubStateReply>> AskStates(const ObjectIo& io) {
   std::vector<int> asked;
@@ -273,6 +301,9 @@ Result<ObjectState> ResolveObject(const ObjectIo& io) {
       views[pos].state = *reply;
     }
     Resolution r = Resolve(views, io.loc->k, io.loc->min_size);
+    if (r.action != Resolution::Action::kSettled && !io.others.empty()) {
+      r = Resolve(views, io.loc->k, io.loc->min_size, AskOthers(io));
+    }
     if (r.action == Resolution::Action::kSettled) {
       return SettledState(r, views);
     }
@@ -541,6 +572,25 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
 
 }  // namespace
 
+namespace {
+
+// After a write: the positions that did not take it keep the version they were at (the object's,
+// or their stale one), so that recovery asks their OSDs to pull from there (a pull must name the
+// version the shard is at).
+void CarryStale(const ObjectState& before, ObjectState* after) {
+  auto took = [&](int p) {
+    return std::find(after->current.begin(), after->current.end(), p) != after->current.end();
+  };
+  for (int p : before.current) {
+    if (!took(p)) after->stale[p] = before.version;
+  }
+  for (const auto& [p, v] : before.stale) {
+    if (!took(p)) after->stale[p] = v;
+  }
+}
+
+}  // namespace
+
 Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, const WritePlan& plan,
                                 const Buffer& data, std::uint64_t version, int min_size) {
   if (!plan.full && plan.stripes == 0 && state.exists) return state;  // nothing changes
@@ -552,6 +602,7 @@ Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, co
     next.size = plan.new_size;
     next.current = **delta;
     next.delta = true;
+    CarryStale(state, &next);
     return next;
   }
   // Every shard at the object's version; with a whole rewrite, the stale ones too.
@@ -564,6 +615,7 @@ Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, co
   next.version = version;
   next.size = plan.new_size;
   next.current = *took;
+  CarryStale(state, &next);
   return next;
 }
 
@@ -620,6 +672,7 @@ Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,
   next.exists = false;
   next.version = version;
   next.current = *took;
+  CarryStale(state, &next);
   return next;
 }
 

@@ -48,6 +48,9 @@ struct ObjectState {
   std::vector<int> current;            // positions (shards) at `version`
   std::map<int, std::uint64_t> stale;  // reachable positions behind: position -> its version
   bool delta = false;                  // the write that made this state updated parity by delta
+  // Positions not current whose shard an OSD outside the acting set holds at `version` -> that
+  // OSD (found by ResolveObject's search): recovery copies them from there.
+  std::map<int, int> copy_from;
 };
 
 // Everything an operation on one object needs.
@@ -56,6 +59,9 @@ struct ObjectIo {
   const PoolCodec* codec = nullptr;
   std::string object;
   std::map<int, std::shared_ptr<net::OsdClient>> clients;  // up position -> its OSD's client
+  // Up OSDs outside the acting set (OSD id -> client): where ResolveObject looks for shards of
+  // the object before it would roll a version back or give up (positions move between OSDs).
+  std::map<int, std::shared_ptr<net::OsdClient>> others;
   int self_position = -1;  // the position this OSD holds, if any (read locally: no network)
   store::ObjectStore* store = nullptr;  // this OSD's store, for that position (null: by network)
   std::chrono::milliseconds timeout{10000};  // per sub-operation
@@ -66,8 +72,10 @@ struct ObjectIo {
 ObjectState SettledState(const Resolution& r, const std::vector<ShardView>& views);
 
 // Asks every up shard for its state and decides (rolling back an unfinished write first, see
-// resolve.h). Errors: EIO "pg P object O cannot be read or written: ...; shards missing: osd.N
-// (shard i), ..." when fewer than k shards can settle it.
+// resolve.h). When the acting set alone would roll a version back or cannot decide, the OSDs of
+// io.others are asked what they hold of each position first (an acknowledged write may sit on
+// the OSDs of an earlier acting set). Errors: EIO "pg P object O cannot be read or written: ...;
+// shards missing: osd.N (shard i), ..." when fewer than k shards can settle it.
 Result<ObjectState> ResolveObject(const ObjectIo& io);
 
 struct ReadOutcome {

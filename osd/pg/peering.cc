@@ -96,6 +96,26 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
                          "could be scanned, fewer than k {}; shards missing: {}",
                          io.loc->pgid, scanned.size(), io.loc->k, fmt::join(missing, ", ")));
   }
+  // object -> position -> what prior OSDs hold of it: they take part in settling (an acknowledged
+  // write may sit on the OSDs of an earlier acting set, resolve.h).
+  std::map<std::string, std::vector<std::vector<OtherHolder>>> prior_states;
+  for (auto& [key, result] : prior_scans) {
+    if (!result.ok()) continue;
+    const auto [pos, osd] = key;
+    for (const net::SubScanEntry& e : *result) {
+      if (e.version == 0) continue;
+      auto& per = prior_states[e.object];
+      per.resize(static_cast<std::size_t>(size));
+      net::SubStateReply st;
+      st.state = e.state;
+      st.version = e.version;
+      st.object_size = e.object_size;
+      st.shard_size = e.shard_size;
+      st.undo_version = e.undo_version;
+      per[static_cast<std::size_t>(pos)].push_back({osd, st});
+      seen[e.object];  // an object only priors hold is settled too
+    }
+  }
   for (auto& [name, states] : seen) {
     std::vector<ShardView> views(size);
     for (int p = 0; p < size; ++p) {
@@ -104,7 +124,10 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
       auto s = states.find(p);
       if (s != states.end()) views[p].state = s->second;  // else: absent on a scanned shard
     }
-    Resolution r = Resolve(views, io.loc->k, io.loc->min_size);
+    auto prior = prior_states.find(name);
+    Resolution r = prior == prior_states.end()
+                       ? Resolve(views, io.loc->k, io.loc->min_size)
+                       : Resolve(views, io.loc->k, io.loc->min_size, prior->second);
     if (r.action == Resolution::Action::kSettled) {
       out.objects.emplace(name, SettledState(r, views));
       continue;

@@ -7,10 +7,13 @@
 // A shard whose scan fails counts as unreachable, as if its OSD were down (so nothing it may hold
 // is rolled back on its account).
 //
-// Prior OSDs (backfill): OSDs that held a position in an earlier map and are up but no longer hold
-// it are scanned for that position too. They take no part in settling; a shard they hold at the
-// object's settled version is a copy source (PeeringOutcome::copies) for a position whose acting
-// OSD lacks it. A prior whose scan fails is just not a source.
+// Other OSDs ("priors"; the primary passes every up OSD outside the acting set): they are scanned
+// for every position too, since a position that moved (an OSD marked out or in) may have left its
+// shards there. What they hold takes part in settling (resolve.h: a version they hold is never
+// rolled back, and counts towards k, so an acknowledged write whose shards sit outside the acting
+// set is not lost), and a shard they hold at the object's settled version is a copy source
+// (PeeringOutcome::copies) for a position whose acting OSD lacks it. A scan that fails is just not
+// a source.
 //
 // Blocking: waits for the scans (on the clients' io threads); run it on a thread that may block.
 #pragma once

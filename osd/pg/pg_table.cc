@@ -88,6 +88,10 @@ void PgTable::FinishPeering(const cluster::PgLocation& loc,
   pg.unfound = std::move(unfound);
   pg.unknown = pg.unfound;  // an op on one asks the shards again (and fails clearly)
   std::erase_if(copies, [&](const auto& e) { return pg.objects.count(e.first) == 0; });
+  // Shards the settling found on OSDs outside the acting set are copy sources too.
+  for (const auto& [name, st] : pg.objects) {
+    for (const auto& [p, osd] : st.copy_from) copies[name].emplace(p, osd);
+  }
   pg.copies = std::move(copies);
   cv_.notify_all();
 }
@@ -124,6 +128,7 @@ void PgTable::Update(const std::string& pgid, const std::string& object, const O
   pg.unfound.erase(object);
   auto old = pg.objects.find(object);
   if (old == pg.objects.end() || old->second.version != state.version) pg.copies.erase(object);
+  for (const auto& [p, osd] : state.copy_from) pg.copies[object].emplace(p, osd);
   if (Keep(state)) {
     pg.objects[object] = state;
   } else {

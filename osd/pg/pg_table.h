@@ -68,7 +68,7 @@ struct MissingShard {
 };
 
 // Shards that OSDs outside the acting set still hold at an object's settled version (found by
-// peering, which scans the OSDs that held a position in earlier maps): object -> position -> OSD.
+// peering, which scans every up OSD outside the acting set): object -> position -> OSD.
 using CopySources = std::map<std::string, std::map<int, int>>;
 
 class PgTable {

@@ -120,49 +120,23 @@ Status Primary::Impl::EnsurePeered(const cluster::ObjectLocator& locator, const 
   return Status::OK();
 }
 
-// The OSDs that held a position of the PG in the maps this process received before `locator`'s
-// (MapHolder::Recent) and are up now but no longer hold it: backfill may copy from them.
+// Every up OSD outside the PG's acting set, for every position: peering scans them all, since
+// any of them may hold a shard of a position that moved (an OSD marked out or in, a backfill not
+// finished), even one this process never saw in an earlier map (it restarted since). What they
+// hold at an object's newest version counts when settling it (resolve.h), and is copied back.
 PriorClients Primary::Impl::Priors(const cluster::ObjectLocator& locator,
                                    const cluster::PgLocation& loc) {
   PriorClients out;
   const cluster::ClusterMap& now = locator.map();
-  for (const auto& past : PastLocators(now.epoch)) {
-    auto then = past->LocatePg(loc.pool_id, loc.pg);
-    if (!then.ok() || then->acting.size() != loc.acting.size()) continue;
+  for (const auto& [osd, entry] : now.osds) {
+    if (!entry.up || entry.addr.empty()) continue;
+    if (std::find(loc.acting.begin(), loc.acting.end(), osd) != loc.acting.end()) continue;
+    auto client = peers_.Get(osd, entry.addr);
+    if (!client.ok()) continue;
     for (std::size_t p = 0; p < loc.acting.size(); ++p) {
-      const int osd = then->acting[p];
-      if (osd == cluster::kItemNone || osd == loc.acting[p]) continue;
-      auto entry = now.osds.find(osd);
-      if (entry == now.osds.end() || !entry->second.up) continue;
-      auto client = peers_.Get(osd, entry->second.addr);
-      if (client.ok()) out[static_cast<int>(p)][osd] = std::move(client).value();
+      out[static_cast<int>(p)][osd] = *client;
     }
   }
-  return out;
-}
-
-// Locators of the maps received before `epoch`, newest first (made once per map).
-std::vector<std::shared_ptr<const cluster::ObjectLocator>> Primary::Impl::PastLocators(
-    std::int64_t epoch) {
-  std::vector<std::shared_ptr<const cluster::ObjectLocator>> out;
-  const auto recent = map_->Recent();
-  std::lock_guard lock(locator_mu_);
-  std::map<std::int64_t, std::shared_ptr<const cluster::ObjectLocator>> kept;
-  for (auto m = recent.rbegin(); m != recent.rend(); ++m) {
-    if ((*m)->epoch >= epoch) continue;
-    auto it = past_locators_.find((*m)->epoch);
-    std::shared_ptr<const cluster::ObjectLocator> l;
-    if (it != past_locators_.end()) {
-      l = it->second;
-    } else {
-      auto made = cluster::ObjectLocator::Make(*m);
-      if (!made.ok()) continue;
-      l = std::move(made).value();
-    }
-    kept[(*m)->epoch] = l;
-    out.push_back(std::move(l));
-  }
-  past_locators_ = std::move(kept);
   return out;
 }
 
@@ -179,6 +153,14 @@ Status Primary::Impl::FillPg(Prepared& p) {
   p.io.loc = &p.loc;
   p.io.codec = p.codec.get();
   p.io.clients = std::move(clients).value();
+  // Every other up OSD: where ResolveObject looks for shards of positions that moved (object_io.h).
+  p.io.others.clear();
+  for (const auto& [id, osd] : map.osds) {
+    if (!osd.up || osd.addr.empty()) continue;
+    if (std::find(p.loc.acting.begin(), p.loc.acting.end(), id) != p.loc.acting.end()) continue;
+    auto client = peers_.Get(id, osd.addr);
+    if (client.ok()) p.io.others[id] = std::move(client).value();
+  }
   for (std::size_t i = 0; i < p.loc.acting.size(); ++i) {
     if (p.loc.acting[i] == options_.osd_id) p.io.self_position = static_cast<int>(i);
   }
@@ -317,8 +299,19 @@ void Primary::Impl::Read(const net::ObjReadRequest& r, net::Responder& responder
   const std::uint64_t length = r.length == 0 ? UINT64_MAX : r.length;
   auto got = ReadObject(p->io, p->state, r.offset, length);
   if (!got.ok()) {
-    // A shard that failed may have changed under the cached state: ask again next time.
+    // A shard that failed may have changed under the cached state (shards at a newer version than
+    // the table's, after a pull or a change of primary): ask the shards and, if the object is at
+    // another version than the one read, read once more at that one.
     Forget(*p);
+    auto again = Prepare(r.pool, r.epoch, r.object, false);
+    if (again.ok() && again->state.version != p->state.version) {
+      p = std::move(again);
+      Fix(*p);
+      got = ReadObject(p->io, p->state, r.offset, length);
+      if (!got.ok()) Forget(*p);
+    }
+  }
+  if (!got.ok()) {
     (void)responder.SendError(got.status());
     return;
   }

@@ -22,8 +22,8 @@
 // A background thread peers every PG this OSD is primary of and has the OSD of each missing or
 // stale shard pull it (SubPull, osd/pg/pull_service.h) within RecoveryOptions' throttles; a removed
 // object's stale shards are removed by the primary (object_io.h HealStale). A position that moved
-// to another OSD is copied from the OSD that held it in a recent map when that one is up and
-// still has it (backfill, SubPull kCopy; see peering.h). Health() gives each PG's state for the
+// to another OSD is copied from any up OSD outside the acting set that still has it (backfill,
+// SubPull kCopy; see peering.h). Health() gives each PG's state for the
 // pg stats.
 //
 // A client read that finds a shard failing its checksum is served by reconstruction (the read is

@@ -108,12 +108,9 @@ class Primary::Impl {
   // the PG wait meanwhile.
   Status EnsurePeered(const cluster::ObjectLocator& locator, const ObjectIo& io);
 
-  // The OSDs that held a position of the PG in the maps this process received before `locator`'s
-  // (MapHolder::Recent) and are up now but no longer hold it: backfill may copy from them.
+  // Every up OSD outside the PG's acting set, for every position: peering scans them for shards
+  // of positions that moved (see primary.cc).
   PriorClients Priors(const cluster::ObjectLocator& locator, const cluster::PgLocation& loc);
-
-  // Locators of the maps received before `epoch`, newest first (made once per map).
-  std::vector<std::shared_ptr<const cluster::ObjectLocator>> PastLocators(std::int64_t epoch);
 
   // Everything an object operation needs, ready: location, codec, clients, state.
   struct Prepared {
@@ -210,7 +207,6 @@ class Primary::Impl {
   std::atomic<std::uint64_t> sequence_{0};
   std::mutex locator_mu_;
   std::shared_ptr<const cluster::ObjectLocator> locator_;
-  std::map<std::int64_t, std::shared_ptr<const cluster::ObjectLocator>> past_locators_;
   PgTable table_;
   std::mutex rec_mu_;
   std::condition_variable rec_cv_;

@@ -17,10 +17,20 @@
 // the shards that do not answer are never fewer than min_size. With fewer than k shards at vmax
 // and that many possibly holding it, the object is undecided until they answer.
 //
+// Positions move between OSDs (an OSD marked out or in): the shards of an acknowledged write may
+// then sit on OSDs that are no longer in the acting set, while the acting set's new OSDs lack
+// them. Counting only the acting set would roll back such a write (data loss). So the caller also
+// gives what other OSDs hold of each position (`elsewhere`: the PG's prior OSDs, or every up OSD
+// outside the acting set): a position holds version v when its acting OSD or any of those holds
+// it. Settled at vmax, the acting positions at vmax are `current` (readable now) and the others
+// that another OSD holds at vmax are `copy_from` (backfill copies them); a rollback is only
+// decided when no other OSD holds vmax either.
+//
 // Thread safety: pure.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +44,12 @@ struct ShardView {
   net::SubStateReply state;
 };
 
+// A shard of a position held by an OSD other than the position's acting OSD.
+struct OtherHolder {
+  int osd = -1;
+  net::SubStateReply state;
+};
+
 struct Resolution {
   enum class Action { kSettled, kRollback, kUndecided };
   Action action = Action::kSettled;
@@ -43,10 +59,14 @@ struct Resolution {
   std::vector<int> current;   // settled: positions at `version`
   std::vector<int> stale;     // settled: reachable positions behind `version`
   std::vector<int> rollback;  // kRollback: positions to roll back from `version`
-  std::string why;            // kUndecided: for the error message
+  // settled: positions not current whose shard another OSD holds at `version` -> that OSD.
+  std::map<int, int> copy_from;
+  std::string why;  // kUndecided: for the error message
 };
 
 // `shards`: one entry per position of the PG's acting set (unreachable ones included).
-Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size);
+// `elsewhere`: empty, or one entry per position: what other OSDs hold of it.
+Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
+                   const std::vector<std::vector<OtherHolder>>& elsewhere = {});
 
 }  // namespace ec::osd::pg

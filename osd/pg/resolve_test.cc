@@ -81,5 +81,84 @@ TEST(Resolve, TooFewAnswersAreUndecided) {
   EXPECT_EQ(Resolve(Views({0, 0, 0, -1, -1, -1}), 4, 5).action, Action::kUndecided);
 }
 
+// Positions moved: version 8 was acknowledged on positions 0-3 (min_size 4), then positions 0 and
+// 1 went to new OSDs (absent there) and positions 4 and 5 came back stale at 7. The acting set
+// alone shows 8 on two shards and would roll it back; the OSDs that held 0 and 1 still have it.
+TEST(Resolve, AWriteHeldByAnEarlierActingSetIsSettledNotRolledBack) {
+  std::vector<ShardView> views = Views({0, 0, 8, 8, 7, 7});
+  EXPECT_EQ(Resolve(views, 4, 4).action, Action::kRollback);  // what counting only acting did
+  std::vector<std::vector<OtherHolder>> elsewhere(6);
+  for (int p : {0, 1}) {
+    OtherHolder h;
+    h.osd = 10 + p;
+    h.state.state = net::ShardState::kPresent;
+    h.state.version = 8;
+    h.state.object_size = 800;
+    elsewhere[p].push_back(h);
+  }
+  Resolution r = Resolve(views, 4, 4, elsewhere);
+  EXPECT_EQ(r.action, Action::kSettled);
+  EXPECT_EQ(r.version, 8u);
+  EXPECT_TRUE(r.exists);
+  EXPECT_EQ(r.object_size, 800u);
+  EXPECT_EQ(r.current, (std::vector<int>{2, 3}));
+  EXPECT_EQ(r.stale, (std::vector<int>{0, 1, 4, 5}));
+  EXPECT_EQ(r.copy_from, (std::map<int, int>{{0, 10}, {1, 11}}));
+}
+
+// Other OSDs' shards count like the acting set's when deciding whether a version may have been
+// acknowledged.
+TEST(Resolve, OtherOsdsCountWhenDecidingWhatWasAcknowledged) {
+  std::vector<std::vector<OtherHolder>> elsewhere(6);
+  OtherHolder h;
+  h.osd = 9;
+  h.state.state = net::ShardState::kPresent;
+  h.state.version = 8;
+  elsewhere[0].push_back(h);
+  // 8 on two acting shards and one other OSD, everyone answering: 3 < min_size 5, so 8 was never
+  // acknowledged: rolled back where the acting set has it.
+  Resolution r = Resolve(Views({7, 7, 8, 8, 7, 7}), 4, 5, elsewhere);
+  EXPECT_EQ(r.action, Action::kRollback);
+  EXPECT_EQ(r.rollback, (std::vector<int>{2, 3}));
+  // With two shards not answering, 3 + 2 may be an acknowledged write: wait.
+  r = Resolve(Views({7, 7, 8, 8, -1, -1}), 4, 5, elsewhere);
+  EXPECT_EQ(r.action, Action::kUndecided);
+  EXPECT_NE(r.why.find("counting other OSDs"), std::string::npos) << r.why;
+}
+
+// A shard that only another OSD holds, of a version that was never acknowledged (a write rolled
+// back on the acting set), is not the object: the acting set's version is.
+TEST(Resolve, AStrayNewerShardElsewhereIsNotTheObject) {
+  std::vector<std::vector<OtherHolder>> elsewhere(6);
+  OtherHolder h;
+  h.osd = 9;
+  h.state.state = net::ShardState::kPresent;
+  h.state.version = 9;
+  elsewhere[3].push_back(h);
+  Resolution r = Resolve(Views({8, 8, 8, 8, 8, 8}), 4, 5, elsewhere);
+  EXPECT_EQ(r.action, Action::kSettled);
+  EXPECT_EQ(r.version, 8u);
+  EXPECT_EQ(r.current.size(), 6u);
+  EXPECT_TRUE(r.copy_from.empty());
+}
+
+TEST(Resolve, AnObjectOnlyOtherOsdsHoldIsSettledForCopying) {
+  std::vector<std::vector<OtherHolder>> elsewhere(6);
+  for (int p = 0; p < 6; ++p) {
+    OtherHolder h;
+    h.osd = 20 + p;
+    h.state.state = net::ShardState::kPresent;
+    h.state.version = 5;
+    h.state.object_size = 50;
+    elsewhere[p].push_back(h);
+  }
+  Resolution r = Resolve(Views({0, 0, 0, 0, 0, 0}), 4, 5, elsewhere);
+  EXPECT_EQ(r.action, Action::kSettled);
+  EXPECT_EQ(r.version, 5u);
+  EXPECT_TRUE(r.exists);
+  EXPECT_TRUE(r.current.empty());
+  EXPECT_EQ(r.copy_from.size(), 6u);
+}
+
 }  // namespace
 }  // namespace ec::osd::pg
