@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -120,6 +121,11 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
+  const char* keep = std::getenv("ECSTORE_KEEP_TEST_DIRS");
+  if (keep != nullptr && *keep != '\0' && std::string(keep) != "0") {
+    std::cerr << "ECSTORE_KEEP_TEST_DIRS: kept " << path_ << "\n";
+    return;
+  }
   std::error_code ignored;
   fs::remove_all(path_, ignored);
 }

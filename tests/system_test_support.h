@@ -36,7 +36,9 @@ int WaitTool(int pid);
 // The ec-tool command line as one printable string, for failure messages.
 std::string Describe(const std::vector<std::string>& args);
 
-// A fresh folder under /tmp, removed with everything in it when the object goes away.
+// A fresh folder under /tmp, removed with everything in it when the object goes away (kept, and
+// its path printed, when ECSTORE_KEEP_TEST_DIRS is set and not "0": the daemons' logs of a failed
+// cluster test).
 class TempDir {
  public:
   TempDir();

@@ -302,8 +302,15 @@ Result<std::uint64_t> ApplySubResolve(store::ObjectStore& store, const net::SubR
   }
   if (current != r.version) return current;
   if (!now.undo || now.undo->version != r.version) {
-    return Status::Error(EIO, fmt::format("shard {}/{} at version {} has no undo record of it",
-                                          r.collection, name, current));
+    // The primary rolls back only a version that was never acknowledged; this shard holds it
+    // without a record of what came before (a recovery pull wrote it, or a later write's rollback
+    // used the record up). Its bytes are worth nothing: the shard goes, absent, and recovery
+    // rebuilds it at the version the object settles on. (Refusing left the object unreadable and
+    // unwritable for good: thrasher bug 2.)
+    if (now.exists) t.Remove(r.collection, name);
+    if (now.undo) t.Remove(r.collection, undo_name);
+    EC_RETURN_IF_ERROR(store.Apply(t));
+    return std::uint64_t{0};
   }
   const UndoRecord& u = *now.undo;
   switch (u.kind) {

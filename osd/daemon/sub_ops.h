@@ -24,9 +24,11 @@
 //
 // Errors (as Status, sent back in the reply): ESTALE "shard at version X, the write expects Y"
 // when the shard is not at the write's prev_version (a SubWrite of the version the shard is
-// already at succeeds without change: a retried write); EIO "no undo record" for a rollback of the
-// shard's current version without one; the store's errors (ENOSPC, DataLoss, ...); DataLoss for a
-// corrupt undo record or "_meta".
+// already at succeeds without change: a retried write); the store's errors (ENOSPC, DataLoss, ...);
+// DataLoss for a corrupt undo record or "_meta". A rollback of the shard's current version without
+// its undo record (written by a recovery pull, or the record used up by a later write's rollback)
+// removes the shard: the primary rolls back only versions never acknowledged, so its bytes are
+// worthless, and recovery rebuilds the position at the version the object settles on.
 //
 // Thread safety: callers serialise operations on one shard (OsdService's per-shard strands).
 #pragma once
@@ -50,7 +52,8 @@ Status ApplySubWrite(store::ObjectStore& store, const net::SubWriteRequest& requ
                      const Buffer& data, bool create_collection);
 
 // kRollback of version v: when the shard is at v and holds the undo record of v, restores the
-// previous state (one transaction); when the shard is not at v, nothing to do. kTrim: drops the
+// previous state (one transaction); at v without it, removes the shard (returns 0); when the shard
+// is not at v, nothing to do. kTrim: drops the
 // undo record if it is of a version <= v. Returns the shard's version afterwards.
 Result<std::uint64_t> ApplySubResolve(store::ObjectStore& store,
                                       const net::SubResolveRequest& request);

@@ -188,8 +188,13 @@ TEST_F(SubOpsTest, TrimDropsTheUndoRecord) {
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(*v, 10u);
   EXPECT_EQ(State().undo_version, 0u);
-  // Without its record, version 10 cannot be rolled back: an error, not a silent no-op.
-  EXPECT_EQ(Resolve(net::SubResolveAction::kRollback, 10).status().code(), EIO);
+  // Without its record, a rollback of version 10 (never acknowledged, the primary decided) drops
+  // the shard: absent, for recovery to rebuild at the version the object settles on.
+  v = Resolve(net::SubResolveAction::kRollback, 10);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, 0u);
+  EXPECT_EQ(State().state, net::ShardState::kAbsent);
+  EXPECT_EQ(State().version, 0u);
 }
 
 // A shard position's objects as SubScan pages them.

@@ -1,6 +1,7 @@
 #include "osd/pg/object_io.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -300,9 +301,9 @@ Result<ObjectState> ResolveObject(const ObjectIo& io) {
       views[pos].reachable = true;
       views[pos].state = *reply;
     }
-    Resolution r = Resolve(views, io.loc->k, io.loc->min_size);
+    Resolution r = Resolve(views, io.loc->k, io.loc->min_size, {}, io.down_others);
     if (r.action != Resolution::Action::kSettled && !io.others.empty()) {
-      r = Resolve(views, io.loc->k, io.loc->min_size, AskOthers(io));
+      r = Resolve(views, io.loc->k, io.loc->min_size, AskOthers(io), io.down_others);
     }
     if (r.action == Resolution::Action::kSettled) {
       return SettledState(r, views);
@@ -321,6 +322,11 @@ Result<ObjectState> ResolveObject(const ObjectIo& io) {
                                        "shards missing: {}",
                                        io.loc->pgid, io.object, r.why, fmt::join(missing, ", ")));
     }
+    // Rare, and what loses an acknowledged write if ever decided wrongly: always in the log.
+    spdlog::warn(
+        "pg {} object {}: rolling back version {} on shard(s) {}: it cannot have been "
+        "acknowledged",
+        io.loc->pgid, io.object, r.version, fmt::join(r.rollback, ","));
     Status s = RollBack(io, r.rollback, r.version);
     if (!s.ok()) {
       return Status::Retryable(

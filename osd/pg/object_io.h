@@ -62,6 +62,9 @@ struct ObjectIo {
   // Up OSDs outside the acting set (OSD id -> client): where ResolveObject looks for shards of
   // the object before it would roll a version back or give up (positions move between OSDs).
   std::map<int, std::shared_ptr<net::OsdClient>> others;
+  // OSDs outside the acting set that are down but in: they may hold shards of a write that the
+  // shards we can ask do not show (resolve.h `unknown`).
+  int down_others = 0;
   int self_position = -1;  // the position this OSD holds, if any (read locally: no network)
   store::ObjectStore* store = nullptr;  // this OSD's store, for that position (null: by network)
   std::chrono::milliseconds timeout{10000};  // per sub-operation

@@ -126,8 +126,8 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
     }
     auto prior = prior_states.find(name);
     Resolution r = prior == prior_states.end()
-                       ? Resolve(views, io.loc->k, io.loc->min_size)
-                       : Resolve(views, io.loc->k, io.loc->min_size, prior->second);
+                       ? Resolve(views, io.loc->k, io.loc->min_size, {}, io.down_others)
+                       : Resolve(views, io.loc->k, io.loc->min_size, prior->second, io.down_others);
     if (r.action == Resolution::Action::kSettled) {
       out.objects.emplace(name, SettledState(r, views));
       continue;

@@ -155,9 +155,16 @@ Status Primary::Impl::FillPg(Prepared& p) {
   p.io.clients = std::move(clients).value();
   // Every other up OSD: where ResolveObject looks for shards of positions that moved (object_io.h).
   p.io.others.clear();
+  p.io.down_others = 0;
   for (const auto& [id, osd] : map.osds) {
-    if (!osd.up || osd.addr.empty()) continue;
     if (std::find(p.loc.acting.begin(), p.loc.acting.end(), id) != p.loc.acting.end()) continue;
+    if (!osd.up) {
+      // Down but in: back soon, perhaps with shards of writes the others do not show. Down and
+      // out: gone; what it held was recovered elsewhere.
+      if (osd.in) ++p.io.down_others;
+      continue;
+    }
+    if (osd.addr.empty()) continue;
     auto client = peers_.Get(id, osd.addr);
     if (client.ok()) p.io.others[id] = std::move(client).value();
   }

@@ -8,7 +8,7 @@
 namespace ec::osd::pg {
 
 Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
-                   const std::vector<std::vector<OtherHolder>>& elsewhere) {
+                   const std::vector<std::vector<OtherHolder>>& elsewhere, int unknown) {
   Resolution r;
   const auto others_of = [&](std::size_t p) -> const std::vector<OtherHolder>* {
     return p < elsewhere.size() ? &elsewhere[p] : nullptr;
@@ -83,13 +83,15 @@ Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
       return r;
     }
     if (v == 0) break;  // "never written" on fewer than k: nothing older to try
-    if (held + unreachable >= min_size) {
+    if (held + unreachable + unknown >= min_size) {
       r.action = Resolution::Action::kUndecided;
       r.version = v;
       r.why = fmt::format(
           "version {} is on {} shard(s){}, fewer than k={}, and {} shard(s) that could hold it "
-          "do not answer",
-          v, held, held_elsewhere ? " counting other OSDs" : "", k, unreachable);
+          "do not answer{}",
+          v, held, held_elsewhere ? " counting other OSDs" : "", k, unreachable,
+          unknown > 0 ? fmt::format(" ({} more OSD(s) outside the acting set are down)", unknown)
+                      : std::string());
       return r;
     }
     if (!acting_at.empty()) {

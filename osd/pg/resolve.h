@@ -65,8 +65,11 @@ struct Resolution {
 };
 
 // `shards`: one entry per position of the PG's acting set (unreachable ones included).
-// `elsewhere`: empty, or one entry per position: what other OSDs hold of it.
+// `elsewhere`: empty, or one entry per position: what other OSDs hold of it. `unknown`: OSDs that
+// may hold shards of the object but cannot be asked (down, not in the acting set, not out): they
+// count with the unreachable shards, so a version they may complete is waited for, never rolled
+// back (nor passed over for an older one).
 Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
-                   const std::vector<std::vector<OtherHolder>>& elsewhere = {});
+                   const std::vector<std::vector<OtherHolder>>& elsewhere = {}, int unknown = 0);
 
 }  // namespace ec::osd::pg

@@ -126,6 +126,19 @@ TEST(Resolve, OtherOsdsCountWhenDecidingWhatWasAcknowledged) {
   EXPECT_NE(r.why.find("counting other OSDs"), std::string::npos) << r.why;
 }
 
+// A down OSD outside the acting set may hold shards of a write that the shards we can ask do not
+// show enough of: such a version is waited for, not rolled back.
+TEST(Resolve, DownOsdsOutsideTheActingSetMayCompleteAVersion) {
+  // 8 on three positions, everyone in the acting set answering, min_size 4: dead without them.
+  EXPECT_EQ(Resolve(Views({7, 7, 8, 8, 8, 7}), 4, 4).action, Action::kRollback);
+  Resolution r = Resolve(Views({7, 7, 8, 8, 8, 7}), 4, 4, {}, 1);
+  EXPECT_EQ(r.action, Action::kUndecided);
+  EXPECT_NE(r.why.find("1 more OSD(s) outside the acting set are down"), std::string::npos)
+      << r.why;
+  // Settling is not held up by them: k positions at the newest version is the object.
+  EXPECT_EQ(Resolve(Views({8, 8, 8, 8, 7, 7}), 4, 4, {}, 2).action, Action::kSettled);
+}
+
 // A shard that only another OSD holds, of a version that was never acknowledged (a write rolled
 // back on the acting set), is not the object: the acting set's version is.
 TEST(Resolve, AStrayNewerShardElsewhereIsNotTheObject) {
