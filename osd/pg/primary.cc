@@ -310,7 +310,9 @@ void Primary::Impl::Read(const net::ObjReadRequest& r, net::Responder& responder
     // the table's, after a pull or a change of primary): ask the shards and, if the object is at
     // another version than the one read, read once more at that one.
     Forget(*p);
-    auto again = Prepare(r.pool, r.epoch, r.object, false);
+    const int code = got.status().code();
+    auto again = code == EIO || code == ESTALE ? Prepare(r.pool, r.epoch, r.object, false)
+                                               : Result<Prepared>(got.status());
     if (again.ok() && again->state.version != p->state.version) {
       p = std::move(again);
       Fix(*p);
