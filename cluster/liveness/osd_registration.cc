@@ -60,7 +60,9 @@ void OsdRegistration::SetError(const Status& st) {
 
 OsdRegistration::State OsdRegistration::state() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return state_;
+  State s = state_;
+  s.lease_renewed = lease_renewed_;
+  return s;
 }
 
 Status OsdRegistration::BootOnce(bool* retry_later) {

@@ -68,6 +68,8 @@ Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
     return Status::Error(reg.status().code(), "cannot join the cluster at " + c.etcd_endpoints +
                                                   ": " + reg.status().message());
   m->registration_ = std::move(*reg);
+  // The lease lives its TTL (the grace in whole seconds, at least 2) from a little before renewal.
+  m->grace_ = std::chrono::seconds(cluster::LeaseTtlSeconds(c.osd_heartbeat_grace));
 
   // Follow the map from the boot's epoch on.
   etcd::Client loader(client);
@@ -122,6 +124,13 @@ void ClusterMembership::Stop() {
   if (registration_) registration_->Stop(true);
   if (monitor_) monitor_->Stop(true);
   if (watcher_) watcher_->Stop();
+}
+
+bool ClusterMembership::MayServe(std::chrono::milliseconds margin) const {
+  if (!registration_) return false;
+  const auto s = registration_->state();
+  if (!s.up || epoch_.load() < s.boot_epoch) return false;
+  return std::chrono::steady_clock::now() - s.lease_renewed < grace_ - margin;
 }
 
 nlohmann::json ClusterMembership::StatusJson() const {

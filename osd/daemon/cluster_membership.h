@@ -48,6 +48,13 @@ class ClusterMembership {
   nlohmann::json StatusJson() const;
   std::int64_t epoch() const { return epoch_.load(); }
 
+  // Whether this OSD may act on its map as a PG primary: its liveness lease was renewed less than
+  // the grace minus `margin` ago (so the monitor cannot have marked it down meanwhile, as after a
+  // SIGSTOP past the grace), and its map is at least the one in which it last booted. A primary
+  // that answers while this is false may act on a map in which it is no longer primary.
+  // Thread safety: any thread.
+  bool MayServe(std::chrono::milliseconds margin) const;
+
  private:
   ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge* epoch_gauge,
                     cluster::MapHolder* maps);
@@ -57,6 +64,7 @@ class ClusterMembership {
   Gauge* epoch_gauge_;
   std::atomic<std::int64_t> epoch_{0};
   std::atomic<std::int64_t> epoch_received_ms_{0};
+  std::chrono::milliseconds grace_{0};
   std::unique_ptr<cluster::OsdRegistration> registration_;
   std::unique_ptr<cluster::Monitor> monitor_;
   std::unique_ptr<cluster::MapWatcher> watcher_;

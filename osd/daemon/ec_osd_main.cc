@@ -25,6 +25,7 @@
 
 #include <CLI/CLI.hpp>
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -224,6 +225,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   // In a cluster, the object requests of the PGs this OSD is primary of (osd/pg/primary.h), routed
   // with the newest map the membership below receives.
   ec::cluster::MapHolder maps;
+  std::atomic<const ec::osd::ClusterMembership*> serving_membership{nullptr};
   std::unique_ptr<ec::osd::pg::Primary> primary;
   std::unique_ptr<ec::osd::pg::PullService> pull;
   if (!c.etcd_endpoints.empty()) {
@@ -241,6 +243,12 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     po.recovery.sleep = c.osd_recovery_sleep;
     po.recovery.max_chunk = c.osd_recovery_max_chunk;
     po.recovery.bytes_per_sec = c.osd_recovery_max_bytes_per_sec;
+    // The membership starts after the primary (it needs the messenger's port): until then, and
+    // whenever the lease may have lapsed, the primary does not act on its map.
+    po.may_serve = [m = &serving_membership] {
+      const ec::osd::ClusterMembership* member = m->load();
+      return member != nullptr && member->MayServe(std::chrono::milliseconds(250));
+    };
     primary = std::make_unique<ec::osd::pg::Primary>(&maps, &metrics, log, po);
     so.objects = primary.get();
     // Recovery and backfill by pull (osd/pg/pull_service.h): this OSD rebuilds or copies the
@@ -298,6 +306,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
       return Fail(log, m.status().message());
     }
     membership = std::move(*m);
+    serving_membership = membership.get();
   }
   // The PGs this OSD is primary of and its recovery totals, reported to etcd for `ec-admin -s`
   // and `ec-admin progress`.
@@ -389,6 +398,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     };
     auto h = ec::osd::HttpServer::Start(ho, &metrics, status, log);
     if (!h.ok()) {
+      serving_membership = nullptr;  // the membership goes before the primary on this way out
       if (membership) membership->Stop();
       (*server)->Stop();
       return Fail(log, h.status().message());

@@ -181,6 +181,12 @@ Status Primary::Impl::FillPg(Prepared& p) {
 Result<Primary::Impl::Prepared> Primary::Impl::Prepare(std::uint64_t pool, std::uint64_t epoch,
                                                        const std::string& object, bool write) {
   Prepared p;
+  if (options_.may_serve && !options_.may_serve()) {
+    return Status::Retryable(
+        EAGAIN, fmt::format("osd.{} has not renewed its liveness lease in time (it may have been "
+                            "marked down meanwhile): not acting as a primary until it has",
+                            options_.osd_id));
+  }
   if (object.size() > cluster::kMaxObjectNameLen) {
     return Status::Error(ENAMETOOLONG, fmt::format("object name of {} bytes, above the limit of {}",
                                                    object.size(), cluster::kMaxObjectNameLen));

@@ -43,6 +43,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -84,6 +85,11 @@ struct PrimaryOptions {
   // shard is read through its OSD's messenger, this one's included).
   store::ObjectStore* store = nullptr;
   RecoveryOptions recovery;
+  // Whether this OSD may act on its map now (ClusterMembership::MayServe): false after it could
+  // have been marked down without knowing it (SIGSTOP past the grace), until it has booted again
+  // and has that map. Object operations then fail Retryable EAGAIN (the client retries). Null:
+  // always.
+  std::function<bool()> may_serve;
 };
 
 // One scrub of a PG (Ceph's osd_scrub_* meanings).

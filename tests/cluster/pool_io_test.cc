@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -32,6 +33,7 @@
 #include "cluster/map/pg_stats.h"
 #include "ec/plugin.h"
 #include "ec/stripe_codec.h"
+#include "osd/net/client.h"
 #include "osd/store/store_test_support.h"
 #include "recovery/object_read.h"
 #include "recovery/testing/memory_shard_source.h"
@@ -328,6 +330,54 @@ TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
     if (at != std::string::npos) deltas += std::stoull(metrics.substr(at + key.size()));
   }
   EXPECT_GE(deltas, 10u);
+}
+
+// A primary frozen past the grace (SIGSTOP) is marked down and its PGs get another primary.
+// Resumed, it must not act on its old map: a request that waited in its socket meanwhile would
+// create or change objects behind the new primary's back. Either its map has moved on by then
+// (ESTALE: not the primary) or its lease is known stale (EAGAIN until it has renewed it and has the
+// map it boots into: ClusterMembership::MayServe); on this machine the map usually wins the race,
+// the lease check covers the case where it does not. Either way the write must fail, retryably.
+TEST_F(PoolIo, AResumedPrimaryDoesNotActOnItsOldMap) {
+  auto io = Pool("rs");
+  const std::string name = "fenced";
+  auto map = std::make_shared<const ClusterMap>(cluster_->Map());
+  auto locator = ec::cluster::ObjectLocator::Make(map);
+  ASSERT_TRUE(locator.ok());
+  auto loc = (*locator)->LocateObject(io.pool_id(), name);
+  ASSERT_TRUE(loc.ok());
+  const int primary = loc->primary;
+  ASSERT_GE(primary, 0);
+  ectest::OsdProcess& osd = *cluster_->osds[static_cast<std::size_t>(primary)];
+  // Connected before the freeze, as a client was; its request waits in the socket meanwhile.
+  ec::net::ClientOptions co;
+  co.port = osd.port();
+  co.request_timeout = std::chrono::milliseconds(30000);
+  auto client = ec::net::OsdClient::Create(co);
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE((*client)->Connect().ok());
+  ASSERT_TRUE(osd.Stop());
+  ASSERT_TRUE(cluster_->WaitUp(primary, false, seconds(kGraceSeconds + 8)));
+  ec::net::ObjWriteRequest w;
+  w.pool = static_cast<std::uint64_t>(io.pool_id());
+  w.epoch = static_cast<std::uint64_t>(map->epoch);
+  w.object = name;
+  w.mode = ec::net::ObjWriteMode::kWriteFull;
+  std::vector<ec::Buffer> payload;
+  payload.push_back(ec::Buffer::Allocate(100));
+  std::promise<ec::Result<ec::net::ObjWriteResult>> replied;
+  (*client)->ObjWriteAsync(
+      std::move(w), std::move(payload),
+      [&replied](ec::Result<ec::net::ObjWriteResult> r) { replied.set_value(std::move(r)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // in the frozen OSD's socket
+  ASSERT_TRUE(osd.Continue());
+  auto got = replied.get_future().get();
+  const ec::Status st = got.ok() ? ec::Status::OK() : got.status();
+  EXPECT_FALSE(st.ok()) << "the resumed OSD wrote as the primary of its old map";
+  EXPECT_TRUE(st.is_retryable()) << st.ToString();
+  // The client library gets there through the new map: the object does not exist.
+  EXPECT_EQ(io.Stat(name).status().code(), ENOENT);
+  ASSERT_TRUE(cluster_->WaitUp(primary, true, seconds(kGraceSeconds + 8)));
 }
 
 TEST_F(PoolIo, FewerThanKShardsIsAClearErrorNotAHang) {
