@@ -26,6 +26,16 @@ std::vector<ShardView> Views(const std::vector<long long>& versions, bool remove
   return v;
 }
 
+// A present shard of `version` (object size 100 x version, as Views) held by `osd`.
+OtherHolder Held(int osd, std::uint64_t version) {
+  OtherHolder h;
+  h.osd = osd;
+  h.state.state = net::ShardState::kPresent;
+  h.state.version = version;
+  h.state.object_size = 100 * version;
+  return h;
+}
+
 TEST(Resolve, AllAtOneVersionIsSettled) {
   Resolution r = Resolve(Views({7, 7, 7, 7, 7, 7}), 4, 5);
   EXPECT_EQ(r.action, Action::kSettled);
@@ -89,12 +99,7 @@ TEST(Resolve, AWriteHeldByAnEarlierActingSetIsSettledNotRolledBack) {
   EXPECT_EQ(Resolve(views, 4, 4).action, Action::kRollback);  // what counting only acting did
   std::vector<std::vector<OtherHolder>> elsewhere(6);
   for (int p : {0, 1}) {
-    OtherHolder h;
-    h.osd = 10 + p;
-    h.state.state = net::ShardState::kPresent;
-    h.state.version = 8;
-    h.state.object_size = 800;
-    elsewhere[p].push_back(h);
+    elsewhere[p].push_back(Held(10 + p, 8));
   }
   Resolution r = Resolve(views, 4, 4, elsewhere);
   EXPECT_EQ(r.action, Action::kSettled);
@@ -110,11 +115,7 @@ TEST(Resolve, AWriteHeldByAnEarlierActingSetIsSettledNotRolledBack) {
 // acknowledged.
 TEST(Resolve, OtherOsdsCountWhenDecidingWhatWasAcknowledged) {
   std::vector<std::vector<OtherHolder>> elsewhere(6);
-  OtherHolder h;
-  h.osd = 9;
-  h.state.state = net::ShardState::kPresent;
-  h.state.version = 8;
-  elsewhere[0].push_back(h);
+  elsewhere[0].push_back(Held(9, 8));
   // 8 on two acting shards and one other OSD, everyone answering: 3 < min_size 5, so 8 was never
   // acknowledged: rolled back where the acting set has it.
   Resolution r = Resolve(Views({7, 7, 8, 8, 7, 7}), 4, 5, elsewhere);
@@ -143,11 +144,7 @@ TEST(Resolve, DownOsdsOutsideTheActingSetMayCompleteAVersion) {
 // back on the acting set), is not the object: the acting set's version is.
 TEST(Resolve, AStrayNewerShardElsewhereIsNotTheObject) {
   std::vector<std::vector<OtherHolder>> elsewhere(6);
-  OtherHolder h;
-  h.osd = 9;
-  h.state.state = net::ShardState::kPresent;
-  h.state.version = 9;
-  elsewhere[3].push_back(h);
+  elsewhere[3].push_back(Held(9, 9));
   Resolution r = Resolve(Views({8, 8, 8, 8, 8, 8}), 4, 5, elsewhere);
   EXPECT_EQ(r.action, Action::kSettled);
   EXPECT_EQ(r.version, 8u);
@@ -158,12 +155,7 @@ TEST(Resolve, AStrayNewerShardElsewhereIsNotTheObject) {
 TEST(Resolve, AnObjectOnlyOtherOsdsHoldIsSettledForCopying) {
   std::vector<std::vector<OtherHolder>> elsewhere(6);
   for (int p = 0; p < 6; ++p) {
-    OtherHolder h;
-    h.osd = 20 + p;
-    h.state.state = net::ShardState::kPresent;
-    h.state.version = 5;
-    h.state.object_size = 50;
-    elsewhere[p].push_back(h);
+    elsewhere[p].push_back(Held(20 + p, 5));
   }
   Resolution r = Resolve(Views({0, 0, 0, 0, 0, 0}), 4, 5, elsewhere);
   EXPECT_EQ(r.action, Action::kSettled);
