@@ -10,6 +10,7 @@
 #include <set>
 #include <variant>
 
+#include "osd/daemon/interval_fence.h"
 #include "osd/daemon/op_accounting.h"
 #include "osd/daemon/op_dispatch.h"
 #include "osd/daemon/sub_ops.h"
@@ -78,6 +79,9 @@ struct OsdService::Impl {
   Clock::time_point started = Clock::now();
   OpAccounting accounting;
   OpDispatcher dispatcher;
+  // Sub-operations from a PG's earlier interval are refused (interval_fence.h).
+  IntervalFence fence;
+  Counter* fenced = nullptr;
 
   // Collections known to exist: only ever those the store has (at start, or once a write that
   // created one has committed), so a write that fails records nothing.
@@ -92,6 +96,9 @@ struct OsdService::Impl {
         accounting(*registry, log),
         dispatcher(opts.worker_threads, opts.inline_read_max_bytes, &accounting.inflight(),
                    &accounting.inline_reads(), opts.recovery_threads, opts.recovery_nice) {
+    fenced = &registry->GetCounter(
+        "ecstore_osd_fenced_subops_total",
+        "PG sub-operations refused because a newer primary had peered the PG", {});
     if (!dispatcher.background_nice_status().ok()) {
       log->warn("recovery reads run at the clients' priority: {}",
                 dispatcher.background_nice_status().message());
@@ -277,6 +284,18 @@ struct OsdService::Impl {
     Reply(Op::kList, responder, start, 0, std::move(reply));
   }
 
+  // Admits a sub-operation of `collection` sent at `epoch` (interval_fence.h); a refusal is
+  // counted and logged.
+  Result<IntervalFence::Guard> Admit(const std::string& collection, std::uint64_t epoch,
+                                     const char* what) {
+    auto admitted = fence.Admit(collection, epoch, what);
+    if (!admitted.ok()) {
+      fenced->Inc();
+      log->warn("refused: {}", admitted.status().message());
+    }
+    return admitted;
+  }
+
   // Runs one operation other than Ping (on a worker, or inline for a small read).
   void Run(Op op, const net::Request& req, net::Responder& responder, Clock::time_point start) {
     switch (op) {
@@ -298,6 +317,11 @@ struct OsdService::Impl {
       }
       case Op::kSubWrite: {
         const auto& w = std::get<net::SubWriteRequest>(req.body);
+        auto admitted = Admit(w.collection, w.epoch, "SubWrite");
+        if (!admitted.ok()) {
+          return Reply(op, responder, start, req.payload.size(),
+                       net::SubWriteReply{admitted.status()});
+        }
         const bool create = !CollectionKnown(w.collection);
         Status s = ApplySubWrite(*store, w, req.payload, create);
         if (create && s.code() == EEXIST) s = ApplySubWrite(*store, w, req.payload, false);
@@ -305,8 +329,14 @@ struct OsdService::Impl {
         return Reply(op, responder, start, req.payload.size(), net::SubWriteReply{s});
       }
       case Op::kSubResolve: {
-        auto v = ApplySubResolve(*store, std::get<net::SubResolveRequest>(req.body));
+        const auto& r = std::get<net::SubResolveRequest>(req.body);
         net::SubResolveReply reply;
+        auto admitted = Admit(r.collection, r.epoch, "SubResolve");
+        if (!admitted.ok()) {
+          reply.status = admitted.status();
+          return Reply(op, responder, start, 0, std::move(reply));
+        }
+        auto v = ApplySubResolve(*store, r);
         if (v.ok()) {
           reply.version = *v;
         } else {
@@ -323,7 +353,11 @@ struct OsdService::Impl {
         return Reply(op, responder, start, 0, std::move(st).value());
       }
       case Op::kSubScan: {
-        auto page = ScanShards(*store, std::get<net::SubScanRequest>(req.body));
+        const auto& r = std::get<net::SubScanRequest>(req.body);
+        // Before the page is read: what older primaries still send is refused from here on, and
+        // what they had admitted has finished (the page shows it).
+        fence.Raise(r.collection, r.epoch);
+        auto page = ScanShards(*store, r);
         if (!page.ok()) {
           return Reply(op, responder, start, 0,
                        net::ErrorReply(net::MsgType::kSubScan, page.status()));
@@ -386,6 +420,13 @@ void OsdService::Handle(net::Request request, std::shared_ptr<net::Responder> re
     const std::uint64_t in = request.payload.size();
     auto accounted = std::make_shared<AccountedResponder>(std::move(responder), &impl_->accounting,
                                                           op, start, in);
+    // A pull from an earlier interval is refused here; one admitted writes each shard it rebuilds
+    // through a SubWrite at its epoch, which is fenced again then.
+    const auto& pull = std::get<net::SubPullRequest>(request.body);
+    if (auto admitted = impl_->Admit(pull.collection, pull.epoch, "SubPull"); !admitted.ok()) {
+      (void)accounted->SendError(admitted.status());
+      return;
+    }
     if (impl_->options.recovery != nullptr) {
       return impl_->options.recovery->Handle(std::move(request), std::move(accounted));
     }

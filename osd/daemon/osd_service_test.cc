@@ -420,6 +420,47 @@ TEST_F(OsdServiceTest, SubScanListsWhatSubWritesLeft) {
   EXPECT_EQ(service_->StatusJson()["ops"]["sub_scan"]["completed"], 3);
 }
 
+// A SubScan raises the PG's fence to its epoch: sub-operations of older epochs are refused after
+// it (a resumed old primary cannot write behind the new primary's peering), newer ones go on.
+TEST_F(OsdServiceTest, SubOperationsFromBeforeTheLastScansEpochAreRefused) {
+  auto full = [](const std::string& obj, std::uint64_t v, std::uint64_t epoch) {
+    net::SubWriteRequest w{"pg.4.2", obj, 1, v, 0, net::SubWriteKind::kFull, 1, 1, {{0, 1}}};
+    w.epoch = epoch;
+    return w;
+  };
+  ASSERT_TRUE(Call(full("a", 10, 3), Bytes("a")).status().ok());
+  net::SubScanRequest scan{"pg.4.2", 1, "", 10};
+  scan.epoch = 5;
+  Reply r = Call(scan);
+  ASSERT_TRUE(r.status().ok()) << r.status().ToString();
+  ASSERT_EQ(std::get<net::SubScanReply>(r.body).entries.size(), 1u);
+
+  r = Call(full("b", 11, 4), Bytes("b"));
+  EXPECT_EQ(r.status().code(), ESTALE) << r.status().ToString();
+  EXPECT_TRUE(r.status().is_retryable());
+  net::SubResolveRequest rollback{"pg.4.2", "a", 1, 10, net::SubResolveAction::kRollback};
+  rollback.epoch = 4;
+  EXPECT_EQ(Call(rollback).status().code(), ESTALE);
+  // Nothing of either reached the store: "b" is absent, "a" still at 10.
+  net::SubScanRequest again{"pg.4.2", 1, "", 10};
+  r = Call(again);
+  ASSERT_EQ(std::get<net::SubScanReply>(r.body).entries.size(), 1u);
+  EXPECT_EQ(std::get<net::SubScanReply>(r.body).entries[0].version, 10u);
+
+  EXPECT_TRUE(Call(full("b", 12, 5), Bytes("b")).status().ok());
+  rollback.version = 12;
+  rollback.object = "b";
+  rollback.epoch = 6;
+  EXPECT_TRUE(Call(rollback).status().ok());
+  // Another PG has its own fence.
+  net::SubWriteRequest other = full("c", 13, 1);
+  other.collection = "pg.4.3";
+  EXPECT_TRUE(Call(other, Bytes("c")).status().ok());
+  service_->Drain();
+  EXPECT_NE(metrics_->RenderPrometheus().find("ecstore_osd_fenced_subops_total 2"),
+            std::string::npos);
+}
+
 TEST_F(OsdServiceTest, SubPullIsNotSupportedWithoutARecoveryHandler) {
   const net::SubPullRequest pull{
       1, 1, "pg.1.0", 2, net::SubPullMode::kRebuild, {{0, 1}}, {{"o", 2, 10, 0}}};
@@ -463,10 +504,18 @@ TEST_F(OsdServiceTest, SubPullGoesToTheRecoveryHandler) {
   // Other sub-operations stay with the service.
   EXPECT_TRUE(Call(net::SubScanRequest{"pg.1.0", 2, "", 10}).status().ok());
   EXPECT_EQ(recovery.calls, 2);
+  // A pull from before the PG's last peering never reaches the handler.
+  net::SubScanRequest scan{"pg.1.0", 2, "", 10};
+  scan.epoch = 4;
+  EXPECT_TRUE(Call(scan).status().ok());
+  r = Call(net::SubPullRequest{
+      1, 3, "pg.1.0", 2, net::SubPullMode::kRebuild, {{0, 1}}, {{"a", 2, 10, 0}}});
+  EXPECT_EQ(r.status().code(), ESTALE) << r.status().ToString();
+  EXPECT_EQ(recovery.calls, 2);
   service_->Drain();
   const auto ops = service_->StatusJson()["ops"];
-  EXPECT_EQ(ops["sub_pull"]["completed"], 2);
-  EXPECT_EQ(ops["sub_pull"]["errors"], 1);
+  EXPECT_EQ(ops["sub_pull"]["completed"], 3);
+  EXPECT_EQ(ops["sub_pull"]["errors"], 2);
   service_.reset();  // before `recovery` goes
 }
 

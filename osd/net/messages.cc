@@ -220,11 +220,13 @@ void Put(Encoder& w, const SubWriteRequest& m) {
   w.U64(m.object_size);
   w.U64(m.shard_size);
   PutExtents(w, m.extents);
+  w.U64(m.epoch);
 }
 void Put(Encoder& w, const SubResolveRequest& m) {
   PutShardId(w, m.collection, m.object, m.shard);
   w.U64(m.version);
   w.U8(static_cast<std::uint8_t>(m.action));
+  w.U64(m.epoch);
 }
 void Put(Encoder& w, const SubStateRequest& m) {
   PutShardId(w, m.collection, m.object, m.shard);
@@ -303,6 +305,7 @@ void Put(Encoder& w, const SubScanRequest& m) {
   w.U32(m.shard);
   w.String(m.cursor);
   w.U32(m.max_entries);
+  w.U64(m.epoch);
 }
 void Put(Encoder& w, const SubPullRequest& m) {
   w.U64(m.pool);
@@ -447,11 +450,12 @@ bool Get(Decoder& r, const Limits& limits, SubWriteRequest* m) {
          r.U64(&m->version, "version") && r.U64(&m->prev_version, "prev_version") &&
          GetEnum(r, SubWriteKind::kRepair, "kind", &m->kind) &&
          r.U64(&m->object_size, "object_size") && r.U64(&m->shard_size, "shard_size") &&
-         GetExtents(r, limits, &m->extents);
+         GetExtents(r, limits, &m->extents) && r.U64(&m->epoch, "epoch");
 }
 bool Get(Decoder& r, const Limits& limits, SubResolveRequest* m) {
   return GetShardId(r, limits, &m->collection, &m->object, &m->shard) &&
-         r.U64(&m->version, "version") && GetEnum(r, SubResolveAction::kTrim, "action", &m->action);
+         r.U64(&m->version, "version") &&
+         GetEnum(r, SubResolveAction::kTrim, "action", &m->action) && r.U64(&m->epoch, "epoch");
 }
 bool Get(Decoder& r, const Limits& limits, SubStateRequest* m) {
   return GetShardId(r, limits, &m->collection, &m->object, &m->shard);
@@ -520,7 +524,7 @@ bool Get(Decoder& r, const Limits& limits, ObjListReply* m) {
 bool Get(Decoder& r, const Limits& limits, SubScanRequest* m) {
   return r.String(&m->collection, limits.max_collection_len, "collection") &&
          r.U32(&m->shard, "shard") && r.String(&m->cursor, limits.max_name_len, "cursor") &&
-         r.U32(&m->max_entries, "max_entries");
+         r.U32(&m->max_entries, "max_entries") && r.U64(&m->epoch, "epoch");
 }
 bool Get(Decoder& r, const Limits& limits, SubPullRequest* m) {
   std::uint32_t n;

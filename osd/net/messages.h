@@ -160,6 +160,9 @@ struct SubWriteRequest {
   std::uint64_t object_size = 0;    // the object's logical size after the write
   std::uint64_t shard_size = 0;     // the shard's size after the write (kRemove: 0)
   std::vector<ByteExtent> extents;  // shard ranges written; payload = their bytes back to back
+  // The map epoch the sending primary acts at (interval fencing, osd/daemon/interval_fence.h):
+  // the shard refuses the write (Retryable ESTALE) when a primary peered the PG at a newer epoch.
+  std::uint64_t epoch = 0;
 };
 struct SubWriteReply {
   Status status;
@@ -173,6 +176,7 @@ struct SubResolveRequest {
   std::uint32_t shard = 0;
   std::uint64_t version = 0;  // the write to roll back, or to trim the undo record of
   SubResolveAction action = SubResolveAction::kRollback;
+  std::uint64_t epoch = 0;  // the sending primary's map epoch (fenced as SubWrite's)
 };
 struct SubResolveReply {
   Status status;
@@ -209,6 +213,9 @@ struct SubScanRequest {
   std::uint32_t shard = 0;
   std::string cursor;             // "" from the start; else the previous page's next_cursor
   std::uint32_t max_entries = 0;  // 1..Limits::max_list_entries (ValidateRequest)
+  // The map epoch the peering primary acts at: from the first page on, the OSD refuses SubWrite,
+  // SubResolve and SubPull of this collection from older epochs (0: no fence raised).
+  std::uint64_t epoch = 0;
 };
 struct SubScanEntry {
   std::string object;

@@ -253,7 +253,8 @@ TEST(MessagesTest, ErrorReplyHasTheRightType) {
 // The new messages byte for byte, so that a change of field order shows (PROTOCOL.md).
 TEST(MessagesTest, SubAndObjKnownAnswerBytes) {
   std::vector<std::byte> v;
-  EncodeRequest(SubWriteRequest{"pg", "o", 2, 9, 8, SubWriteKind::kRange, 300, 100, {{16, 4}}}, v);
+  EncodeRequest(
+      SubWriteRequest{"pg", "o", 2, 9, 8, SubWriteKind::kRange, 300, 100, {{16, 4}}, 0x21}, v);
   EXPECT_EQ(Hex(v),
             "020000007067010000006f"  // collection, object
             "02000000"                // shard
@@ -264,7 +265,8 @@ TEST(MessagesTest, SubAndObjKnownAnswerBytes) {
             "6400000000000000"        // shard_size
             "01000000"                // 1 extent
             "1000000000000000"
-            "0400000000000000");
+            "0400000000000000"
+            "2100000000000000");  // epoch
   v.clear();
   EncodeRequest(ObjWriteRequest{1, 7, "o", ObjWriteMode::kAppend, 0}, v);
   EXPECT_EQ(Hex(v),
@@ -297,12 +299,17 @@ TEST(MessagesTest, SubOperationsRoundTrip) {
   EXPECT_EQ(w2.object_size, 9000u);
   EXPECT_EQ(w2.shard_size, 4096u);
   EXPECT_EQ(w2.extents, w.extents);
+  EXPECT_EQ(w2.epoch, 0u);
+  w.epoch = UINT64_MAX;
+  EXPECT_EQ(RoundTripRequest(w).epoch, UINT64_MAX);
   EXPECT_EQ(
       RoundTripRequest(SubWriteRequest{"c", "o", 0, 1, 0, SubWriteKind::kRemove, 0, 0, {}}).kind,
       SubWriteKind::kRemove);
 
-  auto r2 = RoundTripRequest(SubResolveRequest{"c", "o", 3, UINT64_MAX, SubResolveAction::kTrim});
+  auto r2 =
+      RoundTripRequest(SubResolveRequest{"c", "o", 3, UINT64_MAX, SubResolveAction::kTrim, 44});
   EXPECT_EQ(r2.shard, 3u);
+  EXPECT_EQ(r2.epoch, 44u);
   EXPECT_EQ(r2.version, UINT64_MAX);
   EXPECT_EQ(r2.action, SubResolveAction::kTrim);
   EXPECT_EQ(RoundTripRequest(SubResolveRequest{"c", "o", 3, 1, SubResolveAction::kRollback}).action,
@@ -329,8 +336,9 @@ TEST(MessagesTest, SubOperationsRoundTrip) {
 }
 
 TEST(MessagesTest, RecoveryMessagesRoundTrip) {
-  auto sc = RoundTripRequest(SubScanRequest{"pg.2.7", 5, "after", 100});
+  auto sc = RoundTripRequest(SubScanRequest{"pg.2.7", 5, "after", 100, 31});
   EXPECT_EQ(sc.collection, "pg.2.7");
+  EXPECT_EQ(sc.epoch, 31u);
   EXPECT_EQ(sc.shard, 5u);
   EXPECT_EQ(sc.cursor, "after");
   EXPECT_EQ(sc.max_entries, 100u);
@@ -407,12 +415,13 @@ TEST(MessagesTest, RecoveryMessagesRoundTrip) {
 // Recovery messages byte for byte (PROTOCOL.md).
 TEST(MessagesTest, RecoveryKnownAnswerBytes) {
   std::vector<std::byte> v;
-  EncodeRequest(SubScanRequest{"pg", 2, "a", 16}, v);
+  EncodeRequest(SubScanRequest{"pg", 2, "a", 16, 3}, v);
   EXPECT_EQ(Hex(v),
-            "020000007067"  // collection
-            "02000000"      // shard
-            "0100000061"    // cursor
-            "10000000");    // max_entries
+            "020000007067"        // collection
+            "02000000"            // shard
+            "0100000061"          // cursor
+            "10000000"            // max_entries
+            "0300000000000000");  // epoch
   v.clear();
   EncodeRequest(SubPullRequest{1, 7, "pg", 2, SubPullMode::kCopy, {{2, 5}}, {{"o", 9, 100, 8}}}, v);
   EXPECT_EQ(Hex(v),

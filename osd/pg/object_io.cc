@@ -71,6 +71,7 @@ net::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, i
   w.kind = kind;
   w.object_size = object_size;
   w.shard_size = shard_size;
+  w.epoch = io.epoch;
   return w;
 }
 
@@ -108,6 +109,7 @@ Status RollBack(const ObjectIo& io, const std::vector<int>& positions, std::uint
     r.shard = static_cast<std::uint32_t>(positions[i]);
     r.version = version;
     r.action = net::SubResolveAction::kRollback;
+    r.epoch = io.epoch;
     io.clients.at(positions[i])->SubResolveAsync(std::move(r), std::move(done), Call(io));
   });
   for (std::size_t i = 0; i < results.size(); ++i) {

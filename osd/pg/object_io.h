@@ -67,6 +67,10 @@ struct ObjectIo {
   int down_others = 0;
   int self_position = -1;  // the position this OSD holds, if any (read locally: no network)
   store::ObjectStore* store = nullptr;  // this OSD's store, for that position (null: by network)
+  // The map epoch this operation acts at: sent with every SubWrite, SubResolve and SubScan, so
+  // that shards refuse this primary's sub-operations once a newer one has peered the PG
+  // (osd/daemon/interval_fence.h).
+  std::uint64_t epoch = 0;
   std::chrono::milliseconds timeout{10000};  // per sub-operation
   recovery::ReadCostModel cost;              // weights; `local` is filled from self_position
 };

@@ -25,6 +25,7 @@ Result<std::vector<net::SubScanEntry>> ScanShard(const ObjectIo& io, int positio
     r.shard = static_cast<std::uint32_t>(position);
     r.cursor = cursor;
     r.max_entries = kScanPage;
+    r.epoch = io.epoch;  // raises the shard's fence (osd/daemon/interval_fence.h)
     auto page = client.SubScan(std::move(r), call);
     if (!page.ok()) return page.status();
     if (!page->status.ok()) return page->status;

@@ -171,6 +171,7 @@ Status Primary::Impl::FillPg(Prepared& p) {
   for (std::size_t i = 0; i < p.loc.acting.size(); ++i) {
     if (p.loc.acting[i] == options_.osd_id) p.io.self_position = static_cast<int>(i);
   }
+  p.io.epoch = static_cast<std::uint64_t>(map.epoch);
   p.io.timeout = options_.subop_timeout;
   p.io.store = options_.store;
   p.io.cost.weight_net = options_.read_weight_net;

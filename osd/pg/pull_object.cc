@@ -270,6 +270,7 @@ Status ObjectPuller::Write(const PullJob& job, const net::SubPullObject& o,
   w.object_size = o.object_size;
   w.shard_size = shard_size;
   if (shard_size > 0) w.extents.push_back({0, shard_size});
+  w.epoch = job.request.epoch;  // fenced as the primary's own writes (interval_fence.h)
   if (shard_service_ != nullptr) {
     // On the shard's strand of the shard service, after (or before) the primary's SubWrites of
     // the same shard, never in between: see "Ordering" in pull_service.h.
