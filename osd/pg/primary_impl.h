@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -193,8 +194,19 @@ class Primary::Impl {
   int RepairObject(const Prepared& pg, const std::string& name,
                    const std::map<int, std::uint64_t>& bad, const char* why);
   static std::vector<int> KeysOf(const std::map<int, std::uint64_t>& m);
+  // Runs fn on the strand of (pool, object), after the operations queued there, and waits for
+  // it: whatever reads or changes an object's shards outside a client operation (scrub, recovery's
+  // resolves and removals) goes there, so that it never interleaves with a write in flight (a
+  // resolve meeting a half-applied write would roll it back, and the write still be
+  // acknowledged). Not from a strand's own worker (it would wait for itself).
   template <typename Fn>
-  auto OnStrand(std::uint64_t pool, const std::string& object, Fn fn) -> decltype(fn());
+  auto OnStrand(std::uint64_t pool, const std::string& object, Fn fn) -> decltype(fn()) {
+    using T = decltype(fn());
+    auto task = std::make_shared<std::packaged_task<T()>>(std::move(fn));
+    auto done = task->get_future();
+    dispatcher_.Post(std::hash<std::string>()(CacheKey(pool, object)), [task] { (*task)(); });
+    return done.get();
+  }
   void HealAfterRead(std::uint64_t pool, const std::string& pool_name, const std::string& object,
                      std::vector<int> corrupt);
 

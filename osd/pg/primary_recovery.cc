@@ -114,15 +114,23 @@ void Primary::Impl::BackOff(const std::string& pgid, const std::string& object) 
 // OSD, max_active objects per position, in one SubPull per position and helper set. Returns
 // the bytes rebuilt.
 std::uint64_t Primary::Impl::RecoverPg(Prepared& p) {
+  const auto pool = static_cast<std::uint64_t>(p.loc.pool_id);
+  // Resolves and removals run on each object's strand (Impl::OnStrand): never beside a client
+  // write of the object in flight, which a resolve could take for an unfinished write and roll
+  // back on the shards it has reached while the write is still acknowledged (the thrasher lost
+  // such writes).
   for (const std::string& name : table_.Unknown(p.loc.pgid, options_.recovery.max_active)) {
-    ObjectIo one = p.io;
-    one.object = name;
-    auto st = ResolveObject(one);
-    if (st.ok()) {
-      table_.Update(p.loc.pgid, name, *st);
-    } else {
-      BackOff(p.loc.pgid, name);
-    }
+    OnStrand(pool, name, [&] {
+      if (table_.Lookup(p.loc.pgid, name)) return;  // a client operation settled it meanwhile
+      ObjectIo one = p.io;
+      one.object = name;
+      auto st = ResolveObject(one);
+      if (st.ok()) {
+        table_.Update(p.loc.pgid, name, *st);
+      } else {
+        BackOff(p.loc.pgid, name);
+      }
+    });
   }
   const std::size_t max = static_cast<std::size_t>(options_.recovery.max_active);
   auto missing = table_.Missing(p.loc.pgid, max * p.loc.acting.size(), Backoff(p.loc.pgid));
@@ -130,14 +138,24 @@ std::uint64_t Primary::Impl::RecoverPg(Prepared& p) {
   std::map<std::tuple<int, int, std::vector<int>>, std::vector<MissingShard>> groups;
   for (MissingShard& m : missing) {
     if (!m.state.exists) {
-      ObjectIo one = p.io;
-      one.object = m.object;
-      ObjectState healed = HealStale(one, m.state, options_.max_object_size);
-      if (healed.stale.count(m.position) == 0) {
-        table_.MarkRecovered(p.loc.pgid, m.object, m.position, m.state.version);
-      } else {
-        BackOff(p.loc.pgid, m.object);
-      }
+      OnStrand(pool, m.object, [&] {
+        // Still removed at that version, with that position behind (else a write came first).
+        auto now = table_.Lookup(p.loc.pgid, m.object);
+        if (!now || now->exists || now->version != m.state.version ||
+            now->stale.count(m.position) == 0) {
+          return;
+        }
+        ObjectIo one = p.io;
+        one.object = m.object;
+        ObjectState healed = HealStale(one, *now, options_.max_object_size);
+        if (healed.stale.count(m.position) == 0) {
+          table_.MarkRecovered(p.loc.pgid, m.object, m.position, m.state.version);
+        } else {
+          // Its shards may not be what the table says: ask them again before the next try.
+          BackOff(p.loc.pgid, m.object);
+          table_.Forget(p.loc.pgid, m.object);
+        }
+      });
       continue;
     }
     auto& g = groups[{m.position, m.copy_from, m.state.current}];
@@ -225,8 +243,11 @@ std::uint64_t Primary::Impl::RecoverPg(Prepared& p) {
       log_->info("pg {}: object {} shard {}: pull failed: {}", p.loc.pgid, m.object, s.position,
                  res.status.message());
       BackOff(p.loc.pgid, m.object);
-      // A shard not where the table thought (a write got there first): ask the shards again.
-      if (res.status.code() == ESTALE) table_.Forget(p.loc.pgid, m.object);
+      // The table's idea of the object may be wrong (a write got to the target first, ESTALE; or
+      // a helper is not at the version the table gives it, EIO): the next round asks the shards
+      // again (ResolveObject) instead of repeating a pull that cannot work. A PG that kept
+      // retrying the same pull stayed recovery_wait for good (thrasher bug 4).
+      table_.Forget(p.loc.pgid, m.object);
     }
   }
   return rebuilt;

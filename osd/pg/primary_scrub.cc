@@ -207,17 +207,6 @@ std::vector<int> Primary::Impl::KeysOf(const std::map<int, std::uint64_t>& m) {
   return out;
 }
 
-// Runs fn on the strand of (pool, object) and waits for it.
-template <typename Fn>
-auto Primary::Impl::OnStrand(std::uint64_t pool, const std::string& object, Fn fn)
-    -> decltype(fn()) {
-  using T = decltype(fn());
-  auto task = std::make_shared<std::packaged_task<T()>>(std::move(fn));
-  auto done = task->get_future();
-  dispatcher_.Post(std::hash<std::string>()(CacheKey(pool, object)), [task] { (*task)(); });
-  return done.get();
-}
-
 Result<cluster::ScrubResult> Primary::Impl::Scrub(const std::string& pgid, const ScrubRun& run) {
   const auto id = cluster::ParsePgId(pgid);
   if (!id || cluster::PgName(id->pool, id->pg) != pgid) {
