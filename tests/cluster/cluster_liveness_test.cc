@@ -197,4 +197,46 @@ TEST_F(ClusterLiveness, DaemonsRideOutAnEtcdRestartAndFollowEveryEpoch) {
   for (const auto& [id, o] : m.osds) EXPECT_TRUE(o.up) << "osd." << id << " after etcd restart";
 }
 
+// The thrasher's bug 3: etcd killed, then an OSD frozen (SIGSTOP) while etcd is away, then etcd
+// restarted. The frozen OSD's liveness lease must still run out and the monitor mark it down,
+// whichever OSD leads the monitor (the frozen one included: another takes over). Both cases.
+TEST_F(ClusterLiveness, AnOsdFrozenWhileEtcdIsAwayIsMarkedDownAfterEtcdReturns) {
+  std::vector<std::unique_ptr<ectest::OsdProcess>> osds;
+  for (int id = 0; id < 3; ++id) osds.push_back(StartOsd(id));
+  for (const bool freeze_leader : {false, true}) {
+    SCOPED_TRACE(freeze_leader ? "the monitor's leader frozen" : "another OSD frozen");
+    // Who leads the monitor: the leader key names it ("osd.N").
+    int leader = -1;
+    const auto found = WaitFor(
+        [&](const ClusterMap&) {
+          const std::string key = ec::cluster::LeaderKey("/ecstore/");
+          auto kv = client_->Get(key);
+          if (!kv.ok()) return false;
+          auto v = ec::cluster::DecodeLeader(key, kv->value);
+          if (!v.ok() || v->name.rfind("osd.", 0) != 0) return false;
+          leader = std::stoi(v->name.substr(4));
+          return true;
+        },
+        seconds(10));
+    ASSERT_GE(found.count(), 0) << "no monitor leader";
+    const int victim = freeze_leader ? leader : (leader + 1) % 3;
+    etcd_.Kill();
+    std::this_thread::sleep_for(milliseconds(1500));
+    osds[victim]->Stop();
+    std::this_thread::sleep_for(milliseconds(600));
+    ASSERT_TRUE(etcd_.Restart().ok());
+    const milliseconds to_down = WaitFor([&](const ClusterMap& m) { return !m.osds.at(victim).up; },
+                                         seconds(4 * kGraceSeconds + 10));
+    osds[victim]->Continue();
+    ASSERT_GE(to_down.count(), 0) << "osd." << victim << " (leader osd." << leader
+                                  << ") frozen across an etcd restart was never marked down";
+    std::printf("frozen osd.%d (monitor leader osd.%d) -> down %lld ms after etcd returned\n",
+                victim, leader, static_cast<long long>(to_down.count()));
+    // Resumed: it boots again (up in the map).
+    EXPECT_GE(
+        WaitFor([&](const ClusterMap& m) { return m.osds.at(victim).up; }, seconds(20)).count(), 0)
+        << "osd." << victim << " did not come back up after SIGCONT";
+  }
+}
+
 }  // namespace
