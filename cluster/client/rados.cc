@@ -34,9 +34,11 @@ bool NotSent(const Status& s) {
   return s.code() == ECONNREFUSED;
 }
 
-// The OSD may have executed it.
+// The OSD may have executed it (EINPROGRESS: the primary could not undo a partial write, which a
+// later resolve may complete; osd/pg/object_io.h).
 bool Ambiguous(const Status& s) {
-  return s.code() == ETIMEDOUT || s.code() == ECONNRESET || s.code() == EPIPE;
+  return s.code() == ETIMEDOUT || s.code() == ECONNRESET || s.code() == EPIPE ||
+         s.code() == EINPROGRESS;
 }
 
 Status CheckName(const std::string& object) {

@@ -5,9 +5,9 @@
 //
 //   Retryable ESTALE (the OSD is not the primary at its epoch)   map reloaded from etcd, retry
 //   no primary / connection refused (nothing was sent)           wait for a newer map, retry
-//   timeout / connection reset (may have been executed)          as above; an append is then
-//                                                                 NOT retried (it could apply
-//                                                                 twice): its error is returned
+//   timeout / connection reset (may have been executed), or      as above; an append is then
+//   EINPROGRESS (a write the primary could not undo on k          NOT retried (it could apply
+//   shards: it may still be applied)                              twice): its error is returned
 //   Retryable EAGAIN (incomplete object, too few shards)         back off, retry
 //
 // until ClientOptions::op_timeout (Ceph's rados_osd_op_timeout), then the last error, prefixed

@@ -101,7 +101,10 @@ bool NoAnswer(const Status& s) {
           s.code() == EPIPE || s.code() == ESHUTDOWN || s.code() == EAGAIN);
 }
 
-Status RollBack(const ObjectIo& io, const std::vector<int>& positions, std::uint64_t version) {
+// Rolls version `version` back on `positions`; the first failure (naming its OSD), or OK. `undone`
+// (if given) gets how many positions it did roll back.
+Status RollBack(const ObjectIo& io, const std::vector<int>& positions, std::uint64_t version,
+                std::size_t* undone = nullptr) {
   auto results = Gather<std::uint64_t>(positions.size(), [&](std::size_t i, auto done) {
     net::SubResolveRequest r;
     r.collection = io.loc->collection;
@@ -112,10 +115,17 @@ Status RollBack(const ObjectIo& io, const std::vector<int>& positions, std::uint
     r.epoch = io.epoch;
     io.clients.at(positions[i])->SubResolveAsync(std::move(r), std::move(done), Call(io));
   });
+  Status first;
+  std::size_t ok = 0;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    if (!results[i].ok()) return results[i].status().WithPrefix(OsdName(io, positions[i]));
+    if (results[i].ok()) {
+      ++ok;
+    } else if (first.ok()) {
+      first = results[i].status().WithPrefix(OsdName(io, positions[i]));
+    }
   }
-  return Status::OK();
+  if (undone != nullptr) *undone = ok;
+  return first;
 }
 
 // Sends `requests[i]` with `payloads[i]` to position positions[i]; acknowledges or rolls back
@@ -134,19 +144,41 @@ Result<std::vector<int>> FanOut(const ObjectIo& io, const std::vector<int>& posi
   });
   std::vector<int> took;
   std::vector<std::string> silent;
+  std::size_t silent_maybe_applied = 0;  // silent, but not for want of a connection
   std::optional<Status> real_error;
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (results[i].ok()) {
       took.push_back(positions[i]);
     } else if (NoAnswer(results[i].status())) {
       silent.push_back(OsdName(io, positions[i]) + ": " + results[i].status().message());
+      if (results[i].status().code() != ECONNREFUSED) ++silent_maybe_applied;
     } else if (!real_error) {
       real_error = results[i].status().WithPrefix(OsdName(io, positions[i]));
     }
   }
   if (!real_error && static_cast<int>(took.size()) >= min_size) return took;
   const std::uint64_t version = requests.empty() ? 0 : requests[0].version;
-  (void)RollBack(io, took, version);  // what fails here the next resolve rolls back
+  std::size_t undone = 0;
+  const Status rollback = RollBack(io, took, version, &undone);
+  // Shards that may still hold the write: those whose rollback failed (a newer primary may have
+  // fenced them off, or their OSD died) and those that did not answer once the request was sent
+  // (it may land yet; a refused connection sent nothing).
+  // With k of them the next resolve may settle the write (roll it forward): its outcome is not
+  // known, and a client must not retry it blindly (an append would apply twice). Below k it can
+  // never be settled: the object stays at its old version and a retry is safe.
+  const std::size_t may_hold = (took.size() - undone) + silent_maybe_applied;
+  if (static_cast<int>(may_hold) >= io.loc->k) {
+    return Status::Retryable(
+        EINPROGRESS,
+        fmt::format("pg {} object {}: the write of version {} reached {} of {} shards and could "
+                    "not be undone on {} (it may still be applied when the object is next "
+                    "settled): {}",
+                    io.loc->pgid, io.object, version, took.size(), positions.size(), may_hold,
+                    real_error
+                        ? real_error->message()
+                        : (rollback.ok() ? fmt::format("no answer from {}", fmt::join(silent, ", "))
+                                         : rollback.message())));
+  }
   if (real_error) {
     // A shard that is not where the write expected it (ESTALE) means the primary's view is old:
     // the client's retry resolves the object again.

@@ -8,7 +8,9 @@
 // failed only by not answering (a transport error or timeout: its OSD is dying, and is left behind
 // as a stale shard). Otherwise the shards that took it are rolled back (SubResolve) and the write
 // fails with the first real error, or EAGAIN naming the shards that did not answer: no partial
-// object stays visible.
+// object stays visible. When k or more shards may still hold the write (their rollback failed,
+// e.g. a newer primary fenced them off, or they never answered), a later resolve may settle it:
+// Retryable EINPROGRESS, "may still be applied" (a client must not blindly repeat an append).
 //
 // Reads. recovery::ReadObjectRange over the shards at the object's version: only the chunk ranges
 // covering the byte range, one request per shard; a missing or failing shard makes the read
