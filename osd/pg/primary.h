@@ -17,8 +17,8 @@
 // name over kMaxObjectNameLen), EFBIG (over osd_max_object_size), Retryable ESTALE (not the
 // primary: the client refreshes its map and retries), Retryable EAGAIN (too few shards took a
 // write: rolled back), Retryable EINPROGRESS (a write that could not be undone on k shards: it
-// may yet be applied, object_io.h), EIO naming the PG and the missing shards when fewer than k shards can settle
-// or read the object.
+// may yet be applied, object_io.h), EIO naming the PG and the missing shards when fewer than k
+// shards can settle or read the object.
 //
 // A background thread peers every PG this OSD is primary of and has the OSD of each missing or
 // stale shard pull it (SubPull, osd/pg/pull_service.h) within RecoveryOptions' throttles; a removed
