@@ -81,10 +81,7 @@ class ObjectIoTest : public ::testing::Test {
     loc_.min_size = 3;
     for (int i = 0; i < kPositions; ++i) {
       auto osd = std::make_unique<Osd>();
-      const store::StoreOptions o =
-          store::testing::MakeOptions(osd->dir, store::IoBackend::kUring, 64ull << 20);
-      ASSERT_TRUE(store::ObjectStore::Mkfs(o).ok());
-      auto opened = store::ObjectStore::Open(o);
+      auto opened = store::testing::MkfsAndOpen(osd->dir, store::IoBackend::kUring);
       ASSERT_TRUE(opened.ok()) << opened.status().ToString();
       osd->store = std::move(opened).value();
       OsdServiceOptions so;

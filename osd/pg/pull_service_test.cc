@@ -75,10 +75,7 @@ class PullServiceTest : public ::testing::Test {
     map.pool_max = kRsPool;
     for (int i = 0; i < kOsds; ++i) {
       auto osd = std::make_unique<Osd>();
-      const store::StoreOptions o =
-          store::testing::MakeOptions(osd->dir, store::IoBackend::kUring, 64ull << 20);
-      ASSERT_TRUE(store::ObjectStore::Mkfs(o).ok());
-      auto opened = store::ObjectStore::Open(o);
+      auto opened = store::testing::MkfsAndOpen(osd->dir, store::IoBackend::kUring);
       ASSERT_TRUE(opened.ok()) << opened.status().ToString();
       osd->store = std::move(opened).value();
       PullOptions po;

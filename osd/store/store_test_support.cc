@@ -29,6 +29,13 @@ StoreOptions MakeOptions(const TempDir& dir, IoBackend backend, std::uint64_t si
   return o;
 }
 
+Result<std::unique_ptr<ObjectStore>> MkfsAndOpen(const TempDir& dir, IoBackend backend,
+                                                 std::uint64_t size) {
+  const StoreOptions o = MakeOptions(dir, backend, size);
+  EC_RETURN_IF_ERROR(ObjectStore::Mkfs(o));
+  return ObjectStore::Open(o);
+}
+
 std::vector<std::byte> RandomBytes(std::mt19937_64& rng, std::size_t n) {
   std::vector<std::byte> v(n);
   for (auto& b : v) b = static_cast<std::byte>(rng() & 0xFF);

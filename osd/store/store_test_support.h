@@ -37,6 +37,10 @@ class TempDir {
 StoreOptions MakeOptions(const TempDir& dir, IoBackend backend,
                          std::uint64_t size = kTestDeviceSize);
 
+// A new store in `dir` (MakeOptions, then Mkfs and Open): the store, or the first error.
+Result<std::unique_ptr<ObjectStore>> MkfsAndOpen(const TempDir& dir, IoBackend backend,
+                                                 std::uint64_t size = kTestDeviceSize);
+
 std::vector<std::byte> RandomBytes(std::mt19937_64& rng, std::size_t n);
 std::vector<std::byte> ToBytes(const std::string& s);
 std::string ToString(const Buffer& b);
