@@ -100,6 +100,21 @@ Status Thrasher::ApplyNow(Deferred& d) {
   return s;
 }
 
+Status Thrasher::RestartNow(int id) {
+  const std::string osd = "osd." + std::to_string(id);
+  OsdProcess* p = cluster_.osds[static_cast<std::size_t>(id)].get();
+  if (!p->Start(cluster_.Args(id))) {
+    return Status::Error(EIO, osd + " did not start again:\n" + Tail(p->Log(), 30));
+  }
+  if (!cluster_.WaitUp(id, true, options_.up_limit)) {
+    return Status::Error(ETIMEDOUT,
+                         fmt::format("{} restarted but not up in the map after {} s; {}", osd,
+                                     options_.up_limit.count(), cluster_.DescribeOsds()));
+  }
+  ++counts_.restarts;
+  return Status::OK();
+}
+
 Status Thrasher::Do(const Action& a) {
   const std::string osd = "osd." + std::to_string(a.osd);
   OsdProcess* p = a.osd >= 0 ? cluster_.osds[static_cast<std::size_t>(a.osd)].get() : nullptr;
@@ -114,17 +129,13 @@ Status Thrasher::Do(const Action& a) {
       return Status::OK();
     }
     case ActionKind::kRestart:
-      if (!p->Start(cluster_.Args(a.osd))) {
-        return Status::Error(EIO, osd + " did not start again:\n" + Tail(p->Log(), 30));
+      // etcd is down by this round's own hand: an OSD cannot boot without it (ec-osd gives up
+      // after a few seconds, naming etcd), and this thread is the one that starts etcd again.
+      if (!cluster_.etcd.running()) {
+        deferred_restarts_.push_back(a.osd);
+        return Status::OK();
       }
-      if (!cluster_.WaitUp(a.osd, true, options_.up_limit)) {
-        return Status::Error(ETIMEDOUT,
-                             fmt::format("{} restarted but not up in the map after {} "
-                                         "s; {}",
-                                         osd, options_.up_limit.count(), cluster_.DescribeOsds()));
-      }
-      ++counts_.restarts;
-      return Status::OK();
+      return RestartNow(a.osd);
     case ActionKind::kOut:
     case ActionKind::kIn: {
       const bool out = a.kind == ActionKind::kOut;
@@ -169,6 +180,12 @@ Status Thrasher::Do(const Action& a) {
       Status s = cluster_.etcd.Restart();
       if (!s.ok()) return s;
       ++counts_.etcd_restarts;
+      std::vector<int> restarts = std::move(deferred_restarts_);
+      deferred_restarts_.clear();
+      for (int id : restarts) {
+        Status restarted = RestartNow(id);
+        if (!restarted.ok()) return restarted;
+      }
       std::vector<Deferred> waiting = std::move(deferred_);
       deferred_.clear();
       for (Deferred& d : waiting) {

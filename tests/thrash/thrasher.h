@@ -88,6 +88,10 @@ class Thrasher {
   ThrasherOptions options_;
   ThrashCounts counts_;
   std::vector<Deferred> deferred_;  // map changes waiting for this round's etcd restart
+  // OSDs whose restart waits for this round's etcd restart (an OSD cannot boot without etcd, and
+  // only this thread starts etcd again).
+  std::vector<int> deferred_restarts_;
+  ec::Status RestartNow(int osd);
 };
 
 }  // namespace ectest::thrash
