@@ -119,10 +119,12 @@ std::optional<ObjectState> PgTable::Lookup(const std::string& pgid,
   return absent;
 }
 
-void PgTable::Update(const std::string& pgid, const std::string& object, const ObjectState& state) {
+void PgTable::Update(const cluster::PgLocation& loc, const std::string& object,
+                     const ObjectState& state) {
   std::lock_guard lock(mu_);
-  auto it = pgs_.find(pgid);
-  if (it == pgs_.end() || !it->second.peered) return;  // peers again: the scan will see it
+  auto it = pgs_.find(loc.pgid);
+  // Peers again (the scan will see it), or peered for another interval.
+  if (it == pgs_.end() || !it->second.peered || !SameInterval(it->second, loc)) return;
   Pg& pg = it->second;
   pg.unknown.erase(object);
   pg.unfound.erase(object);

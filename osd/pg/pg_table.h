@@ -94,8 +94,11 @@ class PgTable {
   // it, exists=false at version 0 with every position current (absent everywhere). Only for a
   // peered PG.
   std::optional<ObjectState> Lookup(const std::string& pgid, const std::string& object) const;
-  // After an acknowledged write or remove, or a resolve: the object's new state.
-  void Update(const std::string& pgid, const std::string& object, const ObjectState& state);
+  // After an acknowledged write or remove, or a resolve: the object's new state, learnt through
+  // `loc` (the PG's location the operation ran with). Ignored when the PG is not peered for
+  // `loc`'s interval: a state learnt from an earlier acting set (an operation that ran across a
+  // map change) is not the new interval's; its peering scanned the shards anew.
+  void Update(const cluster::PgLocation& loc, const std::string& object, const ObjectState& state);
   // An operation failed in a way that may have changed the shards: ask them next time.
   void Forget(const std::string& pgid, const std::string& object);
   // Recovery rebuilt (or copied) `position` of `object` at `version`, writing `bytes` of shard:

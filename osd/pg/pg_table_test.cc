@@ -136,7 +136,7 @@ TEST(PgTable, AWriteDropsTheCopySourceOfTheOldVersion) {
   const auto loc = Loc();
   Peer(t, loc, {{"a", At(5, 100, {0, 1})}}, {{"a", {{2, 40}}}});
   // A write at a new version that position 2 missed: osd.40's copy is of version 5, useless.
-  t.Update("1.0", "a", At(9, 100, {0, 1}));
+  t.Update(loc, "a", At(9, 100, {0, 1}));
   auto missing = t.Missing("1.0", 10, {});
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing[0].copy_from, cluster::kItemNone);
@@ -178,7 +178,10 @@ TEST(PgTable, AForgottenObjectIsUnknownUntilUpdated) {
   t.Forget("1.0", "a");
   EXPECT_FALSE(t.Lookup("1.0", "a"));
   EXPECT_EQ(t.Unknown("1.0", 10), std::vector<std::string>{"a"});
-  t.Update("1.0", "a", At(5, 100, {0, 1, 2}));
+  // A state learnt with another interval's location is not this one's.
+  t.Update(Loc({10, 11, cluster::kItemNone}), "a", At(5, 100, {0, 1, 2}));
+  EXPECT_FALSE(t.Lookup("1.0", "a"));
+  t.Update(loc, "a", At(5, 100, {0, 1, 2}));
   EXPECT_TRUE(t.Lookup("1.0", "a"));
   EXPECT_TRUE(t.Unknown("1.0", 10).empty());
 }

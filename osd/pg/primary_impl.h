@@ -133,9 +133,7 @@ class Primary::Impl {
   // The Prepared's ObjectIo points into the Prepared itself: fix it after a move.
   static void Fix(Prepared& p) { p.io.loc = &p.loc; }
 
-  void Remember(const Prepared& p, const ObjectState& st) {
-    table_.Update(p.loc.pgid, p.io.object, st);
-  }
+  void Remember(const Prepared& p, const ObjectState& st) { table_.Update(p.loc, p.io.object, st); }
   void Forget(const Prepared& p) { table_.Forget(p.loc.pgid, p.io.object); }
 
   void CountOp(const std::string& pool, const char* op);

@@ -126,7 +126,7 @@ std::uint64_t Primary::Impl::RecoverPg(Prepared& p) {
       one.object = name;
       auto st = ResolveObject(one);
       if (st.ok()) {
-        table_.Update(p.loc.pgid, name, *st);
+        table_.Update(p.loc, name, *st);
       } else {
         BackOff(p.loc.pgid, name);
       }
