@@ -73,7 +73,12 @@ void ScrubScheduler::Pass() {
       for (const auto& [pgid, r] : *results) {
         {
           std::lock_guard lock(mu_);
-          stamps_[pgid] = Stamps{FromMs(r.last_scrub_ms), FromMs(r.last_deep_scrub_ms)};
+          // A stamp of 0 is "never": it counts from now, as for a PG never scrubbed at all (a
+          // shallow scrub's record of a PG never deep-scrubbed would make a deep scrub due at
+          // once).
+          auto since = [&](std::int64_t ms) { return ms == 0 ? now : FromMs(ms); };
+          stamps_[pgid] =
+              Stamps{since(r.last_scrub_ms), since(r.last_deep_scrub_ms), r.last_deep_scrub_ms};
         }
         if (health.count(pgid) != 0) hooks_.note(r);
       }
@@ -138,14 +143,16 @@ void ScrubScheduler::Finish(const std::string& pgid, bool requested, const Scrub
   cluster::ScrubResult r = std::move(result).value();
   {
     std::lock_guard lock(mu_);
-    Stamps& s = stamps_[pgid];
+    // A PG the passes have not seen yet (a requested scrub served first) counts from now.
+    const auto now = SysClock::now();
+    Stamps& s = stamps_.try_emplace(pgid, Stamps{now, now}).first->second;
     s.scrub = FromMs(r.last_scrub_ms);
     if (r.last_deep_scrub_ms != 0) {
       s.deep = FromMs(r.last_deep_scrub_ms);
+      s.deep_ms = r.last_deep_scrub_ms;
     } else {
-      // A shallow scrub keeps the previous deep scrub's stamp in the record.
-      r.last_deep_scrub_ms =
-          std::chrono::duration_cast<std::chrono::milliseconds>(s.deep.time_since_epoch()).count();
+      // A shallow scrub keeps the previous deep scrub's stamp in the record (0: never).
+      r.last_deep_scrub_ms = s.deep_ms;
     }
   }
   Status published = hooks_.publish(r);

@@ -76,7 +76,10 @@ class ScrubScheduler {
 
  private:
   struct Stamps {
+    // When the PG was last scrubbed / deep-scrubbed, or, never having been, when this OSD first
+    // served it (what the intervals count from).
     std::chrono::system_clock::time_point scrub, deep;
+    std::int64_t deep_ms = 0;  // the last real deep scrub, as records carry it (0: never)
   };
   void Loop();
   // One pass: reaps finished scrubs, then starts requested and due ones within max_scrubs.
