@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -74,6 +77,7 @@ class Rados::Impl {
         pool_(static_cast<std::size_t>(std::max(1, options_.async_threads))) {}
 
   ~Impl() {
+    DrainAsync();  // their retries run on the pool: before it stops
     pool_.join();
     if (watcher_) watcher_->Stop();
     peers_.CloseAll();
@@ -116,52 +120,157 @@ class Rados::Impl {
   // Sends `op` to the primary of (pool, object) -- or of (pool, pg) when object is null --
   // retrying as the header says.
   using Op = std::function<Status(net::OsdClient& osd, std::uint64_t epoch)>;
+  // One try started; `tried` is called once with its status, from any thread, without blocking.
+  using AsyncOp =
+      std::function<void(net::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)>)>;
+
+  // Where an operation is in its retries.
+  struct Tries {
+    Clock::time_point start;
+    Clock::time_point deadline;
+    int attempt = 0;
+    Status last;
+  };
+  Tries NewTries() const {
+    const auto now = Clock::now();
+    return Tries{now, now + options_.op_timeout, 0, Status::OK()};
+  }
+
   Status Run(std::int64_t pool, const std::string* object, std::uint32_t pg, bool retry_ambiguous,
              const Op& op, bool* was_ambiguous = nullptr) {
-    const auto start = Clock::now();
-    const auto deadline = start + options_.op_timeout;
-    Status last;
-    for (int attempt = 0;; ++attempt) {
-      if (attempt > 0 && Clock::now() >= deadline) {
-        const double secs = std::chrono::duration<double>(Clock::now() - start).count();
-        return Status::Error(last.code() == 0 ? ETIMEDOUT : last.code(),
-                             fmt::format("gave up after {:.1f} s: {}", secs, last.message()));
+    return Continue(pool, object, pg, retry_ambiguous, op, was_ambiguous, NewTries());
+  }
+
+  // Run's loop, from try t.attempt on.
+  Status Continue(std::int64_t pool, const std::string* object, std::uint32_t pg,
+                  bool retry_ambiguous, const Op& op, bool* was_ambiguous, Tries t) {
+    for (;; ++t.attempt) {
+      if (t.attempt > 0 && Clock::now() >= t.deadline) {
+        const double secs = std::chrono::duration<double>(Clock::now() - t.start).count();
+        return Status::Error(t.last.code() == 0 ? ETIMEDOUT : t.last.code(),
+                             fmt::format("gave up after {:.1f} s: {}", secs, t.last.message()));
       }
       auto locator = Locator();
       if (!locator.ok()) return locator.status();
       const ClusterMap& map = (*locator)->map();
       auto loc = object ? (*locator)->LocateObject(pool, *object) : (*locator)->LocatePg(pool, pg);
       if (!loc.ok()) return loc.status();
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      const auto wait =
-          std::clamp(left, std::chrono::milliseconds(1), std::chrono::milliseconds(1000));
       if (loc->primary == kItemNone) {
-        last = Status::Retryable(EAGAIN, "pg " + loc->pgid + " has no OSD up");
-        maps_.WaitForEpoch(map.epoch + 1, wait);
+        t.last = Status::Retryable(EAGAIN, "pg " + loc->pgid + " has no OSD up");
+        maps_.WaitForEpoch(map.epoch + 1, WaitOf(t));
         continue;
       }
       auto osd = peers_.Get(loc->primary, map.osds.at(loc->primary).addr);
       if (!osd.ok()) return osd.status();
       Status s = op(**osd, static_cast<std::uint64_t>(map.epoch));
       if (s.ok()) return s;
-      last = s.WithPrefix("osd." + std::to_string(loc->primary));
-      if (Ambiguous(s)) {
-        if (was_ambiguous) *was_ambiguous = true;
-        if (!retry_ambiguous) return last;
-      }
-      if (s.code() == ESTALE && s.is_retryable()) {
-        Refresh(map.epoch, std::chrono::milliseconds(200));
-      } else if (NotSent(s) || Ambiguous(s)) {
-        // The OSD is going down: its down mark is a new epoch.
-        maps_.WaitForEpoch(map.epoch + 1, wait);
-      } else if (s.is_retryable()) {
-        std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
-            std::chrono::milliseconds(20 << std::min(attempt, 4)), wait));
-      } else {
-        return s;
+      Status result;
+      if (!Retry(s, loc->primary, map.epoch, retry_ambiguous, was_ambiguous, t, &result)) {
+        return result;
       }
     }
+  }
+
+  // After a try at osd.`primary` with the map at `epoch` failed with `s`: true to try again
+  // (having waited as the failure asks), false with the final status in *result.
+  bool Retry(const Status& s, int primary, std::int64_t epoch, bool retry_ambiguous,
+             bool* was_ambiguous, Tries& t, Status* result) {
+    t.last = s.WithPrefix("osd." + std::to_string(primary));
+    if (Ambiguous(s)) {
+      if (was_ambiguous) *was_ambiguous = true;
+      if (!retry_ambiguous) {
+        *result = t.last;
+        return false;
+      }
+    }
+    const auto wait = WaitOf(t);
+    if (s.code() == ESTALE && s.is_retryable()) {
+      Refresh(epoch, std::chrono::milliseconds(200));
+    } else if (NotSent(s) || Ambiguous(s)) {
+      // The OSD is going down: its down mark is a new epoch.
+      maps_.WaitForEpoch(epoch + 1, wait);
+    } else if (s.is_retryable()) {
+      std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
+          std::chrono::milliseconds(20 << std::min(t.attempt, 4)), wait));
+    } else {
+      *result = s;
+      return false;
+    }
+    return true;
+  }
+
+  static std::chrono::milliseconds WaitOf(const Tries& t) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(t.deadline - Clock::now());
+    return std::clamp(left, std::chrono::milliseconds(1), std::chrono::milliseconds(1000));
+  }
+
+  // Run without blocking the caller: the first try is sent from the calling thread and its reply
+  // handled on the connection's io thread; a try that must be retried continues Run's loop on
+  // the pool (its waits block). `done` runs exactly once (see IoCtx's Aio* contract).
+  void RunAsync(std::int64_t pool, std::string object, bool retry_ambiguous, AsyncOp op,
+                std::function<void(Status)> done) {
+    BeginAsync();
+    auto finish = [this, done = std::move(done)](Status s) {
+      done(std::move(s));
+      EndAsync();
+    };
+    auto locator = Locator();
+    if (!locator.ok()) return finish(locator.status());
+    const ClusterMap& map = (*locator)->map();
+    auto loc = (*locator)->LocateObject(pool, object);
+    if (!loc.ok()) return finish(loc.status());
+    Result<std::shared_ptr<net::OsdClient>> osd = Status::Retryable(EAGAIN, "no primary");
+    if (loc->primary != kItemNone) osd = peers_.Get(loc->primary, map.osds.at(loc->primary).addr);
+    if (!osd.ok()) {
+      // No primary now, or no client for it: the synchronous loop waits for the map.
+      boost::asio::post(pool_, [this, pool, object = std::move(object), retry_ambiguous,
+                                op = std::move(op), finish = std::move(finish)]() mutable {
+        finish(Run(pool, &object, 0, retry_ambiguous, SyncOf(op)));
+      });
+      return;
+    }
+    const int primary = loc->primary;
+    const std::int64_t epoch = map.epoch;
+    AsyncOp first = op;
+    first(**osd, static_cast<std::uint64_t>(epoch),
+          [this, pool, object = std::move(object), retry_ambiguous, op = std::move(op),
+           finish = std::move(finish), primary, epoch, t = NewTries()](Status s) mutable {
+            if (s.ok()) return finish(std::move(s));
+            boost::asio::post(
+                pool_, [this, pool, object = std::move(object), retry_ambiguous, op = std::move(op),
+                        finish = std::move(finish), primary, epoch, t, s = std::move(s)]() mutable {
+                  Status result;
+                  if (!Retry(s, primary, epoch, retry_ambiguous, nullptr, t, &result)) {
+                    return finish(std::move(result));
+                  }
+                  ++t.attempt;
+                  finish(Continue(pool, &object, 0, retry_ambiguous, SyncOf(op), nullptr, t));
+                });
+          });
+  }
+
+  static Op SyncOf(AsyncOp op) {
+    return [op = std::move(op)](net::OsdClient& osd, std::uint64_t epoch) {
+      std::promise<Status> p;
+      auto f = p.get_future();
+      op(osd, epoch, [&p](Status s) { p.set_value(std::move(s)); });
+      return f.get();
+    };
+  }
+
+  void BeginAsync() {
+    std::lock_guard lock(async_mu_);
+    ++async_inflight_;
+  }
+  void EndAsync() {
+    std::lock_guard lock(async_mu_);
+    if (--async_inflight_ == 0) async_idle_.notify_all();
+  }
+  // Until every RunAsync has called its `done`.
+  void DrainAsync() {
+    std::unique_lock lock(async_mu_);
+    async_idle_.wait(lock, [this] { return async_inflight_ == 0; });
   }
 
   template <typename Fn>
@@ -188,6 +297,9 @@ class Rados::Impl {
   net::PeerClients peers_;
   std::mutex mu_;
   std::shared_ptr<const ObjectLocator> locator_;
+  std::mutex async_mu_;
+  std::condition_variable async_idle_;
+  std::uint64_t async_inflight_ = 0;
   boost::asio::thread_pool pool_;
 };
 
@@ -398,6 +510,96 @@ std::future<Result<ObjectStat>> IoCtx::StatAsync(const std::string& object) {
 std::future<Status> IoCtx::RemoveAsync(const std::string& object) {
   IoCtx self = *this;
   return rados_->impl_->Async([self, object]() mutable { return self.Remove(object); });
+}
+
+namespace {
+
+// The op of one write try, for RunAsync: *version is set when it succeeds.
+Rados::Impl::AsyncOp WriteOp(Rados::Impl& impl, std::int64_t pool, const std::string& object,
+                             net::ObjWriteMode mode, Buffer data, std::uint64_t offset,
+                             std::shared_ptr<std::uint64_t> version) {
+  return [&impl, pool, object, mode, data = std::move(data), offset, version](
+             net::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)> tried) {
+    net::ObjWriteRequest r;
+    r.pool = static_cast<std::uint64_t>(pool);
+    r.epoch = epoch;
+    r.object = object;
+    r.mode = mode;
+    r.offset = mode == net::ObjWriteMode::kWrite ? offset : 0;
+    osd.ObjWriteAsync(
+        std::move(r), {data},
+        [version, tried = std::move(tried)](Result<net::ObjWriteResult> got) {
+          if (got.ok()) *version = got->version;
+          tried(got.ok() ? Status::OK() : got.status());
+        },
+        impl.Call());
+  };
+}
+
+void AioWriteOf(Rados::Impl& impl, std::int64_t pool, const std::string& object,
+                net::ObjWriteMode mode, Buffer data, std::uint64_t offset,
+                IoCtx::Completion<std::uint64_t> done) {
+  if (Status bad = CheckName(object); !bad.ok()) return done(bad);
+  auto version = std::make_shared<std::uint64_t>(0);
+  // As the synchronous forms: only an append is not sent again after an ambiguous failure.
+  const bool idempotent = mode != net::ObjWriteMode::kAppend;
+  impl.RunAsync(pool, object, idempotent,
+                WriteOp(impl, pool, object, mode, std::move(data), offset, version),
+                [version, done = std::move(done)](Status s) {
+                  if (!s.ok()) return done(std::move(s));
+                  done(*version);
+                });
+}
+
+}  // namespace
+
+void IoCtx::AioWrite(const std::string& object, Buffer data, std::uint64_t offset,
+                     Completion<std::uint64_t> done) {
+  AioWriteOf(*rados_->impl_, pool_id_, object, net::ObjWriteMode::kWrite, std::move(data), offset,
+             std::move(done));
+}
+
+void IoCtx::AioWriteFull(const std::string& object, Buffer data, Completion<std::uint64_t> done) {
+  AioWriteOf(*rados_->impl_, pool_id_, object, net::ObjWriteMode::kWriteFull, std::move(data), 0,
+             std::move(done));
+}
+
+void IoCtx::AioAppend(const std::string& object, Buffer data, Completion<std::uint64_t> done) {
+  AioWriteOf(*rados_->impl_, pool_id_, object, net::ObjWriteMode::kAppend, std::move(data), 0,
+             std::move(done));
+}
+
+void IoCtx::AioRead(const std::string& object, std::uint64_t offset, std::uint64_t length,
+                    Completion<ReadResult> done) {
+  if (Status bad = CheckName(object); !bad.ok()) return done(bad);
+  Rados::Impl& impl = *rados_->impl_;
+  auto out = std::make_shared<ReadResult>();
+  auto op = [&impl, pool = pool_id_, object, offset, length, out](
+                net::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)> tried) {
+    net::ObjReadRequest r;
+    r.pool = static_cast<std::uint64_t>(pool);
+    r.epoch = epoch;
+    r.object = object;
+    r.offset = offset;
+    r.length = length;
+    osd.ObjReadAsync(
+        std::move(r),
+        [out, tried = std::move(tried)](Result<net::ObjReadResult> got) {
+          if (!got.ok()) return tried(got.status());
+          out->data = std::move(got->data);
+          out->version = got->version;
+          out->object_size = got->object_size;
+          out->degraded = got->degraded;
+          out->network_bytes = got->network_bytes;
+          out->device_bytes = got->device_bytes;
+          tried(Status::OK());
+        },
+        impl.Call());
+  };
+  impl.RunAsync(pool_id_, object, true, std::move(op), [out, done = std::move(done)](Status s) {
+    if (!s.ok()) return done(std::move(s));
+    done(std::move(*out));
+  });
 }
 
 }  // namespace ec::cluster::client

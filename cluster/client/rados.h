@@ -17,11 +17,13 @@
 // try may have executed and whose retry finds no object succeeds.
 //
 // Synchronous calls block the caller; *Async calls run the same on the client's thread pool and
-// return a std::future. Thread safety: Rados and IoCtx may be used from any number of threads.
+// return a std::future; Aio* calls take a completion callback and hold no thread while the
+// request is out. Thread safety: Rados and IoCtx may be used from any number of threads.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <span>
@@ -95,6 +97,22 @@ class IoCtx {
                                             std::uint64_t length = 0);
   std::future<Result<ObjectStat>> StatAsync(const std::string& object);
   std::future<Status> RemoveAsync(const std::string& object);
+
+  // The same with a completion callback, like librados's aio_* calls, and without a thread per
+  // call: the request is sent from the calling thread and `done` runs once, with the result the
+  // synchronous form would return, on a thread of the client: the connection's io thread when
+  // the first try is answered (no thread hand-off), a pool thread after retries, or the calling
+  // thread for an error found before sending (a bad name, an unknown pool). `done` must not
+  // block nor call the synchronous forms (it may issue further Aio* calls). `data` is shared,
+  // not copied: do not modify it until `done`. Rados's destructor waits for every `done`.
+  template <typename T>
+  using Completion = std::function<void(Result<T>)>;
+  void AioWrite(const std::string& object, Buffer data, std::uint64_t offset,
+                Completion<std::uint64_t> done);
+  void AioWriteFull(const std::string& object, Buffer data, Completion<std::uint64_t> done);
+  void AioAppend(const std::string& object, Buffer data, Completion<std::uint64_t> done);
+  void AioRead(const std::string& object, std::uint64_t offset, std::uint64_t length,
+               Completion<ReadResult> done);
 
  private:
   friend class Rados;

@@ -26,6 +26,19 @@ Result<std::shared_ptr<const ObjectLocator>> ObjectLocator::Make(
 }
 
 Result<PgLocation> ObjectLocator::LocatePg(std::int64_t pool_id, std::uint32_t pg) const {
+  {
+    std::lock_guard lock(mu_);
+    auto hit = located_.find({pool_id, pg});
+    if (hit != located_.end()) return hit->second;
+  }
+  auto loc = Compute(pool_id, pg);
+  if (!loc.ok()) return loc;  // errors are not remembered: they are rare and cheap to repeat
+  std::lock_guard lock(mu_);
+  located_.emplace(std::make_pair(pool_id, pg), *loc);
+  return loc;
+}
+
+Result<PgLocation> ObjectLocator::Compute(std::int64_t pool_id, std::uint32_t pg) const {
   auto it = map_->pools.find(pool_id);
   if (it == map_->pools.end()) {
     return Status::NotFound("pool " + std::to_string(pool_id) + " does not exist");

@@ -3,11 +3,15 @@
 // library sends each request to `primary`; the primary checks with the same function that it is
 // the one.
 //
-// Thread safety: pure functions; ObjectLocator is immutable after Make.
+// Thread safety: every method may be called from any thread. An ObjectLocator answers for one map
+// and never changes its answers; it remembers each PG's location once computed (placement costs
+// more than the copy), under a mutex of its own.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,8 +55,12 @@ class ObjectLocator {
  private:
   ObjectLocator(std::shared_ptr<const ClusterMap> map, Placement placement)
       : map_(std::move(map)), placement_(std::move(placement)) {}
+  Result<PgLocation> Compute(std::int64_t pool_id, std::uint32_t pg) const;
+
   std::shared_ptr<const ClusterMap> map_;
   Placement placement_;
+  mutable std::mutex mu_;
+  mutable std::map<std::pair<std::int64_t, std::uint32_t>, PgLocation> located_;
 };
 
 }  // namespace ec::cluster

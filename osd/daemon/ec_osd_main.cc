@@ -238,6 +238,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     po.read_weight_net = c.osd_read_cost_network_weight / 100.0;
     po.read_weight_dev = c.osd_read_cost_device_weight / 100.0;
     po.store = store.get();
+    po.inline_read_max_bytes = so.inline_read_max_bytes;
     po.recovery.max_backfills = static_cast<int>(c.osd_max_backfills);
     po.recovery.max_active = static_cast<int>(c.osd_recovery_max_active);
     po.recovery.sleep = c.osd_recovery_sleep;

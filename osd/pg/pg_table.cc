@@ -109,7 +109,20 @@ std::optional<ObjectState> PgTable::Lookup(const std::string& pgid,
   std::lock_guard lock(mu_);
   auto it = pgs_.find(pgid);
   if (it == pgs_.end() || !it->second.peered) return std::nullopt;
-  const Pg& pg = it->second;
+  return LookupLocked(it->second, object);
+}
+
+std::optional<ObjectState> PgTable::Lookup(const cluster::PgLocation& loc,
+                                           const std::string& object) const {
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(loc.pgid);
+  if (it == pgs_.end() || !it->second.peered || !SameInterval(it->second, loc)) {
+    return std::nullopt;
+  }
+  return LookupLocked(it->second, object);
+}
+
+std::optional<ObjectState> PgTable::LookupLocked(const Pg& pg, const std::string& object) {
   if (pg.unknown.count(object) != 0) return std::nullopt;
   auto o = pg.objects.find(object);
   if (o != pg.objects.end()) return o->second;

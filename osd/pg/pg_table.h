@@ -94,6 +94,9 @@ class PgTable {
   // it, exists=false at version 0 with every position current (absent everywhere). Only for a
   // peered PG.
   std::optional<ObjectState> Lookup(const std::string& pgid, const std::string& object) const;
+  // The same, and nullopt unless the PG is peered for `loc`'s interval (Observe the map first).
+  std::optional<ObjectState> Lookup(const cluster::PgLocation& loc,
+                                    const std::string& object) const;
   // After an acknowledged write or remove, or a resolve: the object's new state, learnt through
   // `loc` (the PG's location the operation ran with). Ignored when the PG is not peered for
   // `loc`'s interval: a state learnt from an earlier acting set (an operation that ran across a
@@ -131,6 +134,7 @@ class PgTable {
     std::uint64_t recovered = 0, recovered_bytes = 0;
   };
   static void Reset(Pg& pg);
+  static std::optional<ObjectState> LookupLocked(const Pg& pg, const std::string& object);
   static bool SameInterval(const Pg& pg, const cluster::PgLocation& loc) {
     return pg.acting == loc.acting && pg.up == loc.up;
   }

@@ -186,5 +186,25 @@ TEST(PgTable, AForgottenObjectIsUnknownUntilUpdated) {
   EXPECT_TRUE(t.Unknown("1.0", 10).empty());
 }
 
+TEST(PgTable, ALookupByLocationAnswersOnlyForThePeeredInterval) {
+  PgTable t;
+  const auto loc = Loc();
+  EXPECT_FALSE(t.Lookup(loc, "a"));  // never peered
+  Peer(t, loc, {{"a", At(5, 100, {0, 1, 2})}});
+  auto a = t.Lookup(loc, "a");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->version, 5u);
+  auto absent = t.Lookup(loc, "zzz");
+  ASSERT_TRUE(absent);
+  EXPECT_FALSE(absent->exists);
+  // Another interval (an OSD went down): not known until peered for it, though the PG's table
+  // still holds the old interval's states.
+  const auto moved = Loc({10, 11, cluster::kItemNone});
+  EXPECT_FALSE(t.Lookup(moved, "a"));
+  EXPECT_TRUE(t.Lookup("1.0", "a"));
+  t.Forget("1.0", "a");
+  EXPECT_FALSE(t.Lookup(loc, "a"));
+}
+
 }  // namespace
 }  // namespace ec::osd::pg

@@ -37,6 +37,15 @@ std::map<std::string, PgHealth> Primary::Impl::Health() {
 }
 
 void Primary::Impl::Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
+  if (const auto* r = std::get_if<net::ObjReadRequest>(&request.body);
+      r != nullptr && options_.inline_read_max_bytes != 0) {
+    // A whole-object read (length 0) is priced at the limit: TryLocalRead checks its real size.
+    const std::uint64_t bytes = r->length == 0 ? options_.inline_read_max_bytes : r->length;
+    bool served = false;
+    dispatcher_.RunInline(bytes, request.more_queued, Clock::now(),
+                          [&] { served = TryLocalRead(*r, *responder); });
+    if (served) return;
+  }
   const std::size_t key = KeyOf(request.body);
   client_ops_.fetch_add(1);
   dispatcher_.Post(key, [this, req = std::move(request), r = std::move(responder)]() mutable {
@@ -331,34 +340,107 @@ void Primary::Impl::Read(const net::ObjReadRequest& r, net::Responder& responder
     (void)responder.SendError(got.status());
     return;
   }
-  if (got->degraded) {
-    const Labels labels{{"pool", p->pool_name}};
+  SendRead(*p, r.object, std::move(got).value(), responder);
+}
+
+// Everything here is cheap and local: on any doubt it returns false having sent nothing, and the
+// worker's Read does the whole thing (its errors, retries and degraded reads included).
+bool Primary::Impl::TryLocalRead(const net::ObjReadRequest& r, net::Responder& responder) {
+  if (options_.store == nullptr) return false;
+  if (options_.may_serve && !options_.may_serve()) return false;
+  if (r.object.size() > cluster::kMaxObjectNameLen) return false;
+  if (static_cast<std::int64_t>(r.epoch) > map_->Get()->epoch) return false;  // would wait
+  auto locator = Locator(0);
+  if (!locator.ok()) return false;
+  Prepared p;
+  p.locator = *locator;
+  auto loc = CheckPrimary(*p.locator, r.pool, &r.object, 0);
+  if (!loc.ok()) return false;
+  p.loc = std::move(loc).value();
+  // Peered for this interval (Observe resets the PG's table when the map moved it).
+  table_.Observe(*p.locator);
+  auto known = table_.Lookup(p.loc, r.object);
+  if (!known || !known->exists || r.offset >= known->size) return false;
+  p.state = std::move(known).value();
+  const std::uint64_t length =
+      std::min<std::uint64_t>(r.length == 0 ? UINT64_MAX : r.length, p.state.size - r.offset);
+  if (length > options_.inline_read_max_bytes) return false;
+  int self = -1;
+  for (std::size_t i = 0; i < p.loc.acting.size(); ++i) {
+    if (p.loc.acting[i] == options_.osd_id) self = static_cast<int>(i);
+  }
+  if (self < 0 ||
+      std::find(p.state.current.begin(), p.state.current.end(), self) == p.state.current.end()) {
+    return false;
+  }
+  const cluster::ClusterMap& map = p.locator->map();
+  const cluster::Pool& pool_entry = map.pools.at(p.loc.pool_id);
+  auto codec = codecs_.Get(map, pool_entry);
+  if (!codec.ok()) return false;
+  auto extents = (*codec)->layout.data_extents(r.offset, length);
+  if (!extents.ok()) return false;
+  for (const ShardExtent& e : *extents) {
+    if (e.shard != self) return false;  // another OSD's shard: never wait for it here
+  }
+  p.codec = *codec;
+  p.pool_name = pool_entry.name;
+  p.io.loc = &p.loc;
+  p.io.codec = p.codec.get();
+  p.io.object = r.object;
+  p.io.self_position = self;
+  p.io.epoch = static_cast<std::uint64_t>(map.epoch);
+  p.io.timeout = options_.subop_timeout;
+  p.io.store = options_.store;
+  p.io.cost.weight_net = options_.read_weight_net;
+  p.io.cost.weight_dev = options_.read_weight_dev;
+  // Only this OSD's own shard is offered: the read is served by its store or not at all (no
+  // client of another OSD is given, so nothing here can wait on the network).
+  auto own = peers_.Get(options_.osd_id, map.osds.at(options_.osd_id).addr);
+  if (!own.ok()) return false;
+  p.io.clients[self] = std::move(own).value();
+  p.state.current = {self};
+  auto got = ReadObject(p.io, p.state, r.offset, length);
+  if (!got.ok() || got->degraded || !got->corrupt.empty()) return false;
+  CountOp(p.pool_name, "read");
+  metrics_
+      ->GetCounter("ecstore_pool_inline_reads_total",
+                   "Reads served from this OSD's own shard on the messenger's thread",
+                   {{"pool", p.pool_name}})
+      .Inc();
+  SendRead(p, r.object, std::move(got).value(), responder);
+  return true;
+}
+
+void Primary::Impl::SendRead(const Prepared& p, const std::string& object, ReadOutcome got,
+                             net::Responder& responder) {
+  if (got.degraded) {
+    const Labels labels{{"pool", p.pool_name}};
     metrics_->GetCounter("ecstore_pool_degraded_reads_total", "Reads that rebuilt data", labels)
         .Inc();
     metrics_
         ->GetCounter("ecstore_pool_degraded_read_network_bytes_total",
                      "Bytes degraded reads fetched from other OSDs", labels)
-        .Inc(got->network_bytes);
+        .Inc(got.network_bytes);
     metrics_
         ->GetCounter("ecstore_pool_degraded_read_device_bytes_total",
                      "Device bytes (4 KiB blocks) degraded reads made the OSDs read", labels)
-        .Inc(got->device_bytes);
+        .Inc(got.device_bytes);
   }
-  if (!got->corrupt.empty()) {
+  if (!got.corrupt.empty()) {
     log_->warn(
         "pg {} object {}: shard(s) {} failed a checksum; served by reconstruction, "
         "repairing",
-        p->loc.pgid, r.object, fmt::join(got->corrupt, ","));
-    HealAfterRead(r.pool, p->pool_name, r.object, got->corrupt);
+        p.loc.pgid, object, fmt::join(got.corrupt, ","));
+    HealAfterRead(static_cast<std::uint64_t>(p.loc.pool_id), p.pool_name, object, got.corrupt);
   }
   net::ObjReadReply reply;
-  reply.version = p->state.version;
-  reply.object_size = p->state.size;
-  reply.degraded = got->degraded;
-  reply.network_bytes = got->network_bytes;
-  reply.device_bytes = got->device_bytes;
+  reply.version = p.state.version;
+  reply.object_size = p.state.size;
+  reply.degraded = got.degraded;
+  reply.network_bytes = got.network_bytes;
+  reply.device_bytes = got.device_bytes;
   std::vector<Buffer> payload;
-  payload.push_back(std::move(got->bytes));
+  payload.push_back(std::move(got.bytes));
   (void)responder.Send(std::move(reply), std::move(payload));
 }
 

@@ -34,6 +34,7 @@
 // Counters (MetricsRegistry), by pool: ecstore_pool_ops_total{pool,op},
 // ecstore_pool_degraded_reads_total{pool}, ecstore_pool_degraded_read_network_bytes_total{pool},
 // ecstore_pool_degraded_read_device_bytes_total{pool}, ecstore_pool_self_heal_reads_total{pool},
+// ecstore_pool_inline_reads_total{pool} (reads served on the messenger's thread),
 // ecstore_pool_shards_repaired_total{pool,reason="read"|"scrub"},
 // ecstore_pool_scrubs_total{pool,kind}, ecstore_pool_scrub_errors_total{pool} (inconsistent
 // objects found).
@@ -85,6 +86,13 @@ struct PrimaryOptions {
   // This OSD's store: reads of the shard it holds itself skip the network (borrowed; null: every
   // shard is read through its OSD's messenger, this one's included).
   store::ObjectStore* store = nullptr;
+  // A read of at most this many bytes that this OSD's own shard serves whole (the object's state
+  // known, the PG peered for the current interval) runs on the messenger's io thread, without the
+  // two thread hand-offs to a worker and back, while nothing else is in flight
+  // (osd/daemon/read_policy.h; osd_inline_read_max_size). It never waits for another OSD: a read
+  // that needs one goes to a worker. 0: never; only with a messenger of one io thread, which
+  // keeps the order of a connection's requests.
+  std::uint64_t inline_read_max_bytes = 0;
   RecoveryOptions recovery;
   // Whether this OSD may act on its map now (ClusterMembership::MayServe): false after it could
   // have been marked down without knowing it (SIGSTOP past the grace), until it has booted again

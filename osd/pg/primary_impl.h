@@ -47,7 +47,7 @@ class Primary::Impl {
         codecs_(options_.plugin_dir),
         peers_(net::PeerOptions{fmt::format("osd.{}", options_.osd_id),
                                 std::chrono::milliseconds(3000), options_.subop_timeout, 2, 2}),
-        dispatcher_(options_.threads, 0, nullptr, nullptr) {}
+        dispatcher_(options_.threads, options_.inline_read_max_bytes, nullptr, nullptr) {}
 
   ~Impl() {
     {
@@ -143,6 +143,12 @@ class Primary::Impl {
   net::ObjWriteReply Write(const net::ObjWriteRequest& r, const Buffer& data);
 
   void Read(const net::ObjReadRequest& r, net::Responder& responder);
+  // A read that this OSD's own shard serves whole, answered now on the calling thread (the io
+  // thread); false, having sent nothing, when anything else is needed (Read does it).
+  bool TryLocalRead(const net::ObjReadRequest& r, net::Responder& responder);
+  // Counts a read's degraded bytes, starts the repair of corrupt shards, and sends the reply.
+  void SendRead(const Prepared& p, const std::string& object, ReadOutcome got,
+                net::Responder& responder);
 
   net::ObjStatReply Stat(const net::ObjStatRequest& r);
 

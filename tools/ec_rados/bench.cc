@@ -20,6 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using cluster::client::IoCtx;
+using cluster::client::ReadResult;
 
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr std::uint64_t kMaxBenchObjects = 1ULL << 32;
@@ -40,16 +41,21 @@ std::string DefaultPrefix() {
   return std::string("benchmark_data_") + host + "_" + std::to_string(::getpid());
 }
 
-// One benchmark phase: `threads` workers each run `op` on the numbers `next` hands out, until it
-// has none left, time is up or an op fails; the calling thread prints a progress row each second
+// One benchmark phase: `concurrency` operations in flight, as rados bench keeps them: each
+// completion (on the client's io thread) records its latency and issues the next operation on
+// the numbers `next` hands out, until it has none left, time is up or an op fails. No thread
+// waits per operation (IoCtx's Aio* calls). The calling thread prints a progress row each second
 // and samples the per-second bandwidth and IOPS.
 class Phase {
  public:
   // Returns the next object number, or false when there is none left.
   using Next = std::function<bool(std::uint64_t* n)>;
-  // One op on object n by worker `worker`; sets *degraded for a degraded read. An error stops
-  // the phase.
-  using Op = std::function<Status(int worker, std::uint64_t n, bool* degraded)>;
+  // Called once an op ends: its status (an error stops the phase) and whether it was a degraded
+  // read.
+  using Done = std::function<void(Status, bool degraded)>;
+  // Starts one op on object n in slot `slot` (0 .. concurrency-1; one op per slot at a time) and
+  // calls `done` once, from any thread, when it ends.
+  using Op = std::function<void(int slot, std::uint64_t n, Done done)>;
 
   Phase(const BenchOptions& o, std::uint64_t op_size, std::ostream& out)
       : threads_(o.concurrency),
@@ -61,62 +67,60 @@ class Phase {
         out_(out) {}
 
   Status Run(const Next& next, const Op& op, BenchResult* result) {
+    next_ = &next;
+    op_ = &op;
     start_ = Clock::now();
     start_unix_ =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     deadline_ = start_ + std::chrono::seconds(seconds_);
-    std::vector<std::vector<double>> latencies(static_cast<std::size_t>(threads_));
-    std::vector<std::thread> workers;
-    workers.reserve(static_cast<std::size_t>(threads_));
-    for (int w = 0; w < threads_; ++w) {
-      workers.emplace_back([&, w] { Work(w, next, op, &latencies[static_cast<std::size_t>(w)]); });
-    }
-    Report(result);
-    for (std::thread& t : workers) t.join();
+    for (int w = 0; w < threads_; ++w) Issue(w);
+    Report(result);  // returns once every slot has ended: no op is in flight any more
 
     result->seconds = Seconds(last_done_ - start_);
     if (result->seconds <= 0) result->seconds = Seconds(Clock::now() - start_);
     result->ops = finished_.load();
     result->op_size = op_size_;
-    for (auto& v : latencies) result->latencies.insert(result->latencies.end(), v.begin(), v.end());
     std::lock_guard lock(mu_);
+    result->latencies.insert(result->latencies.end(), latencies_.begin(), latencies_.end());
     return error_;
   }
 
  private:
-  void Work(int w, const Next& next, const Op& op, std::vector<double>* latencies) {
-    for (;;) {
-      std::uint64_t n = 0;
+  // Starts slot w's next op, or ends the slot.
+  void Issue(int w) {
+    std::uint64_t n = 0;
+    {
+      std::lock_guard lock(mu_);
+      if (!error_.ok() || Clock::now() >= deadline_ || (stop_ != nullptr && stop_->load()) ||
+          !(*next_)(&n)) {
+        // The slot's last touch of the phase: Run may return once every slot got here.
+        if (++done_workers_ == threads_) cv_.notify_all();
+        return;
+      }
+      started_.fetch_add(1);
+    }
+    const auto t0 = Clock::now();
+    (*op_)(w, n, [this, w, t0](Status s, bool degraded) {
+      const auto t1 = Clock::now();
       {
         std::lock_guard lock(mu_);
-        if (!error_.ok() || Clock::now() >= deadline_ || (stop_ != nullptr && stop_->load()) ||
-            !next(&n)) {
-          break;
+        if (!s.ok()) {
+          if (error_.ok()) error_ = s;
+        } else {
+          const double lat = Seconds(t1 - t0);
+          latencies_.push_back(lat);
+          if (log_ != nullptr) {
+            *log_ << FormatLatencyLogLine(start_unix_ + Seconds(t0 - start_), lat, degraded)
+                  << std::flush;
+          }
+          lat_sum_ += lat;
+          last_lat_ = lat;
+          last_done_ = std::max(last_done_, t1);
+          finished_.fetch_add(1);
         }
-        started_.fetch_add(1);
       }
-      const auto t0 = Clock::now();
-      bool degraded = false;
-      Status s = op(w, n, &degraded);
-      const auto t1 = Clock::now();
-      std::lock_guard lock(mu_);
-      if (!s.ok()) {
-        if (error_.ok()) error_ = s;
-        break;
-      }
-      const double lat = Seconds(t1 - t0);
-      latencies->push_back(lat);
-      if (log_ != nullptr) {
-        *log_ << FormatLatencyLogLine(start_unix_ + Seconds(t0 - start_), lat, degraded)
-              << std::flush;
-      }
-      lat_sum_ += lat;
-      last_lat_ = lat;
-      last_done_ = std::max(last_done_, t1);
-      finished_.fetch_add(1);
-    }
-    std::lock_guard lock(mu_);
-    if (++done_workers_ == threads_) cv_.notify_all();
+      Issue(w);  // after a failure this ends the slot
+    });
   }
 
   // Until every worker is done: a row each second (rados's table, its header again every 20
@@ -168,8 +172,11 @@ class Phase {
   const std::atomic<bool>* const stop_;
   std::ostream* const log_;
   std::ostream& out_;
+  const Next* next_ = nullptr;
+  const Op* op_ = nullptr;
   Clock::time_point start_, deadline_;
   double start_unix_ = 0;
+  std::vector<double> latencies_;
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -259,8 +266,6 @@ Result<BenchResult> RunWrite(IoCtx& io, const BenchOptions& o, std::ostream& out
         << " seconds or " << o.max_objects << " objects\n"
         << "Object prefix: " << meta.prefix << "\n";
   }
-  std::vector<std::vector<std::byte>> buffers(static_cast<std::size_t>(o.concurrency),
-                                              std::vector<std::byte>(o.block_size));
   std::uint64_t next_n = 0;
   Phase phase(o, o.block_size, out);
   BenchResult result;
@@ -272,15 +277,18 @@ Result<BenchResult> RunWrite(IoCtx& io, const BenchOptions& o, std::ostream& out
         *n = next_n++;
         return true;
       },
-      [&](int w, std::uint64_t n, bool*) {
-        auto& buf = buffers[static_cast<std::size_t>(w)];
-        FillObjectContent(n, buf);
-        const std::string name = BenchObjectName(meta.prefix, n);
-        auto put = io.WriteFull(name, buf);
-        if (!put.ok()) {
-          return Status::Error(put.status().code(), ErrorText("writing " + name, put.status()));
-        }
-        return Status::OK();
+      [&](int, std::uint64_t n, const Phase::Done& done) {
+        Buffer buf = Buffer::Allocate(o.block_size, false);
+        FillObjectContent(n, {const_cast<std::byte*>(buf.data()), buf.size()});
+        std::string name = BenchObjectName(meta.prefix, n);
+        io.AioWriteFull(name, std::move(buf), [name, done](Result<std::uint64_t> put) {
+          if (!put.ok()) {
+            return done(
+                Status::Error(put.status().code(), ErrorText("writing " + name, put.status())),
+                false);
+          }
+          done(Status::OK(), false);
+        });
       },
       &result);
   // Every object handed out was written (or the run failed): they are 0 .. next_n - 1.
@@ -329,31 +337,33 @@ Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,
         }
         return true;
       },
-      [&](int, std::uint64_t n, bool* was_degraded) {
-        const std::string name = BenchObjectName(meta->prefix, n);
+      [&](int, std::uint64_t n, const Phase::Done& done) {
+        std::string name = BenchObjectName(meta->prefix, n);
         const auto t0 = Clock::now();
-        auto got = io.Read(name, 0, meta->object_size);
-        const double lat = Seconds(Clock::now() - t0);
-        if (!got.ok()) {
-          return Status::Error(got.status().code(), ErrorText("reading " + name, got.status()));
-        }
-        *was_degraded = got->degraded;
-        if (got->degraded) {
-          degraded.fetch_add(1);
-          net_bytes.fetch_add(got->network_bytes);
-          dev_bytes.fetch_add(got->device_bytes);
-          std::lock_guard lock(degraded_mu);
-          degraded_lat.push_back(lat);
-        }
-        if (!CheckObjectContent(n, meta->object_size, got->data)) {
-          if (mismatches.fetch_add(1) < kMaxMismatchReports) {
-            std::lock_guard lock(err_mu);
-            err << "mismatch: " << name << ": read " << got->data.size() << " bytes (object size "
-                << got->object_size << ", version " << got->version << "), expected "
-                << meta->object_size << " bytes of its pattern\n";
+        io.AioRead(name, 0, meta->object_size, [&, name, n, t0, done](Result<ReadResult> got) {
+          const double lat = Seconds(Clock::now() - t0);
+          if (!got.ok()) {
+            return done(
+                Status::Error(got.status().code(), ErrorText("reading " + name, got.status())),
+                false);
           }
-        }
-        return Status::OK();
+          if (got->degraded) {
+            degraded.fetch_add(1);
+            net_bytes.fetch_add(got->network_bytes);
+            dev_bytes.fetch_add(got->device_bytes);
+            std::lock_guard lock(degraded_mu);
+            degraded_lat.push_back(lat);
+          }
+          if (!CheckObjectContent(n, meta->object_size, got->data)) {
+            if (mismatches.fetch_add(1) < kMaxMismatchReports) {
+              std::lock_guard lock(err_mu);
+              err << "mismatch: " << name << ": read " << got->data.size() << " bytes (object size "
+                  << got->object_size << ", version " << got->version << "), expected "
+                  << meta->object_size << " bytes of its pattern\n";
+            }
+          }
+          done(Status::OK(), got->degraded);
+        });
       },
       &result);
   if (!s.ok()) return s;
