@@ -206,8 +206,16 @@ Result<std::vector<RepairPlan>> PricedCandidates(const ErasureCodeInterface& cod
   }
   for (RepairPlan& p : plans)
     EC_RETURN_IF_ERROR(PricePlan(code, layout, want, pos, end, also, model, &p));
-  std::stable_sort(plans.begin(), plans.end(), [](const RepairPlan& a, const RepairPlan& b) {
-    return a.cost.total < b.cost.total;
+  // Equal prices: the plan with fewer requests to other holders wins. Each is a message each way
+  // and a device I/O; where bytes cost the same, those are what the read waits for.
+  auto requests = [&model](const RepairPlan& p) {
+    std::size_t n = 0;
+    for (int id : p.helpers) n += model.local.count(id) == 0 ? 1 : 0;
+    return n;
+  };
+  std::stable_sort(plans.begin(), plans.end(), [&](const RepairPlan& a, const RepairPlan& b) {
+    if (a.cost.total != b.cost.total) return a.cost.total < b.cost.total;
+    return requests(a) < requests(b);
   });
   return plans;
 }

@@ -44,7 +44,8 @@ Status PricePlan(const ErasureCodeInterface& code, const StripeLayout& layout, c
                  const std::map<int, std::vector<Extent>>& also, const ReadCostModel& model,
                  RepairPlan* plan);
 
-// The candidates (see the file comment), priced, cheapest first (ties: the order above). Errors:
+// The candidates (see the file comment), priced, cheapest first (ties: fewer helpers that are
+// not local, then the order above). Errors:
 // EIO when no plan exists (the code's message, e.g. "need 4 chunks to decode, only 3
 // available"); the code's planning errors.
 Result<std::vector<RepairPlan>> PricedCandidates(const ErasureCodeInterface& code,
