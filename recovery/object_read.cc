@@ -140,7 +140,7 @@ Result<ObjectRead> ReadObjectRange(const RepairEngine& engine, ShardSource& sour
       }
       return plan.status();
     }
-    auto rebuilt = engine.Rebuild(repair, source);
+    auto rebuilt = engine.Rebuild(repair, source, &*plan);
     if (!rebuilt.ok()) return rebuilt.status();
     Merge(rebuilt->stats, &result.stats);
     for (int id : lost) {

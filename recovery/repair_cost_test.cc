@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 
 #include "recovery/read_cost.h"
 #include "recovery/repair_engine.h"
@@ -160,6 +161,47 @@ TEST_F(RepairCostTest, WeightsChangeTheChoice) {
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_EQ(Bytes(got->shards.at(1)), o.shards[1]);
   EXPECT_EQ(got->stats.bytes_read(), 4 * 4 * c);
+}
+
+// Plan() remembers its answers by request: asked again, in any order, one engine gives what a
+// fresh engine computes for each request, also for requests that differ in one field only.
+TEST_F(RepairCostTest, RememberedPlansAnswerEachRequestAsAFreshEngine) {
+  const std::uint64_t c = 4096;
+  const EncodedObject o = EncodeObject("plugin=clay k=4 m=2 d=5", c, 4 * 4 * c, seed_);
+  std::vector<RepairRequest> requests;
+  RepairRequest base{{1}, AvailableBut(o, {1}), o.stripes, 0, kToTheEnd, ReadCostModel{}};
+  requests.push_back(base);
+  RepairRequest r = base;
+  r.offset = c;
+  r.length = c / 2;
+  requests.push_back(r);
+  r = base;
+  r.cost->local = {0, 2};
+  requests.push_back(r);
+  r = base;
+  r.cost->weight_dev = 10;
+  requests.push_back(r);
+  r = base;
+  r.available.erase(5);
+  requests.push_back(r);
+  r = base;
+  r.also_read[0] = {{0, c}};
+  requests.push_back(r);
+  RepairEngine remembered(o.code, o.layout);
+  std::set<std::pair<int, std::uint64_t>> distinct;
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      SCOPED_TRACE("request " + std::to_string(i) + ", round " + std::to_string(round));
+      auto got = remembered.Plan(requests[i]);
+      auto fresh = RepairEngine(o.code, o.layout).Plan(requests[i]);
+      ASSERT_TRUE(got.ok() && fresh.ok());
+      EXPECT_EQ(got->kind, fresh->kind);
+      EXPECT_EQ(got->helpers, fresh->helpers);
+      EXPECT_EQ(got->cost, fresh->cost);
+      distinct.emplace(static_cast<int>(got->kind), got->cost.net_bytes);
+    }
+  }
+  EXPECT_GE(distinct.size(), 4u);  // the requests do get different plans
 }
 
 // The lost shard's helpers local (on the primary) vs remote.

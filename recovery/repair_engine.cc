@@ -107,10 +107,62 @@ Status Exhausted(const ShardSet& want, const std::map<int, Status>& failed, cons
 
 }  // namespace
 
+namespace {
+
+// Everything a plan depends on, as bytes: the key of the plan cache.
+std::string PlanKey(const RepairRequest& r) {
+  std::string key;
+  auto put = [&key](std::uint64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(r.want.size());
+  for (int id : r.want) put(static_cast<std::uint64_t>(id));
+  put(r.available.size());
+  for (const auto& [id, cost] : r.available) {
+    put(static_cast<std::uint64_t>(id));
+    put(static_cast<std::uint64_t>(cost));
+  }
+  put(r.stripes);
+  put(r.offset);
+  put(r.length);
+  put(r.cost ? 1 : 0);
+  if (r.cost) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &r.cost->weight_net, sizeof bits);
+    put(bits);
+    std::memcpy(&bits, &r.cost->weight_dev, sizeof bits);
+    put(bits);
+    put(r.cost->device_block);
+    put(r.cost->local.size());
+    for (int id : r.cost->local) put(static_cast<std::uint64_t>(id));
+  }
+  put(r.also_read.size());
+  for (const auto& [id, extents] : r.also_read) {
+    put(static_cast<std::uint64_t>(id));
+    put(extents.size());
+    for (const Extent& e : extents) {
+      put(e.offset);
+      put(e.length);
+    }
+  }
+  return key;
+}
+
+}  // namespace
+
 Result<RepairPlan> RepairEngine::Plan(const RepairRequest& request) const {
   std::uint64_t end = 0;
   EC_RETURN_IF_ERROR(CheckRequest(layout_, request, &end));
-  return Choose(request, request.available, request.offset, end);
+  std::string key = PlanKey(request);
+  {
+    std::lock_guard lock(cache_->mu);
+    auto hit = cache_->plans.find(key);
+    if (hit != cache_->plans.end()) return hit->second;
+  }
+  auto plan = Choose(request, request.available, request.offset, end);
+  if (!plan.ok()) return plan;  // errors are not remembered: they are the rare case
+  std::lock_guard lock(cache_->mu);
+  if (cache_->plans.size() >= PlanCache::kMaxPlans) cache_->plans.clear();
+  cache_->plans.emplace(std::move(key), *plan);
+  return plan;
 }
 
 Result<std::vector<RepairPlan>> RepairEngine::Candidates(const RepairRequest& request) const {
@@ -136,7 +188,7 @@ Result<RepairPlan> RepairEngine::Choose(const RepairRequest& request,
 }
 
 Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, const RebuiltSink& sink,
-                         RepairStats* stats_out) const {
+                         RepairStats* stats_out, const RepairPlan* first) const {
   RepairStats local;
   RepairStats& stats = stats_out ? *stats_out : local;
   stats = RepairStats{};
@@ -148,7 +200,7 @@ Status RepairEngine::Run(const RepairRequest& request, ShardSource& source, cons
   std::map<int, int> costs = request.available;
   std::uint64_t pos = request.offset;
 
-  auto plan = Choose(request, costs, pos, end);
+  auto plan = first != nullptr ? Result<RepairPlan>(*first) : Choose(request, costs, pos, end);
   if (!plan.ok()) return plan.status();
   ++stats.plans;
   auto active = PlanRuns(*code_, layout_, std::move(*plan), request.want, pos, end, limits,
@@ -350,7 +402,8 @@ Result<FirstBatch> RepairEngine::PlanFirstBatch(const RepairRequest& request,
 }
 
 Result<RepairEngine::Rebuilt> RepairEngine::Rebuild(const RepairRequest& request,
-                                                    ShardSource& source) const {
+                                                    ShardSource& source,
+                                                    const RepairPlan* first) const {
   std::uint64_t end = 0;
   EC_RETURN_IF_ERROR(CheckRequest(layout_, request, &end));
   Rebuilt result;
@@ -371,7 +424,7 @@ Result<RepairEngine::Rebuilt> RepairEngine::Rebuild(const RepairRequest& request
         }
         return Status::OK();
       },
-      &result.stats);
+      &result.stats, first);
   if (!s.ok()) return s;
   return result;
 }

@@ -46,9 +46,12 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -150,7 +153,8 @@ class RepairEngine {
   // available shards cannot rebuild `want` (the code's message, e.g. "need 4 chunks to decode,
   // only 3 available").
   // With a cost model: the cheapest of Candidates(request), with its cost. Also EINVAL for a bad
-  // model (CheckModel).
+  // model (CheckModel). Remembered: the same request again gets the same plan without pricing
+  // the candidates again. Thread-safe.
   Result<RepairPlan> Plan(const RepairRequest& request) const;
 
   // Every candidate plan for the request, priced under its model (the default model when it has
@@ -172,8 +176,11 @@ class RepairEngine {
   // EIO (Retryable when every failure was) "cannot rebuild shard(s) W: helper(s) failed: i (<its
   // error>), ...; the other available shards are not enough (<the code's message>)"; the
   // sink's error; the code's decode errors (prefixed "failed to decode: ").
+  // `first` (may be null): what Plan(request) returned for this very request, to start with
+  // instead of planning again (Run() would choose the same); replanning after a failed helper is
+  // unchanged.
   Status Run(const RepairRequest& request, ShardSource& source, const RebuiltSink& sink,
-             RepairStats* stats = nullptr) const;
+             RepairStats* stats = nullptr, const RepairPlan* first = nullptr) const;
 
   // Run() into memory: the request's bytes of every wanted shard (length bytes each), and the
   // stats. Meant for ranges that fit in memory (degraded reads, tests).
@@ -182,7 +189,8 @@ class RepairEngine {
     std::map<int, Buffer> also_read;  // the also_read shards that were read, as in RebuiltBytes
     RepairStats stats;
   };
-  Result<Rebuilt> Rebuild(const RepairRequest& request, ShardSource& source) const;
+  Result<Rebuilt> Rebuild(const RepairRequest& request, ShardSource& source,
+                          const RepairPlan* first = nullptr) const;
 
  private:
   // The plan for `request` from the shards in `costs` (its available ones minus failed helpers),
@@ -190,9 +198,20 @@ class RepairEngine {
   Result<RepairPlan> Choose(const RepairRequest& request, const std::map<int, int>& costs,
                             std::uint64_t pos, std::uint64_t end) const;
 
+  // Plan()'s answers by request: a plan is a pure function of the request (and this engine's code
+  // and layout), and degraded reads of objects of one shape ask the same question over and over
+  // (pricing the candidates costs tens of microseconds). Shared by copies of the engine; cleared
+  // when it holds kMaxPlans.
+  struct PlanCache {
+    static constexpr std::size_t kMaxPlans = 4096;
+    std::mutex mu;
+    std::unordered_map<std::string, RepairPlan> plans;
+  };
+
   ErasureCodeInterfaceRef code_;
   StripeLayout layout_;
   RepairEngineOptions options_;
+  std::shared_ptr<PlanCache> cache_ = std::make_shared<PlanCache>();
 };
 
 // "0,2,5"

@@ -73,7 +73,7 @@ class Rados::Impl {
         etcd_(etcd),
         store_(&etcd_, options_.etcd_prefix),
         peers_(net::PeerOptions{options_.name, std::chrono::milliseconds(3000),
-                                options_.attempt_timeout, 1, 2}),
+                                options_.attempt_timeout, 1, 1}),
         pool_(static_cast<std::size_t>(std::max(1, options_.async_threads))) {}
 
   ~Impl() {

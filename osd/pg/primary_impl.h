@@ -46,7 +46,7 @@ class Primary::Impl {
         options_(std::move(options)),
         codecs_(options_.plugin_dir),
         peers_(net::PeerOptions{fmt::format("osd.{}", options_.osd_id),
-                                std::chrono::milliseconds(3000), options_.subop_timeout, 2, 2}),
+                                std::chrono::milliseconds(3000), options_.subop_timeout, 2, 1}),
         dispatcher_(options_.threads, options_.inline_read_max_bytes, nullptr, nullptr) {}
 
   ~Impl() {
