@@ -1,11 +1,15 @@
 // Objects through pools on a real local cluster (issue 14, cluster_fixture.h): a real etcd, six
-// real ec-osd processes (hosts h0..h5) and the client library in-process. One cluster is shared by
-// the test cases; a case that kills OSDs starts them again before it ends.
+// real ec-osd processes (hosts h0..h5) and the client library in-process. The test cases of one
+// process share one cluster; ctest runs each case in a process of its own (so the cases that
+// count a pool's objects or bytes count only their own), and a case that kills OSDs starts them
+// again before it ends.
 //
 //   RoundTrip          write_full / write at offsets / append / read ranges / stat / remove / ls
 //                      against a model, in an RS(4,2) and a CLAY(4,2,5) pool
 //   DegradedRead       one OSD down: reads are right, degraded, and their network bytes are
 //                      exactly the chosen plan's (the plan computed here for the same shards)
+//   CallbackCalls      the Aio* calls chained from their completions, inline reads counted,
+//                      errors through the callback, a read retried across its primary's kill
 //   TooFewShards       three OSDs down: EIO naming the PG and the missing shards, quickly
 //   ModelWithKills     a random workload of writes, overwrites, appends, reads and removes while
 //                      one and then m=2 OSDs are killed (-9) and restarted: every read equals the
