@@ -53,6 +53,38 @@ Status CheckName(const std::string& object) {
   return Status::OK();
 }
 
+net::ObjWriteRequest WriteRequestOf(std::int64_t pool, std::uint64_t epoch,
+                                    const std::string& object, net::ObjWriteMode mode,
+                                    std::uint64_t offset) {
+  net::ObjWriteRequest r;
+  r.pool = static_cast<std::uint64_t>(pool);
+  r.epoch = epoch;
+  r.object = object;
+  r.mode = mode;
+  r.offset = mode == net::ObjWriteMode::kWrite ? offset : 0;
+  return r;
+}
+
+net::ObjReadRequest ReadRequestOf(std::int64_t pool, std::uint64_t epoch, const std::string& object,
+                                  std::uint64_t offset, std::uint64_t length) {
+  net::ObjReadRequest r;
+  r.pool = static_cast<std::uint64_t>(pool);
+  r.epoch = epoch;
+  r.object = object;
+  r.offset = offset;
+  r.length = length;
+  return r;
+}
+
+void TakeRead(net::ObjReadResult&& got, ReadResult* out) {
+  out->data = std::move(got.data);
+  out->version = got.version;
+  out->object_size = got.object_size;
+  out->degraded = got.degraded;
+  out->network_bytes = got.network_bytes;
+  out->device_bytes = got.device_bytes;
+}
+
 }  // namespace
 
 Result<ClientOptions> ClientOptionsFromConfig(const std::string& path) {
@@ -345,13 +377,7 @@ Result<std::uint64_t> DoWrite(Rados::Impl& impl, std::int64_t pool, const std::s
   // write and write_full put the same bytes at the same place: sending them twice is harmless.
   const bool idempotent = mode != net::ObjWriteMode::kAppend;
   Status s = impl.Run(pool, &object, 0, idempotent, [&](net::OsdClient& osd, std::uint64_t epoch) {
-    net::ObjWriteRequest r;
-    r.pool = static_cast<std::uint64_t>(pool);
-    r.epoch = epoch;
-    r.object = object;
-    r.mode = mode;
-    r.offset = mode == net::ObjWriteMode::kWrite ? offset : 0;
-    auto got = osd.ObjWrite(std::move(r), {data}, impl.Call());
+    auto got = osd.ObjWrite(WriteRequestOf(pool, epoch, object, mode, offset), {data}, impl.Call());
     if (!got.ok()) return got.status();
     version = got->version;
     return Status::OK();
@@ -381,20 +407,9 @@ Result<ReadResult> IoCtx::Read(const std::string& object, std::uint64_t offset,
   Rados::Impl& impl = *rados_->impl_;
   ReadResult out;
   Status s = impl.Run(pool_id_, &object, 0, true, [&](net::OsdClient& osd, std::uint64_t epoch) {
-    net::ObjReadRequest r;
-    r.pool = static_cast<std::uint64_t>(pool_id_);
-    r.epoch = epoch;
-    r.object = object;
-    r.offset = offset;
-    r.length = length;
-    auto got = osd.ObjRead(std::move(r), impl.Call());
+    auto got = osd.ObjRead(ReadRequestOf(pool_id_, epoch, object, offset, length), impl.Call());
     if (!got.ok()) return got.status();
-    out.data = std::move(got->data);
-    out.version = got->version;
-    out.object_size = got->object_size;
-    out.degraded = got->degraded;
-    out.network_bytes = got->network_bytes;
-    out.device_bytes = got->device_bytes;
+    TakeRead(std::move(got).value(), &out);
     return Status::OK();
   });
   if (!s.ok()) return s;
@@ -520,14 +535,8 @@ Rados::Impl::AsyncOp WriteOp(Rados::Impl& impl, std::int64_t pool, const std::st
                              std::shared_ptr<std::uint64_t> version) {
   return [&impl, pool, object, mode, data = std::move(data), offset, version](
              net::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)> tried) {
-    net::ObjWriteRequest r;
-    r.pool = static_cast<std::uint64_t>(pool);
-    r.epoch = epoch;
-    r.object = object;
-    r.mode = mode;
-    r.offset = mode == net::ObjWriteMode::kWrite ? offset : 0;
     osd.ObjWriteAsync(
-        std::move(r), {data},
+        WriteRequestOf(pool, epoch, object, mode, offset), {data},
         [version, tried = std::move(tried)](Result<net::ObjWriteResult> got) {
           if (got.ok()) *version = got->version;
           tried(got.ok() ? Status::OK() : got.status());
@@ -576,22 +585,11 @@ void IoCtx::AioRead(const std::string& object, std::uint64_t offset, std::uint64
   auto out = std::make_shared<ReadResult>();
   auto op = [&impl, pool = pool_id_, object, offset, length, out](
                 net::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)> tried) {
-    net::ObjReadRequest r;
-    r.pool = static_cast<std::uint64_t>(pool);
-    r.epoch = epoch;
-    r.object = object;
-    r.offset = offset;
-    r.length = length;
     osd.ObjReadAsync(
-        std::move(r),
+        ReadRequestOf(pool, epoch, object, offset, length),
         [out, tried = std::move(tried)](Result<net::ObjReadResult> got) {
           if (!got.ok()) return tried(got.status());
-          out->data = std::move(got->data);
-          out->version = got->version;
-          out->object_size = got->object_size;
-          out->degraded = got->degraded;
-          out->network_bytes = got->network_bytes;
-          out->device_bytes = got->device_bytes;
+          TakeRead(std::move(got).value(), out.get());
           tried(Status::OK());
         },
         impl.Call());
