@@ -444,6 +444,7 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_recovery_sleep = typed.at("osd_recovery_sleep").d;
   c.osd_recovery_max_chunk = typed.at("osd_recovery_max_chunk").u;
   c.osd_recovery_max_bytes_per_sec = typed.at("osd_recovery_max_bytes_per_sec").u;
+  c.osd_recovery_max_network_bytes_per_sec = typed.at("osd_recovery_max_network_bytes_per_sec").u;
   c.osd_recovery_nice = static_cast<std::uint32_t>(typed.at("osd_recovery_nice").i);
   c.osd_scrub_min_interval = typed.at("osd_scrub_min_interval").d;
   c.osd_deep_scrub_interval = typed.at("osd_deep_scrub_interval").d;

@@ -124,6 +124,7 @@ struct OsdConfig {
   std::chrono::milliseconds osd_recovery_sleep{0};
   std::uint64_t osd_recovery_max_chunk = 0;
   std::uint64_t osd_recovery_max_bytes_per_sec = 0;
+  std::uint64_t osd_recovery_max_network_bytes_per_sec = 0;
   std::uint32_t osd_recovery_nice = 0;
   std::chrono::milliseconds osd_scrub_min_interval{0};
   std::chrono::milliseconds osd_deep_scrub_interval{0};

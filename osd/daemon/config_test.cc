@@ -209,6 +209,16 @@ TEST(Config, Sizes) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->bluestore_block_size, 16u << 20);
   EXPECT_EQ(c->effective.at("bluestore_block_size").value, "16M");
+  // The two recovery caps: none by default, each read into its own field.
+  EXPECT_EQ(c->osd_recovery_max_bytes_per_sec, 0u);
+  EXPECT_EQ(c->osd_recovery_max_network_bytes_per_sec, 0u);
+  c = ParseOsdConfig(
+      "[osd]\nosd_recovery_max_bytes_per_sec = 1M\nosd recovery max network bytes per sec = 4M\n",
+      "t", 0);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->osd_recovery_max_bytes_per_sec, 1u << 20);
+  EXPECT_EQ(c->osd_recovery_max_network_bytes_per_sec, 4u << 20);
+  EXPECT_FALSE(ParseOsdConfig("[osd]\nosd_recovery_max_network_bytes_per_sec = 2T\n", "t", 0).ok());
 }
 
 TEST(Config, BoolsAndDurations) {

@@ -133,6 +133,11 @@ const OptionSpec kOptions[] = {
     Number("osd_recovery_max_bytes_per_sec", OptionType::kSize, "0",
            "cap on the shard bytes a primary's recovery rebuilds per second (0: none)", 0,
            std::int64_t{1} << 40),
+    Number("osd_recovery_max_network_bytes_per_sec", OptionType::kSize, "0",
+           "cap on the bytes a primary's recovery pulls over the network per second, received by "
+           "the rebuilding OSDs from helpers (0: none); under one cap a code that reads less per "
+           "rebuilt byte, CLAY, rebuilds sooner",
+           0, std::int64_t{1} << 40),
     Number("osd_scrub_min_interval", OptionType::kDuration, "86400s",
            "an active+clean PG is scrubbed when its last scrub is older than this (Ceph's option)",
            1000, 365 * 24 * kHour),

@@ -244,6 +244,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     po.recovery.sleep = c.osd_recovery_sleep;
     po.recovery.max_chunk = c.osd_recovery_max_chunk;
     po.recovery.bytes_per_sec = c.osd_recovery_max_bytes_per_sec;
+    po.recovery.network_bytes_per_sec = c.osd_recovery_max_network_bytes_per_sec;
     // The membership starts after the primary (it needs the messenger's port): until then, and
     // whenever the lease may have lapsed, the primary does not act on its map.
     po.may_serve = [m = &serving_membership] {

@@ -70,6 +70,7 @@ struct RecoveryOptions {
   std::chrono::milliseconds sleep{0};        // osd_recovery_sleep: between batches
   std::uint64_t max_chunk = 8ull << 20;      // osd_recovery_max_chunk: object bytes per batch
   std::uint64_t bytes_per_sec = 0;           // osd_recovery_max_bytes_per_sec: 0 = no cap
+  std::uint64_t network_bytes_per_sec = 0;   // osd_recovery_max_network_bytes_per_sec: 0 = none
   std::chrono::milliseconds idle_poll{500};  // looking for work when there was none
 };
 

@@ -163,8 +163,9 @@ class Primary::Impl {
   bool Stopping();
 
   // One round: every PG this OSD is primary of is peered; up to max_backfills PGs with missing
-  // shards get one batch of pulls each (all sent at once). Returns whether any work was done.
-  bool RecoverRound(std::uint64_t* rebuilt);
+  // shards get one batch of pulls each (all sent at once). Returns whether any work was done;
+  // *rebuilt and *network get the shard bytes written and the bytes received from helpers.
+  bool RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network);
 
   bool HasRecoveryWork(const Prepared& p);
 
@@ -175,8 +176,12 @@ class Primary::Impl {
   // One batch of the PG's recovery: unknown objects are settled; removed objects' stale shards
   // are removed by the primary (nothing to pull); every other missing shard is pulled by its
   // OSD, max_active objects per position, in one SubPull per position and helper set. Returns
-  // the bytes rebuilt.
-  std::uint64_t RecoverPg(Prepared& p);
+  // the bytes rebuilt and received from helpers.
+  struct PgRecovered {
+    std::uint64_t rebuilt_bytes = 0;
+    std::uint64_t network_bytes = 0;
+  };
+  PgRecovered RecoverPg(Prepared& p);
 
   // One object's scrub: what was wrong (nullopt: nothing) and which positions a repair rewrites
   // (position -> the version it is at: the object's for kRepair, older or 0 for kRebuild).

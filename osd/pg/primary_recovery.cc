@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "osd/pg/primary_impl.h"
+#include "osd/pg/recovery_pace.h"
 
 namespace ec::osd::pg {
 
@@ -14,23 +15,22 @@ void Primary::Impl::StartRecovery() {
 }
 
 void Primary::Impl::RecoveryLoop() {
+  RecoveryPacing pacing;
+  pacing.sleep = options_.recovery.sleep;
+  pacing.idle = options_.recovery.idle_poll;
+  pacing.bytes_per_sec = options_.recovery.bytes_per_sec;
+  pacing.network_bytes_per_sec = options_.recovery.network_bytes_per_sec;
   for (;;) {
-    bool worked = false;
+    RecoveryRound round;
     const auto t0 = Clock::now();
-    std::uint64_t bytes = 0;
-    if (!Stopping()) worked = RecoverRound(&bytes);
+    if (!Stopping()) round.worked = RecoverRound(&round.rebuilt_bytes, &round.network_bytes);
+    round.spent = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
     std::unique_lock lock(rec_mu_);
     if (stop_) return;
-    auto wait = worked ? options_.recovery.sleep : options_.recovery.idle_poll;
-    if (worked && options_.recovery.bytes_per_sec > 0) {
-      // Spread the bytes just rebuilt over as long as the cap allows.
-      const auto due = std::chrono::microseconds(bytes * 1000000 / options_.recovery.bytes_per_sec);
-      const auto spent = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
-      if (due > spent + wait)
-        wait = std::chrono::duration_cast<std::chrono::milliseconds>(due - spent);
-    }
+    const auto wait = RecoveryPause(round, pacing);
     const std::int64_t epoch = map_->epoch();
-    rec_cv_.wait_for(lock, wait, [&] { return stop_ || (!worked && map_->epoch() != epoch); });
+    rec_cv_.wait_for(lock, wait,
+                     [&] { return stop_ || (!round.worked && map_->epoch() != epoch); });
     if (stop_) return;
   }
 }
@@ -42,7 +42,7 @@ bool Primary::Impl::Stopping() {
 
 // One round: every PG this OSD is primary of is peered; up to max_backfills PGs with missing
 // shards get one batch of pulls each (all sent at once). Returns whether any work was done.
-bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt) {
+bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network) {
   auto locator = Locator(0);
   if (!locator.ok()) return false;
   table_.Observe(**locator);
@@ -74,9 +74,13 @@ bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt) {
     for (const Prepared& p : work) recovering_.insert(p.loc.pgid);
   }
   std::vector<std::thread> threads;
-  std::atomic<std::uint64_t> bytes{0};
+  std::atomic<std::uint64_t> bytes{0}, received{0};
   for (Prepared& p : work) {
-    threads.emplace_back([this, &p, &bytes] { bytes += RecoverPg(p); });
+    threads.emplace_back([this, &p, &bytes, &received] {
+      const PgRecovered done = RecoverPg(p);
+      bytes += done.rebuilt_bytes;
+      received += done.network_bytes;
+    });
   }
   for (std::thread& t : threads) t.join();
   {
@@ -84,6 +88,7 @@ bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt) {
     recovering_.clear();
   }
   *rebuilt = bytes.load();
+  *network = received.load();
   return true;
 }
 
@@ -112,8 +117,8 @@ void Primary::Impl::BackOff(const std::string& pgid, const std::string& object) 
 // One batch of the PG's recovery: unknown objects are settled; removed objects' stale shards
 // are removed by the primary (nothing to pull); every other missing shard is pulled by its
 // OSD, max_active objects per position, in one SubPull per position and helper set. Returns
-// the bytes rebuilt.
-std::uint64_t Primary::Impl::RecoverPg(Prepared& p) {
+// the bytes rebuilt and received from helpers.
+Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
   const auto pool = static_cast<std::uint64_t>(p.loc.pool_id);
   // Resolves and removals run on each object's strand (Impl::OnStrand): never beside a client
   // write of the object in flight, which a resolve could take for an unfinished write and roll
@@ -219,7 +224,7 @@ std::uint64_t Primary::Impl::RecoverPg(Prepared& p) {
     std::unique_lock lock(mu);
     cv.wait(lock, [&] { return left == 0; });
   }
-  std::uint64_t rebuilt = 0;
+  PgRecovered out;
   for (Sent& s : sent) {
     const Result<net::SubPullReply>& reply = *s.reply;
     Status whole = reply.ok() ? reply->status : reply.status();
@@ -237,7 +242,8 @@ std::uint64_t Primary::Impl::RecoverPg(Prepared& p) {
       const net::SubPullResult& res = reply->results[i];
       if (res.status.ok()) {
         table_.MarkRecovered(p.loc.pgid, m.object, s.position, m.state.version, res.rebuilt_bytes);
-        rebuilt += res.rebuilt_bytes;
+        out.rebuilt_bytes += res.rebuilt_bytes;
+        out.network_bytes += res.network_bytes;
         continue;
       }
       log_->info("pg {}: object {} shard {}: pull failed: {}", p.loc.pgid, m.object, s.position,
@@ -250,7 +256,7 @@ std::uint64_t Primary::Impl::RecoverPg(Prepared& p) {
       table_.Forget(p.loc.pgid, m.object);
     }
   }
-  return rebuilt;
+  return out;
 }
 
 }  // namespace ec::osd::pg
