@@ -150,17 +150,32 @@ PriorClients Primary::Impl::Priors(const cluster::ObjectLocator& locator,
 }
 
 // Fills in the PG-wide parts of `p` (codec, clients, own position) from p.locator and p.loc.
-Status Primary::Impl::FillPg(Prepared& p) {
+Status Primary::Impl::FillLocal(Prepared& p) {
   const cluster::ClusterMap& map = p.locator->map();
   const cluster::Pool& pool_entry = map.pools.at(p.loc.pool_id);
   p.pool_name = pool_entry.name;
   auto codec = codecs_.Get(map, pool_entry);
   if (!codec.ok()) return codec.status();
   p.codec = *codec;
-  auto clients = Clients(map, p.loc);
-  if (!clients.ok()) return clients.status();
   p.io.loc = &p.loc;
   p.io.codec = p.codec.get();
+  p.io.self_position = -1;
+  for (std::size_t i = 0; i < p.loc.acting.size(); ++i) {
+    if (p.loc.acting[i] == options_.osd_id) p.io.self_position = static_cast<int>(i);
+  }
+  p.io.epoch = static_cast<std::uint64_t>(map.epoch);
+  p.io.timeout = options_.subop_timeout;
+  p.io.store = options_.store;
+  p.io.cost.weight_net = options_.read_weight_net;
+  p.io.cost.weight_dev = options_.read_weight_dev;
+  return Status::OK();
+}
+
+Status Primary::Impl::FillPg(Prepared& p) {
+  EC_RETURN_IF_ERROR(FillLocal(p));
+  const cluster::ClusterMap& map = p.locator->map();
+  auto clients = Clients(map, p.loc);
+  if (!clients.ok()) return clients.status();
   p.io.clients = std::move(clients).value();
   // Every other up OSD: where ResolveObject looks for shards of positions that moved (object_io.h).
   p.io.others.clear();
@@ -177,14 +192,6 @@ Status Primary::Impl::FillPg(Prepared& p) {
     auto client = peers_.Get(id, osd.addr);
     if (client.ok()) p.io.others[id] = std::move(client).value();
   }
-  for (std::size_t i = 0; i < p.loc.acting.size(); ++i) {
-    if (p.loc.acting[i] == options_.osd_id) p.io.self_position = static_cast<int>(i);
-  }
-  p.io.epoch = static_cast<std::uint64_t>(map.epoch);
-  p.io.timeout = options_.subop_timeout;
-  p.io.store = options_.store;
-  p.io.cost.weight_net = options_.read_weight_net;
-  p.io.cost.weight_dev = options_.read_weight_dev;
   return Status::OK();
 }
 
@@ -365,34 +372,19 @@ bool Primary::Impl::TryLocalRead(const net::ObjReadRequest& r, net::Responder& r
   const std::uint64_t length =
       std::min<std::uint64_t>(r.length == 0 ? UINT64_MAX : r.length, p.state.size - r.offset);
   if (length > options_.inline_read_max_bytes) return false;
-  int self = -1;
-  for (std::size_t i = 0; i < p.loc.acting.size(); ++i) {
-    if (p.loc.acting[i] == options_.osd_id) self = static_cast<int>(i);
-  }
+  if (!FillLocal(p).ok()) return false;
+  const int self = p.io.self_position;
   if (self < 0 ||
       std::find(p.state.current.begin(), p.state.current.end(), self) == p.state.current.end()) {
     return false;
   }
-  const cluster::ClusterMap& map = p.locator->map();
-  const cluster::Pool& pool_entry = map.pools.at(p.loc.pool_id);
-  auto codec = codecs_.Get(map, pool_entry);
-  if (!codec.ok()) return false;
-  auto extents = (*codec)->layout.data_extents(r.offset, length);
+  auto extents = p.codec->layout.data_extents(r.offset, length);
   if (!extents.ok()) return false;
   for (const ShardExtent& e : *extents) {
     if (e.shard != self) return false;  // another OSD's shard: never wait for it here
   }
-  p.codec = *codec;
-  p.pool_name = pool_entry.name;
-  p.io.loc = &p.loc;
-  p.io.codec = p.codec.get();
   p.io.object = r.object;
-  p.io.self_position = self;
-  p.io.epoch = static_cast<std::uint64_t>(map.epoch);
-  p.io.timeout = options_.subop_timeout;
-  p.io.store = options_.store;
-  p.io.cost.weight_net = options_.read_weight_net;
-  p.io.cost.weight_dev = options_.read_weight_dev;
+  const cluster::ClusterMap& map = p.locator->map();
   // Only this OSD's own shard is offered: the read is served by its store or not at all (no
   // client of another OSD is given, so nothing here can wait on the network).
   auto own = peers_.Get(options_.osd_id, map.osds.at(options_.osd_id).addr);

@@ -124,7 +124,10 @@ class Primary::Impl {
     std::string pool_name;
   };
 
-  // Fills in the PG-wide parts of `p` (codec, clients, own position) from p.locator and p.loc.
+  // Fills in the PG-wide parts of `p` that need no other OSD (codec, own position, epoch,
+  // timeouts, store, cost weights) from p.locator and p.loc.
+  Status FillLocal(Prepared& p);
+  // FillLocal, and the clients of the PG's up positions and of every other up OSD.
   Status FillPg(Prepared& p);
 
   Result<Prepared> Prepare(std::uint64_t pool, std::uint64_t epoch, const std::string& object,
