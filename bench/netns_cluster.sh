@@ -155,7 +155,7 @@ burst_bytes() {
 
 # Egress shaping of one device: tbf at RATE, under netem when DELAY is not zero. With DSCP bands
 # on (the default), the tbf's queue is a pfifo_fast qdisc, whose three bands go strictly in order
-# by the packet's socket priority: background connections (recovery, osd/net/traffic_class.h:
+# by the packet's socket priority: background connections (recovery, msg/traffic_class.h:
 # DSCP CS1 and socket priority 1) wait in the last band, so the tbf sends every other packet
 # first, as a switch port with a strict-priority queue for CS1 would. (pfifo_fast rather than a
 # prio qdisc with a DSCP filter: some kernels, this project's CI VMs among them, lack sch_prio.)

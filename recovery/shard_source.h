@@ -1,6 +1,6 @@
 // ShardSource: where the repair engine reads shards from. One implementation per medium: shard
 // files on a local disk (recovery/file_shard_source.h), OSDs over the network
-// (osd/net/osd_shard_source.h), memory in tests (recovery/testing/memory_shard_source.h).
+// (osd/pg/osd_shard_source.h), memory in tests (recovery/testing/memory_shard_source.h).
 //
 // A request names one shard and all the extents the engine wants from it in this round; a source
 // sends it to the shard's holder as ONE request (one ReadShard message, one io_uring batch, ...),

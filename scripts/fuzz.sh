@@ -14,15 +14,15 @@ mkdir -p "$OUT/corpus" "$OUT/seeds"
 
 # Only the codec and what it needs: the base layer's Status, byte codec and crc32c (common/), fmt,
 # ISA-L (under common/crc32c.cc).
-CODEC=(osd/net/frame.cc osd/net/messages.cc osd/net/validate_request.cc common/codec.cc common/crc32c.cc common/status.cc)
+CODEC=(msg/frame.cc msg/messages.cc msg/validate_request.cc common/codec.cc common/crc32c.cc common/status.cc)
 FLAGS=(-std=c++20 -O1 -g -I"$ROOT" -fno-omit-frame-pointer)
 
 cd "$ROOT"
 "$CXX" "${FLAGS[@]}" -fsanitize=address,undefined -o "$OUT/make_seeds" \
-  osd/net/fuzz/make_seeds.cc "${CODEC[@]}" -lisal -lfmt
+  msg/fuzz/make_seeds.cc "${CODEC[@]}" -lisal -lfmt
 "$OUT/make_seeds" "$OUT/seeds"
 "$CXX" "${FLAGS[@]}" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -o "$OUT/frame_fuzzer" osd/net/fuzz/frame_fuzzer.cc "${CODEC[@]}" -lisal -lfmt
+  -o "$OUT/frame_fuzzer" msg/fuzz/frame_fuzzer.cc "${CODEC[@]}" -lisal -lfmt
 
 echo "fuzzing the frame decoder for ${SECONDS_TO_RUN}s"
 cd "$OUT"

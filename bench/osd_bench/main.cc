@@ -26,11 +26,11 @@
 #include <sstream>
 
 #include "common/cli.h"
-#include "osd/net/client.h"
-#include "osd/net/server.h"
-#include "osd/net/test_store.h"
+#include "msg/client.h"
+#include "msg/server.h"
+#include "msg/test_store.h"
 
-namespace ec::net {
+namespace ec::msg {
 namespace {
 
 struct SizeTuple {
@@ -365,8 +365,8 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace ec::net
+}  // namespace ec::msg
 
 int main(int argc, char** argv) {
-  return ec::net::Main(argc, argv);
+  return ec::msg::Main(argc, argv);
 }

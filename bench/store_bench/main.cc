@@ -31,8 +31,8 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using ec::store::Extent;
-using ec::store::ObjectStore;
+using ec::osd::store::Extent;
+using ec::osd::store::ObjectStore;
 
 struct RunResult {
   std::string op;
@@ -98,7 +98,7 @@ ec::Status FetchBatches(ObjectStore& store, const std::vector<std::uint64_t>& or
   std::vector<std::thread> workers;
   for (unsigned t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] {
-      std::vector<ec::store::ReadRequest> batch(per);
+      std::vector<ec::osd::store::ReadRequest> batch(per);
       for (auto& req : batch) {
         req.coll = "bench";
         req.extents = {Extent{0, value_size}};
@@ -107,7 +107,7 @@ ec::Status FetchBatches(ObjectStore& store, const std::vector<std::uint64_t>& or
         std::size_t n = std::min(per, order.size() - k);
         for (std::size_t j = 0; j < n; ++j) batch[j].name = ObjectName(order[k + j]);
         auto t0 = Clock::now();
-        auto got = store.ReadMany(std::span<const ec::store::ReadRequest>(batch.data(), n));
+        auto got = store.ReadMany(std::span<const ec::osd::store::ReadRequest>(batch.data(), n));
         double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
         for (auto& g : got) {
           if (g.ok() && (*g)[0].size() != value_size) g = ec::Status::IOError("short read");
@@ -157,14 +157,15 @@ void Print(const RunResult& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  ec::store::TuneMallocForLargeBuffers();  // see malloc_tuning.h: big buffers without mmap churn
+  ec::osd::store::TuneMallocForLargeBuffers();  // see malloc_tuning.h: big buffers without mmap
+                                                // churn
   CLI::App app{"ec-store-bench: update/fetch runs against the OSD object store"};
   std::string runs = "U;p F;p";
   std::string device, db, backend = "uring", json_out;
   std::uint64_t objects = 1000, value_size = 4096, device_size = 1ull << 30;
   unsigned depth = 1, passes = 1, seed = 1, fetch_threads = 1;
   bool no_durable = false;
-  std::uint64_t journal_size = ec::store::StoreOptions{}.journal_size;
+  std::uint64_t journal_size = ec::osd::store::StoreOptions{}.journal_size;
   app.add_option("-R,--runs", runs, "runs: U (update), F (fetch), p (print the last run)");
   app.add_option("-o,--objects", objects, "number of objects")->check(CLI::Range(1ull, 1ull << 32));
   app.add_option("-s,--size", value_size, "value size in bytes (4k, 1M, ...: binary units)")
@@ -227,11 +228,12 @@ int main(int argc, char** argv) {
     }
   } cleanup{tmpdir};
 
-  ec::store::StoreOptions opts;
+  ec::osd::store::StoreOptions opts;
   opts.device_path = device;
   opts.db_path = db;
   opts.device_size = device_size;
-  opts.backend = backend == "sync" ? ec::store::IoBackend::kSync : ec::store::IoBackend::kUring;
+  opts.backend =
+      backend == "sync" ? ec::osd::store::IoBackend::kSync : ec::osd::store::IoBackend::kUring;
   opts.durable = !no_durable;
   opts.journal_size = journal_size;
   opts.force = true;
@@ -246,7 +248,7 @@ int main(int argc, char** argv) {
   }
   ObjectStore& store = **opened;
   {
-    ec::store::Transaction t;
+    ec::osd::store::Transaction t;
     t.CreateCollection("bench");
     if (ec::Status s = store.Apply(t); !s.ok()) {
       fmt::print(stderr, "create collection: {}\n", s.ToString());
@@ -260,7 +262,8 @@ int main(int argc, char** argv) {
   std::vector<std::uint64_t> seq(objects);
   for (std::uint64_t i = 0; i < objects; ++i) seq[i] = i;
 
-  const std::uint64_t journal_bytes = store.superblock().journal_blocks * ec::store::kBlockSize;
+  const std::uint64_t journal_bytes =
+      store.superblock().journal_blocks * ec::osd::store::kBlockSize;
   fmt::print(
       "ec-store-bench: device {} ({}), objects {}, value {} B, depth {}, {}, journal {} KiB\n",
       device, backend, objects, value_size, depth, opts.durable ? "durable" : "not durable",
@@ -279,7 +282,7 @@ int main(int argc, char** argv) {
       s = RunParallel(
           seq, depth,
           [&](std::uint64_t i) {
-            ec::store::Transaction t;
+            ec::osd::store::Transaction t;
             t.Write("bench", ObjectName(i), 0, value);
             return store.Apply(t);
           },

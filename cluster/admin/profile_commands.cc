@@ -3,8 +3,8 @@
 
 #include "cluster/admin/commands.h"
 #include "cluster/placement/placement.h"
+#include "common/config.h"
 #include "ec/plugin.h"
-#include "osd/daemon/config.h"
 
 namespace ec::cluster::admin {
 namespace {
@@ -159,7 +159,7 @@ Result<ErasureCodeInterfaceRef> MakeCode(ec::Profile& profile, const AdminContex
 Result<std::uint32_t> StripeUnitOf(const ec::Profile& profile, std::uint32_t fallback) {
   auto it = profile.find("stripe_unit");
   if (it == profile.end()) return fallback;
-  Result<std::uint64_t> v = ec::osd::ParseSize(it->second);
+  Result<std::uint64_t> v = ec::ParseSize(it->second);
   if (!v.ok()) {
     return Status::Invalid("could not parse stripe_unit '" + it->second +
                            "': " + v.status().message());

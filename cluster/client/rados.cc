@@ -18,8 +18,8 @@
 #include "cluster/map/map_store.h"
 #include "cluster/map/map_watcher.h"
 #include "cluster/map/object_locator.h"
-#include "osd/daemon/config.h"
-#include "osd/net/peer_clients.h"
+#include "common/config.h"
+#include "msg/peer_clients.h"
 
 namespace ec::cluster::client {
 namespace {
@@ -53,21 +53,21 @@ Status CheckName(const std::string& object) {
   return Status::OK();
 }
 
-net::ObjWriteRequest WriteRequestOf(std::int64_t pool, std::uint64_t epoch,
-                                    const std::string& object, net::ObjWriteMode mode,
+msg::ObjWriteRequest WriteRequestOf(std::int64_t pool, std::uint64_t epoch,
+                                    const std::string& object, msg::ObjWriteMode mode,
                                     std::uint64_t offset) {
-  net::ObjWriteRequest r;
+  msg::ObjWriteRequest r;
   r.pool = static_cast<std::uint64_t>(pool);
   r.epoch = epoch;
   r.object = object;
   r.mode = mode;
-  r.offset = mode == net::ObjWriteMode::kWrite ? offset : 0;
+  r.offset = mode == msg::ObjWriteMode::kWrite ? offset : 0;
   return r;
 }
 
-net::ObjReadRequest ReadRequestOf(std::int64_t pool, std::uint64_t epoch, const std::string& object,
+msg::ObjReadRequest ReadRequestOf(std::int64_t pool, std::uint64_t epoch, const std::string& object,
                                   std::uint64_t offset, std::uint64_t length) {
-  net::ObjReadRequest r;
+  msg::ObjReadRequest r;
   r.pool = static_cast<std::uint64_t>(pool);
   r.epoch = epoch;
   r.object = object;
@@ -76,7 +76,7 @@ net::ObjReadRequest ReadRequestOf(std::int64_t pool, std::uint64_t epoch, const 
   return r;
 }
 
-void TakeRead(net::ObjReadResult&& got, ReadResult* out) {
+void TakeRead(msg::ObjReadResult&& got, ReadResult* out) {
   out->data = std::move(got.data);
   out->version = got.version;
   out->object_size = got.object_size;
@@ -88,7 +88,7 @@ void TakeRead(net::ObjReadResult&& got, ReadResult* out) {
 }  // namespace
 
 Result<ClientOptions> ClientOptionsFromConfig(const std::string& path) {
-  auto c = osd::LoadClientConfig(path);
+  auto c = ec::LoadClientConfig(path);
   if (!c.ok()) return c.status();
   ClientOptions o;
   o.etcd_endpoints = c->etcd_endpoints;
@@ -104,7 +104,7 @@ class Rados::Impl {
         etcd_options_(etcd),
         etcd_(etcd),
         store_(&etcd_, options_.etcd_prefix),
-        peers_(net::PeerOptions{options_.name, std::chrono::milliseconds(3000),
+        peers_(msg::PeerOptions{options_.name, std::chrono::milliseconds(3000),
                                 options_.attempt_timeout, 1, 1}),
         pool_(static_cast<std::size_t>(std::max(1, options_.async_threads))) {}
 
@@ -151,10 +151,10 @@ class Rados::Impl {
 
   // Sends `op` to the primary of (pool, object) -- or of (pool, pg) when object is null --
   // retrying as the header says.
-  using Op = std::function<Status(net::OsdClient& osd, std::uint64_t epoch)>;
+  using Op = std::function<Status(msg::OsdClient& osd, std::uint64_t epoch)>;
   // One try started; `tried` is called once with its status, from any thread, without blocking.
   using AsyncOp =
-      std::function<void(net::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)>)>;
+      std::function<void(msg::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)>)>;
 
   // Where an operation is in its retries.
   struct Tries {
@@ -252,7 +252,7 @@ class Rados::Impl {
     const ClusterMap& map = (*locator)->map();
     auto loc = (*locator)->LocateObject(pool, object);
     if (!loc.ok()) return finish(loc.status());
-    Result<std::shared_ptr<net::OsdClient>> osd = Status::Retryable(EAGAIN, "no primary");
+    Result<std::shared_ptr<msg::OsdClient>> osd = Status::Retryable(EAGAIN, "no primary");
     if (loc->primary != kItemNone) osd = peers_.Get(loc->primary, map.osds.at(loc->primary).addr);
     if (!osd.ok()) {
       // No primary now, or no client for it: the synchronous loop waits for the map.
@@ -283,7 +283,7 @@ class Rados::Impl {
   }
 
   static Op SyncOf(AsyncOp op) {
-    return [op = std::move(op)](net::OsdClient& osd, std::uint64_t epoch) {
+    return [op = std::move(op)](msg::OsdClient& osd, std::uint64_t epoch) {
       std::promise<Status> p;
       auto f = p.get_future();
       op(osd, epoch, [&p](Status s) { p.set_value(std::move(s)); });
@@ -314,8 +314,8 @@ class Rados::Impl {
     return fut;
   }
 
-  net::CallOptions Call() const {
-    net::CallOptions c;
+  msg::CallOptions Call() const {
+    msg::CallOptions c;
     c.timeout = options_.attempt_timeout;
     return c;
   }
@@ -326,7 +326,7 @@ class Rados::Impl {
   MapStore store_;
   MapHolder maps_;
   std::unique_ptr<MapWatcher> watcher_;
-  net::PeerClients peers_;
+  msg::PeerClients peers_;
   std::mutex mu_;
   std::shared_ptr<const ObjectLocator> locator_;
   std::mutex async_mu_;
@@ -371,12 +371,12 @@ std::shared_ptr<const ClusterMap> Rados::map() const {
 namespace {
 
 Result<std::uint64_t> DoWrite(Rados::Impl& impl, std::int64_t pool, const std::string& object,
-                              net::ObjWriteMode mode, const Buffer& data, std::uint64_t offset) {
+                              msg::ObjWriteMode mode, const Buffer& data, std::uint64_t offset) {
   EC_RETURN_IF_ERROR(CheckName(object));
   std::uint64_t version = 0;
   // write and write_full put the same bytes at the same place: sending them twice is harmless.
-  const bool idempotent = mode != net::ObjWriteMode::kAppend;
-  Status s = impl.Run(pool, &object, 0, idempotent, [&](net::OsdClient& osd, std::uint64_t epoch) {
+  const bool idempotent = mode != msg::ObjWriteMode::kAppend;
+  Status s = impl.Run(pool, &object, 0, idempotent, [&](msg::OsdClient& osd, std::uint64_t epoch) {
     auto got = osd.ObjWrite(WriteRequestOf(pool, epoch, object, mode, offset), {data}, impl.Call());
     if (!got.ok()) return got.status();
     version = got->version;
@@ -390,15 +390,15 @@ Result<std::uint64_t> DoWrite(Rados::Impl& impl, std::int64_t pool, const std::s
 
 Result<std::uint64_t> IoCtx::Write(const std::string& object, std::span<const std::byte> data,
                                    std::uint64_t offset) {
-  return DoWrite(*rados_->impl_, pool_id_, object, net::ObjWriteMode::kWrite, Copy(data), offset);
+  return DoWrite(*rados_->impl_, pool_id_, object, msg::ObjWriteMode::kWrite, Copy(data), offset);
 }
 
 Result<std::uint64_t> IoCtx::WriteFull(const std::string& object, std::span<const std::byte> data) {
-  return DoWrite(*rados_->impl_, pool_id_, object, net::ObjWriteMode::kWriteFull, Copy(data), 0);
+  return DoWrite(*rados_->impl_, pool_id_, object, msg::ObjWriteMode::kWriteFull, Copy(data), 0);
 }
 
 Result<std::uint64_t> IoCtx::Append(const std::string& object, std::span<const std::byte> data) {
-  return DoWrite(*rados_->impl_, pool_id_, object, net::ObjWriteMode::kAppend, Copy(data), 0);
+  return DoWrite(*rados_->impl_, pool_id_, object, msg::ObjWriteMode::kAppend, Copy(data), 0);
 }
 
 Result<ReadResult> IoCtx::Read(const std::string& object, std::uint64_t offset,
@@ -406,7 +406,7 @@ Result<ReadResult> IoCtx::Read(const std::string& object, std::uint64_t offset,
   EC_RETURN_IF_ERROR(CheckName(object));
   Rados::Impl& impl = *rados_->impl_;
   ReadResult out;
-  Status s = impl.Run(pool_id_, &object, 0, true, [&](net::OsdClient& osd, std::uint64_t epoch) {
+  Status s = impl.Run(pool_id_, &object, 0, true, [&](msg::OsdClient& osd, std::uint64_t epoch) {
     auto got = osd.ObjRead(ReadRequestOf(pool_id_, epoch, object, offset, length), impl.Call());
     if (!got.ok()) return got.status();
     TakeRead(std::move(got).value(), &out);
@@ -420,8 +420,8 @@ Result<ObjectStat> IoCtx::Stat(const std::string& object) {
   EC_RETURN_IF_ERROR(CheckName(object));
   Rados::Impl& impl = *rados_->impl_;
   ObjectStat out;
-  Status s = impl.Run(pool_id_, &object, 0, true, [&](net::OsdClient& osd, std::uint64_t epoch) {
-    auto got = osd.ObjStat(net::ObjStatRequest{static_cast<std::uint64_t>(pool_id_), epoch, object},
+  Status s = impl.Run(pool_id_, &object, 0, true, [&](msg::OsdClient& osd, std::uint64_t epoch) {
+    auto got = osd.ObjStat(msg::ObjStatRequest{static_cast<std::uint64_t>(pool_id_), epoch, object},
                            impl.Call());
     if (!got.ok()) return got.status();
     out.size = got->size;
@@ -438,9 +438,9 @@ Status IoCtx::Remove(const std::string& object) {
   bool ambiguous = false;
   Status s = impl.Run(
       pool_id_, &object, 0, true,
-      [&](net::OsdClient& osd, std::uint64_t epoch) {
+      [&](msg::OsdClient& osd, std::uint64_t epoch) {
         return osd
-            .ObjRemove(net::ObjRemoveRequest{static_cast<std::uint64_t>(pool_id_), epoch, object},
+            .ObjRemove(msg::ObjRemoveRequest{static_cast<std::uint64_t>(pool_id_), epoch, object},
                        impl.Call())
             .status();
       },
@@ -464,8 +464,8 @@ Result<std::vector<std::string>> IoCtx::List() {
     while (!end) {
       std::vector<std::string> page;
       Status s =
-          impl.Run(pool_id_, nullptr, pg, true, [&](net::OsdClient& osd, std::uint64_t epoch) {
-            net::ObjListRequest r;
+          impl.Run(pool_id_, nullptr, pg, true, [&](msg::OsdClient& osd, std::uint64_t epoch) {
+            msg::ObjListRequest r;
             r.pool = static_cast<std::uint64_t>(pool_id_);
             r.epoch = epoch;
             r.pg = pg;
@@ -490,7 +490,7 @@ std::future<Result<std::uint64_t>> IoCtx::WriteAsync(const std::string& object,
                                                      std::uint64_t offset) {
   return rados_->impl_->Async(
       [impl = rados_->impl_.get(), pool = pool_id_, object, data = Copy(data), offset] {
-        return DoWrite(*impl, pool, object, net::ObjWriteMode::kWrite, data, offset);
+        return DoWrite(*impl, pool, object, msg::ObjWriteMode::kWrite, data, offset);
       });
 }
 
@@ -498,7 +498,7 @@ std::future<Result<std::uint64_t>> IoCtx::WriteFullAsync(const std::string& obje
                                                          std::span<const std::byte> data) {
   return rados_->impl_->Async(
       [impl = rados_->impl_.get(), pool = pool_id_, object, data = Copy(data)] {
-        return DoWrite(*impl, pool, object, net::ObjWriteMode::kWriteFull, data, 0);
+        return DoWrite(*impl, pool, object, msg::ObjWriteMode::kWriteFull, data, 0);
       });
 }
 
@@ -506,7 +506,7 @@ std::future<Result<std::uint64_t>> IoCtx::AppendAsync(const std::string& object,
                                                       std::span<const std::byte> data) {
   return rados_->impl_->Async(
       [impl = rados_->impl_.get(), pool = pool_id_, object, data = Copy(data)] {
-        return DoWrite(*impl, pool, object, net::ObjWriteMode::kAppend, data, 0);
+        return DoWrite(*impl, pool, object, msg::ObjWriteMode::kAppend, data, 0);
       });
 }
 
@@ -531,13 +531,13 @@ namespace {
 
 // The op of one write try, for RunAsync: *version is set when it succeeds.
 Rados::Impl::AsyncOp WriteOp(Rados::Impl& impl, std::int64_t pool, const std::string& object,
-                             net::ObjWriteMode mode, Buffer data, std::uint64_t offset,
+                             msg::ObjWriteMode mode, Buffer data, std::uint64_t offset,
                              std::shared_ptr<std::uint64_t> version) {
   return [&impl, pool, object, mode, data = std::move(data), offset, version](
-             net::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)> tried) {
+             msg::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)> tried) {
     osd.ObjWriteAsync(
         WriteRequestOf(pool, epoch, object, mode, offset), {data},
-        [version, tried = std::move(tried)](Result<net::ObjWriteResult> got) {
+        [version, tried = std::move(tried)](Result<msg::ObjWriteResult> got) {
           if (got.ok()) *version = got->version;
           tried(got.ok() ? Status::OK() : got.status());
         },
@@ -546,12 +546,12 @@ Rados::Impl::AsyncOp WriteOp(Rados::Impl& impl, std::int64_t pool, const std::st
 }
 
 void AioWriteOf(Rados::Impl& impl, std::int64_t pool, const std::string& object,
-                net::ObjWriteMode mode, Buffer data, std::uint64_t offset,
+                msg::ObjWriteMode mode, Buffer data, std::uint64_t offset,
                 IoCtx::Completion<std::uint64_t> done) {
   if (Status bad = CheckName(object); !bad.ok()) return done(bad);
   auto version = std::make_shared<std::uint64_t>(0);
   // As the synchronous forms: only an append is not sent again after an ambiguous failure.
-  const bool idempotent = mode != net::ObjWriteMode::kAppend;
+  const bool idempotent = mode != msg::ObjWriteMode::kAppend;
   impl.RunAsync(pool, object, idempotent,
                 WriteOp(impl, pool, object, mode, std::move(data), offset, version),
                 [version, done = std::move(done)](Status s) {
@@ -564,17 +564,17 @@ void AioWriteOf(Rados::Impl& impl, std::int64_t pool, const std::string& object,
 
 void IoCtx::AioWrite(const std::string& object, Buffer data, std::uint64_t offset,
                      Completion<std::uint64_t> done) {
-  AioWriteOf(*rados_->impl_, pool_id_, object, net::ObjWriteMode::kWrite, std::move(data), offset,
+  AioWriteOf(*rados_->impl_, pool_id_, object, msg::ObjWriteMode::kWrite, std::move(data), offset,
              std::move(done));
 }
 
 void IoCtx::AioWriteFull(const std::string& object, Buffer data, Completion<std::uint64_t> done) {
-  AioWriteOf(*rados_->impl_, pool_id_, object, net::ObjWriteMode::kWriteFull, std::move(data), 0,
+  AioWriteOf(*rados_->impl_, pool_id_, object, msg::ObjWriteMode::kWriteFull, std::move(data), 0,
              std::move(done));
 }
 
 void IoCtx::AioAppend(const std::string& object, Buffer data, Completion<std::uint64_t> done) {
-  AioWriteOf(*rados_->impl_, pool_id_, object, net::ObjWriteMode::kAppend, std::move(data), 0,
+  AioWriteOf(*rados_->impl_, pool_id_, object, msg::ObjWriteMode::kAppend, std::move(data), 0,
              std::move(done));
 }
 
@@ -584,10 +584,10 @@ void IoCtx::AioRead(const std::string& object, std::uint64_t offset, std::uint64
   Rados::Impl& impl = *rados_->impl_;
   auto out = std::make_shared<ReadResult>();
   auto op = [&impl, pool = pool_id_, object, offset, length, out](
-                net::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)> tried) {
+                msg::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)> tried) {
     osd.ObjReadAsync(
         ReadRequestOf(pool, epoch, object, offset, length),
-        [out, tried = std::move(tried)](Result<net::ObjReadResult> got) {
+        [out, tried = std::move(tried)](Result<msg::ObjReadResult> got) {
           if (!got.ok()) return tried(got.status());
           TakeRead(std::move(got).value(), out.get());
           tried(Status::OK());

@@ -10,7 +10,7 @@
 #include "cluster/liveness/liveness_keys.h"
 #include "cluster/map/map_store.h"
 
-namespace ec::osd {
+namespace ec::osd::daemon {
 namespace {
 
 bool IsWildcard(const std::string& addr) {
@@ -150,4 +150,4 @@ nlohmann::json ClusterMembership::StatusJson() const {
   return j;
 }
 
-}  // namespace ec::osd
+}  // namespace ec::osd::daemon

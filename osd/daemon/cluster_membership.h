@@ -24,11 +24,11 @@
 #include "cluster/liveness/osd_registration.h"
 #include "cluster/map/map_holder.h"
 #include "cluster/map/map_watcher.h"
+#include "common/config.h"
+#include "common/metrics.h"
 #include "common/status.h"
-#include "osd/daemon/config.h"
-#include "osd/daemon/metrics.h"
 
-namespace ec::osd {
+namespace ec::osd::daemon {
 
 class ClusterMembership {
  public:
@@ -73,4 +73,4 @@ class ClusterMembership {
   cluster::MapHolder* maps_;  // borrowed
 };
 
-}  // namespace ec::osd
+}  // namespace ec::osd::daemon

@@ -1,5 +1,5 @@
 // ec-osd: the storage daemon. Formats (--mkfs) or opens its object store, serves shard operations
-// over the OSD protocol (osd/net/PROTOCOL.md) and Prometheus metrics and a status page over HTTP.
+// over the OSD protocol (msg/PROTOCOL.md) and Prometheus metrics and a status page over HTTP.
 //
 //   ec-osd -c ecstore.conf -i 0 --mkfs     # create the store of osd.0 (device file + RocksDB)
 //   ec-osd -c ecstore.conf -i 0            # run until SIGTERM or SIGINT
@@ -36,17 +36,17 @@
 #include "cluster/etcd/http_connection.h"
 #include "cluster/map/map_holder.h"
 #include "common/cli.h"
+#include "common/config.h"
+#include "common/metrics.h"
+#include "msg/server.h"
 #include "osd/daemon/cluster_membership.h"
-#include "osd/daemon/config.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
-#include "osd/daemon/metrics.h"
-#include "osd/daemon/osd_service.h"
-#include "osd/net/server.h"
 #include "osd/pg/pg_stats_publisher.h"
 #include "osd/pg/primary.h"
 #include "osd/pg/pull_service.h"
 #include "osd/pg/scrub_scheduler.h"
+#include "osd/shard/osd_service.h"
 #include "osd/store/malloc_tuning.h"
 #include "osd/store/object_store.h"
 
@@ -62,13 +62,13 @@ int Fail(const std::shared_ptr<spdlog::logger>& log, const std::string& what) {
   return 1;
 }
 
-ec::store::StoreOptions StoreOptionsFor(const ec::osd::OsdConfig& c) {
-  ec::store::StoreOptions o;
+ec::osd::store::StoreOptions StoreOptionsFor(const ec::OsdConfig& c) {
+  ec::osd::store::StoreOptions o;
   o.device_path = c.bluestore_block_path;
   o.db_path = c.osd_db_path;
   o.device_size = c.bluestore_block_size;
-  o.backend = c.osd_io_backend == ec::osd::IoBackendKind::kSync ? ec::store::IoBackend::kSync
-                                                                : ec::store::IoBackend::kUring;
+  o.backend = c.osd_io_backend == ec::IoBackendKind::kSync ? ec::osd::store::IoBackend::kSync
+                                                           : ec::osd::store::IoBackend::kUring;
   o.prefer_deferred_size = c.bluestore_prefer_deferred_size;
   o.journal_size = c.osd_journal_size << 20;
   return o;
@@ -78,7 +78,7 @@ ec::store::StoreOptions StoreOptionsFor(const ec::osd::OsdConfig& c) {
 // previous call so that they stay monotonic.
 class ServerMetrics {
  public:
-  explicit ServerMetrics(ec::osd::MetricsRegistry& r)
+  explicit ServerMetrics(ec::MetricsRegistry& r)
       : open_(r.GetGauge("ecstore_osd_connections_open", "Client connections open")),
         accepted_(r.GetCounter("ecstore_osd_connections_accepted_total", "Connections accepted")),
         refused_(r.GetCounter("ecstore_osd_connections_refused_total",
@@ -90,11 +90,11 @@ class ServerMetrics {
     for (std::size_t e = 0; e < errors_.size(); ++e) {
       errors_[e] = &r.GetCounter(
           "ecstore_osd_protocol_errors_total", "Connections closed for bad input, by reason",
-          {{"reason", std::string(ec::net::FrameErrorName(static_cast<ec::net::FrameError>(e)))}});
+          {{"reason", std::string(ec::msg::FrameErrorName(static_cast<ec::msg::FrameError>(e)))}});
     }
   }
 
-  void Update(const ec::net::ServerCounters& now) {
+  void Update(const ec::msg::ServerCounters& now) {
     open_.Set(static_cast<std::int64_t>(now.connections_open));
     Advance(accepted_, now.connections_accepted, last_.connections_accepted);
     Advance(refused_, now.connections_refused, last_.connections_refused);
@@ -107,16 +107,16 @@ class ServerMetrics {
   }
 
  private:
-  static void Advance(ec::osd::Counter& c, std::uint64_t now, std::uint64_t before) {
+  static void Advance(ec::Counter& c, std::uint64_t now, std::uint64_t before) {
     if (now > before) c.Inc(now - before);
   }
-  ec::osd::Gauge& open_;
-  ec::osd::Counter& accepted_;
-  ec::osd::Counter& refused_;
-  ec::osd::Counter& bytes_in_;
-  ec::osd::Counter& bytes_out_;
-  std::array<ec::osd::Counter*, static_cast<std::size_t>(ec::net::FrameError::kCount)> errors_{};
-  ec::net::ServerCounters last_;
+  ec::Gauge& open_;
+  ec::Counter& accepted_;
+  ec::Counter& refused_;
+  ec::Counter& bytes_in_;
+  ec::Counter& bytes_out_;
+  std::array<ec::Counter*, static_cast<std::size_t>(ec::msg::FrameError::kCount)> errors_{};
+  ec::msg::ServerCounters last_;
 };
 
 // Whether `path` lies inside directory `dir` (lexically, after resolving what exists of both).
@@ -130,7 +130,7 @@ bool IsInside(const fs::path& path, const fs::path& dir) {
   return !rel.empty() && *rel.begin() != ".." && rel != ".";
 }
 
-int Mkfs(const ec::osd::OsdConfig& c, bool force, const std::shared_ptr<spdlog::logger>& log) {
+int Mkfs(const ec::OsdConfig& c, bool force, const std::shared_ptr<spdlog::logger>& log) {
   std::error_code ec;
   // --mkfs creates the device file only inside osd data: a missing path elsewhere is most likely
   // a device that is not there (/dev/nvme1n1 on another machine), and a file created in its place
@@ -143,9 +143,9 @@ int Mkfs(const ec::osd::OsdConfig& c, bool force, const std::shared_ptr<spdlog::
   }
   fs::create_directories(c.osd_data, ec);
   if (ec) return Fail(log, fmt::format("cannot create osd_data {}: {}", c.osd_data, ec.message()));
-  ec::store::StoreOptions o = StoreOptionsFor(c);
+  ec::osd::store::StoreOptions o = StoreOptionsFor(c);
   o.force = force;
-  Status s = ec::store::ObjectStore::Mkfs(o);
+  Status s = ec::osd::store::ObjectStore::Mkfs(o);
   if (!s.ok()) return Fail(log, fmt::format("mkfs of osd.{} failed: {}", c.osd_id, s.message()));
   log->info("created the store of osd.{}: device {} ({} bytes), metadata {}", c.osd_id,
             c.bluestore_block_path, c.bluestore_block_size, c.osd_db_path);
@@ -156,8 +156,8 @@ int Mkfs(const ec::osd::OsdConfig& c, bool force, const std::shared_ptr<spdlog::
 
 // Checks the store offline (metadata against allocator; with deep, every block's crc32c) and prints
 // one line per problem. Exit 0 when clean, 1 otherwise.
-int Fsck(const ec::osd::OsdConfig& c, bool deep, const std::shared_ptr<spdlog::logger>& log) {
-  auto opened = ec::store::ObjectStore::Open(StoreOptionsFor(c));
+int Fsck(const ec::OsdConfig& c, bool deep, const std::shared_ptr<spdlog::logger>& log) {
+  auto opened = ec::osd::store::ObjectStore::Open(StoreOptionsFor(c));
   if (!opened.ok()) {
     return Fail(log, fmt::format("cannot open the store of osd.{} ({}): {}", c.osd_id,
                                  c.bluestore_block_path, opened.status().message()));
@@ -175,9 +175,9 @@ int Fsck(const ec::osd::OsdConfig& c, bool deep, const std::shared_ptr<spdlog::l
 // Prints where COLL/NAME's data blocks are on the device, as one JSON object (offline, like
 // ceph-objectstore-tool: the daemon must be stopped). A shard of object O at position P of PG
 // 1.2 is NAME "O#P" in COLL "pg.1.2". Exit 0, or 1 with the reason (ENOENT for a missing object).
-int Locate(const ec::osd::OsdConfig& c, const std::string& coll, const std::string& name,
+int Locate(const ec::OsdConfig& c, const std::string& coll, const std::string& name,
            const std::shared_ptr<spdlog::logger>& log) {
-  auto opened = ec::store::ObjectStore::Open(StoreOptionsFor(c));
+  auto opened = ec::osd::store::ObjectStore::Open(StoreOptionsFor(c));
   if (!opened.ok()) {
     return Fail(log, fmt::format("cannot open the store of osd.{} ({}): {}", c.osd_id,
                                  c.bluestore_block_path, opened.status().message()));
@@ -194,28 +194,28 @@ int Locate(const ec::osd::OsdConfig& c, const std::string& coll, const std::stri
   j["object"] = name;
   j["size"] = info->size;
   j["blocks"] = nlohmann::json::array();
-  for (const ec::store::BlockLocation& b : *blocks) {
+  for (const ec::osd::store::BlockLocation& b : *blocks) {
     j["blocks"].push_back({{"offset", b.offset},
                            {"device_offset", b.device_offset},
-                           {"length", ec::store::kBlockSize},
+                           {"length", ec::osd::store::kBlockSize},
                            {"crc32c", b.crc}});
   }
   std::cout << j.dump() << std::endl;
   return 0;
 }
 
-int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
-  auto opened = ec::store::ObjectStore::Open(StoreOptionsFor(c));
+int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
+  auto opened = ec::osd::store::ObjectStore::Open(StoreOptionsFor(c));
   if (!opened.ok()) {
     return Fail(log,
                 fmt::format("cannot open the store of osd.{} ({}): {}{}", c.osd_id,
                             c.bluestore_block_path, opened.status().message(),
                             opened.status().code() == ENOENT ? " (run ec-osd --mkfs first)" : ""));
   }
-  std::unique_ptr<ec::store::ObjectStore> store = std::move(*opened);
+  std::unique_ptr<ec::osd::store::ObjectStore> store = std::move(*opened);
 
-  ec::osd::MetricsRegistry metrics;
-  ec::osd::OsdServiceOptions so;
+  ec::MetricsRegistry metrics;
+  ec::osd::shard::OsdServiceOptions so;
   so.osd_id = c.osd_id;
   so.worker_threads = static_cast<int>(c.osd_op_num_threads);
   so.recovery_threads = static_cast<int>(c.osd_recovery_op_threads);
@@ -225,7 +225,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
   // In a cluster, the object requests of the PGs this OSD is primary of (osd/pg/primary.h), routed
   // with the newest map the membership below receives.
   ec::cluster::MapHolder maps;
-  std::atomic<const ec::osd::ClusterMembership*> serving_membership{nullptr};
+  std::atomic<const ec::osd::daemon::ClusterMembership*> serving_membership{nullptr};
   std::unique_ptr<ec::osd::pg::Primary> primary;
   std::unique_ptr<ec::osd::pg::PullService> pull;
   if (!c.etcd_endpoints.empty()) {
@@ -248,7 +248,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     // The membership starts after the primary (it needs the messenger's port): until then, and
     // whenever the lease may have lapsed, the primary does not act on its map.
     po.may_serve = [m = &serving_membership] {
-      const ec::osd::ClusterMembership* member = m->load();
+      const ec::osd::daemon::ClusterMembership* member = m->load();
       return member != nullptr && member->MayServe(std::chrono::milliseconds(250));
     };
     primary = std::make_unique<ec::osd::pg::Primary>(&maps, &metrics, log, po);
@@ -269,7 +269,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     pull = std::make_unique<ec::osd::pg::PullService>(store.get(), &maps, &metrics, log, pl);
     so.recovery = pull.get();
   }
-  auto service = std::make_shared<ec::osd::OsdService>(store.get(), &metrics, log, so);
+  auto service = std::make_shared<ec::osd::shard::OsdService>(store.get(), &metrics, log, so);
   // A pulled shard is written through the service, on the shard's strand (serialised with the
   // primaries' SubWrites of the same shard).
   if (pull) pull->AttachShardService(service.get());
@@ -280,7 +280,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     ~PullsEndFirst() { pull.reset(); }
   } pulls_end_first{pull};
 
-  ec::net::ServerOptions no;
+  ec::msg::ServerOptions no;
   no.address = c.public_addr;
   no.port = c.osd_port;
   no.io_threads = static_cast<int>(c.ms_async_op_threads);
@@ -292,16 +292,16 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
       std::min<std::uint64_t>(c.ms_max_message_size, std::numeric_limits<std::uint32_t>::max()));
   no.name = fmt::format("osd.{}", c.osd_id);
   no.logger = log;
-  auto server = ec::net::Server::Start(no, service);
+  auto server = ec::msg::Server::Start(no, service);
   if (!server.ok()) return Fail(log, server.status().message());
 
   ServerMetrics server_metrics(metrics);
   const auto started = std::chrono::system_clock::now();
 
   // In a cluster: register (up in the map), stand for monitor, follow the map.
-  std::unique_ptr<ec::osd::ClusterMembership> membership;
+  std::unique_ptr<ec::osd::daemon::ClusterMembership> membership;
   if (!c.etcd_endpoints.empty()) {
-    auto m = ec::osd::ClusterMembership::Start(
+    auto m = ec::osd::daemon::ClusterMembership::Start(
         c, (*server)->port(), store->superblock().UuidString(), &metrics, &maps, log);
     if (!m.ok()) {
       (*server)->Stop();
@@ -373,13 +373,13 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
     hooks.note = [pr](const ec::cluster::ScrubResult& r) { pr->NoteScrubResult(r); };
     scrubs = std::make_unique<ec::osd::pg::ScrubScheduler>(ss, std::move(hooks), log);
   }
-  std::unique_ptr<ec::osd::HttpServer> http;
+  std::unique_ptr<ec::osd::daemon::HttpServer> http;
   if (c.osd_metrics_enabled) {
-    ec::osd::HttpServerOptions ho;
+    ec::osd::daemon::HttpServerOptions ho;
     ho.host = c.osd_metrics_addr;
     ho.port = c.osd_metrics_port;
-    ec::net::Server* srv = server->get();
-    const ec::osd::ClusterMembership* member = membership.get();
+    ec::msg::Server* srv = server->get();
+    const ec::osd::daemon::ClusterMembership* member = membership.get();
     auto status = [&c, service, srv, started, member]() {
       nlohmann::json j = service->StatusJson();
       if (member != nullptr) j["cluster"] = member->StatusJson();
@@ -398,7 +398,7 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
       j["config"] = std::move(cfg);
       return j;
     };
-    auto h = ec::osd::HttpServer::Start(ho, &metrics, status, log);
+    auto h = ec::osd::daemon::HttpServer::Start(ho, &metrics, status, log);
     if (!h.ok()) {
       serving_membership = nullptr;  // the membership goes before the primary on this way out
       if (membership) membership->Stop();
@@ -453,7 +453,8 @@ int Serve(const ec::osd::OsdConfig& c, const std::shared_ptr<spdlog::logger>& lo
 }  // namespace
 
 int main(int argc, char** argv) {
-  ec::store::TuneMallocForLargeBuffers();  // see malloc_tuning.h: big buffers without mmap churn
+  ec::osd::store::TuneMallocForLargeBuffers();  // see malloc_tuning.h: big buffers without mmap
+                                                // churn
   CLI::App app{
       "ec-osd: the ecstore storage daemon. Keeps erasure-coded shards in an object store on a "
       "device (or a file standing in for one) and serves them over TCP.\n"
@@ -490,7 +491,7 @@ int main(int argc, char** argv) {
   if (std::optional<int> status = ec::cli::Parse(app, argc, argv)) return *status;
 
   if (help_config) {
-    std::cout << ec::osd::OptionsHelpText();
+    std::cout << ec::OptionsHelpText();
     return 0;
   }
   if (static_cast<int>(mkfs) + static_cast<int>(fsck) + static_cast<int>(!locate.empty()) > 1) {
@@ -505,13 +506,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ec-osd: --force only applies with --mkfs\n");
     return 1;
   }
-  std::vector<ec::osd::ConfigOverride> overrides;
+  std::vector<ec::ConfigOverride> overrides;
   for (const std::string& s : sets) {
-    auto o = ec::osd::ParseConfigOverride(s);
+    auto o = ec::ParseConfigOverride(s);
     if (!o.ok()) return Fail(nullptr, o.status().message());
     overrides.push_back(*o);
   }
-  auto config = ec::osd::LoadOsdConfig(ec::osd::ConfigPath(conf), id, overrides);
+  auto config = ec::LoadOsdConfig(ec::ConfigPath(conf), id, overrides);
   if (!config.ok()) return Fail(nullptr, config.status().message());
 
   // Block the stop signals in every thread; Serve waits for them with sigtimedwait.
@@ -523,7 +524,7 @@ int main(int argc, char** argv) {
   // A client that goes away mid-reply must not kill the daemon.
   signal(SIGPIPE, SIG_IGN);
 
-  auto log = ec::osd::MakeOsdLogger(*config);
+  auto log = ec::osd::daemon::MakeOsdLogger(*config);
   if (!log.ok()) return Fail(nullptr, log.status().message());
   if (mkfs) return Mkfs(*config, force, *log);
   if (fsck) return Fsck(*config, deep, *log);

@@ -11,7 +11,7 @@
 #include <optional>
 #include <thread>
 
-namespace ec::osd {
+namespace ec::osd::daemon {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -263,4 +263,4 @@ void HttpServer::Stop() {
   if (impl->logger) impl->logger->info("http: stopped");
 }
 
-}  // namespace ec::osd
+}  // namespace ec::osd::daemon

@@ -27,14 +27,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/metrics.h"
 #include "common/status.h"
-#include "osd/daemon/metrics.h"
 
 namespace spdlog {
 class logger;
 }
 
-namespace ec::osd {
+namespace ec::osd::daemon {
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";             // IPv4 or IPv6 literal (not a name)
@@ -76,4 +76,4 @@ class HttpServer {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace ec::osd
+}  // namespace ec::osd::daemon

@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace ec::osd {
+namespace ec::osd::daemon {
 namespace {
 
 using ::testing::HasSubstr;
@@ -318,4 +318,4 @@ TEST(HttpServerStart, Errors) {
 }
 
 }  // namespace
-}  // namespace ec::osd
+}  // namespace ec::osd::daemon

@@ -13,9 +13,9 @@
 #include <mutex>
 #include <thread>
 
-#include "osd/daemon/config.h"
+#include "common/config.h"
 
-namespace ec::osd {
+namespace ec::osd::daemon {
 namespace {
 
 constexpr const char* kPattern = "%Y-%m-%dT%H:%M:%S.%f %-5l [%t] %n: %v";
@@ -110,4 +110,4 @@ Result<std::shared_ptr<spdlog::logger>> MakeOsdLogger(const OsdConfig& config) {
   return MakeLogger(options);
 }
 
-}  // namespace ec::osd
+}  // namespace ec::osd::daemon

@@ -24,9 +24,11 @@ namespace spdlog {
 class logger;
 }
 
-namespace ec::osd {
-
+namespace ec {
 struct OsdConfig;
+}  // namespace ec
+
+namespace ec::osd::daemon {
 
 struct LogOptions {
   std::string name = "ec-osd";  // shown in every line
@@ -48,4 +50,4 @@ Result<std::shared_ptr<spdlog::logger>> MakeLogger(const LogOptions& options);
 // MakeLogger with name "osd.<id>", the config's log_file and log_level, make_default = true.
 Result<std::shared_ptr<spdlog::logger>> MakeOsdLogger(const OsdConfig& config);
 
-}  // namespace ec::osd
+}  // namespace ec::osd::daemon

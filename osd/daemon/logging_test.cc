@@ -11,9 +11,9 @@
 #include <sstream>
 #include <thread>
 
-#include "osd/daemon/config.h"
+#include "common/config.h"
 
-namespace ec::osd {
+namespace ec::osd::daemon {
 namespace {
 
 using ::testing::ContainsRegex;
@@ -131,4 +131,4 @@ TEST_F(LoggingTest, Errors) {
 }
 
 }  // namespace
-}  // namespace ec::osd
+}  // namespace ec::osd::daemon

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "ec/stripe_codec.h"
-#include "osd/net/osd_shard_source.h"
+#include "osd/pg/osd_shard_source.h"
 #include "osd/pg/primary_source.h"
 #include "osd/pg/resolve.h"
 #include "recovery/object_read.h"
@@ -50,18 +50,18 @@ std::string OsdName(const ObjectIo& io, int position) {
   return fmt::format("osd.{} (shard {})", io.loc->acting[position], position);
 }
 
-net::CallOptions Call(const ObjectIo& io) {
-  net::CallOptions c;
+msg::CallOptions Call(const ObjectIo& io) {
+  msg::CallOptions c;
   c.timeout = io.timeout;
   return c;
 }
 
 // The SubWrite of version `version` for position `p`, starting from the version that shard is at
 // (its stale version, or the object's).
-net::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, int p,
-                                 std::uint64_t version, net::SubWriteKind kind,
+msg::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, int p,
+                                 std::uint64_t version, msg::SubWriteKind kind,
                                  std::uint64_t object_size, std::uint64_t shard_size) {
-  net::SubWriteRequest w;
+  msg::SubWriteRequest w;
   w.collection = io.loc->collection;
   w.object = io.object;
   w.shard = static_cast<std::uint32_t>(p);
@@ -106,12 +106,12 @@ bool NoAnswer(const Status& s) {
 Status RollBack(const ObjectIo& io, const std::vector<int>& positions, std::uint64_t version,
                 std::size_t* undone = nullptr) {
   auto results = Gather<std::uint64_t>(positions.size(), [&](std::size_t i, auto done) {
-    net::SubResolveRequest r;
+    msg::SubResolveRequest r;
     r.collection = io.loc->collection;
     r.object = io.object;
     r.shard = static_cast<std::uint32_t>(positions[i]);
     r.version = version;
-    r.action = net::SubResolveAction::kRollback;
+    r.action = msg::SubResolveAction::kRollback;
     r.epoch = io.epoch;
     io.clients.at(positions[i])->SubResolveAsync(std::move(r), std::move(done), Call(io));
   });
@@ -131,7 +131,7 @@ Status RollBack(const ObjectIo& io, const std::vector<int>& positions, std::uint
 // Sends `requests[i]` with `payloads[i]` to position positions[i]; acknowledges or rolls back
 // (see the header). Returns the positions that took the write.
 Result<std::vector<int>> FanOut(const ObjectIo& io, const std::vector<int>& positions,
-                                std::vector<net::SubWriteRequest> requests,
+                                std::vector<msg::SubWriteRequest> requests,
                                 std::vector<std::vector<Buffer>> payloads, int min_size) {
   auto results = Gather<bool>(positions.size(), [&](std::size_t i, auto done) {
     io.clients.at(positions[i])
@@ -215,8 +215,8 @@ std::vector<std::vector<OtherHolder>> AskOthers(const ObjectIo& io) {
   for (const auto& [osd, client] : io.others) {
     for (int p = 0; p < size; ++p) asked.emplace_back(osd, p);
   }
-  auto replies = Gather<net::SubStateReply>(asked.size(), [&](std::size_t i, auto done) {
-    net::SubStateRequest r;
+  auto replies = Gather<msg::SubStateReply>(asked.size(), [&](std::size_t i, auto done) {
+    msg::SubStateRequest r;
     r.collection = io.loc->collection;
     r.object = io.object;
     r.shard = static_cast<std::uint32_t>(asked[i].second);
@@ -232,17 +232,17 @@ std::vector<std::vector<OtherHolder>> AskOthers(const ObjectIo& io) {
 
 }  // namespace
 
-std::map<int, Result<net::SubStateReply>> AskStates(const ObjectIo& io) {
+std::map<int, Result<msg::SubStateReply>> AskStates(const ObjectIo& io) {
   std::vector<int> asked;
   for (const auto& [pos, client] : io.clients) asked.push_back(pos);
-  auto replies = Gather<net::SubStateReply>(asked.size(), [&](std::size_t i, auto done) {
-    net::SubStateRequest r;
+  auto replies = Gather<msg::SubStateReply>(asked.size(), [&](std::size_t i, auto done) {
+    msg::SubStateRequest r;
     r.collection = io.loc->collection;
     r.object = io.object;
     r.shard = static_cast<std::uint32_t>(asked[i]);
     io.clients.at(asked[i])->SubStateAsync(std::move(r), std::move(done), Call(io));
   });
-  std::map<int, Result<net::SubStateReply>> out;
+  std::map<int, Result<msg::SubStateReply>> out;
   for (std::size_t i = 0; i < asked.size(); ++i) out.emplace(asked[i], std::move(replies[i]));
   return out;
 }
@@ -251,14 +251,14 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
                                               const std::map<int, std::uint64_t>& sizes) {
   std::map<int, Result<Buffer>> out;
   // This OSD's own shard, and any too large for one batch reply, through the read path's source.
-  net::OsdShardSource::Options so;
+  msg::OsdShardSource::Options so;
   so.collection = io.loc->collection;
   so.object = io.object;
   so.call = Call(io);
   so.expect_version = version;
   std::map<int, Buffer> direct;
   std::vector<int> batched;
-  const std::uint64_t batch_max = net::Limits{}.max_payload_len / 2;
+  const std::uint64_t batch_max = msg::Limits{}.max_payload_len / 2;
   for (const auto& [p, size] : sizes) {
     auto c = io.clients.find(p);
     if (c == io.clients.end()) {
@@ -266,17 +266,17 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
     } else if (p != io.self_position && size > 0 && size <= batch_max) {
       batched.push_back(p);
     } else {
-      so.shards[p] = net::OsdShardSource::Holder{c->second.get(), OsdName(io, p)};
+      so.shards[p] = msg::OsdShardSource::Holder{c->second.get(), OsdName(io, p)};
       direct.emplace(p, Buffer::Allocate(size, false));
     }
   }
   // The others with one SubReadBatch each: their OSDs serve those on their background threads,
   // behind client operations.
-  auto replies = Gather<std::vector<net::ReadBatchItem>>(batched.size(), [&](std::size_t i,
+  auto replies = Gather<std::vector<msg::ReadBatchItem>>(batched.size(), [&](std::size_t i,
                                                                              auto done) {
     const int p = batched[i];
-    net::SubReadBatchRequest r;
-    r.items.push_back(net::SubReadBatchItem{
+    msg::SubReadBatchRequest r;
+    r.items.push_back(msg::SubReadBatchItem{
         io.loc->collection, io.object, static_cast<std::uint32_t>(p), version, {{0, sizes.at(p)}}});
     io.clients.at(p)->ReadBatchAsync(std::move(r), std::move(done), Call(io));
   });
@@ -286,7 +286,7 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
       out.emplace(p, replies[i].status().WithPrefix(OsdName(io, p)));
       continue;
     }
-    net::ReadBatchItem& item = replies[i]->front();
+    msg::ReadBatchItem& item = replies[i]->front();
     if (!item.status.ok()) {
       out.emplace(p, item.status.WithPrefix(OsdName(io, p)));
     } else if (item.extents.size() != 1 || item.extents[0].size() != sizes.at(p)) {
@@ -297,7 +297,7 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
     }
   }
   if (direct.empty()) return out;
-  net::OsdShardSource remote(std::move(so));
+  msg::OsdShardSource remote(std::move(so));
   PrimaryShardSource source(&remote, io.store, io.loc->collection, io.object, io.self_position,
                             version);
   std::vector<recovery::ShardReadRequest> requests;
@@ -393,7 +393,7 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
   req.offset = offset;
   req.length = length;
   recovery::ReadCostModel model = io.cost;
-  net::OsdShardSource::Options so;
+  msg::OsdShardSource::Options so;
   so.collection = io.loc->collection;
   so.object = io.object;
   so.call = Call(io);
@@ -403,10 +403,10 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
     if (c == io.clients.end()) continue;
     req.available[p] = p == io.self_position ? 0 : 1;
     if (p == io.self_position) model.local.insert(p);
-    so.shards[p] = net::OsdShardSource::Holder{c->second.get(), OsdName(io, p)};
+    so.shards[p] = msg::OsdShardSource::Holder{c->second.get(), OsdName(io, p)};
   }
   req.cost = model;
-  net::OsdShardSource remote(std::move(so));
+  msg::OsdShardSource remote(std::move(so));
   PrimaryShardSource source(&remote, io.store, io.loc->collection, io.object, io.self_position,
                             state.version);
   auto got = recovery::ReadObjectRange(*io.codec->engine, source, req);
@@ -472,11 +472,11 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
     if (!s.ok()) return s;
   }
 
-  std::vector<net::SubWriteRequest> requests;
+  std::vector<msg::SubWriteRequest> requests;
   std::vector<std::vector<Buffer>> payloads;
   for (int p : targets) {
-    net::SubWriteRequest w = SubWriteFor(
-        io, state, p, version, plan.full ? net::SubWriteKind::kFull : net::SubWriteKind::kRange,
+    msg::SubWriteRequest w = SubWriteFor(
+        io, state, p, version, plan.full ? msg::SubWriteKind::kFull : msg::SubWriteKind::kRange,
         plan.new_size, layout.shard_size(plan.new_size));
     std::vector<Buffer> payload;
     if (plan.stripes > 0) {
@@ -550,14 +550,14 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
     requests[i].extents = {{s * C, C}};
     requests[i].destination = std::span<std::byte>(const_cast<std::byte*>(old[i].data()), C);
   }
-  net::OsdShardSource::Options so;
+  msg::OsdShardSource::Options so;
   so.collection = io.loc->collection;
   so.object = io.object;
   so.call = Call(io);
   so.expect_version = state.version;
   for (int p : reads)
-    so.shards[p] = net::OsdShardSource::Holder{io.clients.at(p).get(), OsdName(io, p)};
-  net::OsdShardSource remote(std::move(so));
+    so.shards[p] = msg::OsdShardSource::Holder{io.clients.at(p).get(), OsdName(io, p)};
+  msg::OsdShardSource remote(std::move(so));
   PrimaryShardSource source(&remote, io.store, io.loc->collection, io.object, io.self_position,
                             state.version);
   const std::vector<Status> got = recovery::ReadAll(source, requests);
@@ -589,10 +589,10 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
     const std::byte* po = old[pieces + j].data();
     for (std::size_t x = 0; x < C; ++x) pd[x] ^= po[x];
   }
-  std::vector<net::SubWriteRequest> writes;
+  std::vector<msg::SubWriteRequest> writes;
   std::vector<std::vector<Buffer>> payloads;
   for (int p : targets) {
-    net::SubWriteRequest w = SubWriteFor(io, state, p, version, net::SubWriteKind::kRange,
+    msg::SubWriteRequest w = SubWriteFor(io, state, p, version, msg::SubWriteKind::kRange,
                                          plan.new_size, layout.shard_size(plan.new_size));
     std::vector<Buffer> payload;
     const int piece = layout.data_index(p);
@@ -675,11 +675,11 @@ ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_
     plan.stripes = io.codec->layout.stripes_of(state.size);
     healed = EncodeAndSend(io, state, plan, whole->bytes, state.version, targets, 1);
   } else {
-    std::vector<net::SubWriteRequest> requests;
+    std::vector<msg::SubWriteRequest> requests;
     std::vector<std::vector<Buffer>> payloads(targets.size());
     for (int p : targets) {
       requests.push_back(
-          SubWriteFor(io, state, p, state.version, net::SubWriteKind::kRemove, 0, 0));
+          SubWriteFor(io, state, p, state.version, msg::SubWriteKind::kRemove, 0, 0));
     }
     healed = FanOut(io, targets, std::move(requests), std::move(payloads), 1);
   }
@@ -701,10 +701,10 @@ Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,
   }
   auto targets = Targets(io, state, true, min_size, "remove");
   if (!targets.ok()) return targets.status();
-  std::vector<net::SubWriteRequest> requests;
+  std::vector<msg::SubWriteRequest> requests;
   std::vector<std::vector<Buffer>> payloads(targets->size());
   for (int p : *targets) {
-    requests.push_back(SubWriteFor(io, state, p, version, net::SubWriteKind::kRemove, 0, 0));
+    requests.push_back(SubWriteFor(io, state, p, version, msg::SubWriteKind::kRemove, 0, 0));
   }
   auto took = FanOut(io, *targets, std::move(requests), std::move(payloads), min_size);
   if (!took.ok()) return took.status();

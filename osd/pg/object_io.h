@@ -33,7 +33,7 @@
 #include "cluster/map/object_locator.h"
 #include "common/status.h"
 #include "ec/buffer.h"
-#include "osd/net/client.h"
+#include "msg/client.h"
 #include "osd/pg/pool_codecs.h"
 #include "osd/pg/resolve.h"
 #include "osd/pg/write_plan.h"
@@ -60,10 +60,10 @@ struct ObjectIo {
   const cluster::PgLocation* loc = nullptr;
   const PoolCodec* codec = nullptr;
   std::string object;
-  std::map<int, std::shared_ptr<net::OsdClient>> clients;  // up position -> its OSD's client
+  std::map<int, std::shared_ptr<msg::OsdClient>> clients;  // up position -> its OSD's client
   // Up OSDs outside the acting set (OSD id -> client): where ResolveObject looks for shards of
   // the object before it would roll a version back or give up (positions move between OSDs).
-  std::map<int, std::shared_ptr<net::OsdClient>> others;
+  std::map<int, std::shared_ptr<msg::OsdClient>> others;
   // OSDs outside the acting set that are down but in: they may hold shards of a write that the
   // shards we can ask do not show (resolve.h `unknown`).
   int down_others = 0;
@@ -71,7 +71,7 @@ struct ObjectIo {
   store::ObjectStore* store = nullptr;  // this OSD's store, for that position (null: by network)
   // The map epoch this operation acts at: sent with every SubWrite, SubResolve and SubScan, so
   // that shards refuse this primary's sub-operations once a newer one has peered the PG
-  // (osd/daemon/interval_fence.h).
+  // (osd/shard/interval_fence.h).
   std::uint64_t epoch = 0;
   std::chrono::milliseconds timeout{10000};  // per sub-operation
   recovery::ReadCostModel cost;              // weights; `local` is filled from self_position
@@ -114,7 +114,7 @@ ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_
 
 // What every up shard of the object says of itself (SubState), by position: the reply, or the
 // error of a shard that did not answer. Positions without a client are left out.
-std::map<int, Result<net::SubStateReply>> AskStates(const ObjectIo& io);
+std::map<int, Result<msg::SubStateReply>> AskStates(const ObjectIo& io);
 
 // The whole shard (`sizes`: position -> its shard bytes) of each listed position at `version`,
 // read at once: this OSD's own from its store; the others with one SubReadBatch each (their OSDs

@@ -1,10 +1,10 @@
 // WriteObject's outcome when a write reaches some shards only (object_io.h), in-process: four
-// OSDs (a real store behind a real OsdService, served on loopback), an RS(2,2) pool, min_size 3.
-// A gate in front of chosen OSDs applies their SubWrites only after the primary's sub-operation
-// timeout, as a slow or stalled OSD would. Checked: when fewer than k shards may still hold a
-// failed write, it fails Retryable EAGAIN and the object stays at its old content; when k may, it
-// fails Retryable EINPROGRESS (the client must not repeat an append), and indeed the next resolve
-// settles the write.
+// OSDs (a real store behind a real shard::OsdService, served on loopback), an RS(2,2) pool,
+// min_size 3. A gate in front of chosen OSDs applies their SubWrites only after the primary's
+// sub-operation timeout, as a slow or stalled OSD would. Checked: when fewer than k shards may
+// still hold a failed write, it fails Retryable EAGAIN and the object stays at its old content;
+// when k may, it fails Retryable EINPROGRESS (the client must not repeat an append), and indeed the
+// next resolve settles the write.
 #include "osd/pg/object_io.h"
 
 #include <gtest/gtest.h>
@@ -14,9 +14,9 @@
 #include <cstring>
 #include <thread>
 
-#include "osd/daemon/osd_service.h"
-#include "osd/net/server.h"
+#include "msg/server.h"
 #include "osd/pg/pool_codecs.h"
+#include "osd/shard/osd_service.h"
 #include "osd/store/store_test_support.h"
 
 namespace ec::osd::pg {
@@ -30,15 +30,15 @@ constexpr std::uint64_t kEpoch = 9;
 
 // Hands requests to `service`; while `delay_ms` is set, SubWrites only after it (on a thread of
 // their own, joined by the destructor).
-class Gate final : public net::RequestHandler {
+class Gate final : public msg::RequestHandler {
  public:
-  explicit Gate(std::shared_ptr<OsdService> service) : service_(std::move(service)) {}
+  explicit Gate(std::shared_ptr<shard::OsdService> service) : service_(std::move(service)) {}
   ~Gate() override {
     for (std::thread& t : late_) t.join();
   }
-  void Handle(net::Request request, std::shared_ptr<net::Responder> responder) override {
+  void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) override {
     const std::chrono::milliseconds d(delay_ms.load());
-    if (d > 0ms && std::holds_alternative<net::SubWriteRequest>(request.body)) {
+    if (d > 0ms && std::holds_alternative<msg::SubWriteRequest>(request.body)) {
       late_.emplace_back([this, d, r = std::move(request), resp = std::move(responder)]() mutable {
         std::this_thread::sleep_for(d);
         service_->Handle(std::move(r), std::move(resp));
@@ -50,7 +50,7 @@ class Gate final : public net::RequestHandler {
   std::atomic<int> delay_ms{0};
 
  private:
-  std::shared_ptr<OsdService> service_;
+  std::shared_ptr<shard::OsdService> service_;
   std::vector<std::thread> late_;  // only the messenger's one io thread adds to it
 };
 
@@ -58,10 +58,10 @@ struct Osd {
   store::testing::TempDir dir;
   std::unique_ptr<store::ObjectStore> store;
   MetricsRegistry metrics;
-  std::shared_ptr<OsdService> service;
+  std::shared_ptr<shard::OsdService> service;
   std::shared_ptr<Gate> gate;
-  std::unique_ptr<net::Server> server;
-  std::shared_ptr<net::OsdClient> client;
+  std::unique_ptr<msg::Server> server;
+  std::shared_ptr<msg::OsdClient> client;
 };
 
 class ObjectIoTest : public ::testing::Test {
@@ -84,16 +84,17 @@ class ObjectIoTest : public ::testing::Test {
       auto opened = store::testing::MkfsAndOpen(osd->dir, store::IoBackend::kUring);
       ASSERT_TRUE(opened.ok()) << opened.status().ToString();
       osd->store = std::move(opened).value();
-      OsdServiceOptions so;
+      shard::OsdServiceOptions so;
       so.osd_id = i;
-      osd->service = std::make_shared<OsdService>(osd->store.get(), &osd->metrics, nullptr, so);
+      osd->service =
+          std::make_shared<shard::OsdService>(osd->store.get(), &osd->metrics, nullptr, so);
       osd->gate = std::make_shared<Gate>(osd->service);
-      auto server = net::Server::Start(net::ServerOptions{}, osd->gate);
+      auto server = msg::Server::Start(msg::ServerOptions{}, osd->gate);
       ASSERT_TRUE(server.ok()) << server.status().ToString();
       osd->server = std::move(server).value();
-      net::ClientOptions co;
+      msg::ClientOptions co;
       co.port = osd->server->port();
-      auto client = net::OsdClient::Create(co);
+      auto client = msg::OsdClient::Create(co);
       ASSERT_TRUE(client.ok()) << client.status().ToString();
       osd->client = std::move(client).value();
       loc_.acting.push_back(i);
@@ -126,7 +127,7 @@ class ObjectIoTest : public ::testing::Test {
 
   Result<ObjectState> WriteFull(const ObjectState& state, const Buffer& data,
                                 std::uint64_t version) {
-    auto plan = PlanWrite(codec_->layout, state.exists, state.size, net::ObjWriteMode::kWriteFull,
+    auto plan = PlanWrite(codec_->layout, state.exists, state.size, msg::ObjWriteMode::kWriteFull,
                           0, data.size(), 1ull << 30);
     if (!plan.ok()) return plan.status();
     return WriteObject(io_, state, *plan, data, version, loc_.min_size);
@@ -164,7 +165,7 @@ TEST_F(ObjectIoTest, AFailedWriteThatFewerThanKShardsMayHoldFailsEagainAndIsUndo
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   // Shard 3's OSD was scanned by a newer primary (it refuses this one's writes); shard 2's OSD
   // applies the write only after the timeout.
-  net::SubScanRequest scan{loc_.collection, 3, "", 10};
+  msg::SubScanRequest scan{loc_.collection, 3, "", 10};
   scan.epoch = kEpoch + 1;
   ASSERT_TRUE(osds_[3]->client->SubScan(scan).ok());
   osds_[2]->gate->delay_ms = 600;

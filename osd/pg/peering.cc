@@ -13,19 +13,19 @@ namespace {
 constexpr std::uint32_t kScanPage = 1024;
 
 // Every entry of one shard's scan, or its error.
-Result<std::vector<net::SubScanEntry>> ScanShard(const ObjectIo& io, int position,
-                                                 net::OsdClient& client) {
-  std::vector<net::SubScanEntry> out;
+Result<std::vector<msg::SubScanEntry>> ScanShard(const ObjectIo& io, int position,
+                                                 msg::OsdClient& client) {
+  std::vector<msg::SubScanEntry> out;
   std::string cursor;
-  net::CallOptions call;
+  msg::CallOptions call;
   call.timeout = io.timeout;
   for (;;) {
-    net::SubScanRequest r;
+    msg::SubScanRequest r;
     r.collection = io.loc->collection;
     r.shard = static_cast<std::uint32_t>(position);
     r.cursor = cursor;
     r.max_entries = kScanPage;
-    r.epoch = io.epoch;  // raises the shard's fence (osd/daemon/interval_fence.h)
+    r.epoch = io.epoch;  // raises the shard's fence (osd/shard/interval_fence.h)
     auto page = client.SubScan(std::move(r), call);
     if (!page.ok()) return page.status();
     if (!page->status.ok()) return page->status;
@@ -41,7 +41,7 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
   const int size = static_cast<int>(io.loc->acting.size());
   // The shards (and the priors) are scanned in parallel, one thread each (each writes only its
   // own slot).
-  using Scan = Result<std::vector<net::SubScanEntry>>;
+  using Scan = Result<std::vector<msg::SubScanEntry>>;
   std::map<int, Scan> scans;
   for (const auto& [pos, client] : io.clients) scans.emplace(pos, Status::Error(EIO, "not run"));
   std::map<std::pair<int, int>, Scan> prior_scans;  // (position, osd)
@@ -63,15 +63,15 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
   for (std::thread& t : threads) t.join();
 
   // object -> position -> its state on that shard
-  std::map<std::string, std::map<int, net::SubStateReply>> seen;
+  std::map<std::string, std::map<int, msg::SubStateReply>> seen;
   std::set<int> scanned;
   PeeringOutcome out;
   for (auto& [pos, result] : scans) {
     if (!result.ok()) continue;
     scanned.insert(pos);
-    for (net::SubScanEntry& e : *result) {
+    for (msg::SubScanEntry& e : *result) {
       ++out.scanned_entries;
-      net::SubStateReply st;
+      msg::SubStateReply st;
       st.state = e.state;
       st.version = e.version;
       st.object_size = e.object_size;
@@ -103,11 +103,11 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
   for (auto& [key, result] : prior_scans) {
     if (!result.ok()) continue;
     const auto [pos, osd] = key;
-    for (const net::SubScanEntry& e : *result) {
+    for (const msg::SubScanEntry& e : *result) {
       if (e.version == 0) continue;
       auto& per = prior_states[e.object];
       per.resize(static_cast<std::size_t>(size));
-      net::SubStateReply st;
+      msg::SubStateReply st;
       st.state = e.state;
       st.version = e.version;
       st.object_size = e.object_size;
@@ -148,8 +148,8 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
   for (auto& [key, result] : prior_scans) {
     if (!result.ok()) continue;
     const auto [pos, osd] = key;
-    for (const net::SubScanEntry& e : *result) {
-      if (e.state != net::ShardState::kPresent) continue;
+    for (const msg::SubScanEntry& e : *result) {
+      if (e.state != msg::ShardState::kPresent) continue;
       auto o = out.objects.find(e.object);
       if (o == out.objects.end() || !o->second.exists || o->second.version != e.version) continue;
       const std::vector<int>& cur = o->second.current;

@@ -36,7 +36,7 @@ struct PeeringOutcome {
 };
 
 // position -> prior OSD id -> its client.
-using PriorClients = std::map<int, std::map<int, std::shared_ptr<net::OsdClient>>>;
+using PriorClients = std::map<int, std::map<int, std::shared_ptr<msg::OsdClient>>>;
 
 // `io`: the PG's location, codec and clients (io.object is not used).
 // Errors: EIO when fewer than k shards could be scanned (the PG is down).

@@ -36,8 +36,8 @@ std::map<std::string, PgHealth> Primary::Impl::Health() {
   return out;
 }
 
-void Primary::Impl::Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
-  if (const auto* r = std::get_if<net::ObjReadRequest>(&request.body);
+void Primary::Impl::Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) {
+  if (const auto* r = std::get_if<msg::ObjReadRequest>(&request.body);
       r != nullptr && options_.inline_read_max_bytes != 0) {
     // A whole-object read (length 0) is priced at the limit: TryLocalRead checks its real size.
     const std::uint64_t bytes = r->length == 0 ? options_.inline_read_max_bytes : r->length;
@@ -90,9 +90,9 @@ Result<cluster::PgLocation> Primary::Impl::CheckPrimary(const cluster::ObjectLoc
 }
 
 // Clients of the up positions of `loc` in `map`.
-Result<std::map<int, std::shared_ptr<net::OsdClient>>> Primary::Impl::Clients(
+Result<std::map<int, std::shared_ptr<msg::OsdClient>>> Primary::Impl::Clients(
     const cluster::ClusterMap& map, const cluster::PgLocation& loc) {
-  std::map<int, std::shared_ptr<net::OsdClient>> out;
+  std::map<int, std::shared_ptr<msg::OsdClient>> out;
   for (std::size_t p = 0; p < loc.up.size(); ++p) {
     const int osd = loc.up[p];
     if (osd == cluster::kItemNone) continue;
@@ -256,19 +256,19 @@ void Primary::Impl::CountOp(const std::string& pool, const char* op) {
       .Inc();
 }
 
-void Primary::Impl::Run(const net::Request& req, net::Responder& responder) {
+void Primary::Impl::Run(const msg::Request& req, msg::Responder& responder) {
   std::visit(
       [&](const auto& b) {
         using T = std::decay_t<decltype(b)>;
-        if constexpr (std::is_same_v<T, net::ObjWriteRequest>) {
+        if constexpr (std::is_same_v<T, msg::ObjWriteRequest>) {
           (void)responder.Send(Write(b, req.payload));
-        } else if constexpr (std::is_same_v<T, net::ObjReadRequest>) {
+        } else if constexpr (std::is_same_v<T, msg::ObjReadRequest>) {
           Read(b, responder);
-        } else if constexpr (std::is_same_v<T, net::ObjStatRequest>) {
+        } else if constexpr (std::is_same_v<T, msg::ObjStatRequest>) {
           (void)responder.Send(Stat(b));
-        } else if constexpr (std::is_same_v<T, net::ObjRemoveRequest>) {
+        } else if constexpr (std::is_same_v<T, msg::ObjRemoveRequest>) {
           (void)responder.Send(Remove(b));
-        } else if constexpr (std::is_same_v<T, net::ObjListRequest>) {
+        } else if constexpr (std::is_same_v<T, msg::ObjListRequest>) {
           (void)responder.Send(List(b));
         } else {
           (void)responder.SendError(Status::Invalid("not an object request"));
@@ -277,8 +277,8 @@ void Primary::Impl::Run(const net::Request& req, net::Responder& responder) {
       req.body);
 }
 
-net::ObjWriteReply Primary::Impl::Write(const net::ObjWriteRequest& r, const Buffer& data) {
-  net::ObjWriteReply reply;
+msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buffer& data) {
+  msg::ObjWriteReply reply;
   auto p = Prepare(r.pool, r.epoch, r.object, true);
   if (!p.ok()) {
     reply.status = p.status();
@@ -318,7 +318,7 @@ net::ObjWriteReply Primary::Impl::Write(const net::ObjWriteRequest& r, const Buf
   return reply;
 }
 
-void Primary::Impl::Read(const net::ObjReadRequest& r, net::Responder& responder) {
+void Primary::Impl::Read(const msg::ObjReadRequest& r, msg::Responder& responder) {
   auto p = Prepare(r.pool, r.epoch, r.object, false);
   if (!p.ok()) {
     (void)responder.SendError(p.status());
@@ -352,7 +352,7 @@ void Primary::Impl::Read(const net::ObjReadRequest& r, net::Responder& responder
 
 // Everything here is cheap and local: on any doubt it returns false having sent nothing, and the
 // worker's Read does the whole thing (its errors, retries and degraded reads included).
-bool Primary::Impl::TryLocalRead(const net::ObjReadRequest& r, net::Responder& responder) {
+bool Primary::Impl::TryLocalRead(const msg::ObjReadRequest& r, msg::Responder& responder) {
   if (options_.store == nullptr) return false;
   if (options_.may_serve && !options_.may_serve()) return false;
   if (r.object.size() > cluster::kMaxObjectNameLen) return false;
@@ -404,7 +404,7 @@ bool Primary::Impl::TryLocalRead(const net::ObjReadRequest& r, net::Responder& r
 }
 
 void Primary::Impl::SendRead(const Prepared& p, const std::string& object, ReadOutcome got,
-                             net::Responder& responder) {
+                             msg::Responder& responder) {
   if (got.degraded) {
     const Labels labels{{"pool", p.pool_name}};
     metrics_->GetCounter("ecstore_pool_degraded_reads_total", "Reads that rebuilt data", labels)
@@ -425,7 +425,7 @@ void Primary::Impl::SendRead(const Prepared& p, const std::string& object, ReadO
         p.loc.pgid, object, fmt::join(got.corrupt, ","));
     HealAfterRead(static_cast<std::uint64_t>(p.loc.pool_id), p.pool_name, object, got.corrupt);
   }
-  net::ObjReadReply reply;
+  msg::ObjReadReply reply;
   reply.version = p.state.version;
   reply.object_size = p.state.size;
   reply.degraded = got.degraded;
@@ -436,8 +436,8 @@ void Primary::Impl::SendRead(const Prepared& p, const std::string& object, ReadO
   (void)responder.Send(std::move(reply), std::move(payload));
 }
 
-net::ObjStatReply Primary::Impl::Stat(const net::ObjStatRequest& r) {
-  net::ObjStatReply reply;
+msg::ObjStatReply Primary::Impl::Stat(const msg::ObjStatRequest& r) {
+  msg::ObjStatReply reply;
   auto p = Prepare(r.pool, r.epoch, r.object, false);
   if (!p.ok()) {
     reply.status = p.status();
@@ -454,8 +454,8 @@ net::ObjStatReply Primary::Impl::Stat(const net::ObjStatRequest& r) {
   return reply;
 }
 
-net::ObjRemoveReply Primary::Impl::Remove(const net::ObjRemoveRequest& r) {
-  net::ObjRemoveReply reply;
+msg::ObjRemoveReply Primary::Impl::Remove(const msg::ObjRemoveRequest& r) {
+  msg::ObjRemoveReply reply;
   auto p = Prepare(r.pool, r.epoch, r.object, true);
   if (!p.ok()) {
     reply.status = p.status();
@@ -480,8 +480,8 @@ net::ObjRemoveReply Primary::Impl::Remove(const net::ObjRemoveRequest& r) {
   return reply;
 }
 
-net::ObjListReply Primary::Impl::List(const net::ObjListRequest& r) {
-  net::ObjListReply reply;
+msg::ObjListReply Primary::Impl::List(const msg::ObjListRequest& r) {
+  msg::ObjListReply reply;
   auto locator = Locator(r.epoch);
   if (!locator.ok()) {
     reply.status = locator.status();
@@ -503,15 +503,15 @@ net::ObjListReply Primary::Impl::List(const net::ObjListRequest& r) {
   for (const auto& [pos, client] : *clients) {
     std::string cursor;
     for (;;) {
-      net::ListRequest lr;
+      msg::ListRequest lr;
       lr.collection = loc->collection;
       lr.cursor = cursor;
       lr.max_entries = 1024;
-      net::CallOptions call;
+      msg::CallOptions call;
       call.timeout = options_.subop_timeout;
       auto page = client->List(std::move(lr), call);
       if (!page.ok()) break;  // a missing collection or a dead OSD: the others list
-      for (const net::ListEntry& e : page->entries) names.insert(e.object);
+      for (const msg::ListEntry& e : page->entries) names.insert(e.object);
       if (page->end) break;
       cursor = page->next_cursor;
     }
@@ -545,7 +545,7 @@ void Primary::NoteScrubResult(const cluster::ScrubResult& result) {
 
 Primary::~Primary() = default;
 
-void Primary::Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
+void Primary::Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) {
   impl_->Handle(std::move(request), std::move(responder));
 }
 

@@ -52,8 +52,8 @@
 
 #include "cluster/map/map_holder.h"
 #include "cluster/map/scrub_record.h"
-#include "osd/daemon/metrics.h"
-#include "osd/net/server.h"
+#include "common/metrics.h"
+#include "msg/server.h"
 #include "osd/pg/pg_table.h"
 #include "osd/store/object_store.h"
 
@@ -90,7 +90,7 @@ struct PrimaryOptions {
   // A read of at most this many bytes that this OSD's own shard serves whole (the object's state
   // known, the PG peered for the current interval) runs on the messenger's io thread, without the
   // two thread hand-offs to a worker and back, while nothing else is in flight
-  // (osd/daemon/read_policy.h; osd_inline_read_max_size). It never waits for another OSD: a read
+  // (osd/shard/read_policy.h; osd_inline_read_max_size). It never waits for another OSD: a read
   // that needs one goes to a worker. 0: never; only with a messenger of one io thread, which
   // keeps the order of a connection's requests.
   std::uint64_t inline_read_max_bytes = 0;
@@ -110,7 +110,7 @@ struct ScrubRun {
   const std::atomic<bool>* cancel = nullptr;  // when it becomes true the scrub ends (ECANCELED)
 };
 
-class Primary : public net::RequestHandler {
+class Primary : public msg::RequestHandler {
  public:
   // `map` and `metrics` are borrowed and must outlive the Primary.
   Primary(const cluster::MapHolder* map, MetricsRegistry* metrics,
@@ -120,7 +120,7 @@ class Primary : public net::RequestHandler {
   Primary& operator=(const Primary&) = delete;
 
   // Object requests only (ObjWrite ... ObjList); others are answered EINVAL.
-  void Handle(net::Request request, std::shared_ptr<net::Responder> responder) override;
+  void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) override;
 
   // The health of every PG this OSD is primary of at its newest map, by pgid (pg_table.h), with
   // Ceph's "+scrubbing", "+scrubbing+deep" while a scrub runs and "+inconsistent" while the last

@@ -20,12 +20,12 @@
 #include <utility>
 #include <vector>
 
-#include "osd/daemon/op_dispatch.h"
-#include "osd/net/peer_clients.h"
+#include "msg/peer_clients.h"
 #include "osd/pg/object_io.h"
 #include "osd/pg/peering.h"
 #include "osd/pg/pg_table.h"
 #include "osd/pg/primary.h"
+#include "osd/shard/op_dispatch.h"
 
 namespace ec::osd::pg {
 
@@ -45,7 +45,7 @@ class Primary::Impl {
         log_(log ? std::move(log) : spdlog::default_logger()),
         options_(std::move(options)),
         codecs_(options_.plugin_dir),
-        peers_(net::PeerOptions{fmt::format("osd.{}", options_.osd_id),
+        peers_(msg::PeerOptions{fmt::format("osd.{}", options_.osd_id),
                                 std::chrono::milliseconds(3000), options_.subop_timeout, 2, 1}),
         dispatcher_(options_.threads, options_.inline_read_max_bytes, nullptr, nullptr) {}
 
@@ -68,19 +68,19 @@ class Primary::Impl {
 
   std::map<std::string, PgHealth> Health();
 
-  void Handle(net::Request request, std::shared_ptr<net::Responder> responder);
+  void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder);
 
  private:
-  static std::size_t KeyOf(const net::RequestBody& body) {
+  static std::size_t KeyOf(const msg::RequestBody& body) {
     return std::visit(
         [](const auto& b) -> std::size_t {
           using T = std::decay_t<decltype(b)>;
-          if constexpr (std::is_same_v<T, net::ObjWriteRequest> ||
-                        std::is_same_v<T, net::ObjReadRequest> ||
-                        std::is_same_v<T, net::ObjStatRequest> ||
-                        std::is_same_v<T, net::ObjRemoveRequest>) {
+          if constexpr (std::is_same_v<T, msg::ObjWriteRequest> ||
+                        std::is_same_v<T, msg::ObjReadRequest> ||
+                        std::is_same_v<T, msg::ObjStatRequest> ||
+                        std::is_same_v<T, msg::ObjRemoveRequest>) {
             return std::hash<std::string>()(CacheKey(b.pool, b.object));
-          } else if constexpr (std::is_same_v<T, net::ObjListRequest>) {
+          } else if constexpr (std::is_same_v<T, msg::ObjListRequest>) {
             return std::hash<std::string>()(std::to_string(b.pool) + "#" + std::to_string(b.pg));
           } else {
             return 0;
@@ -98,7 +98,7 @@ class Primary::Impl {
                                            std::uint32_t pg);
 
   // Clients of the up positions of `loc` in `map`.
-  Result<std::map<int, std::shared_ptr<net::OsdClient>>> Clients(const cluster::ClusterMap& map,
+  Result<std::map<int, std::shared_ptr<msg::OsdClient>>> Clients(const cluster::ClusterMap& map,
                                                                  const cluster::PgLocation& loc);
 
   std::uint64_t NextVersion(std::int64_t epoch) {
@@ -141,23 +141,23 @@ class Primary::Impl {
 
   void CountOp(const std::string& pool, const char* op);
 
-  void Run(const net::Request& req, net::Responder& responder);
+  void Run(const msg::Request& req, msg::Responder& responder);
 
-  net::ObjWriteReply Write(const net::ObjWriteRequest& r, const Buffer& data);
+  msg::ObjWriteReply Write(const msg::ObjWriteRequest& r, const Buffer& data);
 
-  void Read(const net::ObjReadRequest& r, net::Responder& responder);
+  void Read(const msg::ObjReadRequest& r, msg::Responder& responder);
   // A read that this OSD's own shard serves whole, answered now on the calling thread (the io
   // thread); false, having sent nothing, when anything else is needed (Read does it).
-  bool TryLocalRead(const net::ObjReadRequest& r, net::Responder& responder);
+  bool TryLocalRead(const msg::ObjReadRequest& r, msg::Responder& responder);
   // Counts a read's degraded bytes, starts the repair of corrupt shards, and sends the reply.
   void SendRead(const Prepared& p, const std::string& object, ReadOutcome got,
-                net::Responder& responder);
+                msg::Responder& responder);
 
-  net::ObjStatReply Stat(const net::ObjStatRequest& r);
+  msg::ObjStatReply Stat(const msg::ObjStatRequest& r);
 
-  net::ObjRemoveReply Remove(const net::ObjRemoveRequest& r);
+  msg::ObjRemoveReply Remove(const msg::ObjRemoveRequest& r);
 
-  net::ObjListReply List(const net::ObjListRequest& r);
+  msg::ObjListReply List(const msg::ObjListRequest& r);
 
   // --- Background peering and recovery (issue 15 items 1-4) ---
 
@@ -227,7 +227,7 @@ class Primary::Impl {
   std::shared_ptr<spdlog::logger> log_;
   PrimaryOptions options_;
   PoolCodecs codecs_;
-  net::PeerClients peers_;
+  msg::PeerClients peers_;
   std::atomic<std::uint64_t> sequence_{0};
   std::mutex locator_mu_;
   std::shared_ptr<const cluster::ObjectLocator> locator_;
@@ -243,7 +243,7 @@ class Primary::Impl {
   std::map<std::string, bool> scrubbing_;            // pgid -> deep, while it is scrubbed
   std::map<std::string, std::size_t> inconsistent_;  // pgid -> objects its last scrub left bad
   std::atomic<int> client_ops_{0};                   // client operations in flight
-  OpDispatcher dispatcher_;  // last: joined first, while everything it uses is alive
+  shard::OpDispatcher dispatcher_;  // last: joined first, while everything it uses is alive
 };
 
 }  // namespace ec::osd::pg

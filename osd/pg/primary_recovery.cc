@@ -174,7 +174,7 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
   struct Sent {
     int position;
     std::vector<MissingShard> objects;
-    std::optional<Result<net::SubPullReply>> reply;
+    std::optional<Result<msg::SubPullReply>> reply;
   };
   std::vector<Sent> sent;
   for (auto& [key, objects] : groups) {
@@ -186,34 +186,34 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
   std::condition_variable cv;
   std::size_t left = sent.size();
   for (Sent& s : sent) {
-    net::SubPullRequest r;
+    msg::SubPullRequest r;
     r.pool = static_cast<std::uint64_t>(p.loc.pool_id);
     r.epoch = static_cast<std::uint64_t>(map.epoch);
     r.collection = p.loc.collection;
     r.shard = static_cast<std::uint32_t>(s.position);
-    r.mode = net::SubPullMode::kRebuild;
+    r.mode = msg::SubPullMode::kRebuild;
     const int copy_from = s.objects.front().copy_from;
     if (copy_from != cluster::kItemNone) {
       // Backfill: the shard still exists on a prior OSD; copy it (the other helpers are the
       // pull's fallback should that OSD fail).
-      r.mode = net::SubPullMode::kCopy;
-      r.helpers.push_back(net::SubPullHelper{static_cast<std::uint32_t>(s.position), copy_from});
+      r.mode = msg::SubPullMode::kCopy;
+      r.helpers.push_back(msg::SubPullHelper{static_cast<std::uint32_t>(s.position), copy_from});
     }
     for (int h : s.objects.front().state.current) {
       if (h == s.position || p.loc.up[h] == cluster::kItemNone) continue;
-      r.helpers.push_back(net::SubPullHelper{static_cast<std::uint32_t>(h), p.loc.up[h]});
+      r.helpers.push_back(msg::SubPullHelper{static_cast<std::uint32_t>(h), p.loc.up[h]});
     }
     for (const MissingShard& m : s.objects) {
       auto stale = m.state.stale.find(s.position);
-      r.objects.push_back(net::SubPullObject{m.object, m.state.version, m.state.size,
+      r.objects.push_back(msg::SubPullObject{m.object, m.state.version, m.state.size,
                                              stale == m.state.stale.end() ? 0 : stale->second});
     }
-    net::CallOptions call;
+    msg::CallOptions call;
     call.timeout = options_.subop_timeout * static_cast<int>(s.objects.size() + 1);
     p.io.clients.at(s.position)
         ->SubPullAsync(
             std::move(r),
-            [&mu, &cv, &left, &s](Result<net::SubPullReply> reply) {
+            [&mu, &cv, &left, &s](Result<msg::SubPullReply> reply) {
               std::lock_guard lock(mu);
               s.reply.emplace(std::move(reply));
               if (--left == 0) cv.notify_all();
@@ -226,7 +226,7 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
   }
   PgRecovered out;
   for (Sent& s : sent) {
-    const Result<net::SubPullReply>& reply = *s.reply;
+    const Result<msg::SubPullReply>& reply = *s.reply;
     Status whole = reply.ok() ? reply->status : reply.status();
     if (whole.ok() && reply->results.size() != s.objects.size()) {
       whole = Status::Error(EBADMSG, "pull reply with a wrong number of results");
@@ -239,7 +239,7 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
     }
     for (std::size_t i = 0; i < s.objects.size(); ++i) {
       const MissingShard& m = s.objects[i];
-      const net::SubPullResult& res = reply->results[i];
+      const msg::SubPullResult& res = reply->results[i];
       if (res.status.ok()) {
         table_.MarkRecovered(p.loc.pgid, m.object, s.position, m.state.version, res.rebuilt_bytes);
         out.rebuilt_bytes += res.rebuilt_bytes;

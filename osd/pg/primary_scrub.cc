@@ -61,12 +61,12 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
       // Unreachable: its OSD is going down; not the shard's fault, and not checked.
       continue;
     }
-    const net::SubStateReply& s = *reply;
+    const msg::SubStateReply& s = *reply;
     e.size = static_cast<std::int64_t>(s.shard_size);
     e.version = static_cast<std::int64_t>(s.version);
-    if (s.state != net::ShardState::kPresent) {
+    if (s.state != msg::ShardState::kPresent) {
       AddError(e.errors, "missing");
-      out.bad[p] = s.state == net::ShardState::kAbsent ? 0 : s.version;
+      out.bad[p] = s.state == msg::ShardState::kAbsent ? 0 : s.version;
       continue;
     }
     if (s.version != st.version) {
@@ -155,10 +155,10 @@ int Primary::Impl::RepairObject(const Prepared& pg, const std::string& name,
   auto known = table_.Lookup(pg.loc.pgid, name);
   if (!known || !known->exists) return 0;
   const ObjectState& st = *known;
-  std::vector<net::SubPullHelper> helpers;
+  std::vector<msg::SubPullHelper> helpers;
   for (int p : st.current) {
     if (bad.count(p) != 0 || pg.io.clients.count(p) == 0) continue;
-    helpers.push_back(net::SubPullHelper{static_cast<std::uint32_t>(p), pg.loc.up[p]});
+    helpers.push_back(msg::SubPullHelper{static_cast<std::uint32_t>(p), pg.loc.up[p]});
   }
   if (static_cast<int>(helpers.size()) < pg.loc.k) {
     log_->error("pg {} object {}: cannot repair shard(s) {}: only {} good shard(s), {} needed",
@@ -169,15 +169,15 @@ int Primary::Impl::RepairObject(const Prepared& pg, const std::string& name,
   for (const auto& [p, at] : bad) {
     auto client = pg.io.clients.find(p);
     if (client == pg.io.clients.end()) continue;
-    net::SubPullRequest r;
+    msg::SubPullRequest r;
     r.pool = static_cast<std::uint64_t>(pg.loc.pool_id);
     r.epoch = static_cast<std::uint64_t>(pg.locator->map().epoch);
     r.collection = pg.loc.collection;
     r.shard = static_cast<std::uint32_t>(p);
-    r.mode = at == st.version ? net::SubPullMode::kRepair : net::SubPullMode::kRebuild;
+    r.mode = at == st.version ? msg::SubPullMode::kRepair : msg::SubPullMode::kRebuild;
     r.helpers = helpers;
-    r.objects.push_back(net::SubPullObject{name, st.version, st.size, at});
-    net::CallOptions call;
+    r.objects.push_back(msg::SubPullObject{name, st.version, st.size, at});
+    msg::CallOptions call;
     call.timeout = options_.subop_timeout * 2;
     auto reply = client->second->SubPull(std::move(r), call);
     Status s = reply.ok() ? reply->status : reply.status();

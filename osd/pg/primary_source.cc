@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "osd/daemon/shard_meta.h"
+#include "osd/shard/shard_meta.h"
 
 namespace ec::osd::pg {
 
@@ -14,12 +14,12 @@ Status PrimaryShardSource::ReadLocal(const recovery::ShardReadRequest& r) {
   std::vector<store::Extent> extents;
   extents.reserve(r.extents.size());
   for (const recovery::Extent& e : r.extents) extents.push_back({e.offset, e.length});
-  const std::string name = ShardObjectName(object_, static_cast<std::uint32_t>(r.shard));
-  auto got = store_->ReadWithAttr(collection_, name, extents, kShardMetaAttr);
+  const std::string name = shard::ShardObjectName(object_, static_cast<std::uint32_t>(r.shard));
+  auto got = store_->ReadWithAttr(collection_, name, extents, shard::kShardMetaAttr);
   if (!got.ok()) return got.status().WithPrefix("local shard " + std::to_string(r.shard));
   std::uint64_t version = 0;
   if (got->attr) {
-    auto meta = DecodeShardMeta(*got->attr);
+    auto meta = shard::DecodeShardMeta(*got->attr);
     if (!meta.ok()) return meta.status();
     version = meta->version;
   }

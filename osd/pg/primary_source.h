@@ -1,6 +1,6 @@
 // PrimaryShardSource: the shards a PG primary reads for a client read. The shard this OSD holds
 // itself is read straight from its store (no loopback round trip, no network: what the cost model
-// assumes of a local shard); every other shard goes to its OSD through net::OsdShardSource. Both
+// assumes of a local shard); every other shard goes to its OSD through msg::OsdShardSource. Both
 // check the shard's object version: a reply at another version fails that request (ESTALE).
 //
 // Completions: the local request's on the calling thread, before ReadAsync returns; the others on
@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "osd/net/osd_shard_source.h"
+#include "osd/pg/osd_shard_source.h"
 #include "osd/store/object_store.h"
 #include "recovery/shard_source.h"
 
@@ -18,7 +18,7 @@ namespace ec::osd::pg {
 class PrimaryShardSource final : public recovery::ShardSource {
  public:
   // `store` null or `local_shard` < 0: everything goes to `remote`.
-  PrimaryShardSource(net::OsdShardSource* remote, store::ObjectStore* store, std::string collection,
+  PrimaryShardSource(msg::OsdShardSource* remote, store::ObjectStore* store, std::string collection,
                      std::string object, int local_shard, std::uint64_t version)
       : remote_(remote),
         store_(store),
@@ -33,7 +33,7 @@ class PrimaryShardSource final : public recovery::ShardSource {
  private:
   Status ReadLocal(const recovery::ShardReadRequest& r);
 
-  net::OsdShardSource* remote_;
+  msg::OsdShardSource* remote_;
   store::ObjectStore* store_;
   std::string collection_;
   std::string object_;

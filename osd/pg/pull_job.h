@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "osd/net/messages.h"
-#include "osd/net/osd_shard_source.h"
-#include "osd/net/server.h"
+#include "msg/messages.h"
+#include "msg/server.h"
+#include "osd/pg/osd_shard_source.h"
 #include "osd/pg/pool_codecs.h"
 #include "recovery/read_plan.h"
 
@@ -27,15 +27,15 @@ struct PrefetchedRead {
 };
 
 struct PullJob {
-  net::SubPullRequest request;
-  std::shared_ptr<net::Responder> responder;
+  msg::SubPullRequest request;
+  std::shared_ptr<msg::Responder> responder;
   std::shared_ptr<const PoolCodec> codec;
   std::string pool_name;
   // Rebuild helpers: position -> its OSD. Copy sources (kCopy: helpers at the pulled position),
   // in the request's order.
-  std::map<int, net::OsdShardSource::Holder> holders;
-  std::vector<net::OsdShardSource::Holder> copy_from;
-  std::vector<std::shared_ptr<net::OsdClient>> clients;  // keeps the holders' clients alive
+  std::map<int, msg::OsdShardSource::Holder> holders;
+  std::vector<msg::OsdShardSource::Holder> copy_from;
+  std::vector<std::shared_ptr<msg::OsdClient>> clients;  // keeps the holders' clients alive
   std::string left_out;                                  // helpers not usable, for messages
 
   // The objects run a window at a time: [window_first, window_end), each with what was fetched
@@ -52,7 +52,7 @@ struct PullJob {
   bool ahead_ready = false;
   std::size_t ahead_end = 0;
   std::vector<std::vector<PrefetchedRead>> ahead;
-  std::vector<net::SubPullResult> results;
+  std::vector<msg::SubPullResult> results;
 };
 
 }  // namespace ec::osd::pg

@@ -9,8 +9,8 @@
 #include <map>
 #include <memory>
 
-#include "osd/daemon/sub_ops.h"
-#include "osd/net/osd_shard_source.h"
+#include "osd/pg/osd_shard_source.h"
+#include "osd/shard/sub_ops.h"
 #include "recovery/prefetched_shard_source.h"
 #include "recovery/read_cost.h"
 
@@ -59,7 +59,7 @@ class Prefetched {
   }
   recovery::ShardSource& source() { return source_; }
   // Adds the used entries' bytes to `result`, priced as CountingSource prices a request.
-  void Count(std::uint64_t block, net::SubPullResult* result) const {
+  void Count(std::uint64_t block, msg::SubPullResult* result) const {
     for (const auto& used : source_.Used()) {
       result->network_bytes += used.bytes;
       result->device_bytes += recovery::PriceExtents(used.extents, block).device_bytes;
@@ -77,17 +77,17 @@ bool AllStale(const std::map<int, Status>& failed) {
 }
 
 // Catches the shard service's reply to the local SubWrite.
-class LocalResponder final : public net::Responder {
+class LocalResponder final : public msg::Responder {
  public:
   LocalResponder(std::uint64_t tag, std::shared_ptr<std::promise<Status>> reply)
-      : Responder(net::MsgType::kSubWrite, tag), reply_(std::move(reply)) {}
+      : Responder(msg::MsgType::kSubWrite, tag), reply_(std::move(reply)) {}
   ~LocalResponder() override {
     if (!sent()) reply_->set_value(Status::IOError("the shard service dropped the write"));
   }
 
  private:
-  Status Deliver(net::ReplyBody body, std::vector<Buffer>) override {
-    reply_->set_value(net::StatusOf(body));
+  Status Deliver(msg::ReplyBody body, std::vector<Buffer>) override {
+    reply_->set_value(msg::StatusOf(body));
     return Status::OK();
   }
   std::shared_ptr<std::promise<Status>> reply_;
@@ -96,10 +96,10 @@ class LocalResponder final : public net::Responder {
 }  // namespace
 
 recovery::ShardSourceLimits HelperLimits() {
-  return net::OsdShardSource(net::OsdShardSource::Options{}).limits();
+  return msg::OsdShardSource(msg::OsdShardSource::Options{}).limits();
 }
 
-recovery::RepairRequest RebuildRequest(const PullJob& job, const net::SubPullObject& o,
+recovery::RepairRequest RebuildRequest(const PullJob& job, const msg::SubPullObject& o,
                                        const PullOptions& options) {
   recovery::RepairRequest rr;
   rr.want = {static_cast<int>(job.request.shard)};
@@ -109,17 +109,17 @@ recovery::RepairRequest RebuildRequest(const PullJob& job, const net::SubPullObj
   return rr;
 }
 
-Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const net::SubPullObject& o) {
-  const net::SubPullRequest& r = job.request;
-  if (r.mode == net::SubPullMode::kRepair) {
+Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const msg::SubPullObject& o) {
+  const msg::SubPullRequest& r = job.request;
+  if (r.mode == msg::SubPullMode::kRepair) {
     // The shard is at the version already; its bytes are what is wrong.
     if (o.version == 0 || o.prev_version != o.version) {
       return Status::Invalid(fmt::format("object {}: repair of version {} from prev_version {}",
                                          o.object, o.version, o.prev_version));
     }
-    auto local = ReadSubState(store, net::SubStateRequest{r.collection, o.object, r.shard});
+    auto local = shard::ReadSubState(store, msg::SubStateRequest{r.collection, o.object, r.shard});
     if (!local.ok()) return local.status();
-    if (local->state != net::ShardState::kPresent || local->version != o.version) {
+    if (local->state != msg::ShardState::kPresent || local->version != o.version) {
       return Status::Error(ESTALE,
                            fmt::format("shard {}/{}#{} is at version {}, the repair is "
                                        "of version {}",
@@ -131,7 +131,7 @@ Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const net:
     return Status::Invalid(fmt::format("object {}: version {} is not above prev_version {}",
                                        o.object, o.version, o.prev_version));
   }
-  auto local = ReadSubState(store, net::SubStateRequest{r.collection, o.object, r.shard});
+  auto local = shard::ReadSubState(store, msg::SubStateRequest{r.collection, o.object, r.shard});
   if (!local.ok()) return local.status();
   if (local->version == o.version) return false;  // pulled before (a retried pull)
   if (local->version != o.prev_version) {
@@ -150,9 +150,9 @@ ObjectPuller::ObjectPuller(store::ObjectStore* store, const PullOptions* options
   if (listed.ok()) collections_.insert(listed->begin(), listed->end());
 }
 
-Status ObjectPuller::Pull(const PullJob& job, const net::SubPullObject& o,
-                          std::vector<PrefetchedRead> prefetched, net::SubPullResult* result) {
-  const net::SubPullRequest& r = job.request;
+Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
+                          std::vector<PrefetchedRead> prefetched, msg::SubPullResult* result) {
+  const msg::SubPullRequest& r = job.request;
   if (stopping_->load()) return Status::Error(ECANCELED, "the OSD is shutting down");
   // Reading the helpers is the expensive part: skip it when the write could not apply anyway.
   // The write checks again (the shard may change meanwhile).
@@ -163,7 +163,7 @@ Status ObjectPuller::Pull(const PullJob& job, const net::SubPullObject& o,
   Buffer data = Buffer::Allocate(shard_size, false);
   if (shard_size > 0) {
     Status s;
-    if (r.mode == net::SubPullMode::kCopy) {
+    if (r.mode == msg::SubPullMode::kCopy) {
       s = Copy(job, o, std::move(prefetched), data, result);
       // The shard's old holder failed (it died, or lost the shard): decode it if the request
       // named helpers for that.
@@ -184,17 +184,17 @@ Status ObjectPuller::Pull(const PullJob& job, const net::SubPullObject& o,
   return Status::OK();
 }
 
-Status ObjectPuller::Rebuild(const PullJob& job, const net::SubPullObject& o,
+Status ObjectPuller::Rebuild(const PullJob& job, const msg::SubPullObject& o,
                              std::vector<PrefetchedRead> prefetched, Buffer& data,
-                             net::SubPullResult* result) const {
-  const net::SubPullRequest& r = job.request;
-  net::OsdShardSource::Options so;
+                             msg::SubPullResult* result) const {
+  const msg::SubPullRequest& r = job.request;
+  msg::OsdShardSource::Options so;
   so.collection = r.collection;
   so.object = o.object;
   so.shards = job.holders;
   so.call.timeout = options_->helper_timeout;
   so.expect_version = o.version;
-  net::OsdShardSource remote(std::move(so));
+  msg::OsdShardSource remote(std::move(so));
   CountingSource counted(&remote, options_->cost.device_block);
   Prefetched ahead(&counted, std::move(prefetched));
 
@@ -224,23 +224,23 @@ Status ObjectPuller::Rebuild(const PullJob& job, const net::SubPullObject& o,
   return s;
 }
 
-Status ObjectPuller::Copy(const PullJob& job, const net::SubPullObject& o,
+Status ObjectPuller::Copy(const PullJob& job, const msg::SubPullObject& o,
                           std::vector<PrefetchedRead> prefetched, Buffer& data,
-                          net::SubPullResult* result) const {
-  const net::SubPullRequest& r = job.request;
+                          msg::SubPullResult* result) const {
+  const msg::SubPullRequest& r = job.request;
   const int shard = static_cast<int>(r.shard);
   if (job.copy_from.empty()) {
     return Status::IOError(fmt::format("no helper to copy shard {} of {} from", shard, o.object));
   }
   Status last;
   for (std::size_t from = 0; from < job.copy_from.size(); ++from) {
-    net::OsdShardSource::Options so;
+    msg::OsdShardSource::Options so;
     so.collection = r.collection;
     so.object = o.object;
     so.shards[shard] = job.copy_from[from];
     so.call.timeout = options_->helper_timeout;
     so.expect_version = o.version;
-    net::OsdShardSource remote(std::move(so));
+    msg::OsdShardSource remote(std::move(so));
     CountingSource counted(&remote, options_->cost.device_block);
     // What was fetched ahead came from the first source.
     Prefetched ahead(&counted, from == 0 ? std::move(prefetched) : std::vector<PrefetchedRead>{});
@@ -257,16 +257,16 @@ Status ObjectPuller::Copy(const PullJob& job, const net::SubPullObject& o,
   return last;
 }
 
-Status ObjectPuller::Write(const PullJob& job, const net::SubPullObject& o,
+Status ObjectPuller::Write(const PullJob& job, const msg::SubPullObject& o,
                            std::uint64_t shard_size, Buffer data) {
-  net::SubWriteRequest w;
+  msg::SubWriteRequest w;
   w.collection = job.request.collection;
   w.object = o.object;
   w.shard = job.request.shard;
   w.version = o.version;
   w.prev_version = o.prev_version;
-  w.kind = job.request.mode == net::SubPullMode::kRepair ? net::SubWriteKind::kRepair
-                                                         : net::SubWriteKind::kFull;
+  w.kind = job.request.mode == msg::SubPullMode::kRepair ? msg::SubWriteKind::kRepair
+                                                         : msg::SubWriteKind::kFull;
   w.object_size = o.object_size;
   w.shard_size = shard_size;
   if (shard_size > 0) w.extents.push_back({0, shard_size});
@@ -277,7 +277,7 @@ Status ObjectPuller::Write(const PullJob& job, const net::SubPullObject& o,
     auto reply = std::make_shared<std::promise<Status>>();
     auto replied = reply->get_future();
     const std::uint64_t tag = next_tag_.fetch_add(1);
-    net::Request request;
+    msg::Request request;
     request.tag = tag;
     request.body = std::move(w);
     request.payload = std::move(data);
@@ -293,8 +293,8 @@ Status ObjectPuller::Write(const PullJob& job, const net::SubPullObject& o,
     std::lock_guard lock(collections_mu_);
     create = collections_.count(w.collection) == 0;
   }
-  Status s = ApplySubWrite(*store_, w, data, create);
-  if (create && s.code() == EEXIST) s = ApplySubWrite(*store_, w, data, false);
+  Status s = shard::ApplySubWrite(*store_, w, data, create);
+  if (create && s.code() == EEXIST) s = shard::ApplySubWrite(*store_, w, data, false);
   if (s.ok()) {
     std::lock_guard lock(collections_mu_);
     collections_.insert(w.collection);

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "osd/net/messages.h"
-#include "osd/net/server.h"
+#include "msg/messages.h"
+#include "msg/server.h"
 #include "osd/pg/pull_job.h"
 #include "osd/pg/pull_service.h"
 #include "osd/store/object_store.h"
@@ -36,13 +36,13 @@ recovery::ShardSourceLimits HelperLimits();
 
 // The engine request that rebuilds `o`'s shard from the job's helpers (kRebuild, and kCopy's
 // fallback): want = {shard}, every helper remote, the least-cost plan under options.cost.
-recovery::RepairRequest RebuildRequest(const PullJob& job, const net::SubPullObject& o,
+recovery::RepairRequest RebuildRequest(const PullJob& job, const msg::SubPullObject& o,
                                        const PullOptions& options);
 
 // Whether `o` needs reading: OK(true) when this OSD's shard is at o.prev_version; OK(false) when it
 // is at o.version already (a retried pull: nothing to read); EINVAL for a version of 0 or not
 // above prev_version; ESTALE when the shard is at another version; the store's errors.
-Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const net::SubPullObject& o);
+Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const msg::SubPullObject& o);
 
 class ObjectPuller {
  public:
@@ -51,28 +51,28 @@ class ObjectPuller {
                const std::atomic<bool>* stopping);
 
   // See PullService::AttachShardService.
-  void AttachShardService(net::RequestHandler* shard_service) { shard_service_ = shard_service; }
+  void AttachShardService(msg::RequestHandler* shard_service) { shard_service_ = shard_service; }
 
   // Pulls `o` (the job's request names the shard, mode and helpers) and writes it; `prefetched`
   // holds what was fetched for it ahead (may be empty). Returns the object's result (pull_service.h
   // lists them) and fills result's byte counts.
-  Status Pull(const PullJob& job, const net::SubPullObject& o,
-              std::vector<PrefetchedRead> prefetched, net::SubPullResult* result);
+  Status Pull(const PullJob& job, const msg::SubPullObject& o,
+              std::vector<PrefetchedRead> prefetched, msg::SubPullResult* result);
 
  private:
-  Status Rebuild(const PullJob& job, const net::SubPullObject& o,
+  Status Rebuild(const PullJob& job, const msg::SubPullObject& o,
                  std::vector<PrefetchedRead> prefetched, Buffer& data,
-                 net::SubPullResult* result) const;
-  Status Copy(const PullJob& job, const net::SubPullObject& o,
+                 msg::SubPullResult* result) const;
+  Status Copy(const PullJob& job, const msg::SubPullObject& o,
               std::vector<PrefetchedRead> prefetched, Buffer& data,
-              net::SubPullResult* result) const;
-  Status Write(const PullJob& job, const net::SubPullObject& o, std::uint64_t shard_size,
+              msg::SubPullResult* result) const;
+  Status Write(const PullJob& job, const msg::SubPullObject& o, std::uint64_t shard_size,
                Buffer data);
 
   store::ObjectStore* store_;
   const PullOptions* options_;
   const std::atomic<bool>* stopping_;
-  net::RequestHandler* shard_service_ = nullptr;
+  msg::RequestHandler* shard_service_ = nullptr;
   std::atomic<std::uint64_t> next_tag_{1};
   std::mutex collections_mu_;
   std::set<std::string, std::less<>> collections_;

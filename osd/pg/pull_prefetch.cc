@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "osd/net/client.h"
+#include "msg/client.h"
 #include "osd/pg/pull_object.h"
 
 namespace ec::osd::pg {
@@ -27,13 +27,13 @@ struct Planned {
 std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, store::ObjectStore& store,
                                 const PullOptions& options,
                                 const recovery::ShardSourceLimits& limits) {
-  const net::SubPullObject& o = job.request.objects[index];
+  const msg::SubPullObject& o = job.request.objects[index];
   auto needed = NeedsPull(store, job, o);
   if (!needed.ok() || !*needed) return {};
   const std::uint64_t shard_size = job.codec->layout.shard_size(o.object_size);
   if (shard_size == 0) return {};
   std::vector<Planned> out;
-  if (job.request.mode == net::SubPullMode::kCopy) {
+  if (job.request.mode == msg::SubPullMode::kCopy) {
     // Copy reads the shard as SplitToLimits cuts it: one request when it fits.
     if (job.copy_from.empty() || (limits.max_bytes != 0 && shard_size > limits.max_bytes)) {
       return {};
@@ -66,7 +66,7 @@ std::uint64_t ItemHeaderBytes(const std::string& collection, const std::string& 
 PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, store::ObjectStore& store,
                               const PullOptions& options,
                               std::vector<std::vector<PrefetchedRead>>* reads) {
-  const std::vector<net::SubPullObject>& objects = job.request.objects;
+  const std::vector<msg::SubPullObject>& objects = job.request.objects;
   const recovery::ShardSourceLimits limits = HelperLimits();
   PrefetchCounts counts;
   std::vector<Planned> planned;
@@ -88,20 +88,20 @@ PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, store::Obje
 
   // Per helper (by position; kCopy: the first copy source), its reads in request order, cut
   // into requests within the protocol's limits.
-  const bool copy = job.request.mode == net::SubPullMode::kCopy;
+  const bool copy = job.request.mode == msg::SubPullMode::kCopy;
   struct Batch {
-    const net::OsdShardSource::Holder* holder = nullptr;
-    net::SubReadBatchRequest request;
+    const msg::OsdShardSource::Holder* holder = nullptr;
+    msg::SubReadBatchRequest request;
     std::vector<std::size_t> reads;  // index in `planned` of each item
     std::uint64_t bytes = 0;
     std::uint64_t header = 4;
   };
-  const net::Limits wire;
+  const msg::Limits wire;
   std::map<int, std::vector<Batch>> batches;  // position -> its requests
   for (std::size_t i = 0; i < planned.size(); ++i) {
     const Planned& p = planned[i];
-    const net::SubPullObject& o = objects[p.object];
-    const net::OsdShardSource::Holder* holder =
+    const msg::SubPullObject& o = objects[p.object];
+    const msg::OsdShardSource::Holder* holder =
         copy ? &job.copy_from.front() : &job.holders.at(p.shard);
     std::vector<Batch>& mine = batches[p.shard];
     const std::uint64_t header =
@@ -113,7 +113,7 @@ PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, store::Obje
       mine.back().holder = holder;
     }
     Batch& b = mine.back();
-    net::SubReadBatchItem item;
+    msg::SubReadBatchItem item;
     item.collection = job.request.collection;
     item.object = o.object;
     item.shard = static_cast<std::uint32_t>(p.shard);
@@ -134,13 +134,13 @@ PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, store::Obje
   counts.requests = left;
   for (auto& [position, list] : batches) {
     for (Batch& b : list) {
-      net::CallOptions call;
+      msg::CallOptions call;
       call.timeout = options.helper_timeout;
-      const net::OsdShardSource::Holder* holder = b.holder;
+      const msg::OsdShardSource::Holder* holder = b.holder;
       const std::vector<std::size_t>* reads = &b.reads;
       holder->client->ReadBatchAsync(
           std::move(b.request),
-          [&, holder, reads](Result<std::vector<net::ReadBatchItem>> reply) {
+          [&, holder, reads](Result<std::vector<msg::ReadBatchItem>> reply) {
             for (std::size_t k = 0; k < reads->size(); ++k) {
               const Planned& p = planned[(*reads)[k]];
               PrefetchedRead& r = got[(*reads)[k]];
@@ -150,7 +150,7 @@ PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, store::Obje
                 r.status = reply.status().WithPrefix(holder->name);
                 continue;
               }
-              net::ReadBatchItem& item = (*reply)[k];
+              msg::ReadBatchItem& item = (*reply)[k];
               if (!item.status.ok()) {
                 r.status = item.status.WithPrefix(holder->name);
                 continue;

@@ -11,7 +11,7 @@
 //               (a large object streams batch by batch as without prefetching)
 //     kCopy:    the whole shard from the first copy source, when it fits one request
 //   -> per helper, every object's extents as items of ONE SubReadBatch (expect_version = the
-//      object's version), cut into more only where one would pass net::Limits (max_batch_items
+//      object's version), cut into more only where one would pass msg::Limits (max_batch_items
 //      items, max_payload_len reply bytes, max_header_len of request header)
 //   -> all helpers' batches in flight at once; wait for every reply (PullOptions::helper_timeout)
 //   -> reads[i]: the object's reads, each with its bytes (slices of the reply, no copy)

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "common/thread_nice.h"
-#include "osd/net/osd_shard_source.h"
-#include "osd/net/peer_clients.h"
+#include "msg/peer_clients.h"
+#include "osd/pg/osd_shard_source.h"
 #include "osd/pg/pool_codecs.h"
 #include "osd/pg/pull_job.h"
 #include "osd/pg/pull_object.h"
@@ -34,9 +34,9 @@ class PullService::Impl {
         log_(log ? std::move(log) : spdlog::default_logger()),
         options_(std::move(options)),
         codecs_(options_.plugin_dir),
-        peers_(net::PeerOptions{fmt::format("osd.{}-recovery", options_.osd_id),
+        peers_(msg::PeerOptions{fmt::format("osd.{}-recovery", options_.osd_id),
                                 std::chrono::milliseconds(3000), options_.helper_timeout, 2, 2,
-                                net::TrafficClass::kBackground, options_.nice}),
+                                msg::TrafficClass::kBackground, options_.nice}),
         puller_(store_, &options_, &stopping_),
         pool_(static_cast<std::size_t>(std::clamp(options_.threads, 1, 256))) {
     options_.max_active = std::max(options_.max_active, 1);
@@ -53,7 +53,7 @@ class PullService::Impl {
     peers_.CloseAll();
   }
 
-  void Attach(net::RequestHandler* shard_service) { puller_.AttachShardService(shard_service); }
+  void Attach(msg::RequestHandler* shard_service) { puller_.AttachShardService(shard_service); }
 
   // What the registry's counters above count, over every pool (PullService::Totals).
   struct Totals {
@@ -66,18 +66,18 @@ class PullService::Impl {
     }
   } totals_;
 
-  void Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
-    if (!std::holds_alternative<net::SubPullRequest>(request.body)) {
+  void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) {
+    if (!std::holds_alternative<msg::SubPullRequest>(request.body)) {
       (void)responder->SendError(Status::Invalid("the pull service serves SubPull only"));
       return;
     }
     boost::asio::post(pool_, [this, req = std::move(request), r = std::move(responder)]() mutable {
-      Start(std::get<net::SubPullRequest>(std::move(req.body)), std::move(r));
+      Start(std::get<msg::SubPullRequest>(std::move(req.body)), std::move(r));
     });
   }
 
  private:
-  void Start(net::SubPullRequest request, std::shared_ptr<net::Responder> responder) {
+  void Start(msg::SubPullRequest request, std::shared_ptr<msg::Responder> responder) {
     auto job = std::make_shared<PullJob>();
     job->request = std::move(request);
     job->responder = std::move(responder);
@@ -86,7 +86,7 @@ class PullService::Impl {
     if (!s.ok()) {
       log_->warn("osd.{}: pull of pool {} shard {} ({} objects) refused: {}", options_.osd_id,
                  job->request.pool, job->request.shard, job->request.objects.size(), s.message());
-      net::SubPullReply reply;
+      msg::SubPullReply reply;
       reply.status = std::move(s);
       (void)job->responder->Send(std::move(reply));
       return;
@@ -205,14 +205,14 @@ class PullService::Impl {
   }
 
   void Reply(PullJob& job) {
-    net::SubPullReply reply;
+    msg::SubPullReply reply;
     reply.results = std::move(job.results);
     (void)job.responder->Send(std::move(reply));
     job.responder.reset();
   }
 
   Status Prepare(PullJob& job) {
-    const net::SubPullRequest& r = job.request;
+    const msg::SubPullRequest& r = job.request;
     auto map = map_->Get();
     const auto wanted = static_cast<std::int64_t>(
         std::min<std::uint64_t>(r.epoch, std::numeric_limits<std::int64_t>::max()));
@@ -237,10 +237,10 @@ class PullService::Impl {
           fmt::format("shard {} out of range: pool {} has {} shards", r.shard, job.pool_name, n));
     }
     if (r.collection.empty()) return Status::Invalid("a pull needs a collection");
-    const bool copy = r.mode == net::SubPullMode::kCopy;
+    const bool copy = r.mode == msg::SubPullMode::kCopy;
     std::set<std::uint32_t> seen;
     std::vector<std::string> left_out;
-    for (const net::SubPullHelper& h : r.helpers) {
+    for (const msg::SubPullHelper& h : r.helpers) {
       if (h.shard >= n) {
         return Status::Invalid(fmt::format("helper osd.{} at shard {}: pool {} has {} shards",
                                            h.osd, h.shard, job.pool_name, n));
@@ -269,7 +269,7 @@ class PullService::Impl {
             fmt::format("osd.{} (shard {}): {}", h.osd, h.shard, client.status().message()));
         continue;
       }
-      net::OsdShardSource::Holder holder{client->get(),
+      msg::OsdShardSource::Holder holder{client->get(),
                                          fmt::format("osd.{} (shard {})", h.osd, h.shard)};
       job.clients.push_back(std::move(client).value());
       if (source) {
@@ -286,9 +286,9 @@ class PullService::Impl {
     return Status::OK();
   }
 
-  net::SubPullResult PullObject(const PullJob& job, const net::SubPullObject& o,
+  msg::SubPullResult PullObject(const PullJob& job, const msg::SubPullObject& o,
                                 std::vector<PrefetchedRead> ahead) {
-    net::SubPullResult result;
+    msg::SubPullResult result;
     result.object = o.object;
     result.status = puller_.Pull(job, o, std::move(ahead), &result);
     const bool ok = result.status.ok();
@@ -324,7 +324,7 @@ class PullService::Impl {
   std::shared_ptr<spdlog::logger> log_;
   PullOptions options_;
   PoolCodecs codecs_;
-  net::PeerClients peers_;
+  msg::PeerClients peers_;
   std::atomic<bool> stopping_{false};
   ObjectPuller puller_;
   boost::asio::thread_pool pool_;  // last: joined first, while everything it uses is alive
@@ -337,11 +337,11 @@ PullService::PullService(store::ObjectStore* store, const cluster::MapHolder* ma
 
 PullService::~PullService() = default;
 
-void PullService::AttachShardService(net::RequestHandler* shard_service) {
+void PullService::AttachShardService(msg::RequestHandler* shard_service) {
   impl_->Attach(shard_service);
 }
 
-void PullService::Handle(net::Request request, std::shared_ptr<net::Responder> responder) {
+void PullService::Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) {
   impl_->Handle(std::move(request), std::move(responder));
 }
 

@@ -12,13 +12,13 @@
 //        helper bytes to fetch stay within PullOptions::batch_bytes (at least one object);
 //        every object of the window planned first (RepairEngine::Plan, the same request as
 //        below), then per helper ONE SubReadBatch carrying every object's extents from it (more
-//        only past net::Limits), all helpers at once: a window of N small objects costs one
+//        only past msg::Limits), all helpers at once: a window of N small objects costs one
 //        round trip per helper, not N; the next window is fetched while one runs
 //     -> per object of the window, up to max_active at once:
 //          kRebuild  RepairEngine::Run(want = {shard}, available = the helpers' positions, the
 //                    least-cost plan under PullOptions::cost, no local shard) over the fetched
 //                    bytes (recovery/prefetched_shard_source.h), whatever else it asks going to
-//                    net::OsdShardSource, both with expect_version = object.version: a helper at
+//                    msg::OsdShardSource, both with expect_version = object.version: a helper at
 //                    another version, or one that failed in the batch, fails its request and the
 //                    engine re-plans without it, reading the others directly (one ReadShard
 //                    per helper, as without batching); an object too large for one engine
@@ -29,7 +29,7 @@
 //                    request also names helpers of other positions, the shard is rebuilt from
 //                    those as kRebuild would
 //        -> the shard written locally as ONE SubWrite kFull at object.version, prev_version =
-//           object.prev_version (osd/daemon/sub_ops.h: one store transaction with an undo record)
+//           object.prev_version (osd/shard/sub_ops.h: one store transaction with an undo record)
 //     -> one SubPullReply: a result per object, in request order
 //
 // Per object result (SubPullResult): OK; ESTALE when this OSD's shard is not at prev_version
@@ -56,9 +56,9 @@
 //   ecstore_recovery_read_batches_total{pool} (SubReadBatch requests sent).
 //
 // Ordering with client writes: the primary's SubWrite of an object and this service's write of
-// the same shard must not interleave inside ApplySubWrite (it reads the shard's version, checks
-// prev_version, then applies: two writers that both pass the check before either applies would
-// leave the later one's shard, silently dropping the other). With a shard service attached
+// the same shard must not interleave inside shard::ApplySubWrite (it reads the shard's version,
+// checks prev_version, then applies: two writers that both pass the check before either applies
+// would leave the later one's shard, silently dropping the other). With a shard service attached
 // (AttachShardService: the OsdService) the local write is handed to it as a SubWrite request, so it
 // runs on the same per-shard strand as the primary's SubWrites, one at a time, and the
 // prev_version check then decides: whichever comes second fails ESTALE, never a mix. Without one,
@@ -77,8 +77,8 @@
 #include <string>
 
 #include "cluster/map/map_holder.h"
-#include "osd/daemon/metrics.h"
-#include "osd/net/server.h"
+#include "common/metrics.h"
+#include "msg/server.h"
 #include "osd/store/object_store.h"
 #include "recovery/read_cost.h"
 
@@ -119,7 +119,7 @@ struct PullTotals {
   std::uint64_t objects_ok = 0;
 };
 
-class PullService : public net::RequestHandler {
+class PullService : public msg::RequestHandler {
  public:
   // `store`, `map` and `metrics` are borrowed and must outlive the service. Starts the workers.
   PullService(store::ObjectStore* store, const cluster::MapHolder* map, MetricsRegistry* metrics,
@@ -131,10 +131,10 @@ class PullService : public net::RequestHandler {
   // The handler of this OSD's shard operations (the OsdService on the same store): the rebuilt
   // shard's SubWrite goes through it (see "Ordering" above). Borrowed; must outlive the service's
   // last pull (destroy the PullService first). Call once, before the first Handle.
-  void AttachShardService(net::RequestHandler* shard_service);
+  void AttachShardService(msg::RequestHandler* shard_service);
 
   // SubPull requests only (others are answered EINVAL). Never blocks.
-  void Handle(net::Request request, std::shared_ptr<net::Responder> responder) override;
+  void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) override;
 
   // Any thread; each field is read on its own (a pull finishing meanwhile may show in some).
   PullTotals Totals() const;

@@ -1,4 +1,4 @@
-// PullService in-process: seven OSDs, each a real store behind a real OsdService, served on
+// PullService in-process: seven OSDs, each a real store behind a real shard::OsdService, served on
 // loopback; a map with a CLAY(4,2,5) and an RS(4,2) pool. Objects are encoded with the pool's
 // code and their shards written to OSDs 0..5 at a version; a SubPull sent to an OSD over its
 // messenger (as a primary would) rebuilds or copies a shard into that OSD's store. Checked: the
@@ -16,11 +16,11 @@
 #include <thread>
 
 #include "ec/stripe_codec.h"
-#include "osd/daemon/osd_service.h"
-#include "osd/daemon/shard_meta.h"
-#include "osd/daemon/sub_ops.h"
-#include "osd/net/client.h"
+#include "msg/client.h"
 #include "osd/pg/pool_codecs.h"
+#include "osd/shard/osd_service.h"
+#include "osd/shard/shard_meta.h"
+#include "osd/shard/sub_ops.h"
 #include "osd/store/store_test_support.h"
 #include "osd/store/transaction.h"
 
@@ -37,20 +37,20 @@ constexpr std::uint64_t kStripes = 5;
 constexpr const char* kCollection = "pg.1.0";
 
 // Catches one reply.
-class PromiseResponder final : public net::Responder {
+class PromiseResponder final : public msg::Responder {
  public:
-  PromiseResponder(net::MsgType type, std::promise<net::ReplyBody>* reply)
+  PromiseResponder(msg::MsgType type, std::promise<msg::ReplyBody>* reply)
       : Responder(type, 1), reply_(reply) {}
   ~PromiseResponder() override {
-    if (!sent()) reply_->set_value(net::ErrorReply(request_type(), Status::IOError("dropped")));
+    if (!sent()) reply_->set_value(msg::ErrorReply(request_type(), Status::IOError("dropped")));
   }
 
  private:
-  Status Deliver(net::ReplyBody body, std::vector<Buffer>) override {
+  Status Deliver(msg::ReplyBody body, std::vector<Buffer>) override {
     reply_->set_value(std::move(body));
     return Status::OK();
   }
-  std::promise<net::ReplyBody>* reply_;
+  std::promise<msg::ReplyBody>* reply_;
 };
 
 struct Osd {
@@ -58,8 +58,8 @@ struct Osd {
   std::unique_ptr<store::ObjectStore> store;
   MetricsRegistry metrics;
   std::unique_ptr<PullService> pull;
-  std::shared_ptr<OsdService> service;
-  std::unique_ptr<net::Server> server;
+  std::shared_ptr<shard::OsdService> service;
+  std::unique_ptr<msg::Server> server;
 };
 
 class PullServiceTest : public ::testing::Test {
@@ -84,12 +84,13 @@ class PullServiceTest : public ::testing::Test {
       po.map_wait = 1s;
       osd->pull =
           std::make_unique<PullService>(osd->store.get(), &maps_, &osd->metrics, nullptr, po);
-      OsdServiceOptions so;
+      shard::OsdServiceOptions so;
       so.osd_id = i;
       so.recovery = osd->pull.get();
-      osd->service = std::make_shared<OsdService>(osd->store.get(), &osd->metrics, nullptr, so);
+      osd->service =
+          std::make_shared<shard::OsdService>(osd->store.get(), &osd->metrics, nullptr, so);
       osd->pull->AttachShardService(osd->service.get());
-      auto server = net::Server::Start(net::ServerOptions{}, osd->service);
+      auto server = msg::Server::Start(msg::ServerOptions{}, osd->service);
       ASSERT_TRUE(server.ok()) << server.status().ToString();
       osd->server = std::move(server).value();
       cluster::OsdEntry e;
@@ -124,18 +125,18 @@ class PullServiceTest : public ::testing::Test {
   // Writes shard i of `shard` on OSD i (i in `positions`) at `version`, as a SubWrite would.
   static Status PutShard(Osd& osd, const std::string& object, int shard, std::uint64_t version,
                          std::uint64_t prev, std::uint64_t object_size, const Buffer& bytes) {
-    net::SubWriteRequest w;
+    msg::SubWriteRequest w;
     w.collection = kCollection;
     w.object = object;
     w.shard = static_cast<std::uint32_t>(shard);
     w.version = version;
     w.prev_version = prev;
-    w.kind = net::SubWriteKind::kFull;
+    w.kind = msg::SubWriteKind::kFull;
     w.object_size = object_size;
     w.shard_size = bytes.size();
     if (!bytes.empty()) w.extents.push_back({0, bytes.size()});
-    Status s = ApplySubWrite(*osd.store, w, bytes, true);
-    if (s.code() == EEXIST) s = ApplySubWrite(*osd.store, w, bytes, false);
+    Status s = shard::ApplySubWrite(*osd.store, w, bytes, true);
+    if (s.code() == EEXIST) s = shard::ApplySubWrite(*osd.store, w, bytes, false);
     return s;
   }
 
@@ -163,7 +164,7 @@ class PullServiceTest : public ::testing::Test {
   // `r`'s objects; their shards, and the size of the last one in *size.
   std::vector<std::vector<Buffer>> PutObjects(std::int64_t pool, const std::string& prefix,
                                               int count, std::uint64_t version, std::uint64_t step,
-                                              net::SubPullRequest* r, std::uint64_t* size) {
+                                              msg::SubPullRequest* r, std::uint64_t* size) {
     std::vector<std::vector<Buffer>> shards;
     for (int i = 0; i < count; ++i) {
       const std::string name = prefix + std::to_string(i);
@@ -174,8 +175,8 @@ class PullServiceTest : public ::testing::Test {
     return shards;
   }
 
-  net::SubPullRequest Request(std::int64_t pool, std::uint32_t shard, net::SubPullMode mode) {
-    net::SubPullRequest r;
+  msg::SubPullRequest Request(std::int64_t pool, std::uint32_t shard, msg::SubPullMode mode) {
+    msg::SubPullRequest r;
     r.pool = static_cast<std::uint64_t>(pool);
     r.epoch = static_cast<std::uint64_t>(map_.epoch);
     r.collection = kCollection;
@@ -184,8 +185,8 @@ class PullServiceTest : public ::testing::Test {
     return r;
   }
   // Helpers: every position but `lost` on the OSD of the same number.
-  static std::vector<net::SubPullHelper> AllBut(std::uint32_t lost) {
-    std::vector<net::SubPullHelper> h;
+  static std::vector<msg::SubPullHelper> AllBut(std::uint32_t lost) {
+    std::vector<msg::SubPullHelper> h;
     for (std::uint32_t p = 0; p < 6; ++p) {
       if (p != lost) h.push_back({p, static_cast<std::int32_t>(p)});
     }
@@ -194,31 +195,31 @@ class PullServiceTest : public ::testing::Test {
 
   // Sends `request` to OSD `target` over its messenger, as a primary would, and waits for the
   // reply (a whole-request error is the reply's status).
-  net::SubPullReply Pull(int target, net::SubPullRequest request) {
-    net::ClientOptions co;
+  msg::SubPullReply Pull(int target, msg::SubPullRequest request) {
+    msg::ClientOptions co;
     co.port = osds_[target]->server->port();
     co.request_timeout = 60s;
-    auto client = net::OsdClient::Create(co);
+    auto client = msg::OsdClient::Create(co);
     EXPECT_TRUE(client.ok()) << client.status().ToString();
-    if (!client.ok()) return net::SubPullReply{client.status(), {}};
+    if (!client.ok()) return msg::SubPullReply{client.status(), {}};
     auto reply = (*client)->SubPull(std::move(request));
-    if (!reply.ok()) return net::SubPullReply{reply.status(), {}};
+    if (!reply.ok()) return msg::SubPullReply{reply.status(), {}};
     return std::move(reply).value();
   }
 
   // Shard `shard` of `object` as OSD `osd`'s store holds it ("<error>" when it cannot be read).
   std::string Stored(int osd, const std::string& object, int shard) {
-    auto got = osds_[osd]->store->Read(kCollection, ShardObjectName(object, shard),
+    auto got = osds_[osd]->store->Read(kCollection, shard::ShardObjectName(object, shard),
                                        std::vector<store::Extent>{{0, 1 << 24}});
     if (!got.ok()) return "<" + got.status().ToString() + ">";
     return store::testing::ToString((*got)[0]);
   }
-  net::SubStateReply State(int osd, const std::string& object, int shard) {
-    auto st =
-        ReadSubState(*osds_[osd]->store,
-                     net::SubStateRequest{kCollection, object, static_cast<std::uint32_t>(shard)});
+  msg::SubStateReply State(int osd, const std::string& object, int shard) {
+    auto st = shard::ReadSubState(
+        *osds_[osd]->store,
+        msg::SubStateRequest{kCollection, object, static_cast<std::uint32_t>(shard)});
     EXPECT_TRUE(st.ok()) << st.status().ToString();
-    return st.ok() ? *st : net::SubStateReply{};
+    return st.ok() ? *st : msg::SubStateReply{};
   }
   // The value of one counter line of OSD `osd`'s /metrics ("" when absent).
   std::string Metric(int osd, const std::string& line_start) {
@@ -249,13 +250,13 @@ TEST_F(PullServiceTest, ClayRebuildReadsDTimesCOverQ) {
   const std::vector<Buffer> shards = PutObject(kClayPool, "obj", 7, &size);
   ASSERT_EQ(shards.size(), 6u);
   // Shard 1 is lost (its OSD gone); OSD 6 rebuilds it from the other five.
-  net::SubPullRequest r = Request(kClayPool, 1, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(kClayPool, 1, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(1);
   r.objects = {{"obj", 7, size, 0}};
-  const net::SubPullReply reply = Pull(6, r);
+  const msg::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), 1u);
-  const net::SubPullResult& res = reply.results[0];
+  const msg::SubPullResult& res = reply.results[0];
   ASSERT_TRUE(res.status.ok()) << res.status.ToString();
   EXPECT_EQ(res.object, "obj");
   // d = 5 helpers, q = d - k + 1 = 2: each sends half a chunk per stripe.
@@ -274,8 +275,8 @@ TEST_F(PullServiceTest, ClayRebuildReadsDTimesCOverQ) {
   EXPECT_EQ(res.device_bytes, plan->cost.device_bytes);
   EXPECT_GE(res.device_bytes, res.network_bytes);
   EXPECT_EQ(Stored(6, "obj", 1), store::testing::ToString(shards[1]));
-  const net::SubStateReply st = State(6, "obj", 1);
-  EXPECT_EQ(st.state, net::ShardState::kPresent);
+  const msg::SubStateReply st = State(6, "obj", 1);
+  EXPECT_EQ(st.state, msg::ShardState::kPresent);
   EXPECT_EQ(st.version, 7u);
   EXPECT_EQ(st.object_size, size);
   EXPECT_EQ(st.shard_size, kStripes * kStripeUnit);
@@ -294,7 +295,7 @@ TEST_F(PullServiceTest, ClayRebuildReadsDTimesCOverQ) {
   EXPECT_EQ(totals.objects_ok, 1u);
 
   // Pulled again (a retried request): nothing is read, the shard stays.
-  const net::SubPullReply again = Pull(6, r);
+  const msg::SubPullReply again = Pull(6, r);
   ASSERT_EQ(again.results.size(), 1u);
   EXPECT_TRUE(again.results[0].status.ok()) << again.results[0].status.ToString();
   EXPECT_EQ(again.results[0].network_bytes, 0u);
@@ -304,14 +305,14 @@ TEST_F(PullServiceTest, ClayRebuildReadsDTimesCOverQ) {
 TEST_F(PullServiceTest, RsRebuildReadsKChunks) {
   std::vector<std::vector<Buffer>> shards;
   std::uint64_t size = 0;
-  net::SubPullRequest r = Request(kRsPool, 4, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(kRsPool, 4, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(4);
   shards = PutObjects(kRsPool, "rs", 5, 10, 1, &r, &size);
-  const net::SubPullReply reply = Pull(6, r);
+  const msg::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), 5u);
   for (int i = 0; i < 5; ++i) {
-    const net::SubPullResult& res = reply.results[i];
+    const msg::SubPullResult& res = reply.results[i];
     EXPECT_EQ(res.object, "rs" + std::to_string(i));  // in request order
     ASSERT_TRUE(res.status.ok()) << res.status.ToString();
     EXPECT_EQ(res.network_bytes, kStripes * 4 * kStripeUnit);
@@ -343,14 +344,14 @@ TEST_F(PullServiceTest, BatchOfObjectsSendsOneReadRequestPerHelper) {
     }
     std::vector<std::vector<Buffer>> shards;
     std::uint64_t size = 0;
-    net::SubPullRequest r = Request(c.pool, c.lost, net::SubPullMode::kRebuild);
+    msg::SubPullRequest r = Request(c.pool, c.lost, msg::SubPullMode::kRebuild);
     r.helpers = AllBut(c.lost);
     shards = PutObjects(c.pool, "batch" + std::to_string(c.pool) + ".", kObjects, 20, 1, &r, &size);
-    const net::SubPullReply reply = Pull(6, r);
+    const msg::SubPullReply reply = Pull(6, r);
     ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
     ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
     for (int i = 0; i < kObjects; ++i) {
-      const net::SubPullResult& res = reply.results[i];
+      const msg::SubPullResult& res = reply.results[i];
       ASSERT_TRUE(res.status.ok()) << res.status.ToString();
       EXPECT_EQ(res.network_bytes, c.per_object) << res.object;
       EXPECT_EQ(Stored(6, res.object, static_cast<int>(c.lost)),
@@ -378,22 +379,22 @@ TEST_F(PullServiceTest, HelperFailingMidBatchStillRebuildsEveryObject) {
   constexpr int kObjects = 6;
   std::vector<std::vector<Buffer>> shards;
   std::uint64_t size = 0;
-  net::SubPullRequest r = Request(kClayPool, 1, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(kClayPool, 1, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(1);
   shards = PutObjects(kClayPool, "mid", kObjects, 5, 0, &r, &size);
   // osd.2 lost the shards of objects 1 and 4.
   for (int i : {1, 4}) {
     store::Transaction t;
-    t.Remove(kCollection, ShardObjectName("mid" + std::to_string(i), 2));
+    t.Remove(kCollection, shard::ShardObjectName("mid" + std::to_string(i), 2));
     ASSERT_TRUE(osds_[2]->store->Apply(t).ok());
   }
   const std::uint64_t reads_before = Ops(0, "read");
-  const net::SubPullReply reply = Pull(6, r);
+  const msg::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
   const std::uint64_t half = kStripes * kStripeUnit / 2, whole = kStripes * kStripeUnit;
   for (int i = 0; i < kObjects; ++i) {
-    const net::SubPullResult& res = reply.results[i];
+    const msg::SubPullResult& res = reply.results[i];
     ASSERT_TRUE(res.status.ok()) << res.status.ToString();
     EXPECT_EQ(Stored(6, res.object, 1), store::testing::ToString(shards[i][1])) << res.object;
     if (i == 1 || i == 4) {
@@ -414,16 +415,16 @@ TEST_F(PullServiceTest, HelperDownForTheWholeBatch) {
   constexpr int kObjects = 4;
   std::vector<std::vector<Buffer>> shards;
   std::uint64_t size = 0;
-  net::SubPullRequest r = Request(kClayPool, 0, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(kClayPool, 0, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(0);
   shards = PutObjects(kClayPool, "down", kObjects, 5, 0, &r, &size);
   osds_[3]->server->Stop();
-  const net::SubPullReply reply = Pull(6, r);
+  const msg::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
   const std::uint64_t half = kStripes * kStripeUnit / 2, whole = kStripes * kStripeUnit;
   for (int i = 0; i < kObjects; ++i) {
-    const net::SubPullResult& res = reply.results[i];
+    const msg::SubPullResult& res = reply.results[i];
     ASSERT_TRUE(res.status.ok()) << res.status.ToString();
     EXPECT_EQ(Stored(6, res.object, 0), store::testing::ToString(shards[i][0])) << res.object;
     EXPECT_EQ(res.network_bytes, 4 * half + 4 * whole) << res.object;
@@ -435,14 +436,14 @@ TEST_F(PullServiceTest, CopyOfManyObjectsIsOneBatch) {
   constexpr int kObjects = 5;
   std::vector<std::vector<Buffer>> shards;
   std::uint64_t size = 0;
-  net::SubPullRequest r = Request(kRsPool, 2, net::SubPullMode::kCopy);
+  msg::SubPullRequest r = Request(kRsPool, 2, msg::SubPullMode::kCopy);
   r.helpers = {{2, 2}};
   shards = PutObjects(kRsPool, "copy", kObjects, 5, 0, &r, &size);
-  const net::SubPullReply reply = Pull(6, r);
+  const msg::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
   for (int i = 0; i < kObjects; ++i) {
-    const net::SubPullResult& res = reply.results[i];
+    const msg::SubPullResult& res = reply.results[i];
     ASSERT_TRUE(res.status.ok()) << res.status.ToString();
     EXPECT_EQ(res.network_bytes, shards[i][2].size());
     EXPECT_EQ(res.rebuilt_bytes, shards[i][2].size());
@@ -458,7 +459,7 @@ TEST_F(PullServiceTest, WindowsStayWithinBatchBytes) {
   constexpr int kObjects = 3;
   std::vector<std::vector<Buffer>> shards;
   std::uint64_t size = 0;
-  net::SubPullRequest r = Request(kRsPool, 0, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(kRsPool, 0, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(0);
   shards = PutObjects(kRsPool, "win", kObjects, 5, 0, &r, &size);
   PullOptions po;
@@ -466,14 +467,14 @@ TEST_F(PullServiceTest, WindowsStayWithinBatchBytes) {
   po.batch_bytes = kStripes * 4 * kStripeUnit + 1;  // one object's reads, not two
   MetricsRegistry metrics;
   auto direct = std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &metrics, nullptr, po);
-  std::promise<net::ReplyBody> got;
+  std::promise<msg::ReplyBody> got;
   auto done = got.get_future();
-  net::Request req;
+  msg::Request req;
   req.body = r;
-  direct->Handle(std::move(req), std::make_shared<PromiseResponder>(net::MsgType::kSubPull, &got));
+  direct->Handle(std::move(req), std::make_shared<PromiseResponder>(msg::MsgType::kSubPull, &got));
   ASSERT_EQ(done.wait_for(60s), std::future_status::ready);
-  const net::ReplyBody body = done.get();
-  const auto* reply = std::get_if<net::SubPullReply>(&body);
+  const msg::ReplyBody body = done.get();
+  const auto* reply = std::get_if<msg::SubPullReply>(&body);
   ASSERT_NE(reply, nullptr);
   ASSERT_EQ(reply->results.size(), static_cast<std::size_t>(kObjects));
   for (int i = 0; i < kObjects; ++i) {
@@ -496,15 +497,15 @@ TEST_F(PullServiceTest, WindowsStayWithinBatchBytes) {
   r.helpers = AllBut(1);
   std::uint64_t reads_before = 0;
   for (int i = 0; i < 6; ++i) reads_before += Ops(i, "read");
-  std::promise<net::ReplyBody> got2;
+  std::promise<msg::ReplyBody> got2;
   auto done2 = got2.get_future();
-  net::Request req2;
+  msg::Request req2;
   req2.body = r;
   direct->Handle(std::move(req2),
-                 std::make_shared<PromiseResponder>(net::MsgType::kSubPull, &got2));
+                 std::make_shared<PromiseResponder>(msg::MsgType::kSubPull, &got2));
   ASSERT_EQ(done2.wait_for(60s), std::future_status::ready);
-  const net::ReplyBody body2 = done2.get();
-  const auto* unbatched = std::get_if<net::SubPullReply>(&body2);
+  const msg::ReplyBody body2 = done2.get();
+  const auto* unbatched = std::get_if<msg::SubPullReply>(&body2);
   ASSERT_NE(unbatched, nullptr);
   ASSERT_EQ(unbatched->results.size(), static_cast<std::size_t>(kObjects));
   for (int i = 0; i < kObjects; ++i) {
@@ -523,10 +524,10 @@ TEST_F(PullServiceTest, WindowsStayWithinBatchBytes) {
 TEST_F(PullServiceTest, CopyReadsTheShardOnce) {
   std::uint64_t size = 0;
   const std::vector<Buffer> shards = PutObject(kRsPool, "obj", 5, &size);
-  net::SubPullRequest r = Request(kRsPool, 2, net::SubPullMode::kCopy);
+  msg::SubPullRequest r = Request(kRsPool, 2, msg::SubPullMode::kCopy);
   r.helpers = {{2, 2}};
   r.objects = {{"obj", 5, size, 0}};
-  const net::SubPullReply reply = Pull(6, r);
+  const msg::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), 1u);
   ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
@@ -539,11 +540,11 @@ TEST_F(PullServiceTest, CopyReadsTheShardOnce) {
 TEST_F(PullServiceTest, CopyFallsBackToRebuildWhenTheSourceIsGone) {
   std::uint64_t size = 0;
   const std::vector<Buffer> shards = PutObject(kClayPool, "obj", 5, &size);
-  net::SubPullRequest r = Request(kClayPool, 3, net::SubPullMode::kCopy);
+  msg::SubPullRequest r = Request(kClayPool, 3, msg::SubPullMode::kCopy);
   r.helpers = {{3, 42}};  // osd.42 is not in the map: left out
-  for (const net::SubPullHelper& h : AllBut(3)) r.helpers.push_back(h);
+  for (const msg::SubPullHelper& h : AllBut(3)) r.helpers.push_back(h);
   r.objects = {{"obj", 5, size, 0}};
-  const net::SubPullReply reply = Pull(6, r);
+  const msg::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), 1u);
   ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
@@ -558,10 +559,10 @@ TEST_F(PullServiceTest, HelperAtAnotherVersionIsNeverMixedIn) {
   // from the four helpers left (k whole chunks).
   Buffer other = Buffer::Allocate(shards[2].size(), true);
   ASSERT_TRUE(PutShard(*osds_[2], "obj", 2, 6, 5, size, other).ok());
-  net::SubPullRequest r = Request(kClayPool, 1, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(kClayPool, 1, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(1);
   r.objects = {{"obj", 5, size, 0}};
-  net::SubPullReply reply = Pull(6, r);
+  msg::SubPullReply reply = Pull(6, r);
   ASSERT_EQ(reply.results.size(), 1u);
   ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
   EXPECT_EQ(Stored(6, "obj", 1), store::testing::ToString(shards[1]));
@@ -574,7 +575,7 @@ TEST_F(PullServiceTest, HelperAtAnotherVersionIsNeverMixedIn) {
   reply = Pull(6, r);
   ASSERT_EQ(reply.results.size(), 1u);
   EXPECT_EQ(reply.results[0].status.code(), ESTALE) << reply.results[0].status.ToString();
-  EXPECT_EQ(State(6, "obj", 0).state, net::ShardState::kAbsent);
+  EXPECT_EQ(State(6, "obj", 0).state, msg::ShardState::kAbsent);
   EXPECT_EQ(Metric(6, "ecstore_recovery_objects_total{pool=\"clay-pool\",result=\"failed\"}"), "1");
 }
 
@@ -585,10 +586,10 @@ TEST_F(PullServiceTest, PrevVersionMismatchFailsThatObjectOnly) {
   // OSD 6 already holds shard 1 of "b" at version 4 (an older copy), but the primary thinks it
   // holds nothing.
   ASSERT_TRUE(PutShard(*osds_[6], "b", 1, 4, 0, size, a[1]).ok());
-  net::SubPullRequest r = Request(kRsPool, 1, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(kRsPool, 1, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(1);
   r.objects = {{"a", 5, size, 0}, {"b", 5, size, 0}, {"c", 3, size, 4}};
-  const net::SubPullReply reply = Pull(6, r);
+  const msg::SubPullReply reply = Pull(6, r);
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), 3u);
   EXPECT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
@@ -601,7 +602,7 @@ TEST_F(PullServiceTest, PrevVersionMismatchFailsThatObjectOnly) {
 
   // With the right prev_version, "b" is brought to version 5.
   r.objects = {{"b", 5, size, 4}};
-  const net::SubPullReply fixed = Pull(6, r);
+  const msg::SubPullReply fixed = Pull(6, r);
   ASSERT_EQ(fixed.results.size(), 1u);
   EXPECT_TRUE(fixed.results[0].status.ok()) << fixed.results[0].status.ToString();
   EXPECT_EQ(Stored(6, "b", 1), store::testing::ToString(b[1]));
@@ -609,14 +610,14 @@ TEST_F(PullServiceTest, PrevVersionMismatchFailsThatObjectOnly) {
 }
 
 TEST_F(PullServiceTest, RequestErrors) {
-  net::SubPullRequest r = Request(9, 1, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(9, 1, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(1);
   r.objects = {{"obj", 5, 100, 0}};
   EXPECT_EQ(Pull(6, r).status.code(), ENOENT);
 
   r.pool = kClayPool;
   r.epoch = 4;  // newer than every OSD's map: refused after a short wait
-  net::SubPullReply reply = Pull(6, r);
+  msg::SubPullReply reply = Pull(6, r);
   EXPECT_EQ(reply.status.code(), ESTALE) << reply.status.ToString();
   EXPECT_TRUE(reply.status.is_retryable());
   EXPECT_TRUE(reply.results.empty());
@@ -641,7 +642,7 @@ TEST_F(PullServiceTest, RequestErrors) {
 TEST_F(PullServiceTest, NewerMapArrivingInTimeIsUsed) {
   std::uint64_t size = 0;
   const std::vector<Buffer> shards = PutObject(kRsPool, "obj", 5, &size);
-  net::SubPullRequest r = Request(kRsPool, 0, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(kRsPool, 0, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(0);
   r.objects = {{"obj", 5, size, 0}};
   r.epoch = 4;
@@ -651,7 +652,7 @@ TEST_F(PullServiceTest, NewerMapArrivingInTimeIsUsed) {
     next.epoch = 4;
     maps_.Set(next);
   });
-  const net::SubPullReply reply = Pull(6, r);
+  const msg::SubPullReply reply = Pull(6, r);
   later.join();
   ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
   ASSERT_EQ(reply.results.size(), 1u);
@@ -665,31 +666,31 @@ TEST_F(PullServiceTest, ClientWriteAndPullOfOneShardNeverInterleave) {
   constexpr int kObjects = 24;
   std::uint64_t size = 0;
   std::vector<std::vector<Buffer>> shards;
-  net::SubPullRequest r = Request(kRsPool, 1, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(kRsPool, 1, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(1);
   shards = PutObjects(kRsPool, "race", kObjects, 5, 0, &r, &size);
-  net::ClientOptions co;
+  msg::ClientOptions co;
   co.port = osds_[6]->server->port();
-  auto client = net::OsdClient::Create(co);
+  auto client = msg::OsdClient::Create(co);
   ASSERT_TRUE(client.ok()) << client.status().ToString();
   const Buffer written = Buffer::Allocate(shards[0][1].size(), true);
   std::vector<Status> writes(kObjects);
   std::thread writer([&] {
     for (int i = 0; i < kObjects; ++i) {
-      net::SubWriteRequest w;
+      msg::SubWriteRequest w;
       w.collection = kCollection;
       w.object = "race" + std::to_string(i);
       w.shard = 1;
       w.version = 9;
       w.prev_version = 0;
-      w.kind = net::SubWriteKind::kFull;
+      w.kind = msg::SubWriteKind::kFull;
       w.object_size = size;
       w.shard_size = written.size();
       w.extents.push_back({0, written.size()});
       writes[i] = (*client)->SubWrite(w, {written});
     }
   });
-  const net::SubPullReply reply = Pull(6, r);
+  const msg::SubPullReply reply = Pull(6, r);
   writer.join();
   ASSERT_EQ(reply.results.size(), static_cast<std::size_t>(kObjects));
   for (int i = 0; i < kObjects; ++i) {
@@ -703,7 +704,7 @@ TEST_F(PullServiceTest, ClientWriteAndPullOfOneShardNeverInterleave) {
     if (!writes[i].ok()) {
       EXPECT_EQ(writes[i].code(), ESTALE);
     }
-    const net::SubStateReply st = State(6, name, 1);
+    const msg::SubStateReply st = State(6, name, 1);
     EXPECT_EQ(st.version, pulled ? 5u : 9u) << name;
     EXPECT_EQ(Stored(6, name, 1), store::testing::ToString(pulled ? shards[i][1] : written))
         << name;
@@ -718,31 +719,31 @@ TEST_F(PullServiceTest, WritesToTheStoreWithoutAShardService) {
   po.osd_id = 6;
   auto direct =
       std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &osds_[6]->metrics, nullptr, po);
-  net::SubPullRequest r = Request(kClayPool, 5, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(kClayPool, 5, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(5);
   r.objects = {{"obj", 5, size, 0}};
-  std::promise<net::ReplyBody> got;
+  std::promise<msg::ReplyBody> got;
   auto done = got.get_future();
-  net::Request req;
+  msg::Request req;
   req.body = r;
-  direct->Handle(std::move(req), std::make_shared<PromiseResponder>(net::MsgType::kSubPull, &got));
+  direct->Handle(std::move(req), std::make_shared<PromiseResponder>(msg::MsgType::kSubPull, &got));
   ASSERT_EQ(done.wait_for(60s), std::future_status::ready);
-  const net::ReplyBody body = done.get();
-  const auto* reply = std::get_if<net::SubPullReply>(&body);
+  const msg::ReplyBody body = done.get();
+  const auto* reply = std::get_if<msg::SubPullReply>(&body);
   ASSERT_NE(reply, nullptr);
   ASSERT_EQ(reply->results.size(), 1u);
   ASSERT_TRUE(reply->results[0].status.ok()) << reply->results[0].status.ToString();
   EXPECT_EQ(Stored(6, "obj", 5), store::testing::ToString(shards[5]));
 
   // Not a SubPull: refused at once.
-  std::promise<net::ReplyBody> refused;
+  std::promise<msg::ReplyBody> refused;
   auto refusal = refused.get_future();
-  net::Request ping;
-  ping.body = net::PingRequest{};
+  msg::Request ping;
+  ping.body = msg::PingRequest{};
   direct->Handle(std::move(ping),
-                 std::make_shared<PromiseResponder>(net::MsgType::kPing, &refused));
+                 std::make_shared<PromiseResponder>(msg::MsgType::kPing, &refused));
   ASSERT_EQ(refusal.wait_for(10s), std::future_status::ready);
-  EXPECT_EQ(net::StatusOf(refusal.get()).code(), EINVAL);
+  EXPECT_EQ(msg::StatusOf(refusal.get()).code(), EINVAL);
 }
 
 // Destroyed with a pull in flight: the request is still answered, ECANCELED as a whole if it had
@@ -751,7 +752,7 @@ TEST_F(PullServiceTest, ShutdownAnswersWithTheObjectsNotStartedCancelled) {
   constexpr int kObjects = 12;
   std::uint64_t size = 0;
   std::vector<std::vector<Buffer>> shards;
-  net::SubPullRequest r = Request(kClayPool, 2, net::SubPullMode::kRebuild);
+  msg::SubPullRequest r = Request(kClayPool, 2, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(2);
   shards = PutObjects(kClayPool, "stop", kObjects, 5, 0, &r, &size);
   PullOptions po;
@@ -760,33 +761,33 @@ TEST_F(PullServiceTest, ShutdownAnswersWithTheObjectsNotStartedCancelled) {
   po.max_active = 1;
   auto direct =
       std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &osds_[6]->metrics, nullptr, po);
-  std::promise<net::ReplyBody> got;
+  std::promise<msg::ReplyBody> got;
   auto done = got.get_future();
-  net::Request req;
+  msg::Request req;
   req.body = r;
-  direct->Handle(std::move(req), std::make_shared<PromiseResponder>(net::MsgType::kSubPull, &got));
+  direct->Handle(std::move(req), std::make_shared<PromiseResponder>(msg::MsgType::kSubPull, &got));
   direct.reset();  // microseconds after Handle: twelve objects of network reads cannot be done
   ASSERT_EQ(done.wait_for(0s), std::future_status::ready);
-  const net::ReplyBody body = done.get();
-  const auto* reply = std::get_if<net::SubPullReply>(&body);
+  const msg::ReplyBody body = done.get();
+  const auto* reply = std::get_if<msg::SubPullReply>(&body);
   ASSERT_NE(reply, nullptr);
   if (!reply->status.ok()) {
     // Not started at all: the whole request is refused.
     EXPECT_EQ(reply->status.code(), ECANCELED) << reply->status.ToString();
     EXPECT_TRUE(reply->results.empty());
     for (int i = 0; i < kObjects; ++i) {
-      EXPECT_EQ(State(6, "stop" + std::to_string(i), 2).state, net::ShardState::kAbsent);
+      EXPECT_EQ(State(6, "stop" + std::to_string(i), 2).state, msg::ShardState::kAbsent);
     }
     return;
   }
   ASSERT_EQ(reply->results.size(), static_cast<std::size_t>(kObjects));
   for (int i = 0; i < kObjects; ++i) {
-    const net::SubPullResult& res = reply->results[i];
+    const msg::SubPullResult& res = reply->results[i];
     if (res.status.ok()) {
       EXPECT_EQ(Stored(6, res.object, 2), store::testing::ToString(shards[i][2]));
     } else {
       EXPECT_EQ(res.status.code(), ECANCELED) << res.status.ToString();
-      EXPECT_EQ(State(6, res.object, 2).state, net::ShardState::kAbsent);
+      EXPECT_EQ(State(6, res.object, 2).state, msg::ShardState::kAbsent);
     }
   }
   EXPECT_NE(reply->results.back().status.code(), 0) << "every object ran before the shutdown";

@@ -65,8 +65,8 @@ Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
           }
         }
       }
-      auto present = [&](const net::SubStateReply& st) {
-        if (st.version != v || st.state != net::ShardState::kPresent) return false;
+      auto present = [&](const msg::SubStateReply& st) {
+        if (st.version != v || st.state != msg::ShardState::kPresent) return false;
         r.exists = true;
         r.object_size = st.object_size;
         return true;

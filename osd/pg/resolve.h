@@ -34,20 +34,20 @@
 #include <string>
 #include <vector>
 
-#include "osd/net/messages.h"
+#include "msg/messages.h"
 
 namespace ec::osd::pg {
 
 struct ShardView {
   int position = 0;        // shard / chunk id
   bool reachable = false;  // answered SubState
-  net::SubStateReply state;
+  msg::SubStateReply state;
 };
 
 // A shard of a position held by an OSD other than the position's acting OSD.
 struct OtherHolder {
   int osd = -1;
-  net::SubStateReply state;
+  msg::SubStateReply state;
 };
 
 struct Resolution {

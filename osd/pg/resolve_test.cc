@@ -16,9 +16,9 @@ std::vector<ShardView> Views(const std::vector<long long>& versions, bool remove
     s.reachable = versions[i] >= 0;
     if (s.reachable) {
       s.state.version = static_cast<std::uint64_t>(versions[i]);
-      s.state.state = versions[i] == 0 ? net::ShardState::kAbsent
-                      : removed        ? net::ShardState::kRemoved
-                                       : net::ShardState::kPresent;
+      s.state.state = versions[i] == 0 ? msg::ShardState::kAbsent
+                      : removed        ? msg::ShardState::kRemoved
+                                       : msg::ShardState::kPresent;
       s.state.object_size = 100 * s.state.version;
     }
     v.push_back(s);
@@ -30,7 +30,7 @@ std::vector<ShardView> Views(const std::vector<long long>& versions, bool remove
 OtherHolder Held(int osd, std::uint64_t version) {
   OtherHolder h;
   h.osd = osd;
-  h.state.state = net::ShardState::kPresent;
+  h.state.state = msg::ShardState::kPresent;
   h.state.version = version;
   h.state.object_size = 100 * version;
   return h;

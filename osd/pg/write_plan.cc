@@ -8,18 +8,18 @@
 namespace ec::osd::pg {
 
 Result<WritePlan> PlanWrite(const StripeLayout& layout, bool exists, std::uint64_t old_size,
-                            net::ObjWriteMode mode, std::uint64_t offset, std::uint64_t length,
+                            msg::ObjWriteMode mode, std::uint64_t offset, std::uint64_t length,
                             std::uint64_t max_object_size) {
   if (!exists) old_size = 0;
-  if (mode != net::ObjWriteMode::kWrite && offset != 0) {
+  if (mode != msg::ObjWriteMode::kWrite && offset != 0) {
     return Status::Invalid("an offset is only for a write, not for write_full or append");
   }
-  if (mode == net::ObjWriteMode::kAppend) offset = old_size;
+  if (mode == msg::ObjWriteMode::kAppend) offset = old_size;
   if (length > UINT64_MAX - offset) return Status::Invalid("write ends past 2^64");
   WritePlan p;
   p.write_offset = offset;
   const std::uint64_t end = offset + length;
-  if (mode == net::ObjWriteMode::kWriteFull) {
+  if (mode == msg::ObjWriteMode::kWriteFull) {
     p.full = true;
     p.new_size = length;
   } else {

@@ -19,7 +19,7 @@
 
 #include "common/status.h"
 #include "ec/stripe_layout.h"
-#include "osd/net/messages.h"
+#include "msg/messages.h"
 
 namespace ec::osd::pg {
 
@@ -41,7 +41,7 @@ struct WritePlan {
 // Errors: EINVAL for an offset with write_full/append (the request carries none) or an end past
 // 2^64; EFBIG "object would be N bytes, above osd_max_object_size M".
 Result<WritePlan> PlanWrite(const StripeLayout& layout, bool exists, std::uint64_t old_size,
-                            net::ObjWriteMode mode, std::uint64_t offset, std::uint64_t length,
+                            msg::ObjWriteMode mode, std::uint64_t offset, std::uint64_t length,
                             std::uint64_t max_object_size);
 
 }  // namespace ec::osd::pg

@@ -7,7 +7,7 @@
 namespace ec::osd::pg {
 namespace {
 
-using net::ObjWriteMode;
+using msg::ObjWriteMode;
 
 // isa k=4 m=2, stripe unit 4096: stripe width 16384.
 StripeLayout Layout() {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-namespace ec::store {
+namespace ec::osd::store {
 
 AlignedBuffer::AlignedBuffer(std::size_t size) : AlignedBuffer(size, Uninitialized{}) {
   if (data_ != nullptr) std::memset(data_, 0, size_);
@@ -33,4 +33,4 @@ AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
   return *this;
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

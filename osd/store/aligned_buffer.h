@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <span>
 
-namespace ec::store {
+namespace ec::osd::store {
 
 inline constexpr std::size_t kBlockSize = 4096;
 
@@ -46,4 +46,4 @@ class AlignedBuffer {
   std::size_t size_ = 0;
 };
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -2,7 +2,7 @@
 
 #include "common/codec.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 Allocator::Allocator(std::uint64_t num_blocks)
     : num_blocks_(num_blocks), free_(num_blocks), words_((num_blocks + 63) / 64, 0) {
@@ -139,4 +139,4 @@ std::vector<BlockRun> Allocator::Diff(const Allocator& a, const Allocator& b, st
   return out;
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -17,7 +17,7 @@
 
 #include "common/status.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 // A run of `count` device blocks starting at block `block`.
 struct BlockRun {
@@ -66,4 +66,4 @@ class Allocator {
   std::set<std::uint64_t> dirty_;
 };
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -4,7 +4,7 @@
 #include "osd/store/allocator.h"
 #include "osd/store/onode.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 TEST(Allocator, AllocatesContiguouslyReleasesAndReportsNoSpace) {
@@ -63,4 +63,4 @@ TEST(OnodeFormat, RoundTripsAndRejectsDamage) {
 }
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -9,7 +9,7 @@
 #include <random>
 #include <utility>
 
-namespace ec::store {
+namespace ec::osd::store {
 
 using rocksdb::FileOptions;
 using rocksdb::FSDirectory;
@@ -482,4 +482,4 @@ IOStatus CrashFileSystem::LinkFile(const std::string& src, const std::string& ta
   return target()->LinkFile(src, target_name, opts, dbg);
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

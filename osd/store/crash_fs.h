@@ -60,7 +60,7 @@
 
 #include "common/status.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 class CrashFileSystem : public rocksdb::FileSystemWrapper {
  public:
@@ -156,4 +156,4 @@ class CrashFileSystem : public rocksdb::FileSystemWrapper {
   Status crash_status_;                                    // guarded by mu_
 };
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -22,7 +22,7 @@
 
 #include "osd/store/store_test_support.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 using rocksdb::FileOptions;
@@ -431,4 +431,4 @@ TEST(CrashFs, WalGapRocksDbReplaysANewerWalAfterAnOlderOneEndedEarly) {
 }
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -12,7 +12,7 @@
 #include "osd/store/fault_device.h"
 #include "osd/store/store_model.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 using testing::Model;
@@ -160,4 +160,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, CrashTest,
                          testing::BackendName);
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -12,7 +12,7 @@
 #include "osd/store/onode.h"
 #include "osd/store/rocks_util.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 Status ObjectStore::RetireDeferred(bool sync) {
   if (deferred_keys_.empty()) return Status::OK();
@@ -96,4 +96,4 @@ Status ObjectStore::ReplayDeferred() {
   return RetireDeferred(true);
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

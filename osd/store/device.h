@@ -25,7 +25,7 @@
 #include "common/status.h"
 #include "osd/store/aligned_buffer.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 // One vectored read or write. Every iovec base is 4 KiB aligned and every length a multiple of
 // 4 KiB; offset is a multiple of 4 KiB and offset + total length <= device size.
@@ -83,4 +83,4 @@ struct DeviceOptions {
 Result<std::unique_ptr<BlockDevice>> OpenFileDevice(const std::string& path,
                                                     const DeviceOptions& options);
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

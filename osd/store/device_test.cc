@@ -10,7 +10,7 @@
 #include "osd/store/store_test_support.h"
 #include "osd/store/superblock.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 using testing::TempDir;
@@ -161,4 +161,4 @@ TEST(SuperblockFormat, RoundTripsAndNamesForeignAndCorruptBlocks) {
 }
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-namespace ec::store {
+namespace ec::osd::store {
 
 bool FaultDevice::Tick() {
   if (crashed_) return true;
@@ -77,4 +77,4 @@ Result<std::uint64_t> FaultDevice::Restart(std::uint64_t seed, bool drop_all) {
   return dropped;
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -17,7 +17,7 @@
 
 #include "osd/store/device.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 class FaultDevice final : public BlockDevice {
  public:
@@ -50,4 +50,4 @@ class FaultDevice final : public BlockDevice {
   bool crashed_ = false;
 };
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -15,7 +15,7 @@
 #include "common/uring_batch.h"
 #include "osd/store/device.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 Status Errno(int e, const std::string& what) {
@@ -175,4 +175,4 @@ Result<std::unique_ptr<BlockDevice>> OpenFileDevice(const std::string& path,
       fd, path, size, options.backend, options.queue_depth, std::move(runner).value()));
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -17,7 +17,7 @@
 #include "osd/store/store_test_support.h"
 #include "osd/store/superblock.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 std::string Hex(const void* p, std::size_t n) {
@@ -232,4 +232,4 @@ TEST(StoreFormat, JournalRecordAndCheckpointBytes) {
 }
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -8,7 +8,7 @@
 #include "osd/store/onode.h"
 #include "osd/store/rocks_util.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 constexpr std::size_t kMaxReportedRuns = 100;
@@ -95,4 +95,4 @@ Result<FsckReport> ObjectStore::Fsck(bool deep) {
   return report;
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

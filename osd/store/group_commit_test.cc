@@ -15,7 +15,7 @@
 #include "osd/store/fault_device.h"
 #include "osd/store/store_test_support.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 using testing::MakeOptions;
@@ -563,4 +563,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, GroupCommitTest,
                          testing::BackendName);
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -12,7 +12,7 @@
 #include "osd/store/aligned_buffer.h"
 #include "osd/store/rocks_util.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 constexpr char kMagic[8] = {'E', 'C', 'J', 'R', 'N', 'L', '\0', '\1'};
@@ -245,4 +245,4 @@ Status Journal::Replay() {
   return Checkpoint();
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

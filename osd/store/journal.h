@@ -52,7 +52,7 @@ class DB;
 class WriteBatch;
 }  // namespace rocksdb
 
-namespace ec::store {
+namespace ec::osd::store {
 
 // The device block and crc32c of a 4 KiB data block a commit wrote.
 struct WrittenBlock {
@@ -131,4 +131,4 @@ class Journal {
   JournalStats stats_;
 };
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

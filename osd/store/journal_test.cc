@@ -20,7 +20,7 @@
 #include "osd/store/crash_fs.h"
 #include "osd/store/store_test_support.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 constexpr std::uint64_t kDataBlock = 1000;  // where the tests' data blocks go
@@ -286,4 +286,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, JournalTest,
                          testing::BackendName);
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -16,7 +16,7 @@
 
 extern char** environ;
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 using testing::KillContent;
@@ -142,4 +142,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, KillTest, ::testing::Values(IoBackend::kUring
                          testing::BackendName);
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

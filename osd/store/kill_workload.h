@@ -13,7 +13,7 @@
 
 #include "osd/store/transaction.h"
 
-namespace ec::store::testing {
+namespace ec::osd::store::testing {
 
 inline constexpr std::uint64_t kKillObjects = 8;
 
@@ -53,4 +53,4 @@ inline Transaction KillTransaction(std::uint64_t i) {
   return t;
 }
 
-}  // namespace ec::store::testing
+}  // namespace ec::osd::store::testing

@@ -11,7 +11,7 @@
 #include "osd/store/object_store.h"
 
 int main(int argc, char** argv) {
-  using namespace ec::store;
+  using namespace ec::osd::store;
   if (argc != 6) {
     std::fprintf(stderr, "usage: %s DEVICE DB uring|sync FIRST ACK_FD\n", argv[0]);
     return 2;

@@ -4,7 +4,7 @@
 
 #include <climits>
 
-namespace ec::store {
+namespace ec::osd::store {
 
 bool TuneMallocForLargeBuffers(std::size_t largest_buffer, std::size_t retain_bytes) {
   if (largest_buffer > INT_MAX || retain_bytes > INT_MAX) return false;
@@ -15,4 +15,4 @@ bool TuneMallocForLargeBuffers(std::size_t largest_buffer, std::size_t retain_by
   return ok;
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -14,7 +14,7 @@
 
 #include <cstddef>
 
-namespace ec::store {
+namespace ec::osd::store {
 
 // Serves allocations up to `largest_buffer` bytes from malloc's heaps, and keeps up to
 // `retain_bytes` of freed memory per heap instead of returning it to the kernel. glibc takes at
@@ -23,4 +23,4 @@ namespace ec::store {
 bool TuneMallocForLargeBuffers(std::size_t largest_buffer = std::size_t{32} << 20,
                                std::size_t retain_bytes = std::size_t{256} << 20);
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 TEST(MallocTuning, RefusesValuesGlibcCannotTake) {
@@ -29,4 +29,4 @@ TEST(MallocTuning, AMebibyteBufferComesFromTheHeap) {
 #endif
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -15,7 +15,7 @@
 #include "osd/store/onode.h"
 #include "osd/store/rocks_util.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 Result<std::shared_ptr<BlockDevice>> OpenDevice(const StoreOptions& o, std::uint64_t create) {
@@ -526,4 +526,4 @@ std::uint64_t ObjectStore::device_bytes() const {
   return superblock_.device_size;
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -72,7 +72,7 @@ class DB;
 class Env;
 }  // namespace rocksdb
 
-namespace ec::store {
+namespace ec::osd::store {
 
 struct StoreOptions {
   // The data device: a block device or a regular file. Ignored when `device` is set.
@@ -339,4 +339,4 @@ class ObjectStore {
   std::uint64_t readers_[2] = {0, 0};
 };
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

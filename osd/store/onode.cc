@@ -4,7 +4,7 @@
 
 #include "common/codec.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 // Smallest encodings, so that a count read from the database can be checked against the bytes
@@ -150,4 +150,4 @@ std::string Object(std::string_view coll, std::string_view name) {
 
 }  // namespace keys
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -19,7 +19,7 @@
 #include "common/status.h"
 #include "osd/store/allocator.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 struct BlockRef {
   std::uint64_t device_block = 0;
@@ -61,4 +61,4 @@ std::string Object(std::string_view coll, std::string_view name);
 std::string ObjectPrefix(std::string_view coll);
 }  // namespace keys
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

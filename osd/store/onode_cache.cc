@@ -1,6 +1,6 @@
 #include "osd/store/onode_cache.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 std::uint64_t OnodeCache::Cost(const Entry& e) {
   // Map nodes dominate: about 64 bytes per block entry and per attribute, plus the strings.
@@ -53,4 +53,4 @@ void OnodeCache::Commit(std::span<const std::string> removed, std::span<const En
   for (const auto& [k, onode] : updated) PutLocked(k, onode);
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

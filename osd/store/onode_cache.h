@@ -19,7 +19,7 @@
 
 #include "osd/store/onode.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 class OnodeCache {
  public:
@@ -48,4 +48,4 @@ class OnodeCache {
   std::unordered_map<std::string, std::list<Entry>::iterator> index_;
 };
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

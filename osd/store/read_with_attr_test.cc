@@ -10,7 +10,7 @@
 #include "osd/store/onode.h"
 #include "osd/store/store_test_support.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 using testing::CountingDevice;
@@ -139,4 +139,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, ReadWithAttrTest,
                          testing::BackendName);
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

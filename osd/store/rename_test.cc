@@ -10,7 +10,7 @@
 
 #include "osd/store/store_test_support.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 using testing::MakeOptions;
@@ -343,4 +343,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, RenameTest,
                          });
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

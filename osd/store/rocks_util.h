@@ -7,7 +7,7 @@
 
 #include "common/status.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 // Maps a RocksDB status to ours: NotFound -> ENOENT, NoSpace -> ENOSPC, Corruption -> DataLoss,
 // Busy/TimedOut/TryAgain -> retryable, other -> EIO. The message is "what: rocksdb message".
@@ -21,4 +21,4 @@ inline Status FromRocks(const rocksdb::Status& s, const std::string& what) {
   return Status::IOError(msg);
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

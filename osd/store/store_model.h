@@ -13,7 +13,7 @@
 
 #include "osd/store/store_test_support.h"
 
-namespace ec::store::testing {
+namespace ec::osd::store::testing {
 
 struct ModelObject {
   std::string data;
@@ -208,4 +208,4 @@ class ModelTest : public ::testing::TestWithParam<IoBackend> {
   std::mt19937_64 rng_;
 };
 
-}  // namespace ec::store::testing
+}  // namespace ec::osd::store::testing

@@ -6,7 +6,7 @@
 
 #include "osd/store/store_model.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 using testing::MakeOptions;
@@ -62,4 +62,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, ModelTest,
                          testing::BackendName);
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

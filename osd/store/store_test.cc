@@ -7,7 +7,7 @@
 #include "osd/store/onode.h"
 #include "osd/store/store_test_support.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 using testing::kTestDeviceSize;
@@ -308,4 +308,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
                          testing::BackendName);
 
 }  // namespace
-}  // namespace ec::store
+}  // namespace ec::osd::store

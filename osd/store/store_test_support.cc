@@ -4,7 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
-namespace ec::store::testing {
+namespace ec::osd::store::testing {
 
 TempDir::TempDir() {
   const char* base = std::getenv("TMPDIR");
@@ -73,4 +73,4 @@ Status CountingDevice::Submit(std::span<IoRequest> batch) {
   return base_->Submit(batch);
 }
 
-}  // namespace ec::store::testing
+}  // namespace ec::osd::store::testing

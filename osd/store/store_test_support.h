@@ -14,7 +14,7 @@
 #include "osd/store/device.h"
 #include "osd/store/object_store.h"
 
-namespace ec::store::testing {
+namespace ec::osd::store::testing {
 
 inline constexpr std::uint64_t kTestDeviceSize = 64ull << 20;
 
@@ -69,4 +69,4 @@ inline std::string BackendName(const ::testing::TestParamInfo<IoBackend>& info) 
   return std::string(IoBackendName(info.param));
 }
 
-}  // namespace ec::store::testing
+}  // namespace ec::osd::store::testing

@@ -7,7 +7,7 @@
 #include "common/crc32c.h"
 #include "osd/store/aligned_buffer.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 constexpr char kMagic[8] = {'E', 'C', 'S', 'T', 'O', 'R', 'E', '\0'};
@@ -87,4 +87,4 @@ Result<Superblock> Superblock::Decode(std::span<const std::byte> block) {
   return sb;
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

@@ -20,7 +20,7 @@
 
 #include "common/status.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 inline constexpr std::uint32_t kFormatVersion = 2;
 
@@ -44,4 +44,4 @@ struct Superblock {
   static Result<Superblock> Decode(std::span<const std::byte> block);
 };
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

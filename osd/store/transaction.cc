@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace ec::store {
+namespace ec::osd::store {
 
 using Type = Transaction::Op::Type;
 
@@ -42,4 +42,4 @@ void Transaction::Rename(std::string coll, std::string from, std::string to) {
   ops_.push_back(Op{Type::kRename, std::move(coll), std::move(from), 0, {}, std::move(to), {}});
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

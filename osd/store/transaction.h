@@ -16,7 +16,7 @@
 
 #include "ec/buffer.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 
 class Transaction {
  public:
@@ -68,4 +68,4 @@ class Transaction {
   std::vector<Op> ops_;
 };
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

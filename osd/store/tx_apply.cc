@@ -18,7 +18,7 @@
 #include "osd/store/onode.h"
 #include "osd/store/rocks_util.h"
 
-namespace ec::store {
+namespace ec::osd::store {
 namespace {
 
 constexpr std::uint64_t kMaxObjectSize = std::uint64_t{1} << 48;
@@ -660,4 +660,4 @@ void ObjectStore::WaitForReaders() {
   read_cv_.wait(lock, [&] { return readers_[old & 1] == 0; });
 }
 
-}  // namespace ec::store
+}  // namespace ec::osd::store

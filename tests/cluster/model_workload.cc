@@ -14,7 +14,7 @@
 namespace ectest {
 
 using ec::Status;
-using ec::store::testing::RandomBytes;
+using ec::osd::store::testing::RandomBytes;
 using std::chrono::milliseconds;
 
 namespace {

@@ -39,7 +39,7 @@
 #include "cluster/map/pg_stats.h"
 #include "ec/plugin.h"
 #include "ec/stripe_codec.h"
-#include "osd/net/client.h"
+#include "msg/client.h"
 #include "osd/store/store_test_support.h"
 #include "recovery/object_read.h"
 #include "recovery/testing/memory_shard_source.h"
@@ -59,7 +59,7 @@ using std::chrono::seconds;
 constexpr int kOsds = 6;
 constexpr int kGraceSeconds = 2;
 
-using ec::store::testing::RandomBytes;
+using ec::osd::store::testing::RandomBytes;
 using ectest::ToVector;
 
 // The pools of the test cluster: RS(4,2) isa and CLAY(4,2,5) with stripe units 4 KiB ("rs",
@@ -356,25 +356,25 @@ TEST_F(PoolIo, AResumedPrimaryDoesNotActOnItsOldMap) {
   ASSERT_GE(primary, 0);
   ectest::OsdProcess& osd = *cluster_->osds[static_cast<std::size_t>(primary)];
   // Connected before the freeze, as a client was; its request waits in the socket meanwhile.
-  ec::net::ClientOptions co;
+  ec::msg::ClientOptions co;
   co.port = osd.port();
   co.request_timeout = std::chrono::milliseconds(30000);
-  auto client = ec::net::OsdClient::Create(co);
+  auto client = ec::msg::OsdClient::Create(co);
   ASSERT_TRUE(client.ok());
   ASSERT_TRUE((*client)->Connect().ok());
   ASSERT_TRUE(osd.Stop());
   ASSERT_TRUE(cluster_->WaitUp(primary, false, seconds(kGraceSeconds + 8)));
-  ec::net::ObjWriteRequest w;
+  ec::msg::ObjWriteRequest w;
   w.pool = static_cast<std::uint64_t>(io.pool_id());
   w.epoch = static_cast<std::uint64_t>(map->epoch);
   w.object = name;
-  w.mode = ec::net::ObjWriteMode::kWriteFull;
+  w.mode = ec::msg::ObjWriteMode::kWriteFull;
   std::vector<ec::Buffer> payload;
   payload.push_back(ec::Buffer::Allocate(100));
-  std::promise<ec::Result<ec::net::ObjWriteResult>> replied;
+  std::promise<ec::Result<ec::msg::ObjWriteResult>> replied;
   (*client)->ObjWriteAsync(
       std::move(w), std::move(payload),
-      [&replied](ec::Result<ec::net::ObjWriteResult> r) { replied.set_value(std::move(r)); });
+      [&replied](ec::Result<ec::msg::ObjWriteResult> r) { replied.set_value(std::move(r)); });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // in the frozen OSD's socket
   ASSERT_TRUE(osd.Continue());
   auto got = replied.get_future().get();
@@ -522,7 +522,7 @@ TEST_F(PoolIo, ModelCheckedWorkloadWhileOneThenTwoOsdsAreKilled) {
   ectest::ObjectModel model;
   ectest::WorkloadCounts n;
   std::atomic<bool> stop{false};
-  const std::uint64_t seed = static_cast<std::uint64_t>(ec::store::testing::TestSeed());
+  const std::uint64_t seed = static_cast<std::uint64_t>(ec::osd::store::testing::TestSeed());
   std::printf("workload seed %llu\n", static_cast<unsigned long long>(seed));
   std::thread worker([&] { ectest::RunWorkload(io, {"model-", 16}, seed, stop, model, n); });
   std::mt19937_64 rng(seed + 1);
@@ -562,7 +562,7 @@ TEST_F(PoolIo, ModelCheckedWorkloadWhileOneThenTwoOsdsAreKilled) {
 
 TEST_F(PoolIo, AWriteKilledAnywhereLeavesTheOldOrTheNewObject) {
   auto io = Pool("rs");
-  std::mt19937_64 rng(static_cast<std::uint64_t>(ec::store::testing::TestSeed()) + 7);
+  std::mt19937_64 rng(static_cast<std::uint64_t>(ec::osd::store::testing::TestSeed()) + 7);
   int old_seen = 0, new_seen = 0;
   for (int round = 0; round < 8; ++round) {
     const std::string name = "atomic-" + std::to_string(round);

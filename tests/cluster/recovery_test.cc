@@ -48,7 +48,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using ec::cluster::ClusterMap;
 using ec::cluster::MapChange;
-using ec::store::testing::RandomBytes;
+using ec::osd::store::testing::RandomBytes;
 using ectest::ToVector;
 using std::chrono::milliseconds;
 using std::chrono::seconds;

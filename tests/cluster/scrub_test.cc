@@ -33,7 +33,7 @@
 #include "cluster/map/pg_stats.h"
 #include "cluster/map/pool_geometry.h"
 #include "cluster/map/scrub_record.h"
-#include "osd/net/client.h"
+#include "msg/client.h"
 #include "osd/store/store_test_support.h"
 #include "osd/store/superblock.h"
 #include "tests/cluster/cluster_fixture.h"
@@ -52,7 +52,7 @@ const char* const kPrefix = "/ecstore/";
 // `n` random bytes from `seed`.
 std::vector<std::byte> Bytes(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  return ec::store::testing::RandomBytes(rng, n);
+  return ec::osd::store::testing::RandomBytes(rng, n);
 }
 
 std::int64_t NowMs() {
@@ -139,16 +139,16 @@ class Scrub : public ::testing::Test {
                          int position, std::uint64_t version, std::uint64_t object_size,
                          std::size_t shard_size) {
     const int osd = loc.acting[static_cast<std::size_t>(position)];
-    ec::net::ClientOptions co;
+    ec::msg::ClientOptions co;
     co.port = cluster_->osds[static_cast<std::size_t>(osd)]->port();
-    auto client = ec::net::OsdClient::Create(co);
+    auto client = ec::msg::OsdClient::Create(co);
     ASSERT_TRUE(client.ok());
-    ec::net::WriteShardRequest w;
+    ec::msg::WriteShardRequest w;
     w.collection = loc.collection;
     w.object = object;
     w.shard = static_cast<std::uint32_t>(position);
     w.version = version;
-    w.flags = ec::net::kWriteReplace;
+    w.flags = ec::msg::kWriteReplace;
     w.attrs.push_back({"ec.object_size", std::to_string(object_size)});
     auto garbage = Bytes(shard_size, 99);
     ec::Buffer b = ec::Buffer::Allocate(shard_size, false);
@@ -451,7 +451,7 @@ TEST_F(Scrub, CorruptJournalMetadataOrSuperblockIsDetectedAndRepaired) {
         std::ifstream f(p.block(), std::ios::binary);
         f.read(reinterpret_cast<char*>(block.data()), 4096);
       }
-      auto sb = ec::store::Superblock::Decode(block);
+      auto sb = ec::osd::store::Superblock::Decode(block);
       ASSERT_TRUE(sb.ok()) << sb.status().ToString();
       ASSERT_GT(sb->journal_blocks, 0u);
       flip(p.block(), sb->journal_block * 4096, sb->journal_blocks * 4096, 32);

@@ -1,5 +1,5 @@
 // Whole-system tests of ec-osd: real daemon processes on loopback, driven with the client library
-// (osd/net/client.h), raw sockets and HTTP. Stores are small (64 MiB device files under /tmp).
+// (msg/client.h), raw sockets and HTTP. Stores are small (64 MiB device files under /tmp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "osd/net/client.h"
-#include "osd/net/frame.h"
-#include "osd/net/messages.h"
+#include "msg/client.h"
+#include "msg/frame.h"
+#include "msg/messages.h"
 #include "tests/osd/osd_process.h"
 #include "tests/system_test_support.h"
 
@@ -23,10 +23,10 @@ namespace {
 
 using ec::Buffer;
 using ec::Status;
-using ec::net::OsdClient;
+using ec::msg::OsdClient;
 
 std::unique_ptr<OsdClient> Connect(const OsdProcess& osd) {
-  ec::net::ClientOptions o;
+  ec::msg::ClientOptions o;
   o.port = osd.port();
   o.request_timeout = std::chrono::seconds(60);
   auto c = OsdClient::Create(o);
@@ -45,14 +45,14 @@ std::vector<std::byte> Bytes(const Buffer& b) {
   return {b.data(), b.data() + b.size()};
 }
 
-ec::net::WriteShardRequest WriteReq(const std::string& coll, const std::string& obj,
+ec::msg::WriteShardRequest WriteReq(const std::string& coll, const std::string& obj,
                                     std::uint32_t shard, std::uint64_t version = 1) {
-  ec::net::WriteShardRequest w;
+  ec::msg::WriteShardRequest w;
   w.collection = coll;
   w.object = obj;
   w.shard = shard;
   w.version = version;
-  w.flags = ec::net::kWriteReplace;
+  w.flags = ec::msg::kWriteReplace;
   return w;
 }
 
@@ -198,7 +198,7 @@ TEST_F(EcOsdDaemon, ShardOperationsThroughTheClient) {
   ASSERT_TRUE(client->WriteShard(w, {BufferOf(data)}).ok());
 
   // Several extents in one request, one past the end (cut), one wholly past it (empty).
-  ec::net::ReadShardRequest r{"pg.1", "obj", 2, {{0, 10}, {4000, 5000}, {99990, 100}, {200000, 5}}};
+  ec::msg::ReadShardRequest r{"pg.1", "obj", 2, {{0, 10}, {4000, 5000}, {99990, 100}, {200000, 5}}};
   auto read = client->ReadShard(r);
   ASSERT_TRUE(read.ok()) << read.status().message();
   ASSERT_EQ(read->extents.size(), 4u);
@@ -259,7 +259,7 @@ TEST_F(EcOsdDaemon, ShardOperationsThroughTheClient) {
     ASSERT_TRUE(cv.wait_for(l, std::chrono::seconds(120), [&] { return done == kObjects; }));
   }
   EXPECT_EQ(failed, 0);
-  std::vector<ec::net::ListEntry> listed;
+  std::vector<ec::msg::ListEntry> listed;
   std::string cursor;
   int pages = 0;
   while (true) {
@@ -324,12 +324,12 @@ TEST_F(EcOsdDaemon, MalformedTrafficClosesOnlyThatConnection) {
   ASSERT_TRUE(good);
 
   auto frame = [](std::uint16_t version, std::uint16_t type, std::uint32_t payload_len) {
-    ec::net::FrameHeader h;
+    ec::msg::FrameHeader h;
     h.version = version;
     h.type = type;
     h.payload_len = payload_len;
-    std::array<std::byte, ec::net::kFrameHeaderSize> out{};
-    ec::net::EncodeFrameHeader(h, out);
+    std::array<std::byte, ec::msg::kFrameHeaderSize> out{};
+    ec::msg::EncodeFrameHeader(h, out);
     return out;
   };
   struct Case {
@@ -338,17 +338,17 @@ TEST_F(EcOsdDaemon, MalformedTrafficClosesOnlyThatConnection) {
   };
   std::vector<Case> cases;
   cases.push_back({"garbage", RandomBytes(64, 1)});
-  auto oversized = frame(1, static_cast<std::uint16_t>(ec::net::MsgType::kHello), 0xfffffff0u);
+  auto oversized = frame(1, static_cast<std::uint16_t>(ec::msg::MsgType::kHello), 0xfffffff0u);
   cases.push_back({"oversized", {oversized.begin(), oversized.end()}});
-  auto version = frame(9, static_cast<std::uint16_t>(ec::net::MsgType::kHello), 0);
+  auto version = frame(9, static_cast<std::uint16_t>(ec::msg::MsgType::kHello), 0);
   cases.push_back({"wrong version", {version.begin(), version.end()}});
   auto unknown = frame(1, 0x4242, 0);
   cases.push_back({"unknown type", {unknown.begin(), unknown.end()}});
-  auto crc = frame(1, static_cast<std::uint16_t>(ec::net::MsgType::kHello), 0);
+  auto crc = frame(1, static_cast<std::uint16_t>(ec::msg::MsgType::kHello), 0);
   crc[20] ^= std::byte{1};
   cases.push_back({"bad crc", {crc.begin(), crc.end()}});
   // A write before any handshake.
-  auto early = frame(1, static_cast<std::uint16_t>(ec::net::MsgType::kWriteShard), 0);
+  auto early = frame(1, static_cast<std::uint16_t>(ec::msg::MsgType::kWriteShard), 0);
   cases.push_back({"no handshake", {early.begin(), early.end()}});
 
   for (const Case& c : cases) {

@@ -1,4 +1,4 @@
-// The repair engine over real ec-osd processes (osd/net/osd_shard_source.h): an object encoded
+// The repair engine over real ec-osd processes (osd/pg/osd_shard_source.h): an object encoded
 // with CLAY k=4 m=2 d=5, its six shards on six OSDs (shard i on OSD i), one shard dropped and
 // rebuilt from the five others reading exactly d*C/q per stripe in one ReadShard per helper; then
 // helpers killed: the engine plans again with Reed-Solomon reads of k whole chunks, and fails
@@ -9,8 +9,8 @@
 
 #include "ec/plugin.h"
 #include "ec/stripe_codec.h"
-#include "osd/net/client.h"
-#include "osd/net/osd_shard_source.h"
+#include "msg/client.h"
+#include "osd/pg/osd_shard_source.h"
 #include "recovery/repair_engine.h"
 #include "tests/osd/osd_process.h"
 #include "tests/system_test_support.h"
@@ -20,7 +20,7 @@ namespace {
 
 using ec::Buffer;
 using ec::Status;
-using ec::net::OsdClient;
+using ec::msg::OsdClient;
 
 constexpr int kOsds = 6;
 constexpr std::size_t kChunk = 4096;  // stripe unit: CLAY sub-chunks of 512 bytes
@@ -38,7 +38,7 @@ class OsdShardSourceTest : public ::testing::Test {
       ProcessResult mkfs = osds_.back()->Mkfs();
       ASSERT_EQ(mkfs.exit_code, 0) << mkfs.err;
       ASSERT_TRUE(osds_.back()->Start());
-      ec::net::ClientOptions o;
+      ec::msg::ClientOptions o;
       o.port = osds_.back()->port();
       o.request_timeout = std::chrono::seconds(30);
       o.connect_timeout = std::chrono::seconds(5);
@@ -64,12 +64,12 @@ class OsdShardSourceTest : public ::testing::Test {
     ASSERT_TRUE(shards.ok()) << shards.status().message();
     shards_ = std::move(*shards);
     for (int i = 0; i < kOsds; ++i) {
-      ec::net::WriteShardRequest w;
+      ec::msg::WriteShardRequest w;
       w.collection = kCollection;
       w.object = kObject;
       w.shard = static_cast<std::uint32_t>(i);
       w.version = 1;
-      w.flags = ec::net::kWriteReplace;
+      w.flags = ec::msg::kWriteReplace;
       Status put = clients_[i]->WriteShard(w, {shards_[i]});
       ASSERT_TRUE(put.ok()) << put.message();
     }
@@ -81,12 +81,12 @@ class OsdShardSourceTest : public ::testing::Test {
       if (osd->running()) osd->Kill();
   }
 
-  ec::net::OsdShardSource Source() {
-    ec::net::OsdShardSource::Options o;
+  ec::msg::OsdShardSource Source() {
+    ec::msg::OsdShardSource::Options o;
     o.collection = kCollection;
     o.object = kObject;
     for (int i = 0; i < kOsds; ++i) o.shards[i] = {clients_[i].get(), "osd." + std::to_string(i)};
-    return ec::net::OsdShardSource(std::move(o));
+    return ec::msg::OsdShardSource(std::move(o));
   }
 
   // Rebuild shard `lost` from every other shard (cost 1 each), as recovery would ask.
@@ -118,7 +118,7 @@ TEST_F(OsdShardSourceTest, ClayShardRebuiltFromFiveOsdsReadsDTimesCOverQ) {
 
   std::vector<std::uint64_t> sent_before;
   for (auto& c : clients_) sent_before.push_back(c->counters().requests_sent);
-  ec::net::OsdShardSource source = Source();
+  ec::msg::OsdShardSource source = Source();
   const ec::recovery::RepairEngine engine(code_, layout_);
   auto rebuilt = engine.Rebuild(Request(lost), source);
   ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().message();
@@ -138,12 +138,12 @@ TEST_F(OsdShardSourceTest, ClayShardRebuiltFromFiveOsdsReadsDTimesCOverQ) {
   EXPECT_EQ(clients_[lost]->counters().requests_sent - sent_before[lost], 0u);
 
   // Put the rebuilt shard back and read it through the source like any other.
-  ec::net::WriteShardRequest w;
+  ec::msg::WriteShardRequest w;
   w.collection = kCollection;
   w.object = kObject;
   w.shard = lost;
   w.version = 1;
-  w.flags = ec::net::kWriteReplace;
+  w.flags = ec::msg::kWriteReplace;
   ASSERT_TRUE(clients_[lost]->WriteShard(w, {rebuilt->shards.at(lost)}).ok());
   auto again = clients_[lost]->ReadShard({kCollection, kObject, lost, {{0, kChunk * kStripes}}});
   ASSERT_TRUE(again.ok()) << again.status().message();
@@ -155,7 +155,7 @@ TEST_F(OsdShardSourceTest, ClayShardRebuiltFromFiveOsdsReadsDTimesCOverQ) {
 TEST_F(OsdShardSourceTest, PartialRepairOfAByteRange) {
   const int lost = 4;
   ASSERT_TRUE(clients_[lost]->Remove({kCollection, kObject, lost}).ok());
-  ec::net::OsdShardSource source = Source();
+  ec::msg::OsdShardSource source = Source();
   const ec::recovery::RepairEngine engine(code_, layout_);
   ec::recovery::RepairRequest r = Request(lost);
   r.offset = 10 * kChunk + 700;
@@ -174,7 +174,7 @@ TEST_F(OsdShardSourceTest, DeadHelpersAreReplannedAroundThenNamed) {
   ASSERT_TRUE(clients_[lost]->Remove({kCollection, kObject, lost}).ok());
   // One helper dies: four shards remain, exactly k: Reed-Solomon reads of whole chunks.
   EXPECT_EQ(osds_[3]->Kill(), 128 + 9);
-  ec::net::OsdShardSource source = Source();
+  ec::msg::OsdShardSource source = Source();
   const ec::recovery::RepairEngine engine(code_, layout_);
   auto rebuilt = engine.Rebuild(Request(lost), source);
   ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().message();

@@ -11,7 +11,7 @@
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/map/map_store.h"
 #include "common/cli.h"
-#include "osd/daemon/config.h"
+#include "common/config.h"
 
 namespace {
 
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  std::string conf = ec::osd::ConfigPath(global->conf);
+  std::string conf = ec::ConfigPath(global->conf);
   if (conf.empty()) {
     std::error_code ec;
     if (!std::filesystem::exists(kSystemConf, ec)) {
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
     }
     conf = kSystemConf;
   }
-  ec::Result<ec::osd::OsdConfig> config = ec::osd::LoadClientConfig(conf);
+  ec::Result<ec::ClientConfig> config = ec::LoadClientConfig(conf);
   if (!config.ok())
     return Fail(admin::ErrnoName(config.status().code()) + ": " + config.status().message());
   if (config->etcd_endpoints.empty()) {

@@ -14,7 +14,7 @@
 
 #include "cluster/client/rados.h"
 #include "common/cli.h"
-#include "osd/daemon/config.h"
+#include "common/config.h"
 #include "tools/ec_rados/bench.h"
 #include "tools/ec_rados/errors.h"
 #include "tools/ec_rados/object_commands.h"
@@ -100,7 +100,7 @@ int Fail(const CliStreams& io, const std::string& what) {
 
 // The client options of the config; nothing after printing why not.
 std::optional<cluster::client::ClientOptions> ReadConfig(const Args& a, const CliStreams& io) {
-  std::string conf = osd::ConfigPath(a.conf);
+  std::string conf = ec::ConfigPath(a.conf);
   if (conf.empty()) {
     std::error_code ec;
     if (!std::filesystem::exists(kSystemConf, ec)) {
@@ -161,7 +161,7 @@ int Bench(IoCtx& ctx, const Args& a, const CliStreams& io) {
     return UsageError(io, "bench: unknown mode '" + a.mode + "' (write, seq or rand)");
   }
   if (!a.block_size.empty()) {
-    auto size = osd::ParseSize(a.block_size);
+    auto size = ec::ParseSize(a.block_size);
     if (!size.ok()) {
       return UsageError(io, "-b: '" + a.block_size + "': " + size.status().message());
     }

@@ -1,5 +1,5 @@
 // ec-osd-client: shard operations against one ec-osd from the shell (the client library,
-// osd/net/client.h, behind a command line). Every command exits 0 on success, 1 with the OSD's or
+// msg/client.h, behind a command line). Every command exits 0 on success, 1 with the OSD's or
 // the connection's error on stderr otherwise (data loss is reported as such).
 //
 //   ec-osd-client --osd 127.0.0.1:6800 ping
@@ -10,7 +10,7 @@
 //   ec-osd-client --osd ... rm COLL OBJECT SHARD
 //
 // Arguments are checked before connecting: names, attributes and extents against the protocol's
-// limits (net::Limits), so that a request the OSD would refuse gets a local message. Usage errors
+// limits (msg::Limits), so that a request the OSD would refuse gets a local message. Usage errors
 // exit 1; --help and --version exit 0.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -29,7 +29,7 @@
 
 #include "common/cli.h"
 #include "ec/buffer.h"
-#include "osd/net/client.h"
+#include "msg/client.h"
 
 namespace {
 
@@ -112,7 +112,7 @@ bool ParseDecimal(std::string_view s, std::uint64_t* out) {
 }
 
 // "OFFSET:LENGTH", both decimal, with offset + length within 2^64.
-bool ParseExtent(const std::string& s, ec::net::ByteExtent* out) {
+bool ParseExtent(const std::string& s, ec::msg::ByteExtent* out) {
   const auto colon = s.find(':');
   if (colon == std::string::npos) return false;
   std::uint64_t off = 0, len = 0;
@@ -126,7 +126,7 @@ bool ParseExtent(const std::string& s, ec::net::ByteExtent* out) {
 
 // What the OSD would refuse in the names of a request: empty or over the protocol's limits.
 std::string CheckNames(const std::string& coll, const std::string* object) {
-  const ec::net::Limits limits;
+  const ec::msg::Limits limits;
   if (coll.empty()) return "the collection name is empty";
   if (coll.size() > limits.max_collection_len) {
     return "the collection name is " + std::to_string(coll.size()) + " bytes, more than the " +
@@ -196,7 +196,7 @@ int main(int argc, char** argv) {
   get->add_option("--extent", extents, "OFFSET:LENGTH to read (repeatable; default: all)");
   if (std::optional<int> status = ec::cli::Parse(app, argc, argv)) return *status;
 
-  ec::net::ClientOptions options;
+  ec::msg::ClientOptions options;
   if (!SplitHostPort(osd, &options.host, &options.port)) {
     return Usage("bad --osd '" + osd + "': expected HOST:PORT");
   }
@@ -205,13 +205,13 @@ int main(int argc, char** argv) {
                              timeout_s, kMaxTimeoutSeconds));
   }
   // Checked before connecting: a request the OSD would refuse gets a local message.
-  const ec::net::Limits limits;
+  const ec::msg::Limits limits;
   if (*ls) {
     if (std::string why = CheckNames(coll, nullptr); !why.empty()) return Usage(why);
   } else if (!*ping) {
     if (std::string why = CheckNames(coll, &object); !why.empty()) return Usage(why);
   }
-  std::vector<ec::net::Attr> parsed_attrs;
+  std::vector<ec::msg::Attr> parsed_attrs;
   if (attrs.size() > limits.max_attrs) {
     return Usage(fmt::format("{} attributes, more than the {} the protocol allows", attrs.size(),
                              limits.max_attrs));
@@ -229,14 +229,14 @@ int main(int argc, char** argv) {
     }
     parsed_attrs.push_back({a.substr(0, eq), a.substr(eq + 1)});
   }
-  std::vector<ec::net::ByteExtent> parsed_extents;
+  std::vector<ec::msg::ByteExtent> parsed_extents;
   if (extents.size() > limits.max_extents) {
     return Usage(fmt::format("{} extents, more than the {} the protocol allows", extents.size(),
                              limits.max_extents));
   }
   std::uint64_t extent_bytes = 0;
   for (const std::string& e : extents) {
-    ec::net::ByteExtent x;
+    ec::msg::ByteExtent x;
     if (!ParseExtent(e, &x)) {
       return Usage("bad --extent '" + e +
                    "': expected OFFSET:LENGTH, two decimal numbers whose sum fits in 64 bits");
@@ -253,9 +253,9 @@ int main(int argc, char** argv) {
       std::chrono::milliseconds(1),
       std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(timeout_s * 1000))));
   options.connect_timeout = options.request_timeout;
-  auto client = ec::net::OsdClient::Create(options);
+  auto client = ec::msg::OsdClient::Create(options);
   if (!client.ok()) return Fail("client", client.status());
-  ec::net::OsdClient& c = **client;
+  ec::msg::OsdClient& c = **client;
   if (Status s = c.Connect(); !s.ok()) return Fail("cannot connect to " + osd, s);
 
   if (*ping) {
@@ -268,14 +268,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*put) {
-    auto data = ReadFile(file, ec::net::Limits{}.max_payload_len);
+    auto data = ReadFile(file, ec::msg::Limits{}.max_payload_len);
     if (!data.ok()) return Fail("put", data.status());
-    ec::net::WriteShardRequest w;
+    ec::msg::WriteShardRequest w;
     w.collection = coll;
     w.object = object;
     w.shard = shard;
     w.version = version;
-    w.flags = ec::net::kWriteReplace;
+    w.flags = ec::msg::kWriteReplace;
     w.attrs = std::move(parsed_attrs);
     const std::size_t size = data->size();
     if (Status s = c.WriteShard(std::move(w), {std::move(*data)}); !s.ok()) return Fail("put", s);
@@ -283,7 +283,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*get) {
-    ec::net::ReadShardRequest r;
+    ec::msg::ReadShardRequest r;
     r.collection = coll;
     r.object = object;
     r.shard = shard;

@@ -1,0 +1,214 @@
+// ecstore.conf, the one configuration schema of every program (as Ceph's option table is):
+// OsdConfig, the configuration of one ec-osd daemon, and ClientConfig, what a client takes from the
+// same file; read from a Ceph-style INI file.
+//
+//   # ecstore.conf                      ; comments start with '#' or ';' (whole line or after
+//   [global]                            ;   whitespace at the end of a value)
+//   log level = info                    <- "log level" == "log_level" == "log-level"
+//   [osd]
+//   osd data = /srv/ecstore/osd-$id     <- $id, $name (osd.N), $type (osd), $cluster and any
+//   [osd.0]                                string option ($osd_data) are expanded
+//   osd port = 6900
+//
+// Precedence, highest first: command-line overrides (`--set name=value`), [osd.N] for this
+// daemon's id, [osd], [global], the built-in default. Sections [osd.M] for other ids are parsed
+// and validated but do not apply. Any other section name is an error, as is an unknown option
+// name or a value that does not parse for its option's type, in any section (so a typo never
+// silently falls back to a default). Every option, its type, default and meaning are in one table
+// (OsdOptionTable(), listed in osd/daemon/README.md and by `ec-osd --help-config`).
+//
+// Value syntax per type:
+//   string    the text as written (trimmed); "$name" / "${name}" expanded, "$$" is a literal '$'
+//   int       decimal integer within the option's range
+//   size      a byte count with an optional binary suffix: 4096, 64K, 64KiB, 64KB, 1M, 2G, 1T
+//             (all suffixes are powers of 1024), within the option's range
+//   bool      true/false, yes/no, on/off, 1/0 (any case)
+//   duration  seconds, fractions allowed, or with a unit: 10, 1.5, 250ms, 30s, 15m, 1h
+//   addr      an IPv4 or IPv6 address literal (127.0.0.1, 0.0.0.0, ::1); not a host name
+//   enum      one of the option's listed words
+//
+// Thread safety: every function here is reentrant; OsdConfig is a plain value.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace ec {
+
+enum class OptionType { kString, kInt, kSize, kBool, kDuration, kAddr, kEnum };
+
+// "string", "int", "size", "bool", "duration", "addr", "enum".
+std::string_view OptionTypeName(OptionType type);
+
+// One row of the option table.
+struct OptionSpec {
+  std::string_view name;  // canonical spelling, with underscores
+  OptionType type;
+  // The default exactly as it could be written in a config file (may use $variables). When
+  // add_osd_id is set the daemon's id is added to this (integer) default: 6800 -> 6800 + id.
+  std::string_view default_value;
+  std::string_view description;  // one line
+  std::int64_t min = 0;          // kInt / kSize: inclusive range; kDuration: in milliseconds
+  std::int64_t max = 0;
+  std::string_view choices;  // kEnum: words separated by '|'
+  bool add_osd_id = false;
+};
+
+// Every option ec-osd understands, in a fixed order. Static storage; never fails.
+std::span<const OptionSpec> OsdOptionTable();
+
+// Canonical form of an option name: trimmed, runs of spaces, '-' and '_' become one '_'.
+std::string NormaliseOptionName(std::string_view name);
+
+// The row for a name in any accepted spelling ("osd data", "osd-data"), or nullptr.
+const OptionSpec* FindOsdOption(std::string_view name);
+
+enum class IoBackendKind { kUring, kSync };  // option osd_io_backend: "io_uring" | "sync"
+
+// The typed, fully resolved configuration (every $variable expanded, every value validated).
+// Field names are the option names; see OsdOptionTable() for the meaning and the defaults.
+struct OsdConfig {
+  int osd_id = 0;
+  std::string cluster;
+
+  // Store.
+  std::string osd_data;              // store directory: device file (by default) and RocksDB
+  std::string bluestore_block_path;  // device file or block device
+  std::string osd_db_path;           // RocksDB directory
+  std::uint64_t bluestore_block_size = 0;
+  std::uint64_t bluestore_prefer_deferred_size = 0;
+  std::uint64_t osd_journal_size = 0;  // MiB, as Ceph's option of that name
+  IoBackendKind osd_io_backend = IoBackendKind::kUring;
+
+  // Messenger.
+  std::string public_addr;                // IP address to listen on
+  std::uint16_t osd_port = 0;             // 0: kernel-chosen
+  std::uint64_t ms_max_message_size = 0;  // largest header + payload of one frame, bytes
+  std::uint32_t ms_max_inflight_per_connection = 0;
+  std::uint32_t ms_async_op_threads = 0;       // network I/O threads
+  std::uint32_t osd_op_num_threads = 0;        // threads executing store operations
+  std::uint64_t osd_inline_read_max_size = 0;  // reads run on the network thread when idle
+  std::chrono::milliseconds ms_handshake_timeout{0};
+  std::chrono::milliseconds ms_connection_idle_timeout{0};  // 0: never
+
+  // Logging.
+  std::string log_file;   // empty: stderr
+  std::string log_level;  // spdlog level name: trace debug info warn error critical off
+
+  // Metrics and status over HTTP.
+  bool osd_metrics_enabled = true;
+  std::string osd_metrics_addr;        // IP address of the HTTP endpoint
+  std::uint16_t osd_metrics_port = 0;  // 0: kernel-chosen
+
+  // Cluster (empty etcd_endpoints: the daemon runs alone, outside any cluster).
+  std::string etcd_endpoints;  // "http://127.0.0.1:2379,http://..."
+  std::string etcd_prefix;
+  std::chrono::milliseconds etcd_op_timeout{0};
+  std::string host;  // empty: the machine's host name
+  std::chrono::milliseconds osd_heartbeat_grace{0};
+  std::chrono::milliseconds mon_osd_down_out_interval{0};  // 0: never
+  bool osd_mon_role = true;
+
+  // The PG primary (osd/pg/primary.h).
+  std::uint32_t osd_pg_op_threads = 0;
+  std::chrono::milliseconds osd_subop_timeout{0};
+  std::chrono::milliseconds osd_min_size_wait{0};
+  std::uint64_t osd_max_object_size = 0;
+  std::uint32_t osd_max_backfills = 0;
+  std::uint32_t osd_recovery_max_active = 0;
+  std::chrono::milliseconds osd_recovery_sleep{0};
+  std::uint64_t osd_recovery_max_chunk = 0;
+  std::uint64_t osd_recovery_max_bytes_per_sec = 0;
+  std::uint64_t osd_recovery_max_network_bytes_per_sec = 0;
+  std::uint32_t osd_recovery_nice = 0;
+  std::chrono::milliseconds osd_scrub_min_interval{0};
+  std::chrono::milliseconds osd_deep_scrub_interval{0};
+  std::chrono::milliseconds osd_scrub_sleep{0};
+  std::uint32_t osd_max_scrubs = 0;
+  bool osd_scrub_auto_repair = false;
+  std::uint32_t osd_recovery_op_threads = 0;
+  std::chrono::milliseconds osd_mon_report_interval{0};
+  std::uint32_t osd_read_cost_network_weight = 0;  // percent
+  std::uint32_t osd_read_cost_device_weight = 0;   // percent
+
+  // Every option's final text (after expansion; sizes and durations as written) and where it
+  // came from: "default", "[global]", "[osd]", "[osd.N]" or "--set". For /status and logs.
+  struct Source {
+    std::string value;
+    std::string origin;
+  };
+  std::map<std::string, Source> effective;
+};
+
+// One `--set name=value` from the command line.
+struct ConfigOverride {
+  std::string name;
+  std::string value;
+};
+
+// Splits "name=value" (name in any accepted spelling). Errors: EINVAL "bad --set 'x': expected
+// name=value" when there is no '=' or the name is empty. The name is checked by LoadOsdConfig.
+Result<ConfigOverride> ParseConfigOverride(std::string_view text);
+
+// Reads the INI file at `path` and resolves the configuration of osd.<osd_id>. An empty path
+// means "no file": defaults plus overrides.
+// Errors (all EINVAL unless noted; each message names the file and the line or section):
+//   ENOENT     "cannot read config FILE: No such file or directory" (also EISDIR, EACCES, ...
+//              with the system's message)
+//   EFBIG      the file is larger than 1 MiB
+//   parse      "FILE:LINE: <what>" for a line the INI parser rejects (no '=' / no ']', duplicate
+//              key in a section, duplicate section)
+//   section    "FILE:LINE: unknown section [mon]" (only [global], [osd], [osd.N] are valid)
+//   option     "FILE:LINE: unknown option 'osd_dta' in [osd.0]"
+//   value      "FILE:LINE: bad value 'x' for option 'osd_port' in [osd]: <why>"
+//   override   "--set: unknown option 'x'" / "--set: bad value 'x' for option 'y': <why>"
+//   expansion  "option 'osd_data': unknown variable '$foo'" or a reference loop
+//   osd_id     negative
+Result<OsdConfig> LoadOsdConfig(const std::string& path, int osd_id,
+                                const std::vector<ConfigOverride>& overrides = {});
+
+// What a client (the client library, ec-admin, ec-rados) takes from the config file: where the
+// cluster map is. A plain value.
+struct ClientConfig {
+  std::string etcd_endpoints;  // "http://127.0.0.1:2379,http://..."
+  std::string etcd_prefix;
+  std::chrono::milliseconds etcd_op_timeout{0};
+};
+
+// The configuration of a client: the file is read and validated as a whole, as for a daemon (a
+// typo anywhere is an error), but only [global] applies ([osd] and [osd.N] sections are parsed
+// and validated, not applied); $id is "admin", $name "client.admin". Errors: LoadOsdConfig's.
+Result<ClientConfig> LoadClientConfig(const std::string& path,
+                                      const std::vector<ConfigOverride>& overrides = {});
+
+// The config file a program uses: `flag` when given, else $EC_CONF when set and non-empty, else
+// "" (no file: built-in defaults).
+std::string ConfigPath(const std::string& flag);
+
+// The same, from text already in memory; `origin` stands for the file name in messages.
+Result<OsdConfig> ParseOsdConfig(std::string_view text, std::string_view origin, int osd_id,
+                                 const std::vector<ConfigOverride>& overrides = {});
+
+// Parses one value for a type, exposed for tests and for programs with their own flags.
+// Errors: EINVAL with the reason ("not a size", "out of range [0, 65535]", ...).
+Result<std::uint64_t> ParseSize(std::string_view text);
+Result<bool> ParseBool(std::string_view text);
+// The shortest exact spelling of a byte count that ParseSize reads back: 65536 -> "64K",
+// 1000 -> "1000", 0 -> "0".
+std::string FormatSize(std::uint64_t bytes);
+Result<std::chrono::milliseconds> ParseDuration(std::string_view text);
+
+// `ec-osd --help-config`: one block per option (name, type, default, description).
+std::string OptionsHelpText();
+// The Markdown table of options embedded in osd/daemon/README.md between the markers
+// "<!-- options:begin -->" and "<!-- options:end -->" (a test keeps the two identical).
+std::string OptionsMarkdownTable();
+
+}  // namespace ec

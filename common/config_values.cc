@@ -1,0 +1,375 @@
+// Parsers for the typed option values (sizes, booleans, durations) and the option table with its
+// generated documentation.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "common/config.h"
+
+namespace ec {
+namespace {
+
+// The single source of every option's name, type, default, range and help.
+constexpr std::int64_t kMaxPort = 65535;
+constexpr std::int64_t kHour = 3600 * 1000;
+// Rows are built by these so that each states only what its type needs.
+constexpr OptionSpec Text(std::string_view name, std::string_view def, std::string_view help) {
+  return {name, OptionType::kString, def, help, 0, 0, {}, false};
+}
+constexpr OptionSpec Number(std::string_view name, OptionType type, std::string_view def,
+                            std::string_view help, std::int64_t min, std::int64_t max,
+                            bool add_osd_id = false) {
+  return {name, type, def, help, min, max, {}, add_osd_id};
+}
+constexpr OptionSpec Other(std::string_view name, OptionType type, std::string_view def,
+                           std::string_view help, std::string_view choices = {}) {
+  return {name, type, def, help, 0, 0, choices, false};
+}
+
+const OptionSpec kOptions[] = {
+    Text("cluster", "ecstore", "cluster name, the value of $cluster in paths"),
+    Text("osd_data", "/var/lib/ecstore/osd-$id",
+         "store directory: holds the device file (by default) and the RocksDB metadata"),
+    Text("bluestore_block_path", "$osd_data/block",
+         "data device: a regular file (created by --mkfs if inside osd_data) or a block device"),
+    Text("osd_db_path", "$osd_data/db", "RocksDB metadata directory"),
+    Number("bluestore_block_size", OptionType::kSize, "1G",
+           "size of the device file that --mkfs creates when it does not exist", 1 << 20,
+           std::int64_t{1} << 46),
+    Number(
+        "bluestore_prefer_deferred_size", OptionType::kSize, "64K",
+        "writes of at most this many bytes of new blocks go down with the commit record (without "
+        "a journal: through the RocksDB WAL); 0 disables",
+        0, 64 << 20),
+    Number("osd_journal_size", OptionType::kInt, "32",
+           "--mkfs: size in MiB of the commit journal on the data device (at most 1/8 of it); 0: "
+           "none, every commit syncs the RocksDB WAL instead",
+           0, 1 << 20),
+    Other("osd_io_backend", OptionType::kEnum, "io_uring",
+          "device I/O: io_uring, or sync (pread/pwrite) where io_uring is unavailable",
+          "io_uring|sync"),
+    Other("public_addr", OptionType::kAddr, "127.0.0.1",
+          "IP address the messenger listens on (0.0.0.0 or :: for every interface)"),
+    Number("osd_port", OptionType::kInt, "6800", "messenger TCP port (0: kernel-chosen)", 0,
+           kMaxPort, true),
+    Number("ms_max_message_size", OptionType::kSize, "64M",
+           "largest frame (header + payload) accepted or sent; a longer one closes the connection",
+           4096, std::int64_t{1} << 30),
+    Number("ms_max_inflight_per_connection", OptionType::kInt, "64",
+           "requests one connection may have in flight before the daemon stops reading from it", 1,
+           65536),
+    Number("ms_async_op_threads", OptionType::kInt, "1",
+           "network I/O threads (one keeps round trips shortest)", 1, 64),
+    Number("osd_op_num_threads", OptionType::kInt, "8",
+           "threads running store operations (they mostly wait for the device)", 1, 256),
+    Number("osd_inline_read_max_size", OptionType::kSize, "64K",
+           "a read of at most this many bytes arriving while nothing else is in flight runs on "
+           "the network thread, not a worker (only with ms_async_op_threads 1); 0 disables",
+           0, 16 << 20),
+    Number("ms_handshake_timeout", OptionType::kDuration, "10s",
+           "time a new connection has to complete the version handshake", 1, kHour),
+    Number("ms_connection_idle_timeout", OptionType::kDuration, "900s",
+           "close a connection with nothing in flight after this long idle (0: never)", 0,
+           24 * kHour),
+    Text("log_file", "", "log file, appended to (empty: stderr)"),
+    Other("log_level", OptionType::kEnum, "info", "least severe level logged",
+          "trace|debug|info|warn|error|critical|off"),
+    Other("osd_metrics_enabled", OptionType::kBool, "true",
+          "serve /metrics (Prometheus text) and /status (JSON) over HTTP"),
+    Other("osd_metrics_addr", OptionType::kAddr, "127.0.0.1", "IP address of the HTTP endpoint"),
+    Number("osd_metrics_port", OptionType::kInt, "9283",
+           "TCP port of the HTTP endpoint (0: kernel-chosen)", 0, kMaxPort, true),
+    Text("etcd_endpoints", "",
+         "etcd of the cluster map, comma-separated http://host:port (empty: run alone, outside "
+         "any cluster)"),
+    Text("etcd_prefix", "/ecstore/", "key prefix of the cluster map in etcd"),
+    Number("etcd_op_timeout", OptionType::kDuration, "5s",
+           "time one etcd request may take on one endpoint before the next is tried", 100, kHour),
+    Text("host", "",
+         "host name of this OSD in the map: the failure domain 'host' (empty: the machine's)"),
+    Number("osd_heartbeat_grace", OptionType::kDuration, "20s",
+           "an OSD is marked down when it has not renewed its etcd lease for this long (whole "
+           "seconds, rounded up)",
+           1000, kHour),
+    Number("mon_osd_down_out_interval", OptionType::kDuration, "600s",
+           "a down OSD is marked out after this long (0: never)", 0, 30 * 24 * kHour),
+    Other("osd_mon_role", OptionType::kBool, "true",
+          "take part in the election of the monitor that marks OSDs down and out (several may; "
+          "one is elected through etcd)"),
+    Number("osd_pg_op_threads", OptionType::kInt, "16",
+           "threads running object operations as a PG primary (they mostly wait for other OSDs)", 1,
+           256),
+    Number("osd_subop_timeout", OptionType::kDuration, "10s",
+           "time a PG primary waits for a shard's OSD before counting it as not answering", 100,
+           kHour),
+    Number("osd_min_size_wait", OptionType::kDuration, "30s",
+           "time a write waits for min_size shards of its PG to be up before it fails (EAGAIN)", 0,
+           kHour),
+    Number("osd_max_object_size", OptionType::kSize, "128M",
+           "largest object a client may write (Ceph's option)", 4096, std::int64_t{1} << 40),
+    Number("osd_mon_report_interval", OptionType::kDuration, "5s",
+           "how often an OSD reports its PGs' health and its recovery totals (for ec-admin -s and "
+           "ec-admin progress; the recovery rates are measured over this interval)",
+           100, kHour),
+    Number("osd_read_cost_network_weight", OptionType::kInt, "100",
+           "weight of a network byte when a degraded read picks its plan (percent)", 0, 1000000),
+    Number("osd_read_cost_device_weight", OptionType::kInt, "100",
+           "weight of a device byte (4 KiB-rounded) when a degraded read picks its plan "
+           "(percent)",
+           0, 1000000),
+    Number("osd_max_backfills", OptionType::kInt, "1",
+           "PGs a primary recovers or backfills at once (Ceph's option)", 1, 64),
+    Number("osd_recovery_max_active", OptionType::kInt, "3",
+           "objects a primary has in recovery at once per PG (one pull batch; Ceph's option)", 1,
+           1024),
+    Number("osd_recovery_sleep", OptionType::kDuration, "0s",
+           "pause between recovery batches (Ceph's option)", 0, kHour),
+    Number("osd_recovery_max_chunk", OptionType::kSize, "8M",
+           "object bytes in one recovery batch (at least one object; Ceph's option)", 4096,
+           std::int64_t{1} << 34),
+    Number("osd_recovery_max_bytes_per_sec", OptionType::kSize, "0",
+           "cap on the shard bytes a primary's recovery rebuilds per second (0: none)", 0,
+           std::int64_t{1} << 40),
+    Number("osd_recovery_max_network_bytes_per_sec", OptionType::kSize, "0",
+           "cap on the bytes a primary's recovery pulls over the network per second, received by "
+           "the rebuilding OSDs from helpers (0: none); under one cap a code that reads less per "
+           "rebuilt byte, CLAY, rebuilds sooner",
+           0, std::int64_t{1} << 40),
+    Number("osd_scrub_min_interval", OptionType::kDuration, "86400s",
+           "an active+clean PG is scrubbed when its last scrub is older than this (Ceph's option)",
+           1000, 365 * 24 * kHour),
+    Number("osd_deep_scrub_interval", OptionType::kDuration, "604800s",
+           "an active+clean PG is deep-scrubbed (every shard read, checksums verified, parity "
+           "re-encoded and compared) when its last deep scrub is older than this (Ceph's option)",
+           1000, 365 * 24 * kHour),
+    Number("osd_scrub_sleep", OptionType::kDuration, "0s",
+           "pause between the objects of a scrub (Ceph's option)", 0, kHour),
+    Number("osd_max_scrubs", OptionType::kInt, "1", "scrubs a primary runs at once (Ceph's option)",
+           1, 64),
+    Other("osd_scrub_auto_repair", OptionType::kBool, "false",
+          "scrubs repair the inconsistent shards they find, without a person (Ceph's option)"),
+    Number("osd_recovery_nice", OptionType::kInt, "10",
+           "nice value of the threads doing recovery work (pulls and their decoding, serving other "
+           "OSDs' recovery reads, their connections' io threads): client operations get the CPU "
+           "first (0: same as clients; 20: the SCHED_IDLE class, preempted at once by any client "
+           "thread that wakes up)",
+           0, 20),
+    Number("osd_recovery_op_threads", OptionType::kInt, "2",
+           "threads serving other OSDs' recovery reads, apart from the client operations' workers",
+           1, 64),
+};
+
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t';
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (IsSpace(s.front()) || s.front() == '\r' || s.front() == '\n')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (IsSpace(s.back()) || s.back() == '\r' || s.back() == '\n')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string RangeText(const OptionSpec& o) {
+  switch (o.type) {
+    case OptionType::kInt:
+      return fmt::format("{} .. {}", o.min, o.max);
+    case OptionType::kSize:
+      return fmt::format("{} .. {}", FormatSize(static_cast<std::uint64_t>(o.min)),
+                         FormatSize(static_cast<std::uint64_t>(o.max)));
+    case OptionType::kDuration:
+      return fmt::format("{} .. {} s", static_cast<double>(o.min) / 1000.0,
+                         static_cast<double>(o.max) / 1000.0);
+    case OptionType::kEnum:
+      return std::string(o.choices);
+    case OptionType::kBool:
+      return "true|false";
+    default:
+      return "";
+  }
+}
+
+std::string DefaultText(const OptionSpec& o) {
+  if (o.add_osd_id) return fmt::format("{} + $id", o.default_value);
+  if (o.default_value.empty()) return "(empty)";
+  return std::string(o.default_value);
+}
+
+}  // namespace
+
+std::string_view OptionTypeName(OptionType type) {
+  switch (type) {
+    case OptionType::kString:
+      return "string";
+    case OptionType::kInt:
+      return "int";
+    case OptionType::kSize:
+      return "size";
+    case OptionType::kBool:
+      return "bool";
+    case OptionType::kDuration:
+      return "duration";
+    case OptionType::kAddr:
+      return "addr";
+    case OptionType::kEnum:
+      return "enum";
+  }
+  return "?";
+}
+
+std::span<const OptionSpec> OsdOptionTable() {
+  return kOptions;
+}
+
+std::string NormaliseOptionName(std::string_view name) {
+  name = Trim(name);
+  std::string out;
+  bool pending_sep = false;
+  for (char c : name) {
+    if (IsSpace(c) || c == '_' || c == '-') {
+      pending_sep = true;
+      continue;
+    }
+    if (pending_sep && !out.empty()) out.push_back('_');
+    pending_sep = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+const OptionSpec* FindOsdOption(std::string_view name) {
+  const std::string n = NormaliseOptionName(name);
+  for (const OptionSpec& o : kOptions) {
+    if (o.name == n) return &o;
+  }
+  return nullptr;
+}
+
+Result<std::uint64_t> ParseSize(std::string_view text) {
+  text = Trim(text);
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc::result_out_of_range) return Status::Invalid("size too large");
+  if (ec != std::errc() || p == text.data()) {
+    return Status::Invalid("not a size (expected e.g. 4096, 64K, 1M, 2G)");
+  }
+  std::string suffix = Lower(std::string_view(p, static_cast<std::size_t>(end - p)));
+  unsigned shift = 0;
+  if (!suffix.empty()) {
+    switch (suffix[0]) {
+      case 'k':
+        shift = 10;
+        break;
+      case 'm':
+        shift = 20;
+        break;
+      case 'g':
+        shift = 30;
+        break;
+      case 't':
+        shift = 40;
+        break;
+      case 'b':
+        break;
+      default:
+        return Status::Invalid("not a size (expected e.g. 4096, 64K, 1M, 2G)");
+    }
+    std::string_view rest = std::string_view(suffix).substr(shift == 0 ? 0 : 1);
+    if (shift != 0 && !rest.empty() && rest[0] == 'i') rest.remove_prefix(1);
+    if (rest != "" && rest != "b") {
+      return Status::Invalid("not a size (expected e.g. 4096, 64K, 1M, 2G)");
+    }
+  }
+  if (shift != 0 && value > (std::numeric_limits<std::uint64_t>::max() >> shift)) {
+    return Status::Invalid("size too large");
+  }
+  return value << shift;
+}
+
+std::string FormatSize(std::uint64_t bytes) {
+  static constexpr char kSuffix[] = {'K', 'M', 'G', 'T'};
+  int unit = -1;
+  while (unit < 3 && bytes != 0 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return unit < 0 ? std::to_string(bytes) : fmt::format("{}{}", bytes, kSuffix[unit]);
+}
+
+Result<bool> ParseBool(std::string_view text) {
+  const std::string t = Lower(Trim(text));
+  if (t == "true" || t == "yes" || t == "on" || t == "1") return true;
+  if (t == "false" || t == "no" || t == "off" || t == "0") return false;
+  return Status::Invalid("not a boolean (true/false, yes/no, on/off, 1/0)");
+}
+
+Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
+  text = Trim(text);
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, value, std::chars_format::fixed);
+  const Status bad =
+      Status::Invalid("not a duration (seconds, or with a unit: 250ms, 30s, 5m, 1h)");
+  if (ec != std::errc() || p == text.data() || !std::isfinite(value) || value < 0) return bad;
+  const std::string unit = Lower(std::string_view(p, static_cast<std::size_t>(end - p)));
+  double ms_per_unit = 0;
+  if (unit.empty() || unit == "s") {
+    ms_per_unit = 1000;
+  } else if (unit == "ms") {
+    ms_per_unit = 1;
+  } else if (unit == "m" || unit == "min") {
+    ms_per_unit = 60 * 1000;
+  } else if (unit == "h") {
+    ms_per_unit = 3600 * 1000;
+  } else {
+    return bad;
+  }
+  const double ms = std::round(value * ms_per_unit);
+  // Years are far beyond any timeout; the bound keeps the conversion to integer defined.
+  if (ms > 1e13) return Status::Invalid("duration too long");
+  return std::chrono::milliseconds(static_cast<std::int64_t>(ms));
+}
+
+std::string OptionsHelpText() {
+  std::string out =
+      "ec-osd options (config file sections [global], [osd], [osd.N]; --set name=value):\n";
+  for (const OptionSpec& o : kOptions) {
+    out += fmt::format("\n  {} ({}", o.name, OptionTypeName(o.type));
+    const std::string range = RangeText(o);
+    if (!range.empty()) out += ", " + range;
+    out += fmt::format(")\n      default: {}\n      {}\n", DefaultText(o), o.description);
+  }
+  return out;
+}
+
+std::string OptionsMarkdownTable() {
+  std::string out =
+      "| option | type | range | default | description |\n"
+      "|---|---|---|---|---|\n";
+  for (const OptionSpec& o : kOptions) {
+    std::string range;
+    for (char c : RangeText(o)) {
+      if (c == '|') range += '\\';  // a bare '|' would end the table cell
+      range += c;
+    }
+    out += fmt::format("| `{}` | {} | {} | `{}` | {} |\n", o.name, OptionTypeName(o.type), range,
+                       DefaultText(o), o.description);
+  }
+  return out;
+}
+
+}  // namespace ec

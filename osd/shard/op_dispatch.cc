@@ -1,0 +1,111 @@
+#include "osd/shard/op_dispatch.h"
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <variant>
+
+#include "common/thread_nice.h"
+
+namespace ec::osd::shard {
+
+std::size_t ShardKey(const msg::RequestBody& body) {
+  return std::visit(
+      [](const auto& m) -> std::size_t {
+        using T = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<T, msg::PingRequest>) {
+          return 0;
+        } else if constexpr (std::is_same_v<T, msg::ListRequest> ||
+                             std::is_same_v<T, msg::SubScanRequest> ||
+                             std::is_same_v<T, msg::SubPullRequest>) {
+          return std::hash<std::string>()(m.collection);
+        } else if constexpr (std::is_same_v<T, msg::SubReadBatchRequest>) {
+          // Items of one PG, usually: the first one's collection.
+          return m.items.empty() ? 0 : std::hash<std::string>()(m.items.front().collection);
+        } else if constexpr (requires { m.shard; }) {
+          return std::hash<std::string>()(m.collection) * 31 +
+                 std::hash<std::string>()(m.object) * 7 + m.shard;
+        } else if constexpr (requires { m.object; }) {
+          return std::hash<std::string>()(m.object);  // object operations (ObjWrite, ...)
+        } else {
+          return 0;  // ObjList
+        }
+      },
+      body);
+}
+
+OpDispatcher::OpDispatcher(int workers, std::uint64_t inline_read_max_bytes, Gauge* inflight,
+                           Counter* inline_reads, int background_workers, int background_nice)
+    : inflight_gauge_(inflight),
+      inline_reads_(inline_reads),
+      pool_(static_cast<std::size_t>(std::clamp(workers, 1, 256))),
+      background_(static_cast<std::size_t>(std::clamp(background_workers, 1, 64))),
+      policy_(inline_read_max_bytes) {
+  background_nice_status_ = NiceEveryThread(
+      static_cast<std::size_t>(std::clamp(background_workers, 1, 64)), background_nice,
+      [this](std::function<void()> fn) { boost::asio::post(background_, std::move(fn)); });
+  strands_.reserve(kStrands);
+  for (std::size_t i = 0; i < kStrands; ++i) {
+    strands_.push_back(boost::asio::make_strand(pool_.get_executor()));
+  }
+}
+
+OpDispatcher::~OpDispatcher() {
+  Join();
+}
+
+void OpDispatcher::Begin(Clock::time_point now) {
+  std::lock_guard lock(mu_);
+  policy_.OnBegin(inflight_, now);
+  ++inflight_;
+  if (inflight_gauge_) inflight_gauge_->Add(1);
+}
+
+void OpDispatcher::End() {
+  std::lock_guard lock(mu_);
+  --inflight_;
+  if (inflight_gauge_) inflight_gauge_->Sub(1);
+  if (inflight_ == 0) idle_.notify_all();
+}
+
+bool OpDispatcher::TryBeginInline(std::uint64_t bytes, bool more_queued, Clock::time_point now) {
+  std::lock_guard lock(mu_);
+  if (!policy_.MayInline(bytes, more_queued, inflight_, now)) return false;
+  ++inflight_;
+  if (inflight_gauge_) inflight_gauge_->Add(1);
+  if (inline_reads_) inline_reads_->Inc();
+  return true;
+}
+
+void OpDispatcher::EndInline() {
+  const auto now = Clock::now();
+  std::lock_guard lock(mu_);
+  policy_.OnInlineDone(now);
+  --inflight_;
+  if (inflight_gauge_) inflight_gauge_->Sub(1);
+  if (inflight_ == 0) idle_.notify_all();
+}
+
+void OpDispatcher::Drain() {
+  std::unique_lock lock(mu_);
+  idle_.wait(lock, [this] { return inflight_ == 0; });
+}
+
+std::uint64_t OpDispatcher::inflight() const {
+  std::lock_guard lock(mu_);
+  return inflight_;
+}
+
+void OpDispatcher::Join() {
+  Drain();
+  {
+    std::lock_guard lock(mu_);
+    if (joined_) return;
+    joined_ = true;
+  }
+  pool_.join();
+  background_.join();
+}
+
+}  // namespace ec::osd::shard

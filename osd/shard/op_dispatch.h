@@ -1,0 +1,122 @@
+// OpDispatcher: where OsdService runs each operation, and the count of operations in flight.
+//
+//   Handle (messenger io thread) --RunInline--> here, now (a small read InlineReadPolicy allows)
+//                                --Post(key)--> strand[key % kStrands] --> worker thread
+//                                --PostBackground--> background thread (nicer: recovery work)
+//
+// Ordering: operations posted with the same key run one at a time, in posting order (one strand).
+// OsdService keys an operation by the shard it names (ShardKey), so a read sent after a write of
+// the same shard sees it. Different keys run in parallel, up to the number of workers; there are
+// more strands than workers so that two busy shards rarely share one.
+//
+// Background operations (other OSDs' recovery reads, SubReadBatch) run on their own threads, with
+// a higher nice value: they never wait in the client operations' queues nor hold their workers,
+// and when the CPU is short the kernel runs the client operations first. They keep no per-key
+// order (a read needs none: the store never shows a half-applied transaction, and the reader
+// checks versions).
+//
+// An inline operation runs on the caller's thread while nothing else is in flight; that keeps the
+// per-key order only if the caller is the sole thread handing operations over (a messenger with
+// one io thread): see OsdServiceOptions::inline_read_max_bytes.
+//
+// Thread safety: every method may be called from any thread, except Join (from the owner, once).
+#pragma once
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "common/metrics.h"
+#include "common/status.h"
+#include "msg/messages.h"
+#include "osd/shard/read_policy.h"
+
+namespace ec::osd::shard {
+
+// The key of the shard a request names (collection, object, shard; a List: its collection).
+std::size_t ShardKey(const msg::RequestBody& body);
+
+class OpDispatcher {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::size_t kStrands = 256;
+
+  // `workers` threads (clamped to 1..256) for keyed operations, `background_workers` (clamped to
+  // 1..64) at nice `background_nice` (0..20, common/thread_nice.h; 0: as the process) for
+  // PostBackground. `inflight` (may be null) mirrors the in-flight count; `inline_reads` (may be
+  // null) counts inline runs. Both borrowed. A nice value the kernel refuses leaves those threads
+  // as they are (logged by the caller through background_nice_status()).
+  OpDispatcher(int workers, std::uint64_t inline_read_max_bytes, Gauge* inflight,
+               Counter* inline_reads, int background_workers = 1, int background_nice = 0);
+  // Join().
+  ~OpDispatcher();
+  OpDispatcher(const OpDispatcher&) = delete;
+  OpDispatcher& operator=(const OpDispatcher&) = delete;
+
+  // Runs `fn()` on a worker after every operation posted before with the same key; it counts as
+  // in flight from now until fn returns.
+  template <typename Fn>
+  void Post(std::size_t key, Fn&& fn) {
+    Begin(Clock::now());
+    boost::asio::post(strands_[key % kStrands], [this, fn = std::forward<Fn>(fn)]() mutable {
+      fn();
+      End();
+    });
+  }
+
+  // Runs `fn()` on a background thread; no order with other operations. In flight until it returns.
+  template <typename Fn>
+  void PostBackground(Fn&& fn) {
+    Begin(Clock::now());
+    boost::asio::post(background_, [this, fn = std::forward<Fn>(fn)]() mutable {
+      fn();
+      End();
+    });
+  }
+  // Whether the background threads took their nice value.
+  const Status& background_nice_status() const { return background_nice_status_; }
+
+  // Runs `fn()` now on the calling thread, counted in flight, if InlineReadPolicy allows a read of
+  // `bytes` arriving at `now` (`more_queued`: Request::more_queued); returns whether it ran.
+  template <typename Fn>
+  bool RunInline(std::uint64_t bytes, bool more_queued, Clock::time_point now, Fn&& fn) {
+    if (!TryBeginInline(bytes, more_queued, now)) return false;
+    fn();
+    EndInline();
+    return true;
+  }
+
+  // Waits until nothing is in flight.
+  void Drain();
+  std::uint64_t inflight() const;
+  // Drain, then stops the workers (nothing may be posted afterwards). Idempotent.
+  void Join();
+
+ private:
+  void Begin(Clock::time_point now);
+  void End();
+  bool TryBeginInline(std::uint64_t bytes, bool more_queued, Clock::time_point now);
+  void EndInline();
+
+  Gauge* inflight_gauge_;
+  Counter* inline_reads_;
+  boost::asio::thread_pool pool_;
+  boost::asio::thread_pool background_;
+  Status background_nice_status_;
+  std::vector<boost::asio::strand<boost::asio::thread_pool::executor_type>> strands_;
+
+  mutable std::mutex mu_;  // guards the fields below
+  std::condition_variable idle_;
+  std::uint64_t inflight_ = 0;
+  InlineReadPolicy policy_;
+  bool joined_ = false;
+};
+
+}  // namespace ec::osd::shard

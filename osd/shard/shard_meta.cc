@@ -1,0 +1,70 @@
+#include "osd/shard/shard_meta.h"
+
+#include <charconv>
+#include <limits>
+
+#include "common/codec.h"
+
+namespace ec::osd::shard {
+namespace {
+
+constexpr std::uint32_t kMetaFormat = 1;
+
+}  // namespace
+
+std::string ShardObjectName(const std::string& object, std::uint32_t shard) {
+  return object + "#" + std::to_string(shard);
+}
+
+bool ParseShardObjectName(const std::string& name, std::string* object, std::uint32_t* shard) {
+  std::size_t hash = name.rfind('#');
+  if (hash == std::string::npos || hash == 0 || hash + 1 == name.size()) return false;
+  const char* first = name.data() + hash + 1;
+  const char* last = name.data() + name.size();
+  std::uint32_t value = 0;
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc() || ptr != last) return false;
+  // Only the canonical spelling ("7", not "07") maps back to the same store name.
+  if (std::to_string(value).size() != static_cast<std::size_t>(last - first)) return false;
+  object->assign(name, 0, hash);
+  *shard = value;
+  return true;
+}
+
+std::string EncodeShardMeta(const ShardMeta& meta) {
+  std::string out;
+  Encoder e(out);
+  e.U32(kMetaFormat);
+  e.U64(meta.version);
+  e.U32(static_cast<std::uint32_t>(meta.attrs.size()));
+  for (const msg::Attr& a : meta.attrs) {
+    e.String(a.key);
+    e.String(a.value);
+  }
+  return out;
+}
+
+Result<ShardMeta> DecodeShardMeta(const std::string& bytes) {
+  constexpr std::uint32_t kAny = std::numeric_limits<std::uint32_t>::max();
+  Decoder d(std::string_view{bytes});
+  ShardMeta meta;
+  std::uint32_t format = 0;
+  std::uint32_t count = 0;
+  if (!d.U32(&format, "format") || format != kMetaFormat || !d.U64(&meta.version, "version")) {
+    return Status::DataLoss("corrupt shard metadata (header)");
+  }
+  // An attribute takes at least 8 bytes (two lengths): a larger count cannot be genuine.
+  if (!d.Count(&count, kAny, 8, "attribute count")) {
+    return Status::DataLoss("corrupt shard metadata (attribute count)");
+  }
+  meta.attrs.resize(count);
+  for (msg::Attr& a : meta.attrs) {
+    if (!d.String(&a.key, kAny, "key") || !d.String(&a.value, kAny, "value")) {
+      return Status::DataLoss("corrupt shard metadata (attribute)");
+    }
+  }
+  if (!d.AtEnd()) return Status::DataLoss("corrupt shard metadata (trailing bytes)");
+  return meta;
+}
+
+}  // namespace ec::osd::shard

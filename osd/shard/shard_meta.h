@@ -1,0 +1,43 @@
+// How ec-osd keeps a shard in the object store: its store object name and its metadata record.
+//
+//   shard S of object O in collection C  ->  store object "O#S" of collection C
+//                                             attribute "_meta" = ShardMeta (below)
+//
+// ShardMeta's bytes (little-endian): u32 format (1) | u64 version | u32 attribute count |
+// count x (u32 key length, key bytes, u32 value length, value bytes). Nothing may follow.
+//
+// Thread safety: pure functions and plain values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "msg/messages.h"
+
+namespace ec::osd::shard {
+
+// The store attribute holding a shard's ShardMeta.
+inline constexpr const char* kShardMetaAttr = "_meta";
+
+// The store object name of a shard ("O#S") and back. ParseShardObjectName fails (false) for a name
+// that is not of that form, including a shard number not spelled canonically ("07"), so that every
+// name it accepts maps back to itself (objects written by something else are skipped by List).
+std::string ShardObjectName(const std::string& object, std::uint32_t shard);
+bool ParseShardObjectName(const std::string& name, std::string* object, std::uint32_t* shard);
+
+// A shard's object version and user attributes.
+struct ShardMeta {
+  std::uint64_t version = 0;
+  std::vector<msg::Attr> attrs;
+  bool operator==(const ShardMeta&) const = default;
+};
+
+std::string EncodeShardMeta(const ShardMeta& meta);
+// Bounds-checked: every length is compared with the bytes left before it is used, and a count
+// with what it could possibly occupy before anything is allocated. Errors: DataLoss "corrupt shard
+// metadata (<what>)" for bytes that do not decode (short, unknown format, trailing bytes).
+Result<ShardMeta> DecodeShardMeta(const std::string& bytes);
+
+}  // namespace ec::osd::shard
