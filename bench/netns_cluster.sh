@@ -31,7 +31,7 @@
 # TAG is 6 hex digits of the sha1 of DIR's path, so clusters in two DIRs coexist. Defaults: rate
 # 1gbit, delay 0ms, 1 OSD per host, 1G device files (sparse), grace 20 s, down-out 600 s.
 # --osd-opt KEY=VALUE (repeatable) adds an option to the config's [osd] section, e.g.
-# --osd-opt osd_recovery_max_active=16 (names: osd/daemon/config_values.cc); it is written when
+# --osd-opt osd_recovery_max_active=16 (names: common/config_values.cc); it is written when
 # start makes the config (a start that finds the cluster running keeps the config it has).
 # Needs: root, iproute2 (ip netns, tc), /usr/bin/etcd and etcdctl, the build (--bin).
 set -euo pipefail
