@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "plugins/jerasure/jerasure_code.h"
+#include "ec/galois_fields.h"
 
 namespace ec {
 
@@ -90,7 +90,7 @@ Status ErasureCodeShec::ParseParameters(Profile& profile, int* k, int* m, int* c
 }
 
 Status ErasureCodeShec::init(Profile& profile) {
-  EC_RETURN_IF_ERROR(jerasure::InitGaloisFields());
+  EC_RETURN_IF_ERROR(InitGaloisFields());
   profile["technique"] = shec::TechniqueName(technique_);
   int k = 0, m = 0, c = 0, w = 0;
   EC_RETURN_IF_ERROR(ParseParameters(profile, &k, &m, &c, &w));
