@@ -57,13 +57,10 @@ bool ErasureCodeClay::can_repair(int lost, const ShardSet& helpers) const {
   return plan_repair(lost, {0, layout_.sub_chunk_count()}, helpers).ok();
 }
 
-Result<ShardSet> ErasureCodeClay::minimum_to_decode_with_cost(
-    const ShardSet& want, const std::map<int, int>& available) const {
-  const ShardSet ids = Keys(available);
-  EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
-  EC_RETURN_IF_ERROR(check_ids(ids, "available"));
-  if (!layout_.is_repair(want, ids))
-    return ErasureCode::minimum_to_decode_with_cost(want, available);
+Result<ShardSet> ErasureCodeClay::cheapest_to_decode(const ShardSet& want,
+                                                     const std::map<int, int>& available) const {
+  if (!layout_.is_repair(want, Keys(available)))
+    return ErasureCode::cheapest_to_decode(want, available);
   const int lost = *want.begin();
   // Repair set: the lost chunk's group, then the cheapest others up to d.
   ShardSet repair;
@@ -75,7 +72,7 @@ Result<ShardSet> ErasureCodeClay::minimum_to_decode_with_cost(
   long long repair_cost = 0;
   for (int id : repair) repair_cost += available.at(id);
   const std::vector<int> decode = Cheapest(available, k_, lost);
-  if (!can_repair(lost, repair)) return ErasureCode::minimum_to_decode_with_cost(want, available);
+  if (!can_repair(lost, repair)) return ErasureCode::cheapest_to_decode(want, available);
   long long decode_cost = 0;
   for (int id : decode) decode_cost += available.at(id);
   // A repair reads 1/q of each helper, a decode all of k chunks.

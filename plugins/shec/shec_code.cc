@@ -139,13 +139,10 @@ Result<SubChunkPlan> ErasureCodeShec::minimum_to_decode(const ShardSet& want,
   return out;
 }
 
-Result<ShardSet> ErasureCodeShec::minimum_to_decode_with_cost(
-    const ShardSet& want, const std::map<int, int>& available) const {
+Result<ShardSet> ErasureCodeShec::cheapest_to_decode(const ShardSet& want,
+                                                     const std::map<int, int>& available) const {
   ShardSet ids;
   for (const auto& [id, cost] : available) ids.insert(id);
-  EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
-  EC_RETURN_IF_ERROR(check_ids(ids, "available"));
-  if (std::includes(ids.begin(), ids.end(), want.begin(), want.end())) return want;
   const int n = static_cast<int>(get_chunk_count());
   Result<shec::RecoveryPlan> plan =
       shec::FindCheapestRecovery(codec_->view(), Mask(want, n), Mask(ids, n), available);
