@@ -58,13 +58,13 @@ Tally CheckPlugin(const std::string& set, const std::string& plugin) {
       ++tally.not_available;
       continue;
     }
-    ec::Result<ectool::NonRegressionOptions> options =
-        ectool::NonRegressionOptionsForFolder((dir / folder).string());
+    ec::Result<ec::tools::ec_tool::NonRegressionOptions> options =
+        ec::tools::ec_tool::NonRegressionOptionsForFolder((dir / folder).string());
     ec::Status s = options.status();
     if (options.ok()) {
       options->plugin_dir = ectest::PluginDir().string();
       std::ostringstream warnings;
-      s = ectool::CheckNonRegressionFolder(*options, &warnings);
+      s = ec::tools::ec_tool::CheckNonRegressionFolder(*options, &warnings);
       if (s.ok() && !warnings.str().empty()) s = ec::Status::Invalid(warnings.str());
     }
     if (s.ok()) {

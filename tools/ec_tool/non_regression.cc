@@ -12,7 +12,7 @@
 #include "tools/ec_tool/code_loader.h"
 #include "tools/ec_tool/file_io.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 namespace {
 
@@ -186,4 +186,4 @@ ec::Status RunNonRegression(const NonRegressionOptions& options, std::ostream* w
   return ec::Status::OK();
 }
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

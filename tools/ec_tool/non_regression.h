@@ -20,7 +20,7 @@
 #include "common/status.h"
 #include "ec/profile.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 struct NonRegressionOptions {
   std::string base = ".";
@@ -55,4 +55,4 @@ ec::Status CheckNonRegressionFolder(const NonRegressionOptions& options, std::os
 // --create" (Ceph's spelling) when neither is set, else the first failure.
 ec::Status RunNonRegression(const NonRegressionOptions& options, std::ostream* warnings);
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool
