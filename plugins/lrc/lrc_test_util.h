@@ -11,13 +11,6 @@
 
 namespace ec::lrc_test {
 
-// The seed of this run: $ECSTORE_TEST_SEED if set, else random. Printed once so that a failure
-// can be replayed with ECSTORE_TEST_SEED=<seed>.
-std::uint64_t Seed();
-
-// The shared data folder: $ECSTORE_SHARED, else <source dir>/../shared.
-std::filesystem::path SharedDir();
-
 // An lrc code made through the registry (lrc built in, layers from $EC_PLUGIN_DIR) from profile
 // text (plugin=lrc implied). nullptr and *status on failure.
 std::shared_ptr<ErasureCodeLrc> MakeLrc(const std::string& profile_text, Status* status = nullptr);
