@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <vector>
 
@@ -35,14 +34,6 @@ Status InitError(const std::string& profile_text) {
   Result<Profile> profile = ParseProfile("plugin=lrc " + profile_text);
   if (!profile.ok()) return profile.status();
   return InitError(*profile);
-}
-
-bool ReadFile(const std::filesystem::path& path, Buffer* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  *out = Buffer::Copy(AsBytes(bytes.data(), bytes.size()));
-  return true;
 }
 
 Buffer RandomBuffer(std::mt19937_64& rng, std::size_t n) {

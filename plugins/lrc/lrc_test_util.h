@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -20,7 +19,6 @@ Status InitError(Profile profile);
 // The same from profile text (no commas or spaces inside values: use the Profile form for JSON).
 Status InitError(const std::string& profile_text);
 
-bool ReadFile(const std::filesystem::path& path, Buffer* out);
 Buffer RandomBuffer(std::mt19937_64& rng, std::size_t n);
 bool SameBytes(const Buffer& a, const Buffer& b);
 
