@@ -113,9 +113,14 @@ Result<ShardSet> ErasureCode::minimum_to_decode_with_cost(
   EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
   EC_RETURN_IF_ERROR(check_ids(ids, "available"));
   if (std::includes(ids.begin(), ids.end(), want.begin(), want.end())) return want;
-  if (ids.size() < k_) {
+  return cheapest_to_decode(want, available);
+}
+
+Result<ShardSet> ErasureCode::cheapest_to_decode(const ShardSet& want,
+                                                 const std::map<int, int>& available) const {
+  if (available.size() < k_) {
     return Status::IOError("need " + std::to_string(k_) + " chunks to decode, only " +
-                           std::to_string(ids.size()) + " available");
+                           std::to_string(available.size()) + " available");
   }
   // Any k chunks decode an MDS code, so the cheapest plan is the k cheapest chunks; on equal cost
   // prefer a wanted chunk (no decode work for it), then the lower id.

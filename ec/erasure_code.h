@@ -3,7 +3,9 @@
 //   - profile storage and the crush-* defaults,
 //   - chunk mapping (`mapping=`),
 //   - minimum_to_decode (want if available, else the first k available chunks, whole),
-//   - minimum_to_decode_with_cost (unlike Ceph, really picks the k cheapest chunks),
+//   - minimum_to_decode_with_cost: its input checks and the "every wanted chunk is available"
+//     answer for every plugin; the choice among the rest is cheapest_to_decode(), which plugins
+//     override (the base, unlike Ceph, really picks the k cheapest chunks),
 //   - encode (padding into one aligned allocation, then encode_chunks),
 //   - decode (sharing present chunks, allocating missing ones, then decode_chunks),
 //   - decode_concat.
@@ -34,8 +36,11 @@ class ErasureCode : public ErasureCodeInterface {
 
   Result<SubChunkPlan> minimum_to_decode(const ShardSet& want,
                                          const ShardSet& available) const override;
+  // EINVAL (check_ids) for a wanted or available id that is not a chunk id of this code; `want`
+  // itself when every wanted chunk is available; otherwise cheapest_to_decode(). Final, so that
+  // every plugin answers bad input and the trivial case alike.
   Result<ShardSet> minimum_to_decode_with_cost(const ShardSet& want,
-                                               const std::map<int, int>& available) const override;
+                                               const std::map<int, int>& available) const final;
   Status encode(const ShardSet& want, std::span<const std::byte> in,
                 ChunkMap* encoded) const override;
   Status decode(const ShardSet& want, const ChunkMap& chunks, ChunkMap* decoded,
@@ -59,6 +64,14 @@ class ErasureCode : public ErasureCodeInterface {
   void parse_mapping(const Profile& profile);
   // EINVAL "<what> chunk id N is out of range [0,n)" unless every id is a chunk id of this code.
   Status check_ids(const ShardSet& ids, const char* what) const;
+  // The least-cost set of chunks of `available` (id -> cost) that rebuilds `want`. Called by
+  // minimum_to_decode_with_cost only with valid ids and at least one wanted chunk missing from
+  // `available`. The base is for MDS codes: the k cheapest chunks (on equal cost a wanted chunk
+  // first, then the lower id); EIO when fewer than k are available. Plugins whose codes are not
+  // MDS, or that can read less, override it and keep the same errors (EIO when `available`
+  // cannot rebuild `want`).
+  virtual Result<ShardSet> cheapest_to_decode(const ShardSet& want,
+                                              const std::map<int, int>& available) const;
   // "k=K must be >= 2", "m=M must be >= 1".
   static Status sanity_check_k_m(int k, int m);
   // Common check for encode_chunks / decode_chunks buffers: same non-zero length, ids in range,

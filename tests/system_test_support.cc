@@ -20,9 +20,6 @@
 #ifndef EC_TOOL_PATH
 #error "EC_TOOL_PATH must name the ec-tool binary"
 #endif
-#ifndef ECSTORE_DEFAULT_SHARED_DIR
-#error "ECSTORE_DEFAULT_SHARED_DIR must name the shared data folder (../shared)"
-#endif
 #ifndef ECSTORE_BUILD_PLUGIN_DIR
 #error "ECSTORE_BUILD_PLUGIN_DIR must name the build's lib folder"
 #endif
@@ -128,11 +125,6 @@ TempDir::~TempDir() {
   }
   std::error_code ignored;
   fs::remove_all(path_, ignored);
-}
-
-fs::path SharedDir() {
-  const char* env = std::getenv("ECSTORE_SHARED");
-  return env != nullptr && *env != '\0' ? fs::path(env) : fs::path(ECSTORE_DEFAULT_SHARED_DIR);
 }
 
 fs::path PluginDir() {

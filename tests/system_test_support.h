@@ -2,8 +2,8 @@
 // shared data sets and which plugins are built.
 //
 // Data and plugin locations come from the environment, with build-time defaults:
-//   ECSTORE_SHARED  the shared data folder (ceph-erasure-code-corpus, ceph-vectors); default
-//                   ../shared next to the source tree;
+//   ECSTORE_SHARED  the shared data folder (ceph-erasure-code-corpus, ceph-vectors): SharedDir()
+//                   of tests/support/test_env.h, the one place every test finds it;
 //   EC_PLUGIN_DIR   the folder of libec_<plugin>.so; default this build's lib/.
 // A missing data set is a test failure, never a skip.
 #pragma once
@@ -14,6 +14,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "tests/support/test_env.h"
 
 namespace ectest {
 
@@ -52,8 +54,6 @@ class TempDir {
   fs::path path_;
 };
 
-// $ECSTORE_SHARED, else ../shared next to the source tree.
-fs::path SharedDir();
 // $EC_PLUGIN_DIR, else this build's lib/ folder.
 fs::path PluginDir();
 // True when PluginDir() holds libec_<name>.so.

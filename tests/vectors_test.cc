@@ -3,14 +3,12 @@
 //   - `ec-tool encode PROFILE STRIPE_UNIT ... input` writes shard files identical to input.N;
 //   - `ec-tool decode` gives back `input` padded with zeros to whole stripes from every subset of
 //     k shards when k+m <= 6, from 20 random k-subsets otherwise (the seed is printed; set
-//     EC_VECTORS_SEED to replay a run).
+//     ECSTORE_TEST_SEED to replay a run: tests/support/test_env.h).
 // jerasure and isa folders must pass; folders of other plugins (clay) are checked once their
 // plugin exists in build/lib and are reported by name as "plugin not available yet" before.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <numeric>
@@ -37,14 +35,6 @@ std::string PluginOf(const std::string& profile) {
   if (at == std::string::npos) return "";
   std::size_t end = profile.find_first_of(", ", at);
   return profile.substr(at + 7, end == std::string::npos ? std::string::npos : end - at - 7);
-}
-
-unsigned Seed() {
-  if (const char* env = std::getenv("EC_VECTORS_SEED"); env != nullptr && *env != '\0') {
-    return static_cast<unsigned>(std::strtoul(env, nullptr, 10));
-  }
-  return static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count() &
-                               0x7fffffff);
 }
 
 std::string Join(const std::vector<int>& ids) {
@@ -160,7 +150,7 @@ bool VerifyFolder(const path& dir, unsigned seed) {
 
 // Runs every folder whose profile names one of `plugins`; returns the number of folders.
 int VerifyPlugins(const std::set<std::string>& plugins) {
-  const unsigned seed = Seed();
+  const unsigned seed = static_cast<unsigned>(ectest::Seed());
   int folders = 0;
   for (const std::string& folder : ectest::SubFolders(VectorsDir())) {
     const path dir = VectorsDir() / folder;

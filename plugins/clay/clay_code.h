@@ -93,12 +93,6 @@ class ErasureCodeClay final : public ErasureCode {
   // plan: want itself if available, else the first k available chunks, whole.
   Result<SubChunkPlan> minimum_to_decode(const ShardSet& want,
                                          const ShardSet& available) const override;
-  // `available` maps chunk id -> cost of reading the whole chunk. For one missing chunk it
-  // returns the d-helper repair set (the lost chunk's group plus the cheapest others) when its
-  // cost, sum(cost)/q, is below that of the k cheapest chunks, else those k chunks. Feeding the
-  // result to minimum_to_decode gives the matching sub-chunk plan. Otherwise as the base class.
-  Result<ShardSet> minimum_to_decode_with_cost(const ShardSet& want,
-                                               const std::map<int, int>& available) const override;
 
   Status encode_chunks(const ConstChunkSpans& in, const ChunkSpans& out) const override;
   // Ceph's rule: when minimum_to_decode would plan a repair for (want, keys of chunks) and
@@ -161,6 +155,15 @@ class ErasureCodeClay final : public ErasureCode {
   const clay::ClayLayout& layout() const { return layout_; }
   // True when the sub-codes run on ISA-L (byte-wise GF(2^8) matrices).
   bool fast_path() const { return pair_.linear() && mds_.linear(); }
+
+ protected:
+  // minimum_to_decode_with_cost's choice (`available` maps chunk id -> cost of reading the whole
+  // chunk). For one missing chunk it returns the d-helper repair set (the lost chunk's group plus
+  // the cheapest others) when its cost, sum(cost)/q, is below that of the k cheapest chunks, else
+  // those k chunks. Feeding the result to minimum_to_decode gives the matching sub-chunk plan.
+  // Otherwise as the base class.
+  Result<ShardSet> cheapest_to_decode(const ShardSet& want,
+                                      const std::map<int, int>& available) const override;
 
  private:
   Status parse(Profile& profile, Profile* mds_profile, Profile* pft_profile);

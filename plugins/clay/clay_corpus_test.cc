@@ -1,5 +1,6 @@
 // Known-answer tests against bytes Ceph produced:
-//   - every folder of ceph-erasure-code-corpus/v14.0.0-3924 (Ceph's non-regression --check:
+//   - every folder of ceph-erasure-code-corpus/v14.0.0-3924 through the built-in plugin, with the
+//     one corpus checker (tests/support/corpus_checker.h: Ceph's non-regression --check,
 //     re-encode `content`, compare every chunk, decode with {0} and {0, N-1} erased);
 //   - the clay folders of ceph-vectors (Ceph 16.2.15 ceph-erasure-code-tool shards: stripe by
 //     stripe encode, shard = concatenation of the stripes' chunks), encoded and decoded back.
@@ -11,7 +12,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "ec/plugin.h"
+#include "plugins/clay/clay_plugin.h"
 #include "plugins/clay/clay_test_util.h"
+#include "tests/support/corpus_checker.h"
+#include "tests/support/test_env.h"
 
 namespace ec {
 namespace {
@@ -20,97 +25,9 @@ namespace fs = std::filesystem;
 using clay_test::ReadFile;
 using clay_test::SameBytes;
 
-constexpr std::size_t kExpectedCorpusCases = 180;
-
-// "plugin=clay stripe-width=4651 scalar_mds=jerasure technique=reed_sol_van k=8 m=3 d=10".
-std::string ParseCaseName(const std::string& name, std::string* profile, unsigned* stripe_width) {
-  std::istringstream words(name);
-  std::string word;
-  int index = 0;
-  while (words >> word) {
-    const std::size_t eq = word.find('=');
-    if (eq == std::string::npos || eq == 0) return "bad word '" + word + "' in the folder name";
-    const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
-    if (index == 0 && word != "plugin=clay")
-      return "the folder name does not start with plugin=clay";
-    if (index == 1) {
-      if (key != "stripe-width") return "the second word is not stripe-width=";
-      *stripe_width = static_cast<unsigned>(std::stoul(value));
-    } else if (index > 1) {
-      *profile += word + " ";
-    }
-    ++index;
-  }
-  return index >= 2 ? "" : "the folder name has no stripe-width";
-}
-
-std::string DecodeErasures(const ErasureCodeInterface& code, const std::vector<Buffer>& stored,
-                           const ShardSet& erasures) {
-  ChunkMap available;
-  for (int id = 0; id < static_cast<int>(stored.size()); ++id)
-    if (!erasures.count(id)) available[id] = stored[id];
-  ChunkMap decoded;
-  Status st = code.decode(erasures, available, &decoded, stored[0].size());
-  if (!st.ok()) return "decode failed: " + st.ToString();
-  for (int id : erasures) {
-    if (!decoded.count(id) || !SameBytes(decoded.at(id), stored[id]))
-      return "chunk " + std::to_string(id) + " incorrectly recovered";
-  }
-  return "";
-}
-
-std::string CheckCorpusCase(const fs::path& dir) {
-  std::string profile;
-  unsigned stripe_width = 0;
-  if (std::string e = ParseCaseName(dir.filename().string(), &profile, &stripe_width); !e.empty())
-    return e;
-  Status st;
-  auto code = clay_test::MakeClay(profile, &st);
-  if (!code) return "factory: " + st.ToString();
-  Buffer content;
-  if (!ReadFile(dir / "content", &content)) return "cannot read content";
-  if (content.size() != stripe_width) return "content is not stripe-width bytes";
-  const int n = static_cast<int>(code->get_chunk_count());
-  std::vector<Buffer> stored(n);
-  for (int id = 0; id < n; ++id) {
-    if (!ReadFile(dir / std::to_string(id), &stored[id]))
-      return "cannot read chunk file " + std::to_string(id);
-  }
-  if (fs::exists(dir / std::to_string(n))) return "more chunk files than get_chunk_count()";
-  if (stored[0].size() != code->get_chunk_size(stripe_width)) return "chunk size differs";
-  ChunkMap encoded = clay_test::EncodeAll(*code, content);
-  for (int id = 0; id < n; ++id) {
-    if (!SameBytes(encoded.at(id), stored[id]))
-      return "chunk " + std::to_string(id) + " encodes differently";
-  }
-  if (std::string e = DecodeErasures(*code, stored, {0}); !e.empty()) return e;
-  if (code->get_coding_chunk_count() > 1) {
-    if (std::string e = DecodeErasures(*code, stored, {0, n - 1}); !e.empty()) return e;
-  }
-  return "";
-}
-
 TEST(ClayCorpus, EveryCaseOfV14_0_0_3924) {
-  const fs::path root = clay_test::SharedDir() / "ceph-erasure-code-corpus" / "v14.0.0-3924";
-  ASSERT_TRUE(fs::is_directory(root))
-      << "the Ceph clay corpus is missing: " << root
-      << " is not a directory (set ECSTORE_SHARED to the folder holding ceph-erasure-code-corpus)";
-  std::vector<fs::path> cases;
-  for (const auto& entry : fs::directory_iterator(root))
-    if (entry.is_directory()) cases.push_back(entry.path());
-  std::sort(cases.begin(), cases.end());
-  std::size_t passed = 0;
-  for (const auto& dir : cases) {
-    std::string error = CheckCorpusCase(dir);
-    if (error.empty())
-      ++passed;
-    else
-      ADD_FAILURE() << "corpus case '" << dir.filename().string() << "': " << error;
-  }
-  std::cout << "[clay corpus] " << passed << "/" << cases.size() << " cases pass in " << root
-            << "\n";
-  EXPECT_EQ(cases.size(), kExpectedCorpusCases) << "the corpus under " << root << " is incomplete";
-  EXPECT_EQ(passed, cases.size());
+  RegisterClayBuiltin();
+  ectest::ExpectCorpusPasses(ectest::CorpusPartOf("clay"), PluginRegistry::default_directory());
 }
 
 // Ceph's tool profile text "plugin=clay,k=4,m=2" -> our "k=4 m=2".
@@ -167,7 +84,7 @@ std::string CheckVectorCase(const fs::path& dir) {
 }
 
 TEST(ClayCorpus, CephToolVectors) {
-  const fs::path root = clay_test::SharedDir() / "ceph-vectors";
+  const fs::path root = ectest::SharedDir() / "ceph-vectors";
   ASSERT_TRUE(fs::is_directory(root)) << "ceph-vectors is missing: " << root;
   std::size_t cases = 0;
   for (const auto& entry : fs::directory_iterator(root)) {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "plugins/clay/clay_test_util.h"
+#include "tests/support/test_env.h"
 
 namespace ec {
 namespace {
@@ -71,7 +72,7 @@ std::string RoundTrip(const std::string& profile, std::mt19937_64& rng, unsigned
 }
 
 TEST(ClayDecode, RandomErasuresEveryCorpusCode) {
-  std::mt19937_64 rng(clay_test::Seed() + 10);
+  std::mt19937_64 rng(ectest::Seed() + 10);
   for (auto [k, m, d] : clay_test::CorpusTriples()) {
     const std::string profile =
         "k=" + std::to_string(k) + " m=" + std::to_string(m) + " d=" + std::to_string(d);
@@ -80,7 +81,7 @@ TEST(ClayDecode, RandomErasuresEveryCorpusCode) {
 }
 
 TEST(ClayDecode, EveryScalarTechniqueMatchesTheDefinition) {
-  std::mt19937_64 rng(clay_test::Seed() + 11);
+  std::mt19937_64 rng(ectest::Seed() + 11);
   const char* profiles[] = {
       "k=4 m=2 d=5 scalar_mds=isa",
       "k=4 m=2 d=5 scalar_mds=isa technique=cauchy",
@@ -110,7 +111,7 @@ TEST(ClayDecode, EveryScalarTechniqueMatchesTheDefinition) {
 }
 
 TEST(ClayDecode, RepairWithOtherScalarCodes) {
-  std::mt19937_64 rng(clay_test::Seed() + 12);
+  std::mt19937_64 rng(ectest::Seed() + 12);
   for (const char* profile :
        {"k=4 m=3 d=5 scalar_mds=isa technique=cauchy", "k=4 m=2 d=5 technique=cauchy_good"}) {
     auto code = clay_test::MakeClay(profile);
@@ -138,7 +139,7 @@ TEST(ClayDecode, RepairWithOtherScalarCodes) {
 }
 
 TEST(ClayDecode, ChunkBufferContract) {
-  std::mt19937_64 rng(clay_test::Seed() + 13);
+  std::mt19937_64 rng(ectest::Seed() + 13);
   auto code = clay_test::MakeClay("k=4 m=2 d=5");
   ASSERT_TRUE(code);
   const unsigned chunk_size = code->get_chunk_size(4 * 4096);
@@ -247,7 +248,7 @@ TEST(ClayPlan, PlanReadPicksTheCheapest) {
 }
 
 TEST(ClayPlan, PlanReadExecutes) {
-  std::mt19937_64 rng(clay_test::Seed() + 14);
+  std::mt19937_64 rng(ectest::Seed() + 14);
   auto code = clay_test::MakeClay("k=7 m=5 d=9");
   ASSERT_TRUE(code);
   const unsigned chunk_size = code->get_chunk_size(7 * 4000);
@@ -293,7 +294,7 @@ TEST(ClayThreads, ConcurrentEncodeDecodeRepair) {
   // One code shared by threads: program caches and per-thread scratch must not interfere.
   auto code = clay_test::MakeClay("k=7 m=4 d=9");
   ASSERT_TRUE(code);
-  const std::uint64_t seed = clay_test::Seed() + 30;
+  const std::uint64_t seed = ectest::Seed() + 30;
   std::vector<std::thread> threads;
   std::atomic<int> failures{0};
   for (int t = 0; t < 4; ++t) {

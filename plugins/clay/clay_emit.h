@@ -1,11 +1,15 @@
 // Helpers the two program builders share: which of (C_A, C_B, U_A, U_B) a vertex is, emitting a
-// pair solve in either form (linear step or sub-code call), and the coefficients of fused steps.
+// pair solve in either form (linear step or sub-code call), and the terms and coefficients of the
+// fused per-plane steps of linear programs.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "ec/gf.h"
 #include "plugins/clay/clay_layout.h"
 #include "plugins/clay/clay_program.h"
 #include "plugins/clay/clay_scalar.h"
@@ -62,5 +66,53 @@ struct Term {
   Ref ref;
   std::uint8_t scale;
 };
+
+// The terms of plane z's fused solve, one per source (in `sources` order) whose uncoupled value
+// is not known to be zero: a dot's U is its C; a real source's U was computed into U(s, z) by an
+// earlier step; a virtual source has C = 0, so its U is a multiple of its partner p's known value
+// in the partner plane: C(p, zp), or U(p, zp) when partner_known_by_u(p) (a repair's aloof nodes,
+// whose U an earlier level solved). A virtual source paired with a virtual node has U = 0 and no
+// term. `C(node, z)` and `U(node, z)` give the refs of a node's coupled / uncoupled value.
+template <typename CRef, typename URef, typename KnownByU>
+std::vector<Term> PlaneTerms(const ClayLayout& layout, const PairCode& pair,
+                             const std::vector<int>& sources, int z, CRef C, URef U,
+                             KnownByU partner_known_by_u) {
+  std::vector<Term> terms;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const int s = sources[i];
+    const int source = static_cast<int>(i);
+    if (layout.is_dot(s, z)) {
+      if (!layout.is_virtual(s)) terms.push_back({source, C(s, z), 1});
+    } else if (!layout.is_virtual(s)) {
+      terms.push_back({source, U(s, z), 1});
+    } else {
+      const int p = layout.partner_node(s, z);
+      if (layout.is_virtual(p)) continue;
+      const PairSides sides(layout, s, p);
+      const int zp = layout.partner_plane(s, z);
+      if (partner_known_by_u(p)) {
+        terms.push_back(
+            {source, U(p, zp), PairCoefficient(pair, sides.u_self, sides.u_other, sides.c_self)});
+      } else {
+        terms.push_back(
+            {source, C(p, zp), PairCoefficient(pair, sides.u_self, sides.c_other, sides.c_self)});
+      }
+    }
+  }
+  return terms;
+}
+
+// Row `target` (an index into solve.targets) of the solve's matrix over `terms` instead of its
+// sources, times `scale`: the coefficients of one output of a fused per-plane step.
+inline std::vector<std::uint8_t> TermRow(const MdsCode::Solve& solve, int target,
+                                         const std::vector<Term>& terms, std::uint8_t scale = 1) {
+  const std::size_t columns = solve.sources.size();
+  std::vector<std::uint8_t> row(terms.size(), 0);
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const std::size_t cell = static_cast<std::size_t>(target) * columns + terms[i].source;
+    row[i] = gf::Mul(scale, gf::Mul(terms[i].scale, solve.coef[cell]));
+  }
+  return row;
+}
 
 }  // namespace ec::clay

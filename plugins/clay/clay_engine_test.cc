@@ -9,6 +9,7 @@
 #include "ec/plugin.h"
 #include "plugins/clay/clay_engine.h"
 #include "plugins/clay/clay_test_util.h"
+#include "tests/support/test_env.h"
 
 namespace ec::clay {
 namespace {
@@ -58,7 +59,7 @@ void RunWith(const Program& program, const Codes& codes, std::size_t sub,
 }
 
 TEST(ClayEngine, FastPathMatchesSubCodeCalls) {
-  std::mt19937_64 rng(clay_test::Seed() + 20);
+  std::mt19937_64 rng(ectest::Seed() + 20);
   const int triples[][3] = {{4, 2, 5}, {4, 3, 5}, {7, 5, 9}, {8, 3, 10}, {9, 6, 12}, {5, 4, 6}};
   for (const auto& t : triples) {
     const int k = t[0], m = t[1], d = t[2];

@@ -1,7 +1,6 @@
 // Layered decode and encode (see clay_engine.h).
 #include <algorithm>
 
-#include "ec/gf.h"
 #include "plugins/clay/clay_emit.h"
 #include "plugins/clay/clay_engine.h"
 
@@ -115,27 +114,15 @@ Result<std::shared_ptr<const Program>> BuildLayeredProgram(const ClayLayout& lay
         b.Mds(solve_index, in, out);
         continue;
       }
-      std::vector<Term> terms;
-      for (std::size_t i = 0; i < sources.size(); ++i) {
-        const int s = sources[i];
-        if (layout.is_dot(s, z)) {
-          if (!layout.is_virtual(s)) terms.push_back({static_cast<int>(i), C(s, z), 1});
-        } else if (!layout.is_virtual(s)) {
-          terms.push_back({static_cast<int>(i), U(s, z), 1});
-        } else {
-          // Virtual source: C = 0, so U = beta * C of the partner (zero if that is virtual).
-          const int p = layout.partner_node(s, z);
-          if (layout.is_virtual(p)) continue;
-          const PairSides sides(layout, s, p);
-          terms.push_back({static_cast<int>(i), C(p, layout.partner_plane(s, z)),
-                           PairCoefficient(pair, sides.u_self, sides.c_other, sides.c_self)});
-        }
+      // A virtual source's partner is known by its C: an erased partner is a dot in z, so its
+      // plane is of a lower level, whose C values are rebuilt already.
+      const std::vector<Term> terms =
+          PlaneTerms(layout, pair, sources, z, C, U, [](int) { return false; });
+      coef.clear();
+      for (std::size_t t = 0; t < erased.size(); ++t) {
+        const std::vector<std::uint8_t> row = TermRow(solve, static_cast<int>(t), terms);
+        coef.insert(coef.end(), row.begin(), row.end());
       }
-      coef.assign(erased.size() * terms.size(), 0);
-      for (std::size_t t = 0; t < erased.size(); ++t)
-        for (std::size_t i = 0; i < terms.size(); ++i)
-          coef[t * terms.size() + i] =
-              gf::Mul(terms[i].scale, solve.coef[t * sources.size() + terms[i].source]);
       for (const Term& term : terms) in.push_back(term.ref);
       b.Linear(in, out, coef);
     }

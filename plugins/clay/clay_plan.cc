@@ -28,6 +28,20 @@ std::vector<int> Cheapest(const std::map<int, int>& costs, std::size_t count, in
   return ids;
 }
 
+// The cheapest repair set of `lost`: every other real chunk of its group (a repair cannot do
+// without them), then the cheapest other chunks of `costs` up to d helpers.
+// Precondition: layout.is_repair({lost}, keys of costs).
+ShardSet CheapestRepairSet(const clay::ClayLayout& layout, int lost,
+                           const std::map<int, int>& costs) {
+  ShardSet helpers;
+  for (int peer : layout.group_peers(lost)) helpers.insert(peer);
+  std::map<int, int> others;
+  for (const auto& [id, cost] : costs)
+    if (!helpers.count(id)) others[id] = cost;
+  for (int id : Cheapest(others, layout.d() - helpers.size(), lost)) helpers.insert(id);
+  return helpers;
+}
+
 // Sub-chunk repair needs exactly d helpers, among them every other real chunk of lost's group.
 Status CheckRepairSet(const clay::ClayLayout& layout, int lost, const ShardSet& helpers) {
   if (helpers.size() == static_cast<std::size_t>(layout.d()) && layout.is_repair({lost}, helpers))
@@ -57,25 +71,16 @@ bool ErasureCodeClay::can_repair(int lost, const ShardSet& helpers) const {
   return plan_repair(lost, {0, layout_.sub_chunk_count()}, helpers).ok();
 }
 
-Result<ShardSet> ErasureCodeClay::minimum_to_decode_with_cost(
-    const ShardSet& want, const std::map<int, int>& available) const {
-  const ShardSet ids = Keys(available);
-  EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
-  EC_RETURN_IF_ERROR(check_ids(ids, "available"));
-  if (!layout_.is_repair(want, ids))
-    return ErasureCode::minimum_to_decode_with_cost(want, available);
+Result<ShardSet> ErasureCodeClay::cheapest_to_decode(const ShardSet& want,
+                                                     const std::map<int, int>& available) const {
+  if (!layout_.is_repair(want, Keys(available)))
+    return ErasureCode::cheapest_to_decode(want, available);
   const int lost = *want.begin();
-  // Repair set: the lost chunk's group, then the cheapest others up to d.
-  ShardSet repair;
-  for (int peer : layout_.group_peers(lost)) repair.insert(peer);
-  std::map<int, int> others;
-  for (const auto& [id, cost] : available)
-    if (!repair.count(id)) others[id] = cost;
-  for (int id : Cheapest(others, layout_.d() - repair.size(), lost)) repair.insert(id);
+  const ShardSet repair = CheapestRepairSet(layout_, lost, available);
   long long repair_cost = 0;
   for (int id : repair) repair_cost += available.at(id);
   const std::vector<int> decode = Cheapest(available, k_, lost);
-  if (!can_repair(lost, repair)) return ErasureCode::minimum_to_decode_with_cost(want, available);
+  if (!can_repair(lost, repair)) return ErasureCode::cheapest_to_decode(want, available);
   long long decode_cost = 0;
   for (int id : decode) decode_cost += available.at(id);
   // A repair reads 1/q of each helper, a decode all of k chunks.
@@ -191,14 +196,8 @@ Result<ClayReadPlan> ErasureCodeClay::plan_read(int chunk, SubChunkRange want,
     for (int id : ids) decode.reads[id] = {{0, z}};
     candidates.push_back(finish(std::move(decode)));
   }
-  const ShardSet ids = Keys(available);
-  if (layout_.is_repair({chunk}, ids)) {
-    ShardSet helpers;
-    for (int peer : layout_.group_peers(chunk)) helpers.insert(peer);
-    std::map<int, int> others;
-    for (const auto& [id, cost] : available)
-      if (!helpers.count(id)) others[id] = cost;
-    for (int id : Cheapest(others, layout_.d() - helpers.size(), chunk)) helpers.insert(id);
+  if (layout_.is_repair({chunk}, Keys(available))) {
+    const ShardSet helpers = CheapestRepairSet(layout_, chunk, available);
     // A per-plane code that cannot decode the repair's pattern (see can_repair) leaves the decode.
     auto program = plan_repair(chunk, want, helpers);
     if (program.ok()) {

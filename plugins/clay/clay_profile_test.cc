@@ -8,6 +8,7 @@
 
 #include "ec/plugin.h"
 #include "plugins/clay/clay_test_util.h"
+#include "tests/support/test_env.h"
 
 namespace ec {
 namespace {
@@ -148,7 +149,7 @@ void CheckLosses(const ErasureCodeInterface& code, const ChunkMap& all, std::siz
 
 TEST(ClayProfile, ShecScalarCodeEncodesAndDecodes) {
   // scalar_mds=shec: the sub-codes come from libec_shec.so ({k+nu, m, c=2} and {2, 2, c=2}).
-  std::mt19937_64 rng(clay_test::Seed());
+  std::mt19937_64 rng(ectest::Seed());
   for (const char* text : {"k=4 m=2 scalar_mds=shec", "k=3 m=2 d=4 scalar_mds=shec",
                            "k=4 m=2 scalar_mds=shec technique=multiple"}) {
     SCOPED_TRACE(text);
@@ -176,7 +177,7 @@ TEST(ClayProfile, ShecScalarCodeEncodesAndDecodes) {
 // chunks of one group cannot be decoded by the layered decode either: EIO, never wrong bytes
 // (Ceph 16.2's tool writes wrong bytes for chunks 3 and 4 lost, without an error).
 TEST(ClayProfile, ShecScalarCodeThatIsNotMdsFallsBackOrFailsCleanly) {
-  std::mt19937_64 rng(clay_test::Seed());
+  std::mt19937_64 rng(ectest::Seed());
   Status s;
   auto code = clay_test::MakeClay("k=5 m=3 d=7 scalar_mds=shec technique=multiple", &s);
   ASSERT_TRUE(code) << s.ToString();

@@ -1,7 +1,6 @@
 // Repair and partial repair of one lost chunk from sub-chunks of d helpers (see clay_engine.h).
 #include <algorithm>
 
-#include "ec/gf.h"
 #include "plugins/clay/clay_emit.h"
 #include "plugins/clay/clay_engine.h"
 
@@ -214,37 +213,14 @@ Result<std::shared_ptr<const RepairProgram>> BuildRepairProgram(const ClayLayout
         b.Mds(solve_index, in, out);
         continue;
       }
-      std::vector<Term> terms;
-      for (std::size_t i = 0; i < sources.size(); ++i) {
-        const int s = sources[i];
-        if (layout.is_dot(s, z)) {
-          if (!layout.is_virtual(s)) terms.push_back({static_cast<int>(i), C(s, z), 1});
-        } else if (!layout.is_virtual(s)) {
-          terms.push_back({static_cast<int>(i), U(s, z), 1});
-        } else {
-          const int p = layout.partner_node(s, z);
-          if (layout.is_virtual(p)) continue;
-          const PairSides sides(layout, s, p);
-          const int zp = layout.partner_plane(s, z);
-          if (is_aloof[p]) {
-            terms.push_back({static_cast<int>(i), U(p, zp),
-                             PairCoefficient(pair, sides.u_self, sides.u_other, sides.c_self)});
-          } else {
-            terms.push_back({static_cast<int>(i), C(p, zp),
-                             PairCoefficient(pair, sides.u_self, sides.c_other, sides.c_self)});
-          }
-        }
-      }
+      // An aloof partner is known by the U an earlier level solved; a helper by its C.
+      const std::vector<Term> terms =
+          PlaneTerms(layout, pair, sources, z, C, U, [&](int node) { return is_aloof[node] != 0; });
       // Rows: aloof U (needed by later levels), then the lost chunk's wanted sub-chunks.
       // Columns: the terms, then C of the lost node's real peers in this plane.
       std::vector<std::vector<std::uint8_t>> rows;
       auto solve_row = [&](int node, std::uint8_t scale) {
-        std::vector<std::uint8_t> row(terms.size(), 0);
-        const int t = target_row(node);
-        for (std::size_t i = 0; i < terms.size(); ++i)
-          row[i] = gf::Mul(
-              scale, gf::Mul(terms[i].scale, solve.coef[t * sources.size() + terms[i].source]));
-        return row;
+        return TermRow(solve, target_row(node), terms, scale);
       };
       if (current < max_level) {
         for (int e : erased) {

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "plugins/clay/clay_test_util.h"
+#include "tests/support/test_env.h"
 
 namespace ec {
 namespace {
@@ -72,7 +73,7 @@ TEST(ClayRepair, PlanExampleOfTheReference) {
 }
 
 TEST(ClayRepair, EveryCorpusCodeEveryLostChunk) {
-  std::mt19937_64 rng(clay_test::Seed());
+  std::mt19937_64 rng(ectest::Seed());
   for (auto [k, m, d] : clay_test::CorpusTriples()) {
     auto code = clay_test::MakeClay(Name(k, m, d));
     ASSERT_TRUE(code) << Name(k, m, d);
@@ -109,7 +110,7 @@ TEST(ClayRepair, EveryCorpusCodeEveryLostChunk) {
 }
 
 TEST(ClayRepair, PartialRepairOfRandomRanges) {
-  std::mt19937_64 rng(clay_test::Seed() + 1);
+  std::mt19937_64 rng(ectest::Seed() + 1);
   for (auto [k, m, d] : clay_test::CorpusTriples()) {
     auto code = clay_test::MakeClay(Name(k, m, d));
     ASSERT_TRUE(code);
@@ -175,7 +176,7 @@ TEST(ClayRepair, PartialRepairOfOneSubChunkReadsLittle) {
 }
 
 TEST(ClayRepair, BadHelperBuffersAreRejected) {
-  std::mt19937_64 rng(clay_test::Seed() + 2);
+  std::mt19937_64 rng(ectest::Seed() + 2);
   auto code = clay_test::MakeClay("k=4 m=3 d=5");
   ASSERT_TRUE(code);
   const unsigned chunk_size = code->get_chunk_size(4 * 4096);

@@ -10,26 +10,6 @@
 
 namespace ec::clay_test {
 
-std::uint64_t Seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = 0;
-    if (const char* env = std::getenv("ECSTORE_TEST_SEED"); env != nullptr && *env != '\0') {
-      s = std::strtoull(env, nullptr, 10);
-    } else {
-      std::random_device rd;
-      s = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-    }
-    std::cout << "[clay_test] seed=" << s << " (replay with ECSTORE_TEST_SEED=" << s << ")\n";
-    return s;
-  }();
-  return seed;
-}
-
-std::filesystem::path SharedDir() {
-  if (const char* env = std::getenv("ECSTORE_SHARED"); env != nullptr && *env != '\0') return env;
-  return std::filesystem::path(ECSTORE_SOURCE_DIR) / ".." / "shared";
-}
-
 std::shared_ptr<ErasureCodeClay> MakeClay(const std::string& profile_text, Status* status) {
   RegisterClayBuiltin();
   Result<Profile> profile = ParseProfile("plugin=clay " + profile_text);

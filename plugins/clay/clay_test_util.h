@@ -12,13 +12,6 @@
 
 namespace ec::clay_test {
 
-// The seed of this run: $ECSTORE_TEST_SEED if set, else random. Printed once so that a failure
-// can be replayed with ECSTORE_TEST_SEED=<seed>.
-std::uint64_t Seed();
-
-// The shared data folder: $ECSTORE_SHARED, else <source dir>/../shared.
-std::filesystem::path SharedDir();
-
 // A clay code made through the registry (clay built in, sub-codes from $EC_PLUGIN_DIR) from
 // "k=4 m=2 d=5"-style text (plugin=clay implied). nullptr and *status on failure.
 std::shared_ptr<ErasureCodeClay> MakeClay(const std::string& profile_text,

@@ -8,10 +8,12 @@
 
 #include "plugins/isa/isa_code.h"
 #include "plugins/isa/isa_test_util.h"
+#include "tests/support/test_env.h"
 
 namespace ec {
 namespace {
 
+using ectest::Seed;
 using isa::Technique;
 using isa_test::DecodeMatches;
 using isa_test::EncodeAll;
@@ -20,7 +22,6 @@ using isa_test::ForEachSubset;
 using isa_test::MakeCode;
 using isa_test::PatternName;
 using isa_test::RandomBytes;
-using isa_test::Seed;
 using isa_test::Stripe;
 
 // ---------------------------------------------------------------------------------------------

@@ -13,10 +13,12 @@
 #include "plugins/isa/isa_plugin.h"
 #include "plugins/isa/isa_test_util.h"
 #include "plugins/isa/isa_xor.h"
+#include "tests/support/test_env.h"
 
 namespace ec {
 namespace {
 
+using ectest::Seed;
 using isa::Technique;
 using isa_test::EncodeAll;
 using isa_test::ExpectedMatrix;
@@ -24,7 +26,6 @@ using isa_test::FillData;
 using isa_test::ForEachSubset;
 using isa_test::MakeCode;
 using isa_test::RandomBytes;
-using isa_test::Seed;
 using isa_test::Stripe;
 
 // ---------------------------------------------------------------------------------------------

@@ -8,21 +8,6 @@
 
 namespace ec::isa_test {
 
-std::uint64_t Seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = 0;
-    if (const char* env = std::getenv("ECSTORE_TEST_SEED"); env != nullptr && *env != '\0') {
-      s = std::strtoull(env, nullptr, 10);
-    } else {
-      std::random_device rd;
-      s = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-    }
-    std::cout << "[isa_test] seed=" << s << " (replay with ECSTORE_TEST_SEED=" << s << ")\n";
-    return s;
-  }();
-  return seed;
-}
-
 std::vector<std::uint8_t> RandomBytes(std::mt19937_64& rng, std::size_t n) {
   std::vector<std::uint8_t> v(n);
   for (auto& b : v) b = static_cast<std::uint8_t>(rng());
@@ -40,11 +25,6 @@ std::shared_ptr<ErasureCodeIsa> MakeCode(const std::string& profile_text, Status
   Status s = code->init(*profile);
   if (status) *status = s;
   return s.ok() ? code : nullptr;
-}
-
-std::filesystem::path SharedDir() {
-  if (const char* env = std::getenv("ECSTORE_SHARED"); env != nullptr && *env != '\0') return env;
-  return std::filesystem::path(ECSTORE_SOURCE_DIR) / ".." / "shared";
 }
 
 Stripe::Stripe(int n, std::size_t len, std::size_t misalign)

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <random>
@@ -16,19 +15,12 @@
 
 namespace ec::isa_test {
 
-// The seed of this run: $ECSTORE_TEST_SEED if set, else random. Printed once, so a failure can be
-// replayed with ECSTORE_TEST_SEED=<seed>.
-std::uint64_t Seed();
-
 std::vector<std::uint8_t> RandomBytes(std::mt19937_64& rng, std::size_t n);
 
 // A code initialised from "k=4 m=2 technique=cauchy"-style text; on failure *status says why and
 // nullptr is returned. `tables` as ErasureCodeIsa's constructor.
 std::shared_ptr<ErasureCodeIsa> MakeCode(const std::string& profile_text, Status* status = nullptr,
                                          std::shared_ptr<isa::IsaTableCache> tables = nullptr);
-
-// The shared data folder: $ECSTORE_SHARED, else <source dir>/../shared.
-std::filesystem::path SharedDir();
 
 // `n` chunk buffers of `len` bytes indexed by chunk id, each starting `misalign` bytes past a
 // 64-byte boundary (zero-filled).

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "ec/galois_fields.h"
+
 extern "C" {
 #include <cauchy.h>
 #include <jerasure.h>

@@ -48,13 +48,6 @@ namespace ec::jerasure {
 // Ceph's LARGEST_VECTOR_WORDSIZE: the alignment unit of chunk sizes.
 inline constexpr unsigned kLargestVectorWordSize = 16;
 
-// Initialises the gf-complete default fields for w = 4, 8, 16 and 32 once per process, as Ceph's
-// __erasure_code_init does. Thread safe; later calls return the first result.
-Status InitGaloisFields();
-// Makes sure the default field for `w` (1..32) exists; creates it on first use. Thread safe.
-// Errors: EINVAL when w is out of range or gf-complete refuses it.
-Status EnsureGaloisField(int w);
-
 // Ceph's prime table for liberation-family checks (primes up to 257).
 bool IsPrime(int value);
 

@@ -14,6 +14,7 @@
 #include "plugins/jerasure/bitmatrix_code.h"
 #include "plugins/jerasure/jerasure_rs.h"
 #include "plugins/jerasure/jerasure_test_util.h"
+#include "tests/support/test_env.h"
 
 extern "C" {
 #include <jerasure.h>
@@ -23,11 +24,11 @@ extern "C" {
 namespace ec::jerasure {
 namespace {
 
+using ectest::Seed;
 using testing::Bytes;
 using testing::MakeCode;
 using testing::RandomBytes;
 using testing::SameBytes;
-using testing::TestSeed;
 
 // A code of the concrete class, for the accessors the interface does not have.
 template <typename T>
@@ -85,7 +86,7 @@ const char* kRoundTripProfiles[] = {
 };
 
 TEST(JerasureCodec, RoundTripEveryErasurePattern) {
-  const std::uint64_t seed = TestSeed();
+  const std::uint64_t seed = Seed();
   std::cout << "seed " << seed << "\n";
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
@@ -185,7 +186,7 @@ std::vector<Buffer> EncodeWithPlugin(const ErasureCodeInterface& code,
 }
 
 TEST(JerasureCodec, IsaFastPathMatchesJerasureAndReference) {
-  const std::uint64_t seed = TestSeed();
+  const std::uint64_t seed = Seed();
   std::cout << "seed " << seed << "\n";
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
@@ -244,7 +245,7 @@ TEST(JerasureCodec, IsaFastPathMatchesJerasureAndReference) {
 // The schedules the plugin runs (compact copies of jerasure's smart schedule for encode, cached
 // plans for decode) against jerasure's own schedule encode and lazy decode.
 TEST(JerasureCodec, BitmatrixScheduleMatchesJerasure) {
-  const std::uint64_t seed = TestSeed();
+  const std::uint64_t seed = Seed();
   std::cout << "seed " << seed << "\n";
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
@@ -501,7 +502,7 @@ TEST(JerasureCodec, AbsentDataChunksAreZerosAndParityOutputsOptional) {
 }
 
 TEST(JerasureCodec, ConcurrentDecodesShareTheCaches) {
-  const std::uint64_t seed = TestSeed();
+  const std::uint64_t seed = Seed();
   std::cout << "seed " << seed << "\n";
   for (const char* text :
        {"technique=cauchy_good k=6 m=3 packetsize=16", "technique=reed_sol_van k=6 m=3"}) {

@@ -29,6 +29,7 @@
 #include <memory>
 #include <string>
 
+#include "ec/galois_fields.h"
 #include "ec/plugin.h"
 #include "plugins/jerasure/jerasure_code.h"
 

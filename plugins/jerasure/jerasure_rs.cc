@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "plugins/jerasure/aligned_regions.h"
+#include "ec/aligned_regions.h"
 
 extern "C" {
 #include <jerasure.h>

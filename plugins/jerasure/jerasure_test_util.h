@@ -40,13 +40,6 @@ inline Status FactoryStatus(const std::string& text, Profile* normalised = nullp
   return s;
 }
 
-// A random seed, printed so that a failure can be replayed (set EC_TEST_SEED to replay).
-inline std::uint64_t TestSeed() {
-  if (const char* env = std::getenv("EC_TEST_SEED")) return std::strtoull(env, nullptr, 10);
-  std::random_device rd;
-  return (static_cast<std::uint64_t>(rd()) << 32) | rd();
-}
-
 inline std::vector<std::uint8_t> RandomBytes(std::mt19937_64& rng, std::size_t n) {
   std::vector<std::uint8_t> v(n);
   for (auto& b : v) b = static_cast<std::uint8_t>(rng());

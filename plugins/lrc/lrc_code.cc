@@ -164,12 +164,8 @@ Result<SubChunkPlan> ErasureCodeLrc::minimum_to_decode(const ShardSet& want,
   return plan;
 }
 
-Result<ShardSet> ErasureCodeLrc::minimum_to_decode_with_cost(
-    const ShardSet& want, const std::map<int, int>& available) const {
-  ShardSet ids;
-  for (const auto& [id, cost] : available) ids.insert(id);
-  EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
-  EC_RETURN_IF_ERROR(check_ids(ids, "available"));
+Result<ShardSet> ErasureCodeLrc::cheapest_to_decode(const ShardSet& want,
+                                                    const std::map<int, int>& available) const {
   return lrc::ChooseReads(shapes_, want, available);
 }
 

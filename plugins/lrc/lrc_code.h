@@ -66,8 +66,6 @@ class ErasureCodeLrc final : public ErasureCode {
 
   Result<SubChunkPlan> minimum_to_decode(const ShardSet& want,
                                          const ShardSet& available) const override;
-  Result<ShardSet> minimum_to_decode_with_cost(const ShardSet& want,
-                                               const std::map<int, int>& available) const override;
 
   // `in`: data chunks by id (absent ones are zeros; parity ids are ignored). `out`: parity
   // buffers; a parity id absent from `out` is computed into scratch (later layers may read it)
@@ -79,6 +77,13 @@ class ErasureCodeLrc final : public ErasureCode {
   const std::vector<Layer>& layers() const { return layers_; }
   // The CRUSH steps of the rule an lrc pool would use (generated, or from crush-steps).
   const std::vector<lrc::RuleStep>& rule_steps() const { return rule_steps_; }
+
+ protected:
+  // The cheapest reads through the layers (lrc::ChooseReads: a lost chunk of a local group is
+  // rebuilt from its group when that costs no more than through the global layer); EIO when the
+  // available chunks cannot rebuild `want`.
+  Result<ShardSet> cheapest_to_decode(const ShardSet& want,
+                                      const std::map<int, int>& available) const override;
 
  private:
   Status init_layers(const std::vector<lrc::LayerSpec>& specs, std::vector<Layer>* layers) const;

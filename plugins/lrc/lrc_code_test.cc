@@ -9,15 +9,16 @@
 #include "ec/plugin.h"
 #include "plugins/lrc/lrc_plugin.h"
 #include "plugins/lrc/lrc_test_util.h"
+#include "tests/support/test_env.h"
 
 namespace ec {
 namespace {
 
+using ectest::Seed;
 using lrc_test::EncodeAll;
 using lrc_test::MakeLrc;
 using lrc_test::RandomBuffer;
 using lrc_test::SameBytes;
-using lrc_test::Seed;
 
 std::vector<ShardSet> LossPatterns(unsigned n, unsigned max_lost) {
   std::vector<ShardSet> patterns;

@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <vector>
 
@@ -10,26 +9,6 @@
 #include "plugins/lrc/lrc_plugin.h"
 
 namespace ec::lrc_test {
-
-std::uint64_t Seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = 0;
-    if (const char* env = std::getenv("ECSTORE_TEST_SEED"); env != nullptr && *env != '\0') {
-      s = std::strtoull(env, nullptr, 10);
-    } else {
-      std::random_device rd;
-      s = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-    }
-    std::cout << "[lrc_test] seed=" << s << " (replay with ECSTORE_TEST_SEED=" << s << ")\n";
-    return s;
-  }();
-  return seed;
-}
-
-std::filesystem::path SharedDir() {
-  if (const char* env = std::getenv("ECSTORE_SHARED"); env != nullptr && *env != '\0') return env;
-  return std::filesystem::path(ECSTORE_SOURCE_DIR) / ".." / "shared";
-}
 
 std::shared_ptr<ErasureCodeLrc> MakeLrc(const std::string& profile_text, Status* status) {
   RegisterLrcBuiltin();
@@ -55,14 +34,6 @@ Status InitError(const std::string& profile_text) {
   Result<Profile> profile = ParseProfile("plugin=lrc " + profile_text);
   if (!profile.ok()) return profile.status();
   return InitError(*profile);
-}
-
-bool ReadFile(const std::filesystem::path& path, Buffer* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  *out = Buffer::Copy(AsBytes(bytes.data(), bytes.size()));
-  return true;
 }
 
 Buffer RandomBuffer(std::mt19937_64& rng, std::size_t n) {

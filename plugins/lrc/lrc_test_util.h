@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -10,13 +9,6 @@
 #include "plugins/lrc/lrc_code.h"
 
 namespace ec::lrc_test {
-
-// The seed of this run: $ECSTORE_TEST_SEED if set, else random. Printed once so that a failure
-// can be replayed with ECSTORE_TEST_SEED=<seed>.
-std::uint64_t Seed();
-
-// The shared data folder: $ECSTORE_SHARED, else <source dir>/../shared.
-std::filesystem::path SharedDir();
 
 // An lrc code made through the registry (lrc built in, layers from $EC_PLUGIN_DIR) from profile
 // text (plugin=lrc implied). nullptr and *status on failure.
@@ -27,7 +19,6 @@ Status InitError(Profile profile);
 // The same from profile text (no commas or spaces inside values: use the Profile form for JSON).
 Status InitError(const std::string& profile_text);
 
-bool ReadFile(const std::filesystem::path& path, Buffer* out);
 Buffer RandomBuffer(std::mt19937_64& rng, std::size_t n);
 bool SameBytes(const Buffer& a, const Buffer& b);
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "plugins/jerasure/jerasure_code.h"
+#include "ec/galois_fields.h"
 
 namespace ec {
 
@@ -90,7 +90,7 @@ Status ErasureCodeShec::ParseParameters(Profile& profile, int* k, int* m, int* c
 }
 
 Status ErasureCodeShec::init(Profile& profile) {
-  EC_RETURN_IF_ERROR(jerasure::InitGaloisFields());
+  EC_RETURN_IF_ERROR(InitGaloisFields());
   profile["technique"] = shec::TechniqueName(technique_);
   int k = 0, m = 0, c = 0, w = 0;
   EC_RETURN_IF_ERROR(ParseParameters(profile, &k, &m, &c, &w));
@@ -139,13 +139,10 @@ Result<SubChunkPlan> ErasureCodeShec::minimum_to_decode(const ShardSet& want,
   return out;
 }
 
-Result<ShardSet> ErasureCodeShec::minimum_to_decode_with_cost(
-    const ShardSet& want, const std::map<int, int>& available) const {
+Result<ShardSet> ErasureCodeShec::cheapest_to_decode(const ShardSet& want,
+                                                     const std::map<int, int>& available) const {
   ShardSet ids;
   for (const auto& [id, cost] : available) ids.insert(id);
-  EC_RETURN_IF_ERROR(check_ids(want, "wanted"));
-  EC_RETURN_IF_ERROR(check_ids(ids, "available"));
-  if (std::includes(ids.begin(), ids.end(), want.begin(), want.end())) return want;
   const int n = static_cast<int>(get_chunk_count());
   Result<shec::RecoveryPlan> plan =
       shec::FindCheapestRecovery(codec_->view(), Mask(want, n), Mask(ids, n), available);

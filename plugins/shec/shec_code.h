@@ -65,8 +65,6 @@ class ErasureCodeShec final : public ErasureCode {
   unsigned get_chunk_size(unsigned stripe_width) const override;
   Result<SubChunkPlan> minimum_to_decode(const ShardSet& want,
                                          const ShardSet& available) const override;
-  Result<ShardSet> minimum_to_decode_with_cost(const ShardSet& want,
-                                               const std::map<int, int>& available) const override;
   Status encode_chunks(const ConstChunkSpans& in, const ChunkSpans& out) const override;
   Status decode_chunks(const ShardSet& want, const ConstChunkSpans& in,
                        const ChunkSpans& out) const override;
@@ -78,6 +76,11 @@ class ErasureCodeShec final : public ErasureCode {
   unsigned get_alignment() const;
   // The codec (matrix, arithmetic); nullptr before a successful init.
   const shec::ShecCodec* codec() const { return codec_.get(); }
+
+ protected:
+  // SHEC's cheapest usable system (shec::FindCheapestRecovery); EIO when there is none.
+  Result<ShardSet> cheapest_to_decode(const ShardSet& want,
+                                      const std::map<int, int>& available) const override;
 
  private:
   // Ceph's parse: k, m, c and w from the profile, with Ceph's messages.

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "plugins/jerasure/aligned_regions.h"
+#include "ec/aligned_regions.h"
 
 extern "C" {
 #include <galois.h>
@@ -44,7 +44,7 @@ void ShecCodec::Encode(std::size_t len, const std::uint8_t* const* data,
     encoder_->Encode(len, data, parity);
     return;
   }
-  jerasure::AlignedRegions regions(len);
+  AlignedRegions regions(len);
   std::vector<char*> d(k_), p(m_);
   for (int i = 0; i < k_; ++i) d[i] = regions.Input(data[i]);
   for (int j = 0; j < m_; ++j) p[j] = regions.Output(parity[j]);
@@ -140,7 +140,7 @@ Status ShecCodec::Decode(std::size_t len, const std::uint8_t* const* pieces,
     p.codec->Encode(len, sources.data(), outputs);
     return Status::OK();
   }
-  jerasure::AlignedRegions regions(len);
+  AlignedRegions regions(len);
   std::vector<char*> sources(n), outs(targets.size());
   for (int s = 0; s < n; ++s) sources[s] = regions.Input(pieces[p.sources[s]]);
   for (std::size_t t = 0; t < targets.size(); ++t) outs[t] = regions.Output(outputs[t]);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "plugins/shec/shec_test_util.h"
+#include "tests/support/test_env.h"
 
 namespace ec {
 namespace {
@@ -19,7 +20,7 @@ bool Same(const Buffer& a, const Buffer& b) {
 }
 
 TEST(ShecCodec, EncodeMatchesReferenceForEveryWordSize) {
-  std::mt19937_64 rng(shec_test::Seed());
+  std::mt19937_64 rng(ectest::Seed());
   for (const char* profile :
        {"k=4 m=3 c=2", "k=4 m=3 c=2 w=16", "k=6 m=4 c=3 w=32", "k=5 m=2 c=1 technique=single w=16",
         "k=12 m=7 c=4", "k=1 m=1 c=1", "k=8 m=4 c=3 technique=single w=32"}) {
@@ -38,7 +39,7 @@ TEST(ShecCodec, EncodeMatchesReferenceForEveryWordSize) {
 }
 
 TEST(ShecCodec, MisalignedBuffersGiveTheSameBytes) {
-  std::mt19937_64 rng(shec_test::Seed());
+  std::mt19937_64 rng(ectest::Seed());
   for (const char* profile : {"k=4 m=3 c=2", "k=4 m=3 c=2 w=16", "k=4 m=3 c=2 w=32"}) {
     SCOPED_TRACE(profile);
     auto code = MakeCode(profile);
@@ -68,7 +69,7 @@ TEST(ShecCodec, MisalignedBuffersGiveTheSameBytes) {
 // through decode() with only the chunks minimum_to_decode names.
 void CheckEveryPattern(const std::string& profile) {
   SCOPED_TRACE(profile);
-  std::mt19937_64 rng(shec_test::Seed());
+  std::mt19937_64 rng(ectest::Seed());
   auto code = MakeCode(profile);
   ASSERT_TRUE(code);
   const int n = static_cast<int>(code->get_chunk_count());

@@ -1,6 +1,6 @@
 #include "plugins/shec/shec_plugin.h"
 
-#include "plugins/jerasure/jerasure_code.h"
+#include "ec/galois_fields.h"
 #include "plugins/shec/shec_code.h"
 
 namespace ec {
@@ -8,7 +8,7 @@ namespace ec {
 ShecPlugin::ShecPlugin() : tables_(std::make_shared<shec::ShecTableCache>()) {}
 
 Status ShecPlugin::prepare() {
-  return jerasure::InitGaloisFields();
+  return InitGaloisFields();
 }
 
 Status ShecPlugin::factory(const std::string& /*directory*/, Profile& profile,

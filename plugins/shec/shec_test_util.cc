@@ -12,17 +12,6 @@ extern "C" {
 
 namespace ec::shec_test {
 
-std::uint64_t Seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = std::random_device{}();
-    if (const char* env = std::getenv("ECSTORE_TEST_SEED"); env != nullptr && *env != '\0')
-      s = std::strtoull(env, nullptr, 10);
-    std::cout << "[shec tests] seed " << s << " (ECSTORE_TEST_SEED=" << s << " replays it)\n";
-    return s;
-  }();
-  return seed;
-}
-
 std::shared_ptr<ErasureCodeShec> MakeCode(const std::string& profile_text, Status* status) {
   Status ignored;
   Status* st = status ? status : &ignored;
@@ -42,11 +31,6 @@ Status InitError(const std::string& profile_text) {
   Status s;
   MakeCode(profile_text, &s);
   return s;
-}
-
-std::filesystem::path SharedDir() {
-  if (const char* env = std::getenv("ECSTORE_SHARED"); env != nullptr && *env != '\0') return env;
-  return std::filesystem::path(ECSTORE_SOURCE_DIR) / ".." / "shared";
 }
 
 void ForEachSubset(int n, int max_size, const std::function<void(const std::vector<int>&)>& fn) {

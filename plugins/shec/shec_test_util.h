@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <random>
@@ -15,19 +14,12 @@
 
 namespace ec::shec_test {
 
-// The seed of this run: $ECSTORE_TEST_SEED if set, else random; printed once so that a failure
-// can be replayed.
-std::uint64_t Seed();
-
 // A code initialised from "k=4 m=3 c=2 technique=single"-style text through the plugin's factory
 // (so the technique default applies); nullptr with *status on failure.
 std::shared_ptr<ErasureCodeShec> MakeCode(const std::string& profile_text,
                                           Status* status = nullptr);
 // The init error of `profile_text` (OK when it is valid).
 Status InitError(const std::string& profile_text);
-
-// The shared data folder: $ECSTORE_SHARED, else <source dir>/../shared.
-std::filesystem::path SharedDir();
 
 // Calls fn for every subset of {0..n-1} with 1..max_size elements.
 void ForEachSubset(int n, int max_size, const std::function<void(const std::vector<int>&)>& fn);

@@ -8,7 +8,7 @@
 
 #include "ec/plugin.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 std::string PluginDirectory(const std::string& override_dir) {
   return override_dir.empty() ? ec::PluginRegistry::default_directory() : override_dir;
@@ -101,4 +101,4 @@ ec::Result<ec::ShardSet> ParseShardList(std::string_view text, unsigned chunk_co
   return shards;
 }
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

@@ -17,7 +17,7 @@
 #include "ec/profile.h"
 #include "ec/stripe_layout.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 // The plugin directory a command uses: `override_dir` when not empty (--erasure-code-dir), else
 // the registry default ($EC_PLUGIN_DIR, else <exe>/../lib).
@@ -59,4 +59,4 @@ ec::Result<ec::StripeLayout> MakeStripeLayout(const ec::ErasureCodeInterface& co
 // "invalid shard N: out of range [0,C)", "no shard given".
 ec::Result<ec::ShardSet> ParseShardList(std::string_view text, unsigned chunk_count);
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

@@ -7,7 +7,7 @@
 #include "tools/ec_tool/code_loader.h"
 #include "tools/ec_tool/file_io.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 ec::Status RunDecode(const DecodeRequest& request) {
   ec::Result<LoadedCode> loaded = LoadCode(request.profile, request.plugin_dir);
@@ -51,4 +51,4 @@ ec::Status RunDecode(const DecodeRequest& request) {
   return output->Commit(request.sync);
 }
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

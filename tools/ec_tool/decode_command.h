@@ -14,7 +14,7 @@
 
 #include "common/status.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 struct DecodeRequest {
   std::string profile;
@@ -31,4 +31,4 @@ struct DecodeRequest {
 // ...", "failed to decode: ...", "failed to write FNAME: ...".
 ec::Status RunDecode(const DecodeRequest& request);
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

@@ -9,7 +9,7 @@
 #include "tools/ec_tool/code_loader.h"
 #include "tools/ec_tool/file_io.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 namespace {
 
@@ -98,4 +98,4 @@ ec::Status RunEncode(const EncodeRequest& request) {
   return Encode(*loaded->code, *layout, *input, request.fname, request.sync);
 }
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

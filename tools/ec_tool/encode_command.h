@@ -13,7 +13,7 @@
 
 #include "common/status.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 struct EncodeRequest {
   std::string profile;
@@ -29,4 +29,4 @@ struct EncodeRequest {
 // "failed to encode: ...".
 ec::Status RunEncode(const EncodeRequest& request);
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <utility>
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 namespace {
 
@@ -304,4 +304,4 @@ ec::Result<std::uint64_t> CheckShardSizes(const std::string& fname, const ec::Sh
   return *stripes;
 }
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

@@ -23,7 +23,7 @@
 #include "ec/erasure_code_interface.h"
 #include "ec/stripe_layout.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 // A file opened for reading.
 class InputFile {
@@ -111,4 +111,4 @@ ec::Status WriteWholeFile(const std::string& path, std::span<const std::byte> by
 ec::Result<std::uint64_t> CheckShardSizes(const std::string& fname, const ec::ShardSet& shards,
                                           const ec::StripeLayout& layout);
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

@@ -6,7 +6,7 @@
 #include "ec/plugin.h"
 #include "tools/ec_tool/code_loader.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 const std::vector<std::string>& DisplayParams() {
   static const std::vector<std::string> params = {"chunk_count", "data_chunk_count",
@@ -55,4 +55,4 @@ ec::Status RunCalcChunkSize(const std::string& profile, const std::string& objec
   return ec::Status::OK();
 }
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

@@ -12,7 +12,7 @@
 
 #include "common/status.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 // The display parameters validate-profile knows, in the order it prints them by default:
 // chunk_count, data_chunk_count, coding_chunk_count and (an ecstore addition) sub_chunk_count.
@@ -32,4 +32,4 @@ ec::Status RunValidateProfile(const std::string& profile, const std::vector<std:
 ec::Status RunCalcChunkSize(const std::string& profile, const std::string& object_size,
                             const std::string& plugin_dir, std::ostream& out);
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

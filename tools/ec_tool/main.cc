@@ -19,6 +19,8 @@
 #include "tools/ec_tool/non_regression.h"
 #include "tools/ec_tool/repair_command.h"
 
+namespace ec_tool = ec::tools::ec_tool;
+
 namespace {
 
 constexpr const char* kProfileHelp =
@@ -36,7 +38,7 @@ int Report(const ec::Status& status) {
 
 std::string JoinedDisplayParams() {
   std::string out;
-  for (const std::string& p : ectool::DisplayParams()) out += (out.empty() ? "" : ", ") + p;
+  for (const std::string& p : ec_tool::DisplayParams()) out += (out.empty() ? "" : ", ") + p;
   return out;
 }
 
@@ -111,7 +113,7 @@ int main(int argc, char** argv) {
   repair->add_option("lost_shard", lost_shard, "the shard to rebuild")->required();
   repair->add_option("fname", fname, "the shards are {fname}.{shard}")->required();
 
-  ectool::NonRegressionOptions nr;
+  ec_tool::NonRegressionOptions nr;
   auto* non_regression =
       app.add_subcommand("non-regression",
                          "create or check a ceph-erasure-code-corpus folder "
@@ -150,19 +152,19 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 1;
   }
 
-  ectool::RemoveTemporaryFilesOnSignal();
-  const std::string dir = ectool::PluginDirectory(plugin_dir);
+  ec_tool::RemoveTemporaryFilesOnSignal();
+  const std::string dir = ec_tool::PluginDirectory(plugin_dir);
   auto run = [&]() -> ec::Status {
-    if (*exists) return ectool::RunTestPluginExists(plugin, dir);
-    if (*validate) return ectool::RunValidateProfile(profile, params, dir, std::cout);
-    if (*chunk_size) return ectool::RunCalcChunkSize(profile, object_size, dir, std::cout);
-    if (*encode) return ectool::RunEncode({profile, stripe_unit, shards, fname, dir, sync});
-    if (*decode) return ectool::RunDecode({profile, stripe_unit, shards, fname, dir, sync});
+    if (*exists) return ec_tool::RunTestPluginExists(plugin, dir);
+    if (*validate) return ec_tool::RunValidateProfile(profile, params, dir, std::cout);
+    if (*chunk_size) return ec_tool::RunCalcChunkSize(profile, object_size, dir, std::cout);
+    if (*encode) return ec_tool::RunEncode({profile, stripe_unit, shards, fname, dir, sync});
+    if (*decode) return ec_tool::RunDecode({profile, stripe_unit, shards, fname, dir, sync});
     if (*repair) {
-      return ectool::RunRepair({profile, stripe_unit, lost_shard, fname, dir, sync}, std::cout);
+      return ec_tool::RunRepair({profile, stripe_unit, lost_shard, fname, dir, sync}, std::cout);
     }
     nr.plugin_dir = dir;
-    return ectool::RunNonRegression(nr, &std::cerr);
+    return ec_tool::RunNonRegression(nr, &std::cerr);
   };
   try {
     return Report(run());

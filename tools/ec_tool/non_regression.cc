@@ -12,7 +12,7 @@
 #include "tools/ec_tool/code_loader.h"
 #include "tools/ec_tool/file_io.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 namespace {
 
@@ -144,8 +144,10 @@ ec::Status CheckNonRegressionFolder(const NonRegressionOptions& options, std::os
   ec::Result<LoadedCode> loaded =
       LoadCode(options.plugin, NonRegressionProfile(options, warnings), options.plugin_dir);
   if (!loaded.ok()) return loaded.status();
-  const ec::ErasureCodeInterface& code = *loaded->code;
-  const std::string dir = NonRegressionDirectory(options);
+  return CheckNonRegressionChunks(*loaded->code, NonRegressionDirectory(options));
+}
+
+ec::Status CheckNonRegressionChunks(const ec::ErasureCodeInterface& code, const std::string& dir) {
   ec::Result<std::vector<std::byte>> content = ReadWholeFile(dir + "/content");
   if (!content.ok()) return content.status();
 
@@ -186,4 +188,4 @@ ec::Status RunNonRegression(const NonRegressionOptions& options, std::ostream* w
   return ec::Status::OK();
 }
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

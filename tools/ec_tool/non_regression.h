@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "common/status.h"
+#include "ec/erasure_code_interface.h"
 #include "ec/profile.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 struct NonRegressionOptions {
   std::string base = ".";
@@ -50,9 +51,15 @@ ec::Status CreateNonRegressionFolder(const NonRegressionOptions& options, std::o
 // --check: verifies the folder. Errors: "invalid profile: ...", read errors, and data-loss
 // statuses "chunk N encodes differently" / "chunk N incorrectly recovered" (with the erasures).
 ec::Status CheckNonRegressionFolder(const NonRegressionOptions& options, std::ostream* warnings);
+// The checks of --check on folder `dir` with a code already made (CheckNonRegressionFolder makes
+// it from the options): re-encode `content`, compare every chunk, decode with {0} and, with more
+// than one coding chunk, {0, N-1} erased. Errors: read errors ("failed to read PATH: ..."), the
+// code's encode/decode errors (prefixed with what was done), data-loss statuses "chunk N encodes
+// differently" / "chunk N incorrectly recovered (chunks {..} erased)".
+ec::Status CheckNonRegressionChunks(const ec::ErasureCodeInterface& code, const std::string& dir);
 
 // Runs --create then --check as the options ask. Errors: "must specifify either --check, or
 // --create" (Ceph's spelling) when neither is set, else the first failure.
 ec::Status RunNonRegression(const NonRegressionOptions& options, std::ostream* warnings);
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

@@ -9,7 +9,7 @@
 #include "tools/ec_tool/code_loader.h"
 #include "tools/ec_tool/file_io.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 namespace {
 
@@ -91,4 +91,4 @@ ec::Status RunRepair(const RepairRequest& request, std::ostream& out) {
   return ec::Status::OK();
 }
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool

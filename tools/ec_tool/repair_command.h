@@ -21,7 +21,7 @@
 
 #include "common/status.h"
 
-namespace ectool {
+namespace ec::tools::ec_tool {
 
 struct RepairRequest {
   std::string profile;
@@ -39,4 +39,4 @@ struct RepairRequest {
 // decode: ...", "failed to write FNAME.N: ...".
 ec::Status RunRepair(const RepairRequest& request, std::ostream& out);
 
-}  // namespace ectool
+}  // namespace ec::tools::ec_tool
