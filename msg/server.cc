@@ -281,6 +281,7 @@ class ServerConnection : public FramedConnection {
       reply.max_attrs = limits.max_attrs;
       reply.max_list_entries = limits.max_list_entries;
       peer_limits_ = limits;
+      peer_name_ = hello->name;
       peer_limits_.max_header_len = hello->max_header_len;
       peer_limits_.max_payload_len = hello->max_payload_len;
       handshaken_ = true;
@@ -320,6 +321,7 @@ class ServerConnection : public FramedConnection {
     req.payload = std::move(payload);
     req.connection_id = id_;
     req.peer = peer_;
+    req.peer_name = peer_name_;
     boost::system::error_code ignored;
     req.more_queued = socket().available(ignored) > 0;
     try {
@@ -384,6 +386,7 @@ class ServerConnection : public FramedConnection {
   std::shared_ptr<Server::Impl> server_;
   std::uint64_t id_;
   std::string peer_;
+  std::string peer_name_;  // from the Hello
   bool handshaken_ = false;
   bool stop_reading_ = false;
   bool paused_ = false;

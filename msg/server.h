@@ -64,6 +64,7 @@ struct Request {
   Buffer payload;
   std::uint64_t connection_id = 0;  // for logs
   std::string peer;                 // "127.0.0.1:54321"
+  std::string peer_name;            // the name the client gave in its Hello ("osd.3", "client")
   // The connection already held more received bytes when this request was handed over: more
   // requests are queued behind it (a hint for handlers choosing between latency and parallelism).
   bool more_queued = false;

@@ -4,8 +4,9 @@
 Data flows one way: tools -> cluster client -> msg -> (network) -> osd/daemon -> osd/pg ->
 osd/shard -> osd/store, with recovery -> ec <- plugins beneath and everything -> common. Each
 folder below lists the folders of ours it may include (its own always); an include of any other
-folder of the repository is an error. Test files (*_test.cc, test support, fuzzers) follow the same
-rules as the code beside them, except where a rule names them.
+folder of the repository is an error. Test files (*_test.cc and test support beside the code)
+follow the same rules as the code beside them, and may also use the shared test support in
+tests/support/; production code never includes it.
 
 Usage: scripts/check_layers.py [REPO_ROOT]   (exit 0: clean; 1: the violations, one per line)
 """
@@ -50,6 +51,7 @@ ALLOWED = {
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+TEST_FILE = re.compile(r"(_test\.cc|_test_util\.(h|cc)|/testing/.*|_fuzzer\.cc)$")
 
 
 def rule_for(rel):
@@ -91,6 +93,8 @@ def main():
             if target.startswith(own + "/"):
                 continue  # its own folder
             if any(target == a or target.startswith(a + "/") for a in allowed):
+                continue
+            if TEST_FILE.search(rel) and target.startswith("tests/support/"):
                 continue
             errors.append(f"{rel}:{lineno}: includes \"{target}\", against the layers "
                           f"({prefix} may include {', '.join(allowed) or 'nothing else of ours'})")

@@ -215,13 +215,19 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
   std::unique_ptr<ec::osd::store::ObjectStore> store = std::move(*opened);
 
   ec::MetricsRegistry metrics;
+  // This OSD's shards (osd/shard/shard_service.h): the messenger's requests, the PG primary's own
+  // position and the pulled shards all reach the store through it.
+  ec::osd::shard::ShardServiceOptions ss;
+  ss.osd_id = c.osd_id;
+  ss.worker_threads = static_cast<int>(c.osd_op_num_threads);
+  ss.recovery_threads = static_cast<int>(c.osd_recovery_op_threads);
+  ss.recovery_nice = static_cast<int>(c.osd_recovery_nice);
+  // Inline reads need the messenger to hand requests over from one thread only.
+  ss.inline_read_max_bytes = c.ms_async_op_threads == 1 ? c.osd_inline_read_max_size : 0;
+  auto shards = std::make_unique<ec::osd::shard::ShardService>(store.get(), &metrics, log, ss);
   ec::osd::shard::OsdServiceOptions so;
   so.osd_id = c.osd_id;
-  so.worker_threads = static_cast<int>(c.osd_op_num_threads);
-  so.recovery_threads = static_cast<int>(c.osd_recovery_op_threads);
-  so.recovery_nice = static_cast<int>(c.osd_recovery_nice);
-  // Inline reads need Handle to be called from one thread only (see OsdServiceOptions).
-  so.inline_read_max_bytes = c.ms_async_op_threads == 1 ? c.osd_inline_read_max_size : 0;
+  so.single_io_thread = c.ms_async_op_threads == 1;
   // In a cluster, the object requests of the PGs this OSD is primary of (osd/pg/primary.h), routed
   // with the newest map the membership below receives.
   ec::cluster::MapHolder maps;
@@ -237,8 +243,8 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
     po.max_object_size = c.osd_max_object_size;
     po.read_weight_net = c.osd_read_cost_network_weight / 100.0;
     po.read_weight_dev = c.osd_read_cost_device_weight / 100.0;
-    po.store = store.get();
-    po.inline_read_max_bytes = so.inline_read_max_bytes;
+    po.shards = shards.get();
+    po.inline_read_max_bytes = ss.inline_read_max_bytes;
     po.recovery.max_backfills = static_cast<int>(c.osd_max_backfills);
     po.recovery.max_active = static_cast<int>(c.osd_recovery_max_active);
     po.recovery.sleep = c.osd_recovery_sleep;
@@ -251,8 +257,6 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
       const ec::osd::daemon::ClusterMembership* member = m->load();
       return member != nullptr && member->MayServe(std::chrono::milliseconds(250));
     };
-    primary = std::make_unique<ec::osd::pg::Primary>(&maps, &metrics, log, po);
-    so.objects = primary.get();
     // Recovery and backfill by pull (osd/pg/pull_service.h): this OSD rebuilds or copies the
     // shards the PG primaries ask it to hold, with the degraded reads' plan weights.
     ec::osd::pg::PullOptions pl;
@@ -266,19 +270,24 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
     pl.nice = static_cast<int>(c.osd_recovery_nice);
     pl.cost.weight_net = po.read_weight_net;
     pl.cost.weight_dev = po.read_weight_dev;
-    pull = std::make_unique<ec::osd::pg::PullService>(store.get(), &maps, &metrics, log, pl);
+    pull = std::make_unique<ec::osd::pg::PullService>(shards.get(), &maps, &metrics, log, pl);
     so.recovery = pull.get();
+    po.pulls = pull.get();  // the pulls of its own position, in process
+    primary = std::make_unique<ec::osd::pg::Primary>(&maps, &metrics, log, po);
+    so.objects = primary.get();
   }
-  auto service = std::make_shared<ec::osd::shard::OsdService>(store.get(), &metrics, log, so);
-  // A pulled shard is written through the service, on the shard's strand (serialised with the
-  // primaries' SubWrites of the same shard).
-  if (pull) pull->AttachShardService(service.get());
-  // On every way out, the pulls end (answered or cancelled) before the service goes: they write
-  // through it, and their responders account through it.
+  auto service = std::make_shared<ec::osd::shard::OsdService>(shards.get(), &metrics, log, so);
+  // On every way out, the primary (whose recovery may be waiting on a pull) and then the pulls end
+  // (answered or cancelled) before the shard service goes: they write through it, and the pulls'
+  // responders account through it.
   struct PullsEndFirst {
+    std::unique_ptr<ec::osd::pg::Primary>& primary;
     std::unique_ptr<ec::osd::pg::PullService>& pull;
-    ~PullsEndFirst() { pull.reset(); }
-  } pulls_end_first{pull};
+    ~PullsEndFirst() {
+      primary.reset();
+      pull.reset();
+    }
+  } pulls_end_first{primary, pull};
 
   ec::msg::ServerOptions no;
   no.address = c.public_addr;
@@ -380,8 +389,9 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
     ho.port = c.osd_metrics_port;
     ec::msg::Server* srv = server->get();
     const ec::osd::daemon::ClusterMembership* member = membership.get();
-    auto status = [&c, service, srv, started, member]() {
-      nlohmann::json j = service->StatusJson();
+    auto status = [&c, service, shard_service = shards.get(), srv, started, member]() {
+      nlohmann::json j = shard_service->StatusJson();
+      j["self_messages"] = service->self_messages();
       if (member != nullptr) j["cluster"] = member->StatusJson();
       j["state"] = "up";
       j["addr"] = fmt::format("{}:{}", c.public_addr, srv->port());
@@ -438,13 +448,16 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
   stats.reset();
   if (membership) membership->Stop();  // down in the map first
   (*server)->Stop(std::chrono::seconds(30));
-  service->Drain();
-  // Pulls still running finish (or are cancelled) while the service their writes go through lives.
+  shards->Drain();
+  // The primary's operations have answered (the server waited for them); its recovery may wait on
+  // a pull of its own position, so it goes first. Pulls still running finish (or are cancelled)
+  // while the shard service their writes go through lives.
+  primary.reset();
   pull.reset();
-  primary.reset();  // its operations have answered (the server waited for them)
   if (http) http->Stop();
   membership.reset();
   service.reset();
+  shards.reset();
   store.reset();
   log->info("osd.{} stopped", c.osd_id);
   return 0;

@@ -266,7 +266,9 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
     } else if (p != io.self_position && size > 0 && size <= batch_max) {
       batched.push_back(p);
     } else {
-      so.shards[p] = msg::OsdShardSource::Holder{c->second.get(), OsdName(io, p)};
+      if (msg::OsdClient* client = c->second->remote()) {
+        so.shards[p] = msg::OsdShardSource::Holder{client, OsdName(io, p)};
+      }
       direct.emplace(p, Buffer::Allocate(size, false));
     }
   }
@@ -298,7 +300,7 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
   }
   if (direct.empty()) return out;
   msg::OsdShardSource remote(std::move(so));
-  PrimaryShardSource source(&remote, io.store, io.loc->collection, io.object, io.self_position,
+  PrimaryShardSource source(&remote, io.shards, io.loc->collection, io.object, io.self_position,
                             version);
   std::vector<recovery::ShardReadRequest> requests;
   std::vector<int> owner;
@@ -403,11 +405,13 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
     if (c == io.clients.end()) continue;
     req.available[p] = p == io.self_position ? 0 : 1;
     if (p == io.self_position) model.local.insert(p);
-    so.shards[p] = msg::OsdShardSource::Holder{c->second.get(), OsdName(io, p)};
+    if (msg::OsdClient* client = c->second->remote()) {
+      so.shards[p] = msg::OsdShardSource::Holder{client, OsdName(io, p)};
+    }
   }
   req.cost = model;
   msg::OsdShardSource remote(std::move(so));
-  PrimaryShardSource source(&remote, io.store, io.loc->collection, io.object, io.self_position,
+  PrimaryShardSource source(&remote, io.shards, io.loc->collection, io.object, io.self_position,
                             state.version);
   auto got = recovery::ReadObjectRange(*io.codec->engine, source, req);
   if (!got.ok()) {
@@ -555,10 +559,13 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
   so.object = io.object;
   so.call = Call(io);
   so.expect_version = state.version;
-  for (int p : reads)
-    so.shards[p] = msg::OsdShardSource::Holder{io.clients.at(p).get(), OsdName(io, p)};
+  for (int p : reads) {
+    if (msg::OsdClient* client = io.clients.at(p)->remote()) {
+      so.shards[p] = msg::OsdShardSource::Holder{client, OsdName(io, p)};
+    }
+  }
   msg::OsdShardSource remote(std::move(so));
-  PrimaryShardSource source(&remote, io.store, io.loc->collection, io.object, io.self_position,
+  PrimaryShardSource source(&remote, io.shards, io.loc->collection, io.object, io.self_position,
                             state.version);
   const std::vector<Status> got = recovery::ReadAll(source, requests);
   for (const Status& st : got) {

@@ -18,7 +18,8 @@
 // free of network). Shards at another version are never read (the shard source checks every
 // reply's version).
 //
-// Blocking: every function waits for its sub-operations (on the OsdClients' io threads) and must
+// Blocking: every function waits for its sub-operations (on the OsdClients' io threads, or this
+// OSD's ShardService workers for its own shard) and must
 // run on a thread that may block (the primary's workers). Thread safety: callers serialise
 // operations on one object.
 #pragma once
@@ -36,8 +37,9 @@
 #include "msg/client.h"
 #include "osd/pg/pool_codecs.h"
 #include "osd/pg/resolve.h"
+#include "osd/pg/shard_link.h"
 #include "osd/pg/write_plan.h"
-#include "osd/store/object_store.h"
+#include "osd/shard/shard_service.h"
 #include "recovery/read_cost.h"
 
 namespace ec::osd::pg {
@@ -60,7 +62,9 @@ struct ObjectIo {
   const cluster::PgLocation* loc = nullptr;
   const PoolCodec* codec = nullptr;
   std::string object;
-  std::map<int, std::shared_ptr<msg::OsdClient>> clients;  // up position -> its OSD's client
+  // Up position -> the way to its shard (shard_link.h: this OSD's own in process, the others
+  // through their OSDs' clients).
+  std::map<int, std::shared_ptr<ShardLink>> clients;
   // Up OSDs outside the acting set (OSD id -> client): where ResolveObject looks for shards of
   // the object before it would roll a version back or give up (positions move between OSDs).
   std::map<int, std::shared_ptr<msg::OsdClient>> others;
@@ -68,7 +72,8 @@ struct ObjectIo {
   // shards we can ask do not show (resolve.h `unknown`).
   int down_others = 0;
   int self_position = -1;  // the position this OSD holds, if any (read locally: no network)
-  store::ObjectStore* store = nullptr;  // this OSD's store, for that position (null: by network)
+  // This OSD's shards, for reads of that position (ShardService::ReadNow); null: none here.
+  shard::ShardService* shards = nullptr;
   // The map epoch this operation acts at: sent with every SubWrite, SubResolve and SubScan, so
   // that shards refuse this primary's sub-operations once a newer one has peered the PG
   // (osd/shard/interval_fence.h).

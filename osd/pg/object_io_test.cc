@@ -58,6 +58,7 @@ struct Osd {
   store::testing::TempDir dir;
   std::unique_ptr<store::ObjectStore> store;
   MetricsRegistry metrics;
+  std::unique_ptr<shard::ShardService> shards;
   std::shared_ptr<shard::OsdService> service;
   std::shared_ptr<Gate> gate;
   std::unique_ptr<msg::Server> server;
@@ -84,10 +85,12 @@ class ObjectIoTest : public ::testing::Test {
       auto opened = store::testing::MkfsAndOpen(osd->dir, store::IoBackend::kUring);
       ASSERT_TRUE(opened.ok()) << opened.status().ToString();
       osd->store = std::move(opened).value();
+      osd->shards = std::make_unique<shard::ShardService>(osd->store.get(), &osd->metrics, nullptr,
+                                                          shard::ShardServiceOptions{});
       shard::OsdServiceOptions so;
       so.osd_id = i;
       osd->service =
-          std::make_shared<shard::OsdService>(osd->store.get(), &osd->metrics, nullptr, so);
+          std::make_shared<shard::OsdService>(osd->shards.get(), &osd->metrics, nullptr, so);
       osd->gate = std::make_shared<Gate>(osd->service);
       auto server = msg::Server::Start(msg::ServerOptions{}, osd->gate);
       ASSERT_TRUE(server.ok()) << server.status().ToString();
@@ -99,7 +102,7 @@ class ObjectIoTest : public ::testing::Test {
       osd->client = std::move(client).value();
       loc_.acting.push_back(i);
       loc_.up.push_back(i);
-      io_.clients[i] = osd->client;
+      io_.clients[i] = ShardLink::Remote(osd->client);
       osds_.push_back(std::move(osd));
     }
     loc_.primary = 0;
@@ -115,7 +118,7 @@ class ObjectIoTest : public ::testing::Test {
     for (auto& osd : osds_) osd->server->Stop();
     for (auto& osd : osds_) {
       osd->gate.reset();  // joins the late SubWrites
-      osd->service->Drain();
+      osd->shards->Drain();
     }
   }
 

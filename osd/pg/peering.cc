@@ -12,9 +12,10 @@ namespace {
 
 constexpr std::uint32_t kScanPage = 1024;
 
-// Every entry of one shard's scan, or its error.
-Result<std::vector<msg::SubScanEntry>> ScanShard(const ObjectIo& io, int position,
-                                                 msg::OsdClient& client) {
+// Every entry of one shard's scan, or its error. `Link`: a ShardLink (an acting position) or an
+// OsdClient (a prior OSD); both scan with SubScan(request, options).
+template <typename Link>
+Result<std::vector<msg::SubScanEntry>> ScanShard(const ObjectIo& io, int position, Link& client) {
   std::vector<msg::SubScanEntry> out;
   std::string cursor;
   msg::CallOptions call;

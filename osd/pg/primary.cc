@@ -90,12 +90,16 @@ Result<cluster::PgLocation> Primary::Impl::CheckPrimary(const cluster::ObjectLoc
 }
 
 // Clients of the up positions of `loc` in `map`.
-Result<std::map<int, std::shared_ptr<msg::OsdClient>>> Primary::Impl::Clients(
+Result<std::map<int, std::shared_ptr<ShardLink>>> Primary::Impl::Clients(
     const cluster::ClusterMap& map, const cluster::PgLocation& loc) {
-  std::map<int, std::shared_ptr<msg::OsdClient>> out;
+  std::map<int, std::shared_ptr<ShardLink>> out;
   for (std::size_t p = 0; p < loc.up.size(); ++p) {
     const int osd = loc.up[p];
     if (osd == cluster::kItemNone) continue;
+    if (osd == options_.osd_id && local_ != nullptr) {
+      out[static_cast<int>(p)] = local_;  // this OSD's own shard: in process, no message
+      continue;
+    }
     auto it = map.osds.find(osd);
     if (it == map.osds.end()) continue;
     auto client = peers_.Get(osd, it->second.addr);
@@ -103,7 +107,7 @@ Result<std::map<int, std::shared_ptr<msg::OsdClient>>> Primary::Impl::Clients(
       log_->warn("pg {}: {}", loc.pgid, client.status().message());
       continue;
     }
-    out[static_cast<int>(p)] = std::move(client).value();
+    out[static_cast<int>(p)] = ShardLink::Remote(std::move(client).value());
   }
   return out;
 }
@@ -165,7 +169,7 @@ Status Primary::Impl::FillLocal(Prepared& p) {
   }
   p.io.epoch = static_cast<std::uint64_t>(map.epoch);
   p.io.timeout = options_.subop_timeout;
-  p.io.store = options_.store;
+  p.io.shards = options_.shards;
   p.io.cost.weight_net = options_.read_weight_net;
   p.io.cost.weight_dev = options_.read_weight_dev;
   return Status::OK();
@@ -353,7 +357,7 @@ void Primary::Impl::Read(const msg::ObjReadRequest& r, msg::Responder& responder
 // Everything here is cheap and local: on any doubt it returns false having sent nothing, and the
 // worker's Read does the whole thing (its errors, retries and degraded reads included).
 bool Primary::Impl::TryLocalRead(const msg::ObjReadRequest& r, msg::Responder& responder) {
-  if (options_.store == nullptr) return false;
+  if (local_ == nullptr) return false;
   if (options_.may_serve && !options_.may_serve()) return false;
   if (r.object.size() > cluster::kMaxObjectNameLen) return false;
   if (static_cast<std::int64_t>(r.epoch) > map_->Get()->epoch) return false;  // would wait
@@ -384,12 +388,9 @@ bool Primary::Impl::TryLocalRead(const msg::ObjReadRequest& r, msg::Responder& r
     if (e.shard != self) return false;  // another OSD's shard: never wait for it here
   }
   p.io.object = r.object;
-  const cluster::ClusterMap& map = p.locator->map();
   // Only this OSD's own shard is offered: the read is served by its store or not at all (no
   // client of another OSD is given, so nothing here can wait on the network).
-  auto own = peers_.Get(options_.osd_id, map.osds.at(options_.osd_id).addr);
-  if (!own.ok()) return false;
-  p.io.clients[self] = std::move(own).value();
+  p.io.clients[self] = local_;
   p.state.current = {self};
   auto got = ReadObject(p.io, p.state, r.offset, length);
   if (!got.ok() || got->degraded || !got->corrupt.empty()) return false;

@@ -55,13 +55,15 @@
 #include "common/metrics.h"
 #include "msg/server.h"
 #include "osd/pg/pg_table.h"
-#include "osd/store/object_store.h"
+#include "osd/shard/shard_service.h"
 
 namespace spdlog {
 class logger;
 }
 
 namespace ec::osd::pg {
+
+class PullService;
 
 // Background recovery's throttles, with Ceph's names (ec-osd options).
 struct RecoveryOptions {
@@ -84,9 +86,13 @@ struct PrimaryOptions {
   double read_weight_dev = 1.0;
   std::uint64_t max_object_size = 128ull << 20;  // Ceph's osd_max_object_size
   std::string plugin_dir;                        // "" : the default plugin directory
-  // This OSD's store: reads of the shard it holds itself skip the network (borrowed; null: every
-  // shard is read through its OSD's messenger, this one's included).
-  store::ObjectStore* store = nullptr;
+  // This OSD's shards (borrowed): the position it holds itself is read, written, resolved and
+  // scanned in process through it, never by a message to itself (shard_link.h). Required in
+  // ec-osd; null only in tests that have no shard here (then every position is remote).
+  shard::ShardService* shards = nullptr;
+  // This OSD's pull service (borrowed): the pulls of its own position go to it in process. Null:
+  // such pulls fail ENOTSUP.
+  PullService* pulls = nullptr;
   // A read of at most this many bytes that this OSD's own shard serves whole (the object's state
   // known, the PG peered for the current interval) runs on the messenger's io thread, without the
   // two thread hand-offs to a worker and back, while nothing else is in flight

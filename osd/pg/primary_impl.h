@@ -47,6 +47,8 @@ class Primary::Impl {
         codecs_(options_.plugin_dir),
         peers_(msg::PeerOptions{fmt::format("osd.{}", options_.osd_id),
                                 std::chrono::milliseconds(3000), options_.subop_timeout, 2, 1}),
+        local_(options_.shards != nullptr ? ShardLink::Local(options_.shards, options_.pulls)
+                                          : nullptr),
         dispatcher_(options_.threads, options_.inline_read_max_bytes, nullptr, nullptr) {}
 
   ~Impl() {
@@ -98,8 +100,8 @@ class Primary::Impl {
                                            std::uint32_t pg);
 
   // Clients of the up positions of `loc` in `map`.
-  Result<std::map<int, std::shared_ptr<msg::OsdClient>>> Clients(const cluster::ClusterMap& map,
-                                                                 const cluster::PgLocation& loc);
+  Result<std::map<int, std::shared_ptr<ShardLink>>> Clients(const cluster::ClusterMap& map,
+                                                            const cluster::PgLocation& loc);
 
   std::uint64_t NextVersion(std::int64_t epoch) {
     return (static_cast<std::uint64_t>(epoch) << 32) | (++sequence_ & 0xffffffffu);
@@ -228,6 +230,8 @@ class Primary::Impl {
   PrimaryOptions options_;
   PoolCodecs codecs_;
   msg::PeerClients peers_;
+  // This OSD's own shards, in process (null without PrimaryOptions::shards).
+  std::shared_ptr<ShardLink> local_;
   std::atomic<std::uint64_t> sequence_{0};
   std::mutex locator_mu_;
   std::shared_ptr<const cluster::ObjectLocator> locator_;

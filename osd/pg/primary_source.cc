@@ -6,26 +6,17 @@
 #include <memory>
 #include <vector>
 
-#include "osd/shard/shard_meta.h"
-
 namespace ec::osd::pg {
 
 Status PrimaryShardSource::ReadLocal(const recovery::ShardReadRequest& r) {
   std::vector<store::Extent> extents;
   extents.reserve(r.extents.size());
   for (const recovery::Extent& e : r.extents) extents.push_back({e.offset, e.length});
-  const std::string name = shard::ShardObjectName(object_, static_cast<std::uint32_t>(r.shard));
-  auto got = store_->ReadWithAttr(collection_, name, extents, shard::kShardMetaAttr);
+  auto got = shards_->ReadNow(collection_, object_, static_cast<std::uint32_t>(r.shard), extents);
   if (!got.ok()) return got.status().WithPrefix("local shard " + std::to_string(r.shard));
-  std::uint64_t version = 0;
-  if (got->attr) {
-    auto meta = shard::DecodeShardMeta(*got->attr);
-    if (!meta.ok()) return meta.status();
-    version = meta->version;
-  }
-  if (version != version_) {
-    return Status::Error(
-        ESTALE, fmt::format("local shard {} is at version {}, not {}", r.shard, version, version_));
+  if (got->version != version_) {
+    return Status::Error(ESTALE, fmt::format("local shard {} is at version {}, not {}", r.shard,
+                                             got->version, version_));
   }
   std::byte* dest = r.destination.data();
   for (std::size_t i = 0; i < extents.size(); ++i) {
@@ -45,7 +36,7 @@ void PrimaryShardSource::ReadAsync(std::span<const recovery::ShardReadRequest> r
   std::vector<recovery::ShardReadRequest> remote;
   std::vector<std::size_t> index;  // remote request -> index in `requests`
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    if (store_ != nullptr && requests[i].shard == local_shard_) continue;
+    if (shards_ != nullptr && requests[i].shard == local_shard_) continue;
     remote.push_back(requests[i]);
     index.push_back(i);
   }
@@ -58,7 +49,7 @@ void PrimaryShardSource::ReadAsync(std::span<const recovery::ShardReadRequest> r
         *shared, [shared, map, done](std::size_t i, Status s) { done((*map)[i], std::move(s)); });
   }
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    if (store_ != nullptr && requests[i].shard == local_shard_) done(i, ReadLocal(requests[i]));
+    if (shards_ != nullptr && requests[i].shard == local_shard_) done(i, ReadLocal(requests[i]));
   }
 }
 

@@ -1,27 +1,29 @@
 // PrimaryShardSource: the shards a PG primary reads for a client read. The shard this OSD holds
-// itself is read straight from its store (no loopback round trip, no network: what the cost model
-// assumes of a local shard); every other shard goes to its OSD through msg::OsdShardSource. Both
-// check the shard's object version: a reply at another version fails that request (ESTALE).
+// itself is read in process from its ShardService (ReadNow: no loopback round trip, no network:
+// what the cost model assumes of a local shard); every other shard goes to its OSD through
+// msg::OsdShardSource. Both check the shard's object version: a reply at another version fails that
+// request (ESTALE).
 //
 // Completions: the local request's on the calling thread, before ReadAsync returns; the others on
-// the clients' io threads. Ownership: the store and the remote source are borrowed.
+// the clients' io threads. Ownership: the shard service and the remote source are borrowed.
 #pragma once
 
 #include <string>
 
 #include "osd/pg/osd_shard_source.h"
-#include "osd/store/object_store.h"
+#include "osd/shard/shard_service.h"
 #include "recovery/shard_source.h"
 
 namespace ec::osd::pg {
 
 class PrimaryShardSource final : public recovery::ShardSource {
  public:
-  // `store` null or `local_shard` < 0: everything goes to `remote`.
-  PrimaryShardSource(msg::OsdShardSource* remote, store::ObjectStore* store, std::string collection,
-                     std::string object, int local_shard, std::uint64_t version)
+  // `shards` null or `local_shard` < 0: everything goes to `remote`.
+  PrimaryShardSource(msg::OsdShardSource* remote, shard::ShardService* shards,
+                     std::string collection, std::string object, int local_shard,
+                     std::uint64_t version)
       : remote_(remote),
-        store_(store),
+        shards_(shards),
         collection_(std::move(collection)),
         object_(std::move(object)),
         local_shard_(local_shard),
@@ -34,7 +36,7 @@ class PrimaryShardSource final : public recovery::ShardSource {
   Status ReadLocal(const recovery::ShardReadRequest& r);
 
   msg::OsdShardSource* remote_;
-  store::ObjectStore* store_;
+  shard::ShardService* shards_;
   std::string collection_;
   std::string object_;
   int local_shard_;

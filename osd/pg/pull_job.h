@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "msg/client.h"
 #include "msg/messages.h"
-#include "msg/server.h"
 #include "osd/pg/osd_shard_source.h"
 #include "osd/pg/pool_codecs.h"
 #include "recovery/read_plan.h"
@@ -28,7 +28,7 @@ struct PrefetchedRead {
 
 struct PullJob {
   msg::SubPullRequest request;
-  std::shared_ptr<msg::Responder> responder;
+  msg::Callback<msg::SubPullReply> done;  // called once, with the reply
   std::shared_ptr<const PoolCodec> codec;
   std::string pool_name;
   // Rebuild helpers: position -> its OSD. Copy sources (kCopy: helpers at the pulled position),

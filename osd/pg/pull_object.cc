@@ -10,7 +10,6 @@
 #include <memory>
 
 #include "osd/pg/osd_shard_source.h"
-#include "osd/shard/sub_ops.h"
 #include "recovery/prefetched_shard_source.h"
 #include "recovery/read_cost.h"
 
@@ -76,23 +75,6 @@ bool AllStale(const std::map<int, Status>& failed) {
                      [](const auto& f) { return f.second.code() == ESTALE; });
 }
 
-// Catches the shard service's reply to the local SubWrite.
-class LocalResponder final : public msg::Responder {
- public:
-  LocalResponder(std::uint64_t tag, std::shared_ptr<std::promise<Status>> reply)
-      : Responder(msg::MsgType::kSubWrite, tag), reply_(std::move(reply)) {}
-  ~LocalResponder() override {
-    if (!sent()) reply_->set_value(Status::IOError("the shard service dropped the write"));
-  }
-
- private:
-  Status Deliver(msg::ReplyBody body, std::vector<Buffer>) override {
-    reply_->set_value(msg::StatusOf(body));
-    return Status::OK();
-  }
-  std::shared_ptr<std::promise<Status>> reply_;
-};
-
 }  // namespace
 
 recovery::ShardSourceLimits HelperLimits() {
@@ -109,7 +91,8 @@ recovery::RepairRequest RebuildRequest(const PullJob& job, const msg::SubPullObj
   return rr;
 }
 
-Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const msg::SubPullObject& o) {
+Result<bool> NeedsPull(shard::ShardService& shards, const PullJob& job,
+                       const msg::SubPullObject& o) {
   const msg::SubPullRequest& r = job.request;
   if (r.mode == msg::SubPullMode::kRepair) {
     // The shard is at the version already; its bytes are what is wrong.
@@ -117,7 +100,7 @@ Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const msg:
       return Status::Invalid(fmt::format("object {}: repair of version {} from prev_version {}",
                                          o.object, o.version, o.prev_version));
     }
-    auto local = shard::ReadSubState(store, msg::SubStateRequest{r.collection, o.object, r.shard});
+    auto local = shards.StateNow(msg::SubStateRequest{r.collection, o.object, r.shard});
     if (!local.ok()) return local.status();
     if (local->state != msg::ShardState::kPresent || local->version != o.version) {
       return Status::Error(ESTALE,
@@ -131,7 +114,7 @@ Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const msg:
     return Status::Invalid(fmt::format("object {}: version {} is not above prev_version {}",
                                        o.object, o.version, o.prev_version));
   }
-  auto local = shard::ReadSubState(store, msg::SubStateRequest{r.collection, o.object, r.shard});
+  auto local = shards.StateNow(msg::SubStateRequest{r.collection, o.object, r.shard});
   if (!local.ok()) return local.status();
   if (local->version == o.version) return false;  // pulled before (a retried pull)
   if (local->version != o.prev_version) {
@@ -143,12 +126,9 @@ Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const msg:
   return true;
 }
 
-ObjectPuller::ObjectPuller(store::ObjectStore* store, const PullOptions* options,
+ObjectPuller::ObjectPuller(shard::ShardService* shards, const PullOptions* options,
                            const std::atomic<bool>* stopping)
-    : store_(store), options_(options), stopping_(stopping) {
-  auto listed = store_->ListCollections();
-  if (listed.ok()) collections_.insert(listed->begin(), listed->end());
-}
+    : shards_(shards), options_(options), stopping_(stopping) {}
 
 Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
                           std::vector<PrefetchedRead> prefetched, msg::SubPullResult* result) {
@@ -156,7 +136,7 @@ Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
   if (stopping_->load()) return Status::Error(ECANCELED, "the OSD is shutting down");
   // Reading the helpers is the expensive part: skip it when the write could not apply anyway.
   // The write checks again (the shard may change meanwhile).
-  auto needed = NeedsPull(*store_, job, o);
+  auto needed = NeedsPull(*shards_, job, o);
   if (!needed.ok()) return needed.status();
   if (!*needed) return Status::OK();
   const std::uint64_t shard_size = job.codec->layout.shard_size(o.object_size);
@@ -271,35 +251,13 @@ Status ObjectPuller::Write(const PullJob& job, const msg::SubPullObject& o,
   w.shard_size = shard_size;
   if (shard_size > 0) w.extents.push_back({0, shard_size});
   w.epoch = job.request.epoch;  // fenced as the primary's own writes (interval_fence.h)
-  if (shard_service_ != nullptr) {
-    // On the shard's strand of the shard service, after (or before) the primary's SubWrites of
-    // the same shard, never in between: see "Ordering" in pull_service.h.
-    auto reply = std::make_shared<std::promise<Status>>();
-    auto replied = reply->get_future();
-    const std::uint64_t tag = next_tag_.fetch_add(1);
-    msg::Request request;
-    request.tag = tag;
-    request.body = std::move(w);
-    request.payload = std::move(data);
-    request.peer = "pull";
-    shard_service_->Handle(std::move(request),
-                           std::make_shared<LocalResponder>(tag, std::move(reply)));
-    return replied.get();
-  }
-  // As OsdService does: the collection is created by the write that first needs it, in its own
-  // transaction; EEXIST when another write created it meanwhile.
-  bool create = false;
-  {
-    std::lock_guard lock(collections_mu_);
-    create = collections_.count(w.collection) == 0;
-  }
-  Status s = shard::ApplySubWrite(*store_, w, data, create);
-  if (create && s.code() == EEXIST) s = shard::ApplySubWrite(*store_, w, data, false);
-  if (s.ok()) {
-    std::lock_guard lock(collections_mu_);
-    collections_.insert(w.collection);
-  }
-  return s;
+  // On the shard's strand of the shard service, after (or before) the primary's SubWrites of the
+  // same shard, never in between: see "Ordering" in pull_service.h.
+  std::promise<Status> written;
+  auto done = written.get_future();
+  shards_->SubWrite(std::move(w), std::move(data),
+                    [&written](Status s) { written.set_value(std::move(s)); });
+  return done.get();
 }
 
 }  // namespace ec::osd::pg

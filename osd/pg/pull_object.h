@@ -10,14 +10,15 @@
 // reads; device_bytes = the same requests' extents priced as the helpers' stores read them
 // (4 KiB blocks); a failed read or batch item counts nothing.
 //
-// Thread safety: Pull may run on several threads at once (for different objects);
-// AttachShardService must be called before the first Pull.
+// The local shard is read and written through this OSD's ShardService (osd/shard/): its state
+// checked in process (StateNow), the rebuilt shard written as a SubWrite on the shard's strand, so
+// that it never interleaves with the primary's SubWrites of the same shard.
+//
+// Thread safety: Pull may run on several threads at once (for different objects).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,7 @@
 #include "msg/server.h"
 #include "osd/pg/pull_job.h"
 #include "osd/pg/pull_service.h"
-#include "osd/store/object_store.h"
+#include "osd/shard/shard_service.h"
 #include "recovery/repair_engine.h"
 
 namespace ec::osd::pg {
@@ -42,16 +43,14 @@ recovery::RepairRequest RebuildRequest(const PullJob& job, const msg::SubPullObj
 // Whether `o` needs reading: OK(true) when this OSD's shard is at o.prev_version; OK(false) when it
 // is at o.version already (a retried pull: nothing to read); EINVAL for a version of 0 or not
 // above prev_version; ESTALE when the shard is at another version; the store's errors.
-Result<bool> NeedsPull(store::ObjectStore& store, const PullJob& job, const msg::SubPullObject& o);
+Result<bool> NeedsPull(shard::ShardService& shards, const PullJob& job,
+                       const msg::SubPullObject& o);
 
 class ObjectPuller {
  public:
-  // `store`, `options` and `stopping` are borrowed and must outlive the puller.
-  ObjectPuller(store::ObjectStore* store, const PullOptions* options,
+  // `shards`, `options` and `stopping` are borrowed and must outlive the puller.
+  ObjectPuller(shard::ShardService* shards, const PullOptions* options,
                const std::atomic<bool>* stopping);
-
-  // See PullService::AttachShardService.
-  void AttachShardService(msg::RequestHandler* shard_service) { shard_service_ = shard_service; }
 
   // Pulls `o` (the job's request names the shard, mode and helpers) and writes it; `prefetched`
   // holds what was fetched for it ahead (may be empty). Returns the object's result (pull_service.h
@@ -69,13 +68,9 @@ class ObjectPuller {
   Status Write(const PullJob& job, const msg::SubPullObject& o, std::uint64_t shard_size,
                Buffer data);
 
-  store::ObjectStore* store_;
+  shard::ShardService* shards_;
   const PullOptions* options_;
   const std::atomic<bool>* stopping_;
-  msg::RequestHandler* shard_service_ = nullptr;
-  std::atomic<std::uint64_t> next_tag_{1};
-  std::mutex collections_mu_;
-  std::set<std::string, std::less<>> collections_;
 };
 
 }  // namespace ec::osd::pg

@@ -24,11 +24,11 @@ struct Planned {
 
 // The reads the pull of `o` will make first (nothing when it needs none, or when they are not
 // known ahead).
-std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, store::ObjectStore& store,
+std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, shard::ShardService& shards,
                                 const PullOptions& options,
                                 const recovery::ShardSourceLimits& limits) {
   const msg::SubPullObject& o = job.request.objects[index];
-  auto needed = NeedsPull(store, job, o);
+  auto needed = NeedsPull(shards, job, o);
   if (!needed.ok() || !*needed) return {};
   const std::uint64_t shard_size = job.codec->layout.shard_size(o.object_size);
   if (shard_size == 0) return {};
@@ -63,7 +63,7 @@ std::uint64_t ItemHeaderBytes(const std::string& collection, const std::string& 
 
 }  // namespace
 
-PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, store::ObjectStore& store,
+PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, shard::ShardService& shards,
                               const PullOptions& options,
                               std::vector<std::vector<PrefetchedRead>>* reads) {
   const std::vector<msg::SubPullObject>& objects = job.request.objects;
@@ -73,7 +73,7 @@ PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, store::Obje
   std::uint64_t window_bytes = 0;
   std::size_t end = first;
   for (; end < objects.size(); ++end) {
-    std::vector<Planned> reads = PlanObject(job, end, store, options, limits);
+    std::vector<Planned> reads = PlanObject(job, end, shards, options, limits);
     std::uint64_t bytes = 0;
     for (const Planned& p : reads) bytes += p.bytes;
     if (end > first && window_bytes + bytes > options.batch_bytes) break;

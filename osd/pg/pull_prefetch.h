@@ -33,7 +33,7 @@
 
 #include "osd/pg/pull_job.h"
 #include "osd/pg/pull_service.h"
-#include "osd/store/object_store.h"
+#include "osd/shard/shard_service.h"
 
 namespace ec::osd::pg {
 
@@ -50,7 +50,7 @@ struct PrefetchCounts {
 // object of the window; empty for an object with nothing fetched). Never fails: what could not be
 // fetched is read by the object's pull itself. Reads only the job's immutable fields (request,
 // codec, helpers), so it may run while the job's other objects are being pulled.
-PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, store::ObjectStore& store,
+PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, shard::ShardService& shards,
                               const PullOptions& options,
                               std::vector<std::vector<PrefetchedRead>>* reads);
 

@@ -26,9 +26,9 @@ namespace ec::osd::pg {
 
 class PullService::Impl {
  public:
-  Impl(store::ObjectStore* store, const cluster::MapHolder* map, MetricsRegistry* metrics,
+  Impl(shard::ShardService* shards, const cluster::MapHolder* map, MetricsRegistry* metrics,
        std::shared_ptr<spdlog::logger> log, PullOptions options)
-      : store_(store),
+      : shards_(shards),
         map_(map),
         metrics_(metrics),
         log_(log ? std::move(log) : spdlog::default_logger()),
@@ -37,7 +37,7 @@ class PullService::Impl {
         peers_(msg::PeerOptions{fmt::format("osd.{}-recovery", options_.osd_id),
                                 std::chrono::milliseconds(3000), options_.helper_timeout, 2, 2,
                                 msg::TrafficClass::kBackground, options_.nice}),
-        puller_(store_, &options_, &stopping_),
+        puller_(shards_, &options_, &stopping_),
         pool_(static_cast<std::size_t>(std::clamp(options_.threads, 1, 256))) {
     options_.max_active = std::max(options_.max_active, 1);
     options_.cost.local.clear();
@@ -53,8 +53,6 @@ class PullService::Impl {
     peers_.CloseAll();
   }
 
-  void Attach(msg::RequestHandler* shard_service) { puller_.AttachShardService(shard_service); }
-
   // What the registry's counters above count, over every pool (PullService::Totals).
   struct Totals {
     std::atomic<std::uint64_t> network{0}, device{0}, rebuilt{0}, objects_ok{0};
@@ -66,21 +64,17 @@ class PullService::Impl {
     }
   } totals_;
 
-  void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) {
-    if (!std::holds_alternative<msg::SubPullRequest>(request.body)) {
-      (void)responder->SendError(Status::Invalid("the pull service serves SubPull only"));
-      return;
-    }
-    boost::asio::post(pool_, [this, req = std::move(request), r = std::move(responder)]() mutable {
-      Start(std::get<msg::SubPullRequest>(std::move(req.body)), std::move(r));
+  void Pull(msg::SubPullRequest request, msg::Callback<msg::SubPullReply> done) {
+    boost::asio::post(pool_, [this, r = std::move(request), d = std::move(done)]() mutable {
+      Start(std::move(r), std::move(d));
     });
   }
 
  private:
-  void Start(msg::SubPullRequest request, std::shared_ptr<msg::Responder> responder) {
+  void Start(msg::SubPullRequest request, msg::Callback<msg::SubPullReply> done) {
     auto job = std::make_shared<PullJob>();
     job->request = std::move(request);
-    job->responder = std::move(responder);
+    job->done = std::move(done);
     Status s =
         stopping_.load() ? Status::Error(ECANCELED, "the OSD is shutting down") : Prepare(*job);
     if (!s.ok()) {
@@ -88,7 +82,7 @@ class PullService::Impl {
                  job->request.pool, job->request.shard, job->request.objects.size(), s.message());
       msg::SubPullReply reply;
       reply.status = std::move(s);
-      (void)job->responder->Send(std::move(reply));
+      job->done(std::move(reply));
       return;
     }
     job->results.resize(job->request.objects.size());
@@ -114,7 +108,7 @@ class PullService::Impl {
       reads->assign(n - first, {});
       return n;
     }
-    const PrefetchCounts counts = PrefetchWindow(job, first, *store_, options_, reads);
+    const PrefetchCounts counts = PrefetchWindow(job, first, *shards_, options_, reads);
     if (counts.requests > 0) {
       metrics_
           ->GetCounter("ecstore_recovery_read_batches_total",
@@ -207,8 +201,8 @@ class PullService::Impl {
   void Reply(PullJob& job) {
     msg::SubPullReply reply;
     reply.results = std::move(job.results);
-    (void)job.responder->Send(std::move(reply));
-    job.responder.reset();
+    auto done = std::move(job.done);
+    done(std::move(reply));
   }
 
   Status Prepare(PullJob& job) {
@@ -318,7 +312,7 @@ class PullService::Impl {
     return result;
   }
 
-  store::ObjectStore* store_;
+  shard::ShardService* shards_;
   const cluster::MapHolder* map_;
   MetricsRegistry* metrics_;
   std::shared_ptr<spdlog::logger> log_;
@@ -330,19 +324,30 @@ class PullService::Impl {
   boost::asio::thread_pool pool_;  // last: joined first, while everything it uses is alive
 };
 
-PullService::PullService(store::ObjectStore* store, const cluster::MapHolder* map,
+PullService::PullService(shard::ShardService* shards, const cluster::MapHolder* map,
                          MetricsRegistry* metrics, std::shared_ptr<spdlog::logger> log,
                          PullOptions options)
-    : impl_(std::make_unique<Impl>(store, map, metrics, std::move(log), std::move(options))) {}
+    : impl_(std::make_unique<Impl>(shards, map, metrics, std::move(log), std::move(options))) {}
 
 PullService::~PullService() = default;
 
-void PullService::AttachShardService(msg::RequestHandler* shard_service) {
-  impl_->Attach(shard_service);
+void PullService::Pull(msg::SubPullRequest request, msg::Callback<msg::SubPullReply> done) {
+  impl_->Pull(std::move(request), std::move(done));
 }
 
 void PullService::Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) {
-  impl_->Handle(std::move(request), std::move(responder));
+  if (!std::holds_alternative<msg::SubPullRequest>(request.body)) {
+    (void)responder->SendError(Status::Invalid("the pull service serves SubPull only"));
+    return;
+  }
+  Pull(std::get<msg::SubPullRequest>(std::move(request.body)),
+       [r = std::move(responder)](Result<msg::SubPullReply> reply) {
+         if (reply.ok()) {
+           (void)r->Send(std::move(reply).value());
+         } else {
+           (void)r->SendError(reply.status());
+         }
+       });
 }
 
 PullTotals PullService::Totals() const {

@@ -58,17 +58,18 @@
 // Ordering with client writes: the primary's SubWrite of an object and this service's write of
 // the same shard must not interleave inside shard::ApplySubWrite (it reads the shard's version,
 // checks prev_version, then applies: two writers that both pass the check before either applies
-// would leave the later one's shard, silently dropping the other). With a shard service attached
-// (AttachShardService: the OsdService) the local write is handed to it as a SubWrite request, so it
-// runs on the same per-shard strand as the primary's SubWrites, one at a time, and the
-// prev_version check then decides: whichever comes second fails ESTALE, never a mix. Without one,
-// the write is applied to the store directly, which is only safe when nothing else writes the
-// shard meanwhile (tests, tools).
+// would leave the later one's shard, silently dropping the other). The local write is this OSD's
+// ShardService's SubWrite (osd/shard/shard_service.h), so it runs on the same per-shard strand as
+// the primary's SubWrites, one at a time, and the prev_version check then decides: whichever comes
+// second fails ESTALE, never a mix.
 //
-// Thread safety: Handle may be called from any thread (it never blocks: the work runs on the
-// service's own workers, so recovery never delays the messenger). AttachShardService must be
-// called before the first Handle. The destructor stops starting objects (the rest are ECANCELED),
-// waits for the running ones and for every reply.
+// Two ways in: Handle, for SubPull requests from the network (OsdService routes them here), and
+// Pull, the same typed, for this OSD's own PG primary when the position to rebuild is its own (no
+// message to itself).
+//
+// Thread safety: Handle and Pull may be called from any thread (they never block: the work runs
+// on the service's own workers, so recovery never delays the messenger). The destructor stops
+// starting objects (the rest are ECANCELED), waits for the running ones and for every reply.
 #pragma once
 
 #include <chrono>
@@ -78,8 +79,9 @@
 
 #include "cluster/map/map_holder.h"
 #include "common/metrics.h"
+#include "msg/client.h"
 #include "msg/server.h"
-#include "osd/store/object_store.h"
+#include "osd/shard/shard_service.h"
 #include "recovery/read_cost.h"
 
 namespace spdlog {
@@ -121,17 +123,17 @@ struct PullTotals {
 
 class PullService : public msg::RequestHandler {
  public:
-  // `store`, `map` and `metrics` are borrowed and must outlive the service. Starts the workers.
-  PullService(store::ObjectStore* store, const cluster::MapHolder* map, MetricsRegistry* metrics,
+  // `shards` (this OSD's shards: the pulled ones are checked and written through it), `map` and
+  // `metrics` are borrowed and must outlive the service. Starts the workers.
+  PullService(shard::ShardService* shards, const cluster::MapHolder* map, MetricsRegistry* metrics,
               std::shared_ptr<spdlog::logger> log, PullOptions options);
   ~PullService() override;
   PullService(const PullService&) = delete;
   PullService& operator=(const PullService&) = delete;
 
-  // The handler of this OSD's shard operations (the OsdService on the same store): the rebuilt
-  // shard's SubWrite goes through it (see "Ordering" above). Borrowed; must outlive the service's
-  // last pull (destroy the PullService first). Call once, before the first Handle.
-  void AttachShardService(msg::RequestHandler* shard_service);
+  // Serves `request`; `done` gets the reply (per-object results; a request error in its status),
+  // once, on a worker. Never blocks.
+  void Pull(msg::SubPullRequest request, msg::Callback<msg::SubPullReply> done);
 
   // SubPull requests only (others are answered EINVAL). Never blocks.
   void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) override;

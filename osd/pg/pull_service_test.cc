@@ -57,6 +57,7 @@ struct Osd {
   store::testing::TempDir dir;
   std::unique_ptr<store::ObjectStore> store;
   MetricsRegistry metrics;
+  std::unique_ptr<shard::ShardService> shards;
   std::unique_ptr<PullService> pull;
   std::shared_ptr<shard::OsdService> service;
   std::unique_ptr<msg::Server> server;
@@ -82,14 +83,15 @@ class PullServiceTest : public ::testing::Test {
       po.osd_id = i;
       po.helper_timeout = 5s;
       po.map_wait = 1s;
+      osd->shards = std::make_unique<shard::ShardService>(osd->store.get(), &osd->metrics, nullptr,
+                                                          shard::ShardServiceOptions{});
       osd->pull =
-          std::make_unique<PullService>(osd->store.get(), &maps_, &osd->metrics, nullptr, po);
+          std::make_unique<PullService>(osd->shards.get(), &maps_, &osd->metrics, nullptr, po);
       shard::OsdServiceOptions so;
       so.osd_id = i;
       so.recovery = osd->pull.get();
       osd->service =
-          std::make_shared<shard::OsdService>(osd->store.get(), &osd->metrics, nullptr, so);
-      osd->pull->AttachShardService(osd->service.get());
+          std::make_shared<shard::OsdService>(osd->shards.get(), &osd->metrics, nullptr, so);
       auto server = msg::Server::Start(msg::ServerOptions{}, osd->service);
       ASSERT_TRUE(server.ok()) << server.status().ToString();
       osd->server = std::move(server).value();
@@ -108,9 +110,10 @@ class PullServiceTest : public ::testing::Test {
   void TearDown() override {
     for (auto& osd : osds_) osd->server->Stop();
     for (auto& osd : osds_) {
-      osd->service->Drain();
+      osd->shards->Drain();
       osd->pull.reset();
       osd->service.reset();
+      osd->shards.reset();
     }
     osds_.clear();
   }
@@ -233,7 +236,7 @@ class PullServiceTest : public ::testing::Test {
   // Requests of type `op` OSD `osd` answered (ecstore_osd_ops_total{op}), once it has nothing in
   // flight (the count is taken right after the reply is queued).
   std::uint64_t Ops(int osd, const std::string& op) {
-    osds_[osd]->service->Drain();
+    osds_[osd]->shards->Drain();
     const std::string v = Metric(osd, "ecstore_osd_ops_total{op=\"" + op + "\"}");
     return v.empty() ? 0 : std::stoull(v);
   }
@@ -466,7 +469,8 @@ TEST_F(PullServiceTest, WindowsStayWithinBatchBytes) {
   po.osd_id = 6;
   po.batch_bytes = kStripes * 4 * kStripeUnit + 1;  // one object's reads, not two
   MetricsRegistry metrics;
-  auto direct = std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &metrics, nullptr, po);
+  auto direct =
+      std::make_unique<PullService>(osds_[6]->shards.get(), &maps_, &metrics, nullptr, po);
   std::promise<msg::ReplyBody> got;
   auto done = got.get_future();
   msg::Request req;
@@ -491,8 +495,8 @@ TEST_F(PullServiceTest, WindowsStayWithinBatchBytes) {
   po.batch_bytes = 0;
   MetricsRegistry unbatched_metrics;
   direct.reset();
-  direct =
-      std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &unbatched_metrics, nullptr, po);
+  direct = std::make_unique<PullService>(osds_[6]->shards.get(), &maps_, &unbatched_metrics,
+                                         nullptr, po);
   r.shard = 1;
   r.helpers = AllBut(1);
   std::uint64_t reads_before = 0;
@@ -717,8 +721,8 @@ TEST_F(PullServiceTest, WritesToTheStoreWithoutAShardService) {
   const std::vector<Buffer> shards = PutObject(kClayPool, "obj", 5, &size);
   PullOptions po;
   po.osd_id = 6;
-  auto direct =
-      std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &osds_[6]->metrics, nullptr, po);
+  auto direct = std::make_unique<PullService>(osds_[6]->shards.get(), &maps_, &osds_[6]->metrics,
+                                              nullptr, po);
   msg::SubPullRequest r = Request(kClayPool, 5, msg::SubPullMode::kRebuild);
   r.helpers = AllBut(5);
   r.objects = {{"obj", 5, size, 0}};
@@ -759,8 +763,8 @@ TEST_F(PullServiceTest, ShutdownAnswersWithTheObjectsNotStartedCancelled) {
   po.osd_id = 6;
   po.threads = 1;
   po.max_active = 1;
-  auto direct =
-      std::make_unique<PullService>(osds_[6]->store.get(), &maps_, &osds_[6]->metrics, nullptr, po);
+  auto direct = std::make_unique<PullService>(osds_[6]->shards.get(), &maps_, &osds_[6]->metrics,
+                                              nullptr, po);
   std::promise<msg::ReplyBody> got;
   auto done = got.get_future();
   msg::Request req;

@@ -11,28 +11,7 @@
 namespace ec::osd::shard {
 
 std::size_t ShardKey(const msg::RequestBody& body) {
-  return std::visit(
-      [](const auto& m) -> std::size_t {
-        using T = std::decay_t<decltype(m)>;
-        if constexpr (std::is_same_v<T, msg::PingRequest>) {
-          return 0;
-        } else if constexpr (std::is_same_v<T, msg::ListRequest> ||
-                             std::is_same_v<T, msg::SubScanRequest> ||
-                             std::is_same_v<T, msg::SubPullRequest>) {
-          return std::hash<std::string>()(m.collection);
-        } else if constexpr (std::is_same_v<T, msg::SubReadBatchRequest>) {
-          // Items of one PG, usually: the first one's collection.
-          return m.items.empty() ? 0 : std::hash<std::string>()(m.items.front().collection);
-        } else if constexpr (requires { m.shard; }) {
-          return std::hash<std::string>()(m.collection) * 31 +
-                 std::hash<std::string>()(m.object) * 7 + m.shard;
-        } else if constexpr (requires { m.object; }) {
-          return std::hash<std::string>()(m.object);  // object operations (ObjWrite, ...)
-        } else {
-          return 0;  // ObjList
-        }
-      },
-      body);
+  return std::visit([](const auto& m) { return ShardKeyOf(m); }, body);
 }
 
 OpDispatcher::OpDispatcher(int workers, std::uint64_t inline_read_max_bytes, Gauge* inflight,

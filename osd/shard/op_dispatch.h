@@ -1,11 +1,11 @@
-// OpDispatcher: where OsdService runs each operation, and the count of operations in flight.
+// OpDispatcher: where ShardService runs each operation, and the count of operations in flight.
 //
 //   Handle (messenger io thread) --RunInline--> here, now (a small read InlineReadPolicy allows)
 //                                --Post(key)--> strand[key % kStrands] --> worker thread
 //                                --PostBackground--> background thread (nicer: recovery work)
 //
 // Ordering: operations posted with the same key run one at a time, in posting order (one strand).
-// OsdService keys an operation by the shard it names (ShardKey), so a read sent after a write of
+// ShardService keys an operation by the shard it names (ShardKey), so a read sent after a write of
 // the same shard sees it. Different keys run in parallel, up to the number of workers; there are
 // more strands than workers so that two busy shards rarely share one.
 //
@@ -17,7 +17,7 @@
 //
 // An inline operation runs on the caller's thread while nothing else is in flight; that keeps the
 // per-key order only if the caller is the sole thread handing operations over (a messenger with
-// one io thread): see OsdServiceOptions::inline_read_max_bytes.
+// one io thread): see ShardServiceOptions::inline_read_max_bytes.
 //
 // Thread safety: every method may be called from any thread, except Join (from the owner, once).
 #pragma once
@@ -30,6 +30,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -40,7 +42,29 @@
 
 namespace ec::osd::shard {
 
-// The key of the shard a request names (collection, object, shard; a List: its collection).
+// The key of the shard a request names (collection, object, shard; a List, SubScan or SubPull:
+// its collection; a SubReadBatch: its first item's collection; an object operation: its object).
+template <typename M>
+std::size_t ShardKeyOf(const M& m) {
+  if constexpr (std::is_same_v<M, msg::PingRequest>) {
+    return 0;
+  } else if constexpr (std::is_same_v<M, msg::ListRequest> ||
+                       std::is_same_v<M, msg::SubScanRequest> ||
+                       std::is_same_v<M, msg::SubPullRequest>) {
+    return std::hash<std::string>()(m.collection);
+  } else if constexpr (std::is_same_v<M, msg::SubReadBatchRequest>) {
+    // Items of one PG, usually: the first one's collection.
+    return m.items.empty() ? 0 : std::hash<std::string>()(m.items.front().collection);
+  } else if constexpr (requires { m.shard; }) {
+    return std::hash<std::string>()(m.collection) * 31 + std::hash<std::string>()(m.object) * 7 +
+           m.shard;
+  } else if constexpr (requires { m.object; }) {
+    return std::hash<std::string>()(m.object);  // object operations (ObjWrite, ...)
+  } else {
+    return 0;  // ObjList
+  }
+}
+// The same for any request.
 std::size_t ShardKey(const msg::RequestBody& body);
 
 class OpDispatcher {

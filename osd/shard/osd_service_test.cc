@@ -7,10 +7,12 @@
 
 #include <condition_variable>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
 
+#include "osd/shard/shard_meta.h"
 #include "osd/store/transaction.h"
 
 namespace ec::osd::shard {
@@ -103,22 +105,26 @@ class OsdServiceTest : public ::testing::Test {
   }
   void TearDown() override {
     service_.reset();
+    shards_.reset();
     store_.reset();
     std::error_code ignored;
     fs::remove_all(dir_, ignored);
   }
-  void Start(OsdServiceOptions options) {
+  void Start(OsdServiceOptions options, ShardServiceOptions shard_options = {}) {
     service_.reset();
+    shards_.reset();
     metrics_ = std::make_unique<MetricsRegistry>();
-    service_ = std::make_unique<OsdService>(store_.get(), metrics_.get(), nullptr, options);
+    shards_ = std::make_unique<ShardService>(store_.get(), metrics_.get(), nullptr, shard_options);
+    service_ = std::make_unique<OsdService>(shards_.get(), metrics_.get(), nullptr, options);
   }
 
   // Hands a request to the service; the reply is collected under the returned tag.
-  std::uint64_t Submit(msg::RequestBody body, Buffer payload = {}) {
+  std::uint64_t Submit(msg::RequestBody body, Buffer payload = {}, std::string peer_name = "") {
     msg::Request req;
     req.tag = next_tag_++;
     req.body = std::move(body);
     req.payload = std::move(payload);
+    req.peer_name = std::move(peer_name);
     const auto type = msg::TypeOf(req.body);
     const std::uint64_t tag = req.tag;
     service_->Handle(std::move(req), std::make_shared<TestResponder>(type, tag, inbox_));
@@ -139,6 +145,7 @@ class OsdServiceTest : public ::testing::Test {
   fs::path dir_;
   std::unique_ptr<store::ObjectStore> store_;
   std::unique_ptr<MetricsRegistry> metrics_;
+  std::unique_ptr<ShardService> shards_;
   std::unique_ptr<OsdService> service_;
   Inbox inbox_;
   std::uint64_t next_tag_ = 1;
@@ -203,8 +210,8 @@ TEST_F(OsdServiceTest, WriteReadStatListRemove) {
   ASSERT_TRUE(ping.status().ok());
   EXPECT_EQ(ping.Data(), std::string(3000000, '\0'));
 
-  service_->Drain();  // an operation is accounted just after its reply
-  const auto status = service_->StatusJson();
+  shards_->Drain();  // an operation is accounted just after its reply
+  const auto status = shards_->StatusJson();
   EXPECT_EQ(status["collections"], 1);
   EXPECT_EQ(status["ops"]["write"]["completed"], 5);
   EXPECT_EQ(status["inflight_ops"], 0);
@@ -239,15 +246,15 @@ TEST_F(OsdServiceTest, ReadBatchAnswersEveryItemOnItsOwn) {
   EXPECT_EQ(reply.results[3].lengths, (std::vector<std::uint64_t>{3}));
   EXPECT_EQ(r.Data(), "alphashardlie");
   // One operation, not an error: its items' failures are theirs.
-  service_->Drain();
-  const auto ops = service_->StatusJson()["ops"];
+  shards_->Drain();
+  const auto ops = shards_->StatusJson()["ops"];
   EXPECT_EQ(ops["sub_read_batch"]["completed"], 1);
   EXPECT_EQ(ops["sub_read_batch"]["errors"], 0);
 }
 
 TEST_F(OsdServiceTest, RequestsOfOneShardRunInArrivalOrder) {
-  Start([] {
-    OsdServiceOptions o;
+  Start({}, [] {
+    ShardServiceOptions o;
     o.worker_threads = 4;
     return o;
   }());
@@ -276,8 +283,8 @@ TEST_F(OsdServiceTest, RequestsOfOneShardRunInArrivalOrder) {
     EXPECT_EQ(r.Data(), p.want);
     EXPECT_EQ(std::get<msg::ReadShardReply>(r.body).version, p.version);
   }
-  service_->Drain();
-  EXPECT_EQ(service_->StatusJson()["inflight_ops"], 0);
+  shards_->Drain();
+  EXPECT_EQ(shards_->StatusJson()["inflight_ops"], 0);
 }
 
 TEST_F(OsdServiceTest, ErrorsComeBackAsStatuses) {
@@ -303,8 +310,8 @@ TEST_F(OsdServiceTest, ErrorsComeBackAsStatuses) {
   EXPECT_TRUE(r.status().is_data_loss()) << r.status().ToString();
   EXPECT_TRUE(r.payload.empty());
   EXPECT_TRUE(Call(msg::StatRequest{"pg.1", "o", 0}).status().is_data_loss());
-  service_->Drain();  // an operation is accounted just after its reply
-  EXPECT_EQ(service_->StatusJson()["checksum_errors"], 2);
+  shards_->Drain();  // an operation is accounted just after its reply
+  EXPECT_EQ(shards_->StatusJson()["checksum_errors"], 2);
 }
 
 TEST_F(OsdServiceTest, RejectedWritesChangeNothing) {
@@ -337,7 +344,7 @@ TEST_F(OsdServiceTest, RejectedWritesChangeNothing) {
   auto colls = store_->ListCollections();
   ASSERT_TRUE(colls.ok());
   EXPECT_TRUE(colls->empty()) << colls->size() << " collections, first " << colls->front();
-  EXPECT_EQ(service_->StatusJson()["collections"], 0);
+  EXPECT_EQ(shards_->StatusJson()["collections"], 0);
   EXPECT_EQ(store_->free_bytes(), free_before);
 
   // Many first writes into one new collection at once (on different strands): all succeed and
@@ -353,12 +360,14 @@ TEST_F(OsdServiceTest, RejectedWritesChangeNothing) {
   colls = store_->ListCollections();
   ASSERT_TRUE(colls.ok());
   EXPECT_EQ(*colls, std::vector<std::string>{"pg.new"});
-  EXPECT_EQ(service_->StatusJson()["collections"], 1);
+  EXPECT_EQ(shards_->StatusJson()["collections"], 1);
 }
 
 TEST_F(OsdServiceTest, SmallLoneReadsRunInlineWithTheSameAnswer) {
-  Start([] {
-    OsdServiceOptions o;
+  OsdServiceOptions one_thread;
+  one_thread.single_io_thread = true;
+  Start(one_thread, [] {
+    ShardServiceOptions o;
     o.inline_read_max_bytes = 4096;
     return o;
   }());
@@ -371,12 +380,12 @@ TEST_F(OsdServiceTest, SmallLoneReadsRunInlineWithTheSameAnswer) {
   ASSERT_TRUE(r.status().ok()) << r.status().ToString();
   EXPECT_EQ(r.Data(), "inline");
   EXPECT_EQ(std::get<msg::ReadShardReply>(r.body).version, 3u);
-  service_->Drain();
+  shards_->Drain();
   const std::string page = metrics_->RenderPrometheus();
   EXPECT_NE(page.find("ecstore_osd_inline_reads_total 1"), std::string::npos) << page;
   // A large read goes to a worker.
   ASSERT_TRUE(Call(msg::ReadShardRequest{"pg.1", "o", 0, {{0, 8192}}}).status().ok());
-  service_->Drain();
+  shards_->Drain();
   EXPECT_NE(metrics_->RenderPrometheus().find("ecstore_osd_inline_reads_total 1"),
             std::string::npos);
 }
@@ -416,8 +425,8 @@ TEST_F(OsdServiceTest, SubScanListsWhatSubWritesLeft) {
   ASSERT_TRUE(r.status().ok());
   EXPECT_TRUE(std::get<msg::SubScanReply>(r.body).entries.empty());
   EXPECT_TRUE(std::get<msg::SubScanReply>(r.body).end);
-  service_->Drain();
-  EXPECT_EQ(service_->StatusJson()["ops"]["sub_scan"]["completed"], 3);
+  shards_->Drain();
+  EXPECT_EQ(shards_->StatusJson()["ops"]["sub_scan"]["completed"], 3);
 }
 
 // A SubScan raises the PG's fence to its epoch: sub-operations of older epochs are refused after
@@ -456,7 +465,7 @@ TEST_F(OsdServiceTest, SubOperationsFromBeforeTheLastScansEpochAreRefused) {
   msg::SubWriteRequest other = full("c", 13, 1);
   other.collection = "pg.4.3";
   EXPECT_TRUE(Call(other, Bytes("c")).status().ok());
-  service_->Drain();
+  shards_->Drain();
   EXPECT_NE(metrics_->RenderPrometheus().find("ecstore_osd_fenced_subops_total 2"),
             std::string::npos);
 }
@@ -468,8 +477,8 @@ TEST_F(OsdServiceTest, SubPullIsNotSupportedWithoutARecoveryHandler) {
   EXPECT_EQ(r.status().code(), ENOTSUP) << r.status().ToString();
   EXPECT_TRUE(std::holds_alternative<msg::SubPullReply>(r.body));
   EXPECT_FALSE(r.dropped);
-  service_->Drain();
-  EXPECT_EQ(service_->StatusJson()["ops"]["sub_pull"]["errors"], 1);
+  shards_->Drain();
+  EXPECT_EQ(shards_->StatusJson()["ops"]["sub_pull"]["errors"], 1);
 }
 
 // The recovery handler gets SubPull requests (and nothing else); its replies are accounted.
@@ -512,11 +521,55 @@ TEST_F(OsdServiceTest, SubPullGoesToTheRecoveryHandler) {
       1, 3, "pg.1.0", 2, msg::SubPullMode::kRebuild, {{0, 1}}, {{"a", 2, 10, 0}}});
   EXPECT_EQ(r.status().code(), ESTALE) << r.status().ToString();
   EXPECT_EQ(recovery.calls, 2);
-  service_->Drain();
-  const auto ops = service_->StatusJson()["ops"];
+  shards_->Drain();
+  const auto ops = shards_->StatusJson()["ops"];
   EXPECT_EQ(ops["sub_pull"]["completed"], 3);
   EXPECT_EQ(ops["sub_pull"]["errors"], 2);
   service_.reset();  // before `recovery` goes
+}
+
+// The shard operations a primary would otherwise send itself are reached in process, through the
+// typed API: the same answers as over the messenger, counted as local, never as messages; a
+// sub-operation that does arrive from this OSD's own name is counted as a self message.
+TEST_F(OsdServiceTest, InProcessCallsAnswerAsRequestsDoAndSelfMessagesAreCounted) {
+  msg::SubWriteRequest w;
+  w.collection = "pg.1";
+  w.object = "o";
+  w.shard = 2;
+  w.version = 5;
+  w.kind = msg::SubWriteKind::kFull;
+  w.object_size = 4;
+  w.shard_size = 4;
+  w.extents = {{0, 4}};
+  std::promise<Status> wrote;
+  shards_->SubWrite(w, Bytes("abcd"), [&](Status s) { wrote.set_value(std::move(s)); });
+  ASSERT_TRUE(wrote.get_future().get().ok());
+  EXPECT_EQ(shards_->local_calls(), 1u);
+
+  // The same shard through the network path: what the in-process write left.
+  Reply r = Call(msg::ReadShardRequest{"pg.1", "o", 2, {{0, 4}}});
+  ASSERT_TRUE(r.status().ok()) << r.status().ToString();
+  EXPECT_EQ(r.Data(), "abcd");
+  EXPECT_EQ(std::get<msg::ReadShardReply>(r.body).version, 5u);
+  auto now = shards_->ReadNow("pg.1", "o", 2, std::vector<store::Extent>{{1, 2}});
+  ASSERT_TRUE(now.ok()) << now.status().ToString();
+  EXPECT_EQ(now->version, 5u);
+  ASSERT_EQ(now->extents.size(), 1u);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(now->extents[0].data()), 2), "bc");
+  auto state = shards_->StateNow(msg::SubStateRequest{"pg.1", "o", 2});
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->version, 5u);
+  EXPECT_EQ(shards_->local_calls(), 3u);  // the read from the network is not a local call
+
+  EXPECT_EQ(service_->self_messages(), 0u);
+  Reply other = inbox_.Take(Submit(msg::SubStateRequest{"pg.1", "o", 2}, {}, "osd.1"));
+  ASSERT_TRUE(other.status().ok());
+  EXPECT_EQ(service_->self_messages(), 0u);
+  Reply self = inbox_.Take(Submit(msg::SubStateRequest{"pg.1", "o", 2}, {}, "osd.0"));
+  ASSERT_TRUE(self.status().ok());
+  EXPECT_EQ(service_->self_messages(), 1u);
+  shards_->Drain();
+  EXPECT_EQ(shards_->StatusJson()["ops"]["sub_state"]["completed"], 2);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@
 // removes the shard: the primary rolls back only versions never acknowledged, so its bytes are
 // worthless, and recovery rebuilds the position at the version the object settles on.
 //
-// Thread safety: callers serialise operations on one shard (OsdService's per-shard strands).
+// Thread safety: callers serialise operations on one shard (ShardService's per-shard strands).
 #pragma once
 
 #include <cstdint>

@@ -208,6 +208,11 @@ TEST_F(PoolIo, RoundTripRangesAppendsRemove) {
     EXPECT_EQ(ToVector(again->data), tail);
   }
   EXPECT_EQ(cluster_->rados->OpenPool("nope").status().code(), ENOENT);
+  // Every primary reached the shard it holds itself in process: not one sub-operation crossed
+  // the network from an OSD to itself, and the in-process ones were many.
+  EXPECT_EQ(cluster_->MetricSum("ecstore_osd_self_messages_total"), 0u);
+  EXPECT_GT(cluster_->MetricSum("ecstore_osd_local_subops_total{op=\"sub_write\"}"), 0u);
+  EXPECT_GT(cluster_->MetricSum("ecstore_osd_local_subops_total{op=\"sub_state\"}"), 0u);
 }
 
 // The plan the primary must choose for a read of [off, off+len) of `bytes` in `pool` with the

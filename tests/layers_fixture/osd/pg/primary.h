@@ -1,0 +1,2 @@
+// Fixture for the layers test (never compiled).
+#pragma once
