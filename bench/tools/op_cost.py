@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""What one small operation costs a local cluster: CPU, context switches, messages, device bytes.
+
+Starts one local cluster per build (etcd and 6 ec-osd on 6 simulated hosts, an RS(4,2) isa pool of
+32 PGs with 4 KiB stripe units), all up for the whole run, and runs each workload on every
+cluster in turn, REPS times (the builds alternate, so that a noisy machine weighs on both alike).
+Workloads (ec-rados bench, 4 KiB objects):
+  write_t1, write_t16      writes, 1 and 16 in flight
+  seq_read_t1              sequential reads of the objects written, 1 in flight
+  rand_read_t16            random reads, 16 in flight
+  shard_write_t1           one OSD's durable 4 KiB shard write (ec-osd-bench --shard-write 4k
+                           against osd.0; its CPU is osd.0's alone)
+  degraded_read_t1, degraded_read_t16
+                           random reads with osd.1 killed (the reads that need its shard decode)
+Per run, from /proc and the OSDs' /metrics, before and after:
+  cluster_cpu_us      utime+stime of every ec-osd and etcd of the cluster (all threads), per op
+  client_cpu_us       the benchmark program's own (getrusage of the child), per op
+  context_switches    voluntary + nonvoluntary, every thread of those processes, per op
+  client_switches     the benchmark program's, per op
+  requests            requests the OSDs received (ecstore_osd_ops_total + ecstore_pool_ops_total),
+                      per op; each is one message in and one reply out (a sub-operation an OSD
+                      serves itself in process is not a message)
+  device_bytes        write_bytes of /proc/PID/io of the ec-osd processes, per op
+  ops_per_sec, p50_us, p99_us as the benchmark reports them
+Prints the medians per workload and build (and NEW/BASE ratios with two builds); writes every run
+and the medians to OUT/op_cost.json.
+
+Usage: bench/op_cost.sh [--base BUILD] [--reps N] [--secs S] [--out DIR]
+                        [--workloads a,b,...] BUILD
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+WORKLOADS = ["write_t1", "write_t16", "seq_read_t1", "rand_read_t16", "shard_write_t1",
+             "degraded_read_t1", "degraded_read_t16"]
+KEYS = ["ops_per_sec", "p50_us", "p99_us", "cluster_cpu_us", "client_cpu_us",
+        "context_switches", "client_switches", "requests", "device_bytes"]
+
+
+class Cluster:
+    def __init__(self, name, build, root, repo):
+        self.name = name
+        self.bin = os.path.join(build, "bin")
+        self.dir = os.path.join(root, name)
+        self.repo = repo
+        self.env = dict(os.environ, EC_CONF=os.path.join(self.dir, "ecstore.conf"))
+
+    def run(self, *args, **kw):
+        return subprocess.run(list(args), env=self.env, check=True, **kw)
+
+    def start(self):
+        self.run(os.path.join(self.repo, "scripts/cluster.sh"), "start", "--dir", self.dir,
+                 "--osds", "6", "--hosts", "6", "--grace", "3", "--down-out", "0",
+                 "--bin", self.bin, stdout=subprocess.DEVNULL)
+        admin = os.path.join(self.bin, "ec-admin")
+        self.run(admin, "osd", "erasure-code-profile", "set", "rs42", "plugin=isa", "k=4", "m=2",
+                 "crush-failure-domain=host", stdout=subprocess.DEVNULL)
+        self.run(admin, "osd", "pool", "create", "rs", "32", "32", "erasure", "rs42",
+                 stdout=subprocess.DEVNULL)
+
+    def stop(self):
+        subprocess.run([os.path.join(self.repo, "scripts/cluster.sh"), "stop", "--dir", self.dir],
+                       env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def pid(self, what):
+        try:
+            return int(open(os.path.join(self.dir, f"{what}.pid")).read())
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def osd_pids(self):
+        out = []
+        for f in glob.glob(os.path.join(self.dir, "osd.*.pid")):
+            p = self.pid(os.path.basename(f)[:-4])
+            if p is not None and os.path.exists(f"/proc/{p}"):
+                out.append(p)
+        return out
+
+    def ready(self, osd):
+        with open(os.path.join(self.dir, f"osd.{osd}.out")) as f:
+            for line in f:
+                if '"event":"ready"' in line:
+                    return json.loads(line)
+        return None
+
+    def snapshot(self, only_osd=None):
+        """CPU (us), context switches and device bytes of the cluster's processes, and requests."""
+        if only_osd is None:
+            pids = self.osd_pids()
+            etcd = self.pid("etcd")
+            procs = pids + ([etcd] if etcd else [])
+        else:
+            pids = procs = [self.pid(f"osd.{only_osd}")]
+        ticks = os.sysconf("SC_CLK_TCK")
+        cpu = ctx = dev = 0
+        for p in procs:
+            try:
+                stat = open(f"/proc/{p}/stat").read()
+                fields = stat[stat.rindex(")") + 2:].split()
+                cpu += (int(fields[11]) + int(fields[12])) * 1_000_000 // ticks
+                for t in glob.glob(f"/proc/{p}/task/*/status"):
+                    try:
+                        for line in open(t):
+                            if line.startswith(("voluntary_ctxt", "nonvoluntary_ctxt")):
+                                ctx += int(line.split()[1])
+                    except FileNotFoundError:
+                        pass  # a thread that ended meanwhile
+                if p in pids:
+                    for line in open(f"/proc/{p}/io"):
+                        if line.startswith("write_bytes:"):
+                            dev += int(line.split()[1])
+            except FileNotFoundError:
+                pass
+        requests = 0
+        for f in glob.glob(os.path.join(self.dir, "osd.*.out")):
+            osd = int(os.path.basename(f)[4:-4])
+            p = self.pid(f"osd.{osd}")
+            if p is None or not os.path.exists(f"/proc/{p}") or p not in pids:
+                continue
+            ready = self.ready(osd)
+            if not ready:
+                continue
+            text = urllib.request.urlopen(
+                f"http://127.0.0.1:{ready['metrics_port']}/metrics", timeout=10).read().decode()
+            for m in re.finditer(r'^ecstore_(osd_ops_total|pool_ops_total)\{[^}]*\} (\d+)', text,
+                                 re.M):
+                requests += int(m.group(2))
+        return {"cpu": cpu, "ctx": ctx, "dev": dev, "requests": requests}
+
+    def kill_osd(self, osd):
+        p = self.pid(f"osd.{osd}")
+        if p:
+            os.kill(p, 9)
+        admin = os.path.join(self.bin, "ec-admin")
+        for _ in range(300):
+            dump = subprocess.run([admin, "osd", "dump", "--format", "json"], env=self.env,
+                                  capture_output=True, text=True).stdout
+            if re.search(r'"osd":%d,[^}]*"up":0' % osd, dump):
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"{self.name}: osd.{osd} never marked down")
+
+
+def measure(cluster, argv, parse, only_osd=None):
+    before = cluster.snapshot(only_osd)
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(argv, env=cluster.env, capture_output=True, text=True)
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit {out.returncode}: {out.stderr[-500:]}")
+    after = cluster.snapshot(only_osd)
+    ops, ops_per_sec, p50, p99 = parse(json.loads(out.stdout))
+    ops = max(ops, 1)
+    d = {k: after[k] - before[k] for k in before}
+    client_cpu = ((ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)) * 1e6
+    client_ctx = (ru1.ru_nvcsw - ru0.ru_nvcsw) + (ru1.ru_nivcsw - ru0.ru_nivcsw)
+    return {"ops": ops, "ops_per_sec": ops_per_sec, "p50_us": p50, "p99_us": p99,
+            "cluster_cpu_us": d["cpu"] / ops, "client_cpu_us": client_cpu / ops,
+            "context_switches": d["ctx"] / ops, "client_switches": client_ctx / ops,
+            "requests": d["requests"] / ops, "device_bytes": d["dev"] / ops}
+
+
+def rados_parse(j):
+    ops = j.get("total_writes_made") or j.get("total_reads_made") or 0
+    return ops, j.get("average_iops"), j["latency_p50_s"] * 1e6, j["latency_p99_s"] * 1e6
+
+
+def osd_bench_parse(j):
+    w = j["shard_write"]
+    return w["ops"], w["ops_per_sec"], w["latency_us"]["p50"], w["latency_us"]["p99"]
+
+
+def run_workload(cluster, workload, rep, secs, ops):
+    rados = [os.path.join(cluster.bin, "ec-rados"), "-p", "rs", "bench", str(secs)]
+    if workload.startswith("write_t"):
+        t = workload[len("write_t"):]
+        return measure(cluster, rados + ["write", "-b", "4096", "-t", t, "--no-cleanup",
+                                         "--run-name", f"{workload}.{rep}", "--format", "json"],
+                       rados_parse)
+    if workload == "seq_read_t1":
+        return measure(cluster, rados + ["seq", "-t", "1", "--run-name", "objects", "--format",
+                                         "json"], rados_parse)
+    if workload in ("rand_read_t16", "degraded_read_t1", "degraded_read_t16"):
+        t = workload.rsplit("_t", 1)[1]
+        return measure(cluster, rados + ["rand", "-t", t, "--run-name", "objects", "--format",
+                                         "json"], rados_parse)
+    if workload == "shard_write_t1":
+        ready = cluster.ready(0)
+        return measure(cluster, [os.path.join(cluster.bin, "ec-osd-bench"), "--endpoints",
+                                 f"{ready['addr']}:{ready['port']}", "--shard-write", "4k",
+                                 "--inflight", "1", "--objects", "64", "--shard-ops", str(ops),
+                                 "--json"], osd_bench_parse, only_osd=0)
+    raise ValueError(workload)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="\n".join(__doc__.split("\n")[2:]))
+    ap.add_argument("build", help="the build directory to measure (bin/, lib/)")
+    ap.add_argument("--base", help="a second build to measure beside it (e.g. the commit before)")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--secs", type=int, default=4, help="seconds per ec-rados run")
+    ap.add_argument("--shard-ops", type=int, default=2000, help="ec-osd-bench operations per run")
+    ap.add_argument("--out", default="bench/results/op_cost")
+    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    a = ap.parse_args()
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    workloads = [w for w in a.workloads.split(",") if w]
+    for w in workloads:
+        if w not in WORKLOADS:
+            ap.error(f"unknown workload {w} (known: {', '.join(WORKLOADS)})")
+    builds = {"new": os.path.abspath(a.build)}
+    if a.base:
+        builds = {"base": os.path.abspath(a.base), **builds}
+    for name, b in builds.items():
+        for p in ("ec-osd", "ec-rados", "ec-admin", "ec-osd-bench"):
+            if not os.access(os.path.join(b, "bin", p), os.X_OK):
+                sys.exit(f"missing {b}/bin/{p}: build it first")
+    root = tempfile.mkdtemp(prefix="ec-op-cost.", dir=os.environ.get("TMPDIR", "/tmp"))
+    clusters = [Cluster(n, b, root, repo) for n, b in builds.items()]
+    runs = []
+    try:
+        for c in clusters:
+            print(f"== starting the {c.name} cluster ({c.bin})", flush=True)
+            c.start()
+            # The objects the read workloads read.
+            subprocess.run([os.path.join(c.bin, "ec-rados"), "-p", "rs", "bench", str(a.secs),
+                            "write", "-b", "4096", "-t", "16", "--no-cleanup", "--run-name",
+                            "objects", "--format", "json"], env=c.env, check=True,
+                           stdout=subprocess.DEVNULL)
+        killed = False
+        for w in workloads:
+            if w.startswith("degraded") and not killed:
+                for c in clusters:
+                    c.kill_osd(1)
+                killed = True
+            for rep in range(1, a.reps + 1):
+                for c in clusters:
+                    r = run_workload(c, w, rep, a.secs, a.shard_ops)
+                    r.update(workload=w, build=c.name, rep=rep)
+                    runs.append(r)
+                    print(f"{w} rep {rep} {c.name}: " +
+                          ", ".join(f"{k} {r[k]:.1f}" for k in KEYS if r[k] is not None),
+                          flush=True)
+    finally:
+        for c in clusters:
+            c.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    medians = {}
+    for w in workloads:
+        for c in clusters:
+            rs = [r for r in runs if r["workload"] == w and r["build"] == c.name]
+            medians.setdefault(w, {})[c.name] = {
+                k: statistics.median(r[k] for r in rs) for k in KEYS
+                if all(r[k] is not None for r in rs)}
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, "op_cost.json")
+    with open(path, "w") as f:
+        json.dump({"builds": builds, "reps": a.reps, "secs": a.secs, "medians": medians,
+                   "runs": runs}, f, indent=2)
+    names = [c.name for c in clusters]
+    head = "| workload | build | " + " | ".join(KEYS) + " |"
+    print("\n" + head + "\n|" + "---|" * (len(KEYS) + 2))
+    for w in workloads:
+        for n in names:
+            m = medians[w][n]
+            print(f"| {w} | {n} | " + " | ".join(f"{m[k]:.1f}" if k in m else "-" for k in KEYS)
+                  + " |")
+        if len(names) == 2:
+            b, n = medians[w]["base"], medians[w]["new"]
+            print(f"| {w} | new/base | " + " | ".join(
+                f"{n[k] / b[k]:.2f}" if k in n and k in b and b[k] else "-" for k in KEYS) + " |")
+    print(f"\n(medians of {a.reps}; every run in {path})")
+
+
+if __name__ == "__main__":
+    main()
