@@ -253,10 +253,10 @@ Status ObjectPuller::Write(const PullJob& job, const msg::SubPullObject& o,
   w.epoch = job.request.epoch;  // fenced as the primary's own writes (interval_fence.h)
   // On the shard's strand of the shard service, after (or before) the primary's SubWrites of the
   // same shard, never in between: see "Ordering" in pull_service.h.
-  std::promise<Status> written;
-  auto done = written.get_future();
+  auto written = std::make_shared<std::promise<Status>>();
+  auto done = written->get_future();
   shards_->SubWrite(std::move(w), std::move(data),
-                    [&written](Status s) { written.set_value(std::move(s)); });
+                    [written](Status s) { written->set_value(std::move(s)); });
   return done.get();
 }
 

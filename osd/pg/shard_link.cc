@@ -8,6 +8,16 @@
 namespace ec::osd::pg {
 namespace {
 
+// Calls `start(done)` and waits for `done`'s value. The promise is shared with the callback, so
+// that it outlives a completion still returning from set_value when the caller has moved on.
+template <typename T, typename Start>
+T Wait(Start start) {
+  auto reply = std::make_shared<std::promise<T>>();
+  auto got = reply->get_future();
+  start([reply](T r) { reply->set_value(std::move(r)); });
+  return got.get();
+}
+
 // The payload as one buffer, as the ShardService takes it (what the messenger would have
 // received): the only one without a copy, several gathered into one.
 Buffer Joined(std::vector<Buffer> parts) {
@@ -64,20 +74,14 @@ void ShardLink::SubStateAsync(msg::SubStateRequest request, msg::Callback<msg::S
 Result<msg::SubScanReply> ShardLink::SubScan(msg::SubScanRequest request,
                                              msg::CallOptions options) {
   if (shards_ == nullptr) return client_->SubScan(std::move(request), options);
-  std::promise<Result<msg::SubScanReply>> reply;
-  auto got = reply.get_future();
-  shards_->SubScan(std::move(request),
-                   [&reply](Result<msg::SubScanReply> r) { reply.set_value(std::move(r)); });
-  return got.get();
+  return Wait<Result<msg::SubScanReply>>(
+      [&](auto done) { shards_->SubScan(std::move(request), std::move(done)); });
 }
 
 Result<msg::ListResult> ShardLink::List(msg::ListRequest request, msg::CallOptions options) {
   if (shards_ == nullptr) return client_->List(std::move(request), options);
-  std::promise<Result<msg::ListReply>> reply;
-  auto got = reply.get_future();
-  shards_->List(std::move(request),
-                [&reply](Result<msg::ListReply> r) { reply.set_value(std::move(r)); });
-  Result<msg::ListReply> page = got.get();
+  Result<msg::ListReply> page = Wait<Result<msg::ListReply>>(
+      [&](auto done) { shards_->List(std::move(request), std::move(done)); });
   if (!page.ok()) return page.status();
   return msg::ListResult{std::move(page->entries), std::move(page->next_cursor), page->end};
 }
@@ -100,11 +104,8 @@ void ShardLink::SubPullAsync(msg::SubPullRequest request, msg::Callback<msg::Sub
 Result<msg::SubPullReply> ShardLink::SubPull(msg::SubPullRequest request,
                                              msg::CallOptions options) {
   if (shards_ == nullptr) return client_->SubPull(std::move(request), options);
-  std::promise<Result<msg::SubPullReply>> reply;
-  auto got = reply.get_future();
-  SubPullAsync(std::move(request),
-               [&reply](Result<msg::SubPullReply> r) { reply.set_value(std::move(r)); });
-  return got.get();
+  return Wait<Result<msg::SubPullReply>>(
+      [&](auto done) { SubPullAsync(std::move(request), std::move(done)); });
 }
 
 void ShardLink::ReadBatchAsync(msg::SubReadBatchRequest request,
