@@ -110,14 +110,16 @@ struct ShardService::Impl {
     return s;
   }
 
-  Status Admit(const std::string& collection, std::uint64_t epoch, const char* what) {
+  // Admits a sub-operation of `collection` sent at `epoch` (interval_fence.h): the guard holds
+  // off a scan raising the fence until the operation is done. A refusal is counted and logged.
+  Result<IntervalFence::Guard> Admit(const std::string& collection, std::uint64_t epoch,
+                                     const char* what) {
     auto admitted = fence.Admit(collection, epoch, what);
     if (!admitted.ok()) {
       fenced->Inc();
       log->warn("refused: {}", admitted.status().message());
-      return admitted.status();
     }
-    return Status::OK();
+    return admitted;
   }
 
   Status Write(const msg::WriteShardRequest& w, const Buffer& data) {
@@ -271,12 +273,8 @@ void ShardService::SubWrite(msg::SubWriteRequest request, Buffer data, StatusDon
                               done = std::move(done)]() mutable {
     // Admitted on the strand, so that a SubScan raising the fence meanwhile waits for this write
     // (interval_fence.h): the scan's page shows it, or the write is refused.
-    auto admitted = impl->fence.Admit(r.collection, r.epoch, "SubWrite");
-    if (!admitted.ok()) {
-      impl->fenced->Inc();
-      impl->log->warn("refused: {}", admitted.status().message());
-      return done(admitted.status());
-    }
+    auto admitted = impl->Admit(r.collection, r.epoch, "SubWrite");
+    if (!admitted.ok()) return done(admitted.status());
     done(impl->SubWrite(r, data));
   });
 }
@@ -287,12 +285,8 @@ void ShardService::SubResolve(msg::SubResolveRequest request, Done<std::uint64_t
   Impl* impl = impl_.get();
   const std::size_t key = ShardKeyOf(request);
   impl->dispatcher.Post(key, [impl, r = std::move(request), done = std::move(done)]() mutable {
-    auto admitted = impl->fence.Admit(r.collection, r.epoch, "SubResolve");
-    if (!admitted.ok()) {
-      impl->fenced->Inc();
-      impl->log->warn("refused: {}", admitted.status().message());
-      return done(admitted.status());
-    }
+    auto admitted = impl->Admit(r.collection, r.epoch, "SubResolve");
+    if (!admitted.ok()) return done(admitted.status());
     done(ApplySubResolve(*impl->store, r));
   });
 }
@@ -402,7 +396,7 @@ Result<msg::SubStateReply> ShardService::StateNow(const msg::SubStateRequest& re
 }
 
 Status ShardService::Admit(const std::string& collection, std::uint64_t epoch, const char* what) {
-  return impl_->Admit(collection, epoch, what);
+  return impl_->Admit(collection, epoch, what).status();
 }
 
 void ShardService::Drain() {
