@@ -1,6 +1,6 @@
 #include "tests/cluster/cluster_fixture.h"
 
-#include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -11,26 +11,53 @@
 
 namespace ectest {
 
+using ec::Status;
 using ec::cluster::ClusterMap;
 using ec::cluster::MapChange;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
+ec::Profile ClayProfile(int k, int m, int d) {
+  return {{"plugin", "clay"},
+          {"k", std::to_string(k)},
+          {"m", std::to_string(m)},
+          {"d", std::to_string(d)},
+          {"crush-failure-domain", "host"}};
+}
+
+ec::Profile RsProfile(int k, int m) {
+  return {{"plugin", "isa"},
+          {"k", std::to_string(k)},
+          {"m", std::to_string(m)},
+          {"technique", "reed_sol_van"},
+          {"crush-failure-domain", "host"}};
+}
+
+std::vector<PoolSpec> ClayAndRsPools(std::uint32_t pg_num) {
+  return {{"clay", ClayProfile(), 4096, pg_num}, {"rs", RsProfile(), 4096, pg_num}};
+}
+
 std::vector<std::byte> ToVector(const ec::Buffer& b) {
   return std::vector<std::byte>(b.data(), b.data() + b.size());
 }
 
+std::string LastLines(const std::string& text, int lines) {
+  std::size_t pos = text.size();
+  for (int i = 0; i <= lines && pos != std::string::npos && pos > 0; ++i) {
+    pos = text.rfind('\n', pos - 1);
+  }
+  return pos == std::string::npos ? text : text.substr(pos + 1);
+}
+
 LocalCluster::LocalCluster(LocalClusterOptions o) : options(std::move(o)) {
-  const ec::Status started = etcd.Start();
+  const Status started = etcd.Start();
   EXPECT_TRUE(started.ok()) << started.ToString();
   client = std::make_unique<ec::etcd::Client>(etcd.client_options());
   store = std::make_unique<ec::cluster::MapStore>(client.get());
   for (int id = 0; id < options.osds; ++id) {
-    const auto d = dir.path() / ("osd" + std::to_string(id));
-    std::filesystem::create_directories(d);
-    osds.push_back(std::make_unique<OsdProcess>(d, id));
-    EXPECT_EQ(osds.back()->Mkfs({"--set", "bluestore_block_size=256M"}).exit_code, 0);
-    EXPECT_TRUE(osds.back()->Start(Args(id)));
+    if (MakeOsd(id)) {
+      EXPECT_TRUE(osds.back()->Start(Args(id)));
+    }
   }
   for (const PoolSpec& pool : options.pools) AddPool(pool);
   ec::cluster::client::ClientOptions co;
@@ -42,19 +69,44 @@ LocalCluster::LocalCluster(LocalClusterOptions o) : options(std::move(o)) {
   if (r.ok()) rados = std::move(r).value();
 }
 
+::testing::AssertionResult LocalCluster::Whole() const {
+  if (!etcd.running()) return ::testing::AssertionFailure() << "etcd is not running";
+  if (rados == nullptr) return ::testing::AssertionFailure() << "the client is not connected";
+  for (std::size_t id = 0; id < osds.size(); ++id) {
+    if (!osds[id]->running()) return ::testing::AssertionFailure() << "osd." << id << " is down";
+  }
+  if (osds.size() < static_cast<std::size_t>(options.osds)) {
+    return ::testing::AssertionFailure() << osds.size() << " of " << options.osds << " OSDs made";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 std::string LocalCluster::Endpoint() const {
   return "http://127.0.0.1:" + std::to_string(etcd.endpoint().port);
+}
+
+std::string LocalCluster::ToolConf() {
+  if (tool_conf_.empty()) {
+    tool_conf_ = (dir / "ecstore.conf").string();
+    WriteText(tool_conf_, "[global]\netcd_endpoints = " + Endpoint() + "\netcd_op_timeout = 5s\n");
+  }
+  return tool_conf_;
 }
 
 std::vector<std::string> LocalCluster::Args(int id) const {
   std::vector<std::string> args = {
       "--set", "etcd_endpoints=" + Endpoint(),
       "--set", "osd_heartbeat_grace=" + std::to_string(options.grace_seconds) + "s",
-      "--set", "mon_osd_down_out_interval=0",
-      "--set", "osd_subop_timeout=3s",
-      "--set", "osd_min_size_wait=3s",
-      "--set", "osd_mon_report_interval=500ms",
-      "--set", "host=h" + std::to_string(id)};
+      "--set", "mon_osd_down_out_interval=" + std::to_string(options.down_out_seconds)};
+  if (options.fast_failure) {
+    for (const char* s :
+         {"osd_subop_timeout=3s", "osd_min_size_wait=3s", "osd_mon_report_interval=500ms"}) {
+      args.push_back("--set");
+      args.push_back(s);
+    }
+  }
+  args.push_back("--set");
+  args.push_back("host=h" + std::to_string(id));
   for (const std::string& s : options.osd_options) {
     args.push_back("--set");
     args.push_back(s);
@@ -62,13 +114,24 @@ std::vector<std::string> LocalCluster::Args(int id) const {
   return args;
 }
 
-int LocalCluster::AddOsd() {
-  const int id = static_cast<int>(osds.size());
+ProcessResult LocalCluster::Mkfs(int id) {
+  std::vector<std::string> extra;
+  if (!options.block_size.empty()) extra = {"--set", "bluestore_block_size=" + options.block_size};
+  return osds[static_cast<std::size_t>(id)]->Mkfs(extra);
+}
+
+bool LocalCluster::MakeOsd(int id) {
   const auto d = dir.path() / ("osd" + std::to_string(id));
   std::filesystem::create_directories(d);
   osds.push_back(std::make_unique<OsdProcess>(d, id));
-  if (osds.back()->Mkfs({"--set", "bluestore_block_size=256M"}).exit_code != 0 ||
-      !osds.back()->Start(Args(id)) || !WaitUp(id, true, seconds(10))) {
+  const ProcessResult mkfs = Mkfs(id);
+  EXPECT_EQ(mkfs.exit_code, 0) << "mkfs of osd." << id << ": " << mkfs.err;
+  return mkfs.exit_code == 0;
+}
+
+int LocalCluster::AddOsd() {
+  const int id = static_cast<int>(osds.size());
+  if (!MakeOsd(id) || !osds.back()->Start(Args(id)) || !WaitUp(id, true, seconds(10))) {
     ADD_FAILURE() << "osd." << id << " did not come up";
     return -1;
   }
@@ -101,24 +164,59 @@ std::string LocalCluster::DescribeOsds() const {
   return out;
 }
 
-bool LocalCluster::WaitUp(int id, bool up, seconds limit) const {
-  const auto end = Clock::now() + limit;
-  while (Clock::now() < end) {
-    ClusterMap m = Map();
-    auto it = m.osds.find(id);
-    if (it != m.osds.end() && it->second.up == up) return true;
-    std::this_thread::sleep_for(milliseconds(50));
+milliseconds LocalCluster::WaitForMap(const std::function<bool(const ClusterMap&)>& done,
+                                      milliseconds limit) const {
+  const auto start = Clock::now();
+  while (Clock::now() - start < limit) {
+    auto m = store->Load();
+    if (m.ok() && done(*m)) {
+      return std::chrono::duration_cast<milliseconds>(Clock::now() - start);
+    }
+    std::this_thread::sleep_for(milliseconds(20));
   }
-  return false;
+  return milliseconds(-1);
 }
 
-void LocalCluster::Kill(int id) {
-  EXPECT_EQ(osds[static_cast<std::size_t>(id)]->Kill(), 128 + 9);
+ec::Result<ec::cluster::PgLocation> LocalCluster::Locate(std::int64_t pool_id,
+                                                         const std::string& object) const {
+  auto locator = ec::cluster::ObjectLocator::Make(std::make_shared<const ClusterMap>(Map()));
+  if (!locator.ok()) return locator.status();
+  return (*locator)->LocateObject(pool_id, object);
+}
+
+bool LocalCluster::WaitUp(int id, bool up, seconds limit) const {
+  const auto took = WaitForMap(
+      [&](const ClusterMap& m) {
+        auto it = m.osds.find(id);
+        return it != m.osds.end() && it->second.up == up;
+      },
+      limit);
+  return took.count() >= 0;
+}
+
+bool LocalCluster::Kill(int id) {
+  const int code = osds[static_cast<std::size_t>(id)]->Kill();
+  EXPECT_EQ(code, 128 + 9) << "kill -9 of osd." << id;
+  return code == 128 + 9;
+}
+
+Status LocalCluster::StartOsd(int id, seconds limit) {
+  OsdProcess& p = *osds[static_cast<std::size_t>(id)];
+  if (!p.Start(Args(id))) {
+    return Status::Error(
+        EIO, fmt::format("osd.{} did not start again:\n{}", id, LastLines(p.Log(), 30)));
+  }
+  if (!WaitUp(id, true, limit)) {
+    return Status::Error(ETIMEDOUT,
+                         fmt::format("osd.{} started but not up in the map after {} s; {}", id,
+                                     limit.count(), DescribeOsds()));
+  }
+  return Status::OK();
 }
 
 void LocalCluster::Restart(int id) {
-  EXPECT_TRUE(osds[static_cast<std::size_t>(id)]->Start(Args(id)));
-  EXPECT_TRUE(WaitUp(id, true, seconds(10))) << "osd." << id;
+  const Status s = StartOsd(id, seconds(10));
+  EXPECT_TRUE(s.ok()) << s.ToString();
 }
 
 ec::cluster::client::IoCtx LocalCluster::Pool(const std::string& name) {
@@ -174,6 +272,19 @@ std::uint64_t LocalCluster::MetricSum(const std::string& sample) const {
   std::uint64_t sum = 0;
   for (std::size_t id = 0; id < osds.size(); ++id) sum += Metric(static_cast<int>(id), sample);
   return sum;
+}
+
+void ClusterTest::StartCluster(LocalClusterOptions options) {
+  cluster_ = std::make_unique<LocalCluster>(std::move(options));
+}
+
+void ClusterTest::TearDownTestSuite() {
+  cluster_.reset();
+}
+
+void ClusterTest::SetUp() {
+  ASSERT_NE(cluster_, nullptr);
+  ASSERT_TRUE(cluster_->Whole());
 }
 
 }  // namespace ectest

@@ -1,8 +1,8 @@
-// LocalCluster (tests only): a whole ecstore cluster on loopback for the cluster tests: a real etcd
+// LocalCluster (tests only): the one local-cluster fixture of the whole-system tests (pool I/O,
+// recovery, scrub, liveness, the ec-admin and ec-rados programs, the thrasher). A real etcd
 // (cluster/etcd/etcd_test_server.h), N real ec-osd processes on hosts h0..h(N-1)
 // (tests/osd/osd_process.h), erasure-code pools, and the client library (cluster/client/rados.h)
-// connected to it. Everything it starts stops when it is destroyed (SIGKILL), also when a test
-// fails; the OSDs' folders live in one TempDir.
+// connected to it, all on loopback; nothing is mocked.
 //
 //   LocalCluster c(options);            etcd, options.osds OSDs (mkfs + start), options.pools
 //   c.Pool("clay").WriteFull(...)       the client library
@@ -11,17 +11,31 @@
 //   c.store->Apply({OsdOut(3)})         map changes through cluster/map/map_store.h
 //   c.WaitClean(seconds(60))            every PG active+clean as its primary reports it (pgstats)
 //   c.MetricSum("ecstore_..._total{pool=\"clay\"}")   a counter summed over the running OSDs
+//   c.ToolConf()                        a config file for ec-admin / ec-rados naming this etcd
 //
-// Failures to start anything are gtest failures (ADD_FAILURE / EXPECT_*) and leave the member
-// null or the OSD not running: a test checks `rados != nullptr` and `osds[i]->running()` first.
+// Cases of one gtest suite share a cluster through ClusterTest (below); a test that needs its own
+// makes a LocalCluster on its stack.
 //
-// Thread safety: none beyond what the members give (the client library is thread-safe); the test's
-// thread owns it. A case that kills OSDs or etcd starts them again before it ends, so that cases
-// sharing one cluster (one gtest process) find it whole.
+// Lifetime: everything the fixture starts stops when it is destroyed (SIGKILL and waitpid: the
+// client first, the OSDs, etcd last), also when a test fails or returns early on an ASSERT; the
+// OSDs' folders and etcd's data live in TempDirs removed with it. An OSD killed or stopped
+// (SIGSTOP) by the test is still reaped then.
+//
+// Errors: a failure to start anything is a gtest failure (ADD_FAILURE / EXPECT_*) and leaves the
+// member null or the OSD not running; a test checks Whole() before it relies on the cluster.
+// StartOsd returns a Status for callers that report on their own (the thrasher).
+//
+// Thread safety: none beyond what the members give (the client library is thread-safe; the
+// read-only queries Map, WaitUp, PgStates, Metric may run beside a workload's threads); one thread
+// owns the fixture. A case that kills OSDs or etcd starts them again before it ends, so that cases
+// sharing one cluster find it whole.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,12 +46,19 @@
 #include "cluster/etcd/etcd_test_server.h"
 #include "cluster/map/cluster_map.h"
 #include "cluster/map/map_store.h"
+#include "cluster/map/object_locator.h"
+#include "common/status.h"
 #include "ec/buffer.h"
 #include "ec/profile.h"
 #include "tests/osd/osd_process.h"
 #include "tests/system_test_support.h"
 
 namespace ectest {
+
+// The profiles most cluster tests use, one shard per host (crush-failure-domain=host):
+// CLAY(k, m, d) of the clay plugin, and Reed-Solomon RS(k, m) of the isa plugin (reed_sol_van).
+ec::Profile ClayProfile(int k = 4, int m = 2, int d = 5);
+ec::Profile RsProfile(int k = 4, int m = 2);
 
 // One erasure-code pool of the cluster: its profile has the pool's name; min_size is k (writes go
 // on with m OSDs down).
@@ -48,11 +69,25 @@ struct PoolSpec {
   std::uint32_t pg_num = 8;
 };
 
+// A CLAY(4,2,5) pool "clay" and an RS(4,2) pool "rs", stripe unit 4 KiB, `pg_num` PGs each: the
+// pair the recovery, scrub and thrash tests run on, so that CLAY's sub-chunk repair and a plain
+// decode meet the same faults.
+std::vector<PoolSpec> ClayAndRsPools(std::uint32_t pg_num = 8);
+
 struct LocalClusterOptions {
+  // OSDs started by the constructor (ids 0..osds-1); 0 for etcd alone (AddOsd adds them later).
   int osds = 6;
   std::vector<PoolSpec> pools;
   // The monitor marks an OSD down this long after its last heartbeat (osd_heartbeat_grace).
   int grace_seconds = 2;
+  // mon_osd_down_out_interval: 0 never marks a down OSD out, so the tests decide when one is out.
+  int down_out_seconds = 0;
+  // 3 s sub-op timeouts and min_size wait and 500 ms PG stats reports, so that failures show
+  // within seconds and WaitClean sees them soon. False: ec-osd's own values, for the tests of the
+  // programs, which run against a cluster configured as a user would have it.
+  bool fast_failure = true;
+  // bluestore_block_size given to --mkfs; empty for the OSD config file's 64M.
+  std::string block_size = "256M";
   // More `--set name=value` options for every OSD (e.g. recovery throttles), after the fixture's.
   std::vector<std::string> osd_options;
 };
@@ -66,12 +101,21 @@ class LocalCluster {
   LocalCluster(const LocalCluster&) = delete;
   LocalCluster& operator=(const LocalCluster&) = delete;
 
+  // Success when etcd runs, the client is connected and every OSD process runs (not that the map
+  // says up: WaitUp); otherwise what is missing, for ASSERT_TRUE.
+  ::testing::AssertionResult Whole() const;
+
   // etcd's client URL, "http://127.0.0.1:<port>".
   std::string Endpoint() const;
-  // The ec-osd command-line options of OSD `id`: etcd, the short grace, no automatic out
-  // (mon_osd_down_out_interval=0), 3 s sub-op timeouts, 500 ms PG stats reports, host h<id>, then
-  // options.osd_options.
+  // The path of a config file (written on the first call, in the cluster's folder) that points
+  // ec-admin and ec-rados at this etcd, with a 5 s etcd_op_timeout.
+  std::string ToolConf();
+  // The ec-osd command-line options of OSD `id`: etcd, the grace, the down-out interval, with
+  // fast_failure the short timeouts, host h<id>, then options.osd_options. Any id may be asked
+  // for (a test starting a second store under a taken id, say).
   std::vector<std::string> Args(int id) const;
+  // ec-osd --mkfs of OSD `id`'s store (options.block_size): over the old one if it exists.
+  ProcessResult Mkfs(int id);
   // mkfs and start one more OSD (id = osds.size(), host h<id>) and wait until the map says it is
   // up; its id, or -1 (with a gtest failure) if it did not come up.
   int AddOsd();
@@ -81,11 +125,23 @@ class LocalCluster {
   // The map's epoch and every OSD's state, for failure messages: "epoch 12: osd.0 up in, osd.1
   // down out, ...".
   std::string DescribeOsds() const;
+  // Polls the map every 20 ms until `done` holds for it (not called when etcd cannot be read): the
+  // time that took, or -1 ms after `limit`.
+  std::chrono::milliseconds WaitForMap(
+      const std::function<bool(const ec::cluster::ClusterMap&)>& done,
+      std::chrono::milliseconds limit) const;
+  // Where object `object` of pool `pool_id` lives in the map now (its PG, acting set, primary).
+  // Errors: those of the locator (the pool unknown, the map unreadable: an empty map).
+  ec::Result<ec::cluster::PgLocation> Locate(std::int64_t pool_id, const std::string& object) const;
   // Waits until the map says OSD `id` is up (or down); false after `limit`.
   bool WaitUp(int id, bool up, std::chrono::seconds limit) const;
-  // kill -9 (expects the exit status 128 + 9).
-  void Kill(int id);
-  // Starts a killed OSD again on its data and waits (10 s) until the map says it is up.
+  // kill -9; true when it died of it (exit status 128 + 9), else false and a gtest failure.
+  bool Kill(int id);
+  // Starts OSD `id` (not running) again on its data and waits until the map says it is up.
+  // Errors: EIO when it did not start (the end of its log in the message), ETIMEDOUT when the map
+  // did not say up within `limit` (the map's OSDs in the message).
+  ec::Status StartOsd(int id, std::chrono::seconds limit);
+  // StartOsd with 10 s, a gtest failure on error.
   void Restart(int id);
   // The pool, opened through the client (a gtest failure if it cannot be).
   ec::cluster::client::IoCtx Pool(const std::string& name);
@@ -112,8 +168,27 @@ class LocalCluster {
   std::unique_ptr<ec::cluster::client::Rados> rados;
 
  private:
+  // Makes OSD `id`'s folder and process object (appended to osds) and its store.
+  bool MakeOsd(int id);
   void AddPool(const PoolSpec& spec);
+  std::string tool_conf_;
 };
+
+// The cases of one gtest suite on one shared LocalCluster: the suite's static SetUpTestSuite calls
+// StartCluster (then may fill the cluster); the cluster stops after the suite's last case, also
+// when a case failed. Each case starts with the cluster Whole(). ctest runs each case in its own
+// process, so there each case has a cluster of its own.
+class ClusterTest : public ::testing::Test {
+ protected:
+  static void StartCluster(LocalClusterOptions options);
+  static void TearDownTestSuite();
+  void SetUp() override;
+
+  inline static std::unique_ptr<LocalCluster> cluster_;
+};
+
+// The last `lines` lines of `text` (a log), for failure messages.
+std::string LastLines(const std::string& text, int lines);
 
 // The bytes of a buffer, for comparisons with a model.
 std::vector<std::byte> ToVector(const ec::Buffer& b);

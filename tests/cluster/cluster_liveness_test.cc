@@ -16,8 +16,7 @@
 #include "cluster/etcd/etcd_test_server.h"
 #include "cluster/liveness/liveness_keys.h"
 #include "cluster/map/map_store.h"
-#include "tests/osd/osd_process.h"
-#include "tests/system_test_support.h"
+#include "tests/cluster/cluster_fixture.h"
 
 namespace {
 
@@ -29,44 +28,31 @@ using std::chrono::seconds;
 
 constexpr int kGraceSeconds = 2;
 
+// Each case its own cluster, etcd alone at first: the cases count epochs and OSDs from an empty
+// map. The OSDs run with ec-osd's own timeouts and the config file's small device.
 class ClusterLiveness : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(etcd_.Start().ok());
-    client_ = std::make_unique<ec::etcd::Client>(etcd_.client_options());
-    store_ = std::make_unique<ec::cluster::MapStore>(client_.get());
+    ectest::LocalClusterOptions o;
+    o.osds = 0;
+    o.grace_seconds = kGraceSeconds;
+    o.fast_failure = false;
+    o.block_size.clear();
+    c_ = std::make_unique<ectest::LocalCluster>(std::move(o));
+    ASSERT_TRUE(c_->Whole());
   }
-  std::string Endpoint() const {
-    return "http://127.0.0.1:" + std::to_string(etcd_.endpoint().port);
-  }
-  std::vector<std::string> ClusterArgs(int host) const {
-    return {"--set", "etcd_endpoints=" + Endpoint(),
-            "--set", "osd_heartbeat_grace=" + std::to_string(kGraceSeconds) + "s",
-            "--set", "mon_osd_down_out_interval=0",
-            "--set", "host=h" + std::to_string(host)};
-  }
-  // Makes and starts osd.<id> in its own folder.
-  std::unique_ptr<ectest::OsdProcess> StartOsd(int id) {
-    const auto dir = dir_.path() / ("osd" + std::to_string(id));
-    std::filesystem::create_directories(dir);
-    auto p = std::make_unique<ectest::OsdProcess>(dir, id);
-    EXPECT_EQ(p->Mkfs().exit_code, 0);
-    EXPECT_TRUE(p->Start(ClusterArgs(id)));
-    return p;
+  // Makes and starts osd.<id> (the next id) in its own folder.
+  ectest::OsdProcess* StartOsd(int id) {
+    EXPECT_EQ(c_->AddOsd(), id);
+    return c_->osds.back().get();
   }
   ClusterMap Map() {
-    auto m = store_->Load();
+    auto m = c_->store->Load();
     EXPECT_TRUE(m.ok()) << m.status().ToString();
     return m.ok() ? *m : ClusterMap{};
   }
   milliseconds WaitFor(const std::function<bool(const ClusterMap&)>& pred, milliseconds limit) {
-    const auto start = Clock::now();
-    while (Clock::now() - start < limit) {
-      auto m = store_->Load();
-      if (m.ok() && pred(*m)) return std::chrono::duration_cast<milliseconds>(Clock::now() - start);
-      std::this_thread::sleep_for(milliseconds(20));
-    }
-    return milliseconds(-1);
+    return c_->WaitForMap(pred, limit);
   }
   // The map epoch an OSD reports in /status, and when it received it (wall ms); -1 if unknown.
   static std::pair<std::int64_t, std::int64_t> OsdEpoch(const ectest::OsdProcess& p) {
@@ -76,14 +62,11 @@ class ClusterLiveness : public ::testing::Test {
             j["cluster"].value("epoch_received_ms", std::int64_t{-1})};
   }
 
-  ec::etcd::testing::EtcdServer etcd_;
-  std::unique_ptr<ec::etcd::Client> client_;
-  std::unique_ptr<ec::cluster::MapStore> store_;
-  ectest::TempDir dir_;
+  std::unique_ptr<ectest::LocalCluster> c_;
 };
 
 TEST_F(ClusterLiveness, KillIsDownWithinTheGraceRestartIsUpTermIsDownAtOnce) {
-  std::vector<std::unique_ptr<ectest::OsdProcess>> osds;
+  std::vector<ectest::OsdProcess*> osds;
   for (int id = 0; id < 3; ++id) osds.push_back(StartOsd(id));
   ClusterMap m = Map();
   ASSERT_EQ(m.osds.size(), 3u);
@@ -106,7 +89,7 @@ TEST_F(ClusterLiveness, KillIsDownWithinTheGraceRestartIsUpTermIsDownAtOnce) {
   EXPECT_TRUE(Map().osds.at(2).up);
 
   // Restarted (its store is the same): up again.
-  ASSERT_TRUE(osds[1]->Start(ClusterArgs(1)));
+  ASSERT_TRUE(osds[1]->Start(c_->Args(1)));
   m = Map();
   EXPECT_TRUE(m.osds.at(1).up);
   EXPECT_EQ(m.osds.at(1).addr, "127.0.0.1:" + std::to_string(osds[1]->port()));
@@ -114,7 +97,7 @@ TEST_F(ClusterLiveness, KillIsDownWithinTheGraceRestartIsUpTermIsDownAtOnce) {
   // A kill -9 and an immediate restart: the new daemon takes over the old one's liveness key.
   EXPECT_EQ(osds[2]->Kill(), 128 + 9);
   const auto restart = Clock::now();
-  ASSERT_TRUE(osds[2]->Start(ClusterArgs(2)));
+  ASSERT_TRUE(osds[2]->Start(c_->Args(2)));
   EXPECT_LT(Clock::now() - restart, seconds(kGraceSeconds));
   EXPECT_TRUE(Map().osds.at(2).up);
 
@@ -122,16 +105,16 @@ TEST_F(ClusterLiveness, KillIsDownWithinTheGraceRestartIsUpTermIsDownAtOnce) {
   EXPECT_EQ(osds[0]->Terminate(), 0);
   m = Map();
   EXPECT_FALSE(m.osds.at(0).up);
-  EXPECT_FALSE(client_->Get(ec::cluster::AliveKey("/ecstore/", 0)).ok());
+  EXPECT_FALSE(c_->client->Get(ec::cluster::AliveKey("/ecstore/", 0)).ok());
 }
 
 TEST_F(ClusterLiveness, AnotherStoreWithATakenIdIsRefused) {
-  auto first = StartOsd(0);
-  std::filesystem::create_directories(dir_.path() / "second");
-  ectest::OsdProcess second(dir_.path() / "second", 0);
+  StartOsd(0);
+  std::filesystem::create_directories(c_->dir.path() / "second");
+  ectest::OsdProcess second(c_->dir.path() / "second", 0);
   ASSERT_EQ(second.Mkfs().exit_code, 0);
   std::vector<std::string> args = second.BaseArgs();
-  for (const std::string& a : ClusterArgs(9)) args.push_back(a);
+  for (const std::string& a : c_->Args(9)) args.push_back(a);
   ectest::ProcessResult r = ectest::RunOsdTool(args);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("osd.0 belongs to another store"), std::string::npos) << r.err;
@@ -140,8 +123,8 @@ TEST_F(ClusterLiveness, AnotherStoreWithATakenIdIsRefused) {
 }
 
 TEST_F(ClusterLiveness, UnreachableEtcdFailsTheStartNamingIt) {
-  std::filesystem::create_directories(dir_.path() / "lonely");
-  ectest::OsdProcess p(dir_.path() / "lonely", 4);
+  std::filesystem::create_directories(c_->dir.path() / "lonely");
+  ectest::OsdProcess p(c_->dir.path() / "lonely", 4);
   ASSERT_EQ(p.Mkfs().exit_code, 0);
   std::uint16_t port = 0;
   const int fd = ec::etcd::testing::EtcdServer::BindLoopback(/*listen=*/false, &port);
@@ -163,18 +146,18 @@ TEST_F(ClusterLiveness, UnreachableEtcdFailsTheStartNamingIt) {
 // etcd killed and restarted under running daemons: they keep serving, stay up, and follow the
 // next epoch. Then, for the record, how long each map change takes to reach every daemon.
 TEST_F(ClusterLiveness, DaemonsRideOutAnEtcdRestartAndFollowEveryEpoch) {
-  std::vector<std::unique_ptr<ectest::OsdProcess>> osds;
+  std::vector<ectest::OsdProcess*> osds;
   for (int id = 0; id < 3; ++id) osds.push_back(StartOsd(id));
-  etcd_.Kill();
+  c_->etcd.Kill();
   std::this_thread::sleep_for(milliseconds(800));
   for (auto& p : osds) EXPECT_FALSE(ectest::HttpGet(p->metrics_port(), "/status").empty());
-  ASSERT_TRUE(etcd_.Restart().ok());
+  ASSERT_TRUE(c_->etcd.Restart().ok());
 
   std::vector<double> lag_ms;
   for (int i = 0; i < 20; ++i) {
     ec::cluster::EcProfile prof{"p" + std::to_string(i), {{"k", "2"}, {"m", "1"}}};
     const std::int64_t sent = ec::cluster::WallClockMs();
-    auto applied = store_->Apply({MapChange::PutProfile(prof)});
+    auto applied = c_->store->Apply({MapChange::PutProfile(prof)});
     ASSERT_TRUE(applied.ok()) << applied.status().ToString();
     for (auto& p : osds) {
       const auto deadline = Clock::now() + seconds(5);
@@ -201,7 +184,7 @@ TEST_F(ClusterLiveness, DaemonsRideOutAnEtcdRestartAndFollowEveryEpoch) {
 // restarted. The frozen OSD's liveness lease must still run out and the monitor mark it down,
 // whichever OSD leads the monitor (the frozen one included: another takes over). Both cases.
 TEST_F(ClusterLiveness, AnOsdFrozenWhileEtcdIsAwayIsMarkedDownAfterEtcdReturns) {
-  std::vector<std::unique_ptr<ectest::OsdProcess>> osds;
+  std::vector<ectest::OsdProcess*> osds;
   for (int id = 0; id < 3; ++id) osds.push_back(StartOsd(id));
   for (const bool freeze_leader : {false, true}) {
     SCOPED_TRACE(freeze_leader ? "the monitor's leader frozen" : "another OSD frozen");
@@ -210,7 +193,7 @@ TEST_F(ClusterLiveness, AnOsdFrozenWhileEtcdIsAwayIsMarkedDownAfterEtcdReturns) 
     const auto found = WaitFor(
         [&](const ClusterMap&) {
           const std::string key = ec::cluster::LeaderKey("/ecstore/");
-          auto kv = client_->Get(key);
+          auto kv = c_->client->Get(key);
           if (!kv.ok()) return false;
           auto v = ec::cluster::DecodeLeader(key, kv->value);
           if (!v.ok() || v->name.rfind("osd.", 0) != 0) return false;
@@ -220,11 +203,11 @@ TEST_F(ClusterLiveness, AnOsdFrozenWhileEtcdIsAwayIsMarkedDownAfterEtcdReturns) 
         seconds(10));
     ASSERT_GE(found.count(), 0) << "no monitor leader";
     const int victim = freeze_leader ? leader : (leader + 1) % 3;
-    etcd_.Kill();
+    c_->etcd.Kill();
     std::this_thread::sleep_for(milliseconds(1500));
     osds[victim]->Stop();
     std::this_thread::sleep_for(milliseconds(600));
-    ASSERT_TRUE(etcd_.Restart().ok());
+    ASSERT_TRUE(c_->etcd.Restart().ok());
     const milliseconds to_down = WaitFor([&](const ClusterMap& m) { return !m.osds.at(victim).up; },
                                          seconds(4 * kGraceSeconds + 10));
     osds[victim]->Continue();

@@ -18,12 +18,10 @@
 #include <vector>
 
 #include "cluster/etcd/etcd_test_server.h"
-#include "tests/osd/osd_process.h"
-#include "tests/system_test_support.h"
+#include "tests/cluster/cluster_fixture.h"
 
 namespace {
 
-using ec::etcd::testing::EtcdServer;
 using ectest::ProcessResult;
 
 bool Contains(const std::string& text, const std::string& part) {
@@ -61,34 +59,29 @@ ProcessResult Admin(const std::vector<std::string>& args) {
   return ectest::RunProgram(EC_ADMIN_PATH, args);
 }
 
-class EcAdminCli : public ::testing::Test {
+// etcd alone (no OSDs), shared by the suite's cases.
+class EcAdminCli : public ectest::ClusterTest {
  protected:
   static void SetUpTestSuite() {
-    server_ = new EtcdServer;
-    ec::Status st = server_->Start();
-    ASSERT_TRUE(st.ok()) << st.ToString();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
+    ectest::LocalClusterOptions o;
+    o.osds = 0;
+    StartCluster(std::move(o));
   }
   void SetUp() override {
-    ASSERT_TRUE(server_ != nullptr && server_->running());
+    ClusterTest::SetUp();
+    if (HasFatalFailure()) return;
     // Each test its own prefix, so they do not see each other's map.
     conf_ = (dir_ / "ecstore.conf").string();
-    ectest::WriteText(conf_, "# written by ec_admin_cli_test\n[global]\netcd_endpoints = http://" +
-                                 server_->endpoint().ToString() + "\netcd_prefix = /" +
+    ectest::WriteText(conf_, "# written by ec_admin_cli_test\n[global]\netcd_endpoints = " +
+                                 cluster_->Endpoint() + "\netcd_prefix = /" +
                                  ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                                  "/\netcd_op_timeout = 2s\n");
   }
 
-  static EtcdServer* server_;
   ectest::TempDir dir_;
   std::string conf_;
   ScopedEnv no_conf_{"EC_CONF", nullptr};
 };
-
-EtcdServer* EcAdminCli::server_ = nullptr;
 
 TEST(EcAdminProgram, HelpAndVersion) {
   ProcessResult r = Admin({"--help"});
@@ -181,8 +174,7 @@ TEST_F(EcAdminCli, StatusJsonWithEcConf) {
   // -c wins over $EC_CONF.
   ectest::TempDir other;
   const std::string other_conf = (other / "ecstore.conf").string();
-  ectest::WriteText(other_conf, "[global]\netcd_endpoints = http://" +
-                                    server_->endpoint().ToString() +
+  ectest::WriteText(other_conf, "[global]\netcd_endpoints = " + cluster_->Endpoint() +
                                     "\netcd_prefix = /other-cluster/\n");
   r = Admin({"-c", other_conf, "osd", "pool", "ls"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -193,7 +185,7 @@ TEST_F(EcAdminCli, StatusJsonWithEcConf) {
 }
 
 TEST_F(EcAdminCli, UnreachableEtcdFailsQuicklyNamingTheEndpoints) {
-  const std::uint16_t port = EtcdServer::FreePort();
+  const std::uint16_t port = ec::etcd::testing::EtcdServer::FreePort();
   const std::string endpoints = "http://127.0.0.1:" + std::to_string(port);
   ectest::WriteText(conf_,
                     "[global]\netcd_endpoints = " + endpoints + "\netcd_op_timeout = 500ms\n");
@@ -220,25 +212,17 @@ TEST(EcAdminRecovery, StatusShowsTheMinimumBytesAndProgressEndsEmpty) {
   constexpr int kOsds = 7;
   constexpr int kVictim = 5;
   constexpr int kObjects = 32;
-  ectest::TempDir dir;
-  EtcdServer etcd;
-  ec::Status st = etcd.Start();
-  ASSERT_TRUE(st.ok()) << st.ToString();
-  const std::string endpoint = "http://" + etcd.endpoint().ToString();
-  std::vector<std::unique_ptr<ectest::OsdProcess>> osds;
-  for (int id = 0; id < kOsds; ++id) {
-    const auto d = dir.path() / ("osd" + std::to_string(id));
-    std::filesystem::create_directories(d);
-    osds.push_back(std::make_unique<ectest::OsdProcess>(d, id));
-    ASSERT_EQ(osds.back()->Mkfs({"--set", "bluestore_block_size=256M"}).exit_code, 0);
-    ASSERT_TRUE(osds.back()->Start(
-        {"--set", "etcd_endpoints=" + endpoint, "--set", "osd_heartbeat_grace=3s", "--set",
-         "mon_osd_down_out_interval=600", "--set", "osd_mon_report_interval=200ms", "--set",
-         "osd_recovery_max_active=1", "--set", "osd_recovery_sleep=100ms", "--set",
-         "host=h" + std::to_string(id)}));
-  }
-  const std::string conf = (dir / "ecstore.conf").string();
-  ectest::WriteText(conf, "[global]\netcd_endpoints = " + endpoint + "\netcd_op_timeout = 5s\n");
+  ectest::LocalClusterOptions o;
+  o.osds = kOsds;
+  o.grace_seconds = 3;
+  o.down_out_seconds = 600;
+  o.fast_failure = false;
+  o.osd_options = {"osd_mon_report_interval=200ms", "osd_recovery_max_active=1",
+                   "osd_recovery_sleep=100ms"};
+  ectest::LocalCluster c(std::move(o));
+  ASSERT_TRUE(c.Whole());
+  const ectest::TempDir& dir = c.dir;
+  const std::string conf = c.ToolConf();
   const auto admin = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {"-c", conf});
     return Admin(args);
@@ -299,7 +283,7 @@ TEST(EcAdminRecovery, StatusShowsTheMinimumBytesAndProgressEndsEmpty) {
   EXPECT_EQ(s["pgmap"]["recovery"]["rebuilt_bytes"], 0);
   EXPECT_TRUE(s["pgmap"]["recovery"]["network_per_rebuilt"].is_null());
 
-  ASSERT_EQ(osds[kVictim]->Kill(), 128 + 9);
+  ASSERT_TRUE(c.Kill(kVictim));
   ASSERT_TRUE(wait_for(
       [&] {
         return json_of({"-s", "--format", "json"})["osdmap"]["num_up_osds"] == kOsds - 1;
@@ -343,17 +327,9 @@ TEST(EcAdminRecovery, StatusShowsTheMinimumBytesAndProgressEndsEmpty) {
   EXPECT_TRUE(Contains(plain, "    recovery bytes: 2.50 network per rebuilt (")) << plain;
   EXPECT_FALSE(Contains(plain, "progress:")) << plain;
   // The same totals as the OSDs' own counters.
-  double network = 0, rebuilt = 0;
-  for (const auto& osd : osds) {
-    if (!osd->running()) continue;
-    const std::string page = ectest::HttpGet(osd->metrics_port(), "/metrics");
-    const double n = ectest::MetricValue(page, "ecstore_recovery_network_bytes_total{pool=\"p\"}");
-    const double r = ectest::MetricValue(page, "ecstore_recovery_rebuilt_bytes_total{pool=\"p\"}");
-    if (n > 0) network += n;
-    if (r > 0) rebuilt += r;
-  }
-  EXPECT_EQ(static_cast<std::uint64_t>(network), rec["network_bytes"].get<std::uint64_t>());
-  EXPECT_EQ(static_cast<std::uint64_t>(rebuilt), expect_rebuilt);
+  EXPECT_EQ(c.MetricSum("ecstore_recovery_network_bytes_total{pool=\"p\"}"),
+            rec["network_bytes"].get<std::uint64_t>());
+  EXPECT_EQ(c.MetricSum("ecstore_recovery_rebuilt_bytes_total{pool=\"p\"}"), expect_rebuilt);
 
   std::printf("recovery of osd.%d: %d objects, %llu bytes rebuilt, network/rebuilt %.3f\n", kVictim,
               expect_objects, static_cast<unsigned long long>(expect_rebuilt),

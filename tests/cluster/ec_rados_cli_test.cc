@@ -16,16 +16,13 @@
 #include <vector>
 
 #include "cluster/etcd/etcd_client.h"
-#include "cluster/etcd/etcd_test_server.h"
 #include "cluster/map/map_store.h"
 #include "cluster/map/pool_geometry.h"
 #include "cluster/map/scrub_record.h"
-#include "tests/osd/osd_process.h"
-#include "tests/system_test_support.h"
+#include "tests/cluster/cluster_fixture.h"
 
 namespace {
 
-using ec::etcd::testing::EtcdServer;
 using ectest::ProcessResult;
 
 constexpr int kOsds = 6;
@@ -48,26 +45,18 @@ std::vector<std::string> Lines(const std::string& text) {
 
 // The cluster every case uses; made once, stopped (processes killed, folders removed) at the end
 // even when a case fails.
-class EcRadosCli : public ::testing::Test {
+class EcRadosCli : public ectest::ClusterTest {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new ectest::TempDir;
-    etcd_ = new EtcdServer;
-    ec::Status st = etcd_->Start();
-    ASSERT_TRUE(st.ok()) << st.ToString();
-    const std::string endpoint = "http://" + etcd_->endpoint().ToString();
-    for (int id = 0; id < kOsds; ++id) {
-      const auto d = dir_->path() / ("osd" + std::to_string(id));
-      std::filesystem::create_directories(d);
-      auto p = std::make_unique<ectest::OsdProcess>(d, id);
-      ASSERT_EQ(p->Mkfs().exit_code, 0);
-      ASSERT_TRUE(p->Start({"--set", "etcd_endpoints=" + endpoint, "--set",
-                            "osd_heartbeat_grace=3s", "--set", "mon_osd_down_out_interval=600",
-                            "--set", "host=h" + std::to_string(id)}));
-      osds_.push_back(std::move(p));
-    }
-    conf_ = (*dir_ / "ecstore.conf").string();
-    ectest::WriteText(conf_, "[global]\netcd_endpoints = " + endpoint + "\netcd_op_timeout = 5s\n");
+    ectest::LocalClusterOptions o;
+    o.osds = kOsds;
+    o.grace_seconds = 3;
+    o.down_out_seconds = 600;
+    o.fast_failure = false;
+    o.block_size.clear();
+    StartCluster(std::move(o));
+    ASSERT_TRUE(cluster_->Whole());
+    conf_ = cluster_->ToolConf();
     for (const std::vector<std::string>& cmd :
          {std::vector<std::string>{"osd", "erasure-code-profile", "set", "rs", "k=4", "m=2",
                                    "plugin=isa", "crush-failure-domain=host"},
@@ -78,14 +67,6 @@ class EcRadosCli : public ::testing::Test {
       ASSERT_EQ(r.exit_code, 0) << r.err;
     }
   }
-  static void TearDownTestSuite() {
-    osds_.clear();
-    delete etcd_;
-    etcd_ = nullptr;
-    delete dir_;
-    dir_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(etcd_ != nullptr && osds_.size() == kOsds); }
 
   static ProcessResult Rados(std::vector<std::string> args) {
     args.insert(args.begin(), {"-c", conf_, "-p", "p"});
@@ -109,17 +90,9 @@ class EcRadosCli : public ::testing::Test {
     return j;
   }
 
-  static ectest::TempDir* dir_;
-  static EtcdServer* etcd_;
-  static std::vector<std::unique_ptr<ectest::OsdProcess>> osds_;
-  static std::string conf_;
+  inline static std::string conf_;
   ectest::TempDir files_;
 };
-
-ectest::TempDir* EcRadosCli::dir_ = nullptr;
-EtcdServer* EcRadosCli::etcd_ = nullptr;
-std::vector<std::unique_ptr<ectest::OsdProcess>> EcRadosCli::osds_;
-std::string EcRadosCli::conf_;
 
 TEST_F(EcRadosCli, PutGetStatLsRoundTrip) {
   unsigned seed = 14;
@@ -328,9 +301,9 @@ TEST_F(EcRadosCli, BenchMaxObjectsLatencyLogAndStopSignal) {
 // config names: rados's JSON, one line or indented; rados's message for a PG without one.
 TEST_F(EcRadosCli, ListInconsistentObj) {
   namespace cl = ec::cluster;
-  const ec::etcd::Client client(etcd_->client_options());
-  const cl::MapStore store(&client);  // the default prefix, as the config's
-  ec::Result<cl::ClusterMap> map = store.Load();
+  const ec::etcd::Client& client = *cluster_->client;
+  // The fixture's store has the default prefix, as the config.
+  ec::Result<cl::ClusterMap> map = cluster_->store->Load();
   ASSERT_TRUE(map.ok()) << map.status().ToString();
   const cl::Pool* pool = map->FindPool("p");
   ASSERT_NE(pool, nullptr);

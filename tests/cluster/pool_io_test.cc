@@ -80,15 +80,8 @@ ec::Profile ProfileOf(const std::string& pool) {
             {"technique", "single"},
             {"crush-failure-domain", "host"}};
   }
-  if (pool.starts_with("clay")) {
-    return {
-        {"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"}, {"crush-failure-domain", "host"}};
-  }
-  return {{"plugin", "isa"},
-          {"k", pool == "rs51" ? "5" : "4"},
-          {"m", pool == "rs51" ? "1" : "2"},
-          {"technique", "reed_sol_van"},
-          {"crush-failure-domain", "host"}};
+  if (pool.starts_with("clay")) return ectest::ClayProfile();
+  return pool == "rs51" ? ectest::RsProfile(5, 1) : ectest::RsProfile();
 }
 
 std::uint32_t StripeUnitOf(const std::string& pool) {
@@ -103,32 +96,18 @@ std::vector<ectest::PoolSpec> PoolSpecs() {
   return specs;
 }
 
-class PoolIo : public ::testing::Test {
+class PoolIo : public ectest::ClusterTest {
  protected:
   static void SetUpTestSuite() {
     ectest::LocalClusterOptions o;
     o.osds = kOsds;
     o.pools = PoolSpecs();
     o.grace_seconds = kGraceSeconds;
-    cluster_ = new ectest::LocalCluster(std::move(o));
-  }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-
-  void SetUp() override {
-    ASSERT_NE(cluster_, nullptr);
-    ASSERT_NE(cluster_->rados, nullptr);
-    for (int id = 0; id < kOsds; ++id) ASSERT_TRUE(cluster_->osds[id]->running()) << id;
+    StartCluster(std::move(o));
   }
 
   ec::cluster::client::IoCtx Pool(const std::string& name) { return cluster_->Pool(name); }
-
-  static ectest::LocalCluster* cluster_;
 };
-
-ectest::LocalCluster* PoolIo::cluster_ = nullptr;
 
 TEST_F(PoolIo, RoundTripRangesAppendsRemove) {
   std::mt19937_64 rng(1);
@@ -470,11 +449,8 @@ TEST_F(PoolIo, CallbackCallsChainFromCompletionsAndRetryAcrossAKill) {
   EXPECT_EQ(missing.get_future().get().status().code(), ENOENT);
 
   // Kill the primary of object 0 and read it at once.
-  auto map = std::make_shared<const ClusterMap>(cluster_->Map());
-  auto locator = ec::cluster::ObjectLocator::Make(map);
-  ASSERT_TRUE(locator.ok());
-  auto loc = (*locator)->LocateObject(io.pool_id(), name(0));
-  ASSERT_TRUE(loc.ok());
+  auto loc = cluster_->Locate(io.pool_id(), name(0));
+  ASSERT_TRUE(loc.ok()) << loc.status().ToString();
   cluster_->Kill(loc->primary);
   std::promise<ec::Result<ec::cluster::client::ReadResult>> after_kill;
   const auto t0 = Clock::now();
@@ -498,11 +474,8 @@ TEST_F(PoolIo, FewerThanKShardsIsAClearErrorNotAHang) {
   std::mt19937_64 rng(3);
   const auto bytes = RandomBytes(rng, 50000);
   ASSERT_TRUE(io.WriteFull("fragile", bytes).ok());
-  auto map = std::make_shared<const ClusterMap>(cluster_->Map());
-  auto locator = ec::cluster::ObjectLocator::Make(map);
-  ASSERT_TRUE(locator.ok());
-  auto loc = (*locator)->LocateObject(io.pool_id(), "fragile");
-  ASSERT_TRUE(loc.ok());
+  auto loc = cluster_->Locate(io.pool_id(), "fragile");
+  ASSERT_TRUE(loc.ok()) << loc.status().ToString();
   // Three of its six shards' OSDs down (not the primary): only 3 < k shards remain.
   std::vector<int> victims = {loc->acting[1], loc->acting[2], loc->acting[3]};
   for (int v : victims) cluster_->Kill(v);
@@ -573,11 +546,8 @@ TEST_F(PoolIo, AWriteKilledAnywhereLeavesTheOldOrTheNewObject) {
     const std::string name = "atomic-" + std::to_string(round);
     const auto before = RandomBytes(rng, 4 << 20);
     ASSERT_TRUE(io.WriteFull(name, before).ok());
-    auto map = std::make_shared<const ClusterMap>(cluster_->Map());
-    auto locator = ec::cluster::ObjectLocator::Make(map);
-    ASSERT_TRUE(locator.ok());
-    auto loc = (*locator)->LocateObject(io.pool_id(), name);
-    ASSERT_TRUE(loc.ok());
+    auto loc = cluster_->Locate(io.pool_id(), name);
+    ASSERT_TRUE(loc.ok()) << loc.status().ToString();
     // Even rounds kill the primary, odd ones a replica, at a random moment of the write.
     const int victim = round % 2 == 0 ? loc->primary : loc->acting[1 + rng() % 5];
     const auto after = RandomBytes(rng, 4 << 20);

@@ -66,20 +66,6 @@ constexpr const char* kMaxChunk = "256K";
 
 const std::vector<std::string> kPools = {"clay", "rs"};
 
-std::vector<ectest::PoolSpec> PoolSpecs() {
-  return {
-      {"clay",
-       {{"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"}, {"crush-failure-domain", "host"}},
-       4096},
-      {"rs",
-       {{"plugin", "isa"},
-        {"k", "4"},
-        {"m", "2"},
-        {"technique", "reed_sol_van"},
-        {"crush-failure-domain", "host"}},
-       4096}};
-}
-
 double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -116,22 +102,22 @@ struct Plan {
   }
 };
 
-class RecoveryKill : public ::testing::Test {
+class RecoveryKill : public ectest::ClusterTest {
  protected:
   using Model = std::map<std::string, std::map<std::string, std::vector<std::byte>>>;
 
   static void SetUpTestSuite() {
     ectest::LocalClusterOptions o;
     o.osds = kOsds;
-    o.pools = PoolSpecs();
+    o.pools = ectest::ClayAndRsPools();
     o.grace_seconds = kGraceSeconds;
     o.osd_options = {"osd_max_backfills=1", "osd_recovery_max_active=" + std::to_string(kMaxActive),
                      "osd_recovery_sleep=" + std::to_string(kSleepMs) + "ms",
                      "osd_recovery_max_chunk=" + std::string(kMaxChunk)};
     const auto t0 = Clock::now();
-    cluster_ = new ectest::LocalCluster(std::move(o));
-    model_ = new Model();
-    if (cluster_->rados == nullptr) return;
+    StartCluster(std::move(o));
+    model_ = std::make_unique<Model>();
+    if (!cluster_->Whole()) return;
     // Sizes from empty to 13 stripes of 16 KiB, written 16 at a time.
     const std::vector<std::size_t> sizes = {0,     1,     4095,  4096,  16384,
                                             20000, 40000, 65536, 99999, 200000};
@@ -161,17 +147,13 @@ class RecoveryKill : public ::testing::Test {
                 Since(t0));
   }
   static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-    delete model_;
-    model_ = nullptr;
+    ClusterTest::TearDownTestSuite();
+    model_.reset();
   }
 
   void SetUp() override {
-    ASSERT_NE(cluster_, nullptr);
-    ASSERT_NE(cluster_->rados, nullptr);
-    ASSERT_TRUE(cluster_->etcd.running());
-    for (int id = 0; id < kOsds; ++id) ASSERT_TRUE(cluster_->osds[id]->running()) << id;
+    ClusterTest::SetUp();
+    if (HasFatalFailure()) return;
     ASSERT_TRUE(cluster_->WaitClean(seconds(60)));
   }
 
@@ -303,12 +285,8 @@ class RecoveryKill : public ::testing::Test {
     return n;
   }
 
-  static ectest::LocalCluster* cluster_;
-  static Model* model_;
+  inline static std::unique_ptr<Model> model_;
 };
-
-ectest::LocalCluster* RecoveryKill::cluster_ = nullptr;
-RecoveryKill::Model* RecoveryKill::model_ = nullptr;
 
 TEST_F(RecoveryKill, KillTheRecoveringOsdMidwayThenRestartIt) {
   RecoveredSince recovered;

@@ -61,44 +61,20 @@ std::int64_t NowMs() {
       .count();
 }
 
-class Scrub : public ::testing::Test {
+class Scrub : public ectest::ClusterTest {
  protected:
   static void SetUpTestSuite() {
     ectest::LocalClusterOptions o;
     o.osds = 6;
     o.grace_seconds = 3;
-    o.pools = {
-        {"clay",
-         {{"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"}, {"crush-failure-domain", "host"}},
-         4096,
-         4},
-        {"rs",
-         {{"plugin", "isa"},
-          {"k", "4"},
-          {"m", "2"},
-          {"technique", "reed_sol_van"},
-          {"crush-failure-domain", "host"}},
-         4096,
-         4}};
+    o.pools = ectest::ClayAndRsPools(4);
     o.osd_options = {"osd_scrub_min_interval=1000000s", "osd_deep_scrub_interval=1000000s"};
-    cluster_ = new ectest::LocalCluster(std::move(o));
-  }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-  void SetUp() override {
-    ASSERT_NE(cluster_, nullptr);
-    ASSERT_NE(cluster_->rados, nullptr);
+    StartCluster(std::move(o));
   }
 
   static ec::cluster::PgLocation Locate(const std::string& pool, const std::string& object) {
-    auto io = cluster_->Pool(pool);
-    auto map = std::make_shared<const ec::cluster::ClusterMap>(cluster_->Map());
-    auto locator = ec::cluster::ObjectLocator::Make(map);
-    EXPECT_TRUE(locator.ok());
-    auto loc = (*locator)->LocateObject(io.pool_id(), object);
-    EXPECT_TRUE(loc.ok());
+    auto loc = cluster_->Locate(cluster_->Pool(pool).pool_id(), object);
+    EXPECT_TRUE(loc.ok()) << loc.status().ToString();
     return *loc;
   }
 
@@ -218,11 +194,7 @@ class Scrub : public ::testing::Test {
     }
     return false;
   }
-
-  static ectest::LocalCluster* cluster_;
 };
-
-ectest::LocalCluster* Scrub::cluster_ = nullptr;
 
 // A client read of an object whose data shard has a rotten block gets the right bytes (rebuilt
 // from the others), and the shard is rewritten in the background: the next read is direct.
@@ -489,7 +461,7 @@ TEST_F(Scrub, CorruptJournalMetadataOrSuperblockIsDetectedAndRepaired) {
       ++replaced;
       ASSERT_TRUE(cluster_->store->Apply({ec::cluster::MapChange::RemoveOsd(osd)}).ok());
       std::filesystem::remove_all(data);
-      ASSERT_EQ(p.Mkfs({"--set", "bluestore_block_size=256M"}).exit_code, 0);
+      ASSERT_EQ(cluster_->Mkfs(osd).exit_code, 0);
       cluster_->Restart(osd);
     }
     ASSERT_TRUE(cluster_->WaitClean(seconds(120))) << cluster_->DescribeOsds();

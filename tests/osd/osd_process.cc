@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,8 +47,13 @@ pid_t Spawn(const std::string& program, const std::vector<std::string>& args, in
             const fs::path& err_path) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid == 0) {
+    // A test that dies without its destructors (a crash, ctest's kill at the timeout) must not
+    // leave daemons behind: the kernel kills the child with its parent.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     ::dup2(fds[1], 1);
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (err >= 0) ::dup2(err, 2);

@@ -55,20 +55,6 @@ std::uint64_t EnvOr(const char* name, std::uint64_t fallback) {
   return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
-std::vector<PoolSpec> Pools() {
-  return {
-      {"clay",
-       {{"plugin", "clay"}, {"k", "4"}, {"m", "2"}, {"d", "5"}, {"crush-failure-domain", "host"}},
-       4096},
-      {"rs",
-       {{"plugin", "isa"},
-        {"k", "4"},
-        {"m", "2"},
-        {"technique", "reed_sol_van"},
-        {"crush-failure-domain", "host"}},
-       4096}};
-}
-
 // The first workload object name in `text`: "w", digits, "-", digits. (Not std::regex: GCC 12
 // warns inside <regex> under -fsanitize, and warnings are errors here.)
 std::optional<std::string> FirstObjectName(const std::string& text) {
@@ -167,11 +153,10 @@ TEST(Thrash, ModelCheckedWorkloadSurvivesKillsOutsStopsAndEtcdRestarts) {
 
   LocalClusterOptions o;
   o.osds = kOsds;
-  o.pools = Pools();
+  o.pools = ClayAndRsPools();
   o.grace_seconds = kGraceSeconds;
   LocalCluster cluster(std::move(o));
-  ASSERT_NE(cluster.rados, nullptr);
-  for (int id = 0; id < kOsds; ++id) ASSERT_TRUE(cluster.osds[id]->running()) << id;
+  ASSERT_TRUE(cluster.Whole());
 
   ScheduleOptions so;
   so.osds = kOsds;
@@ -187,7 +172,7 @@ TEST(Thrash, ModelCheckedWorkloadSurvivesKillsOutsStopsAndEtcdRestarts) {
     ObjectModel model;
   };
   std::vector<Slot> slots;
-  for (const PoolSpec& p : Pools()) {
+  for (const PoolSpec& p : ClayAndRsPools()) {
     for (int w = 0; w < kWorkersPerPool; ++w) {
       slots.push_back({p.name, fmt::format("w{}-", slots.size()), {}});
     }

@@ -24,15 +24,6 @@ std::int64_t WallMs() {
       .count();
 }
 
-// The last `lines` lines of a log, for failure messages.
-std::string Tail(const std::string& log, int lines) {
-  std::size_t pos = log.size();
-  for (int i = 0; i <= lines && pos != std::string::npos && pos > 0; ++i) {
-    pos = log.rfind('\n', pos - 1);
-  }
-  return pos == std::string::npos ? log : log.substr(pos + 1);
-}
-
 // The last lines of each OSD's log that hold one of `words`.
 std::string LogLines(const LocalCluster& c, const std::vector<std::string>& words) {
   std::string out;
@@ -60,7 +51,7 @@ std::string MonitorLines(const LocalCluster& c) {
   std::ifstream etcd_log(c.etcd.data_dir() + "/etcd.log");
   std::stringstream text;
   text << etcd_log.rdbuf();
-  return out + "  etcd log (end):\n" + Tail(text.str(), 15);
+  return out + "  etcd log (end):\n" + LastLines(text.str(), 15);
 }
 
 std::string States(const LocalCluster& c) {
@@ -101,18 +92,9 @@ Status Thrasher::ApplyNow(Deferred& d) {
 }
 
 Status Thrasher::RestartNow(int id) {
-  const std::string osd = "osd." + std::to_string(id);
-  OsdProcess* p = cluster_.osds[static_cast<std::size_t>(id)].get();
-  if (!p->Start(cluster_.Args(id))) {
-    return Status::Error(EIO, osd + " did not start again:\n" + Tail(p->Log(), 30));
-  }
-  if (!cluster_.WaitUp(id, true, options_.up_limit)) {
-    return Status::Error(ETIMEDOUT,
-                         fmt::format("{} restarted but not up in the map after {} s; {}", osd,
-                                     options_.up_limit.count(), cluster_.DescribeOsds()));
-  }
-  ++counts_.restarts;
-  return Status::OK();
+  Status s = cluster_.StartOsd(id, options_.up_limit);
+  if (s.ok()) ++counts_.restarts;
+  return s;
 }
 
 Status Thrasher::Do(const Action& a) {
@@ -123,7 +105,7 @@ Status Thrasher::Do(const Action& a) {
       const int code = p->Kill();
       if (code != 128 + 9) {
         return Status::Error(ECHILD, fmt::format("{} was not running when killed (exit {}):\n{}",
-                                                 osd, code, Tail(p->Log(), 30)));
+                                                 osd, code, LastLines(p->Log(), 30)));
       }
       ++counts_.kills;
       return Status::OK();
@@ -168,7 +150,7 @@ Status Thrasher::Do(const Action& a) {
                              fmt::format("{} continued but not up again in the map after {} s; "
                                          "{}\n{}",
                                          osd, options_.up_limit.count(), cluster_.DescribeOsds(),
-                                         Tail(p->Log(), 30)));
+                                         LastLines(p->Log(), 30)));
       }
       ++counts_.stops;
       return Status::OK();
@@ -220,7 +202,7 @@ Status Thrasher::RunRound(const Round& round) {
     if (code >= 0) {
       return Status::Error(
           ECHILD, fmt::format("round {}: osd.{} exited by itself ({}):\n{}", round.index, id, code,
-                              Tail(cluster_.osds[id]->Log(), 40)));
+                              LastLines(cluster_.osds[id]->Log(), 40)));
     }
   }
   const auto waited = Clock::now();
@@ -249,11 +231,9 @@ Status Thrasher::Finish() {
     OsdProcess& p = *cluster_.osds[i];
     if (p.stopped()) p.Continue();
     if (p.Exited() >= 0 || !p.running()) {
-      if (!p.Start(cluster_.Args(id))) {
-        return Status::Error(EIO, fmt::format("osd.{} did not start:\n{}", id, Tail(p.Log(), 30)));
-      }
-    }
-    if (!cluster_.WaitUp(id, true, options_.up_limit)) {
+      Status s = cluster_.StartOsd(id, options_.up_limit);
+      if (!s.ok()) return s;
+    } else if (!cluster_.WaitUp(id, true, options_.up_limit)) {
       return Status::Error(ETIMEDOUT,
                            fmt::format("osd.{} not up; {}", id, cluster_.DescribeOsds()));
     }
@@ -278,7 +258,7 @@ Status Thrasher::FsckAll(std::string* report) {
     OsdProcess& p = *cluster_.osds[i];
     const int code = p.Terminate();
     if (code != 0) {
-      failures += fmt::format("osd.{}: SIGTERM exit {}\n{}\n", i, code, Tail(p.Log(), 20));
+      failures += fmt::format("osd.{}: SIGTERM exit {}\n{}\n", i, code, LastLines(p.Log(), 20));
     }
     std::vector<std::string> args = p.BaseArgs();
     args.push_back("--fsck");
