@@ -51,7 +51,8 @@ pid_t Spawn(const std::string& program, const std::vector<std::string>& args, in
   pid_t pid = ::fork();
   if (pid == 0) {
     // A test that dies without its destructors (a crash, ctest's kill at the timeout) must not
-    // leave daemons behind: the kernel kills the child with its parent.
+    // leave daemons behind: the kernel kills the child with its parent. The signal follows the
+    // forking thread, so daemons are started from threads that outlive them (osd_process.h).
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
     ::dup2(fds[1], 1);

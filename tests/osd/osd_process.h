@@ -36,8 +36,10 @@ class OsdProcess {
 
   // ec-osd --mkfs; returns the exit code (output in the failure message via gtest).
   ProcessResult Mkfs(const std::vector<std::string>& extra = {});
-  // Starts the daemon and waits (up to 60 s) for its ready line; false (with a gtest failure
-  // message) if it exits or does not get ready.
+  // Starts the daemon and waits (up to 60 s) for its ready line. The daemon is killed when the
+  // THREAD that started it ends (PR_SET_PDEATHSIG follows the forking thread, not the process):
+  // start daemons from a thread that outlives them (the test's own), never from a short-lived
+  // worker. False (with a gtest failure message) if it exits or does not get ready.
   bool Start(const std::vector<std::string>& extra = {});
   // SIGTERM and wait: the exit code (a stopped daemon is continued first). SIGKILL and wait:
   // 128 + 9.
