@@ -360,6 +360,13 @@ void Put(Encoder& w, const SubReadBatchRequest& m) {
     PutExtents(w, item.extents);
   }
 }
+// Put(SubReadBatchRequest) above, byte for byte: its count, then per item the shard id (two
+// u32-length strings and a u32), expect_version and the extents (a u32 count, two u64 each).
+constexpr std::uint64_t kBatchCountSize = 4;
+std::uint64_t BatchItemSize(const SubReadBatchItem& item) {
+  return kMinNameSize + item.collection.size() + kMinNameSize + item.object.size() + 4 + 8 + 4 +
+         kMinExtentSize * item.extents.size();
+}
 void Put(Encoder& w, const SubReadBatchReply& m) {
   PutStatus(w, m.status);
   w.U32(static_cast<std::uint32_t>(m.results.size()));
@@ -765,6 +772,16 @@ Result<RequestBody> DecodeRequest(MsgType type, std::span<const std::byte> bytes
 Result<ReplyBody> DecodeReply(MsgType type, std::span<const std::byte> bytes,
                               const Limits& limits) {
   return DecodeBody<ReplyBody>(type, true, bytes, limits);
+}
+
+std::uint64_t EncodedSize(const SubReadBatchItem& item) {
+  return BatchItemSize(item);
+}
+
+std::uint64_t EncodedSize(const SubReadBatchRequest& request) {
+  std::uint64_t n = kBatchCountSize;
+  for (const SubReadBatchItem& item : request.items) n += BatchItemSize(item);
+  return n;
 }
 
 }  // namespace ec::msg

@@ -420,6 +420,12 @@ void EncodeHelloReply(const HelloReply& m, std::vector<std::byte>& out);
 void EncodeRequest(const RequestBody& m, std::vector<std::byte>& out);
 void EncodeReply(const ReplyBody& m, std::vector<std::byte>& out);
 
+// Encoded sizes, for senders that fill a request up to Limits::max_header_len (a recovery pull's
+// batched reads): exactly the bytes EncodeRequest writes for the request, and for one item of it
+// (the request is its item count, 4 bytes, then its items). Pure; cannot fail.
+std::uint64_t EncodedSize(const SubReadBatchItem& item);
+std::uint64_t EncodedSize(const SubReadBatchRequest& request);
+
 // Decoders read exactly `bytes` (the frame's message header) as a message of type `type`.
 // Errors: EBADMSG for a short or over-long header, a bad enum, bool or flag value (the message
 // names the field), a wrong type for this decoder; EMSGSIZE for a count or length above `limits`.

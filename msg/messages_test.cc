@@ -520,6 +520,27 @@ TEST(MessagesTest, ValidateRecoveryOperations) {
       EINVAL);
 }
 
+TEST(MessagesTest, SubReadBatchEncodedSizeIsTheEncodersOutput) {
+  auto encoded = [](const SubReadBatchRequest& r) {
+    std::vector<std::byte> out;
+    EncodeRequest(r, out);
+    return out.size();
+  };
+  SubReadBatchRequest r;
+  EXPECT_EQ(EncodedSize(r), encoded(r));
+  const SubReadBatchItem items[] = {
+      {"pg.1.3", "o1", 2, 7, {{0, 2048}, {4096, 2048}}},
+      {"", "", 0, 0, {}},
+      {std::string(255, 'c'), std::string(4096, 'o'), 11, ~0ull, std::vector<ByteExtent>(1024)},
+  };
+  for (const SubReadBatchItem& item : items) {
+    const std::uint64_t before = encoded(r);
+    r.items.push_back(item);
+    EXPECT_EQ(EncodedSize(item), encoded(r) - before) << item.object.size();
+    EXPECT_EQ(EncodedSize(r), encoded(r));
+  }
+}
+
 TEST(MessagesTest, SubReadBatchRoundTrip) {
   SubReadBatchRequest b{{{"pg.1.3", "o1", 2, 7, {{0, 2048}, {4096, 2048}}},
                          {"pg.1.3", "o2", 2, 0, {{8192, 1}}},

@@ -1,6 +1,7 @@
 // One object of one PG, as its primary sees it: learning its version from the shards (resolve.h),
 // reading any byte range (degraded when shards are missing), writing and removing it across the
-// shards (issue 14 items 1-4).
+// shards (issue 14 items 1-4). One file per job: object_io_resolve.cc, object_io_read.cc,
+// object_io_write.cc (writes and removals), object_io_heal.cc.
 //
 // Writes. A write goes to every shard at the object's version (and, for write_full and remove,
 // also to stale shards, which the whole rewrite brings up to date) as one SubWrite each, in

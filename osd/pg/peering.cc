@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <thread>
+#include <functional>
+#include <memory>
+#include <utility>
 
+#include "common/fan_out.h"
 #include "osd/pg/resolve.h"
 
 namespace ec::osd::pg {
@@ -12,56 +15,82 @@ namespace {
 
 constexpr std::uint32_t kScanPage = 1024;
 
-// Every entry of one shard's scan, or its error. `Link`: a ShardLink (an acting position) or an
-// OsdClient (a prior OSD); both scan with SubScan(request, options).
+using Scan = Result<std::vector<msg::SubScanEntry>>;
+
+// One shard's paged scan: every entry, or its error. Each page is asked for from the completion
+// of the one before (on the client's io thread, or a ShardService worker for this OSD's own
+// shard), so that no thread waits on a scan. A page that completes before its call returns (an
+// error: a closed client, a service shutting down) ends the scan, so the chain never nests
+// deeper than one page.
+struct PagedScan {
+  // Sends one page's request (SubScanAsync of a ShardLink or a prior OSD's client).
+  std::function<void(msg::SubScanRequest, msg::Callback<msg::SubScanReply>)> send;
+  msg::SubScanRequest request;  // the next page's
+  std::vector<msg::SubScanEntry> entries;
+  Gather<Scan>::Done done;
+
+  static void Next(std::shared_ptr<PagedScan> scan) {
+    msg::SubScanRequest r = scan->request;
+    scan->send(std::move(r), [scan](Result<msg::SubScanReply> page) {
+      if (!page.ok()) return scan->done(page.status());
+      if (!page->status.ok()) return scan->done(page->status);
+      for (auto& e : page->entries) scan->entries.push_back(std::move(e));
+      if (page->end || page->entries.empty()) return scan->done(std::move(scan->entries));
+      scan->request.cursor = page->next_cursor;
+      Next(std::move(scan));
+    });
+  }
+};
+
+// Starts the scan of `position`'s shards through `link` (a ShardLink or an OsdClient: both have
+// SubScanAsync(request, done, options)); `done` gets the result.
 template <typename Link>
-Result<std::vector<msg::SubScanEntry>> ScanShard(const ObjectIo& io, int position, Link& client) {
-  std::vector<msg::SubScanEntry> out;
-  std::string cursor;
+void StartScan(const ObjectIo& io, int position, std::shared_ptr<Link> link,
+               Gather<Scan>::Done done) {
+  auto scan = std::make_shared<PagedScan>();
   msg::CallOptions call;
   call.timeout = io.timeout;
-  for (;;) {
-    msg::SubScanRequest r;
-    r.collection = io.loc->collection;
-    r.shard = static_cast<std::uint32_t>(position);
-    r.cursor = cursor;
-    r.max_entries = kScanPage;
-    r.epoch = io.epoch;  // raises the shard's fence (osd/shard/interval_fence.h)
-    auto page = client.SubScan(std::move(r), call);
-    if (!page.ok()) return page.status();
-    if (!page->status.ok()) return page->status;
-    for (auto& e : page->entries) out.push_back(std::move(e));
-    if (page->end || page->entries.empty()) return out;
-    cursor = page->next_cursor;
-  }
+  scan->send = [link = std::move(link), call](msg::SubScanRequest r,
+                                              msg::Callback<msg::SubScanReply> page) {
+    link->SubScanAsync(std::move(r), std::move(page), call);
+  };
+  scan->request.collection = io.loc->collection;
+  scan->request.shard = static_cast<std::uint32_t>(position);
+  scan->request.max_entries = kScanPage;
+  scan->request.epoch = io.epoch;  // raises the shard's fence (osd/shard/interval_fence.h)
+  scan->done = std::move(done);
+  PagedScan::Next(std::move(scan));
 }
 
 }  // namespace
 
 Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
   const int size = static_cast<int>(io.loc->acting.size());
-  // The shards (and the priors) are scanned in parallel, one thread each (each writes only its
-  // own slot).
-  using Scan = Result<std::vector<msg::SubScanEntry>>;
-  std::map<int, Scan> scans;
-  for (const auto& [pos, client] : io.clients) scans.emplace(pos, Status::Error(EIO, "not run"));
-  std::map<std::pair<int, int>, Scan> prior_scans;  // (position, osd)
+  // Every shard (and every prior's) is scanned at once, each scan paging from its completions.
+  std::vector<int> positions;
+  for (const auto& [pos, client] : io.clients) positions.push_back(pos);
+  std::vector<std::pair<int, int>> prior_keys;  // (position, osd)
   for (const auto& [pos, osds] : priors) {
     for (const auto& [osd, client] : osds) {
-      if (pos >= 0 && pos < size) prior_scans.emplace(std::pair{pos, osd}, Status::OK());
+      if (pos >= 0 && pos < size) prior_keys.emplace_back(pos, osd);
     }
   }
-  std::vector<std::thread> threads;
-  for (auto& [pos, result] : scans) {
-    threads.emplace_back(
-        [&io, pos = pos, result = &result] { *result = ScanShard(io, pos, *io.clients.at(pos)); });
+  std::vector<Scan> results =
+      GatherAll<Scan>(positions.size() + prior_keys.size(), [&](std::size_t i, auto done) {
+        if (i < positions.size()) {
+          return StartScan(io, positions[i], io.clients.at(positions[i]), std::move(done));
+        }
+        const auto [pos, osd] = prior_keys[i - positions.size()];
+        StartScan(io, pos, priors.at(pos).at(osd), std::move(done));
+      });
+  std::map<int, Scan> scans;
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    scans.emplace(positions[i], std::move(results[i]));
   }
-  for (auto& [key, result] : prior_scans) {
-    threads.emplace_back([&io, &priors, key = key, result = &result] {
-      *result = ScanShard(io, key.first, *priors.at(key.first).at(key.second));
-    });
+  std::map<std::pair<int, int>, Scan> prior_scans;  // (position, osd)
+  for (std::size_t i = 0; i < prior_keys.size(); ++i) {
+    prior_scans.emplace(prior_keys[i], std::move(results[positions.size() + i]));
   }
-  for (std::thread& t : threads) t.join();
 
   // object -> position -> its state on that shard
   std::map<std::string, std::map<int, msg::SubStateReply>> seen;

@@ -15,7 +15,10 @@
 // (PeeringOutcome::copies) for a position whose acting OSD lacks it. A scan that fails is just not
 // a source.
 //
-// Blocking: waits for the scans (on the clients' io threads); run it on a thread that may block.
+// Blocking: starts every scan at once and waits for them (common/fan_out.h); each scan asks for
+// its next page from the completion of the one before (on the client's io thread, or a
+// ShardService worker for this OSD's own shard), so no thread is started per shard or prior.
+// Run it on a thread that may block (not an io thread or a ShardService worker).
 #pragma once
 
 #include <map>

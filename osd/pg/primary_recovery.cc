@@ -2,9 +2,9 @@
 // loop, one round over every PG, and one PG's batch of pulls. See primary.h.
 #include <spdlog/spdlog.h>
 
-#include <optional>
 #include <tuple>
 
+#include "common/fan_out.h"
 #include "osd/pg/primary_impl.h"
 #include "osd/pg/recovery_pace.h"
 
@@ -174,18 +174,16 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
   struct Sent {
     int position;
     std::vector<MissingShard> objects;
-    std::optional<Result<msg::SubPullReply>> reply;
   };
   std::vector<Sent> sent;
   for (auto& [key, objects] : groups) {
     const int position = std::get<0>(key);
     if (p.io.clients.count(position) == 0) continue;
-    sent.push_back(Sent{position, std::move(objects), std::nullopt});
+    sent.push_back(Sent{position, std::move(objects)});
   }
-  std::mutex mu;
-  std::condition_variable cv;
-  std::size_t left = sent.size();
-  for (Sent& s : sent) {
+  // One SubPull per group, all in flight at once.
+  auto replies = GatherAll<Result<msg::SubPullReply>>(sent.size(), [&](std::size_t i, auto done) {
+    const Sent& s = sent[i];
     msg::SubPullRequest r;
     r.pool = static_cast<std::uint64_t>(p.loc.pool_id);
     r.epoch = static_cast<std::uint64_t>(map.epoch);
@@ -210,23 +208,12 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
     }
     msg::CallOptions call;
     call.timeout = options_.subop_timeout * static_cast<int>(s.objects.size() + 1);
-    p.io.clients.at(s.position)
-        ->SubPullAsync(
-            std::move(r),
-            [&mu, &cv, &left, &s](Result<msg::SubPullReply> reply) {
-              std::lock_guard lock(mu);
-              s.reply.emplace(std::move(reply));
-              if (--left == 0) cv.notify_all();
-            },
-            call);
-  }
-  {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return left == 0; });
-  }
+    p.io.clients.at(s.position)->SubPullAsync(std::move(r), std::move(done), call);
+  });
   PgRecovered out;
-  for (Sent& s : sent) {
-    const Result<msg::SubPullReply>& reply = *s.reply;
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    const Sent& s = sent[i];
+    const Result<msg::SubPullReply>& reply = replies[i];
     Status whole = reply.ok() ? reply->status : reply.status();
     if (whole.ok() && reply->results.size() != s.objects.size()) {
       whole = Status::Error(EBADMSG, "pull reply with a wrong number of results");
@@ -237,9 +224,9 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
       for (const MissingShard& m : s.objects) BackOff(p.loc.pgid, m.object);
       continue;
     }
-    for (std::size_t i = 0; i < s.objects.size(); ++i) {
-      const MissingShard& m = s.objects[i];
-      const msg::SubPullResult& res = reply->results[i];
+    for (std::size_t j = 0; j < s.objects.size(); ++j) {
+      const MissingShard& m = s.objects[j];
+      const msg::SubPullResult& res = reply->results[j];
       if (res.status.ok()) {
         table_.MarkRecovered(p.loc.pgid, m.object, s.position, m.state.version, res.rebuilt_bytes);
         out.rebuilt_bytes += res.rebuilt_bytes;

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "osd/pg/osd_shard_source.h"
 #include "osd/pg/pool_codecs.h"
 #include "recovery/read_plan.h"
+#include "recovery/repair_engine.h"
 
 namespace ec::osd::pg {
 
@@ -24,6 +26,15 @@ struct PrefetchedRead {
   std::vector<recovery::Extent> extents;
   Status status;
   std::vector<Buffer> bytes;
+};
+
+// What the window's prefetch prepared for one object's pull: the engine request and its plan
+// (kRebuild objects that need reading: planned once, here, and Run() starts from that plan), and
+// the bytes fetched ahead for its first requests (empty when nothing was fetched).
+struct PrefetchedObject {
+  std::optional<recovery::RepairRequest> request;  // RebuildRequest(job, object, options)
+  std::optional<recovery::RepairPlan> plan;        // RepairEngine::Plan(*request)
+  std::vector<PrefetchedRead> reads;
 };
 
 struct PullJob {
@@ -47,11 +58,11 @@ struct PullJob {
   std::size_t window_end = 0;
   std::size_t next = 0;
   std::size_t finished = 0;
-  std::vector<std::vector<PrefetchedRead>> prefetched;
+  std::vector<PrefetchedObject> prefetched;
   bool window_done = false;
   bool ahead_ready = false;
   std::size_t ahead_end = 0;
-  std::vector<std::vector<PrefetchedRead>> ahead;
+  std::vector<PrefetchedObject> ahead;
   std::vector<msg::SubPullResult> results;
 };
 

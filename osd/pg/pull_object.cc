@@ -131,7 +131,7 @@ ObjectPuller::ObjectPuller(shard::ShardService* shards, const PullOptions* optio
     : shards_(shards), options_(options), stopping_(stopping) {}
 
 Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
-                          std::vector<PrefetchedRead> prefetched, msg::SubPullResult* result) {
+                          PrefetchedObject prefetched, msg::SubPullResult* result) {
   const msg::SubPullRequest& r = job.request;
   if (stopping_->load()) return Status::Error(ECANCELED, "the OSD is shutting down");
   // Reading the helpers is the expensive part: skip it when the write could not apply anyway.
@@ -144,7 +144,7 @@ Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
   if (shard_size > 0) {
     Status s;
     if (r.mode == msg::SubPullMode::kCopy) {
-      s = Copy(job, o, std::move(prefetched), data, result);
+      s = Copy(job, o, std::move(prefetched.reads), data, result);
       // The shard's old holder failed (it died, or lost the shard): decode it if the request
       // named helpers for that.
       if (!s.ok() && !job.holders.empty()) {
@@ -165,7 +165,7 @@ Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
 }
 
 Status ObjectPuller::Rebuild(const PullJob& job, const msg::SubPullObject& o,
-                             std::vector<PrefetchedRead> prefetched, Buffer& data,
+                             PrefetchedObject prefetched, Buffer& data,
                              msg::SubPullResult* result) const {
   const msg::SubPullRequest& r = job.request;
   msg::OsdShardSource::Options so;
@@ -176,10 +176,13 @@ Status ObjectPuller::Rebuild(const PullJob& job, const msg::SubPullObject& o,
   so.expect_version = o.version;
   msg::OsdShardSource remote(std::move(so));
   CountingSource counted(&remote, options_->cost.device_block);
-  Prefetched ahead(&counted, std::move(prefetched));
+  Prefetched ahead(&counted, std::move(prefetched.reads));
 
   const int want = static_cast<int>(r.shard);
-  const recovery::RepairRequest rr = RebuildRequest(job, o, *options_);
+  // The prefetch's request and plan when it made them (the same as building them here).
+  const recovery::RepairRequest rr =
+      prefetched.request ? *std::move(prefetched.request) : RebuildRequest(job, o, *options_);
+  const recovery::RepairPlan* plan = prefetched.plan ? &*prefetched.plan : nullptr;
   std::byte* out = data.data();
   const std::uint64_t size = data.size();
   recovery::RepairStats stats;
@@ -194,7 +197,7 @@ Status ObjectPuller::Rebuild(const PullJob& job, const msg::SubPullObject& o,
         std::memcpy(out + b.offset, bytes.data(), bytes.size());
         return Status::OK();
       },
-      &stats);
+      &stats, plan);
   result->network_bytes += counted.network_bytes();
   result->device_bytes += counted.device_bytes();
   ahead.Count(options_->cost.device_block, result);

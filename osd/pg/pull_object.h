@@ -53,15 +53,15 @@ class ObjectPuller {
                const std::atomic<bool>* stopping);
 
   // Pulls `o` (the job's request names the shard, mode and helpers) and writes it; `prefetched`
-  // holds what was fetched for it ahead (may be empty). Returns the object's result (pull_service.h
-  // lists them) and fills result's byte counts.
-  Status Pull(const PullJob& job, const msg::SubPullObject& o,
-              std::vector<PrefetchedRead> prefetched, msg::SubPullResult* result);
+  // holds what the window's prefetch prepared for it (may be empty): the bytes fetched ahead
+  // and, for kRebuild, the engine request and plan to run (else built here). Returns the object's
+  // result (pull_service.h lists them) and fills result's byte counts.
+  Status Pull(const PullJob& job, const msg::SubPullObject& o, PrefetchedObject prefetched,
+              msg::SubPullResult* result);
 
  private:
-  Status Rebuild(const PullJob& job, const msg::SubPullObject& o,
-                 std::vector<PrefetchedRead> prefetched, Buffer& data,
-                 msg::SubPullResult* result) const;
+  Status Rebuild(const PullJob& job, const msg::SubPullObject& o, PrefetchedObject prefetched,
+                 Buffer& data, msg::SubPullResult* result) const;
   Status Copy(const PullJob& job, const msg::SubPullObject& o,
               std::vector<PrefetchedRead> prefetched, Buffer& data,
               msg::SubPullResult* result) const;

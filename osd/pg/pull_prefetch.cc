@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "common/fan_out.h"
 #include "msg/client.h"
+#include "msg/messages.h"
 #include "osd/pg/pull_object.h"
 
 namespace ec::osd::pg {
@@ -22,11 +22,13 @@ struct Planned {
   std::uint64_t bytes = 0;
 };
 
-// The reads the pull of `o` will make first (nothing when it needs none, or when they are not
-// known ahead).
+// Plans the pull of object `index` (kRebuild: its engine request and plan, into *prepared) and
+// returns the reads it will make first (nothing when it needs none, or when they are not known
+// ahead).
 std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, shard::ShardService& shards,
                                 const PullOptions& options,
-                                const recovery::ShardSourceLimits& limits) {
+                                const recovery::ShardSourceLimits& limits,
+                                PrefetchedObject* prepared) {
   const msg::SubPullObject& o = job.request.objects[index];
   auto needed = NeedsPull(shards, job, o);
   if (!needed.ok() || !*needed) return {};
@@ -42,10 +44,13 @@ std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, shard::Sh
     return out;
   }
   if (job.holders.empty()) return {};
-  const recovery::RepairRequest rr = RebuildRequest(job, o, options);
+  recovery::RepairRequest rr = RebuildRequest(job, o, options);
   auto plan = job.codec->engine->Plan(rr);
   if (!plan.ok()) return {};
   auto first = job.codec->engine->PlanFirstBatch(rr, *plan, limits);
+  // The object's pull starts from this plan whether or not its first batch is fetched here.
+  prepared->request = std::move(rr);
+  prepared->plan = std::move(plan).value();
   if (!first.ok() || !first->whole) return {};
   for (auto& [shard, extents] : first->reads) {
     std::uint64_t bytes = 0;
@@ -55,35 +60,58 @@ std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, shard::Sh
   return out;
 }
 
-// The encoded size of one item in a SubReadBatch request (messages.cc's layout).
-std::uint64_t ItemHeaderBytes(const std::string& collection, const std::string& object,
-                              std::size_t extents) {
-  return 4 + collection.size() + 4 + object.size() + 4 + 8 + 4 + 16 * extents;
+// The bytes of one read from its helper's reply (`reply`: the item, or the whole batch's error).
+PrefetchedRead TakeItem(const Planned& p, const msg::OsdShardSource::Holder& holder,
+                        const Result<std::vector<msg::ReadBatchItem>>& batch,
+                        msg::ReadBatchItem* item) {
+  PrefetchedRead r;
+  r.shard = p.shard;
+  r.extents = p.extents;
+  if (!batch.ok()) {
+    r.status = batch.status().WithPrefix(holder.name);
+    return r;
+  }
+  if (!item->status.ok()) {
+    r.status = item->status.WithPrefix(holder.name);
+    return r;
+  }
+  // As OsdShardSource: a shard that ends before an extent is an error, never short.
+  for (std::size_t e = 0; e < p.extents.size(); ++e) {
+    if (item->extents[e].size() != p.extents[e].length) {
+      r.status =
+          Status::Error(ENODATA, fmt::format("{}: shard {} ends before byte {}", holder.name,
+                                             p.shard, p.extents[e].offset + p.extents[e].length));
+      return r;
+    }
+  }
+  r.bytes = std::move(item->extents);
+  return r;
 }
 
 }  // namespace
 
 PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, shard::ShardService& shards,
-                              const PullOptions& options,
-                              std::vector<std::vector<PrefetchedRead>>* reads) {
+                              const PullOptions& options, std::vector<PrefetchedObject>* window) {
   const std::vector<msg::SubPullObject>& objects = job.request.objects;
   const recovery::ShardSourceLimits limits = HelperLimits();
   PrefetchCounts counts;
   std::vector<Planned> planned;
   std::uint64_t window_bytes = 0;
+  window->clear();
   std::size_t end = first;
   for (; end < objects.size(); ++end) {
-    std::vector<Planned> reads = PlanObject(job, end, shards, options, limits);
+    PrefetchedObject prepared;
+    std::vector<Planned> reads = PlanObject(job, end, shards, options, limits, &prepared);
     std::uint64_t bytes = 0;
     for (const Planned& p : reads) bytes += p.bytes;
     if (end > first && window_bytes + bytes > options.batch_bytes) break;
     window_bytes += bytes;
     if (!reads.empty()) ++counts.objects;
     for (Planned& p : reads) planned.push_back(std::move(p));
+    window->push_back(std::move(prepared));
   }
   counts.end = end;
   counts.bytes = window_bytes;
-  reads->assign(end - first, {});
   if (planned.empty()) return counts;
 
   // Per helper (by position; kCopy: the first copy source), its reads in request order, cut
@@ -94,7 +122,7 @@ PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, shard::Shar
     msg::SubReadBatchRequest request;
     std::vector<std::size_t> reads;  // index in `planned` of each item
     std::uint64_t bytes = 0;
-    std::uint64_t header = 4;
+    std::uint64_t header = msg::EncodedSize(msg::SubReadBatchRequest{});
   };
   const msg::Limits wire;
   std::map<int, std::vector<Batch>> batches;  // position -> its requests
@@ -103,9 +131,14 @@ PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, shard::Shar
     const msg::SubPullObject& o = objects[p.object];
     const msg::OsdShardSource::Holder* holder =
         copy ? &job.copy_from.front() : &job.holders.at(p.shard);
+    msg::SubReadBatchItem item;
+    item.collection = job.request.collection;
+    item.object = o.object;
+    item.shard = static_cast<std::uint32_t>(p.shard);
+    item.expect_version = o.version;
+    for (const recovery::Extent& e : p.extents) item.extents.push_back({e.offset, e.length});
+    const std::uint64_t header = msg::EncodedSize(item);
     std::vector<Batch>& mine = batches[p.shard];
-    const std::uint64_t header =
-        ItemHeaderBytes(job.request.collection, o.object, p.extents.size());
     if (mine.empty() || mine.back().request.items.size() >= wire.max_batch_items ||
         mine.back().bytes + p.bytes > wire.max_payload_len ||
         mine.back().header + header > wire.max_header_len) {
@@ -113,71 +146,35 @@ PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, shard::Shar
       mine.back().holder = holder;
     }
     Batch& b = mine.back();
-    msg::SubReadBatchItem item;
-    item.collection = job.request.collection;
-    item.object = o.object;
-    item.shard = static_cast<std::uint32_t>(p.shard);
-    item.expect_version = o.version;
-    for (const recovery::Extent& e : p.extents) item.extents.push_back({e.offset, e.length});
     b.request.items.push_back(std::move(item));
     b.reads.push_back(i);
     b.bytes += p.bytes;
     b.header += header;
   }
 
-  // Every batch in flight at once; the replies land in `got`, one per planned read.
-  std::vector<PrefetchedRead> got(planned.size());
-  std::mutex mu;
-  std::condition_variable cv;
-  std::size_t left = 0;
-  for (auto& [position, list] : batches) left += list.size();
-  counts.requests = left;
+  // Every batch in flight at once; each reply is taken apart here once all have arrived.
+  std::vector<Batch*> sent;
   for (auto& [position, list] : batches) {
-    for (Batch& b : list) {
-      msg::CallOptions call;
-      call.timeout = options.helper_timeout;
-      const msg::OsdShardSource::Holder* holder = b.holder;
-      const std::vector<std::size_t>* reads = &b.reads;
-      holder->client->ReadBatchAsync(
-          std::move(b.request),
-          [&, holder, reads](Result<std::vector<msg::ReadBatchItem>> reply) {
-            for (std::size_t k = 0; k < reads->size(); ++k) {
-              const Planned& p = planned[(*reads)[k]];
-              PrefetchedRead& r = got[(*reads)[k]];
-              r.shard = p.shard;
-              r.extents = p.extents;
-              if (!reply.ok()) {
-                r.status = reply.status().WithPrefix(holder->name);
-                continue;
-              }
-              msg::ReadBatchItem& item = (*reply)[k];
-              if (!item.status.ok()) {
-                r.status = item.status.WithPrefix(holder->name);
-                continue;
-              }
-              // As OsdShardSource: a shard that ends before an extent is an error, never short.
-              for (std::size_t e = 0; e < p.extents.size() && r.status.ok(); ++e) {
-                if (item.extents[e].size() != p.extents[e].length) {
-                  r.status = Status::Error(
-                      ENODATA, fmt::format("{}: shard {} ends before byte {}", holder->name,
-                                           p.shard, p.extents[e].offset + p.extents[e].length));
-                }
-              }
-              if (r.status.ok()) r.bytes = std::move(item.extents);
-            }
-            std::lock_guard lock(mu);
-            if (--left == 0) cv.notify_all();
-          },
-          call);
-    }
+    for (Batch& b : list) sent.push_back(&b);
   }
-  {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return left == 0; });
+  counts.requests = sent.size();
+  auto replies = GatherAll<Result<std::vector<msg::ReadBatchItem>>>(
+      sent.size(), [&](std::size_t i, auto done) {
+        msg::CallOptions call;
+        call.timeout = options.helper_timeout;
+        sent[i]->holder->client->ReadBatchAsync(std::move(sent[i]->request), std::move(done), call);
+      });
+  std::vector<PrefetchedRead> got(planned.size());
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    const Batch& b = *sent[i];
+    for (std::size_t k = 0; k < b.reads.size(); ++k) {
+      msg::ReadBatchItem* item = replies[i].ok() ? &(*replies[i])[k] : nullptr;
+      got[b.reads[k]] = TakeItem(planned[b.reads[k]], *b.holder, replies[i], item);
+    }
   }
   for (std::size_t i = 0; i < planned.size(); ++i) {
     if (!got[i].status.ok()) ++counts.failed_items;
-    (*reads)[planned[i].object - first].push_back(std::move(got[i]));
+    (*window)[planned[i].object - first].reads.push_back(std::move(got[i]));
   }
   return counts;
 }

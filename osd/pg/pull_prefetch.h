@@ -8,13 +8,16 @@
 //     needs reading (NeedsPull: this OSD's shard at prev_version)?   else nothing fetched
 //     kRebuild: RepairEngine::Plan(RebuildRequest) -> PlanFirstBatch(HelperLimits()): per helper
 //               the extents of its one request; only when that batch is the object's whole read
-//               (a large object streams batch by batch as without prefetching)
+//               (a large object streams batch by batch as without prefetching). The request and
+//               its plan go to the object's pull either way (PrefetchedObject): the engine runs
+//               from that plan instead of planning the object again
 //     kCopy:    the whole shard from the first copy source, when it fits one request
 //   -> per helper, every object's extents as items of ONE SubReadBatch (expect_version = the
 //      object's version), cut into more only where one would pass msg::Limits (max_batch_items
-//      items, max_payload_len reply bytes, max_header_len of request header)
-//   -> all helpers' batches in flight at once; wait for every reply (PullOptions::helper_timeout)
-//   -> reads[i]: the object's reads, each with its bytes (slices of the reply, no copy)
+//      items, max_payload_len reply bytes, max_header_len of request header: msg::EncodedSize)
+//   -> all helpers' batches in flight at once (common/fan_out.h); wait for every reply
+//      (PullOptions::helper_timeout)
+//   -> (*window)[i].reads: the object's reads, each with its bytes (slices of the reply, no copy)
 //      or the error its helper gave, prefixed with the helper's name: a failed item (ESTALE at
 //      another version, ENOENT, DataLoss, ...) or a failed batch (ECONNREFUSED, ETIMEDOUT, ...)
 //      for each of its items. ObjectPuller then runs the engine over them (pull_object.h): a
@@ -46,12 +49,12 @@ struct PrefetchCounts {
   std::uint64_t failed_items = 0;  // items that came back as errors
 };
 
-// Chooses the window of `job`'s objects from `first` on, fetches it and sets *reads (one entry per
-// object of the window; empty for an object with nothing fetched). Never fails: what could not be
-// fetched is read by the object's pull itself. Reads only the job's immutable fields (request,
-// codec, helpers), so it may run while the job's other objects are being pulled.
+// Chooses the window of `job`'s objects from `first` on, plans and fetches it and sets *window
+// (one entry per object of the window, in order: its request and plan when planned, its reads,
+// empty for an object with nothing fetched). Never fails: what could not be planned or fetched
+// the object's pull does itself. Reads only the job's immutable fields (request, codec, helpers),
+// so it may run while the job's other objects are being pulled.
 PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, shard::ShardService& shards,
-                              const PullOptions& options,
-                              std::vector<std::vector<PrefetchedRead>>* reads);
+                              const PullOptions& options, std::vector<PrefetchedObject>* window);
 
 }  // namespace ec::osd::pg

@@ -92,15 +92,14 @@ class PullService::Impl {
   // The first window: fetched here, then run. Runs on a worker.
   void StartWindow(const std::shared_ptr<PullJob>& job, std::size_t first) {
     if (first == job->results.size()) return Reply(*job);
-    std::vector<std::vector<PrefetchedRead>> reads;
+    std::vector<PrefetchedObject> reads;
     const std::size_t end = Fetch(*job, first, &reads);
     RunWindow(job, first, end, std::move(reads));
   }
 
   // Fetches the window from `first` on (pull_prefetch.h): its end, and what was fetched for each
   // of its objects.
-  std::size_t Fetch(const PullJob& job, std::size_t first,
-                    std::vector<std::vector<PrefetchedRead>>* reads) {
+  std::size_t Fetch(const PullJob& job, std::size_t first, std::vector<PrefetchedObject>* reads) {
     const std::size_t n = job.results.size();
     if (stopping_.load() || options_.batch_bytes == 0) {
       // Shutting down: every object is answered ECANCELED, nothing to fetch. No batching: each
@@ -124,7 +123,7 @@ class PullService::Impl {
   // other. Whichever ends second (the fetch, or the window's last object) starts the next
   // window; after the last window its last object answers.
   void RunWindow(const std::shared_ptr<PullJob>& job, std::size_t first, std::size_t end,
-                 std::vector<std::vector<PrefetchedRead>> reads) {
+                 std::vector<PrefetchedObject> reads) {
     const std::size_t n = job->results.size();
     {
       std::lock_guard lock(job->mu);
@@ -139,7 +138,7 @@ class PullService::Impl {
     const std::size_t starts = std::min<std::size_t>(end - first, options_.max_active);
     for (std::size_t i = 0; i < starts; ++i) PostNext(job);
     if (end == n) return;
-    std::vector<std::vector<PrefetchedRead>> next;
+    std::vector<PrefetchedObject> next;
     const std::size_t next_end = Fetch(*job, end, &next);
     {
       std::lock_guard lock(job->mu);
@@ -157,7 +156,7 @@ class PullService::Impl {
   // last object goes on with the next window (if fetched already) or answers (after the last).
   void PostNext(const std::shared_ptr<PullJob>& job) {
     std::size_t i = 0;
-    std::vector<PrefetchedRead> ahead;
+    PrefetchedObject ahead;
     {
       std::lock_guard lock(job->mu);
       if (job->next == job->window_end) return;
@@ -168,7 +167,7 @@ class PullService::Impl {
       job->results[i] = PullObject(*job, job->request.objects[i], std::move(ahead));
       enum class Then { kNext, kReply, kWindow, kNothing } then = Then::kNext;
       std::size_t first = 0, end = 0;
-      std::vector<std::vector<PrefetchedRead>> reads;
+      std::vector<PrefetchedObject> reads;
       {
         std::lock_guard lock(job->mu);
         if (++job->finished == job->window_end) {
@@ -281,7 +280,7 @@ class PullService::Impl {
   }
 
   msg::SubPullResult PullObject(const PullJob& job, const msg::SubPullObject& o,
-                                std::vector<PrefetchedRead> ahead) {
+                                PrefetchedObject ahead) {
     msg::SubPullResult result;
     result.object = o.object;
     result.status = puller_.Pull(job, o, std::move(ahead), &result);

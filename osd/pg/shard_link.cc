@@ -71,11 +71,11 @@ void ShardLink::SubStateAsync(msg::SubStateRequest request, msg::Callback<msg::S
   shards_->SubState(std::move(request), std::move(done));
 }
 
-Result<msg::SubScanReply> ShardLink::SubScan(msg::SubScanRequest request,
-                                             msg::CallOptions options) {
-  if (shards_ == nullptr) return client_->SubScan(std::move(request), options);
-  return Wait<Result<msg::SubScanReply>>(
-      [&](auto done) { shards_->SubScan(std::move(request), std::move(done)); });
+void ShardLink::SubScanAsync(msg::SubScanRequest request, msg::Callback<msg::SubScanReply> done,
+                             msg::CallOptions options) {
+  if (shards_ == nullptr)
+    return client_->SubScanAsync(std::move(request), std::move(done), options);
+  shards_->SubScan(std::move(request), std::move(done));
 }
 
 Result<msg::ListResult> ShardLink::List(msg::ListRequest request, msg::CallOptions options) {

@@ -37,7 +37,9 @@ class ShardLink {
                        msg::CallOptions options = {});
   void SubStateAsync(msg::SubStateRequest request, msg::Callback<msg::SubStateReply> done,
                      msg::CallOptions options = {});
-  Result<msg::SubScanReply> SubScan(msg::SubScanRequest request, msg::CallOptions options = {});
+  // One page of the position's shards (local: ShardService::SubScan, which raises the fence).
+  void SubScanAsync(msg::SubScanRequest request, msg::Callback<msg::SubScanReply> done,
+                    msg::CallOptions options = {});
   // One page of the position's shard names (waits for it).
   Result<msg::ListResult> List(msg::ListRequest request, msg::CallOptions options = {});
   void SubPullAsync(msg::SubPullRequest request, msg::Callback<msg::SubPullReply> done,

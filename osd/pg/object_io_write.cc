@@ -1,0 +1,384 @@
+// object_io.h: writing and removing an object across its shards: the targets, one SubWrite each
+// (re-encoded stripes, or a parity delta for a small overwrite), acknowledged at min_size or
+// rolled back.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <set>
+
+#include "common/fan_out.h"
+#include "ec/stripe_codec.h"
+#include "osd/pg/object_io.h"
+#include "osd/pg/object_io_internal.h"
+#include "osd/pg/osd_shard_source.h"
+#include "osd/pg/primary_source.h"
+
+namespace ec::osd::pg {
+
+using object_io_detail::Call;
+using object_io_detail::EncodeAndSend;
+using object_io_detail::OsdName;
+using object_io_detail::SendSubWrites;
+using object_io_detail::SubWriteFor;
+
+namespace {
+
+// The shards a write goes to: those at the object's version and, with `with_stale` (a whole
+// rewrite or a remove, which bring a stale shard up to date), the stale ones; only those whose OSD
+// is up. Retryable EAGAIN when fewer than min_size.
+Result<std::vector<int>> Targets(const ObjectIo& io, const ObjectState& state, bool with_stale,
+                                 int min_size, const char* what) {
+  std::vector<int> targets = state.current;
+  if (with_stale) {
+    for (const auto& [p, v] : state.stale) targets.push_back(p);
+  }
+  std::erase_if(targets, [&](int p) { return io.clients.count(p) == 0; });
+  if (static_cast<int>(targets.size()) < min_size) {
+    return Status::Retryable(EAGAIN,
+                             fmt::format("pg {} object {}: {} shards can take the {}, "
+                                         "fewer than min_size {}",
+                                         io.loc->pgid, io.object, targets.size(), what, min_size));
+  }
+  return targets;
+}
+
+// A failure that says nothing about the shard's data: the OSD did not answer (dying, slow).
+bool NoAnswer(const Status& s) {
+  return s.is_retryable() &&
+         (s.code() == ETIMEDOUT || s.code() == ECONNREFUSED || s.code() == ECONNRESET ||
+          s.code() == EPIPE || s.code() == ESHUTDOWN || s.code() == EAGAIN);
+}
+
+}  // namespace
+
+namespace object_io_detail {
+
+msg::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, int p,
+                                 std::uint64_t version, msg::SubWriteKind kind,
+                                 std::uint64_t object_size, std::uint64_t shard_size) {
+  msg::SubWriteRequest w;
+  w.collection = io.loc->collection;
+  w.object = io.object;
+  w.shard = static_cast<std::uint32_t>(p);
+  w.version = version;
+  auto stale = state.stale.find(p);
+  w.prev_version = stale == state.stale.end() ? state.version : stale->second;
+  w.kind = kind;
+  w.object_size = object_size;
+  w.shard_size = shard_size;
+  w.epoch = io.epoch;
+  return w;
+}
+
+Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int>& positions,
+                                       std::vector<msg::SubWriteRequest> requests,
+                                       std::vector<std::vector<Buffer>> payloads, int min_acks) {
+  auto results = GatherAll<Result<bool>>(positions.size(), [&](std::size_t i, auto done) {
+    io.clients.at(positions[i])
+        ->SubWriteAsync(
+            std::move(requests[i]), std::move(payloads[i]),
+            [done = std::move(done)](Status s) mutable {
+              done(s.ok() ? Result<bool>(true) : Result<bool>(std::move(s)));
+            },
+            Call(io));
+  });
+  std::vector<int> took;
+  std::vector<std::string> silent;
+  std::size_t silent_maybe_applied = 0;  // silent, but not for want of a connection
+  std::optional<Status> real_error;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i].ok()) {
+      took.push_back(positions[i]);
+    } else if (NoAnswer(results[i].status())) {
+      silent.push_back(OsdName(io, positions[i]) + ": " + results[i].status().message());
+      if (results[i].status().code() != ECONNREFUSED) ++silent_maybe_applied;
+    } else if (!real_error) {
+      real_error = results[i].status().WithPrefix(OsdName(io, positions[i]));
+    }
+  }
+  if (!real_error && static_cast<int>(took.size()) >= min_acks) return took;
+  const std::uint64_t version = requests.empty() ? 0 : requests[0].version;
+  std::size_t undone = 0;
+  const Status rollback = RollBack(io, took, version, &undone);
+  // Shards that may still hold the write: those whose rollback failed (a newer primary may have
+  // fenced them off, or their OSD died) and those that did not answer once the request was sent
+  // (it may land yet; a refused connection sent nothing).
+  // With k of them the next resolve may settle the write (roll it forward): its outcome is not
+  // known, and a client must not retry it blindly (an append would apply twice). Below k it can
+  // never be settled: the object stays at its old version and a retry is safe.
+  const std::size_t may_hold = (took.size() - undone) + silent_maybe_applied;
+  if (static_cast<int>(may_hold) >= io.loc->k) {
+    return Status::Retryable(
+        EINPROGRESS,
+        fmt::format("pg {} object {}: the write of version {} reached {} of {} shards and could "
+                    "not be undone on {} (it may still be applied when the object is next "
+                    "settled): {}",
+                    io.loc->pgid, io.object, version, took.size(), positions.size(), may_hold,
+                    real_error
+                        ? real_error->message()
+                        : (rollback.ok() ? fmt::format("no answer from {}", fmt::join(silent, ", "))
+                                         : rollback.message())));
+  }
+  if (real_error) {
+    // A shard that is not where the write expected it (ESTALE) means the primary's view is old:
+    // the client's retry resolves the object again.
+    if (real_error->code() == ESTALE) return Status::Retryable(EAGAIN, real_error->message());
+    return *real_error;
+  }
+  return Status::Retryable(
+      EAGAIN, fmt::format("pg {} object {}: only {} of {} shards took the write (min_size {}); "
+                          "no answer from {}",
+                          io.loc->pgid, io.object, took.size(), positions.size(), min_acks,
+                          fmt::join(silent, ", ")));
+}
+
+Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& state,
+                                       const WritePlan& plan, const Buffer& data,
+                                       std::uint64_t version, std::vector<int> targets,
+                                       int min_acks) {
+  const StripeLayout& layout = io.codec->layout;
+  const std::size_t C = layout.chunk_size();
+  const std::size_t W = layout.stripe_width();
+  const std::uint64_t base = plan.first_stripe * W;
+  Buffer stripes = Buffer::Allocate(plan.stripes * W, true);
+  std::byte* dst = const_cast<std::byte*>(stripes.data());
+  for (const ObjectRange& r : plan.old_reads) {
+    auto old = ReadObject(io, state, r.offset, r.length);
+    if (!old.ok()) return old.status();
+    if (old->bytes.size() != r.length) {
+      return Status::Error(
+          EIO, fmt::format("pg {} object {}: short read of old bytes", io.loc->pgid, io.object));
+    }
+    std::memcpy(dst + (r.offset - base), old->bytes.data(), r.length);
+  }
+  if (!data.empty()) std::memcpy(dst + (plan.write_offset - base), data.data(), data.size());
+  const unsigned m = layout.m();
+  std::vector<Buffer> parity;
+  std::vector<std::span<std::byte>> parity_spans;
+  for (unsigned j = 0; j < m; ++j) {
+    parity.push_back(Buffer::Allocate(plan.stripes * C, false));
+    parity_spans.emplace_back(const_cast<std::byte*>(parity.back().data()), plan.stripes * C);
+  }
+  if (plan.stripes > 0) {
+    StripeCodec codec(*io.codec->code, layout);
+    Status s = codec.EncodeObject(std::span<const std::byte>(stripes.data(), stripes.size()),
+                                  plan.stripes, parity_spans);
+    if (!s.ok()) return s;
+  }
+
+  std::vector<msg::SubWriteRequest> requests;
+  std::vector<std::vector<Buffer>> payloads;
+  for (int p : targets) {
+    msg::SubWriteRequest w = SubWriteFor(
+        io, state, p, version, plan.full ? msg::SubWriteKind::kFull : msg::SubWriteKind::kRange,
+        plan.new_size, layout.shard_size(plan.new_size));
+    std::vector<Buffer> payload;
+    if (plan.stripes > 0) {
+      w.extents.push_back({plan.first_stripe * C, plan.stripes * C});
+      const int piece = layout.data_index(p);
+      if (piece >= 0) {
+        for (std::uint64_t s = 0; s < plan.stripes; ++s) {
+          payload.push_back(stripes.Slice(s * W + piece * C, C));
+        }
+      } else {
+        const auto& pids = layout.parity_ids();
+        const auto j = std::find(pids.begin(), pids.end(), p) - pids.begin();
+        payload.push_back(parity[j]);
+      }
+    }
+    requests.push_back(std::move(w));
+    payloads.push_back(std::move(payload));
+  }
+  return SendSubWrites(io, targets, std::move(requests), std::move(payloads), min_acks);
+}
+
+}  // namespace object_io_detail
+
+namespace {
+
+// A small overwrite inside one stripe of the object, by parity delta: read the old chunks it
+// touches and the m parity chunks, and write those back (new data; parity + encode(old ^ new),
+// which holds for every code here: each is linear over GF(2)). The other shards get a SubWrite
+// without data that moves them to the new version. Used when it reads fewer chunks than
+// re-encoding the stripe would (the old bytes of the other pieces): at most m+1 chunk reads and
+// m+1 chunk writes for a write inside one chunk, whatever k is. nullopt: not applicable.
+std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const ObjectState& state,
+                                                   const WritePlan& plan, const Buffer& data,
+                                                   std::uint64_t version, int min_size) {
+  const StripeLayout& layout = io.codec->layout;
+  if (plan.full || !state.exists || plan.stripes != 1 || data.empty()) return std::nullopt;
+  if (layout.shard_size(plan.new_size) != layout.shard_size(state.size)) return std::nullopt;
+  const std::size_t C = layout.chunk_size();
+  const std::size_t W = layout.stripe_width();
+  const std::uint64_t s = plan.first_stripe;
+  const std::uint64_t base = s * W;
+  const std::size_t a = (plan.write_offset - base) / C;
+  const std::size_t b = (plan.write_offset + data.size() - 1 - base) / C;
+  std::set<std::size_t> rmw_pieces;
+  for (const ObjectRange& r : plan.old_reads) {
+    for (std::uint64_t p = (r.offset - base) / C; p <= (r.offset + r.length - 1 - base) / C; ++p) {
+      rmw_pieces.insert(static_cast<std::size_t>(p));
+    }
+  }
+  const std::size_t m = layout.m();
+  if ((b - a + 1) + m >= rmw_pieces.size()) return std::nullopt;
+  const std::set<int> current(state.current.begin(), state.current.end());
+  std::vector<int> reads;  // positions read: touched data pieces, then parity
+  for (std::size_t i = a; i <= b; ++i) reads.push_back(layout.data_ids()[i]);
+  for (int id : layout.parity_ids()) reads.push_back(id);
+  for (int p : reads) {
+    if (current.count(p) == 0 || io.clients.count(p) == 0) return std::nullopt;
+  }
+  std::vector<int> targets;
+  for (int p : state.current) {
+    if (io.clients.count(p) != 0) targets.push_back(p);
+  }
+  if (static_cast<int>(targets.size()) < min_size) return std::nullopt;
+
+  // One round: every old chunk at once (the primary's own from its store).
+  std::vector<Buffer> old(reads.size());
+  std::vector<recovery::ShardReadRequest> requests(reads.size());
+  for (std::size_t i = 0; i < reads.size(); ++i) {
+    old[i] = Buffer::Allocate(C, false);
+    requests[i].shard = reads[i];
+    requests[i].extents = {{s * C, C}};
+    requests[i].destination = std::span<std::byte>(const_cast<std::byte*>(old[i].data()), C);
+  }
+  msg::OsdShardSource::Options so;
+  so.collection = io.loc->collection;
+  so.object = io.object;
+  so.call = Call(io);
+  so.expect_version = state.version;
+  for (int p : reads) {
+    if (msg::OsdClient* client = io.clients.at(p)->remote()) {
+      so.shards[p] = msg::OsdShardSource::Holder{client, OsdName(io, p)};
+    }
+  }
+  msg::OsdShardSource remote(std::move(so));
+  PrimaryShardSource source(&remote, io.shards, io.loc->collection, io.object, io.self_position,
+                            state.version);
+  const std::vector<Status> got = recovery::ReadAll(source, requests);
+  for (const Status& st : got) {
+    if (!st.ok()) return std::nullopt;  // re-encoding the stripe copes with a missing shard
+  }
+  // New data chunks, and the delta stripe (zero outside the touched pieces).
+  const std::size_t pieces = b - a + 1;
+  Buffer fresh = Buffer::Allocate(pieces * C, false);
+  std::byte* nd = const_cast<std::byte*>(fresh.data());
+  for (std::size_t i = 0; i < pieces; ++i) std::memcpy(nd + i * C, old[i].data(), C);
+  std::memcpy(nd + (plan.write_offset - base - a * C), data.data(), data.size());
+  Buffer delta = Buffer::Allocate(W, true);
+  std::byte* dd = const_cast<std::byte*>(delta.data());
+  for (std::size_t i = 0; i < pieces; ++i) {
+    for (std::size_t x = 0; x < C; ++x) dd[(a + i) * C + x] = nd[i * C + x] ^ old[i].data()[x];
+  }
+  std::vector<Buffer> parity;
+  std::vector<std::span<std::byte>> spans;
+  for (std::size_t j = 0; j < m; ++j) {
+    parity.push_back(Buffer::Allocate(C, false));
+    spans.emplace_back(const_cast<std::byte*>(parity.back().data()), C);
+  }
+  StripeCodec codec(*io.codec->code, layout);
+  Status enc = codec.EncodeObject(std::span<const std::byte>(delta.data(), W), 1, spans);
+  if (!enc.ok()) return Result<std::vector<int>>(enc);
+  for (std::size_t j = 0; j < m; ++j) {
+    std::byte* pd = spans[j].data();
+    const std::byte* po = old[pieces + j].data();
+    for (std::size_t x = 0; x < C; ++x) pd[x] ^= po[x];
+  }
+  std::vector<msg::SubWriteRequest> writes;
+  std::vector<std::vector<Buffer>> payloads;
+  for (int p : targets) {
+    msg::SubWriteRequest w = SubWriteFor(io, state, p, version, msg::SubWriteKind::kRange,
+                                         plan.new_size, layout.shard_size(plan.new_size));
+    std::vector<Buffer> payload;
+    const int piece = layout.data_index(p);
+    const auto& pids = layout.parity_ids();
+    const auto j = std::find(pids.begin(), pids.end(), p) - pids.begin();
+    if (piece >= static_cast<int>(a) && piece <= static_cast<int>(b)) {
+      payload.push_back(fresh.Slice((piece - a) * C, C));
+    } else if (piece < 0 && j < static_cast<std::ptrdiff_t>(m)) {
+      payload.push_back(parity[j]);
+    }
+    if (!payload.empty()) w.extents.push_back({s * C, C});
+    writes.push_back(std::move(w));
+    payloads.push_back(std::move(payload));
+  }
+  return SendSubWrites(io, targets, std::move(writes), std::move(payloads), min_size);
+}
+
+}  // namespace
+
+namespace {
+
+// After a write: the positions that did not take it keep the version they were at (the object's,
+// or their stale one), so that recovery asks their OSDs to pull from there (a pull must name the
+// version the shard is at).
+void CarryStale(const ObjectState& before, ObjectState* after) {
+  auto took = [&](int p) {
+    return std::find(after->current.begin(), after->current.end(), p) != after->current.end();
+  };
+  for (int p : before.current) {
+    if (!took(p)) after->stale[p] = before.version;
+  }
+  for (const auto& [p, v] : before.stale) {
+    if (!took(p)) after->stale[p] = v;
+  }
+}
+
+}  // namespace
+
+Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, const WritePlan& plan,
+                                const Buffer& data, std::uint64_t version, int min_size) {
+  if (!plan.full && plan.stripes == 0 && state.exists) return state;  // nothing changes
+  if (auto delta = DeltaWrite(io, state, plan, data, version, min_size)) {
+    if (!delta->ok()) return delta->status();
+    ObjectState next;
+    next.exists = true;
+    next.version = version;
+    next.size = plan.new_size;
+    next.current = **delta;
+    next.delta = true;
+    CarryStale(state, &next);
+    return next;
+  }
+  // Every shard at the object's version; with a whole rewrite, the stale ones too.
+  auto targets = Targets(io, state, plan.full, min_size, "write");
+  if (!targets.ok()) return targets.status();
+  auto took = EncodeAndSend(io, state, plan, data, version, std::move(targets).value(), min_size);
+  if (!took.ok()) return took.status();
+  ObjectState next;
+  next.exists = true;
+  next.version = version;
+  next.size = plan.new_size;
+  next.current = *took;
+  CarryStale(state, &next);
+  return next;
+}
+
+Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,
+                                 std::uint64_t version, int min_size) {
+  if (!state.exists) {
+    return Status::NotFound(
+        fmt::format("object {} does not exist in pg {}", io.object, io.loc->pgid));
+  }
+  auto targets = Targets(io, state, true, min_size, "remove");
+  if (!targets.ok()) return targets.status();
+  std::vector<msg::SubWriteRequest> requests;
+  std::vector<std::vector<Buffer>> payloads(targets->size());
+  for (int p : *targets) {
+    requests.push_back(SubWriteFor(io, state, p, version, msg::SubWriteKind::kRemove, 0, 0));
+  }
+  auto took = SendSubWrites(io, *targets, std::move(requests), std::move(payloads), min_size);
+  if (!took.ok()) return took.status();
+  ObjectState next;
+  next.exists = false;
+  next.version = version;
+  next.current = *took;
+  CarryStale(state, &next);
+  return next;
+}
+
+}  // namespace ec::osd::pg
