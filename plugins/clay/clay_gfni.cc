@@ -38,15 +38,15 @@ void ReferenceCombine(std::size_t len, int n_in, int n_out, const std::uint8_t* 
 #if defined(__x86_64__)
 
 bool GfniAvailable() {
-  static const bool available = __builtin_cpu_supports("avx512f") &&
-                                __builtin_cpu_supports("avx512bw") &&
-                                __builtin_cpu_supports("gfni");
+  static const bool available =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("gfni");
   return available;
 }
 
 namespace {
 
-#define EC_GFNI_TARGET __attribute__((target("avx512f,avx512bw,gfni")))
+#define EC_GFNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,gfni")))
 
 // Adds M * v to acc for one coefficient. The branches depend only on the matrix, so they are
 // predicted perfectly across the blocks of a call.
@@ -56,10 +56,28 @@ EC_GFNI_TARGET inline __m512i MulAdd(__m512i acc, __m512i v, std::uint64_t m) {
 }
 
 // N outputs (rows `m[j * n_in]`) of the combination, kept in registers over 128-byte blocks, then
-// 64-byte blocks with a masked tail.
+// 64-byte blocks with a masked tail. The tail multiplies by every matrix, zero and identity too:
+// CLAY's steps on short sub-chunks are mostly this loop, and there the tests and branches per
+// coefficient cost more than the vector work they save.
 template <int N>
 EC_GFNI_TARGET void CombineRows(std::size_t len, int n_in, const std::uint64_t* m,
                                 const std::uint8_t* const* in, std::uint8_t* const* out) {
+  if (len <= 32) {
+    // Sub-chunks of 32 bytes (CLAY with many planes and small stripe units): a 256-bit vector
+    // costs half a 512-bit one on CPUs that split 512-bit operations in two (AMD Zen 4).
+    const __mmask32 mask = len == 32 ? ~__mmask32{0} : (__mmask32{1} << len) - 1;
+    __m256i acc[N];
+    for (int j = 0; j < N; ++j) acc[j] = _mm256_setzero_si256();
+    for (int i = 0; i < n_in; ++i) {
+      const __m256i v = _mm256_maskz_loadu_epi8(mask, in[i]);
+      for (int j = 0; j < N; ++j) {
+        acc[j] = _mm256_xor_si256(
+            acc[j], _mm256_gf2p8affine_epi64_epi8(v, _mm256_set1_epi64x(m[j * n_in + i]), 0));
+      }
+    }
+    for (int j = 0; j < N; ++j) _mm256_mask_storeu_epi8(out[j], mask, acc[j]);
+    return;
+  }
   std::size_t pos = 0;
   for (; pos + 128 <= len; pos += 128) {
     __m512i lo[N], hi[N];
@@ -87,8 +105,8 @@ EC_GFNI_TARGET void CombineRows(std::size_t len, int n_in, const std::uint64_t* 
     for (int i = 0; i < n_in; ++i) {
       const __m512i v = _mm512_maskz_loadu_epi8(mask, in[i] + pos);
       for (int j = 0; j < N; ++j) {
-        const std::uint64_t mj = m[j * n_in + i];
-        if (mj != kGfniZero) acc[j] = MulAdd(acc[j], v, mj);
+        acc[j] = _mm512_xor_si512(
+            acc[j], _mm512_gf2p8affine_epi64_epi8(v, _mm512_set1_epi64(m[j * n_in + i]), 0));
       }
     }
     for (int j = 0; j < N; ++j) _mm512_mask_storeu_epi8(out[j] + pos, mask, acc[j]);

@@ -27,7 +27,7 @@ std::uint64_t GfniMatrix(std::uint8_t c);
 inline constexpr std::uint64_t kGfniIdentity = 0x0102040810204080ULL;
 inline constexpr std::uint64_t kGfniZero = 0;
 
-// True when this CPU has AVX-512F, AVX-512BW and GFNI (GfniCombine may run).
+// True when this CPU has AVX-512F, AVX-512BW, AVX-512VL and GFNI (GfniCombine may run).
 bool GfniAvailable();
 
 // out_j = sum_i M[j][i] in_i, j < n_out, i < n_in, over len bytes; `matrices` holds

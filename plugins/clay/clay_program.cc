@@ -238,9 +238,10 @@ void RunLinear(const LinearTable& table, std::size_t len, int n_in, int n_out,
 Status RunProgram(const Program& program, const PairCode& pair, const MdsCode& mds,
                   std::size_t sub_chunk_size, std::uint8_t* const* slots, const std::uint8_t* zeros,
                   std::uint8_t* spare) {
-  // A step has at most k+nu+q-1 inputs and m+q outputs, both below 2 * 254.
-  std::array<const std::uint8_t*, 512> in{};
-  std::array<std::uint8_t*, 512> out{};
+  // A step has at most k+nu+q-1 inputs and m+q outputs, both below 2 * 254. Left uninitialised:
+  // zeroing 8 KiB per call was a third of the time of a repair with 32-byte sub-chunks.
+  std::array<const std::uint8_t*, 512> in;
+  std::array<std::uint8_t*, 512> out;
   for (const Op& op : program.ops) {
     const std::size_t len = op.count * sub_chunk_size;
     const Ref* r = program.refs.data() + op.ref;
