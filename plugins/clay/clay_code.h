@@ -76,7 +76,7 @@ class ErasureCodeClay final : public ErasureCode {
   static constexpr const char* kDefaultK = "4";
   static constexpr const char* kDefaultM = "2";
   // Sub-chunk size from which layered programs write rebuilt dots in place (see clay_engine.h).
-  static constexpr std::size_t kDirectDotsMinSubChunk = 1024;
+  static constexpr std::size_t kDirectDotsMinSubChunk = 512;
 
   // `directory` is where the scalar sub-code plugins are loaded from.
   explicit ErasureCodeClay(std::string directory);
