@@ -56,16 +56,14 @@ struct RepairProgram {
   Program program;
 };
 
-// Linear repair programs always fold the pair transforms of helpers whose partner is a helper
-// (or virtual) into the per-plane solves.
+// With `fold_pairs` (linear codes) the pair transforms of helpers whose partner is a helper (or
+// virtual) are folded into the per-plane solves, as in BuildLayeredProgram.
 //
 // Builds the repair of sub-chunks [want.first, want.first+want.second) of `lost_chunk` from the
 // chunks `helpers`. Requirements (EINVAL otherwise): |helpers| = d, lost_chunk not among them,
 // every other real chunk of its group among them, ids in range, want inside [0, q^t).
-Result<std::shared_ptr<const RepairProgram>> BuildRepairProgram(const ClayLayout& layout,
-                                                                const PairCode& pair,
-                                                                const MdsCode& mds, int lost_chunk,
-                                                                const ShardSet& helpers,
-                                                                SubChunkRange want);
+Result<std::shared_ptr<const RepairProgram>> BuildRepairProgram(
+    const ClayLayout& layout, const PairCode& pair, const MdsCode& mds, int lost_chunk,
+    const ShardSet& helpers, SubChunkRange want, bool fold_pairs);
 
 }  // namespace ec::clay

@@ -133,8 +133,9 @@ TEST(ClayEngine, FastPathMatchesSubCodeCalls) {
       }
       const int first = trial < 2 ? 0 : static_cast<int>(rng() % z);
       const int count = trial < 2 ? z : 1 + static_cast<int>(rng() % (z - first));
-      auto rf = BuildRepairProgram(l, fast->pair, fast->mds, lost, helpers, {first, count});
-      auto rs = BuildRepairProgram(l, slow->pair, slow->mds, lost, helpers, {first, count});
+      const bool fold = rng() % 2 != 0;
+      auto rf = BuildRepairProgram(l, fast->pair, fast->mds, lost, helpers, {first, count}, fold);
+      auto rs = BuildRepairProgram(l, slow->pair, slow->mds, lost, helpers, {first, count}, fold);
       ASSERT_TRUE(rf.ok() && rs.ok());
       ASSERT_EQ((*rf)->reads, (*rs)->reads);
       std::vector<std::vector<std::uint8_t>> sent;
@@ -170,7 +171,7 @@ TEST(ClayEngine, MergedProgramsAreSmall) {
   ASSERT_TRUE(p.ok());
   EXPECT_LE((*p)->ops.size(), 24u);
   ShardSet helpers{1, 2, 3, 4, 5};
-  auto r = BuildRepairProgram(codes->layout, codes->pair, codes->mds, 0, helpers, {0, 8});
+  auto r = BuildRepairProgram(codes->layout, codes->pair, codes->mds, 0, helpers, {0, 8}, true);
   ASSERT_TRUE(r.ok());
   EXPECT_LE((*r)->program.ops.size(), 8u);  // one fused solve (pairs folded in) per plane
   EXPECT_EQ((*r)->sub_chunks_read, 5 * 4);

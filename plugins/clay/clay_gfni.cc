@@ -1,6 +1,7 @@
 #include "plugins/clay/clay_gfni.h"
 
 #include <array>
+#include <cstdlib>
 #include <utility>
 
 #include "ec/gf.h"
@@ -40,7 +41,8 @@ void ReferenceCombine(std::size_t len, int n_in, int n_out, const std::uint8_t* 
 bool GfniAvailable() {
   static const bool available =
       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("gfni");
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("gfni") &&
+      std::getenv("ECSTORE_CLAY_NO_GFNI") == nullptr;
   return available;
 }
 

@@ -27,7 +27,9 @@ std::uint64_t GfniMatrix(std::uint8_t c);
 inline constexpr std::uint64_t kGfniIdentity = 0x0102040810204080ULL;
 inline constexpr std::uint64_t kGfniZero = 0;
 
-// True when this CPU has AVX-512F, AVX-512BW, AVX-512VL and GFNI (GfniCombine may run).
+// True when this CPU has AVX-512F, AVX-512BW, AVX-512VL and GFNI (GfniCombine may run) and the
+// environment has no ECSTORE_CLAY_NO_GFNI, which lets the tests (and a suspicious operator) run
+// the ISA-L path on a GFNI machine. Read once per process.
 bool GfniAvailable();
 
 // out_j = sum_i M[j][i] in_i, j < n_out, i < n_in, over len bytes; `matrices` holds
