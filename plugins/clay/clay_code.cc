@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "ec/plugin.h"
+#include "plugins/clay/clay_gfni.h"
 #include "plugins/clay/clay_scratch.h"
 
 namespace ec {
@@ -159,11 +160,15 @@ Status ErasureCodeClay::check_chunk_length(std::size_t length) const {
   return Status::OK();
 }
 
+bool ErasureCodeClay::fold_pairs() {
+  return clay::GfniAvailable();
+}
+
 Result<std::shared_ptr<const clay::Program>> ErasureCodeClay::layered_program(
     const std::vector<int>& erased, std::size_t sub) const {
   // Writing the erased dots in place saves a copy of 1/q of each rebuilt chunk but costs one
   // kernel call per plane; below this sub-chunk size the calls cost more than the copy.
-  const bool direct = sub >= kDirectDotsMinSubChunk;
+  const bool direct = sub >= (clay::GfniAvailable() ? kDirectDotsMinSubChunk : 1024);
   // Encode (the parity nodes) has a short key, so the common call allocates nothing.
   std::string key = direct ? "D" : "L";
   if (erased == parity_nodes_) {
@@ -172,7 +177,7 @@ Result<std::shared_ptr<const clay::Program>> ErasureCodeClay::layered_program(
     for (int e : erased) key += std::to_string(e) + ",";
   }
   if (auto hit = caches_->layered.Get(key)) return hit;
-  auto built = clay::BuildLayeredProgram(layout_, pair_, mds_, erased, direct);
+  auto built = clay::BuildLayeredProgram(layout_, pair_, mds_, erased, direct, fold_pairs());
   if (!built.ok()) return built.status();
   caches_->layered.Put(key, *built);
   return *built;

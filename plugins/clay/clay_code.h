@@ -75,8 +75,13 @@ class ErasureCodeClay final : public ErasureCode {
  public:
   static constexpr const char* kDefaultK = "4";
   static constexpr const char* kDefaultM = "2";
-  // Sub-chunk size from which layered programs write rebuilt dots in place (see clay_engine.h).
-  static constexpr std::size_t kDirectDotsMinSubChunk = 1024;
+  // Sub-chunk size from which layered programs write rebuilt dots in place (see clay_engine.h),
+  // with the GFNI kernel (ISA-L's kernels: 1024).
+  static constexpr std::size_t kDirectDotsMinSubChunk = 512;
+  // Whether programs fold pair transforms into the per-plane solves (clay_engine.h): with the GFNI
+  // kernel, faster at every sub-chunk size measured (ec-clay-bench, 32 B to 32 KiB); with ISA-L's
+  // kernels 10-20% slower at 8 KiB sub-chunks in one run, so not there.
+  static bool fold_pairs();
 
   // `directory` is where the scalar sub-code plugins are loaded from.
   explicit ErasureCodeClay(std::string directory);

@@ -59,24 +59,30 @@ inline std::uint8_t PairCoefficient(const PairCode& pair, unsigned to, unsigned 
   return row[from < with ? 0 : 1];
 }
 
-// One input of a fused per-plane step: `scale` times the value at `ref` is the uncoupled value of
-// the solve's source number `source`.
+// One input of a fused per-plane step: `scale` times the value at `ref` is (a summand of) the
+// uncoupled value of the solve's source number `source`.
 struct Term {
   int source;
   Ref ref;
   std::uint8_t scale;
 };
 
-// The terms of plane z's fused solve, one per source (in `sources` order) whose uncoupled value
-// is not known to be zero: a dot's U is its C; a real source's U was computed into U(s, z) by an
-// earlier step; a virtual source has C = 0, so its U is a multiple of its partner p's known value
-// in the partner plane: C(p, zp), or U(p, zp) when partner_known_by_u(p) (a repair's aloof nodes,
-// whose U an earlier level solved). A virtual source paired with a virtual node has U = 0 and no
-// term. `C(node, z)` and `U(node, z)` give the refs of a node's coupled / uncoupled value.
-template <typename CRef, typename URef, typename KnownByU>
+// The terms of plane z's fused solve, in `sources` order, for the sources whose uncoupled value
+// is not known to be zero: a dot's U is its C. A real source's U is either read from U(s, z),
+// computed by an earlier step, or, when fold_pair(s, p) says so for its partner p (whose C must
+// then be known), folded in: U(s, z) = a C(s, z) + b C(p, zp), two terms and no step of its own.
+// A virtual source has C = 0, so its U is a multiple of its partner p's known value in the
+// partner plane: C(p, zp), or U(p, zp) when partner_known_by_u(p) (a repair's aloof nodes, whose U
+// an earlier level solved). A virtual source paired with a virtual node has U = 0 and no term.
+// `C(node, z)` and `U(node, z)` give the refs of a node's coupled / uncoupled value.
+//
+// Folding costs more multiplies per output (2 per folded source and output against 2 per pair
+// plus 1 per output) but no pass that writes U and reads it back, and far fewer kernel calls:
+// with small sub-chunks the calls are most of the time.
+template <typename CRef, typename URef, typename KnownByU, typename FoldPair>
 std::vector<Term> PlaneTerms(const ClayLayout& layout, const PairCode& pair,
                              const std::vector<int>& sources, int z, CRef C, URef U,
-                             KnownByU partner_known_by_u) {
+                             KnownByU partner_known_by_u, FoldPair fold_pair) {
   std::vector<Term> terms;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const int s = sources[i];
@@ -84,7 +90,18 @@ std::vector<Term> PlaneTerms(const ClayLayout& layout, const PairCode& pair,
     if (layout.is_dot(s, z)) {
       if (!layout.is_virtual(s)) terms.push_back({source, C(s, z), 1});
     } else if (!layout.is_virtual(s)) {
-      terms.push_back({source, U(s, z), 1});
+      const int p = layout.partner_node(s, z);
+      if (!fold_pair(s, p)) {
+        terms.push_back({source, U(s, z), 1});
+        continue;
+      }
+      const PairSides sides(layout, s, p);
+      terms.push_back(
+          {source, C(s, z), PairCoefficient(pair, sides.u_self, sides.c_self, sides.c_other)});
+      if (!layout.is_virtual(p)) {
+        terms.push_back({source, C(p, layout.partner_plane(s, z)),
+                         PairCoefficient(pair, sides.u_self, sides.c_other, sides.c_self)});
+      }
     } else {
       const int p = layout.partner_node(s, z);
       if (layout.is_virtual(p)) continue;

@@ -35,11 +35,13 @@ namespace ec::clay {
 // scratch when unbound), node j's U is slot nodes()+j (scratch). Virtual nodes read as zeros.
 // `erased` are real nodes, 1 <= |erased| <= m. With `direct_dots` the per-plane solves write the
 // erased nodes' dots straight into their chunks (no copy afterwards, but one kernel call per
-// plane: better for large sub-chunks). Errors: EIO when too many are erased.
+// plane: better for large sub-chunks). With `fold_pairs` (linear codes) the pair transform of a
+// known node whose partner is known too is folded into the per-plane solve (clay_emit.h,
+// PlaneTerms) instead of being a step that writes its U. Errors: EIO when too many are erased.
 Result<std::shared_ptr<const Program>> BuildLayeredProgram(const ClayLayout& layout,
                                                            const PairCode& pair, const MdsCode& mds,
                                                            const std::vector<int>& erased,
-                                                           bool direct_dots);
+                                                           bool direct_dots, bool fold_pairs);
 
 // What a repair needs from each helper and how to compute it.
 struct RepairProgram {
@@ -54,13 +56,14 @@ struct RepairProgram {
   Program program;
 };
 
+// With `fold_pairs` (linear codes) the pair transforms of helpers whose partner is a helper (or
+// virtual) are folded into the per-plane solves, as in BuildLayeredProgram.
+//
 // Builds the repair of sub-chunks [want.first, want.first+want.second) of `lost_chunk` from the
 // chunks `helpers`. Requirements (EINVAL otherwise): |helpers| = d, lost_chunk not among them,
 // every other real chunk of its group among them, ids in range, want inside [0, q^t).
-Result<std::shared_ptr<const RepairProgram>> BuildRepairProgram(const ClayLayout& layout,
-                                                                const PairCode& pair,
-                                                                const MdsCode& mds, int lost_chunk,
-                                                                const ShardSet& helpers,
-                                                                SubChunkRange want);
+Result<std::shared_ptr<const RepairProgram>> BuildRepairProgram(
+    const ClayLayout& layout, const PairCode& pair, const MdsCode& mds, int lost_chunk,
+    const ShardSet& helpers, SubChunkRange want, bool fold_pairs);
 
 }  // namespace ec::clay

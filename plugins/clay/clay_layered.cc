@@ -9,7 +9,7 @@ namespace ec::clay {
 Result<std::shared_ptr<const Program>> BuildLayeredProgram(const ClayLayout& layout,
                                                            const PairCode& pair, const MdsCode& mds,
                                                            const std::vector<int>& erased,
-                                                           bool direct_dots) {
+                                                           bool direct_dots, bool fold_pairs) {
   const int n = layout.nodes();
   const int z_count = layout.sub_chunk_count();
   const bool linear = pair.linear() && mds.linear();
@@ -75,9 +75,9 @@ Result<std::shared_ptr<const Program>> BuildLayeredProgram(const ClayLayout& lay
 
   // Uncoupled values that need nothing rebuilt. Dots need no step (U = C is read in place) and
   // in linear programs a virtual source's U (= a multiple of its partner's C) is folded into the
-  // per-plane step.
+  // per-plane step, and so is a real source's when fold_pairs.
   for (int s : sources) {
-    if (layout.is_virtual(s) && linear) continue;
+    if (linear && (layout.is_virtual(s) || fold_pairs)) continue;
     for (int z = 0; z < z_count; ++z) {
       if (layout.is_dot(s, z)) continue;
       const int p = layout.partner_node(s, z);
@@ -116,8 +116,9 @@ Result<std::shared_ptr<const Program>> BuildLayeredProgram(const ClayLayout& lay
       }
       // A virtual source's partner is known by its C: an erased partner is a dot in z, so its
       // plane is of a lower level, whose C values are rebuilt already.
-      const std::vector<Term> terms =
-          PlaneTerms(layout, pair, sources, z, C, U, [](int) { return false; });
+      const std::vector<Term> terms = PlaneTerms(
+          layout, pair, sources, z, C, U, [](int) { return false; },
+          [&](int, int p) { return fold_pairs && !is_erased[p]; });
       coef.clear();
       for (std::size_t t = 0; t < erased.size(); ++t) {
         const std::vector<std::uint8_t> row = TermRow(solve, static_cast<int>(t), terms);

@@ -95,7 +95,8 @@ Result<std::shared_ptr<const clay::RepairProgram>> ErasureCodeClay::plan_repair(
                     std::to_string(want.second) + ":";
   for (int h : helpers) key += std::to_string(h) + ",";
   if (auto hit = caches_->repair.Get(key)) return hit;
-  auto built = clay::BuildRepairProgram(layout_, pair_, mds_, lost_chunk, helpers, want);
+  auto built =
+      clay::BuildRepairProgram(layout_, pair_, mds_, lost_chunk, helpers, want, fold_pairs());
   if (!built.ok()) return built.status();
   caches_->repair.Put(key, *built);
   return *built;

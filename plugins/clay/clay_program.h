@@ -57,11 +57,13 @@ struct Op {
   std::uint32_t ref = 0;    // refs[ref .. ref+n_in) are inputs, then n_out outputs
 };
 
-// The matrix of a kLinear step, prepared for ISA-L. Rows that are all ones (the first parity row
-// of the Vandermonde codes) are plain XORs, which cost a fraction of a table multiply; in steps
-// with 3 or more inputs where they are half the rows or more, they run apart (see XorRows) on
-// long runs when the CPU allows.
+// The matrix of a kLinear step, prepared for the GFNI kernel (clay_gfni.h) and for ISA-L. On CPUs
+// with GFNI every step runs on `affine`. Otherwise it runs on ISA-L's tables, where rows that are
+// all ones (the first parity row of the Vandermonde codes) are plain XORs, which cost a fraction
+// of a table multiply; in steps with 3 or more inputs where they are half the rows or more, they
+// run apart (see XorRows) on long runs.
 struct LinearTable {
+  std::vector<std::uint64_t> affine;       // GfniMatrix of every cell, row-major (GFNI CPUs only)
   std::vector<std::uint8_t> tables;        // every row
   std::vector<int> xor_rows;               // rows of all ones to run as XOR (may be empty)
   std::vector<int> other_rows;             // the others, in order

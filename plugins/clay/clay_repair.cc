@@ -48,11 +48,9 @@ Status CheckRequest(const ClayLayout& layout, int lost_chunk, const ShardSet& he
 
 }  // namespace
 
-Result<std::shared_ptr<const RepairProgram>> BuildRepairProgram(const ClayLayout& layout,
-                                                                const PairCode& pair,
-                                                                const MdsCode& mds, int lost_chunk,
-                                                                const ShardSet& helpers,
-                                                                SubChunkRange want) {
+Result<std::shared_ptr<const RepairProgram>> BuildRepairProgram(
+    const ClayLayout& layout, const PairCode& pair, const MdsCode& mds, int lost_chunk,
+    const ShardSet& helpers, SubChunkRange want, bool fold_pairs) {
   EC_RETURN_IF_ERROR(CheckRequest(layout, lost_chunk, helpers, want));
   const int n = layout.nodes();
   const int q = layout.q();
@@ -187,6 +185,8 @@ Result<std::shared_ptr<const RepairProgram>> BuildRepairProgram(const ClayLayout
         } else if (is_aloof[p]) {
           EmitPair(b, pair, linear, {sides.c_self, C(s, z)}, {sides.u_other, U(p, zp)},
                    {sides.u_self, U(s, z)});
+        } else if (linear && fold_pairs) {
+          continue;  // folded into the plane's solve (the partner is known by its C)
         } else if (!layout.is_virtual(p) && in_d[zp]) {
           // Both vertices are known helpers' and both U are needed: one step, from the A side.
           if (layout.x_of(s) > layout.x_of(p)) {
@@ -214,8 +214,9 @@ Result<std::shared_ptr<const RepairProgram>> BuildRepairProgram(const ClayLayout
         continue;
       }
       // An aloof partner is known by the U an earlier level solved; a helper by its C.
-      const std::vector<Term> terms =
-          PlaneTerms(layout, pair, sources, z, C, U, [&](int node) { return is_aloof[node] != 0; });
+      const std::vector<Term> terms = PlaneTerms(
+          layout, pair, sources, z, C, U, [&](int node) { return is_aloof[node] != 0; },
+          [&](int, int p) { return fold_pairs && !is_aloof[p]; });
       // Rows: aloof U (needed by later levels), then the lost chunk's wanted sub-chunks.
       // Columns: the terms, then C of the lost node's real peers in this plane.
       std::vector<std::vector<std::uint8_t>> rows;
