@@ -24,16 +24,17 @@
 // nothing behind, not even its collection.
 //
 // Completions: `done` is called exactly once, on a worker thread of the service (or on the
-// calling thread, before the call returns, for an inline read or when the service is shut down),
-// and must not block for long: it holds a worker. Errors come back as the store's Status: ENOENT
-// for a missing shard or collection, DataLoss for a checksum failure or a corrupt "_meta", EINVAL
-// for a bad name or offset, E2BIG for a shard that would have more attributes than a Stat reply
-// carries, ENOSPC, EIO; a write completes only once its transaction is durable.
+// calling thread, before the call returns, for an inline read), and must not block for long: it
+// holds a worker. Errors come back as the store's Status: ENOENT for a missing shard or
+// collection, DataLoss for a checksum failure or a corrupt "_meta", EINVAL for a bad name or
+// offset, E2BIG for a shard that would have more attributes than a Stat reply carries, ENOSPC,
+// EIO; a write completes only once its transaction is durable.
 //
 // In-process calls (Caller::kLocal) are counted in ecstore_osd_local_subops_total{op}; the
 // network's (Caller::kNetwork, from OsdService) by OsdService in ecstore_osd_ops_total.
 //
-// Thread safety: every method may be called from any thread, concurrently.
+// Thread safety: every method may be called from any thread, concurrently, until the destructor
+// begins (it completes what was handed over, then stops the workers: no call may follow).
 #pragma once
 
 #include <chrono>
