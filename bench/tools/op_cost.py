@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """What one small operation costs a local cluster: CPU, context switches, messages, device bytes.
 
-Starts one local cluster per build (etcd and 6 ec-osd on 6 simulated hosts, an RS(4,2) isa pool of
-32 PGs with 4 KiB stripe units), all up for the whole run, and runs each workload on every
+Starts one local cluster per build (etcd and 6 ec-osd on 6 simulated hosts, an RS(4,2) isa pool
+and a CLAY(4,2,5) pool of 32 PGs each, 4 KiB stripe units), all up for the whole run, and runs each workload on every
 cluster in turn, REPS times (the builds alternate, so that a noisy machine weighs on both alike).
 Workloads (ec-rados bench, 4 KiB objects):
-  write_t1, write_t16      writes, 1 and 16 in flight
+  write_t1, write_t16      writes to the RS pool, 1 and 16 in flight
+  clay_write_t1            writes to the CLAY pool, 1 in flight (its cost against write_t1)
   seq_read_t1              sequential reads of the objects written, 1 in flight
   rand_read_t16            random reads, 16 in flight
   shard_write_t1           one OSD's durable 4 KiB shard write (ec-osd-bench --shard-write 4k
@@ -42,7 +43,7 @@ import tempfile
 import time
 import urllib.request
 
-WORKLOADS = ["write_t1", "write_t16", "seq_read_t1", "rand_read_t16", "shard_write_t1",
+WORKLOADS = ["write_t1", "write_t16", "clay_write_t1", "seq_read_t1", "rand_read_t16", "shard_write_t1",
              "degraded_read_t1", "degraded_read_t16"]
 KEYS = ["ops_per_sec", "p50_us", "p99_us", "cluster_cpu_us", "client_cpu_us",
         "context_switches", "client_switches", "requests", "device_bytes"]
@@ -67,6 +68,10 @@ class Cluster:
         self.run(admin, "osd", "erasure-code-profile", "set", "rs42", "plugin=isa", "k=4", "m=2",
                  "crush-failure-domain=host", stdout=subprocess.DEVNULL)
         self.run(admin, "osd", "pool", "create", "rs", "32", "32", "erasure", "rs42",
+                 stdout=subprocess.DEVNULL)
+        self.run(admin, "osd", "erasure-code-profile", "set", "clay42", "plugin=clay", "k=4",
+                 "m=2", "d=5", "crush-failure-domain=host", stdout=subprocess.DEVNULL)
+        self.run(admin, "osd", "pool", "create", "clay", "32", "32", "erasure", "clay42",
                  stdout=subprocess.DEVNULL)
 
     def stop(self):
@@ -183,6 +188,11 @@ def osd_bench_parse(j):
 
 def run_workload(cluster, workload, rep, secs, ops):
     rados = [os.path.join(cluster.bin, "ec-rados"), "-p", "rs", "bench", str(secs)]
+    if workload == "clay_write_t1":
+        clay = [os.path.join(cluster.bin, "ec-rados"), "-p", "clay", "bench", str(secs)]
+        return measure(cluster, clay + ["write", "-b", "4096", "-t", "1", "--no-cleanup",
+                                        "--run-name", f"{workload}.{rep}", "--format", "json"],
+                       rados_parse)
     if workload.startswith("write_t"):
         t = workload[len("write_t"):]
         return measure(cluster, rados + ["write", "-b", "4096", "-t", t, "--no-cleanup",
