@@ -27,7 +27,10 @@ Prints the medians per workload and build (and NEW/BASE ratios with two builds);
 and the medians to OUT/op_cost.json.
 
 Usage: bench/op_cost.sh [--base BUILD] [--reps N] [--secs S] [--out DIR]
-                        [--workloads a,b,...] BUILD
+                        [--workloads a,b,...] [--osd-opt NAME=VALUE ...]
+                        [--base-osd-opt NAME=VALUE ...] BUILD
+--osd-opt sets an ec-osd option in every cluster, --base-osd-opt in the base one only; with --base
+naming the same build as BUILD, the run compares two configurations instead of two builds.
 """
 import argparse
 import glob
@@ -50,11 +53,12 @@ KEYS = ["ops_per_sec", "p50_us", "p99_us", "cluster_cpu_us", "client_cpu_us",
 
 
 class Cluster:
-    def __init__(self, name, build, root, repo):
+    def __init__(self, name, build, root, repo, osd_opts):
         self.name = name
         self.bin = os.path.join(build, "bin")
         self.dir = os.path.join(root, name)
         self.repo = repo
+        self.osd_opts = osd_opts
         self.env = dict(os.environ, EC_CONF=os.path.join(self.dir, "ecstore.conf"))
 
     def run(self, *args, **kw):
@@ -63,7 +67,8 @@ class Cluster:
     def start(self):
         self.run(os.path.join(self.repo, "scripts/cluster.sh"), "start", "--dir", self.dir,
                  "--osds", "6", "--hosts", "6", "--grace", "3", "--down-out", "0",
-                 "--bin", self.bin, stdout=subprocess.DEVNULL)
+                 "--bin", self.bin, *[a for o in self.osd_opts for a in ("--osd-opt", o)],
+                 stdout=subprocess.DEVNULL)
         admin = os.path.join(self.bin, "ec-admin")
         self.run(admin, "osd", "erasure-code-profile", "set", "rs42", "plugin=isa", "k=4", "m=2",
                  "crush-failure-domain=host", stdout=subprocess.DEVNULL)
@@ -225,6 +230,10 @@ def main():
     ap.add_argument("--shard-ops", type=int, default=2000, help="ec-osd-bench operations per run")
     ap.add_argument("--out", default="bench/results/op_cost")
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--osd-opt", action="append", default=[], metavar="NAME=VALUE",
+                    help="an ec-osd option for every cluster (repeatable)")
+    ap.add_argument("--base-osd-opt", action="append", default=[], metavar="NAME=VALUE",
+                    help="an ec-osd option for the base cluster only (repeatable)")
     a = ap.parse_args()
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     workloads = [w for w in a.workloads.split(",") if w]
@@ -239,7 +248,8 @@ def main():
             if not os.access(os.path.join(b, "bin", p), os.X_OK):
                 sys.exit(f"missing {b}/bin/{p}: build it first")
     root = tempfile.mkdtemp(prefix="ec-op-cost.", dir=os.environ.get("TMPDIR", "/tmp"))
-    clusters = [Cluster(n, b, root, repo) for n, b in builds.items()]
+    clusters = [Cluster(n, b, root, repo, a.osd_opt + (a.base_osd_opt if n == "base" else []))
+                for n, b in builds.items()]
     runs = []
     try:
         for c in clusters:
@@ -278,7 +288,8 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     path = os.path.join(a.out, "op_cost.json")
     with open(path, "w") as f:
-        json.dump({"builds": builds, "reps": a.reps, "secs": a.secs, "medians": medians,
+        json.dump({"builds": builds, "osd_opts": {c.name: c.osd_opts for c in clusters},
+                   "reps": a.reps, "secs": a.secs, "medians": medians,
                    "runs": runs}, f, indent=2)
     names = [c.name for c in clusters]
     head = "| workload | build | " + " | ".join(KEYS) + " |"
