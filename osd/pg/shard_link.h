@@ -53,7 +53,6 @@ class ShardLink {
   // The client of a remote link (the repair engine's OsdShardSource reads through it); null for
   // the local one, whose reads go to ShardService::ReadNow (primary_source.h).
   msg::OsdClient* remote() const { return client_.get(); }
-  bool local() const { return shards_ != nullptr; }
 
  private:
   ShardLink() = default;

@@ -2,17 +2,10 @@
 
 #include <algorithm>
 #include <functional>
-#include <string>
-#include <type_traits>
-#include <variant>
 
 #include "common/thread_nice.h"
 
 namespace ec::osd::shard {
-
-std::size_t ShardKey(const msg::RequestBody& body) {
-  return std::visit([](const auto& m) { return ShardKeyOf(m); }, body);
-}
 
 OpDispatcher::OpDispatcher(int workers, std::uint64_t inline_read_max_bytes, Gauge* inflight,
                            Counter* inline_reads, int background_workers, int background_nice)

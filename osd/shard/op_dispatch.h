@@ -5,8 +5,8 @@
 //                                --PostBackground--> background thread (nicer: recovery work)
 //
 // Ordering: operations posted with the same key run one at a time, in posting order (one strand).
-// ShardService keys an operation by the shard it names (ShardKey), so a read sent after a write of
-// the same shard sees it. Different keys run in parallel, up to the number of workers; there are
+// ShardService keys an operation by the shard it names (ShardKeyOf), so a read sent after a write
+// of the same shard sees it. Different keys run in parallel, up to the number of workers; there are
 // more strands than workers so that two busy shards rarely share one.
 //
 // Background operations (other OSDs' recovery reads, SubReadBatch) run on their own threads, with
@@ -64,8 +64,6 @@ std::size_t ShardKeyOf(const M& m) {
     return 0;  // ObjList
   }
 }
-// The same for any request.
-std::size_t ShardKey(const msg::RequestBody& body);
 
 class OpDispatcher {
  public:

@@ -248,12 +248,6 @@ struct ShardService::Impl {
     return WithCollection(w.collection,
                           [&](bool create) { return ApplySubWrite(*store, w, data, create); });
   }
-
-  // Runs `fn` on the strand of the shard `body` names (OpDispatcher::Post).
-  template <typename Fn>
-  void OnStrand(const msg::RequestBody& body, Fn&& fn) {
-    dispatcher.Post(ShardKey(body), std::forward<Fn>(fn));
-  }
 };
 
 ShardService::ShardService(store::ObjectStore* store, MetricsRegistry* metrics,
