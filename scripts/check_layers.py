@@ -69,6 +69,10 @@ def rule_for(rel):
 
 def main():
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+    if not root.is_dir():
+        print(f"check_layers: {root} is not a directory (usage: check_layers.py [REPO_ROOT])",
+              file=sys.stderr)
+        return 2
     top_folders = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")}
     errors = []
     checked = 0
