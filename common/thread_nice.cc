@@ -45,14 +45,20 @@ Status NiceCurrentThread(int nice) {
 Status NiceEveryThread(std::size_t threads, int nice,
                        const std::function<void(std::function<void()>)>& post) {
   if (nice < 0 || nice > kNiceSchedIdle) return NiceCurrentThread(nice);  // the range error
-  if (threads == 0 || nice == 0) return Status::OK();
+  if (nice == 0) return Status::OK();
+  return OnEveryThread(threads, post, [nice] { return NiceCurrentThread(nice); });
+}
+
+Status OnEveryThread(std::size_t threads, const std::function<void(std::function<void()>)>& post,
+                     const std::function<Status()>& fn) {
+  if (threads == 0) return Status::OK();
   std::latch all_running(static_cast<std::ptrdiff_t>(threads));
   std::latch all_done(static_cast<std::ptrdiff_t>(threads));
   std::mutex mu;
   Status first = Status::OK();
   for (std::size_t i = 0; i < threads; ++i) {
     post([&] {
-      Status s = NiceCurrentThread(nice);
+      Status s = fn();
       if (!s.ok()) {
         std::lock_guard lock(mu);
         if (first.ok()) first = s;

@@ -5,8 +5,8 @@
 // Raising a thread's nice value needs no privilege; lowering it below the process's does
 // (CAP_SYS_NICE), so a thread made nicer stays so.
 //
-// Thread safety: NiceCurrentThread touches only the calling thread. NiceEveryThread blocks the
-// caller until each of the pool's threads has run its task.
+// Thread safety: NiceCurrentThread touches only the calling thread. NiceEveryThread and
+// OnEveryThread block the caller until each of the pool's threads has run its task.
 #pragma once
 
 #include <cstddef>
@@ -32,5 +32,11 @@ Status NiceCurrentThread(int nice);
 // threads are still set).
 Status NiceEveryThread(std::size_t threads, int nice,
                        const std::function<void(std::function<void()>)>& post);
+
+// Runs `fn` once on each thread of such a pool (the same contract as NiceEveryThread, which is
+// this with NiceCurrentThread): for per-thread set-up, such as a name (thread_name.h). Returns the
+// first error.
+Status OnEveryThread(std::size_t threads, const std::function<void(std::function<void()>)>& post,
+                     const std::function<Status()>& fn);
 
 }  // namespace ec

@@ -1,5 +1,10 @@
 #include "common/thread_nice.h"
 
+#include <fstream>
+#include <string>
+
+#include "common/thread_name.h"
+
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -82,6 +87,37 @@ TEST(ThreadNice, EveryThreadOfAPoolOnce) {
   pool.join();
   EXPECT_EQ(tids.size(), kThreads);
   EXPECT_EQ(nices, std::set<int>{17});
+}
+
+std::string MyName() {
+  std::ifstream in("/proc/self/task/" + std::to_string(::syscall(SYS_gettid)) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
+
+TEST(ThreadName, NamesEveryThreadOfAPoolAndCutsLongNames) {
+  constexpr std::size_t kThreads = 3;
+  boost::asio::thread_pool pool(kThreads);
+  auto post = [&](std::function<void()> fn) { boost::asio::post(pool, std::move(fn)); };
+  ec::NameEveryThread(kThreads, "a-rather-long-thread-name", post);
+  std::latch running(kThreads);
+  std::mutex mu;
+  std::set<std::string> names;
+  std::latch done(kThreads);
+  for (std::size_t i = 0; i < kThreads; ++i) {
+    post([&] {
+      {
+        std::lock_guard lock(mu);
+        names.insert(MyName());
+      }
+      running.arrive_and_wait();
+      done.count_down();
+    });
+  }
+  done.wait();
+  pool.join();
+  EXPECT_EQ(names, std::set<std::string>{"a-rather-long-t"});  // 15 bytes: the kernel's limit
 }
 
 }  // namespace

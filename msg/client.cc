@@ -8,6 +8,7 @@
 #include <future>
 #include <thread>
 
+#include "common/thread_name.h"
 #include "common/thread_nice.h"
 #include "msg/client_connection.h"
 
@@ -150,6 +151,7 @@ Result<std::unique_ptr<OsdClient>> OsdClient::Create(ClientOptions options) {
         Status niced = NiceCurrentThread(raw->ctx_.options.io_nice);
         if (!niced.ok()) raw->ctx_.log->warn("osd client: io thread nice: {}", niced.message());
       }
+      NameCurrentThread("msg-client");
       raw->ctx_.io.run();
     });
   }

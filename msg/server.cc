@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "common/thread_name.h"
 #include "msg/connection.h"
 #include "msg/out_frame.h"
 #include "msg/traffic_class.h"
@@ -468,7 +469,10 @@ Status Server::Impl::Listen() {
 
 void Server::Impl::StartThreads() {
   for (int i = 0; i < options_.io_threads; ++i) {
-    threads_.emplace_back([this] { io_.run(); });
+    threads_.emplace_back([this] {
+      NameCurrentThread("msg-server");
+      io_.run();
+    });
   }
 }
 

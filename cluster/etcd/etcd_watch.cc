@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cluster/etcd/etcd_json.h"
+#include "common/thread_name.h"
 
 namespace ec::etcd {
 
@@ -15,7 +16,10 @@ Watch::Watch(ClientOptions client, WatchOptions options, EventCallback on_event,
       on_event_(std::move(on_event)),
       on_error_(std::move(on_error)),
       next_revision_(options_.start_revision) {
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    NameCurrentThread("etcd-watch");
+    Run();
+  });
 }
 
 Watch::~Watch() {

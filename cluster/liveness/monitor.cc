@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cluster/liveness/liveness_keys.h"
+#include "common/thread_name.h"
 
 namespace ec::cluster {
 namespace {
@@ -30,7 +31,10 @@ Result<std::unique_ptr<Monitor>> Monitor::Start(const etcd::ClientOptions& clien
   if (options.down_out_interval.count() < 0)
     return Status::Invalid("mon_osd_down_out_interval must be >= 0");
   std::unique_ptr<Monitor> m(new Monitor(client, std::move(options)));
-  m->thread_ = std::thread([p = m.get()] { p->Run(); });
+  m->thread_ = std::thread([p = m.get()] {
+    NameCurrentThread("monitor");
+    p->Run();
+  });
   return m;
 }
 

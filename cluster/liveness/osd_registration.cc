@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "cluster/liveness/liveness_keys.h"
+#include "common/thread_name.h"
 
 namespace ec::cluster {
 namespace {
@@ -41,7 +42,10 @@ Result<std::unique_ptr<OsdRegistration>> OsdRegistration::Start(const etcd::Clie
   if (options.prefix.empty()) return Status::Invalid("cluster map prefix must not be empty");
   std::unique_ptr<OsdRegistration> r(new OsdRegistration(client, std::move(options)));
   EC_RETURN_IF_ERROR(r->Boot(std::chrono::steady_clock::now() + r->options_.boot_timeout));
-  r->thread_ = std::thread([p = r.get()] { p->Run(); });
+  r->thread_ = std::thread([p = r.get()] {
+    NameCurrentThread("registration");
+    p->Run();
+  });
   return r;
 }
 

@@ -1,4 +1,5 @@
 #include "cluster/map/map_watcher.h"
+#include "common/thread_name.h"
 
 #include <cerrno>
 #include <chrono>
@@ -21,7 +22,10 @@ MapWatcher::MapWatcher(etcd::ClientOptions client, std::string prefix, ClusterMa
     std::lock_guard<std::mutex> lock(mu_);
     StartWatch(map_.revision + 1);
   }
-  supervisor_ = std::thread([this] { Supervise(); });
+  supervisor_ = std::thread([this] {
+    NameCurrentThread("map-watch");
+    Supervise();
+  });
 }
 
 MapWatcher::~MapWatcher() {

@@ -1,4 +1,5 @@
 #include "osd/daemon/http_server.h"
+#include "common/thread_name.h"
 
 #include <fmt/format.h>
 #include <spdlog/logger.h>
@@ -235,7 +236,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
 
   impl->Accept();
   Impl* raw = impl.get();
-  impl->thread = std::thread([raw] { raw->Run(); });
+  impl->thread = std::thread([raw] {
+    NameCurrentThread("http");
+    raw->Run();
+  });
   if (raw->logger)
     raw->logger->info("http: serving /metrics and /status on {}:{}", options.host, raw->port);
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));

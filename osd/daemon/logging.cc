@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/config.h"
+#include "common/thread_name.h"
 
 namespace ec::osd::daemon {
 namespace {
@@ -28,6 +29,7 @@ class PeriodicFlushLogger final : public spdlog::logger {
   PeriodicFlushLogger(std::string name, spdlog::sink_ptr sink, std::chrono::milliseconds every)
       : spdlog::logger(std::move(name), std::move(sink)) {
     flusher_ = std::thread([this, every] {
+      NameCurrentThread("log-flush");
       std::unique_lock lock(mu_);
       while (!cv_.wait_for(lock, every, [this] { return stop_; })) {
         lock.unlock();

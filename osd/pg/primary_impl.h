@@ -49,7 +49,8 @@ class Primary::Impl {
                                 std::chrono::milliseconds(3000), options_.subop_timeout, 2, 1}),
         local_(options_.shards != nullptr ? ShardLink::Local(options_.shards, options_.pulls)
                                           : nullptr),
-        dispatcher_(options_.threads, options_.inline_read_max_bytes, nullptr, nullptr) {}
+        dispatcher_(options_.threads, options_.inline_read_max_bytes, nullptr, nullptr, 1, 0,
+                    "pg-worker") {}
 
   ~Impl() {
     {

@@ -5,13 +5,17 @@
 #include <tuple>
 
 #include "common/fan_out.h"
+#include "common/thread_name.h"
 #include "osd/pg/primary_impl.h"
 #include "osd/pg/recovery_pace.h"
 
 namespace ec::osd::pg {
 
 void Primary::Impl::StartRecovery() {
-  recovery_thread_ = std::thread([this] { RecoveryLoop(); });
+  recovery_thread_ = std::thread([this] {
+    NameCurrentThread("recovery");
+    RecoveryLoop();
+  });
 }
 
 void Primary::Impl::RecoveryLoop() {

@@ -14,6 +14,7 @@
 #include <set>
 #include <vector>
 
+#include "common/thread_name.h"
 #include "common/thread_nice.h"
 #include "msg/peer_clients.h"
 #include "osd/pg/osd_shard_source.h"
@@ -45,6 +46,8 @@ class PullService::Impl {
         static_cast<std::size_t>(std::clamp(options_.threads, 1, 256)), options_.nice,
         [this](std::function<void()> fn) { boost::asio::post(pool_, std::move(fn)); });
     if (!niced.ok()) log_->warn("recovery pulls run at the clients' priority: {}", niced.message());
+    NameEveryThread(static_cast<std::size_t>(std::clamp(options_.threads, 1, 256)), "pull",
+                    [this](std::function<void()> fn) { boost::asio::post(pool_, std::move(fn)); });
   }
 
   ~Impl() {

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "common/thread_name.h"
 #include "common/thread_nice.h"
 
 namespace ec::osd::pg {
@@ -27,7 +28,10 @@ ScrubScheduler::ScrubScheduler(ScrubSchedule schedule, Hooks hooks,
       hooks_(std::move(hooks)),
       log_(log ? std::move(log) : spdlog::default_logger()) {
   if (schedule_.max_scrubs < 1) schedule_.max_scrubs = 1;
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    NameCurrentThread("scrub");
+    Loop();
+  });
 }
 
 ScrubScheduler::~ScrubScheduler() {

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <functional>
 
+#include "common/thread_name.h"
 #include "common/thread_nice.h"
 
 namespace ec::osd::shard {
 
 OpDispatcher::OpDispatcher(int workers, std::uint64_t inline_read_max_bytes, Gauge* inflight,
-                           Counter* inline_reads, int background_workers, int background_nice)
+                           Counter* inline_reads, int background_workers, int background_nice,
+                           const char* name)
     : inflight_gauge_(inflight),
       inline_reads_(inline_reads),
       pool_(static_cast<std::size_t>(std::clamp(workers, 1, 256))),
@@ -16,6 +18,11 @@ OpDispatcher::OpDispatcher(int workers, std::uint64_t inline_read_max_bytes, Gau
       policy_(inline_read_max_bytes) {
   background_nice_status_ = NiceEveryThread(
       static_cast<std::size_t>(std::clamp(background_workers, 1, 64)), background_nice,
+      [this](std::function<void()> fn) { boost::asio::post(background_, std::move(fn)); });
+  NameEveryThread(static_cast<std::size_t>(std::clamp(workers, 1, 256)), name,
+                  [this](std::function<void()> fn) { boost::asio::post(pool_, std::move(fn)); });
+  NameEveryThread(
+      static_cast<std::size_t>(std::clamp(background_workers, 1, 64)), std::string(name) + "-bg",
       [this](std::function<void()> fn) { boost::asio::post(background_, std::move(fn)); });
   strands_.reserve(kStrands);
   for (std::size_t i = 0; i < kStrands; ++i) {

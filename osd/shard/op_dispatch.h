@@ -74,9 +74,11 @@ class OpDispatcher {
   // 1..64) at nice `background_nice` (0..20, common/thread_nice.h; 0: as the process) for
   // PostBackground. `inflight` (may be null) mirrors the in-flight count; `inline_reads` (may be
   // null) counts inline runs. Both borrowed. A nice value the kernel refuses leaves those threads
-  // as they are (logged by the caller through background_nice_status()).
+  // as they are (logged by the caller through background_nice_status()). The workers are named
+  // `name` (thread_name.h), the background threads `name`-bg.
   OpDispatcher(int workers, std::uint64_t inline_read_max_bytes, Gauge* inflight,
-               Counter* inline_reads, int background_workers = 1, int background_nice = 0);
+               Counter* inline_reads, int background_workers = 1, int background_nice = 0,
+               const char* name = "worker");
   // Join().
   ~OpDispatcher();
   OpDispatcher(const OpDispatcher&) = delete;

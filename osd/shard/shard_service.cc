@@ -66,7 +66,8 @@ struct ShardService::Impl {
         options(opts),
         accounting(*registry, log),
         dispatcher(opts.worker_threads, opts.inline_read_max_bytes, &accounting.inflight(),
-                   &accounting.inline_reads(), opts.recovery_threads, opts.recovery_nice) {
+                   &accounting.inline_reads(), opts.recovery_threads, opts.recovery_nice,
+                   "shard-worker") {
     fenced = &registry->GetCounter(
         "ecstore_osd_fenced_subops_total",
         "PG sub-operations refused because a newer primary had peered the PG", {});
