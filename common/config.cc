@@ -421,6 +421,7 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.ms_async_op_threads = static_cast<std::uint32_t>(typed.at("ms_async_op_threads").i);
   c.osd_op_num_threads = static_cast<std::uint32_t>(typed.at("osd_op_num_threads").i);
   c.osd_inline_read_max_size = typed.at("osd_inline_read_max_size").u;
+  c.osd_inline_write_max_size = typed.at("osd_inline_write_max_size").u;
   c.ms_handshake_timeout = typed.at("ms_handshake_timeout").d;
   c.ms_connection_idle_timeout = typed.at("ms_connection_idle_timeout").d;
   c.log_file = typed.at("log_file").s;

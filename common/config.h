@@ -95,6 +95,8 @@ struct OsdConfig {
   std::uint32_t ms_async_op_threads = 0;       // network I/O threads
   std::uint32_t osd_op_num_threads = 0;        // threads executing store operations
   std::uint64_t osd_inline_read_max_size = 0;  // reads run on the network thread when idle
+  std::uint64_t osd_inline_write_max_size =
+      0;  // shard writes run on the receiving thread when idle
   std::chrono::milliseconds ms_handshake_timeout{0};
   std::chrono::milliseconds ms_connection_idle_timeout{0};  // 0: never
 

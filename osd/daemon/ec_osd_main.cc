@@ -224,6 +224,8 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
   ss.recovery_nice = static_cast<int>(c.osd_recovery_nice);
   // Inline reads need the messenger to hand requests over from one thread only.
   ss.inline_read_max_bytes = c.ms_async_op_threads == 1 ? c.osd_inline_read_max_size : 0;
+  // Inline writes keep the per-shard order from any thread (op_dispatch.h).
+  ss.inline_write_max_bytes = c.osd_inline_write_max_size;
   auto shards = std::make_unique<ec::osd::shard::ShardService>(store.get(), &metrics, log, ss);
   ec::osd::shard::OsdServiceOptions so;
   so.osd_id = c.osd_id;

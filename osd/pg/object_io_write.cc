@@ -75,7 +75,11 @@ msg::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, i
 Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int>& positions,
                                        std::vector<msg::SubWriteRequest> requests,
                                        std::vector<std::vector<Buffer>> payloads, int min_acks) {
-  auto results = GatherAll<Result<bool>>(positions.size(), [&](std::size_t i, auto done) {
+  // The other OSDs' first: this OSD's own shard may be written on this thread (shard_link.h),
+  // and their writes should be on the wire meanwhile.
+  Gather<Result<bool>> gather(positions.size());
+  auto start = [&](std::size_t i) {
+    auto done = gather.For(i);
     io.clients.at(positions[i])
         ->SubWriteAsync(
             std::move(requests[i]), std::move(payloads[i]),
@@ -83,7 +87,14 @@ Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int
               done(s.ok() ? Result<bool>(true) : Result<bool>(std::move(s)));
             },
             Call(io));
-  });
+  };
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (io.clients.at(positions[i])->remote() != nullptr) start(i);
+  }
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (io.clients.at(positions[i])->remote() == nullptr) start(i);
+  }
+  auto results = gather.Wait();
   std::vector<int> took;
   std::vector<std::string> silent;
   std::size_t silent_maybe_applied = 0;  // silent, but not for want of a connection

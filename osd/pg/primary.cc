@@ -42,7 +42,7 @@ void Primary::Impl::Handle(msg::Request request, std::shared_ptr<msg::Responder>
     // A whole-object read (length 0) is priced at the limit: TryLocalRead checks its real size.
     const std::uint64_t bytes = r->length == 0 ? options_.inline_read_max_bytes : r->length;
     bool served = false;
-    dispatcher_.RunInline(bytes, request.more_queued, Clock::now(),
+    dispatcher_.RunInline(KeyOf(request.body), bytes, request.more_queued, Clock::now(),
                           [&] { served = TryLocalRead(*r, *responder); });
     if (served) return;
   }

@@ -54,7 +54,10 @@ void ShardLink::SubWriteAsync(msg::SubWriteRequest request, std::vector<Buffer> 
   if (shards_ == nullptr) {
     return client_->SubWriteAsync(std::move(request), std::move(data), std::move(done), options);
   }
-  shards_->SubWrite(std::move(request), Joined(std::move(data)), std::move(done));
+  // The caller (a PG worker) may wait for the device: a lone small write runs on it (started
+  // after the remote ones, SendSubWrites).
+  shards_->SubWrite(std::move(request), Joined(std::move(data)), std::move(done),
+                    shard::Caller::kLocal, shard::InlineHint{true, false});
 }
 
 void ShardLink::SubResolveAsync(msg::SubResolveRequest request, msg::Callback<std::uint64_t> done,

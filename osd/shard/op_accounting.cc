@@ -67,6 +67,10 @@ OpAccounting::OpAccounting(MetricsRegistry& registry, std::shared_ptr<spdlog::lo
   inline_reads_ = &registry.GetCounter(
       "ecstore_osd_inline_reads_total",
       "Reads run on the network thread instead of a worker (osd_inline_read_max_size)");
+  inline_writes_ = &registry.GetCounter(
+      "ecstore_osd_inline_writes_total",
+      "Small shard writes run on the thread that received them instead of a worker "
+      "(osd_inline_write_max_size)");
   inflight_ =
       &registry.GetGauge("ecstore_osd_inflight_ops", "Operations received and not yet answered");
 }

@@ -1,11 +1,12 @@
 // OpAccounting: the metrics of OsdService's operations, by type (ping, write, read, stat, list,
 // remove, the sub-operations): completed count, errors by class (error, data_loss, retryable),
 // payload bytes in and out, latency from request received to reply queued, checksum errors (data
-// loss on a read is also logged at error level), inline reads and operations in flight.
+// loss on a read is also logged at error level), inline reads and writes and operations in flight.
 //
 // Metric names (Prometheus): ecstore_osd_ops_total{op}, ecstore_osd_op_errors_total{op,class},
 // ecstore_osd_op_bytes_total{op,dir}, ecstore_osd_op_latency_seconds{op},
-// ecstore_osd_checksum_errors_total, ecstore_osd_inline_reads_total, ecstore_osd_inflight_ops.
+// ecstore_osd_checksum_errors_total, ecstore_osd_inline_reads_total,
+// ecstore_osd_inline_writes_total, ecstore_osd_inflight_ops.
 //
 // Thread safety: Account and Json may be called from any thread (the metrics are atomic).
 #pragma once
@@ -72,6 +73,7 @@ class OpAccounting {
   std::uint64_t checksum_errors() const { return checksum_errors_->Value(); }
 
   Counter& inline_reads() { return *inline_reads_; }
+  Counter& inline_writes() { return *inline_writes_; }
   Gauge& inflight() { return *inflight_; }
 
  private:
@@ -88,6 +90,7 @@ class OpAccounting {
   std::array<PerOp, kOpCount> ops_;
   Counter* checksum_errors_ = nullptr;
   Counter* inline_reads_ = nullptr;
+  Counter* inline_writes_ = nullptr;
   Gauge* inflight_ = nullptr;
 };
 

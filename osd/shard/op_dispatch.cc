@@ -34,8 +34,7 @@ OpDispatcher::~OpDispatcher() {
   Join();
 }
 
-void OpDispatcher::Begin(Clock::time_point now) {
-  std::lock_guard lock(mu_);
+void OpDispatcher::BeginLocked(Clock::time_point now) {
   policy_.OnBegin(inflight_, now);
   ++inflight_;
   if (inflight_gauge_) inflight_gauge_->Add(1);
@@ -48,12 +47,17 @@ void OpDispatcher::End() {
   if (inflight_ == 0) idle_.notify_all();
 }
 
-bool OpDispatcher::TryBeginInline(std::uint64_t bytes, bool more_queued, Clock::time_point now) {
+bool OpDispatcher::TryBeginInline(std::size_t strand, std::uint64_t bytes, std::uint64_t max_bytes,
+                                  bool more_queued, Clock::time_point now) {
   std::lock_guard lock(mu_);
-  if (!policy_.MayInline(bytes, more_queued, inflight_, now)) return false;
+  const bool may = max_bytes == kReadLimit
+                       ? policy_.MayInline(bytes, more_queued, inflight_, now)
+                       : policy_.MayInline(bytes, max_bytes, more_queued, inflight_, now);
+  if (!may) return false;
+  inline_strand_ = strand;
   ++inflight_;
   if (inflight_gauge_) inflight_gauge_->Add(1);
-  if (inline_reads_) inline_reads_->Inc();
+  if (inline_reads_ && max_bytes == kReadLimit) inline_reads_->Inc();
   return true;
 }
 
@@ -61,6 +65,12 @@ void OpDispatcher::EndInline() {
   const auto now = Clock::now();
   std::lock_guard lock(mu_);
   policy_.OnInlineDone(now);
+  // What was posted to the strand meanwhile goes to it now, in order (each is in flight already).
+  for (std::function<void()>& task : deferred_) {
+    boost::asio::post(strands_[inline_strand_], std::move(task));
+  }
+  deferred_.clear();
+  inline_strand_ = kNoStrand;
   --inflight_;
   if (inflight_gauge_) inflight_gauge_->Sub(1);
   if (inflight_ == 0) idle_.notify_all();

@@ -1,6 +1,7 @@
 // OpDispatcher: where ShardService runs each operation, and the count of operations in flight.
 //
-//   Handle (messenger io thread) --RunInline--> here, now (a small read InlineReadPolicy allows)
+//   caller (io thread, PG worker) --RunInline--> here, now (a small read or write the policy
+//   allows)
 //                                --Post(key)--> strand[key % kStrands] --> worker thread
 //                                --PostBackground--> background thread (nicer: recovery work)
 //
@@ -15,9 +16,9 @@
 // order (a read needs none: the store never shows a half-applied transaction, and the reader
 // checks versions).
 //
-// An inline operation runs on the caller's thread while nothing else is in flight; that keeps the
-// per-key order only if the caller is the sole thread handing operations over (a messenger with
-// one io thread): see ShardServiceOptions::inline_read_max_bytes.
+// An inline operation runs on the caller's thread while nothing else is in flight; whatever is
+// posted to its strand while it runs is held back and posted when it ends, so the per-key order
+// holds whichever threads hand operations over (a messenger's io threads, the PG workers).
 //
 // Thread safety: every method may be called from any thread, except Join (from the owner, once).
 #pragma once
@@ -29,6 +30,8 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -73,9 +76,9 @@ class OpDispatcher {
   // `workers` threads (clamped to 1..256) for keyed operations, `background_workers` (clamped to
   // 1..64) at nice `background_nice` (0..20, common/thread_nice.h; 0: as the process) for
   // PostBackground. `inflight` (may be null) mirrors the in-flight count; `inline_reads` (may be
-  // null) counts inline runs. Both borrowed. A nice value the kernel refuses leaves those threads
-  // as they are (logged by the caller through background_nice_status()). The workers are named
-  // `name` (thread_name.h), the background threads `name`-bg.
+  // null) counts inline runs under the read limit. Both borrowed. A nice value the kernel refuses
+  // leaves those threads as they are (logged by the caller through background_nice_status()). The
+  // workers are named `name` (thread_name.h), the background threads `name`-bg.
   OpDispatcher(int workers, std::uint64_t inline_read_max_bytes, Gauge* inflight,
                Counter* inline_reads, int background_workers = 1, int background_nice = 0,
                const char* name = "worker");
@@ -84,21 +87,37 @@ class OpDispatcher {
   OpDispatcher(const OpDispatcher&) = delete;
   OpDispatcher& operator=(const OpDispatcher&) = delete;
 
-  // Runs `fn()` on a worker after every operation posted before with the same key; it counts as
-  // in flight from now until fn returns.
+  // Runs `fn()` on a worker after every operation posted before with the same key (and after an
+  // inline operation of its strand that is running now); it counts as in flight from now until fn
+  // returns.
   template <typename Fn>
   void Post(std::size_t key, Fn&& fn) {
-    Begin(Clock::now());
-    boost::asio::post(strands_[key % kStrands], [this, fn = std::forward<Fn>(fn)]() mutable {
+    const std::size_t strand = key % kStrands;
+    auto task = [this, fn = std::forward<Fn>(fn)]() mutable {
       fn();
       End();
-    });
+    };
+    {
+      std::lock_guard lock(mu_);
+      BeginLocked(Clock::now());
+      if (inline_strand_ == strand) {
+        // The inline operation of this strand is running on another thread: this one follows it
+        // (EndInline posts it), as it would on the strand. Shared, because std::function copies.
+        deferred_.push_back([t = std::make_shared<decltype(task)>(std::move(task))] { (*t)(); });
+        return;
+      }
+    }
+    // No inline operation can start now on any strand (this one is in flight), so the order holds.
+    boost::asio::post(strands_[strand], std::move(task));
   }
 
   // Runs `fn()` on a background thread; no order with other operations. In flight until it returns.
   template <typename Fn>
   void PostBackground(Fn&& fn) {
-    Begin(Clock::now());
+    {
+      std::lock_guard lock(mu_);
+      BeginLocked(Clock::now());
+    }
     boost::asio::post(background_, [this, fn = std::forward<Fn>(fn)]() mutable {
       fn();
       End();
@@ -107,15 +126,20 @@ class OpDispatcher {
   // Whether the background threads took their nice value.
   const Status& background_nice_status() const { return background_nice_status_; }
 
-  // Runs `fn()` now on the calling thread, counted in flight, if InlineReadPolicy allows a read of
-  // `bytes` arriving at `now` (`more_queued`: Request::more_queued); returns whether it ran.
+  // Runs `fn()` now on the calling thread as the operation of `key`, counted in flight, if
+  // InlineReadPolicy allows an operation of `bytes` (at most `max_bytes`; by default the read
+  // limit the dispatcher was made with) arriving at `now` (`more_queued`: Request::more_queued);
+  // returns whether it ran. It runs only while nothing else is in flight, and what is posted with
+  // the same strand meanwhile waits for it: the per-key order holds whichever threads call.
   template <typename Fn>
-  bool RunInline(std::uint64_t bytes, bool more_queued, Clock::time_point now, Fn&& fn) {
-    if (!TryBeginInline(bytes, more_queued, now)) return false;
+  bool RunInline(std::size_t key, std::uint64_t bytes, bool more_queued, Clock::time_point now,
+                 Fn&& fn, std::uint64_t max_bytes = kReadLimit) {
+    if (!TryBeginInline(key % kStrands, bytes, max_bytes, more_queued, now)) return false;
     fn();
     EndInline();
     return true;
   }
+  static constexpr std::uint64_t kReadLimit = ~std::uint64_t{0};
 
   // Waits until nothing is in flight.
   void Drain();
@@ -124,10 +148,12 @@ class OpDispatcher {
   void Join();
 
  private:
-  void Begin(Clock::time_point now);
+  void BeginLocked(Clock::time_point now);  // under mu_
   void End();
-  bool TryBeginInline(std::uint64_t bytes, bool more_queued, Clock::time_point now);
+  bool TryBeginInline(std::size_t strand, std::uint64_t bytes, std::uint64_t max_bytes,
+                      bool more_queued, Clock::time_point now);
   void EndInline();
+  static constexpr std::size_t kNoStrand = ~std::size_t{0};
 
   Gauge* inflight_gauge_;
   Counter* inline_reads_;
@@ -141,6 +167,8 @@ class OpDispatcher {
   std::uint64_t inflight_ = 0;
   InlineReadPolicy policy_;
   bool joined_ = false;
+  std::size_t inline_strand_ = kNoStrand;        // the strand of the inline operation running
+  std::vector<std::function<void()>> deferred_;  // posted to that strand meanwhile, in order
 };
 
 }  // namespace ec::osd::shard

@@ -154,9 +154,9 @@ struct OsdService::Impl : std::enable_shared_from_this<OsdService::Impl> {
             [this, self = shared_from_this(), r = R(responder), start, in](Status s) {
               Reply(Op::kWrite, *r, start, in, msg::WriteShardReply{std::move(s)});
             },
-            net);
+            net, InlineHint{true, req.more_queued});
       case Op::kRead: {
-        ReadHint hint{options.single_io_thread, req.more_queued};
+        InlineHint hint{options.single_io_thread, req.more_queued};
         return shards->Read(
             std::get<msg::ReadShardRequest>(std::move(req.body)), hint,
             [this, self = shared_from_this(), r = R(responder), start](Result<ShardRead> got) {
@@ -202,7 +202,7 @@ struct OsdService::Impl : std::enable_shared_from_this<OsdService::Impl> {
             [this, self = shared_from_this(), r = R(responder), start, in](Status s) {
               Reply(Op::kSubWrite, *r, start, in, msg::SubWriteReply{std::move(s)});
             },
-            net);
+            net, InlineHint{true, req.more_queued});
       case Op::kSubResolve:
         return shards->SubResolve(
             std::get<msg::SubResolveRequest>(std::move(req.body)),

@@ -35,7 +35,7 @@ namespace ec::osd::shard {
 struct OsdServiceOptions {
   int osd_id = 0;
   // Handle is called from one thread only (a messenger with one io thread): small reads may run
-  // inline on it (shard_service.h ReadHint).
+  // inline on it (shard_service.h InlineHint).
   bool single_io_thread = false;
   // Where object requests (ObjWrite ... ObjList: this OSD as a PG primary, osd/pg/primary.h) go;
   // borrowed, must outlive the service. Null: they are answered ENOTSUP.

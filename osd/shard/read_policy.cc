@@ -2,9 +2,9 @@
 
 namespace ec::osd::shard {
 
-bool InlineReadPolicy::MayInline(std::uint64_t bytes, bool more_queued, std::uint64_t inflight,
-                                 Clock::time_point now) {
-  if (max_bytes_ == 0 || bytes > max_bytes_) return false;
+bool InlineReadPolicy::MayInline(std::uint64_t bytes, std::uint64_t max_bytes, bool more_queued,
+                                 std::uint64_t inflight, Clock::time_point now) {
+  if (max_bytes == 0 || bytes > max_bytes) return false;
   if (inflight != 0 || more_queued) {
     NoteOverlap(now);
     return false;

@@ -14,6 +14,10 @@
 // but the size) turns inline reads off for kBackoff, so that overlapping reads go to the workers,
 // which run them in parallel.
 //
+// Small shard writes (a SubWrite of a few KiB) follow the same rules with their own size limit:
+// inline, a lone write is one thread from the request to its reply, blocked only for the device
+// (the store's group commit still serves whatever runs on the workers meanwhile).
+//
 // Pure bookkeeping over the times and counts it is given: no clock, no lock, no thread. The caller
 // serialises the calls (OpDispatcher does, under its mutex).
 #pragma once
@@ -34,7 +38,13 @@ class InlineReadPolicy {
 
   // For a ReadShard of `bytes` arriving at `now` while `inflight` other operations are in flight.
   bool MayInline(std::uint64_t bytes, bool more_queued, std::uint64_t inflight,
-                 Clock::time_point now);
+                 Clock::time_point now) {
+    return MayInline(bytes, max_bytes_, more_queued, inflight, now);
+  }
+  // The same for an operation of another kind whose own size limit is `max_bytes` (0: never):
+  // a small shard write (ShardServiceOptions::inline_write_max_bytes) shares the overlap rules.
+  bool MayInline(std::uint64_t bytes, std::uint64_t max_bytes, bool more_queued,
+                 std::uint64_t inflight, Clock::time_point now);
   // An operation begins at `now` while `inflight` others are in flight (not an inline read).
   void OnBegin(std::uint64_t inflight, Clock::time_point now) {
     if (inflight != 0) NoteOverlap(now);

@@ -260,18 +260,31 @@ ShardService::~ShardService() {
 }
 
 void ShardService::SubWrite(msg::SubWriteRequest request, Buffer data, StatusDone done,
-                            Caller caller) {
+                            Caller caller, InlineHint hint) {
   impl_->Count(Op::kSubWrite, caller);
   Impl* impl = impl_.get();
-  const std::size_t key = ShardKeyOf(request);
-  impl->dispatcher.Post(key, [impl, r = std::move(request), data = std::move(data),
-                              done = std::move(done)]() mutable {
-    // Admitted on the strand, so that a SubScan raising the fence meanwhile waits for this write
-    // (interval_fence.h): the scan's page shows it, or the write is refused.
+  auto run = [impl](const msg::SubWriteRequest& r, const Buffer& data, StatusDone& d) {
+    // Admitted on the strand (or as its inline operation), so that a SubScan raising the fence
+    // meanwhile waits for this write (interval_fence.h): the scan's page shows it, or the write is
+    // refused.
     auto admitted = impl->Admit(r.collection, r.epoch, "SubWrite");
-    if (!admitted.ok()) return done(admitted.status());
-    done(impl->SubWrite(r, data));
-  });
+    if (!admitted.ok()) return d(admitted.status());
+    d(impl->SubWrite(r, data));
+  };
+  const std::size_t key = ShardKeyOf(request);
+  if (hint.may_inline) {
+    // Nothing else in flight: this thread waits for the device itself, which saves the hand-off
+    // to a worker and the wake-up of this (or the messenger's) thread for the reply.
+    const bool ran = impl->dispatcher.RunInline(
+        key, data.size(), hint.more_queued, Clock::now(), [&] { run(request, data, done); },
+        impl->options.inline_write_max_bytes);
+    if (ran) {
+      impl->accounting.inline_writes().Inc();
+      return;
+    }
+  }
+  impl->dispatcher.Post(key, [run, r = std::move(request), data = std::move(data),
+                              done = std::move(done)]() mutable { run(r, data, done); });
 }
 
 void ShardService::SubResolve(msg::SubResolveRequest request, Done<std::uint64_t> done,
@@ -320,15 +333,25 @@ void ShardService::ReadBatch(msg::SubReadBatchRequest request,
 }
 
 void ShardService::Write(msg::WriteShardRequest request, Buffer data, StatusDone done,
-                         Caller caller) {
+                         Caller caller, InlineHint hint) {
   impl_->Count(Op::kWrite, caller);
   Impl* impl = impl_.get();
   const std::size_t key = ShardKeyOf(request);
+  if (hint.may_inline) {
+    // As SubWrite's.
+    const bool ran = impl->dispatcher.RunInline(
+        key, data.size(), hint.more_queued, Clock::now(), [&] { done(impl->Write(request, data)); },
+        impl->options.inline_write_max_bytes);
+    if (ran) {
+      impl->accounting.inline_writes().Inc();
+      return;
+    }
+  }
   impl->dispatcher.Post(key, [impl, r = std::move(request), data = std::move(data),
                               done = std::move(done)]() mutable { done(impl->Write(r, data)); });
 }
 
-void ShardService::Read(msg::ReadShardRequest request, ReadHint hint, Done<ShardRead> done,
+void ShardService::Read(msg::ReadShardRequest request, InlineHint hint, Done<ShardRead> done,
                         Caller caller) {
   impl_->Count(Op::kRead, caller);
   Impl* impl = impl_.get();
@@ -340,8 +363,9 @@ void ShardService::Read(msg::ReadShardRequest request, ReadHint hint, Done<Shard
     // The caller is the only thread handing operations over and nothing else is in flight, so
     // nothing else touches this shard meanwhile: the order a strand gives, without the two thread
     // hand-offs (to a worker and back), which cost more than a small read.
-    const bool ran = impl->dispatcher.RunInline(TotalLength(request.extents), hint.more_queued,
-                                                Clock::now(), [&] { run(request, done); });
+    const bool ran =
+        impl->dispatcher.RunInline(ShardKeyOf(request), TotalLength(request.extents),
+                                   hint.more_queued, Clock::now(), [&] { run(request, done); });
     if (ran) return;
   }
   const std::size_t key = ShardKeyOf(request);

@@ -72,6 +72,11 @@ struct ShardServiceOptions {
   // A Read of at most this many bytes that arrives while the service has nothing else in flight
   // may run on the calling thread (ReadHint), saving the hand-off to a worker and back (0: never).
   std::uint64_t inline_read_max_bytes = 0;
+  // A SubWrite of at most this many bytes that arrives while the service has nothing else in
+  // flight may run on the calling thread (InlineHint): the messenger's io thread or the PG worker
+  // of the primary's own shard waits for the device itself instead of handing the write to a
+  // worker and being woken for the reply (0: never).
+  std::uint64_t inline_write_max_bytes = 0;
 };
 
 // One shard read: the bytes of each extent asked (shorter, or empty, past the shard's end), the
@@ -82,11 +87,12 @@ struct ShardRead {
   std::vector<Buffer> extents;
 };
 
-// How a Read may run. `may_inline`: the caller is the only thread handing operations to the
-// service (a messenger with one io thread), so an inline run keeps the per-shard order;
-// `more_queued`: the caller has more requests waiting (then the read goes to a worker, so that
-// they run in parallel).
-struct ReadHint {
+// How a Read or SubWrite may run. `may_inline`: the caller's thread may run it (for a Read: the
+// caller is the only thread handing reads over, a messenger with one io thread, whose read must
+// not wait for anything; for a SubWrite: the caller may block for the device); the per-shard
+// order holds either way (op_dispatch.h). `more_queued`: the caller has more requests waiting
+// (then the operation goes to a worker, so that they run in parallel).
+struct InlineHint {
   bool may_inline = false;
   bool more_queued = false;
 };
@@ -113,8 +119,10 @@ class ShardService {
   // --- The PG sub-operations (sub_ops.h has their exact semantics). ---
   // Applies the shard's part of an object write (with its undo record) from `data`. Refused by
   // the fence (ESTALE) when sent at an older epoch than the PG's last scan.
+  // With `hint` (and inline_write_max_bytes), a small write may run on the calling thread, `done`
+  // called before the call returns.
   void SubWrite(msg::SubWriteRequest request, Buffer data, StatusDone done,
-                Caller caller = Caller::kLocal);
+                Caller caller = Caller::kLocal, InlineHint hint = {});
   // Rolls a version back or trims its undo record; the shard's version afterwards. Fenced.
   void SubResolve(msg::SubResolveRequest request, Done<std::uint64_t> done,
                   Caller caller = Caller::kLocal);
@@ -134,10 +142,11 @@ class ShardService {
                  Caller caller = Caller::kLocal);
 
   // --- Whole-shard operations of the protocol (ec-osd-client, tests, benchmarks). ---
-  // WriteShard: data at offset (or the whole shard with kWriteReplace), attributes merged.
+  // WriteShard: data at offset (or the whole shard with kWriteReplace), attributes merged. May
+  // run inline as SubWrite may.
   void Write(msg::WriteShardRequest request, Buffer data, StatusDone done,
-             Caller caller = Caller::kLocal);
-  void Read(msg::ReadShardRequest request, ReadHint hint, Done<ShardRead> done,
+             Caller caller = Caller::kLocal, InlineHint hint = {});
+  void Read(msg::ReadShardRequest request, InlineHint hint, Done<ShardRead> done,
             Caller caller = Caller::kLocal);
   void Stat(msg::StatRequest request, Done<msg::StatReply> done, Caller caller = Caller::kLocal);
   void List(msg::ListRequest request, Done<msg::ListReply> done, Caller caller = Caller::kLocal);

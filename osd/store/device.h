@@ -67,7 +67,11 @@ Status ValidateBatch(std::span<const IoRequest> batch, std::uint64_t size);
 struct DeviceOptions {
   IoBackend backend = IoBackend::kUring;
   // When non-zero and `path` does not exist, a file of this size (rounded down to 4 KiB) is
-  // created and fully allocated (fallocate), so ENOSPC shows up now rather than mid-write.
+  // created, fully allocated (fallocate), so ENOSPC shows up now rather than mid-write, and written
+  // with zeros: a file system keeps fallocated space as "unwritten" extents, and the first write
+  // of each block then changes the file's metadata, so its fdatasync commits the file system's
+  // journal (ext4 here: 4 KiB write + fdatasync 120 us p50 and 86 us of CPU against 44 us and 36
+  // us on written blocks, fio). Zeroing costs about a second per GiB, once.
   std::uint64_t create_size = 0;
   // Smallest acceptable device; a smaller one is refused with ENOSPC ("device too small").
   std::uint64_t min_size = 16 * 1024 * 1024;
