@@ -6,11 +6,13 @@
 #include <atomic>
 #include <boost/asio.hpp>
 #include <future>
+#include <optional>
 #include <thread>
 
 #include "common/thread_name.h"
 #include "common/thread_nice.h"
 #include "msg/client_connection.h"
+#include "msg/io_threads.h"
 
 namespace ec::msg {
 
@@ -22,22 +24,35 @@ using detail::RawCallback;
 
 class OsdClient::Impl {
  public:
-  explicit Impl(ClientOptions options) : work_(asio::make_work_guard(ctx_.io)) {
+  explicit Impl(ClientOptions options)
+      : shared_io_(options.shared_io),
+        own_io_(shared_io_ ? nullptr : std::make_unique<asio::io_context>()),
+        context_(std::make_shared<detail::ClientContext>()),
+        ctx_(*context_) {
     ctx_.options = std::move(options);
     ctx_.log = ctx_.options.logger ? ctx_.options.logger : spdlog::default_logger();
+    ctx_.io = shared_io_ ? &shared_io_->io() : own_io_.get();
+    if (own_io_) work_.emplace(asio::make_work_guard(*own_io_));
   }
 
   void Submit(Call call);
   Status ConnectAll();
   void Close();
+  // Own threads: waits until every handler has run (Close first) and joins them. On shared ones
+  // the connections' last handlers run later; they hold what they use.
   void Join() {
     work_.reset();
     for (std::thread& t : threads_) t.join();
     threads_.clear();
   }
 
-  detail::ClientContext ctx_;
-  asio::executor_work_guard<asio::io_context::executor_type> work_;
+  // Declared first, destroyed last: the handlers it still holds own connections, which own the
+  // context.
+  std::shared_ptr<IoThreads> shared_io_;
+  std::unique_ptr<asio::io_context> own_io_;
+  std::shared_ptr<detail::ClientContext> context_;
+  detail::ClientContext& ctx_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   std::vector<std::thread> threads_;
   std::vector<std::shared_ptr<ClientConnection>> conns_;
   std::atomic<std::uint64_t> next_conn_{0};
@@ -143,16 +158,17 @@ Result<std::unique_ptr<OsdClient>> OsdClient::Create(ClientOptions options) {
   }
   auto impl = std::make_shared<Impl>(std::move(options));
   for (int i = 0; i < impl->ctx_.options.connections; ++i) {
-    impl->conns_.push_back(std::make_shared<ClientConnection>(impl->ctx_, i));
+    impl->conns_.push_back(std::make_shared<ClientConnection>(impl->context_, i));
   }
-  for (int i = 0; i < impl->ctx_.options.io_threads; ++i) {
+  const int own_threads = impl->own_io_ ? impl->ctx_.options.io_threads : 0;
+  for (int i = 0; i < own_threads; ++i) {
     impl->threads_.emplace_back([raw = impl.get()] {
       if (raw->ctx_.options.io_nice != 0) {
         Status niced = NiceCurrentThread(raw->ctx_.options.io_nice);
         if (!niced.ok()) raw->ctx_.log->warn("osd client: io thread nice: {}", niced.message());
       }
       NameCurrentThread("msg-client");
-      raw->ctx_.io.run();
+      raw->own_io_->run();
     });
   }
   return std::unique_ptr<OsdClient>(new OsdClient(std::move(impl)));

@@ -43,11 +43,17 @@ class logger;
 
 namespace ec::msg {
 
+class IoThreads;  // msg/io_threads.h
+
 struct ClientOptions {
   std::string host = "127.0.0.1";  // IP literal or host name
   std::uint16_t port = 0;
   int connections = 1;  // connections to the endpoint, used round-robin (1..64)
   int io_threads = 1;   // threads running the client's io_context (1..64)
+  // Run on these threads (shared with other clients) instead of starting io_threads of its own;
+  // io_threads and io_nice are then ignored. A completion then runs on a thread every client on
+  // it shares: it must never block.
+  std::shared_ptr<IoThreads> shared_io;
   std::chrono::milliseconds connect_timeout{5000};   // TCP connect + handshake
   std::chrono::milliseconds request_timeout{30000};  // default per-request timeout
   // Requests in flight per connection; more wait in the client (a bounded wait: see

@@ -68,9 +68,10 @@ class ClientSession : public FramedConnection {
   ClientConnection& owner_;
 };
 
-ClientConnection::ClientConnection(ClientContext& client, int index)
-    : client_(client),
-      strand_(asio::make_strand(client.io)),
+ClientConnection::ClientConnection(std::shared_ptr<ClientContext> client, int index)
+    : context_(std::move(client)),
+      client_(*context_),
+      strand_(asio::make_strand(*client_.io)),
       resolver_(strand_),
       connect_timer_(strand_),
       sweep_timer_(strand_),

@@ -64,10 +64,12 @@ struct AtomicClientCounters {
 };
 
 // What the slots of one client share; owned by the OsdClient and outliving its slots.
+// What the connections of one OsdClient share. Each connection holds it (shared), so that one
+// whose last handlers run on a shared io_context after the OsdClient is gone still finds it.
 struct ClientContext {
   ClientOptions options;
   std::shared_ptr<spdlog::logger> log;
-  boost::asio::io_context io;
+  boost::asio::io_context* io = nullptr;  // the client's own, or ClientOptions::shared_io's
   AtomicClientCounters counters;
 };
 
@@ -78,7 +80,7 @@ class ClientSession;
 
 class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
  public:
-  ClientConnection(ClientContext& client, int index);
+  ClientConnection(std::shared_ptr<ClientContext> client, int index);
 
   // Sends `call` (connecting first if needed); call.done runs exactly once, on the strand.
   void Submit(Call call);
@@ -112,7 +114,8 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   void ConnectionError(const boost::system::error_code& ec, std::string_view what);
   void ProtocolFailure(Status s);
 
-  ClientContext& client_;
+  std::shared_ptr<ClientContext> context_;  // kept alive while this connection lives
+  ClientContext& client_;                   // *context_
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::ip::tcp::resolver resolver_;
   boost::asio::steady_timer connect_timer_;

@@ -38,6 +38,14 @@ Result<std::shared_ptr<OsdClient>> PeerClients::Get(int osd_id, const std::strin
   co.io_threads = options_.io_threads;
   co.traffic_class = options_.traffic_class;
   co.io_nice = options_.io_nice;
+  if (options_.share_io) {
+    if (!io_) {
+      auto started = IoThreads::Start(options_.io_threads, "msg-client", options_.io_nice, nullptr);
+      if (!started.ok()) return started.status();
+      io_ = std::move(started).value();
+    }
+    co.shared_io = io_;
+  }
   auto client = OsdClient::Create(co);
   if (!client.ok()) return client.status();
   std::shared_ptr<OsdClient> shared = std::move(*client);

@@ -4,7 +4,8 @@
 //
 // Errors of Get: EINVAL "osd.N has no usable address 'X'" (not host:port).
 // Ownership: clients are shared; one replaced by an address change stays alive for the calls
-// still holding it. Thread safety: every method may be called from any thread.
+// still holding it. With share_io, the threads stop once the PeerClients and every client are
+// gone and the last completion has run. Thread safety: every method may be called from any thread.
 #pragma once
 
 #include <chrono>
@@ -15,6 +16,7 @@
 
 #include "common/status.h"
 #include "msg/client.h"
+#include "msg/io_threads.h"
 
 namespace ec::msg {
 
@@ -26,6 +28,9 @@ struct PeerOptions {
   int io_threads = 1;
   TrafficClass traffic_class = TrafficClass::kClient;  // ClientOptions::traffic_class
   int io_nice = 0;                                     // ClientOptions::io_nice
+  // One set of io_threads for every client (IoThreads) instead of io_threads per client: fewer
+  // threads and fewer wake-ups for a fan-out to many peers; every completion must not block.
+  bool share_io = false;
 };
 
 class PeerClients {
@@ -41,6 +46,7 @@ class PeerClients {
     std::shared_ptr<OsdClient> client;
   };
   PeerOptions options_;
+  std::shared_ptr<IoThreads> io_;  // share_io: made on first use
   std::mutex mu_;
   std::map<int, Entry> clients_;
 };

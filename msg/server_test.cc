@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "msg/client.h"
+#include "msg/io_threads.h"
 #include "msg/server.h"
 #include "msg/test_store.h"
 
@@ -113,6 +114,53 @@ TEST(ServerTest, AllOperations) {
   EXPECT_EQ(counters.protocol_errors_total(), 0u);
   EXPECT_GT(counters.bytes_in, 10000u);
   EXPECT_EQ(counters.connections_open, 1u);
+}
+
+// Clients on shared IoThreads: both work, their completions run on the one shared thread, a
+// client destroyed with a call in flight completes it exactly once, and the threads may be let go
+// last from one of their own completions.
+TEST(ServerTest, ClientsShareIoThreads) {
+  Fixture a, b;
+  auto io = IoThreads::Start(1, "test-io", 0, nullptr);
+  ASSERT_TRUE(io.ok()) << io.status().message();
+  std::shared_ptr<IoThreads> shared = std::move(io).value();
+  ClientOptions co;
+  co.shared_io = shared;
+  co.io_threads = 64;  // ignored: the shared threads serve it
+  auto ca = a.Client(co);
+  auto cb = b.Client(co);
+  ASSERT_TRUE(ca->WriteShard({"pg.1", "x", 0, 1, 0, kWriteReplace, {}}, {Pattern(100, 1)}).ok());
+  ASSERT_TRUE(cb->WriteShard({"pg.1", "y", 0, 2, 0, kWriteReplace, {}}, {Pattern(100, 2)}).ok());
+  EXPECT_EQ(ca->Stat({"pg.1", "x", 0}).value().version, 1u);
+  EXPECT_EQ(cb->Stat({"pg.1", "y", 0}).value().version, 2u);
+  EXPECT_EQ(cb->Stat({"pg.1", "x", 0}).status().code(), ENOENT);  // each reaches its own server
+  std::promise<std::thread::id> ta, tb;
+  ca->PingAsync({}, 0, [&](Result<Buffer>) { ta.set_value(std::this_thread::get_id()); });
+  cb->PingAsync({}, 0, [&](Result<Buffer>) { tb.set_value(std::this_thread::get_id()); });
+  const std::thread::id ida = ta.get_future().get();
+  EXPECT_EQ(ida, tb.get_future().get());
+  EXPECT_NE(ida, std::this_thread::get_id());
+
+  // Destroyed with a call in flight: its completion comes exactly once (answered or ESHUTDOWN).
+  std::atomic<int> calls{0};
+  std::promise<Status> outcome;
+  ca->PingAsync({Pattern(1 << 20, 3)}, 1 << 20, [&](Result<Buffer> r) {
+    if (calls.fetch_add(1) == 0) outcome.set_value(r.status());
+  });
+  ca.reset();
+  const Status s = outcome.get_future().get();
+  EXPECT_TRUE(s.ok() || s.code() == ESHUTDOWN) << s.ToString();
+  EXPECT_TRUE(cb->Ping({}, 0).ok());  // the other client is unaffected
+  EXPECT_EQ(calls.load(), 1);
+
+  // The last owner of the threads lets go inside a completion on one of them.
+  std::promise<void> released;
+  cb->PingAsync({}, 0, [keep = std::move(shared), &released](Result<Buffer>) mutable {
+    keep.reset();
+    released.set_value();
+  });
+  released.get_future().get();
+  cb.reset();  // held the threads too: now they may stop (from their own thread or this one)
 }
 
 TEST(ServerTest, ManyInFlightAndConcurrentClients) {

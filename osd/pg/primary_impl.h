@@ -45,8 +45,11 @@ class Primary::Impl {
         log_(log ? std::move(log) : spdlog::default_logger()),
         options_(std::move(options)),
         codecs_(options_.plugin_dir),
+        // One io thread for every peer: a write's sub-operations to k+m-1 OSDs and their
+        // replies wake it once or twice, not once per OSD.
         peers_(msg::PeerOptions{fmt::format("osd.{}", options_.osd_id),
-                                std::chrono::milliseconds(3000), options_.subop_timeout, 2, 1}),
+                                std::chrono::milliseconds(3000), options_.subop_timeout, 2, 1,
+                                msg::TrafficClass::kClient, 0, true}),
         local_(options_.shards != nullptr ? ShardLink::Local(options_.shards, options_.pulls)
                                           : nullptr),
         dispatcher_(options_.threads, options_.inline_read_max_bytes, nullptr, nullptr, 1, 0,
