@@ -23,10 +23,13 @@ Per run, from /proc and the OSDs' /metrics, before and after:
                       serves itself in process is not a message)
   device_bytes        write_bytes of /proc/PID/io of the ec-osd processes, per op
   ops_per_sec, p50_us, p99_us as the benchmark reports them
+  threads             context switches and CPU per op by thread name (each run; printed with
+                      --threads): which hand-offs a change removed (CPU per thread is counted in
+                      clock ticks, so a thread under ~10 ms per run shows 0)
 Prints the medians per workload and build (and NEW/BASE ratios with two builds); writes every run
 and the medians to OUT/op_cost.json.
 
-Usage: bench/op_cost.sh [--base BUILD] [--reps N] [--secs S] [--out DIR]
+Usage: bench/op_cost.sh [--base BUILD] [--reps N] [--secs S] [--out DIR] [--threads]
                         [--workloads a,b,...] [--osd-opt NAME=VALUE ...]
                         [--base-osd-opt NAME=VALUE ...] BUILD
 --osd-opt sets an ec-osd option in every cluster, --base-osd-opt in the base one only; with --base
@@ -114,18 +117,30 @@ class Cluster:
             pids = procs = [self.pid(f"osd.{only_osd}")]
         ticks = os.sysconf("SC_CLK_TCK")
         cpu = ctx = dev = 0
+        # Per thread name (ec-osd names its threads: msg-server, shard-worker, pg-worker, ...;
+        # etcd's are "etcd"): context switches and CPU, summed over the processes.
+        by_thread = {}
+        etcd_pid = self.pid("etcd")
         for p in procs:
             try:
                 stat = open(f"/proc/{p}/stat").read()
                 fields = stat[stat.rindex(")") + 2:].split()
                 cpu += (int(fields[11]) + int(fields[12])) * 1_000_000 // ticks
-                for t in glob.glob(f"/proc/{p}/task/*/status"):
+                for t in glob.glob(f"/proc/{p}/task/*"):
                     try:
-                        for line in open(t):
+                        name = "etcd" if p == etcd_pid else open(f"{t}/comm").read().strip()
+                        tctx = 0
+                        for line in open(f"{t}/status"):
                             if line.startswith(("voluntary_ctxt", "nonvoluntary_ctxt")):
-                                ctx += int(line.split()[1])
-                    except FileNotFoundError:
-                        pass  # a thread that ended meanwhile
+                                tctx += int(line.split()[1])
+                        tstat = open(f"{t}/stat").read()
+                        tf = tstat[tstat.rindex(")") + 2:].split()
+                        tcpu = (int(tf[11]) + int(tf[12])) * 1_000_000 // ticks
+                    except (FileNotFoundError, ProcessLookupError):
+                        continue  # a thread that ended meanwhile
+                    ctx += tctx
+                    c, u = by_thread.get(name, (0, 0))
+                    by_thread[name] = (c + tctx, u + tcpu)
                 if p in pids:
                     for line in open(f"/proc/{p}/io"):
                         if line.startswith("write_bytes:"):
@@ -146,7 +161,8 @@ class Cluster:
             for m in re.finditer(r'^ecstore_(osd_ops_total|pool_ops_total)\{[^}]*\} (\d+)', text,
                                  re.M):
                 requests += int(m.group(2))
-        return {"cpu": cpu, "ctx": ctx, "dev": dev, "requests": requests}
+        return {"cpu": cpu, "ctx": ctx, "dev": dev, "requests": requests,
+                "threads": by_thread}
 
     def kill_osd(self, osd):
         p = self.pid(f"osd.{osd}")
@@ -172,13 +188,19 @@ def measure(cluster, argv, parse, only_osd=None):
     after = cluster.snapshot(only_osd)
     ops, ops_per_sec, p50, p99 = parse(json.loads(out.stdout))
     ops = max(ops, 1)
-    d = {k: after[k] - before[k] for k in before}
+    d = {k: after[k] - before[k] for k in before if k != "threads"}
+    threads = {}
+    for name, (c, u) in after["threads"].items():
+        c0, u0 = before["threads"].get(name, (0, 0))
+        if c - c0 > 0 or u - u0 > 0:
+            threads[name] = {"context_switches": (c - c0) / ops, "cpu_us": (u - u0) / ops}
     client_cpu = ((ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)) * 1e6
     client_ctx = (ru1.ru_nvcsw - ru0.ru_nvcsw) + (ru1.ru_nivcsw - ru0.ru_nivcsw)
     return {"ops": ops, "ops_per_sec": ops_per_sec, "p50_us": p50, "p99_us": p99,
             "cluster_cpu_us": d["cpu"] / ops, "client_cpu_us": client_cpu / ops,
             "context_switches": d["ctx"] / ops, "client_switches": client_ctx / ops,
-            "requests": d["requests"] / ops, "device_bytes": d["dev"] / ops}
+            "requests": d["requests"] / ops, "device_bytes": d["dev"] / ops,
+            "threads": threads}
 
 
 def rados_parse(j):
@@ -234,6 +256,8 @@ def main():
                     help="an ec-osd option for every cluster (repeatable)")
     ap.add_argument("--base-osd-opt", action="append", default=[], metavar="NAME=VALUE",
                     help="an ec-osd option for the base cluster only (repeatable)")
+    ap.add_argument("--threads", action="store_true",
+                    help="also print context switches and CPU per op by thread name")
     a = ap.parse_args()
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     workloads = [w for w in a.workloads.split(",") if w]
@@ -304,6 +328,17 @@ def main():
             print(f"| {w} | new/base | " + " | ".join(
                 f"{n[k] / b[k]:.2f}" if k in n and k in b and b[k] else "-" for k in KEYS) + " |")
     print(f"\n(medians of {a.reps}; every run in {path})")
+    if a.threads:
+        # Where the context switches and the CPU go, by thread name (the last rep of each).
+        print("\n| workload | build | thread | context switches/op | CPU us/op |\n|---|---|---|---|---|")
+        for w in workloads:
+            for n in names:
+                last = [r for r in runs if r["workload"] == w and r["build"] == n][-1]
+                top = sorted(last["threads"].items(), key=lambda kv: -kv[1]["context_switches"])
+                for name, t in top:
+                    if t["context_switches"] >= 0.1 or t["cpu_us"] >= 5:
+                        print(f"| {w} | {n} | {name} | {t['context_switches']:.1f} | "
+                              f"{t['cpu_us']:.0f} |")
 
 
 if __name__ == "__main__":

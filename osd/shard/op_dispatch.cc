@@ -40,8 +40,9 @@ void OpDispatcher::BeginLocked(Clock::time_point now) {
   if (inflight_gauge_) inflight_gauge_->Add(1);
 }
 
-void OpDispatcher::End() {
+void OpDispatcher::End(std::size_t strand) {
   std::lock_guard lock(mu_);
+  if (strand != kNoStrand) --strand_inflight_[strand];
   --inflight_;
   if (inflight_gauge_) inflight_gauge_->Sub(1);
   if (inflight_ == 0) idle_.notify_all();
@@ -54,23 +55,34 @@ bool OpDispatcher::TryBeginInline(std::size_t strand, std::uint64_t bytes, std::
                        ? policy_.MayInline(bytes, more_queued, inflight_, now)
                        : policy_.MayInline(bytes, max_bytes, more_queued, inflight_, now);
   if (!may) return false;
-  inline_strand_ = strand;
+  held_[strand] = true;
   ++inflight_;
   if (inflight_gauge_) inflight_gauge_->Add(1);
   if (inline_reads_ && max_bytes == kReadLimit) inline_reads_->Inc();
   return true;
 }
 
-void OpDispatcher::EndInline() {
+bool OpDispatcher::Hold(std::size_t key) {
+  const std::size_t strand = key % kStrands;
+  std::lock_guard lock(mu_);
+  if (held_[strand] || strand_inflight_[strand] != 0) return false;
+  held_[strand] = true;
+  ++inflight_;
+  if (inflight_gauge_) inflight_gauge_->Add(1);
+  return true;
+}
+
+void OpDispatcher::Release(std::size_t key, bool inline_done) {
+  const std::size_t strand = key % kStrands;
   const auto now = Clock::now();
   std::lock_guard lock(mu_);
-  policy_.OnInlineDone(now);
+  if (inline_done) policy_.OnInlineDone(now);
   // What was posted to the strand meanwhile goes to it now, in order (each is in flight already).
-  for (std::function<void()>& task : deferred_) {
-    boost::asio::post(strands_[inline_strand_], std::move(task));
+  for (std::function<void()>& task : deferred_[strand]) {
+    boost::asio::post(strands_[strand], std::move(task));
   }
-  deferred_.clear();
-  inline_strand_ = kNoStrand;
+  deferred_[strand].clear();
+  held_[strand] = false;
   --inflight_;
   if (inflight_gauge_) inflight_gauge_->Sub(1);
   if (inflight_ == 0) idle_.notify_all();

@@ -23,6 +23,7 @@
 // Thread safety: every method may be called from any thread, except Join (from the owner, once).
 #pragma once
 
+#include <array>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -87,27 +88,29 @@ class OpDispatcher {
   OpDispatcher(const OpDispatcher&) = delete;
   OpDispatcher& operator=(const OpDispatcher&) = delete;
 
-  // Runs `fn()` on a worker after every operation posted before with the same key (and after an
-  // inline operation of its strand that is running now); it counts as in flight from now until fn
+  // Runs `fn()` on a worker after every operation posted before with the same key (and after the
+  // operation holding its strand, if one does: Hold); it counts as in flight from now until fn
   // returns.
   template <typename Fn>
   void Post(std::size_t key, Fn&& fn) {
     const std::size_t strand = key % kStrands;
-    auto task = [this, fn = std::forward<Fn>(fn)]() mutable {
+    auto task = [this, strand, fn = std::forward<Fn>(fn)]() mutable {
       fn();
-      End();
+      End(strand);
     };
     {
       std::lock_guard lock(mu_);
       BeginLocked(Clock::now());
-      if (inline_strand_ == strand) {
-        // The inline operation of this strand is running on another thread: this one follows it
-        // (EndInline posts it), as it would on the strand. Shared, because std::function copies.
-        deferred_.push_back([t = std::make_shared<decltype(task)>(std::move(task))] { (*t)(); });
+      ++strand_inflight_[strand];
+      if (held_[strand]) {
+        // An operation holds this strand (it runs inline, or waits for its commit): this one
+        // follows it (Release posts it), as it would on the strand. Shared: std::function copies.
+        deferred_[strand].push_back(
+            [t = std::make_shared<decltype(task)>(std::move(task))] { (*t)(); });
         return;
       }
     }
-    // No inline operation can start now on any strand (this one is in flight), so the order holds.
+    // Nothing can hold this strand now (this operation is in flight on it), so the order holds.
     boost::asio::post(strands_[strand], std::move(task));
   }
 
@@ -120,7 +123,7 @@ class OpDispatcher {
     }
     boost::asio::post(background_, [this, fn = std::forward<Fn>(fn)]() mutable {
       fn();
-      End();
+      End(kNoStrand);
     });
   }
   // Whether the background threads took their nice value.
@@ -136,10 +139,19 @@ class OpDispatcher {
                  Fn&& fn, std::uint64_t max_bytes = kReadLimit) {
     if (!TryBeginInline(key % kStrands, bytes, max_bytes, more_queued, now)) return false;
     fn();
-    EndInline();
+    Release(key, true);
     return true;
   }
   static constexpr std::uint64_t kReadLimit = ~std::uint64_t{0};
+
+  // Takes `key`'s strand for an operation that the caller runs itself, possibly finishing later on
+  // another thread (a write that completes when its group commits), if nothing of that strand is in
+  // flight or held: then it counts as in flight, whatever posted to the strand waits for it, and
+  // the caller must call Release(key) exactly once when it is done. Returns whether it took it.
+  bool Hold(std::size_t key);
+  // Ends a Hold (or RunInline's run): posts, in order, what waited for the strand. `inline_done`:
+  // an inline run that the policy times (RunInline).
+  void Release(std::size_t key, bool inline_done = false);
 
   // Waits until nothing is in flight.
   void Drain();
@@ -149,10 +161,9 @@ class OpDispatcher {
 
  private:
   void BeginLocked(Clock::time_point now);  // under mu_
-  void End();
+  void End(std::size_t strand);
   bool TryBeginInline(std::size_t strand, std::uint64_t bytes, std::uint64_t max_bytes,
                       bool more_queued, Clock::time_point now);
-  void EndInline();
   static constexpr std::size_t kNoStrand = ~std::size_t{0};
 
   Gauge* inflight_gauge_;
@@ -167,8 +178,10 @@ class OpDispatcher {
   std::uint64_t inflight_ = 0;
   InlineReadPolicy policy_;
   bool joined_ = false;
-  std::size_t inline_strand_ = kNoStrand;        // the strand of the inline operation running
-  std::vector<std::function<void()>> deferred_;  // posted to that strand meanwhile, in order
+  std::array<std::uint32_t, kStrands> strand_inflight_{};  // posted, not yet finished
+  std::array<bool, kStrands> held_{};                      // Hold (or an inline run) has it
+  // Posted to a held strand, in order, until its Release.
+  std::array<std::vector<std::function<void()>>, kStrands> deferred_;
 };
 
 }  // namespace ec::osd::shard

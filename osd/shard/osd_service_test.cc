@@ -2,8 +2,10 @@
 // a device file under /tmp, replies caught by a test Responder. No sockets.
 #include "osd/shard/osd_service.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <set>
 
 #include <condition_variable>
 #include <filesystem>
@@ -570,6 +572,77 @@ TEST_F(OsdServiceTest, InProcessCallsAnswerAsRequestsDoAndSelfMessagesAreCounted
   EXPECT_EQ(service_->self_messages(), 1u);
   shards_->Drain();
   EXPECT_EQ(shards_->StatusJson()["ops"]["sub_state"]["completed"], 2);
+}
+
+// A SubWrite that may not run inline synchronously (more requests queued) but whose shard is idle
+// starts on the calling thread and completes when its commit group does, on the store's commit
+// thread; what is handed over for its shard meanwhile waits for it, so a chain of writes (each
+// expecting the previous version) and the reads after each, nothing awaited, all see the order
+// they were handed over in.
+TEST_F(OsdServiceTest, WritesStartedHereCompleteWithTheirCommitInOrder) {
+  Start({}, [] {
+    ShardServiceOptions o;
+    o.worker_threads = 4;
+    o.inline_write_max_bytes = 64 * 1024;
+    return o;
+  }());
+  auto write = [](std::uint32_t shard, std::uint64_t v) {
+    msg::SubWriteRequest w;
+    w.collection = "pg.9";
+    w.object = "o";
+    w.shard = shard;
+    w.version = v;
+    w.prev_version = v - 1;
+    w.kind = msg::SubWriteKind::kFull;
+    w.object_size = 8;
+    w.shard_size = 8;
+    w.extents = {{0, 8}};
+    return w;
+  };
+  // The collection first (a write that creates it is never started here).
+  std::promise<Status> first;
+  shards_->SubWrite(write(0, 1), Bytes("v0000001"), [&](Status s) { first.set_value(s); });
+  ASSERT_TRUE(first.get_future().get().ok());
+
+  constexpr int kWrites = 40;
+  std::mutex mu;
+  std::set<std::thread::id> threads;
+  std::vector<std::promise<Status>> wrote(2 * kWrites);
+  std::vector<std::future<Status>> wrote_f;
+  for (auto& p : wrote) wrote_f.push_back(p.get_future());
+  std::vector<std::uint64_t> reads;
+  for (int i = 0; i < kWrites; ++i) {
+    for (std::uint32_t shard : {0u, 1u}) {
+      const std::uint64_t v = static_cast<std::uint64_t>(i) + (shard == 0 ? 2 : 1);
+      const std::string data = fmt::format("v{:07}", v);
+      shards_->SubWrite(
+          write(shard, v), Bytes(data),
+          [&, n = 2 * i + static_cast<int>(shard)](Status s) {
+            {
+              std::lock_guard lock(mu);
+              threads.insert(std::this_thread::get_id());
+            }
+            wrote[static_cast<std::size_t>(n)].set_value(std::move(s));
+          },
+          Caller::kLocal, InlineHint{true, true});
+      reads.push_back(Submit(msg::ReadShardRequest{"pg.9", "o", shard, {{0, 8}}}));
+    }
+  }
+  for (auto& f : wrote_f) EXPECT_TRUE(f.get().ok());
+  for (int i = 0; i < kWrites; ++i) {
+    for (std::uint32_t shard : {0u, 1u}) {
+      const std::uint64_t v = static_cast<std::uint64_t>(i) + (shard == 0 ? 2 : 1);
+      Reply r = inbox_.Take(reads[static_cast<std::size_t>(2 * i + static_cast<int>(shard))]);
+      ASSERT_TRUE(r.status().ok()) << r.status().ToString();
+      EXPECT_EQ(r.Data(), fmt::format("v{:07}", v));
+      EXPECT_EQ(std::get<msg::ReadShardReply>(r.body).version, v);
+    }
+  }
+  shards_->Drain();
+  EXPECT_EQ(shards_->StatusJson()["inflight_ops"], 0);
+  // Some writes completed on a thread that is not this one (the commit thread, or a worker).
+  EXPECT_FALSE(threads.count(std::this_thread::get_id()) == 1 && threads.size() == 1);
+  EXPECT_GT(shards_->accounting().inline_writes().Value(), 0u);
 }
 
 }  // namespace

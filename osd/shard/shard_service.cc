@@ -245,6 +245,41 @@ struct ShardService::Impl {
     return reply;
   }
 
+  // Starts `w` on the calling thread and completes it when its commit group does, when it is
+  // small (inline_write_max_bytes), not a repair, its collection exists and nothing of its strand
+  // is in flight: then takes `done` and returns true. The strand stays held (what is posted to it
+  // waits) and the interval fence admitted until the commit; `done` runs on the thread that
+  // commits (or on this one for a write refused before it is queued).
+  bool StartAsyncWrite(std::size_t key, const msg::SubWriteRequest& w, const Buffer& data,
+                       StatusDone& done) {
+    if (data.size() > options.inline_write_max_bytes || w.kind == msg::SubWriteKind::kRepair ||
+        !CollectionKnown(w.collection) || !dispatcher.Hold(key)) {
+      return false;
+    }
+    accounting.inline_writes().Inc();
+    auto finish = [this, key, d = std::move(done)](Status s) mutable {
+      d(std::move(s));
+      dispatcher.Release(key);
+    };
+    auto admitted = Admit(w.collection, w.epoch, "SubWrite");
+    if (!admitted.ok()) {
+      finish(admitted.status());
+      return true;
+    }
+    auto built = BuildSubWrite(*store, w, data, false);
+    if (!built.ok() || !built->has_value()) {
+      finish(built.ok() ? Status::OK() : built.status());  // refused, or a retried write
+      return true;
+    }
+    // The fence's guard lives until the commit: a scan raising the fence waits for this write.
+    auto guard = std::make_shared<IntervalFence::Guard>(std::move(admitted).value());
+    store->ApplyAsync(**built, [guard, finish = std::move(finish)](Status s) mutable {
+      finish(std::move(s));
+      guard.reset();
+    });
+    return true;
+  }
+
   Status SubWrite(const msg::SubWriteRequest& w, const Buffer& data) {
     return WithCollection(w.collection,
                           [&](bool create) { return ApplySubWrite(*store, w, data, create); });
@@ -282,6 +317,10 @@ void ShardService::SubWrite(msg::SubWriteRequest request, Buffer data, StatusDon
       impl->accounting.inline_writes().Inc();
       return;
     }
+    // Other operations in flight, but none on this shard: start the write here and let it
+    // complete when its commit group does (the store's commit thread answers), so that many
+    // writes share a commit without a worker each waiting for it.
+    if (impl->StartAsyncWrite(key, request, data, done)) return;
   }
   impl->dispatcher.Post(key, [run, r = std::move(request), data = std::move(data),
                               done = std::move(done)]() mutable { run(r, data, done); });

@@ -23,9 +23,15 @@
 // created by the first write into it, in that write's transaction: a write that fails leaves
 // nothing behind, not even its collection.
 //
-// Completions: `done` is called exactly once, on a worker thread of the service (or on the
-// calling thread, before the call returns, for an inline read), and must not block for long: it
-// holds a worker. Errors come back as the store's Status: ENOENT for a missing shard or
+// Where a small write runs (InlineHint, inline_write_max_bytes): alone in the service, on the
+// calling thread, which waits for the device (no hand-off); with other operations in flight but
+// none on its shard, started on the calling thread and completed by the store when its commit
+// group is durable (ObjectStore::ApplyAsync), its shard held meanwhile; otherwise on a worker.
+//
+// Completions: `done` is called exactly once, on a worker thread of the service, on the store's
+// commit thread (a write started on the calling thread), or on the calling thread before the call
+// returns (an inline read or write), and must not block for long: it holds a worker or delays
+// the other completions of a commit group. Errors come back as the store's Status: ENOENT for a missing shard or
 // collection, DataLoss for a checksum failure or a corrupt "_meta", EINVAL for a bad name or
 // offset, E2BIG for a shard that would have more attributes than a Stat reply carries, ENOSPC,
 // EIO; a write completes only once its transaction is durable.

@@ -212,14 +212,33 @@ std::string UndoObjectName(const std::string& shard_object_name) {
 
 Status ApplySubWrite(store::ObjectStore& store, const msg::SubWriteRequest& w, const Buffer& data,
                      bool create_collection) {
+  if (w.kind == msg::SubWriteKind::kRepair) {
+    auto loaded = Load(store, w.collection, ShardObjectName(w.object, w.shard));
+    if (!loaded.ok()) return loaded.status();
+    return ApplyRepair(store, w, data, *loaded);
+  }
+  auto built = BuildSubWrite(store, w, data, create_collection);
+  if (!built.ok()) return built.status();
+  if (!built->has_value()) return Status::OK();  // a retried write
+  return store.Apply(**built);
+}
+
+Result<std::optional<store::Transaction>> BuildSubWrite(store::ObjectStore& store,
+                                                        const msg::SubWriteRequest& w,
+                                                        const Buffer& data,
+                                                        bool create_collection) {
+  if (w.kind == msg::SubWriteKind::kRepair) {
+    return Status::Invalid("a repair SubWrite is applied, not built (ApplySubWrite)");
+  }
   const std::string name = ShardObjectName(w.object, w.shard);
   const std::string undo_name = UndoObjectName(name);
   auto loaded = Load(store, w.collection, name);
   if (!loaded.ok()) return loaded.status();
   const ShardNow& now = *loaded;
   const std::uint64_t current = now.version();
-  if (w.kind == msg::SubWriteKind::kRepair) return ApplyRepair(store, w, data, now);
-  if (w.version != 0 && current == w.version) return Status::OK();  // a retried write
+  if (w.version != 0 && current == w.version) {
+    return std::optional<store::Transaction>();  // a retried write
+  }
   if (current != w.prev_version) {
     return Status::Error(ESTALE,
                          fmt::format("shard {}/{} is at version {}, the write of version "
@@ -279,7 +298,7 @@ Status ApplySubWrite(store::ObjectStore& store, const msg::SubWriteRequest& w, c
     EC_RETURN_IF_ERROR(AddShardBytes(t, w, name, data));
     t.SetAttr(w.collection, name, kShardMetaAttr, EncodeShardMeta(meta));
   }
-  return store.Apply(t);
+  return std::optional<store::Transaction>(std::move(t));
 }
 
 Result<std::uint64_t> ApplySubResolve(store::ObjectStore& store, const msg::SubResolveRequest& r) {

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -50,6 +51,15 @@ inline constexpr const char* kObjectSizeAttr = "ec.object_size";
 // collection (EEXIST from the store when another write created it meanwhile: call again without).
 Status ApplySubWrite(store::ObjectStore& store, const msg::SubWriteRequest& request,
                      const Buffer& data, bool create_collection);
+
+// ApplySubWrite in two steps, for a caller that applies the transaction itself (asynchronously):
+// the checks against the shard's current state and the transaction that applies `request`, or
+// nullopt when the shard already is at the write's version (a retried write: nothing to apply).
+// Not for kRepair (EINVAL). The shard must not change between this and the transaction's commit
+// (the caller holds the shard's strand until then).
+Result<std::optional<store::Transaction>> BuildSubWrite(store::ObjectStore& store,
+                                                        const msg::SubWriteRequest& request,
+                                                        const Buffer& data, bool create_collection);
 
 // kRollback of version v: when the shard is at v and holds the undo record of v, restores the
 // previous state (one transaction); at v without it, removes the shard (returns 0); when the shard

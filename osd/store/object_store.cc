@@ -12,6 +12,7 @@
 
 #include "common/codec.h"
 #include "common/crc32c.h"
+#include "common/thread_name.h"
 #include "osd/store/onode.h"
 #include "osd/store/rocks_util.h"
 
@@ -69,9 +70,20 @@ ObjectStore::ObjectStore(std::shared_ptr<BlockDevice> device, std::unique_ptr<ro
       db_(std::move(db)),
       superblock_(sb),
       alloc_(sb.device_size / kBlockSize),
-      committed_(sb.device_size / kBlockSize) {}
+      committed_(sb.device_size / kBlockSize) {
+  committer_ = std::thread([this] {
+    NameCurrentThread("store-commit");
+    CommitLoop();
+  });
+}
 
 ObjectStore::~ObjectStore() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_committer_ = true;
+  }
+  commit_cv_.notify_all();
+  committer_.join();
   // No call may be in progress (the contract). Best effort: records left behind are replayed
   // (harmlessly) at the next mount.
   if (!deferred_keys_.empty() && device_->Flush().ok()) (void)RetireDeferred(true);

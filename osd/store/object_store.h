@@ -31,6 +31,12 @@
 // rewritten only where the metadata still says that block holds exactly these bytes (same
 // crc32c), so a record that outlived its blocks' reuse never overwrites newer data.
 //
+// Asynchronous commits (ApplyAsync): the transaction is staged and prepared on the caller's thread
+// and queued; the store's commit thread ("store-commit") leads a group whenever transactions are
+// queued and no Apply caller leads one, and calls each one's callback once its group is durable.
+// A server thread can thus start many writes and hear about each when its group commits, instead
+// of a thread blocking per write.
+//
 // Ordering: transactions that touch the same object (or the same collection, when one of them
 // creates or removes it) never overlap: the later one waits until the earlier one is committed,
 // so it sees its result. Transactions on different objects prepare and commit concurrently.
@@ -48,6 +54,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -55,6 +62,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/status.h"
@@ -199,6 +207,16 @@ class ObjectStore {
   // RocksDB errors, EIO after a failed commit (above).
   Status Apply(const Transaction& t);
 
+  // Apply without waiting for the commit: `done` receives exactly what Apply would return, once.
+  // It runs on the thread that commits the transaction's group (the store's commit thread, or a
+  // caller of Apply leading that group), or on the calling thread before ApplyAsync returns for a
+  // transaction refused before it is queued; it must not block for long (it holds up the
+  // group's other completions) and may call Apply or ApplyAsync. The caller blocks only while the
+  // transaction waits for a conflicting one to commit (as Apply does) and while the new blocks of
+  // a transaction too large to go with the commit record are written. `t` may be destroyed once
+  // ApplyAsync returns. Everything ApplyAsync queued has completed before the destructor returns.
+  void ApplyAsync(const Transaction& t, std::function<void(Status)> done);
+
   // Reads the extents of one object, all device reads in one submission, each 4 KiB block at most
   // once however many extents touch it. Returns one buffer per extent, in order; an extent
   // reaching past the object's size is cut at the size (a shorter or empty buffer). Errors: ENOENT
@@ -291,8 +309,17 @@ class ObjectStore {
   bool Conflicts(const Footprint& f) const;
   void Reserve(const Footprint& f);
   void Unreserve(const Footprint& f);
+  // Reserves t's footprint (after the conflicting transactions in flight) and stages and
+  // prepares it into `s`; on an error nothing stays reserved.
+  struct Staged;
+  Status Stage(const Transaction& t, Staged& s);
   // Queues a prepared transaction and returns its commit result (leading groups as needed).
   Status CommitQueued(Prepared& p);
+  // Under mu_ (released meanwhile), with no group committing: commits what is queued as one group
+  // and completes its transactions (ApplyAsync's callbacks run without mu_).
+  void LeadGroup(std::unique_lock<std::mutex>& lock);
+  // The commit thread: leads a group whenever transactions are queued and nobody leads.
+  void CommitLoop();
   // The leader's work for one group: flush, one RocksDB batch, then the grace period for reads.
   // Sets each transaction's result. Runs without mu_, one leader at a time.
   void CommitGroup(const std::vector<Prepared*>& group);
@@ -314,8 +341,9 @@ class ObjectStore {
 
   // Guarded by mu_.
   mutable std::mutex mu_;
-  std::condition_variable cv_;  // conflicts cleared, group committed, pipeline idle
-  Allocator alloc_;             // blocks used by committed objects or reserved by transactions
+  std::condition_variable cv_;         // conflicts cleared, group committed, pipeline idle
+  std::condition_variable commit_cv_;  // the commit thread: transactions queued, or its stop
+  Allocator alloc_;  // blocks used by committed objects or reserved by transactions
   std::set<std::string> busy_objects_;
   std::map<std::string, int> busy_colls_;  // collection -> transactions in flight touching it
   std::set<std::string> owned_colls_;      // collections being created or removed
@@ -324,6 +352,7 @@ class ObjectStore {
   std::size_t in_flight_ = 0;              // transactions between reservation and result
   int quiesce_ = 0;                        // Fsck calls waiting: admit no new transactions
   Status failed_;                          // a group's commit failed: refuse transactions
+  bool stop_committer_ = false;            // the destructor: the commit thread drains and ends
   CommitStats stats_;
 
   // Owned by the leader of the moment (and by Open, the destructor and Fsck when nothing is in
@@ -337,6 +366,8 @@ class ObjectStore {
   std::condition_variable read_cv_;
   std::uint64_t read_epoch_ = 0;
   std::uint64_t readers_[2] = {0, 0};
+
+  std::thread committer_;  // CommitLoop; started by the constructor, joined by the destructor
 };
 
 }  // namespace ec::osd::store

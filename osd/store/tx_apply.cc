@@ -65,6 +65,9 @@ struct ObjectStore::Prepared {
   bool write_at_commit = false;  // journal, small: `writes` not done yet, go with the record
   Status result;
   bool done = false;
+  // ApplyAsync: called by the leader, without mu_, once the result is set (owns what it
+  // borrows and deletes it).
+  std::function<void()> finish;
 };
 
 class ObjectStore::TxBuilder {
@@ -530,6 +533,59 @@ void ObjectStore::CommitGroup(const std::vector<Prepared*>& group) {
   }
 }
 
+void ObjectStore::LeadGroup(std::unique_lock<std::mutex>& lock) {
+  // Lead one group: what is queued, oldest first, closed once it holds kGroupDirectBytes of direct
+  // (flushed) data. Without the cap, D concurrent big writers all wait in one group while the
+  // device flushes and nobody writes; with it, the writers of the next group write while this
+  // group flushes.
+  committing_ = true;
+  std::vector<Prepared*> group;
+  std::uint64_t direct = 0;
+  while (!queue_.empty() && (group.empty() || direct < kGroupDirectBytes)) {
+    Prepared* q = queue_.front();
+    queue_.pop_front();
+    if (!q->deferred) {
+      for (const IoRequest& r : q->writes) direct += r.length();
+    }
+    group.push_back(q);
+  }
+  lock.unlock();
+  CommitGroup(group);
+  lock.lock();
+  std::vector<Prepared*> finished_async;
+  for (Prepared* g : group) {
+    const std::vector<BlockRun>& back = g->result.ok() ? g->freed : g->allocated;
+    for (const BlockRun& r : back) alloc_.Release(r);
+    if (g->result.ok()) {
+      ++stats_.transactions;
+      if (g->deferred) ++stats_.deferred;
+    }
+    Unreserve(g->footprint);
+    --in_flight_;
+    if (g->finish) {
+      finished_async.push_back(g);
+    } else {
+      g->done = true;  // the caller may return (and destroy *g) once we release the lock
+    }
+  }
+  (void)alloc_.TakeDirtySegments();
+  committing_ = false;
+  cv_.notify_all();
+  // The commit thread only when it has work: what queued meanwhile (a waiting Apply may lead it
+  // first), or its stop.
+  if (!queue_.empty() || stop_committer_) commit_cv_.notify_one();
+  if (!finished_async.empty()) {
+    // Their callbacks run here, outside the lock (they may apply more transactions).
+    lock.unlock();
+    for (Prepared* g : finished_async) {
+      // Moved out first: the callback frees *g.
+      std::function<void()> finish = std::move(g->finish);
+      finish();
+    }
+    lock.lock();
+  }
+}
+
 Status ObjectStore::CommitQueued(Prepared& p) {
   std::unique_lock<std::mutex> lock(mu_);
   queue_.push_back(&p);
@@ -538,40 +594,24 @@ Status ObjectStore::CommitQueued(Prepared& p) {
       cv_.wait(lock);
       continue;
     }
-    // Lead one group: what is queued, oldest first (our own transaction is among them), closed
-    // once it holds kGroupDirectBytes of direct (flushed) data. Without the cap, D concurrent big
-    // writers all wait in one group while the device flushes and nobody writes; with it, the
-    // writers of the next group write while this group flushes.
-    committing_ = true;
-    std::vector<Prepared*> group;
-    std::uint64_t direct = 0;
-    while (!queue_.empty() && (group.empty() || direct < kGroupDirectBytes)) {
-      Prepared* q = queue_.front();
-      queue_.pop_front();
-      if (!q->deferred) {
-        for (const IoRequest& r : q->writes) direct += r.length();
-      }
-      group.push_back(q);
-    }
-    lock.unlock();
-    CommitGroup(group);
-    lock.lock();
-    for (Prepared* g : group) {
-      const std::vector<BlockRun>& back = g->result.ok() ? g->freed : g->allocated;
-      for (const BlockRun& r : back) alloc_.Release(r);
-      if (g->result.ok()) {
-        ++stats_.transactions;
-        if (g->deferred) ++stats_.deferred;
-      }
-      Unreserve(g->footprint);
-      --in_flight_;
-      g->done = true;  // the caller may return (and destroy *g) once we release the lock
-    }
-    (void)alloc_.TakeDirtySegments();
-    committing_ = false;
-    cv_.notify_all();
+    LeadGroup(lock);
   }
   return p.result;
+}
+
+void ObjectStore::CommitLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    // Stopping: only once everything ApplyAsync queued has completed.
+    commit_cv_.wait(lock, [&] {
+      return (!committing_ && !queue_.empty()) || (stop_committer_ && in_flight_ == 0);
+    });
+    if (!committing_ && !queue_.empty()) {
+      LeadGroup(lock);
+      continue;
+    }
+    return;
+  }
 }
 
 bool ObjectStore::Conflicts(const Footprint& f) const {
@@ -602,8 +642,15 @@ void ObjectStore::Unreserve(const Footprint& f) {
   for (const std::string& c : f.coll_owners) owned_colls_.erase(c);
 }
 
-Status ObjectStore::Apply(const Transaction& t) {
+// What Apply and ApplyAsync build before queueing: the footprint reserved, the builder staged and
+// prepared (new blocks written unless they go with the commit record).
+struct ObjectStore::Staged {
   Prepared p;
+  std::unique_ptr<TxBuilder> tx;  // `p.writes` borrow its buffers until the commit
+};
+
+Status ObjectStore::Stage(const Transaction& t, Staged& s) {
+  Prepared& p = s.p;
   for (const Transaction::Op& op : t.ops()) {
     using Type = Transaction::Op::Type;
     if (op.type == Type::kCreateCollection || op.type == Type::kRemoveCollection) {
@@ -623,21 +670,43 @@ Status ObjectStore::Apply(const Transaction& t) {
     Reserve(p.footprint);
     ++in_flight_;
   }
-  TxBuilder tx(*this);
+  s.tx = std::make_unique<TxBuilder>(*this);
   Status st;
   for (const Transaction::Op& op : t.ops()) {
-    st = tx.Stage(op);
+    st = s.tx->Stage(op);
     if (!st.ok()) break;
   }
-  if (st.ok()) st = tx.Prepare(p);
+  if (st.ok()) st = s.tx->Prepare(p);
   if (!st.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     Unreserve(p.footprint);
     --in_flight_;
     cv_.notify_all();
-    return st;
   }
-  return CommitQueued(p);
+  return st;
+}
+
+Status ObjectStore::Apply(const Transaction& t) {
+  Staged s;
+  EC_RETURN_IF_ERROR(Stage(t, s));
+  return CommitQueued(s.p);
+}
+
+void ObjectStore::ApplyAsync(const Transaction& t, std::function<void(Status)> done) {
+  auto s = std::make_unique<Staged>();
+  if (Status st = Stage(t, *s); !st.ok()) return done(st);
+  Staged* raw = s.release();
+  raw->p.finish = [raw, done = std::move(done)]() mutable {
+    std::function<void(Status)> callback = std::move(done);
+    Status result = std::move(raw->p.result);
+    delete raw;  // the builder's buffers go before the caller hears
+    callback(std::move(result));
+  };
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_.push_back(&raw->p);
+  // The commit thread leads it, unless a group is being committed: its leader wakes the thread
+  // once done (or a waiting Apply leads it first).
+  if (!committing_) commit_cv_.notify_one();
 }
 
 std::uint64_t ObjectStore::EnterRead() {
