@@ -8,13 +8,56 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 namespace ec::osd::shard {
 namespace {
 
 int ThreadNice() {
   return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+}
+
+// A held strand: what is posted to it waits until Release (then runs in posting order), other
+// strands run meanwhile, a strand with something in flight cannot be held, and Drain waits for
+// the holder.
+TEST(OpDispatcher, AHeldStrandDefersItsOperationsUntilRelease) {
+  OpDispatcher d(/*workers=*/2, /*inline_read_max_bytes=*/0, nullptr, nullptr);
+  constexpr std::size_t kKey = 7, kOther = 8;
+  ASSERT_TRUE(d.Hold(kKey));
+  EXPECT_FALSE(d.Hold(kKey));                           // held already
+  EXPECT_FALSE(d.Hold(kKey + OpDispatcher::kStrands));  // the same strand
+  std::mutex mu;
+  std::vector<int> order;
+  for (int i = 0; i < 5; ++i) {
+    d.Post(kKey, [&, i] {
+      std::lock_guard lock(mu);
+      order.push_back(i);
+    });
+  }
+  std::promise<void> other;
+  d.Post(kOther, [&] { other.set_value(); });
+  ASSERT_EQ(other.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  {
+    std::lock_guard lock(mu);
+    EXPECT_TRUE(order.empty()) << "an operation of the held strand ran";
+  }
+  EXPECT_EQ(d.inflight(), 6u);  // the holder and the five waiting
+  d.Release(kKey);
+  d.Drain();
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(d.inflight(), 0u);
+  // Something in flight on the strand: no Hold until it is done.
+  std::promise<void> go;
+  std::shared_future<void> gate = go.get_future().share();
+  d.Post(kKey, [gate] { gate.wait(); });
+  EXPECT_FALSE(d.Hold(kKey));
+  go.set_value();
+  d.Drain();
+  EXPECT_TRUE(d.Hold(kKey));
+  d.Release(kKey);
 }
 
 // Background operations run on their own, nicer threads and never wait behind keyed ones; Drain
