@@ -211,9 +211,10 @@ class ObjectStore {
   // It runs on the thread that commits the transaction's group (the store's commit thread, or a
   // caller of Apply leading that group), or on the calling thread before ApplyAsync returns for a
   // transaction refused before it is queued; it must not block for long (it holds up the
-  // group's other completions) and may call Apply or ApplyAsync. The caller blocks only while the
-  // transaction waits for a conflicting one to commit (as Apply does) and while the new blocks of
-  // a transaction too large to go with the commit record are written. `t` may be destroyed once
+  // group's other completions) and must not call Apply or ApplyAsync (on the commit thread, a
+  // transaction that waits for a queued one would wait for itself). The caller blocks only while
+  // the transaction waits for a conflicting one to commit (as Apply does) and while the new blocks
+  // of a transaction too large to go with the commit record are written. `t` may be destroyed once
   // ApplyAsync returns. Everything ApplyAsync queued has completed before the destructor returns.
   void ApplyAsync(const Transaction& t, std::function<void(Status)> done);
 

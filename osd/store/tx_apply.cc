@@ -575,7 +575,7 @@ void ObjectStore::LeadGroup(std::unique_lock<std::mutex>& lock) {
   // first), or its stop.
   if (!queue_.empty() || stop_committer_) commit_cv_.notify_one();
   if (!finished_async.empty()) {
-    // Their callbacks run here, outside the lock (they may apply more transactions).
+    // Their callbacks run here, outside the lock (they only hand their results on).
     lock.unlock();
     for (Prepared* g : finished_async) {
       // Moved out first: the callback frees *g.
