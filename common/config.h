@@ -92,11 +92,10 @@ struct OsdConfig {
   std::uint16_t osd_port = 0;             // 0: kernel-chosen
   std::uint64_t ms_max_message_size = 0;  // largest header + payload of one frame, bytes
   std::uint32_t ms_max_inflight_per_connection = 0;
-  std::uint32_t ms_async_op_threads = 0;       // network I/O threads
-  std::uint32_t osd_op_num_threads = 0;        // threads executing store operations
-  std::uint64_t osd_inline_read_max_size = 0;  // reads run on the network thread when idle
-  std::uint64_t osd_inline_write_max_size =
-      0;  // shard writes run on the receiving thread when idle
+  std::uint32_t ms_async_op_threads = 0;        // network I/O threads
+  std::uint32_t osd_op_num_threads = 0;         // threads executing store operations
+  std::uint64_t osd_inline_read_max_size = 0;   // reads run on the network thread when idle
+  std::uint64_t osd_inline_write_max_size = 0;  // shard writes start on the receiving thread
   std::chrono::milliseconds ms_handshake_timeout{0};
   std::chrono::milliseconds ms_connection_idle_timeout{0};  // 0: never
 

@@ -70,8 +70,9 @@ const OptionSpec kOptions[] = {
            "the network thread, not a worker (only with ms_async_op_threads 1); 0 disables",
            0, 16 << 20),
     Number("osd_inline_write_max_size", OptionType::kSize, "64K",
-           "a shard write of at most this many bytes arriving while nothing else is in flight "
-           "runs on the thread that received it, not a worker; 0 disables",
+           "a shard write of at most this many bytes starts on the thread that received it, not a "
+           "worker: alone, it waits for the device there; beside others, it completes with its "
+           "commit group; 0 disables",
            0, 16 << 20),
     Number("ms_handshake_timeout", OptionType::kDuration, "10s",
            "time a new connection has to complete the version handshake", 1, kHour),

@@ -63,7 +63,6 @@ struct AtomicClientCounters {
   std::atomic<std::uint64_t> bytes_in{0};
 };
 
-// What the slots of one client share; owned by the OsdClient and outliving its slots.
 // What the connections of one OsdClient share. Each connection holds it (shared), so that one
 // whose last handlers run on a shared io_context after the OsdClient is gone still finds it.
 struct ClientContext {
