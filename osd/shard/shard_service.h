@@ -31,10 +31,10 @@
 // Completions: `done` is called exactly once, on a worker thread of the service, on the store's
 // commit thread (a write started on the calling thread), or on the calling thread before the call
 // returns (an inline read or write), and must not block for long: it holds a worker or delays
-// the other completions of a commit group. Errors come back as the store's Status: ENOENT for a missing shard or
-// collection, DataLoss for a checksum failure or a corrupt "_meta", EINVAL for a bad name or
-// offset, E2BIG for a shard that would have more attributes than a Stat reply carries, ENOSPC,
-// EIO; a write completes only once its transaction is durable.
+// the other completions of a commit group. Errors come back as the store's Status: ENOENT for a
+// missing shard or collection, DataLoss for a checksum failure or a corrupt "_meta", EINVAL for a
+// bad name or offset, E2BIG for a shard that would have more attributes than a Stat reply carries,
+// ENOSPC, EIO; a write completes only once its transaction is durable.
 //
 // In-process calls (Caller::kLocal) are counted in ecstore_osd_local_subops_total{op}; the
 // network's (Caller::kNetwork, from OsdService) by OsdService in ecstore_osd_ops_total.
