@@ -36,8 +36,8 @@ Status ClientShutdown() {
 // reads or suffers is handed to its owner, which ignores a session it has already replaced.
 class ClientSession : public FramedConnection {
  public:
-  ClientSession(ClientConnection& owner, tcp::socket socket, Options options)
-      : FramedConnection(std::move(socket), options), owner_(owner) {}
+  ClientSession(std::shared_ptr<ClientConnection> owner, tcp::socket socket, Options options)
+      : FramedConnection(std::move(socket), options), owner_(std::move(owner)) {}
 
   void Begin() { Prepare(); }
   void Next() { ReadFrame(); }
@@ -46,26 +46,28 @@ class ClientSession : public FramedConnection {
 
  private:
   FrameError CheckHeader(const FrameHeader& header, std::string* why) override {
-    return owner_.CheckHeader(this, header, why);
+    return owner_->CheckHeader(this, header, why);
   }
   void OnFrame(const FrameHeader& header, std::span<const std::byte> message,
                Buffer payload) override {
-    owner_.OnFrame(this, header, message, std::move(payload));
+    owner_->OnFrame(this, header, message, std::move(payload));
   }
   void OnFrameError(FrameError, std::string_view message) override {
-    owner_.OnFrameError(this, message);
+    owner_->OnFrameError(this, message);
   }
   void OnReadError(const boost::system::error_code& ec, bool) override {
-    owner_.OnReadError(this, ec);
+    owner_->OnReadError(this, ec);
   }
   void OnTimer(Timer) override {}  // the client arms no connection timer
   void OnWritten(const std::vector<OutFrame>&, const boost::system::error_code& ec) override {
-    if (ec) owner_.OnWriteError(this, ec);
+    if (ec) owner_->OnWriteError(this, ec);
   }
 
-  // Outlives every session: the OsdClient destroys its slots only after joining the io threads,
-  // and a session's hooks run only on those threads.
-  ClientConnection& owner_;
+  // Held: on io threads shared with other clients (ClientOptions::shared_io) a session's last
+  // handlers may run after the OsdClient is gone; its owner (and the counters in the owner's
+  // context that the session updates) must still be there. The cycle owner -> session_ -> owner
+  // ends when the owner drops the session (Fail, which Close and every error reach).
+  std::shared_ptr<ClientConnection> owner_;
 };
 
 ClientConnection::ClientConnection(std::shared_ptr<ClientContext> client, int index)
@@ -219,7 +221,7 @@ void ClientConnection::StartConnect() {
   so.limits = o.limits;
   so.bytes_in = &client_.counters.bytes_in;
   so.bytes_out = &client_.counters.bytes_out;
-  auto session = std::make_shared<ClientSession>(*this, tcp::socket(strand_), so);
+  auto session = std::make_shared<ClientSession>(shared_from_this(), tcp::socket(strand_), so);
   session_ = session;
   connect_timer_.expires_after(o.connect_timeout);
   connect_timer_.async_wait(
