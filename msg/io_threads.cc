@@ -29,6 +29,7 @@ Result<std::shared_ptr<IoThreads>> IoThreads::Start(int threads, const std::stri
 }
 
 IoThreads::State::~State() {
+  work.reset();  // already, unless Start failed midway
   for (std::thread& t : threads) t.join();
 }
 

@@ -123,6 +123,8 @@ Status ValidateBatch(std::span<const IoRequest> batch, std::uint64_t size) {
   return Status::OK();
 }
 
+namespace {
+
 // Writes zeros over [0, len) of the new file `path` so that every extent is allocated and written
 // (DeviceOptions::create_size says why), and makes that durable. A file system that refuses
 // O_DIRECT is left alone: the device cannot be opened there anyway (OpenFileDevice says so).
@@ -152,6 +154,8 @@ Status ZeroFill(const std::string& path, off_t len) {
   ::close(fd);
   return st;
 }
+
+}  // namespace
 
 Result<std::unique_ptr<BlockDevice>> OpenFileDevice(const std::string& path,
                                                     const DeviceOptions& options) {
