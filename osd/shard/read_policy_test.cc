@@ -22,6 +22,19 @@ TEST(InlineReadPolicyTest, SmallLoneReadsRunInline) {
   EXPECT_FALSE(never.MayInline(1, false, 0, t0));
 }
 
+// A write's own size limit, beside the reads' (and 0: never); an overlap seen by either turns
+// both off for the backoff.
+TEST(InlineReadPolicyTest, WritesHaveTheirOwnLimitAndShareTheOverlapRules) {
+  InlineReadPolicy p(4096);
+  const Clock::time_point t0 = Clock::now();
+  EXPECT_TRUE(p.MayInline(65536, 65536, false, 0, t0));  // over the read limit, within its own
+  EXPECT_FALSE(p.MayInline(65537, 65536, false, 0, t0 + 100us));
+  EXPECT_FALSE(p.MayInline(1, 0, false, 0, t0 + 200us));      // writes inline disabled
+  EXPECT_FALSE(p.MayInline(1, 65536, false, 1, t0 + 300us));  // another operation in flight
+  EXPECT_FALSE(p.MayInline(1, false, 0, t0 + 400us));         // a read too: within the backoff
+  EXPECT_TRUE(p.MayInline(1, 65536, false, 0, t0 + 300us + InlineReadPolicy::kBackoff));
+}
+
 TEST(InlineReadPolicyTest, OverlapTurnsInlineReadsOffForTheBackoff) {
   const Clock::time_point t0 = Clock::now();
   {
