@@ -43,6 +43,21 @@ std::size_t PairSize(std::uint64_t t, std::uint64_t n) {
 
 class GroupCommitTest : public ::testing::TestWithParam<IoBackend> {
  protected:
+  // Makes a store on `o` and points o.device at the backend's file device wrapped in a D (a test
+  // device that slows or pauses flushes); returns that D, or null after reporting a failure.
+  template <typename D>
+  std::shared_ptr<D> MkfsWrapped(StoreOptions& o) {
+    Status made = ObjectStore::Mkfs(o);
+    EXPECT_TRUE(made.ok()) << made.ToString();
+    DeviceOptions d;
+    d.backend = GetParam();
+    auto base = OpenFileDevice(o.device_path, d);
+    EXPECT_TRUE(base.ok()) << base.status().ToString();
+    if (!made.ok() || !base.ok()) return nullptr;
+    auto dev = std::make_shared<D>(std::shared_ptr<BlockDevice>(std::move(*base)));
+    o.device = dev;
+    return dev;
+  }
   void Open(StoreOptions o) {
     store_.reset();
     auto st = ObjectStore::Open(o);
@@ -225,13 +240,8 @@ class SlowFlushDevice final : public BlockDevice {
 
 TEST_P(GroupCommitTest, ConcurrentTransactionsShareSyncs) {
   StoreOptions o = MakeOptions(dir_, GetParam());
-  ASSERT_TRUE(ObjectStore::Mkfs(o).ok());
-  DeviceOptions d;
-  d.backend = GetParam();
-  auto base = OpenFileDevice(o.device_path, d);
-  ASSERT_TRUE(base.ok());
-  auto slow = std::make_shared<SlowFlushDevice>(std::shared_ptr<BlockDevice>(std::move(*base)));
-  o.device = slow;
+  auto slow = MkfsWrapped<SlowFlushDevice>(o);
+  ASSERT_TRUE(slow);
   // Direct writes only: every transaction's data is written before it joins a group.
   o.prefer_deferred_size = 0;
   Open(o);
@@ -278,13 +288,8 @@ TEST_P(GroupCommitTest, ConcurrentTransactionsShareSyncs) {
 // runs before ApplyAsync returns, and the destructor completes what is queued.
 TEST_P(GroupCommitTest, ApplyAsyncCommitsInGroupsAndCompletesEveryTransaction) {
   StoreOptions o = MakeOptions(dir_, GetParam());
-  ASSERT_TRUE(ObjectStore::Mkfs(o).ok());
-  DeviceOptions d;
-  d.backend = GetParam();
-  auto base = OpenFileDevice(o.device_path, d);
-  ASSERT_TRUE(base.ok());
-  auto slow = std::make_shared<SlowFlushDevice>(std::shared_ptr<BlockDevice>(std::move(*base)));
-  o.device = slow;
+  auto slow = MkfsWrapped<SlowFlushDevice>(o);
+  ASSERT_TRUE(slow);
   Open(o);
   Transaction c;
   c.CreateCollection("c");
@@ -555,13 +560,8 @@ class PausingDevice final : public BlockDevice {
 // overwrite) does not give them back to the allocator until that read is over.
 TEST_P(GroupCommitTest, BlocksFreedUnderAReadStayAllocatedUntilItEnds) {
   StoreOptions o = MakeOptions(dir_, GetParam());
-  ASSERT_TRUE(ObjectStore::Mkfs(o).ok());
-  DeviceOptions d;
-  d.backend = GetParam();
-  auto base = OpenFileDevice(o.device_path, d);
-  ASSERT_TRUE(base.ok());
-  auto pausing = std::make_shared<PausingDevice>(std::shared_ptr<BlockDevice>(std::move(*base)));
-  o.device = pausing;
+  auto pausing = MkfsWrapped<PausingDevice>(o);
+  ASSERT_TRUE(pausing);
   Open(o);
   Transaction t;
   t.CreateCollection("c");
