@@ -70,6 +70,14 @@ class ErasureCodeInterface {
   virtual unsigned get_chunk_size(unsigned stripe_width) const = 0;
   // Data piece i -> chunk id; empty means the identity.
   virtual const std::vector<int>& get_chunk_mapping() const = 0;
+  // The parity granularity g: for every window [a*g, (a+1)*g) of a chunk, the parity bytes in it
+  // depend only on the data chunks' bytes in the same window. So data chunks that are zeros from
+  // byte L on give parity that is zeros from L rounded up to g on, and a store may keep such
+  // chunks cut there (Ceph's Fast EC "zero padding removal", osd/pg). 0 when parity bytes depend on
+  // the whole chunk (CLAY's coupled planes): the whole chunk then. Ceph's
+  // get_minimum_granularity() says 1 for jerasure's reed_sol_van whatever w; here it is w/8 (w=16
+  // and w=32 multiply 2- and 4-byte words). Default: 0, always safe.
+  virtual std::size_t get_minimum_granularity() const { return 0; }
 
   // Which chunks (and which sub-chunks of each) to read in order to obtain `want`, given the
   // chunks in `available`. If want is a subset of available, the answer is want itself.

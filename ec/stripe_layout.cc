@@ -1,13 +1,16 @@
 #include "ec/stripe_layout.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <string>
 
+#include "ec/buffer.h"
+
 namespace ec {
 
-Result<StripeLayout> StripeLayout::Make(const ErasureCodeInterface& code,
-                                        std::uint64_t stripe_unit) {
+Result<StripeLayout> StripeLayout::Make(const ErasureCodeInterface& code, std::uint64_t stripe_unit,
+                                        Padding padding) {
   StripeLayout layout;
   layout.k_ = code.get_data_chunk_count();
   layout.chunk_count_ = code.get_chunk_count();
@@ -46,7 +49,43 @@ Result<StripeLayout> StripeLayout::Make(const ErasureCodeInterface& code,
   }
   layout.data_ids_.assign(order.begin(), order.begin() + layout.k_);
   layout.parity_ids_.assign(order.begin() + layout.k_, order.end());
+  layout.padding_ = padding;
+  layout.granularity_ = code.get_minimum_granularity();
+  if (padding == Padding::kNone) EC_RETURN_IF_ERROR(layout.FindParityInputs(code));
   return layout;
+}
+
+Status StripeLayout::FindParityInputs(const ErasureCodeInterface& code) {
+  // Every code here is linear: parity j depends on data piece i exactly when encoding a stripe
+  // whose only non-zero piece is i gives a non-zero parity j. The probe's bytes are pseudo-random
+  // (fixed seed): a constant fill could cancel out in a bit-matrix code's XORs.
+  const std::size_t probe = code.get_chunk_size(k_);
+  if (probe == 0) return Status::Invalid("the plugin gives no chunk size for a probe stripe");
+  const unsigned m = chunk_count_ - k_;
+  parity_first_input_.assign(m, k_);
+  std::vector<Buffer> data;
+  for (unsigned i = 0; i < k_; ++i) data.push_back(Buffer::Allocate(probe, true));
+  std::vector<Buffer> parity;
+  for (unsigned j = 0; j < m; ++j) parity.push_back(Buffer::Allocate(probe, true));
+  std::uint32_t x = 0x9e3779b9u;
+  for (unsigned i = 0; i < k_; ++i) {
+    for (unsigned d = 0; d < k_; ++d) std::memset(data[d].data(), 0, probe);
+    for (std::size_t b = 0; b < probe; ++b) {
+      x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+      data[i].data()[b] = static_cast<std::byte>(x | 1);
+    }
+    ConstChunkSpans in;
+    for (unsigned d = 0; d < k_; ++d) in[data_ids_[d]] = {data[d].data(), probe};
+    ChunkSpans out;
+    for (unsigned j = 0; j < m; ++j) out[parity_ids_[j]] = {parity[j].data(), probe};
+    EC_RETURN_IF_ERROR(code.encode_chunks(in, out));
+    for (unsigned j = 0; j < m; ++j) {
+      const std::byte* p = parity[j].data();
+      const bool nonzero = std::any_of(p, p + probe, [](std::byte b) { return b != std::byte{0}; });
+      if (nonzero && parity_first_input_[j] == k_) parity_first_input_[j] = i;
+    }
+  }
+  return Status::OK();
 }
 
 int StripeLayout::data_index(int id) const {
@@ -64,8 +103,32 @@ std::uint64_t StripeLayout::padded_size(std::uint64_t object_size) const {
   return stripes_of(object_size) * stripe_width();
 }
 
-std::uint64_t StripeLayout::shard_size(std::uint64_t object_size) const {
+std::uint64_t StripeLayout::padded_shard_size(std::uint64_t object_size) const {
   return stripes_of(object_size) * chunk_size_;
+}
+
+std::uint64_t StripeLayout::stored_size(std::uint64_t object_size, int id) const {
+  if (id < 0 || static_cast<unsigned>(id) >= chunk_count_) return 0;
+  if (padding_ == Padding::kWholeStripes) return padded_shard_size(object_size);
+  const std::uint64_t width = stripe_width();
+  const std::uint64_t whole = object_size / width * chunk_size_;
+  const std::uint64_t rest = object_size % width;
+  // What of data piece i the partial last stripe holds.
+  auto reach = [&](unsigned i) -> std::uint64_t {
+    const std::uint64_t lo = static_cast<std::uint64_t>(i) * chunk_size_;
+    return rest <= lo ? 0 : std::min<std::uint64_t>(rest - lo, chunk_size_);
+  };
+  const int piece = data_index(id);
+  if (piece >= 0) return whole + reach(static_cast<unsigned>(piece));
+  unsigned j = 0;
+  while (j < parity_ids_.size() && parity_ids_[j] != id) ++j;
+  const std::uint64_t r = j < parity_first_input_.size() && parity_first_input_[j] < k_
+                              ? reach(parity_first_input_[j])
+                              : 0;
+  if (r == 0) return whole;
+  if (granularity_ == 0) return whole + chunk_size_;
+  const std::uint64_t rounded = (r + granularity_ - 1) / granularity_ * granularity_;
+  return whole + std::min<std::uint64_t>(rounded, chunk_size_);
 }
 
 Result<std::uint64_t> StripeLayout::stripes_in_shard(std::uint64_t shard_size) const {

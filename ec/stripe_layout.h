@@ -15,6 +15,16 @@
 // not round up (get_chunk_size(k * stripe_unit) == stripe_unit), so that every stripe is exactly
 // k chunks and a shard of N stripes is exactly N * C bytes.
 //
+// Padding. Ceph's legacy layout stores every shard whole: stripes_of(size) * C bytes, the last
+// stripe zero-padded (Padding::kWholeStripes, ec-tool's files and pools made before issue 28).
+// Without padding (Padding::kNone, Ceph's Fast EC "zero padding removal"), a shard stores only
+// the bytes the object's data reaches in it: a data chunk ends where the object does, and a parity
+// chunk of the last stripe ends where the data it is computed from does (rounded up to the code's
+// granularity, get_minimum_granularity(); the whole chunk for codes without one, CLAY). The bytes
+// left out are zeros in the padded layout, so padding each stored shard back with zeros to
+// padded_shard_size() gives exactly Ceph's bytes: readers read stored_size() bytes of a shard and
+// take the rest as zeros, never reading or sending them.
+//
 // Offsets: "object offsets" count bytes of the object (0 .. object size), "shard offsets" bytes of
 // one shard file/object, "chunk offsets" bytes inside one chunk (0 .. C).
 //
@@ -50,6 +60,11 @@ struct ChunkRun {
   bool operator==(const ChunkRun&) const = default;
 };
 
+enum class Padding {
+  kWholeStripes,  // every shard stores whole chunks (Ceph's legacy layout)
+  kNone,          // every shard stores what the object's data reaches (see above)
+};
+
 class StripeLayout {
  public:
   StripeLayout() = default;
@@ -59,8 +74,12 @@ class StripeLayout {
   // 4 GiB - 1, the interface's stripe width limit), "invalid stripe unit: the plugin rounds it up
   // to N", "invalid stripe unit: N is not a multiple of the sub-chunk count Z" (a plugin whose
   // chunk sizes break its own sub-chunking), "the plugin's chunk mapping is not a permutation of
-  // 0..n-1".
-  static Result<StripeLayout> Make(const ErasureCodeInterface& code, std::uint64_t stripe_unit);
+  // 0..n-1". With Padding::kNone it also finds which data pieces each parity chunk is computed
+  // from (one encode per data piece of a small probe stripe; LRC's local parities and SHEC's read
+  // only some), so that a parity whose inputs are all past the object's end stores nothing; the
+  // code's encode errors fail it.
+  static Result<StripeLayout> Make(const ErasureCodeInterface& code, std::uint64_t stripe_unit,
+                                   Padding padding = Padding::kWholeStripes);
 
   unsigned k() const { return k_; }
   unsigned m() const { return chunk_count_ - k_; }
@@ -82,7 +101,17 @@ class StripeLayout {
   // stripes_of(object_size) * stripe_width and * chunk_size. Precondition: the result fits in 64
   // bits (object_size below 2^64 - stripe_width).
   std::uint64_t padded_size(std::uint64_t object_size) const;
-  std::uint64_t shard_size(std::uint64_t object_size) const;
+  // The padded shard: what readers and the repair engine address (stripes * C bytes).
+  std::uint64_t padded_shard_size(std::uint64_t object_size) const;
+  // The bytes chunk `id`'s shard stores for an object of `object_size` bytes: padded_shard_size
+  // with Padding::kWholeStripes; without padding see the file comment (a data shard's share of
+  // the object; a parity shard: the whole stripes, then in the last stripe the reach of the first
+  // data piece it is computed from, rounded up to the granularity and at most C). Any other
+  // length found on a shard is wrong (an I/O error of that shard). 0 for an id out of range.
+  std::uint64_t stored_size(std::uint64_t object_size, int id) const;
+  Padding padding() const { return padding_; }
+  // The code's get_minimum_granularity() (0: whole chunks).
+  std::size_t granularity() const { return granularity_; }
   // The stripes in a shard of `shard_size` bytes. EINVAL "shard size N is not a multiple of the
   // chunk size C" otherwise.
   Result<std::uint64_t> stripes_in_shard(std::uint64_t shard_size) const;
@@ -108,12 +137,19 @@ class StripeLayout {
   SubChunkRange sub_chunks_of(std::size_t offset, std::size_t length) const;
 
  private:
+  Status FindParityInputs(const ErasureCodeInterface& code);
+
   unsigned k_ = 0;
   unsigned chunk_count_ = 0;
   std::size_t chunk_size_ = 0;
   unsigned sub_chunk_count_ = 1;
   std::vector<int> data_ids_;
   std::vector<int> parity_ids_;
+  Padding padding_ = Padding::kWholeStripes;
+  std::size_t granularity_ = 0;
+  // Padding::kNone: per parity j (parity_ids_ order), the lowest data piece it is computed from
+  // (k when none: it is always zeros). The lowest one reaches furthest into a partial stripe.
+  std::vector<unsigned> parity_first_input_;
 };
 
 }  // namespace ec

@@ -57,6 +57,76 @@ TEST(StripeLayout, Geometry) {
   EXPECT_EQ(layout->data_index(99), -1);
 }
 
+// k=3, m=2 over bytes: parity 3 = d0 ^ d1 ^ d2, parity 4 = d2 alone (a "local" parity, as LRC's
+// and SHEC's parities read only some pieces); the granularity is chosen.
+class XorCode final : public ErasureCode {
+ public:
+  explicit XorCode(std::size_t granularity) : granularity_(granularity) {
+    k_ = 3;
+    m_ = 2;
+  }
+  Status init(Profile&) override { return Status::OK(); }
+  std::size_t get_minimum_granularity() const override { return granularity_; }
+  unsigned get_chunk_size(unsigned stripe_width) const override {
+    return (stripe_width + k_ - 1) / k_;
+  }
+  Status encode_chunks(const ConstChunkSpans& in, const ChunkSpans& out) const override {
+    const std::size_t n = out.at(3).size();
+    for (std::size_t b = 0; b < n; ++b) {
+      out.at(3)[b] = in.at(0)[b] ^ in.at(1)[b] ^ in.at(2)[b];
+      out.at(4)[b] = in.at(2)[b];
+    }
+    return Status::OK();
+  }
+  Status decode_chunks(const ShardSet&, const ConstChunkSpans&, const ChunkSpans&) const override {
+    return Status::OK();
+  }
+
+ private:
+  std::size_t granularity_;
+};
+
+TEST(StripeLayout, StoredSizesWithoutPadding) {
+  XorCode code(8);
+  auto padded = StripeLayout::Make(code, 100);
+  ASSERT_TRUE(padded.ok()) << padded.status().message();
+  EXPECT_EQ(padded->padding(), Padding::kWholeStripes);
+  auto layout = StripeLayout::Make(code, 100, Padding::kNone);
+  ASSERT_TRUE(layout.ok()) << layout.status().message();
+  EXPECT_EQ(layout->padding(), Padding::kNone);
+  EXPECT_EQ(layout->granularity(), 8u);
+  struct Want {
+    std::uint64_t size;
+    std::vector<std::uint64_t> stored;  // chunks 0..4
+  };
+  for (const Want& w : std::vector<Want>{
+           {0, {0, 0, 0, 0, 0}},
+           {1, {1, 0, 0, 8, 0}},          // parity 3 rounded up to 8; parity 4 has no input
+           {100, {100, 0, 0, 100, 0}},    // 100 rounded up to 8 is 104, at most the chunk
+           {205, {100, 100, 5, 100, 8}},  // piece 2 reaches 5: parity 4 keeps 8
+           {300, {100, 100, 100, 100, 100}},
+           {301, {101, 100, 100, 108, 100}},
+       }) {
+    for (int id = 0; id < 5; ++id) {
+      EXPECT_EQ(layout->stored_size(w.size, id), w.stored[static_cast<std::size_t>(id)])
+          << "size " << w.size << " chunk " << id;
+      EXPECT_EQ(padded->stored_size(w.size, id), padded->padded_shard_size(w.size));
+    }
+  }
+  EXPECT_EQ(layout->stored_size(301, 5), 0u);
+  EXPECT_EQ(layout->stored_size(301, -1), 0u);
+
+  // Without a granularity (0: parity bytes depend on the whole chunk), a parity with any input
+  // in the last stripe keeps the whole chunk.
+  XorCode whole(0);
+  auto w0 = StripeLayout::Make(whole, 100, Padding::kNone);
+  ASSERT_TRUE(w0.ok());
+  EXPECT_EQ(w0->stored_size(1, 3), 100u);
+  EXPECT_EQ(w0->stored_size(1, 4), 0u);
+  EXPECT_EQ(w0->stored_size(301, 4), 100u);
+  EXPECT_EQ(w0->stored_size(301, 0), 101u);
+}
+
 TEST(StripeLayout, RefusesWhatCeph16Asserts) {
   GeometryCode code(4, 2, 32, 1);
   EXPECT_EQ(StripeLayout::Make(code, 0).status().message(), "invalid stripe unit");
@@ -97,7 +167,7 @@ TEST(StripeLayout, SizesAndStripes) {
   EXPECT_EQ(layout->stripes_of(3000), 1u);
   EXPECT_EQ(layout->stripes_of(3001), 2u);
   EXPECT_EQ(layout->padded_size(3001), 6000u);
-  EXPECT_EQ(layout->shard_size(3001), 2000u);
+  EXPECT_EQ(layout->padded_shard_size(3001), 2000u);
   EXPECT_EQ(layout->stripes_of(~std::uint64_t{0}), ~std::uint64_t{0} / 3000 + 1);
   EXPECT_EQ(*layout->stripes_in_shard(5000), 5u);
   EXPECT_EQ(layout->stripes_in_shard(5001).status().message(),

@@ -184,7 +184,7 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
   for (int p : targets) {
     msg::SubWriteRequest w = SubWriteFor(
         io, state, p, version, plan.full ? msg::SubWriteKind::kFull : msg::SubWriteKind::kRange,
-        plan.new_size, layout.shard_size(plan.new_size));
+        plan.new_size, layout.padded_shard_size(plan.new_size));
     std::vector<Buffer> payload;
     if (plan.stripes > 0) {
       w.extents.push_back({plan.first_stripe * C, plan.stripes * C});
@@ -220,7 +220,8 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
                                                    std::uint64_t version, int min_size) {
   const StripeLayout& layout = io.codec->layout;
   if (plan.full || !state.exists || plan.stripes != 1 || data.empty()) return std::nullopt;
-  if (layout.shard_size(plan.new_size) != layout.shard_size(state.size)) return std::nullopt;
+  if (layout.padded_shard_size(plan.new_size) != layout.padded_shard_size(state.size))
+    return std::nullopt;
   const std::size_t C = layout.chunk_size();
   const std::size_t W = layout.stripe_width();
   const std::uint64_t s = plan.first_stripe;
@@ -303,7 +304,7 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
   std::vector<std::vector<Buffer>> payloads;
   for (int p : targets) {
     msg::SubWriteRequest w = SubWriteFor(io, state, p, version, msg::SubWriteKind::kRange,
-                                         plan.new_size, layout.shard_size(plan.new_size));
+                                         plan.new_size, layout.padded_shard_size(plan.new_size));
     std::vector<Buffer> payload;
     const int piece = layout.data_index(p);
     const auto& pids = layout.parity_ids();

@@ -46,7 +46,7 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
   ObjectIo io = pg.io;
   io.loc = &pg.loc;
   io.object = name;
-  const std::uint64_t want_shard = pg.codec->layout.shard_size(st.size);
+  const std::uint64_t want_shard = pg.codec->layout.padded_shard_size(st.size);
   std::map<int, std::uint64_t> readable;  // position -> shard size, for the deep read
   for (auto& [p, reply] : AskStates(io)) {
     cluster::ShardScrubError& e = out.shards[p];

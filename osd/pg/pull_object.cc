@@ -139,7 +139,7 @@ Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
   auto needed = NeedsPull(*shards_, job, o);
   if (!needed.ok()) return needed.status();
   if (!*needed) return Status::OK();
-  const std::uint64_t shard_size = job.codec->layout.shard_size(o.object_size);
+  const std::uint64_t shard_size = job.codec->layout.padded_shard_size(o.object_size);
   Buffer data = Buffer::Allocate(shard_size, false);
   if (shard_size > 0) {
     Status s;

@@ -32,7 +32,7 @@ std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, shard::Sh
   const msg::SubPullObject& o = job.request.objects[index];
   auto needed = NeedsPull(shards, job, o);
   if (!needed.ok() || !*needed) return {};
-  const std::uint64_t shard_size = job.codec->layout.shard_size(o.object_size);
+  const std::uint64_t shard_size = job.codec->layout.padded_shard_size(o.object_size);
   if (shard_size == 0) return {};
   std::vector<Planned> out;
   if (job.request.mode == msg::SubPullMode::kCopy) {

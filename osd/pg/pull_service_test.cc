@@ -156,7 +156,7 @@ class PullServiceTest : public ::testing::Test {
     EXPECT_TRUE(shards.ok()) << shards.status().ToString();
     if (!shards.ok()) return {};
     for (int i = 0; i < static_cast<int>(shards->size()); ++i) {
-      EXPECT_EQ((*shards)[i].size(), codec.layout.shard_size(*size));
+      EXPECT_EQ((*shards)[i].size(), codec.layout.padded_shard_size(*size));
       Status s = PutShard(*osds_[i], object, i, version, 0, *size, (*shards)[i]);
       EXPECT_TRUE(s.ok()) << s.ToString();
     }

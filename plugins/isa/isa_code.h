@@ -59,6 +59,8 @@ class ErasureCodeIsa final : public ErasureCode {
 
   // roundup(ceil(stripe_width / k), 32); 0 for 0.
   unsigned get_chunk_size(unsigned stripe_width) const override;
+  // Byte-wise GF(2^8): each parity byte is a combination of the data bytes at its offset.
+  std::size_t get_minimum_granularity() const override { return 1; }
 
   // `in`: data chunk ids only; a data chunk that is absent is taken as zeros (no buffer is needed
   // for it). `out`: parity chunk ids only; parity chunks that are absent are computed into

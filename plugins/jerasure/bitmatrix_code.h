@@ -34,6 +34,10 @@ class BitmatrixCode : public JerasureCode {
   static constexpr std::size_t kDecodeCacheCapacity = 512;
 
   int packetsize() const { return packetsize_; }
+  // The bit-matrix runs over each block of w*packetsize bytes on its own.
+  std::size_t get_minimum_granularity() const override {
+    return static_cast<std::size_t>(w_) * static_cast<std::size_t>(packetsize_);
+  }
   // The m*w x k*w coding bit-matrix (row-major, 0/1).
   const std::vector<int>& bitmatrix() const { return bitmatrix_; }
 

@@ -31,6 +31,8 @@ namespace ec::jerasure {
 class ReedSolomonCode : public JerasureCode {
  public:
   unsigned get_alignment() const override;
+  // Matrix codes over GF(2^w) on w/8-byte words.
+  std::size_t get_minimum_granularity() const override { return static_cast<std::size_t>(w_) / 8; }
 
   // The m x k coding matrix as jerasure built it.
   const std::vector<int>& matrix() const { return matrix_; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "ec/plugin.h"
 
@@ -145,6 +146,17 @@ Status ErasureCodeLrc::init(Profile& profile) {
   rule_steps_ = std::move(steps);
   profile_ = profile;
   return Status::OK();
+}
+
+std::size_t ErasureCodeLrc::get_minimum_granularity() const {
+  // Each layer's parity windows hold for its own chunks; chained, windows of the lcm hold for all.
+  std::size_t g = 1;
+  for (const Layer& layer : layers_) {
+    const std::size_t lg = layer.code->get_minimum_granularity();
+    if (lg == 0) return 0;
+    g = std::lcm(g, lg);
+  }
+  return layers_.empty() ? 0 : g;
 }
 
 unsigned ErasureCodeLrc::get_chunk_size(unsigned stripe_width) const {

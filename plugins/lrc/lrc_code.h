@@ -63,6 +63,8 @@ class ErasureCodeLrc final : public ErasureCode {
   Status init(Profile& profile) override;
 
   unsigned get_chunk_size(unsigned stripe_width) const override;
+  // The least common multiple of the layers' granularities (0 if one of them is 0).
+  std::size_t get_minimum_granularity() const override;
 
   Result<SubChunkPlan> minimum_to_decode(const ShardSet& want,
                                          const ShardSet& available) const override;

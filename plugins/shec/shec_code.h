@@ -63,6 +63,8 @@ class ErasureCodeShec final : public ErasureCode {
 
   Status init(Profile& profile) override;
   unsigned get_chunk_size(unsigned stripe_width) const override;
+  // Matrix codes over GF(2^w) on w/8-byte words.
+  std::size_t get_minimum_granularity() const override { return static_cast<std::size_t>(w_) / 8; }
   Result<SubChunkPlan> minimum_to_decode(const ShardSet& want,
                                          const ShardSet& available) const override;
   Status encode_chunks(const ConstChunkSpans& in, const ChunkSpans& out) const override;

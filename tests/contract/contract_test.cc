@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "ec/plugin.h"
+#include "ec/stripe_layout.h"
 
 namespace ec {
 namespace {
@@ -279,6 +280,94 @@ TEST_P(Contract, ConcurrentDecodesAgree) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
+}
+
+// Fast EC's stored shards (StripeLayout with Padding::kNone): each shard keeps stored_size()
+// bytes, and every byte the padded encoding has past that is zero, so padding the stored shards
+// back gives exactly the padded (Ceph's) bytes. That proves each plugin's
+// get_minimum_granularity() and the parity inputs the layout finds. Data shards keep exactly the
+// object's bytes, and a parity shard never keeps more than the padded shard.
+TEST_P(Contract, UnpaddedShardsPadBackToThePaddedEncoding) {
+  std::mt19937 rng(seed_);
+  const unsigned n = code_->get_chunk_count();
+  const unsigned k = code_->get_data_chunk_count();
+  const unsigned chunk = code_->get_chunk_size(GetParam().stripe_width);
+  auto layout = StripeLayout::Make(*code_, chunk, Padding::kNone);
+  ASSERT_TRUE(layout.ok()) << layout.status().ToString();
+  const std::uint64_t width = layout->stripe_width();
+  std::vector<std::uint64_t> sizes = {1,     chunk - 1, chunk,         chunk + 1, width - 1,
+                                      width, width + 1, 2 * width + 7, 3 * width};
+  if (layout->granularity() > 1) sizes.push_back(layout->granularity() + 1);
+  for (int i = 0; i < 6; ++i) sizes.push_back(1 + rng() % (3 * width));
+  ShardSet all;
+  for (unsigned id = 0; id < n; ++id) all.insert(static_cast<int>(id));
+  for (std::uint64_t size : sizes) {
+    SCOPED_TRACE("object size " + std::to_string(size));
+    auto object = RandomBytes(size, rng);
+    const std::uint64_t stripes = layout->stripes_of(size);
+    std::vector<std::vector<std::byte>> shards(n);
+    for (std::uint64_t s = 0; s < stripes; ++s) {
+      const std::size_t from = static_cast<std::size_t>(s * width);
+      const std::size_t len = std::min<std::size_t>(width, size - from);
+      // The last stripe padded with zeros to the whole width, as the legacy layout stores it.
+      std::vector<std::byte> stripe(width, std::byte{0});
+      std::memcpy(stripe.data(), object.data() + from, len);
+      ChunkMap encoded;
+      ASSERT_TRUE(code_->encode(all, stripe, &encoded).ok());
+      for (unsigned id = 0; id < n; ++id) {
+        const Buffer& c = encoded.at(static_cast<int>(id));
+        ASSERT_EQ(c.size(), chunk);
+        shards[id].insert(shards[id].end(), c.data(), c.data() + c.size());
+      }
+    }
+    std::uint64_t data_bytes = 0;
+    for (unsigned id = 0; id < n; ++id) {
+      const std::uint64_t stored = layout->stored_size(size, static_cast<int>(id));
+      ASSERT_LE(stored, layout->padded_shard_size(size)) << "chunk " << id;
+      ASSERT_EQ(shards[id].size(), layout->padded_shard_size(size));
+      const auto tail_nonzero =
+          std::find_if(shards[id].begin() + static_cast<std::ptrdiff_t>(stored), shards[id].end(),
+                       [](std::byte b) { return b != std::byte{0}; });
+      EXPECT_EQ(tail_nonzero, shards[id].end())
+          << "chunk " << id << " stores " << stored << " bytes but byte "
+          << (tail_nonzero - shards[id].begin()) << " of the padded shard is not zero";
+      if (layout->data_index(static_cast<int>(id)) >= 0) data_bytes += stored;
+    }
+    EXPECT_EQ(data_bytes, size);
+  }
+  (void)k;
+}
+
+// Issue 28's first target: a new 4 KiB object in a 4+2 pool stores 12 KiB (its data chunk and
+// two parity chunks of 4 KiB), with 4 KiB and with 16 KiB stripe units; nothing on the three
+// other data shards.
+TEST(UnpaddedLayout, FourKiBObjectInFourPlusTwoStoresTwelveKiB) {
+  for (const char* text :
+       {"plugin=isa k=4 m=2", "plugin=jerasure k=4 m=2 technique=reed_sol_van"}) {
+    auto parsed = ParseProfile(text);
+    ASSERT_TRUE(parsed.ok());
+    Profile profile = *parsed;
+    ErasureCodeInterfaceRef code;
+    ASSERT_TRUE(
+        PluginRegistry::instance()
+            .factory(profile.at("plugin"), PluginRegistry::default_directory(), profile, &code)
+            .ok());
+    for (std::uint64_t su : {4096u, 16384u}) {
+      auto layout = StripeLayout::Make(*code, su, Padding::kNone);
+      ASSERT_TRUE(layout.ok()) << layout.status().ToString();
+      std::uint64_t total = 0;
+      unsigned holding = 0;
+      for (int id = 0; id < 6; ++id) {
+        total += layout->stored_size(4096, id);
+        holding += layout->stored_size(4096, id) > 0 ? 1 : 0;
+      }
+      EXPECT_EQ(total, 12288u) << text << " su " << su;
+      EXPECT_EQ(holding, 3u) << text << " su " << su;
+      auto padded = StripeLayout::Make(*code, su);
+      ASSERT_TRUE(padded.ok());
+      EXPECT_EQ(padded->stored_size(4096, 1), su);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
