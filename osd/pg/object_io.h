@@ -122,12 +122,12 @@ ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_
 // error of a shard that did not answer. Positions without a client are left out.
 std::map<int, Result<msg::SubStateReply>> AskStates(const ObjectIo& io);
 
-// The whole shard (`sizes`: position -> its shard bytes) of each listed position at `version`,
+// The whole shard (`sizes`: position -> the bytes it stores) of each listed position at `version`,
 // read at once: this OSD's own from its store; the others with one SubReadBatch each (their OSDs
 // serve it on their background threads, behind client operations; a shard above half the
 // protocol's payload limit is read with ReadShards instead). The bytes, or that position's error
-// (DataLoss for a checksum failure, ESTALE at another version or size, ENOENT, a transport
-// error). Positions without a client fail ENOENT.
+// (DataLoss for a checksum failure or a shard of another length, ESTALE at another version,
+// ENOENT, a transport error). Positions without a client fail ENOENT.
 std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t version,
                                               const std::map<int, std::uint64_t>& sizes);
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,17 @@ inline msg::CallOptions Call(const ObjectIo& io) {
   msg::CallOptions c;
   c.timeout = io.timeout;
   return c;
+}
+
+// Position -> the bytes its shard stores for an object of `object_size` bytes
+// (StripeLayout::stored_size: without padding, only what the object's data reaches).
+inline std::map<int, std::uint64_t> StoredSizes(const StripeLayout& layout,
+                                                std::uint64_t object_size) {
+  std::map<int, std::uint64_t> sizes;
+  for (unsigned p = 0; p < layout.chunk_count(); ++p) {
+    sizes[static_cast<int>(p)] = layout.stored_size(object_size, static_cast<int>(p));
+  }
+  return sizes;
 }
 
 // The SubWrite of version `version` for position `p`, starting from the version that shard is at

@@ -10,11 +10,13 @@
 #include "osd/pg/osd_shard_source.h"
 #include "osd/pg/primary_source.h"
 #include "recovery/object_read.h"
+#include "recovery/stored_shard_source.h"
 
 namespace ec::osd::pg {
 
 using object_io_detail::Call;
 using object_io_detail::OsdName;
+using object_io_detail::StoredSizes;
 
 std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t version,
                                               const std::map<int, std::uint64_t>& sizes) {
@@ -25,6 +27,7 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
   so.object = io.object;
   so.call = Call(io);
   so.expect_version = version;
+  so.shard_sizes = sizes;
   std::map<int, Buffer> direct;
   std::vector<int> batched;
   const std::uint64_t batch_max = msg::Limits{}.max_payload_len / 2;
@@ -63,6 +66,8 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
     msg::ReadBatchItem& item = replies[i]->front();
     if (!item.status.ok()) {
       out.emplace(p, item.status.WithPrefix(OsdName(io, p)));
+    } else if (item.object_size != sizes.at(p)) {
+      out.emplace(p, msg::WrongShardLength(OsdName(io, p), p, item.object_size, sizes.at(p)));
     } else if (item.extents.size() != 1 || item.extents[0].size() != sizes.at(p)) {
       out.emplace(p, Status::Error(ESTALE, fmt::format("{}: the shard is not {} bytes",
                                                        OsdName(io, p), sizes.at(p))));
@@ -74,6 +79,7 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
   msg::OsdShardSource remote(std::move(so));
   PrimaryShardSource source(&remote, io.shards, io.loc->collection, io.object, io.self_position,
                             version);
+  source.ExpectSizes(sizes);
   std::vector<recovery::ShardReadRequest> requests;
   std::vector<int> owner;
   for (auto& [p, buffer] : direct) {
@@ -125,6 +131,11 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
   so.object = io.object;
   so.call = Call(io);
   so.expect_version = state.version;
+  // Every shard must hold what the object's size gives it: a cut or extended one fails its reads
+  // (DataLoss, so the read goes around it and has it repaired). Without padding, the bytes past a
+  // shard's stored length are zeros nobody reads or sends (StoredShardSource).
+  const std::map<int, std::uint64_t> sizes = StoredSizes(io.codec->layout, state.size);
+  so.shard_sizes = sizes;
   for (int p : state.current) {
     auto c = io.clients.find(p);
     if (c == io.clients.end()) continue;
@@ -136,8 +147,10 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
   }
   req.cost = model;
   msg::OsdShardSource remote(std::move(so));
-  PrimaryShardSource source(&remote, io.shards, io.loc->collection, io.object, io.self_position,
-                            state.version);
+  PrimaryShardSource primary(&remote, io.shards, io.loc->collection, io.object, io.self_position,
+                             state.version);
+  primary.ExpectSizes(sizes);
+  recovery::StoredShardSource source(&primary, sizes);
   auto got = recovery::ReadObjectRange(*io.codec->engine, source, req);
   if (!got.ok()) {
     std::vector<std::string> missing;

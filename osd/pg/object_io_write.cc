@@ -14,6 +14,7 @@
 #include "osd/pg/object_io_internal.h"
 #include "osd/pg/osd_shard_source.h"
 #include "osd/pg/primary_source.h"
+#include "recovery/stored_shard_source.h"
 
 namespace ec::osd::pg {
 
@@ -21,6 +22,7 @@ using object_io_detail::Call;
 using object_io_detail::EncodeAndSend;
 using object_io_detail::OsdName;
 using object_io_detail::SendSubWrites;
+using object_io_detail::StoredSizes;
 using object_io_detail::SubWriteFor;
 
 namespace {
@@ -182,21 +184,28 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
   std::vector<msg::SubWriteRequest> requests;
   std::vector<std::vector<Buffer>> payloads;
   for (int p : targets) {
+    // Each shard gets its chunks of the re-encoded stripes up to what it stores (without
+    // padding, a shard past the object's data gets none of those zeros, only its new length).
+    const std::uint64_t stored = layout.stored_size(plan.new_size, p);
     msg::SubWriteRequest w = SubWriteFor(
         io, state, p, version, plan.full ? msg::SubWriteKind::kFull : msg::SubWriteKind::kRange,
-        plan.new_size, layout.padded_shard_size(plan.new_size));
+        plan.new_size, stored);
     std::vector<Buffer> payload;
-    if (plan.stripes > 0) {
-      w.extents.push_back({plan.first_stripe * C, plan.stripes * C});
+    const std::uint64_t from = plan.first_stripe * C;
+    const std::uint64_t length =
+        stored <= from ? 0 : std::min<std::uint64_t>(plan.stripes * C, stored - from);
+    if (length > 0) {
+      w.extents.push_back({from, length});
       const int piece = layout.data_index(p);
       if (piece >= 0) {
-        for (std::uint64_t s = 0; s < plan.stripes; ++s) {
-          payload.push_back(stripes.Slice(s * W + piece * C, C));
+        for (std::uint64_t s = 0; s * C < length; ++s) {
+          payload.push_back(
+              stripes.Slice(s * W + piece * C, std::min<std::uint64_t>(C, length - s * C)));
         }
       } else {
         const auto& pids = layout.parity_ids();
         const auto j = std::find(pids.begin(), pids.end(), p) - pids.begin();
-        payload.push_back(parity[j]);
+        payload.push_back(length == parity[j].size() ? parity[j] : parity[j].Slice(0, length));
       }
     }
     requests.push_back(std::move(w));
@@ -268,9 +277,14 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
       so.shards[p] = msg::OsdShardSource::Holder{client, OsdName(io, p)};
     }
   }
+  const std::map<int, std::uint64_t> old_sizes = StoredSizes(layout, state.size);
+  so.shard_sizes = old_sizes;
   msg::OsdShardSource remote(std::move(so));
-  PrimaryShardSource source(&remote, io.shards, io.loc->collection, io.object, io.self_position,
-                            state.version);
+  PrimaryShardSource primary(&remote, io.shards, io.loc->collection, io.object, io.self_position,
+                             state.version);
+  primary.ExpectSizes(old_sizes);
+  // Without padding, the old chunks' bytes past what their shards store are zeros, not read.
+  recovery::StoredShardSource source(&primary, old_sizes);
   const std::vector<Status> got = recovery::ReadAll(source, requests);
   for (const Status& st : got) {
     if (!st.ok()) return std::nullopt;  // re-encoding the stripe copes with a missing shard
@@ -303,18 +317,21 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
   std::vector<msg::SubWriteRequest> writes;
   std::vector<std::vector<Buffer>> payloads;
   for (int p : targets) {
-    msg::SubWriteRequest w = SubWriteFor(io, state, p, version, msg::SubWriteKind::kRange,
-                                         plan.new_size, layout.padded_shard_size(plan.new_size));
+    const std::uint64_t stored = layout.stored_size(plan.new_size, p);
+    msg::SubWriteRequest w =
+        SubWriteFor(io, state, p, version, msg::SubWriteKind::kRange, plan.new_size, stored);
     std::vector<Buffer> payload;
     const int piece = layout.data_index(p);
     const auto& pids = layout.parity_ids();
     const auto j = std::find(pids.begin(), pids.end(), p) - pids.begin();
-    if (piece >= static_cast<int>(a) && piece <= static_cast<int>(b)) {
-      payload.push_back(fresh.Slice((piece - a) * C, C));
-    } else if (piece < 0 && j < static_cast<std::ptrdiff_t>(m)) {
-      payload.push_back(parity[j]);
+    // The chunk up to what the shard stores (the rest is zeros without padding).
+    const std::uint64_t length = stored <= s * C ? 0 : std::min<std::uint64_t>(C, stored - s * C);
+    if (length > 0 && piece >= static_cast<int>(a) && piece <= static_cast<int>(b)) {
+      payload.push_back(fresh.Slice((piece - a) * C, length));
+    } else if (length > 0 && piece < 0 && j < static_cast<std::ptrdiff_t>(m)) {
+      payload.push_back(parity[j].Slice(0, length));
     }
-    if (!payload.empty()) w.extents.push_back({s * C, C});
+    if (!payload.empty()) w.extents.push_back({s * C, length});
     writes.push_back(std::move(w));
     payloads.push_back(std::move(payload));
   }

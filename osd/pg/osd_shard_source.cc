@@ -1,9 +1,19 @@
 #include "osd/pg/osd_shard_source.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <memory>
+#include <optional>
 
 namespace ec::msg {
+
+Status WrongShardLength(const std::string& holder, int shard, std::uint64_t holds,
+                        std::uint64_t should) {
+  return Status::DataLoss(fmt::format(
+      "{}: shard {} holds {} bytes, not the {} its object's size gives (a wrong length)", holder,
+      shard, holds, should));
+}
 
 void OsdShardSource::ReadAsync(std::span<const recovery::ShardReadRequest> requests,
                                Completion done) {
@@ -23,11 +33,14 @@ void OsdShardSource::ReadAsync(std::span<const recovery::ShardReadRequest> reque
     for (const recovery::Extent& e : r.extents) request.extents.push_back({e.offset, e.length});
     const std::string name = holder->second.name;
     const std::uint64_t expect = options_.expect_version;
+    auto sized = options_.shard_sizes.find(r.shard);
+    const std::optional<std::uint64_t> expect_size =
+        sized == options_.shard_sizes.end() ? std::nullopt : std::optional(sized->second);
     // The request (extents, destination) stays valid until this callback has run: the engine's
     // contract.
     holder->second.client->ReadShardAsync(
         std::move(request),
-        [shared_done, i, &r, name, expect](Result<ReadShardResult> reply) {
+        [shared_done, i, &r, name, expect, expect_size](Result<ReadShardResult> reply) {
           if (!reply.ok()) {
             (*shared_done)(i, reply.status().WithPrefix(name));
             return;
@@ -37,6 +50,10 @@ void OsdShardSource::ReadAsync(std::span<const recovery::ShardReadRequest> reque
                 i, Status::Error(ESTALE, name + ": shard " + std::to_string(r.shard) +
                                              " is at version " + std::to_string(reply->version) +
                                              ", not " + std::to_string(expect)));
+            return;
+          }
+          if (expect_size && reply->object_size != *expect_size) {
+            (*shared_done)(i, WrongShardLength(name, r.shard, reply->object_size, *expect_size));
             return;
           }
           if (reply->extents.size() != r.extents.size()) {

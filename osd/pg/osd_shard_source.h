@@ -10,7 +10,8 @@
 //       ECONNRESET / ETIMEDOUT (Retryable) when the OSD is down or slow, ENOENT when it does not
 //       have the shard, DataLoss when the OSD's checksums failed, ...;
 //   ENOENT "no OSD holds shard i" when the source was given no client for it;
-//   ENODATA "osd.3: shard i ends before byte N" when the OSD returned less than asked.
+//   ENODATA "osd.3: shard i ends before byte N" when the OSD returned less than asked;
+//   DataLoss (EIO) when the shard's length is not the one Options::shard_sizes gives.
 // limits(): Limits::max_extents extents and Limits::max_payload_len bytes per request (the
 // protocol's defaults unless given), so the engine never builds a request the OSD refuses.
 //
@@ -28,6 +29,11 @@
 
 namespace ec::msg {
 
+// The error of a shard whose length is not the one its object's size gives (`holder` names where
+// it is: "osd.3", "local shard 2"): DataLoss (EIO), so that reads go around it and it is repaired.
+Status WrongShardLength(const std::string& holder, int shard, std::uint64_t holds,
+                        std::uint64_t should);
+
 class OsdShardSource final : public recovery::ShardSource {
  public:
   // Who holds a shard: its client and a name for messages (e.g. "osd.3").
@@ -44,6 +50,11 @@ class OsdShardSource final : public recovery::ShardSource {
     // When not 0, a reply from a shard at another object version is an error (ESTALE "osd.3:
     // shard i is at version X, not Y"): a degraded read never mixes versions.
     std::uint64_t expect_version = 0;
+    // Shard id -> the bytes its shard must hold (StripeLayout::stored_size of the object's
+    // size). A reply from a shard of another length is DataLoss (EIO) "osd.3: shard i holds N
+    // bytes, not the M its object's size gives": a cut or extended shard is an I/O error of
+    // that shard (read around, repaired), never bytes taken as they are.
+    std::map<int, std::uint64_t> shard_sizes;
   };
 
   explicit OsdShardSource(Options options) : options_(std::move(options)) {}

@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstring>
 #include <future>
 #include <set>
 #include <thread>
@@ -46,7 +47,7 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
   ObjectIo io = pg.io;
   io.loc = &pg.loc;
   io.object = name;
-  const std::uint64_t want_shard = pg.codec->layout.padded_shard_size(st.size);
+  const StripeLayout& layout = pg.codec->layout;
   std::map<int, std::uint64_t> readable;  // position -> shard size, for the deep read
   for (auto& [p, reply] : AskStates(io)) {
     cluster::ShardScrubError& e = out.shards[p];
@@ -81,6 +82,8 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
       AddError(out.object_errors, "size_mismatch");
       ok = false;
     }
+    // What the object's size gives this shard (without padding, only what its data reaches).
+    const std::uint64_t want_shard = layout.stored_size(st.size, p);
     if (s.shard_size != want_shard) {
       AddError(e.errors, "ec_size_error");
       ok = false;
@@ -93,7 +96,12 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
   }
   if (!deep || readable.empty()) return out;
   for (auto& [p, got] : ReadWholeShards(io, st.version, readable)) {
-    if (got.ok()) {
+    if (got.ok() && got->size() < layout.padded_shard_size(st.size)) {
+      // A shard stored without its zero tail, padded back for the check against the code.
+      Buffer whole = Buffer::Allocate(layout.padded_shard_size(st.size), true);
+      std::memcpy(whole.data(), got->data(), got->size());
+      out.bytes.emplace(p, std::move(whole));
+    } else if (got.ok()) {
       out.bytes.emplace(p, std::move(got).value());
     } else if (got.status().is_data_loss()) {
       AddError(out.shards[p].errors, "read_error");

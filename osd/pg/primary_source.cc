@@ -18,6 +18,11 @@ Status PrimaryShardSource::ReadLocal(const recovery::ShardReadRequest& r) {
     return Status::Error(ESTALE, fmt::format("local shard {} is at version {}, not {}", r.shard,
                                              got->version, version_));
   }
+  auto sized = sizes_.find(r.shard);
+  if (sized != sizes_.end() && got->size != sized->second) {
+    return msg::WrongShardLength("local shard " + std::to_string(r.shard), r.shard, got->size,
+                                 sized->second);
+  }
   std::byte* dest = r.destination.data();
   for (std::size_t i = 0; i < extents.size(); ++i) {
     const Buffer& b = got->extents[i];

@@ -8,6 +8,7 @@
 // the clients' io threads. Ownership: the shard service and the remote source are borrowed.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "osd/pg/osd_shard_source.h"
@@ -29,6 +30,11 @@ class PrimaryShardSource final : public recovery::ShardSource {
         local_shard_(local_shard),
         version_(version) {}
 
+  // The bytes each shard must hold (as msg::OsdShardSource::Options::shard_sizes, which the
+  // remote source is given by the caller): the local shard of another length fails its request
+  // with msg::WrongShardLength.
+  void ExpectSizes(std::map<int, std::uint64_t> sizes) { sizes_ = std::move(sizes); }
+
   recovery::ShardSourceLimits limits() const override { return remote_->limits(); }
   void ReadAsync(std::span<const recovery::ShardReadRequest> requests, Completion done) override;
 
@@ -41,6 +47,7 @@ class PrimaryShardSource final : public recovery::ShardSource {
   std::string object_;
   int local_shard_;
   std::uint64_t version_;
+  std::map<int, std::uint64_t> sizes_;
 };
 
 }  // namespace ec::osd::pg

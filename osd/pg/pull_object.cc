@@ -12,6 +12,7 @@
 #include "osd/pg/osd_shard_source.h"
 #include "recovery/prefetched_shard_source.h"
 #include "recovery/read_cost.h"
+#include "recovery/stored_shard_source.h"
 
 namespace ec::osd::pg {
 namespace {
@@ -139,9 +140,12 @@ Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
   auto needed = NeedsPull(*shards_, job, o);
   if (!needed.ok()) return needed.status();
   if (!*needed) return Status::OK();
-  const std::uint64_t shard_size = job.codec->layout.padded_shard_size(o.object_size);
-  Buffer data = Buffer::Allocate(shard_size, false);
-  if (shard_size > 0) {
+  // The engine rebuilds the padded shard; the shard stores what the object's data reaches in it
+  // (all of it with padding), and only that is copied or written.
+  const StripeLayout& layout = job.codec->layout;
+  const std::uint64_t stored = layout.stored_size(o.object_size, static_cast<int>(r.shard));
+  Buffer data = Buffer::Allocate(layout.padded_shard_size(o.object_size), false);
+  if (stored > 0) {
     Status s;
     if (r.mode == msg::SubPullMode::kCopy) {
       s = Copy(job, o, std::move(prefetched.reads), data, result);
@@ -159,8 +163,9 @@ Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
       return s;
     }
   }
-  EC_RETURN_IF_ERROR(Write(job, o, shard_size, std::move(data)));
-  result->rebuilt_bytes = shard_size;
+  EC_RETURN_IF_ERROR(
+      Write(job, o, stored, stored == data.size() ? std::move(data) : data.Slice(0, stored)));
+  result->rebuilt_bytes = stored;
   return Status::OK();
 }
 
@@ -174,9 +179,17 @@ Status ObjectPuller::Rebuild(const PullJob& job, const msg::SubPullObject& o,
   so.shards = job.holders;
   so.call.timeout = options_->helper_timeout;
   so.expect_version = o.version;
+  // Each helper holds what the object's size gives it; past that its bytes are zeros that are
+  // neither read nor sent (the prefetch asked for the same stored parts).
+  std::map<int, std::uint64_t> sizes;
+  for (const auto& [position, holder] : job.holders) {
+    sizes[position] = job.codec->layout.stored_size(o.object_size, position);
+  }
+  so.shard_sizes = sizes;
   msg::OsdShardSource remote(std::move(so));
   CountingSource counted(&remote, options_->cost.device_block);
   Prefetched ahead(&counted, std::move(prefetched.reads));
+  recovery::StoredShardSource stored(&ahead.source(), std::move(sizes));
 
   const int want = static_cast<int>(r.shard);
   // The prefetch's request and plan when it made them (the same as building them here).
@@ -187,7 +200,7 @@ Status ObjectPuller::Rebuild(const PullJob& job, const msg::SubPullObject& o,
   const std::uint64_t size = data.size();
   recovery::RepairStats stats;
   Status s = job.codec->engine->Run(
-      rr, ahead.source(),
+      rr, stored,
       [&](const recovery::RebuiltBytes& b) -> Status {
         const std::span<const std::byte> bytes = b.shards.at(want);
         if (b.offset > size || bytes.size() > size - b.offset) {
@@ -212,6 +225,8 @@ Status ObjectPuller::Copy(const PullJob& job, const msg::SubPullObject& o,
                           msg::SubPullResult* result) const {
   const msg::SubPullRequest& r = job.request;
   const int shard = static_cast<int>(r.shard);
+  // The bytes the shard stores (the head of `data`).
+  const std::uint64_t stored = job.codec->layout.stored_size(o.object_size, shard);
   if (job.copy_from.empty()) {
     return Status::IOError(fmt::format("no helper to copy shard {} of {} from", shard, o.object));
   }
@@ -223,12 +238,13 @@ Status ObjectPuller::Copy(const PullJob& job, const msg::SubPullObject& o,
     so.shards[shard] = job.copy_from[from];
     so.call.timeout = options_->helper_timeout;
     so.expect_version = o.version;
+    so.shard_sizes[shard] = stored;
     msg::OsdShardSource remote(std::move(so));
     CountingSource counted(&remote, options_->cost.device_block);
     // What was fetched ahead came from the first source.
     Prefetched ahead(&counted, from == 0 ? std::move(prefetched) : std::vector<PrefetchedRead>{});
     const std::vector<recovery::ShardReadRequest> requests =
-        recovery::SplitToLimits(shard, {{0, data.size()}}, data.span(), counted.limits());
+        recovery::SplitToLimits(shard, {{0, stored}}, data.span().first(stored), counted.limits());
     const std::vector<Status> got = recovery::ReadAll(ahead.source(), requests);
     result->network_bytes += counted.network_bytes();
     result->device_bytes += counted.device_bytes();

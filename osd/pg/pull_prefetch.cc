@@ -9,7 +9,9 @@
 #include "common/fan_out.h"
 #include "msg/client.h"
 #include "msg/messages.h"
+#include "osd/pg/osd_shard_source.h"
 #include "osd/pg/pull_object.h"
+#include "recovery/stored_shard_source.h"
 
 namespace ec::osd::pg {
 namespace {
@@ -20,6 +22,7 @@ struct Planned {
   int shard = 0;
   std::vector<recovery::Extent> extents;
   std::uint64_t bytes = 0;
+  std::uint64_t stored = 0;  // the bytes the helper's shard must hold
 };
 
 // Plans the pull of object `index` (kRebuild: its engine request and plan, into *prepared) and
@@ -32,15 +35,18 @@ std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, shard::Sh
   const msg::SubPullObject& o = job.request.objects[index];
   auto needed = NeedsPull(shards, job, o);
   if (!needed.ok() || !*needed) return {};
-  const std::uint64_t shard_size = job.codec->layout.padded_shard_size(o.object_size);
-  if (shard_size == 0) return {};
+  const StripeLayout& layout = job.codec->layout;
+  const int target = static_cast<int>(job.request.shard);
+  // Nothing to read for a shard that stores nothing (without padding: past the object's data).
+  if (layout.stored_size(o.object_size, target) == 0) return {};
   std::vector<Planned> out;
   if (job.request.mode == msg::SubPullMode::kCopy) {
     // Copy reads the shard as SplitToLimits cuts it: one request when it fits.
-    if (job.copy_from.empty() || (limits.max_bytes != 0 && shard_size > limits.max_bytes)) {
+    const std::uint64_t stored = layout.stored_size(o.object_size, target);
+    if (job.copy_from.empty() || (limits.max_bytes != 0 && stored > limits.max_bytes)) {
       return {};
     }
-    out.push_back({index, static_cast<int>(job.request.shard), {{0, shard_size}}, shard_size});
+    out.push_back({index, target, {{0, stored}}, stored, stored});
     return out;
   }
   if (job.holders.empty()) return {};
@@ -53,9 +59,13 @@ std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, shard::Sh
   prepared->plan = std::move(plan).value();
   if (!first.ok() || !first->whole) return {};
   for (auto& [shard, extents] : first->reads) {
+    // Exactly what the pull's StoredShardSource will ask this helper for: its stored parts.
+    const std::uint64_t stored = layout.stored_size(o.object_size, shard);
+    std::vector<recovery::Extent> parts = recovery::StoredParts(extents, stored);
+    if (parts.empty()) continue;
     std::uint64_t bytes = 0;
-    for (const recovery::Extent& e : extents) bytes += e.length;
-    out.push_back({index, shard, std::move(extents), bytes});
+    for (const recovery::Extent& e : parts) bytes += e.length;
+    out.push_back({index, shard, std::move(parts), bytes, stored});
   }
   return out;
 }
@@ -73,6 +83,10 @@ PrefetchedRead TakeItem(const Planned& p, const msg::OsdShardSource::Holder& hol
   }
   if (!item->status.ok()) {
     r.status = item->status.WithPrefix(holder.name);
+    return r;
+  }
+  if (item->object_size != p.stored) {
+    r.status = msg::WrongShardLength(holder.name, p.shard, item->object_size, p.stored);
     return r;
   }
   // As OsdShardSource: a shard that ends before an extent is an error, never short.
