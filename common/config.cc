@@ -436,6 +436,7 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_heartbeat_grace = typed.at("osd_heartbeat_grace").d;
   c.mon_osd_down_out_interval = typed.at("mon_osd_down_out_interval").d;
   c.osd_mon_role = typed.at("osd_mon_role").b;
+  c.osd_pool_default_flag_ec_optimizations = typed.at("osd_pool_default_flag_ec_optimizations").b;
   c.osd_pg_op_threads = static_cast<std::uint32_t>(typed.at("osd_pg_op_threads").i);
   c.osd_subop_timeout = typed.at("osd_subop_timeout").d;
   c.osd_min_size_wait = typed.at("osd_min_size_wait").d;
@@ -497,6 +498,7 @@ Result<ClientConfig> LoadClientConfig(const std::string& path,
   c.etcd_endpoints = std::move(all->etcd_endpoints);
   c.etcd_prefix = std::move(all->etcd_prefix);
   c.etcd_op_timeout = all->etcd_op_timeout;
+  c.osd_pool_default_flag_ec_optimizations = all->osd_pool_default_flag_ec_optimizations;
   return c;
 }
 

@@ -116,6 +116,7 @@ struct OsdConfig {
   std::chrono::milliseconds osd_heartbeat_grace{0};
   std::chrono::milliseconds mon_osd_down_out_interval{0};  // 0: never
   bool osd_mon_role = true;
+  bool osd_pool_default_flag_ec_optimizations = true;  // for ec-admin; the daemon ignores it
 
   // The PG primary (osd/pg/primary.h).
   std::uint32_t osd_pg_op_threads = 0;
@@ -176,11 +177,13 @@ Result<OsdConfig> LoadOsdConfig(const std::string& path, int osd_id,
                                 const std::vector<ConfigOverride>& overrides = {});
 
 // What a client (the client library, ec-admin, ec-rados) takes from the config file: where the
-// cluster map is. A plain value.
+// cluster map is, and the pool defaults ec-admin applies. A plain value.
 struct ClientConfig {
   std::string etcd_endpoints;  // "http://127.0.0.1:2379,http://..."
   std::string etcd_prefix;
   std::chrono::milliseconds etcd_op_timeout{0};
+  // ec-admin's `osd pool create`: whether new pools get allow_ec_optimizations (no padding).
+  bool osd_pool_default_flag_ec_optimizations = true;
 };
 
 // The configuration of a client: the file is read and validated as a whole, as for a daemon (a

@@ -407,6 +407,38 @@ TEST(Config, ClientConfigTakesGlobalOnly) {
   EXPECT_EQ(ConfigPath(""), "");
 }
 
+// ec-admin's pool default: Ceph's name, ecstore's default true (Ceph's is false), from [global].
+TEST(Config, PoolDefaultFlagEcOptimizations) {
+  const OptionSpec* spec = FindOsdOption("osd pool default flag ec optimizations");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_EQ(spec->type, OptionType::kBool);
+  EXPECT_EQ(spec->default_value, "true");
+  EXPECT_THAT(std::string(spec->description), HasSubstr("Ceph's is false"));
+  const std::string path = ::testing::TempDir() + "pool_default.conf";
+  {
+    std::ofstream out(path);
+    out << "[global]\netcd endpoints = http://127.0.0.1:2379\n";
+  }
+  auto c = LoadClientConfig(path);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(c->osd_pool_default_flag_ec_optimizations);
+  {
+    std::ofstream out(path);
+    out << "[global]\nosd_pool_default_flag_ec_optimizations = off\n";
+  }
+  c = LoadClientConfig(path);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE(c->osd_pool_default_flag_ec_optimizations);
+  {
+    std::ofstream out(path);
+    out << "[global]\nosd_pool_default_flag_ec_optimizations = 2\n";
+  }
+  c = LoadClientConfig(path);
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(),
+              HasSubstr("bad value '2' for option 'osd_pool_default_flag_ec_optimizations'"));
+}
+
 TEST(Config, ReadmeListsEveryOption) {
   std::ifstream in(ECSTORE_DAEMON_README);
   ASSERT_TRUE(in) << ECSTORE_DAEMON_README;

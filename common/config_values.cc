@@ -104,6 +104,10 @@ const OptionSpec kOptions[] = {
     Other("osd_mon_role", OptionType::kBool, "true",
           "take part in the election of the monitor that marks OSDs down and out (several may; "
           "one is elected through etcd)"),
+    Other("osd_pool_default_flag_ec_optimizations", OptionType::kBool, "true",
+          "ec-admin osd pool create (read from [global]): new pools get allow_ec_optimizations, "
+          "objects stored without stripe padding (Fast EC), fixed for the pool's life; ecstore's "
+          "default is true, Ceph's is false (Ceph's option)"),
     Number("osd_pg_op_threads", OptionType::kInt, "16",
            "threads running object operations as a PG primary (they mostly wait for other OSDs)", 1,
            256),

@@ -138,7 +138,14 @@ const std::vector<CommandHelp>& CommandTable() {
       {"osd erasure-code-profile ls", "list profiles"},
       {"osd erasure-code-profile rm NAME", "remove a profile no pool uses"},
       {"osd pool create NAME PG_NUM [PGP_NUM] erasure [PROFILE]",
-       "create an erasure-coded pool (PROFILE default: default)"},
+       "create an erasure-coded pool (PROFILE default: default)",
+       "Creates the pool on PROFILE (created as Ceph's k=2 m=2 jerasure profile when it is\n"
+       "`default` and absent). size is the code's k+m, min_size k+1 (k when m is 1), the stripe\n"
+       "unit the profile's stripe_unit or 4096. The pool gets allow_ec_optimizations (Fast EC:\n"
+       "objects stored without stripe padding) when the config option\n"
+       "osd_pool_default_flag_ec_optimizations is true, ecstore's default (Ceph's is false); set\n"
+       "it false in [global] for padded pools. The flag is fixed for the pool's life. `osd pool\n"
+       "ls detail` shows it as `flags ec_optimizations`.\n"},
       {"osd pool ls [detail]", "list pools"},
       {"osd pool rm NAME NAME --yes-i-really-really-mean-it", "remove a pool"},
       {"osd tree", "OSDs by host, with status and weight"},

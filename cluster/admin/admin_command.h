@@ -65,6 +65,10 @@ struct AdminContext {
   std::string plugin_dir;      // erasure-code plugins; "" = the registry's default directory
   std::string etcd_endpoints;  // as configured, for "cannot reach etcd at ..." messages
   std::string cluster_id;      // shown as the cluster id by `status` until the map has an fsid
+  // The config option osd_pool_default_flag_ec_optimizations: `osd pool create` gives the new
+  // pool allow_ec_optimizations (objects stored without stripe padding) when true. ecstore's
+  // default is true; Ceph's is false.
+  bool osd_pool_default_flag_ec_optimizations = true;
   // Wall clock in ms since 1970 (stamps of osd in/out, ages in `status`); null = system clock.
   std::function<std::int64_t()> now_ms;
 };

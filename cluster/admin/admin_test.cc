@@ -1,6 +1,7 @@
 // ec-admin's commands in-process (cluster/admin) against a real etcd (testing::EtcdServer, one per
 // suite; every test has its own key prefix): each command's output in plain and JSON, Ceph's
-// messages, every error, and that no command leaves the map half-changed.
+// messages, every error, and that no command leaves the map half-changed. The pool commands are in
+// pool_admin_test.cc.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -227,108 +228,6 @@ TEST_F(AdminTest, ProfileGetRmAndInUse) {
   rm = Ok("osd erasure-code-profile rm rs");
   EXPECT_EQ(rm.err, "");
   EXPECT_EQ(Map().profiles.count("rs"), 0u);
-}
-
-// ---- pools -----------------------------------------------------------------------------------
-
-TEST_F(AdminTest, PoolCreateAndLs) {
-  Ok("osd erasure-code-profile set rs k=4 m=2");
-  CommandResult r = Ok("osd pool create p 32 erasure rs");
-  EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "pool 'p' created\n");
-  const ClusterMap map = Map();
-  const Pool* p = map.FindPool("p");
-  ASSERT_NE(p, nullptr);
-  EXPECT_EQ(p->pg_num, 32u);
-  EXPECT_EQ(p->stripe_unit, 4096u);
-  EXPECT_EQ(p->min_size, 5);  // k + 1 (m > 1)
-
-  r = Ok("osd pool create p 32 erasure rs");
-  EXPECT_EQ(r.err, "pool 'p' already exists\n");
-  EXPECT_EQ(Map().epoch, map.epoch);
-
-  // PGP_NUM equal to PG_NUM; a profile with m = 1 gets min_size k; its own stripe_unit.
-  Ok("osd erasure-code-profile set m1 k=2 m=1 stripe_unit=8K");
-  Ok("osd pool create q 16 16 erasure m1");
-  EXPECT_EQ(Map().FindPool("q")->min_size, 2);
-  EXPECT_EQ(Map().FindPool("q")->stripe_unit, 8192u);
-
-  EXPECT_EQ(Ok("osd pool ls").out, "p\nq\n");
-  EXPECT_EQ(Json("osd pool ls"), json::array({"p", "q"}));
-  const std::string detail = Ok("osd pool ls detail").out;
-  EXPECT_TRUE(Contains(detail, "pool " + std::to_string(p->id) +
-                                   " 'p' erasure profile rs size 6 min_size 5 pg_num 32 pgp_num "
-                                   "32 stripe_width 16384\n"))
-      << detail;
-  EXPECT_TRUE(Contains(detail,
-                       "'q' erasure profile m1 size 3 min_size 2 pg_num 16 pgp_num 16 "
-                       "stripe_width 16384\n"))
-      << detail;
-  json j = Json("osd pool ls detail");
-  ASSERT_EQ(j.size(), 2u);
-  EXPECT_EQ(j[0]["pool_id"], p->id);
-  EXPECT_EQ(j[0]["pool_name"], "p");
-  EXPECT_EQ(j[0]["type"], 3);
-  EXPECT_EQ(j[0]["size"], 6);
-  EXPECT_EQ(j[0]["min_size"], 5);
-  EXPECT_EQ(j[0]["pg_num"], 32);
-  EXPECT_EQ(j[0]["pg_placement_num"], 32);
-  EXPECT_EQ(j[0]["erasure_code_profile"], "rs");
-  EXPECT_EQ(j[0]["stripe_width"], 16384);
-}
-
-TEST_F(AdminTest, PoolCreateMakesTheDefaultProfileInTheSameEpoch) {
-  const std::int64_t epoch = Map().epoch;
-  Ok("osd pool create p 8 erasure");
-  const ClusterMap map = Map();
-  EXPECT_EQ(map.epoch, epoch + 1);  // profile and pool in one change set
-  ASSERT_EQ(map.profiles.count("default"), 1u);
-  EXPECT_EQ(
-      map.profiles.at("default").profile,
-      (ec::Profile{{"k", "2"}, {"m", "2"}, {"plugin", "jerasure"}, {"technique", "reed_sol_van"}}));
-  EXPECT_EQ(map.FindPool("p")->profile, "default");
-  EXPECT_EQ(map.FindPool("p")->min_size, 3);
-  // A second pool uses the existing default profile.
-  Ok("osd pool create q 8 erasure default");
-  EXPECT_EQ(Map().epoch, epoch + 2);
-}
-
-TEST_F(AdminTest, PoolCreateErrors) {
-  Ok("osd erasure-code-profile set rs k=4 m=2");
-  const std::int64_t epoch = Map().epoch;
-  EXPECT_EQ(Fails("osd pool create p 8 replicated", "EINVAL"),
-            "Error EINVAL: only erasure pools are supported\n");
-  EXPECT_EQ(Fails("osd pool create p 8", "EINVAL"),
-            "Error EINVAL: only erasure pools are supported\n");
-  const std::string range = "'pg_num' must be greater than 0 and less than or equal to 65536";
-  EXPECT_TRUE(Contains(Fails("osd pool create p 0 erasure rs", "ERANGE"), range));
-  EXPECT_TRUE(Contains(Fails("osd pool create p 65537 erasure rs", "ERANGE"), range));
-  EXPECT_TRUE(
-      Contains(Fails("osd pool create p 99999999999999999999 erasure rs", "ERANGE"), range));
-  EXPECT_TRUE(Contains(Fails("osd pool create p lots erasure rs", "EINVAL"),
-                       "invalid pg_num 'lots': not a number"));
-  EXPECT_TRUE(Contains(Fails("osd pool create p -1 erasure rs", "EINVAL"), "not a number"));
-  EXPECT_TRUE(Contains(Fails("osd pool create p 8 4 erasure rs", "EINVAL"), "'pgp_num'"));
-  EXPECT_TRUE(Contains(Fails("osd pool create p 8 erasure nope", "ENOENT"),
-                       "erasure-code-profile nope does not exist"));
-  EXPECT_TRUE(Contains(Fails("osd pool create p 8 mirrored", "EINVAL"), "pool type 'mirrored'"));
-  EXPECT_EQ(Map().epoch, epoch);
-  EXPECT_EQ(Map().pools.size(), 0u);
-}
-
-TEST_F(AdminTest, PoolRmNeedsCephsConfirmation) {
-  Ok("osd pool create p 8 erasure");
-  const std::string warning =
-      "Error EPERM: WARNING: this will *PERMANENTLY DESTROY* all data stored in pool p.  If you "
-      "are *ABSOLUTELY CERTAIN* that is what you want, pass the pool name *twice*, followed by "
-      "--yes-i-really-really-mean-it.\n";
-  EXPECT_EQ(Fails("osd pool rm p", "EPERM"), warning);
-  EXPECT_EQ(Fails("osd pool rm p p", "EPERM"), warning);
-  EXPECT_EQ(Fails("osd pool rm p q --yes-i-really-really-mean-it", "EPERM"), warning);
-  EXPECT_NE(Map().FindPool("p"), nullptr);
-  EXPECT_EQ(Ok("osd pool rm p p --yes-i-really-really-mean-it").err, "pool 'p' removed\n");
-  EXPECT_EQ(Map().FindPool("p"), nullptr);
-  EXPECT_EQ(Ok("osd pool rm p p --yes-i-really-really-mean-it").err, "pool 'p' does not exist\n");
 }
 
 // ---- OSDs ------------------------------------------------------------------------------------

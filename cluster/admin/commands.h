@@ -43,6 +43,12 @@ std::int64_t NowMs(const AdminContext& ctx);
 CommandResult UsageError(const std::string& what, const std::string& usage);
 CommandResult Success(std::string out, std::string err = {});
 
+// A pool's flags as Ceph names them: "ec_optimizations" (allow_ec_optimizations) or "" (JSON
+// "flags_names"); and for plain listings " flags ec_optimizations", or "" when it has none (Ceph
+// prints no "flags" then).
+std::string PoolFlagNames(const Pool& pool);
+std::string PoolFlagsText(const Pool& pool);
+
 // words start after the group's prefix: "osd erasure-code-profile" -> {"set", "rs", "k=4"}.
 CommandResult RunProfileCommand(const Words& words, const AdminContext& ctx);
 // After "osd pool".

@@ -199,7 +199,8 @@ CommandResult OsdDump(const Words& args, const AdminContext& ctx) {
                        {"erasure_code_profile", p.profile},
                        {"pg_num", p.pg_num},
                        {"stripe_unit", p.stripe_unit},
-                       {"min_size", p.min_size}});
+                       {"min_size", p.min_size},
+                       {"flags_names", PoolFlagNames(p)}});
     }
     nlohmann::json osds = nlohmann::json::array();
     for (const auto& [id, o] : map->osds) osds.push_back(OsdJson(o));
@@ -216,7 +217,7 @@ CommandResult OsdDump(const Words& args, const AdminContext& ctx) {
   for (const auto& [id, p] : map->pools) {
     out += "pool " + std::to_string(id) + " '" + p.name + "' erasure profile " + p.profile +
            " min_size " + std::to_string(p.min_size) + " pg_num " + std::to_string(p.pg_num) +
-           " stripe_unit " + std::to_string(p.stripe_unit) + "\n";
+           PoolFlagsText(p) + " stripe_unit " + std::to_string(p.stripe_unit) + "\n";
   }
   for (const auto& [id, o] : map->osds) {
     out += "osd." + std::to_string(id) + (o.up ? " up  " : " down") + (o.in ? " in " : " out") +

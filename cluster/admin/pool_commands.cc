@@ -66,6 +66,7 @@ Result<Pool> DesignPool(const std::string& name, std::uint32_t pg_num, const EcP
   pool.stripe_unit = *su;
   const unsigned m = chunks - k;
   pool.min_size = static_cast<int>(m > 1 ? k + 1 : k);
+  pool.ec_optimizations = ctx.osd_pool_default_flag_ec_optimizations;
   return pool;
 }
 
@@ -139,6 +140,7 @@ nlohmann::json PoolJson(const ClusterMap& map, const Pool& pool) {
           {"pg_num", pool.pg_num},
           {"pg_placement_num", pool.pg_num},
           {"erasure_code_profile", pool.profile},
+          {"flags_names", PoolFlagNames(pool)},
           {"stripe_width", static_cast<std::uint64_t>(k) * pool.stripe_unit}};
 }
 
@@ -168,7 +170,7 @@ CommandResult PoolLs(const Words& args, const AdminContext& ctx) {
     out += "pool " + std::to_string(id) + " '" + pool.name + "' erasure profile " + pool.profile +
            " size " + p["size"].dump() + " min_size " + std::to_string(pool.min_size) + " pg_num " +
            std::to_string(pool.pg_num) + " pgp_num " + std::to_string(pool.pg_num) +
-           " stripe_width " + p["stripe_width"].dump() + "\n";
+           PoolFlagsText(pool) + " stripe_width " + p["stripe_width"].dump() + "\n";
   }
   return Success(out);
 }
@@ -198,6 +200,15 @@ CommandResult PoolRm(const Words& args, const AdminContext& ctx) {
 }
 
 }  // namespace
+
+std::string PoolFlagNames(const Pool& pool) {
+  return pool.ec_optimizations ? "ec_optimizations" : "";
+}
+
+std::string PoolFlagsText(const Pool& pool) {
+  const std::string names = PoolFlagNames(pool);
+  return names.empty() ? "" : " flags " + names;
+}
 
 CommandResult RunPoolCommand(const Words& words, const AdminContext& ctx) {
   const std::string sub = words.empty() ? "" : words[0];

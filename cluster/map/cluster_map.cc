@@ -79,6 +79,14 @@ class Reader {
     *out = it->get<bool>();
     return Status::OK();
   }
+  // An optional boolean: `fallback` when absent; present, it must be a boolean.
+  Status OptionalBool(const char* name, bool fallback, bool* out) const {
+    if (!obj_.contains(name)) {
+      *out = fallback;
+      return Status::OK();
+    }
+    return Bool(name, out);
+  }
   Status Double(const char* name, double* out) const {
     auto it = obj_.find(name);
     if (it == obj_.end()) return Bad(key_, std::string("missing field '") + name + "'");
@@ -126,7 +134,8 @@ Result<Pool> DecodePool(std::string_view key, std::int64_t id, const std::string
   auto j = ParseValue(key, value);
   if (!j.ok()) return j.status();
   Reader r(key, *j);
-  EC_RETURN_IF_ERROR(r.Check({"v", "id", "name", "profile", "pg_num", "stripe_unit", "min_size"}));
+  EC_RETURN_IF_ERROR(r.Check({"v", "id", "name", "profile", "pg_num", "stripe_unit", "min_size",
+                              "allow_ec_optimizations"}));
   Pool p;
   std::int64_t n = 0;
   EC_RETURN_IF_ERROR(r.Int("id", 0, std::numeric_limits<std::int64_t>::max(), &p.id));
@@ -140,6 +149,8 @@ Result<Pool> DecodePool(std::string_view key, std::int64_t id, const std::string
   p.stripe_unit = static_cast<std::uint32_t>(n);
   EC_RETURN_IF_ERROR(r.Int("min_size", 1, kMaxPoolSize, &n));
   p.min_size = static_cast<int>(n);
+  // Absent in records written before the flag existed: those pools are padded.
+  EC_RETURN_IF_ERROR(r.OptionalBool("allow_ec_optimizations", false, &p.ec_optimizations));
   return p;
 }
 
@@ -235,7 +246,8 @@ std::string EncodePool(const Pool& p) {
               {"profile", p.profile},
               {"pg_num", p.pg_num},
               {"stripe_unit", p.stripe_unit},
-              {"min_size", p.min_size}}
+              {"min_size", p.min_size},
+              {"allow_ec_optimizations", p.ec_optimizations}}
       .dump();
 }
 std::string EncodeOsd(const OsdEntry& o) {

@@ -10,7 +10,8 @@
 // | <prefix>fsid              | the cluster's id, a random UUID written with the first change    |
 // | <prefix>profile/<name>    | {"v":1,"name":"rs","profile":{"k":"4","m":"2",...}}             |
 // | <prefix>pool/<id>         | {"v":1,"id":1,"name":"p","profile":"rs","pg_num":64,            |
-// |                           |  "stripe_unit":4096,"min_size":5}  (<id> decimal, no padding)   |
+// |                           |  "stripe_unit":4096,"min_size":5,"allow_ec_optimizations":true}  |
+// |                           |  (<id> decimal, no padding; allow_ec_optimizations optional)    |
 // | <prefix>osd/<id>          | {"v":1,"id":3,"addr":"127.0.0.1:6800","host":"h1",             |
 // |                           |  "weight":1.0,"in":true,"up":true,"uuid":"..","up_stamp_ms":..,  |
 // |                           |  "down_stamp_ms":0,"auto_out":false}                             |
@@ -24,7 +25,9 @@
 //
 // Decoding is strict: a value that is not JSON, lacks a field, has a field of the wrong type or out
 // of range, an unknown field, a "v" other than 1, or a name/id that differs from its key is refused
-// with EBADMSG and a message naming the key. Nothing in a value can crash the decoder.
+// with EBADMSG and a message naming the key. Nothing in a value can crash the decoder. The one
+// optional field is a pool's "allow_ec_optimizations" (added after v 1 was in use): Encode always
+// writes it; absent it decodes as false, so pools written before it stay padded and readable.
 //
 // Thread safety: plain values and pure functions.
 #pragma once
@@ -57,6 +60,11 @@ struct Pool {
   std::uint32_t pg_num = 0;       // 1..kMaxPgNum
   std::uint32_t stripe_unit = 0;  // bytes per chunk of a stripe, > 0
   int min_size = 0;               // 1..k+m (checked when the profile's k and m are integers)
+  // Ceph's allow_ec_optimizations (Fast EC): objects of this pool are stored without padding, each
+  // shard keeping only the bytes the object's data reaches, instead of whole stripes. Set when the
+  // pool is created and never changed (MapStore refuses a change): the layout of every object on
+  // disk depends on it. Record key "allow_ec_optimizations"; false for pools recorded without it.
+  bool ec_optimizations = false;
   bool operator==(const Pool&) const = default;
 };
 

@@ -86,6 +86,10 @@ Status PutPool(Pool p, ClusterMap* map) {
       return Status::NotFound("pool id " + std::to_string(p.id) + " does not exist");
     if (same_name && same_name->id != p.id)
       return Status::Error(EEXIST, "pool '" + p.name + "' already exists");
+    if (map->pools.at(p.id).ec_optimizations != p.ec_optimizations)
+      return Status::Invalid("pool '" + p.name +
+                             "': allow_ec_optimizations is fixed at pool creation: objects "
+                             "already stored depend on it");
   }
   map->pools[p.id] = std::move(p);
   return Status::OK();

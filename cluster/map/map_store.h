@@ -24,7 +24,9 @@
 //   PutPool      id -1: a new pool, id = pool_max + 1 (ids are never reused), EEXIST
 //                "pool 'NAME' already exists" if the name is taken. id >= 0: replaces that pool
 //                (ENOENT "pool id N does not exist"), EEXIST if it renames onto another pool's
-//                name. EINVAL: empty/unprintable name, pg_num outside 1..65536, stripe_unit 0,
+//                name; EINVAL "pool 'NAME': allow_ec_optimizations is fixed at pool creation:
+//                objects already stored depend on it" if it changes the pool's ec_optimizations.
+//                EINVAL: empty/unprintable name, pg_num outside 1..65536, stripe_unit 0,
 //                min_size outside 1..k+m (k and m read from the profile when they are integers,
 //                else 1..64); ENOENT "erasure-code-profile NAME does not exist".
 //   RemovePool   by name: ENOENT "pool 'NAME' does not exist".

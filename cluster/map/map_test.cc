@@ -1,6 +1,7 @@
-// The cluster map against a real etcd (testing::EtcdServer): round trips, the epoch bump in the
-// same txn, optimistic concurrency, validation, corrupt values, and the watcher's epoch sequence
-// across writers, two watchers, an etcd restart and a compaction.
+// The cluster map's change rules in memory (ApplyChanges), then against a real etcd
+// (testing::EtcdServer): round trips, the epoch bump in the same txn, optimistic concurrency,
+// validation, corrupt values, and the watcher's epoch sequence across writers, two watchers, an
+// etcd restart and a compaction. The values' codec alone is tested in cluster_map_test.cc.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -99,100 +100,6 @@ std::vector<std::int64_t> Range1(std::int64_t n) {
   return v;
 }
 
-TEST(MapCodec, RefusesBadValuesNamingTheKey) {
-  const std::vector<std::pair<std::string, std::string>> bad = {
-      {"/ecstore/pool/1", "{"},
-      {"/ecstore/pool/1", "[]"},
-      {"/ecstore/pool/1", "null"},
-      {"/ecstore/pool/1",
-       R"({"v":1,"id":"1","name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1})"},
-      {"/ecstore/pool/1",
-       R"({"v":1,"id":2,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1})"},
-      {"/ecstore/pool/1",
-       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":0,"stripe_unit":4096,"min_size":1})"},
-      {"/ecstore/pool/1",
-       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":1e400,"stripe_unit":4096,"min_size":1})"},
-      {"/ecstore/pool/1",
-       R"({"v":2,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1})"},
-      {"/ecstore/pool/1",
-       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1,"x":0})"},
-      {"/ecstore/pool/1", R"({"v":1,"id":1})"},
-      {"/ecstore/pool/01", R"({"v":1})"},
-      {"/ecstore/pool/x", R"({"v":1})"},
-      {"/ecstore/pool/", R"({"v":1})"},
-      {"/ecstore/osd/3",
-       R"({"v":1,"id":3,"addr":"a","host":"h","weight":-1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/3",
-       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":1,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/3",
-       R"({"v":1,"id":3,"addr":"a","host":"","weight":1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/-3",
-       R"({"v":1,"id":-3,"addr":"a","host":"h","weight":1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true})"},
-      {"/ecstore/osd/3",
-       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":"yes","uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/3",
-       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":7,"up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/3",
-       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":"","up_stamp_ms":-5,"down_stamp_ms":0,"auto_out":false})"},
-      {"/ecstore/osd/3",
-       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0.5,"auto_out":false})"},
-      {"/ecstore/osd/99999999999", R"({"v":1})"},
-      {"/ecstore/profile/rs", R"({"v":1,"name":"other","profile":{}})"},
-      {"/ecstore/profile/rs", R"({"v":1,"name":"rs","profile":{"k":4}})"},
-      {"/ecstore/profile/rs", R"({"v":1,"name":"rs","profile":[]})"},
-      {"/ecstore/profile/", R"({"v":1,"name":"","profile":{}})"},
-      {"/ecstore/epoch", "-1"},
-      {"/ecstore/epoch", "1x"},
-      {"/ecstore/epoch", ""},
-      {"/ecstore/epoch", "99999999999999999999999"},
-  };
-  for (const auto& [key, value] : bad) {
-    ClusterMap map;
-    bool is_map_key = false;
-    etcd::KeyValue kv{key, value, 1, 1, 1, 0};
-    Status st = ApplyKey(kPrefix, kv, false, &map, &is_map_key);
-    EXPECT_EQ(st.code(), EBADMSG) << key << " = " << value;
-    EXPECT_NE(st.message().find("'" + key + "'"), std::string::npos) << st.message();
-  }
-  // Not map keys: ignored.
-  ClusterMap map;
-  bool is_map_key = true;
-  EXPECT_TRUE(ApplyKey(kPrefix, etcd::KeyValue{"/ecstore/up/3", "garbage", 1, 1, 1, 0}, false, &map,
-                       &is_map_key)
-                  .ok());
-  EXPECT_FALSE(is_map_key);
-}
-
-TEST(MapCodec, EncodeDecodeEveryType) {
-  ClusterMap map;
-  bool is_map_key = false;
-  EcProfile prof{"clay",
-                 {{"plugin", "clay"}, {"k", "8"}, {"m", "4"}, {"d", "11"}, {"x y", "\"q\""}}};
-  Pool pool = MakePool("p\"1", "clay");
-  pool.id = 12;
-  OsdEntry osd = Osd(7, "host-7");
-  osd.weight = 0.125;
-  osd.in = false;
-  osd.up = true;
-  osd.uuid = "0f0e0d0c-0b0a-0908-0706-050403020100";
-  osd.up_stamp_ms = 1764000000123;
-  osd.down_stamp_ms = 1764000000456;
-  osd.auto_out = true;
-  ASSERT_TRUE(ApplyKey(kPrefix, {ProfileKey(kPrefix, "clay"), EncodeProfile(prof), 1, 1, 1, 0},
-                       false, &map, &is_map_key)
-                  .ok());
-  ASSERT_TRUE(ApplyKey(kPrefix, {PoolKey(kPrefix, 12), EncodePool(pool), 1, 1, 1, 0}, false, &map,
-                       &is_map_key)
-                  .ok());
-  ASSERT_TRUE(
-      ApplyKey(kPrefix, {OsdKey(kPrefix, 7), EncodeOsd(osd), 1, 1, 1, 0}, false, &map, &is_map_key)
-          .ok());
-  EXPECT_EQ(map.profiles.at("clay"), prof);
-  EXPECT_EQ(map.pools.at(12), pool);
-  EXPECT_EQ(map.osds.at(7), osd);
-}
-
 // An OSD's life through the change kinds, in memory: boot adds it, down keeps it with its stamp,
 // auto-out is undone by the next boot, a person's out is not; another store cannot take its id.
 TEST(MapChanges, OsdLifecycle) {
@@ -254,6 +161,31 @@ TEST(MapChanges, OsdLifecycle) {
   ASSERT_TRUE(ApplyChanges({MapChange::OsdBoot(5, "a", "h2", "u-5", 1)}, &map).ok());
   EXPECT_EQ(ApplyChanges({MapChange::RemoveOsd(5)}, &map).code(), EBUSY);
   EXPECT_TRUE(ApplyChanges({MapChange::RemoveOsd(3)}, &map).ok());
+}
+
+// A pool's allow_ec_optimizations is fixed at creation: replacing the pool (same id) may change
+// other fields but not the flag, whose value every stored object's layout depends on.
+TEST(MapChanges, PoolEcOptimizationsIsFixedAtCreation) {
+  ClusterMap map;
+  Pool pool = MakePool("p");
+  pool.ec_optimizations = true;
+  ASSERT_TRUE(ApplyChanges({MapChange::PutProfile(Rs()), MapChange::PutPool(pool)}, &map).ok());
+  pool = map.pools.at(0);
+  EXPECT_TRUE(pool.ec_optimizations);
+  pool.pg_num = 64;
+  ASSERT_TRUE(ApplyChanges({MapChange::PutPool(pool)}, &map).ok());
+  EXPECT_EQ(map.pools.at(0).pg_num, 64u);
+  pool.ec_optimizations = false;
+  Status st = ApplyChanges({MapChange::PutPool(pool)}, &map);
+  EXPECT_EQ(st.code(), EINVAL);
+  EXPECT_EQ(st.message(),
+            "pool 'p': allow_ec_optimizations is fixed at pool creation: objects already stored "
+            "depend on it");
+  EXPECT_TRUE(map.pools.at(0).ec_optimizations);
+  // A new pool may have either value.
+  Pool padded = MakePool("q");
+  ASSERT_TRUE(ApplyChanges({MapChange::PutPool(padded)}, &map).ok());
+  EXPECT_FALSE(map.FindPool("q")->ec_optimizations);
 }
 
 // A guard that fails is ECANCELED with nothing written; one that holds lets the change and its
@@ -321,10 +253,11 @@ TEST_F(MapTest, RoundTripThroughEtcd) {
   OsdEntry out = Osd(3, "h2");
   out.in = false;
   out.weight = 0.5;
-  auto applied =
-      store_->Apply({MapChange::PutProfile(Rs()), MapChange::PutProfile(clay),
-                     MapChange::PutPool(MakePool("a")), MapChange::PutPool(MakePool("b", "clay")),
-                     MapChange::PutOsd(Osd(0)), MapChange::PutOsd(out)});
+  Pool unpadded = MakePool("b", "clay");
+  unpadded.ec_optimizations = true;
+  auto applied = store_->Apply({MapChange::PutProfile(Rs()), MapChange::PutProfile(clay),
+                                MapChange::PutPool(MakePool("a")), MapChange::PutPool(unpadded),
+                                MapChange::PutOsd(Osd(0)), MapChange::PutOsd(out)});
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   EXPECT_EQ(applied->epoch, 1);
   EXPECT_EQ(applied->pools.at(0).name, "a");
@@ -336,6 +269,8 @@ TEST_F(MapTest, RoundTripThroughEtcd) {
   EXPECT_TRUE(SameContent(*loaded, *applied));
   EXPECT_EQ(loaded->profiles.at("clay"), clay);
   EXPECT_EQ(loaded->osds.at(3), out);
+  EXPECT_FALSE(loaded->pools.at(0).ec_optimizations);
+  EXPECT_TRUE(loaded->pools.at(1).ec_optimizations);
   EXPECT_EQ(loaded->epoch_mod_revision, applied->revision);
 
   // Remove a pool; its id is not reused.

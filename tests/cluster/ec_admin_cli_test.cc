@@ -154,6 +154,36 @@ TEST_F(EcAdminCli, StdoutStderrAndExitCodes) {
   EXPECT_EQ(r.err, "Error ENOENT: osd.9 does not exist.\n");
 }
 
+// osd_pool_default_flag_ec_optimizations from the config's [global] reaches `osd pool create`:
+// unset, ecstore's default (true) makes an unpadded pool; false, a padded one.
+TEST_F(EcAdminCli, PoolCreateTakesEcOptimizationsFromTheConfig) {
+  ProcessResult r = Admin({"-c", conf_, "osd", "pool", "create", "fast", "8", "erasure"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string padded_conf = (dir_ / "padded.conf").string();
+  ectest::WriteText(padded_conf,
+                    ectest::ReadText(conf_) + "\nosd pool default flag ec optimizations = false\n");
+  r = Admin({"-c", padded_conf, "osd", "pool", "create", "padded", "8", "erasure"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Admin({"-c", conf_, "osd", "pool", "ls", "detail"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out,
+                       "'fast' erasure profile default size 4 min_size 3 pg_num 8 pgp_num 8 "
+                       "flags ec_optimizations stripe_width 8192\n"))
+      << r.out;
+  EXPECT_TRUE(Contains(r.out,
+                       "'padded' erasure profile default size 4 min_size 3 pg_num 8 "
+                       "pgp_num 8 stripe_width 8192\n"))
+      << r.out;
+  // A value that is not a bool is the config's error, naming the option.
+  ectest::WriteText(padded_conf,
+                    ectest::ReadText(conf_) + "\nosd_pool_default_flag_ec_optimizations = maybe\n");
+  r = Admin({"-c", padded_conf, "osd", "pool", "create", "x", "8", "erasure"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(
+      Contains(r.err, "bad value 'maybe' for option 'osd_pool_default_flag_ec_optimizations'"))
+      << r.err;
+}
+
 TEST_F(EcAdminCli, StatusJsonWithEcConf) {
   ScopedEnv env("EC_CONF", conf_.c_str());
   ProcessResult r = Admin({"osd", "pool", "create", "p", "8", "erasure"});

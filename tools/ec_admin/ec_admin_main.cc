@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
   ctx.format = global->format;
   ctx.etcd_endpoints = config->etcd_endpoints;
   ctx.cluster_id = config->etcd_prefix;
+  ctx.osd_pool_default_flag_ec_optimizations = config->osd_pool_default_flag_ec_optimizations;
   const admin::CommandResult result = admin::RunCommand(global->words, ctx);
   std::cout << result.out << std::flush;
   std::cerr << result.err << std::flush;

@@ -1,0 +1,198 @@
+// ec-admin's pool commands in-process (osd pool create|ls|rm) against a real etcd (the fixture of
+// admin_test_fixture.h): Ceph's output and messages, every error, the default profile made in the
+// same epoch, and allow_ec_optimizations from osd_pool_default_flag_ec_optimizations, shown by
+// `osd pool ls detail` and `osd dump` and fixed for the pool's life.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cluster/admin/admin_command.h"
+#include "cluster/admin/admin_test_fixture.h"
+#include "cluster/map/cluster_map.h"
+#include "cluster/map/map_store.h"
+
+namespace ec::cluster::admin {
+namespace {
+
+using nlohmann::json;
+using test_support::Contains;
+
+class PoolAdminTest : public test_support::AdminFixture {};
+
+TEST_F(PoolAdminTest, PoolCreateAndLs) {
+  Ok("osd erasure-code-profile set rs k=4 m=2");
+  CommandResult r = Ok("osd pool create p 32 erasure rs");
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "pool 'p' created\n");
+  const ClusterMap map = Map();
+  const Pool* p = map.FindPool("p");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->pg_num, 32u);
+  EXPECT_EQ(p->stripe_unit, 4096u);
+  EXPECT_EQ(p->min_size, 5);  // k + 1 (m > 1)
+
+  r = Ok("osd pool create p 32 erasure rs");
+  EXPECT_EQ(r.err, "pool 'p' already exists\n");
+  EXPECT_EQ(Map().epoch, map.epoch);
+
+  // PGP_NUM equal to PG_NUM; a profile with m = 1 gets min_size k; its own stripe_unit.
+  Ok("osd erasure-code-profile set m1 k=2 m=1 stripe_unit=8K");
+  Ok("osd pool create q 16 16 erasure m1");
+  EXPECT_EQ(Map().FindPool("q")->min_size, 2);
+  EXPECT_EQ(Map().FindPool("q")->stripe_unit, 8192u);
+
+  EXPECT_EQ(Ok("osd pool ls").out, "p\nq\n");
+  EXPECT_EQ(Json("osd pool ls"), json::array({"p", "q"}));
+  const std::string detail = Ok("osd pool ls detail").out;
+  EXPECT_TRUE(Contains(detail, "pool " + std::to_string(p->id) +
+                                   " 'p' erasure profile rs size 6 min_size 5 pg_num 32 pgp_num "
+                                   "32 flags ec_optimizations stripe_width 16384\n"))
+      << detail;
+  EXPECT_TRUE(Contains(detail,
+                       "'q' erasure profile m1 size 3 min_size 2 pg_num 16 pgp_num 16 "
+                       "flags ec_optimizations stripe_width 16384\n"))
+      << detail;
+  json j = Json("osd pool ls detail");
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["pool_id"], p->id);
+  EXPECT_EQ(j[0]["pool_name"], "p");
+  EXPECT_EQ(j[0]["type"], 3);
+  EXPECT_EQ(j[0]["size"], 6);
+  EXPECT_EQ(j[0]["min_size"], 5);
+  EXPECT_EQ(j[0]["pg_num"], 32);
+  EXPECT_EQ(j[0]["pg_placement_num"], 32);
+  EXPECT_EQ(j[0]["erasure_code_profile"], "rs");
+  EXPECT_EQ(j[0]["stripe_width"], 16384);
+  EXPECT_EQ(j[0]["flags_names"], "ec_optimizations");
+}
+
+TEST_F(PoolAdminTest, PoolCreateMakesTheDefaultProfileInTheSameEpoch) {
+  const std::int64_t epoch = Map().epoch;
+  Ok("osd pool create p 8 erasure");
+  const ClusterMap map = Map();
+  EXPECT_EQ(map.epoch, epoch + 1);  // profile and pool in one change set
+  ASSERT_EQ(map.profiles.count("default"), 1u);
+  EXPECT_EQ(
+      map.profiles.at("default").profile,
+      (ec::Profile{{"k", "2"}, {"m", "2"}, {"plugin", "jerasure"}, {"technique", "reed_sol_van"}}));
+  EXPECT_EQ(map.FindPool("p")->profile, "default");
+  EXPECT_EQ(map.FindPool("p")->min_size, 3);
+  // A second pool uses the existing default profile.
+  Ok("osd pool create q 8 erasure default");
+  EXPECT_EQ(Map().epoch, epoch + 2);
+}
+
+TEST_F(PoolAdminTest, PoolCreateErrors) {
+  Ok("osd erasure-code-profile set rs k=4 m=2");
+  const std::int64_t epoch = Map().epoch;
+  EXPECT_EQ(Fails("osd pool create p 8 replicated", "EINVAL"),
+            "Error EINVAL: only erasure pools are supported\n");
+  EXPECT_EQ(Fails("osd pool create p 8", "EINVAL"),
+            "Error EINVAL: only erasure pools are supported\n");
+  const std::string range = "'pg_num' must be greater than 0 and less than or equal to 65536";
+  EXPECT_TRUE(Contains(Fails("osd pool create p 0 erasure rs", "ERANGE"), range));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 65537 erasure rs", "ERANGE"), range));
+  EXPECT_TRUE(
+      Contains(Fails("osd pool create p 99999999999999999999 erasure rs", "ERANGE"), range));
+  EXPECT_TRUE(Contains(Fails("osd pool create p lots erasure rs", "EINVAL"),
+                       "invalid pg_num 'lots': not a number"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p -1 erasure rs", "EINVAL"), "not a number"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 8 4 erasure rs", "EINVAL"), "'pgp_num'"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 8 erasure nope", "ENOENT"),
+                       "erasure-code-profile nope does not exist"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 8 mirrored", "EINVAL"), "pool type 'mirrored'"));
+  EXPECT_EQ(Map().epoch, epoch);
+  EXPECT_EQ(Map().pools.size(), 0u);
+}
+
+TEST_F(PoolAdminTest, PoolRmNeedsCephsConfirmation) {
+  Ok("osd pool create p 8 erasure");
+  const std::string warning =
+      "Error EPERM: WARNING: this will *PERMANENTLY DESTROY* all data stored in pool p.  If you "
+      "are *ABSOLUTELY CERTAIN* that is what you want, pass the pool name *twice*, followed by "
+      "--yes-i-really-really-mean-it.\n";
+  EXPECT_EQ(Fails("osd pool rm p", "EPERM"), warning);
+  EXPECT_EQ(Fails("osd pool rm p p", "EPERM"), warning);
+  EXPECT_EQ(Fails("osd pool rm p q --yes-i-really-really-mean-it", "EPERM"), warning);
+  EXPECT_NE(Map().FindPool("p"), nullptr);
+  EXPECT_EQ(Ok("osd pool rm p p --yes-i-really-really-mean-it").err, "pool 'p' removed\n");
+  EXPECT_EQ(Map().FindPool("p"), nullptr);
+  EXPECT_EQ(Ok("osd pool rm p p --yes-i-really-really-mean-it").err, "pool 'p' does not exist\n");
+}
+
+// ---- allow_ec_optimizations ------------------------------------------------------------------
+
+// The default (option unset: ecstore's true) gives an unpadded pool; the option false a padded one.
+// Both show in `osd pool ls detail` and `osd dump`, plain and JSON, as Ceph names the flag.
+TEST_F(PoolAdminTest, CreateTakesEcOptimizationsFromTheConfigOption) {
+  EXPECT_TRUE(AdminContext{}.osd_pool_default_flag_ec_optimizations);  // ecstore's default
+  Ok("osd erasure-code-profile set rs k=4 m=2");
+  Ok("osd pool create fast 8 erasure rs");
+  ctx_.osd_pool_default_flag_ec_optimizations = false;
+  Ok("osd pool create padded 8 erasure rs");
+  const ClusterMap map = Map();
+  ASSERT_NE(map.FindPool("fast"), nullptr);
+  ASSERT_NE(map.FindPool("padded"), nullptr);
+  EXPECT_TRUE(map.FindPool("fast")->ec_optimizations);
+  EXPECT_FALSE(map.FindPool("padded")->ec_optimizations);
+
+  const std::string detail = Ok("osd pool ls detail").out;
+  EXPECT_TRUE(Contains(detail,
+                       "'fast' erasure profile rs size 6 min_size 5 pg_num 8 pgp_num 8 flags "
+                       "ec_optimizations stripe_width 16384\n"))
+      << detail;
+  EXPECT_TRUE(Contains(detail,
+                       "'padded' erasure profile rs size 6 min_size 5 pg_num 8 pgp_num 8 "
+                       "stripe_width 16384\n"))
+      << detail;
+  json j = Json("osd pool ls detail");
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["pool_name"], "fast");
+  EXPECT_EQ(j[0]["flags_names"], "ec_optimizations");
+  EXPECT_EQ(j[1]["pool_name"], "padded");
+  EXPECT_EQ(j[1]["flags_names"], "");
+
+  const std::string dump = Ok("osd dump").out;
+  EXPECT_TRUE(Contains(dump,
+                       "'fast' erasure profile rs min_size 5 pg_num 8 flags ec_optimizations "
+                       "stripe_unit 4096\n"))
+      << dump;
+  EXPECT_TRUE(Contains(dump, "'padded' erasure profile rs min_size 5 pg_num 8 stripe_unit 4096\n"))
+      << dump;
+  j = Json("osd dump");
+  EXPECT_EQ(j["pools"][0]["flags_names"], "ec_optimizations");
+  EXPECT_EQ(j["pools"][1]["flags_names"], "");
+
+  // Creating an existing pool again changes nothing, whatever the option says now.
+  ctx_.osd_pool_default_flag_ec_optimizations = true;
+  EXPECT_EQ(Ok("osd pool create padded 8 erasure rs").err, "pool 'padded' already exists\n");
+  EXPECT_FALSE(Map().FindPool("padded")->ec_optimizations);
+}
+
+// The flag never changes once the pool exists: the map refuses a pool record that flips it, and
+// the pool keeps its value (the admin tool has no `osd pool set` yet; this is the rule it meets).
+TEST_F(PoolAdminTest, EcOptimizationsIsFixedForThePoolsLife) {
+  Ok("osd pool create p 8 erasure");
+  Pool pool = *Map().FindPool("p");
+  ASSERT_TRUE(pool.ec_optimizations);
+  pool.ec_optimizations = false;
+  Result<ClusterMap> changed = store_->Apply({MapChange::PutPool(pool)});
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(changed.status().code(), EINVAL);
+  EXPECT_TRUE(Contains(changed.status().message(),
+                       "allow_ec_optimizations is fixed at pool creation: objects already stored "
+                       "depend on it"))
+      << changed.status().message();
+  EXPECT_TRUE(Map().FindPool("p")->ec_optimizations);
+}
+
+TEST_F(PoolAdminTest, CreateHelpNamesTheOption) {
+  const std::string help = HelpFor({"osd", "pool", "create"});
+  EXPECT_TRUE(Contains(help, "osd_pool_default_flag_ec_optimizations")) << help;
+  EXPECT_TRUE(Contains(help, "Ceph's is false")) << help;
+}
+
+}  // namespace
+}  // namespace ec::cluster::admin

@@ -1,0 +1,187 @@
+// The cluster map's values without etcd (cluster_map.h): every type encoded and decoded back, and
+// the strict decoder's refusals, each naming its key; a pool's optional allow_ec_optimizations.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cluster/map/cluster_map.h"
+
+namespace ec::cluster {
+namespace {
+
+const std::string kPrefix = "/ecstore/";
+
+Pool MakePool(std::string name, std::string profile = "rs") {
+  Pool p;
+  p.name = std::move(name);
+  p.profile = std::move(profile);
+  p.pg_num = 32;
+  p.stripe_unit = 4096;
+  p.min_size = 5;
+  return p;
+}
+OsdEntry Osd(int id, std::string host) {
+  OsdEntry o;
+  o.id = id;
+  o.addr = "127.0.0.1:" + std::to_string(6800 + id);
+  o.host = std::move(host);
+  o.weight = 1.5;
+  o.in = true;
+  return o;
+}
+
+// The pool decoded from `value` at pool/1, or the decoder's error.
+Result<Pool> DecodePoolValue(const std::string& value) {
+  ClusterMap map;
+  bool is_map_key = false;
+  EC_RETURN_IF_ERROR(ApplyKey(kPrefix, etcd::KeyValue{PoolKey(kPrefix, 1), value, 1, 1, 1, 0},
+                              false, &map, &is_map_key));
+  return map.pools.at(1);
+}
+
+TEST(MapCodec, RefusesBadValuesNamingTheKey) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"/ecstore/pool/1", "{"},
+      {"/ecstore/pool/1", "[]"},
+      {"/ecstore/pool/1", "null"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":"1","name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":2,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":0,"stripe_unit":4096,"min_size":1})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":1e400,"stripe_unit":4096,"min_size":1})"},
+      {"/ecstore/pool/1",
+       R"({"v":2,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1,"x":0})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1,"allow_ec_optimizations":1})"},
+      {"/ecstore/pool/1", R"({"v":1,"id":1})"},
+      {"/ecstore/pool/01", R"({"v":1})"},
+      {"/ecstore/pool/x", R"({"v":1})"},
+      {"/ecstore/pool/", R"({"v":1})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":-1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":1,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"","weight":1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/-3",
+       R"({"v":1,"id":-3,"addr":"a","host":"h","weight":1,"in":true,"up":false,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3", R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":"yes","uuid":"","up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":7,"up_stamp_ms":0,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":"","up_stamp_ms":-5,"down_stamp_ms":0,"auto_out":false})"},
+      {"/ecstore/osd/3",
+       R"({"v":1,"id":3,"addr":"a","host":"h","weight":1,"in":true,"up":true,"uuid":"","up_stamp_ms":0,"down_stamp_ms":0.5,"auto_out":false})"},
+      {"/ecstore/osd/99999999999", R"({"v":1})"},
+      {"/ecstore/profile/rs", R"({"v":1,"name":"other","profile":{}})"},
+      {"/ecstore/profile/rs", R"({"v":1,"name":"rs","profile":{"k":4}})"},
+      {"/ecstore/profile/rs", R"({"v":1,"name":"rs","profile":[]})"},
+      {"/ecstore/profile/", R"({"v":1,"name":"","profile":{}})"},
+      {"/ecstore/epoch", "-1"},
+      {"/ecstore/epoch", "1x"},
+      {"/ecstore/epoch", ""},
+      {"/ecstore/epoch", "99999999999999999999999"},
+  };
+  for (const auto& [key, value] : bad) {
+    ClusterMap map;
+    bool is_map_key = false;
+    etcd::KeyValue kv{key, value, 1, 1, 1, 0};
+    Status st = ApplyKey(kPrefix, kv, false, &map, &is_map_key);
+    EXPECT_EQ(st.code(), EBADMSG) << key << " = " << value;
+    EXPECT_NE(st.message().find("'" + key + "'"), std::string::npos) << st.message();
+  }
+  // Not map keys: ignored.
+  ClusterMap map;
+  bool is_map_key = true;
+  EXPECT_TRUE(ApplyKey(kPrefix, etcd::KeyValue{"/ecstore/up/3", "garbage", 1, 1, 1, 0}, false, &map,
+                       &is_map_key)
+                  .ok());
+  EXPECT_FALSE(is_map_key);
+}
+
+TEST(MapCodec, EncodeDecodeEveryType) {
+  ClusterMap map;
+  bool is_map_key = false;
+  EcProfile prof{"clay",
+                 {{"plugin", "clay"}, {"k", "8"}, {"m", "4"}, {"d", "11"}, {"x y", "\"q\""}}};
+  Pool pool = MakePool("p\"1", "clay");
+  pool.id = 12;
+  pool.ec_optimizations = true;
+  OsdEntry osd = Osd(7, "host-7");
+  osd.weight = 0.125;
+  osd.in = false;
+  osd.up = true;
+  osd.uuid = "0f0e0d0c-0b0a-0908-0706-050403020100";
+  osd.up_stamp_ms = 1764000000123;
+  osd.down_stamp_ms = 1764000000456;
+  osd.auto_out = true;
+  ASSERT_TRUE(ApplyKey(kPrefix, {ProfileKey(kPrefix, "clay"), EncodeProfile(prof), 1, 1, 1, 0},
+                       false, &map, &is_map_key)
+                  .ok());
+  ASSERT_TRUE(ApplyKey(kPrefix, {PoolKey(kPrefix, 12), EncodePool(pool), 1, 1, 1, 0}, false, &map,
+                       &is_map_key)
+                  .ok());
+  ASSERT_TRUE(
+      ApplyKey(kPrefix, {OsdKey(kPrefix, 7), EncodeOsd(osd), 1, 1, 1, 0}, false, &map, &is_map_key)
+          .ok());
+  EXPECT_EQ(map.profiles.at("clay"), prof);
+  EXPECT_EQ(map.pools.at(12), pool);
+  EXPECT_EQ(map.osds.at(7), osd);
+}
+
+// Both values of the flag survive a round trip, and Encode always writes the key as a JSON bool.
+TEST(MapCodec, PoolEcOptimizationsRoundTrips) {
+  for (bool flag : {true, false}) {
+    Pool pool = MakePool("p");
+    pool.id = 1;
+    pool.ec_optimizations = flag;
+    const std::string value = EncodePool(pool);
+    const nlohmann::json j = nlohmann::json::parse(value);
+    ASSERT_TRUE(j.contains("allow_ec_optimizations")) << value;
+    EXPECT_EQ(j["allow_ec_optimizations"], nlohmann::json(flag)) << value;
+    EXPECT_EQ(j["v"], 1) << value;
+    Result<Pool> back = DecodePoolValue(value);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(*back, pool);
+    EXPECT_EQ(back->ec_optimizations, flag);
+  }
+}
+
+// A record written before the flag existed (no key) is a padded pool, still readable.
+TEST(MapCodec, PoolWithoutTheFlagIsPadded) {
+  Result<Pool> old = DecodePoolValue(
+      R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":3})");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_FALSE(old->ec_optimizations);
+  EXPECT_EQ(old->name, "p");
+  EXPECT_EQ(old->min_size, 3);
+}
+
+// Any value but a JSON bool is refused as other bad fields are: EBADMSG naming key and field.
+TEST(MapCodec, PoolFlagOfTheWrongTypeIsRefused) {
+  for (const char* bad : {"1", "0", "\"true\"", "null", "[]", "{}", "1.5"}) {
+    const std::string value =
+        std::string(R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,)") +
+        R"("min_size":3,"allow_ec_optimizations":)" + bad + "}";
+    Result<Pool> p = DecodePoolValue(value);
+    ASSERT_FALSE(p.ok()) << value;
+    EXPECT_EQ(p.status().code(), EBADMSG) << value;
+    EXPECT_EQ(p.status().message(),
+              "cluster map key '/ecstore/pool/1': field 'allow_ec_optimizations' is not a boolean")
+        << value;
+  }
+}
+
+}  // namespace
+}  // namespace ec::cluster
