@@ -90,9 +90,9 @@ Result<RepairPlan> CheapestDecode(const ErasureCodeInterface& code, const Stripe
     ReadCost with, without;
     if (auto it = also.find(id); it != also.end()) {
       extents.insert(extents.end(), it->second.begin(), it->second.end());
-      AddHelperCost(model, id, PriceExtents(it->second, model.device_block), &without);
+      AddHelperCost(model, id, PriceHelper(model, id, it->second), &without);
     }
-    AddHelperCost(model, id, PriceExtents(std::move(extents), model.device_block), &with);
+    AddHelperCost(model, id, PriceHelper(model, id, std::move(extents)), &with);
     order.emplace_back(with.total - without.total, want.count(id) ? 0 : 1, id);
   }
   std::sort(order.begin(), order.end());
@@ -127,15 +127,18 @@ Status PricePlan(const ErasureCodeInterface& code, const StripeLayout& layout, c
     std::vector<Extent> all =
         readers.count(id) ? HelperExtents(*active, layout, id) : std::vector<Extent>{};
     all.insert(all.end(), extents.begin(), extents.end());
-    AddHelperCost(model, id, PriceExtents(std::move(all), model.device_block), &sum);
+    AddHelperCost(model, id, PriceHelper(model, id, std::move(all)), &sum);
   }
   for (int id : readers) {
     if (also.count(id)) continue;
-    const std::string key = ReadsKey(*active, id);
+    // Helpers with the same reads and the same stored length cost the same.
+    auto stored = model.stored.find(id);
+    const std::string key =
+        ReadsKey(*active, id) + "/" +
+        (stored == model.stored.end() ? std::string("whole") : std::to_string(stored->second));
     auto it = priced.find(key);
     if (it == priced.end())
-      it = priced.emplace(key, PriceExtents(HelperExtents(*active, layout, id), model.device_block))
-               .first;
+      it = priced.emplace(key, PriceHelper(model, id, HelperExtents(*active, layout, id))).first;
     AddHelperCost(model, id, it->second, &sum);
   }
   plan->cost = sum;

@@ -47,10 +47,16 @@ void AddHelperCost(const ReadCostModel& model, int id, const ReadCost& helper, R
                model.weight_dev * static_cast<double>(sum->device_bytes);
 }
 
+ReadCost PriceHelper(const ReadCostModel& model, int id, std::vector<Extent> extents) {
+  auto it = model.stored.find(id);
+  if (it != model.stored.end()) extents = StoredParts(extents, it->second);
+  return PriceExtents(std::move(extents), model.device_block);
+}
+
 ReadCost PriceReads(const ReadCostModel& model, const std::map<int, std::vector<Extent>>& reads) {
   ReadCost sum;
   for (const auto& [id, extents] : reads)
-    AddHelperCost(model, id, PriceExtents(extents, model.device_block), &sum);
+    AddHelperCost(model, id, PriceHelper(model, id, extents), &sum);
   return sum;
 }
 

@@ -31,6 +31,9 @@ struct ReadCostModel {
   double weight_dev = 1.0;            // per byte read from a device (>= 0, finite)
   std::uint64_t device_block = 4096;  // device reads are rounded out to these blocks (>= 1)
   ShardSet local;                     // shards held by the caller: no network cost
+  // Shard -> the bytes it stores, for shards kept without padding (Fast EC): extents past that
+  // are zeros nobody reads or sends, priced as nothing. A shard not listed is priced whole.
+  std::map<int, std::uint64_t> stored;
 };
 
 // Errors: EINVAL "read cost model: ..." for a negative or non-finite weight or a block of 0.
@@ -52,6 +55,10 @@ ReadCost PriceExtents(std::vector<Extent> extents, std::uint64_t block);
 // The price of reading `reads` (helper shard -> its extents) under `model`: network bytes of the
 // non-local helpers, device bytes of all, and the weighted total. Precondition: CheckModel(model).
 ReadCost PriceReads(const ReadCostModel& model, const std::map<int, std::vector<Extent>>& reads);
+
+// Shard `id`'s extents under `model`: PriceExtents of their parts below what it stores
+// (model.stored), the whole extents when it is not listed.
+ReadCost PriceHelper(const ReadCostModel& model, int id, std::vector<Extent> extents);
 
 // Adds `helper` (priced by PriceExtents) to `sum` as shard `id` under `model` (total updated).
 void AddHelperCost(const ReadCostModel& model, int id, const ReadCost& helper, ReadCost* sum);

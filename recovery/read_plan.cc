@@ -6,6 +6,16 @@
 
 namespace ec::recovery {
 
+std::vector<Extent> StoredParts(const std::vector<Extent>& extents, std::uint64_t stored) {
+  std::vector<Extent> out;
+  for (const Extent& e : extents) {
+    const std::uint64_t keep =
+        e.offset >= stored ? 0 : std::min<std::uint64_t>(e.length, stored - e.offset);
+    if (keep > 0) out.push_back({e.offset, keep});
+  }
+  return out;
+}
+
 Status CheckPlan(const SubChunkPlan& plan, unsigned sub_chunk_count) {
   for (const auto& [shard, ranges] : plan) {
     long next_free = 0;  // first sub-chunk index a following range may use

@@ -26,6 +26,11 @@ struct Extent {
   bool operator==(const Extent&) const = default;
 };
 
+// The parts of `extents` (in order, empty ones left out) that lie below `stored`: what a shard
+// that stores `stored` bytes (Fast EC, StripeLayout::stored_size) is asked for; its bytes past
+// that are zeros that nobody reads (recovery/stored_shard_source.h) or prices (read_cost.h).
+std::vector<Extent> StoredParts(const std::vector<Extent>& extents, std::uint64_t stored);
+
 struct ShardRead {
   int shard = 0;
   std::vector<Extent> extents;         // merged, in file order

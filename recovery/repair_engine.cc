@@ -133,6 +133,11 @@ std::string PlanKey(const RepairRequest& r) {
     put(r.cost->device_block);
     put(r.cost->local.size());
     for (int id : r.cost->local) put(static_cast<std::uint64_t>(id));
+    put(r.cost->stored.size());
+    for (const auto& [id, stored] : r.cost->stored) {
+      put(static_cast<std::uint64_t>(id));
+      put(stored);
+    }
   }
   put(r.also_read.size());
   for (const auto& [id, extents] : r.also_read) {

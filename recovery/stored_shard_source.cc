@@ -23,16 +23,6 @@ struct Cut {
 
 }  // namespace
 
-std::vector<Extent> StoredParts(const std::vector<Extent>& extents, std::uint64_t stored) {
-  std::vector<Extent> out;
-  for (const Extent& e : extents) {
-    const std::uint64_t keep =
-        e.offset >= stored ? 0 : std::min<std::uint64_t>(e.length, stored - e.offset);
-    if (keep > 0) out.push_back({e.offset, keep});
-  }
-  return out;
-}
-
 void StoredShardSource::ReadAsync(std::span<const ShardReadRequest> requests, Completion done) {
   struct State {
     std::vector<ShardReadRequest> inner;  // what goes to inner_ (valid until its last completion)

@@ -23,10 +23,8 @@
 
 namespace ec::recovery {
 
-// The parts of `extents` (in order, empty ones left out) that lie below `stored`: exactly what
-// StoredShardSource asks its inner source for, for callers that fetch those bytes ahead (the
-// pull's prefetch) and must ask for the same extents.
-std::vector<Extent> StoredParts(const std::vector<Extent>& extents, std::uint64_t stored);
+// StoredParts (read_plan.h) of a request's extents is exactly what StoredShardSource asks its
+// inner source for: callers that fetch those bytes ahead (the pull's prefetch) ask for the same.
 
 class StoredShardSource final : public ShardSource {
  public:

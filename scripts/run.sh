@@ -179,6 +179,22 @@ for p in claypool rspool; do
 done
 rados -p claypool ls
 rados -p claypool stat obj
+echo
+echo "== Fast EC (allow_ec_optimizations, what new pools get): a 4 KiB object in rspool stores only"
+echo "   what its data reaches: its data chunk and two parity chunks (padded: 6 x 4 KiB)"
+head -c 4096 "$object" > "$cl/tiny"
+rados -p rspool put tiny "$cl/tiny"
+tiny_map="$("$root/build/bin/ec-admin" osd map rspool tiny --format json)"
+tiny_pg="$(echo "$tiny_map" | sed -E 's/.*"pgid":"([^"]+)".*/\1/')"
+read -r -a tiny_set <<< "$(echo "$tiny_map" | sed -E 's/.*"acting":\[([^]]*)\].*/\1/' | tr ',' ' ')"
+tiny_total=0
+for i in "${!tiny_set[@]}"; do
+  tiny_size="$("$root/build/bin/ec-osd-client" --osd "$(osd_addr "${tiny_set[$i]}")" \
+    stat "pg.$tiny_pg" tiny "$i" | sed -E 's/.*"size":([0-9]+).*/\1/')"
+  echo "  shard $i on osd.${tiny_set[$i]}: $tiny_size bytes"
+  tiny_total=$((tiny_total + tiny_size))
+done
+echo "  $tiny_total bytes of shards for a 4096-byte object"
 rados -p claypool bench 3 write -b 4096 -t 4 --no-cleanup --run-name demo
 echo "the six shards of claypool/obj are on osd.${set[0]},${set[1]},${set[2]},${set[3]},${set[4]},${set[5]}"
 victim="${set[1]}"

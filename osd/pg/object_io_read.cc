@@ -136,6 +136,7 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
   // shard's stored length are zeros nobody reads or sends (StoredShardSource).
   const std::map<int, std::uint64_t> sizes = StoredSizes(io.codec->layout, state.size);
   so.shard_sizes = sizes;
+  model.stored = sizes;  // plans priced for what the shards store (absent bytes cost nothing)
   for (int p : state.current) {
     auto c = io.clients.find(p);
     if (c == io.clients.end()) continue;

@@ -22,7 +22,9 @@ Result<std::shared_ptr<const PoolCodec>> PoolCodecs::Get(const cluster::ClusterM
   auto codec = std::make_shared<PoolCodec>();
   Status s = PluginRegistry::instance().factory(plugin, dir, profile, &codec->code);
   if (!s.ok()) return s.WithPrefix("pool " + pool.name + " (profile " + pool.profile + ")");
-  auto layout = StripeLayout::Make(*codec->code, pool.stripe_unit);
+  // A pool created with allow_ec_optimizations stores its objects without padding (Fast EC).
+  auto layout = StripeLayout::Make(*codec->code, pool.stripe_unit,
+                                   pool.ec_optimizations ? Padding::kNone : Padding::kWholeStripes);
   if (!layout.ok()) return layout.status().WithPrefix("pool " + pool.name);
   codec->layout = *layout;
   codec->engine = std::make_shared<const recovery::RepairEngine>(codec->code, *layout);

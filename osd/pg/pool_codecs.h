@@ -1,5 +1,7 @@
 // PoolCodecs: each pool's erasure code, stripe layout and repair engine, made once from the pool's
 // profile (loading its plugin) and kept while the pool exists (a profile in use cannot change).
+// The layout stores shards without padding when the pool has allow_ec_optimizations (fixed at
+// the pool's creation, cluster_map.h).
 //
 // Errors of Get: the plugin's (a profile the plugin refuses, a missing plugin), the layout's
 // ("invalid stripe unit ..."), ENOENT for a missing profile.

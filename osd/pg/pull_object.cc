@@ -89,6 +89,10 @@ recovery::RepairRequest RebuildRequest(const PullJob& job, const msg::SubPullObj
   for (const auto& [position, holder] : job.holders) rr.available[position] = 1;
   rr.stripes = job.codec->layout.stripes_of(o.object_size);
   rr.cost = options.cost;
+  // Priced for what the helpers store: absent bytes (Fast EC) cost nothing.
+  for (const auto& [position, holder] : job.holders) {
+    rr.cost->stored[position] = job.codec->layout.stored_size(o.object_size, position);
+  }
   return rr;
 }
 

@@ -146,6 +146,7 @@ void LocalCluster::AddPool(const PoolSpec& spec) {
   pool.pg_num = spec.pg_num;
   pool.stripe_unit = spec.stripe_unit;
   pool.min_size = std::stoi(spec.profile.at("k"));
+  pool.ec_optimizations = spec.ec_optimizations;
   auto s = store->Apply({MapChange::PutProfile(p), MapChange::PutPool(pool)});
   EXPECT_TRUE(s.ok()) << s.status().ToString();
 }

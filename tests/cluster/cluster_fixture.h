@@ -67,6 +67,9 @@ struct PoolSpec {
   ec::Profile profile;  // "plugin", "k", "m", ... ; crush-failure-domain=host to spread over hosts
   std::uint32_t stripe_unit = 4096;
   std::uint32_t pg_num = 8;
+  // allow_ec_optimizations: shards without padding (Fast EC), what ec-admin gives new pools by
+  // default; false for a pool in the padded layout of pools made before it.
+  bool ec_optimizations = true;
 };
 
 // A CLAY(4,2,5) pool "clay" and an RS(4,2) pool "rs", stripe unit 4 KiB, `pg_num` PGs each: the

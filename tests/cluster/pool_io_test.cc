@@ -39,9 +39,11 @@
 #include "cluster/map/pg_stats.h"
 #include "ec/plugin.h"
 #include "ec/stripe_codec.h"
+#include "ec/stripe_layout.h"
 #include "msg/client.h"
 #include "osd/store/store_test_support.h"
 #include "recovery/object_read.h"
+#include "recovery/stored_shard_source.h"
 #include "recovery/testing/memory_shard_source.h"
 #include "tests/cluster/cluster_fixture.h"
 #include "tests/cluster/model_workload.h"
@@ -64,8 +66,10 @@ using ectest::ToVector;
 
 // The pools of the test cluster: RS(4,2) isa and CLAY(4,2,5) with stripe units 4 KiB ("rs",
 // "clay") and 32 KiB ("rs32", "clay32"), and RS(5,1) isa, where a small overwrite reads 2 chunks
-// by parity delta instead of 4 by re-encoding its stripe.
-const std::vector<std::string> kPools = {"rs", "clay", "rs51", "rs32", "clay32"};
+// by parity delta instead of 4 by re-encoding its stripe. All of them store shards without
+// padding (Fast EC, what new pools get) but "rs_padded", an RS(4,2) pool in the padded layout of
+// pools made before it.
+const std::vector<std::string> kPools = {"rs", "clay", "rs51", "rs32", "clay32", "rs_padded"};
 // One more pool, used by the recovery case only: SHEC(4,2,1) (technique single: parities 1100 and
 // 0011), which rebuilds any one lost shard from 2 shards instead of k=4. Not in kPools: it
 // tolerates one arbitrary loss (c=1), not the two the model-checked workload kills.
@@ -91,7 +95,7 @@ std::uint32_t StripeUnitOf(const std::string& pool) {
 std::vector<ectest::PoolSpec> PoolSpecs() {
   std::vector<ectest::PoolSpec> specs;
   for (const std::string& pool : kPools)
-    specs.push_back({pool, ProfileOf(pool), StripeUnitOf(pool)});
+    specs.push_back({pool, ProfileOf(pool), StripeUnitOf(pool), 8, pool != "rs_padded"});
   specs.push_back({kShecPool, ProfileOf(kShecPool), StripeUnitOf(kShecPool)});
   return specs;
 }
@@ -194,6 +198,22 @@ TEST_F(PoolIo, RoundTripRangesAppendsRemove) {
   EXPECT_GT(cluster_->MetricSum("ecstore_osd_local_subops_total{op=\"sub_state\"}"), 0u);
 }
 
+// The code of `pool` and its layout as the OSDs use it (stored shards without padding but in
+// "rs_padded").
+std::pair<ec::ErasureCodeInterfaceRef, ec::StripeLayout> CodeOf(const std::string& pool) {
+  ec::Profile profile = ProfileOf(pool);
+  ec::ErasureCodeInterfaceRef code;
+  EXPECT_TRUE(
+      ec::PluginRegistry::instance()
+          .factory(profile.at("plugin"), ec::PluginRegistry::default_directory(), profile, &code)
+          .ok());
+  auto layout =
+      ec::StripeLayout::Make(*code, StripeUnitOf(pool),
+                             pool == "rs_padded" ? ec::Padding::kWholeStripes : ec::Padding::kNone);
+  EXPECT_TRUE(layout.ok());
+  return {code, layout.ok() ? *layout : ec::StripeLayout{}};
+}
+
 // The plan the primary must choose for a read of [off, off+len) of `bytes` in `pool` with the
 // shards of `available` (the primary's own at `local`): priced on an in-memory copy of the shards
 // by the same engine, so the OSD's counters can be held to it byte for byte.
@@ -208,25 +228,128 @@ ec::recovery::ReadCost ExpectedCost(const std::string& pool, const std::vector<s
           .ok());
   auto layout = ec::StripeLayout::Make(*code, StripeUnitOf(pool));
   EXPECT_TRUE(layout.ok());
+  const ec::StripeLayout stored_layout = CodeOf(pool).second;
   ec::recovery::RepairEngine engine(code, *layout);
   ec::StripeCodec codec(*code, *layout);
   auto shards = codec.EncodeToShards(bytes);
   EXPECT_TRUE(shards.ok());
-  ec::recovery::testing::MemoryShardSource source;
+  // The shards as the OSDs store them, and the plan priced for that (as the primary does).
+  ec::recovery::testing::MemoryShardSource memory;
   ec::recovery::ObjectReadRequest req;
   req.object_size = bytes.size();
   req.offset = off;
   req.length = len;
   ec::recovery::ReadCostModel model;
+  for (int p = 0; p < static_cast<int>(stored_layout.chunk_count()); ++p) {
+    model.stored[p] = stored_layout.stored_size(bytes.size(), p);
+  }
   for (int p : available) {
-    source.SetShard(p, ToVector((*shards)[p]));
+    auto v = ToVector((*shards)[p]);
+    v.resize(model.stored[p]);
+    memory.SetShard(p, std::move(v));
     req.available[p] = p == local ? 0 : 1;
   }
   model.local.insert(local);
   req.cost = model;
+  ec::recovery::StoredShardSource source(&memory, model.stored);
   auto got = ec::recovery::ReadObjectRange(engine, source, req);
   EXPECT_TRUE(got.ok()) << got.status().ToString();
   return got.ok() ? got->cost : ec::recovery::ReadCost{};
+}
+
+// The helper bytes a pull that rebuilds shard `lost` of `bytes` in `pool` reads: the repair
+// engine's plan over the shards as stored (nothing past a shard's stored length is read).
+std::uint64_t RebuildReadBytes(const std::string& pool, const std::vector<std::byte>& bytes,
+                               int lost) {
+  auto [code, layout] = CodeOf(pool);
+  if (layout.stored_size(bytes.size(), lost) == 0) return 0;  // nothing to rebuild
+  auto padded = ec::StripeLayout::Make(*code, StripeUnitOf(pool));
+  EXPECT_TRUE(padded.ok());
+  auto shards = ec::StripeCodec(*code, *padded).EncodeToShards(bytes);
+  EXPECT_TRUE(shards.ok());
+  ec::recovery::testing::MemoryShardSource memory;
+  std::map<int, std::uint64_t> stored;
+  ec::recovery::RepairRequest rr;
+  rr.want = {lost};
+  for (int p = 0; p < static_cast<int>(layout.chunk_count()); ++p) {
+    stored[p] = layout.stored_size(bytes.size(), p);
+    if (p == lost) continue;
+    auto v = ToVector((*shards)[p]);
+    v.resize(stored[p]);
+    memory.SetShard(p, std::move(v));
+    rr.available[p] = 1;
+  }
+  rr.stripes = layout.stripes_of(bytes.size());
+  rr.cost = ec::recovery::ReadCostModel{};
+  for (const auto& [p, n] : stored) {
+    if (p != lost) rr.cost->stored[p] = n;
+  }
+  ec::recovery::StoredShardSource source(&memory, stored);
+  ec::recovery::RepairEngine engine(code, layout);
+  auto got = engine.Rebuild(rr, source);
+  EXPECT_TRUE(got.ok()) << got.status().ToString();
+  std::uint64_t total = 0;
+  for (const auto& [p, n] : memory.bytes_per_shard()) total += n;
+  return total;
+}
+
+// Fast EC (issue 28): every shard holds exactly what the object's size gives it (its
+// StripeLayout::stored_size, asked of each shard's OSD), in every pool, after writes, overwrites
+// and appends; a new 4 KiB object in the RS(4,2) pool with 4 KiB stripe units puts 12 KiB on 3
+// shards and nothing on the other three; the padded pool keeps whole stripes.
+TEST_F(PoolIo, ShardsStoreOnlyWhatTheObjectsDataReaches) {
+  std::mt19937_64 rng(28);
+  for (const std::string& pool : kPools) {
+    SCOPED_TRACE(pool);
+    auto io = Pool(pool);
+    const ec::StripeLayout stored_layout = CodeOf(pool).second;
+    const ec::StripeLayout* layout = &stored_layout;
+    // Each shard's length on its OSD against the layout's; the total.
+    auto stored_total = [&](const std::string& name, std::uint64_t size) {
+      auto loc = cluster_->Locate(io.pool_id(), name);
+      EXPECT_TRUE(loc.ok());
+      std::uint64_t total = 0;
+      for (std::size_t p = 0; loc.ok() && p < loc->acting.size(); ++p) {
+        ec::msg::ClientOptions co;
+        co.port = cluster_->osds[static_cast<std::size_t>(loc->acting[p])]->port();
+        auto client = ec::msg::OsdClient::Create(co);
+        EXPECT_TRUE(client.ok());
+        if (!client.ok()) continue;
+        auto st = (*client)->Stat({loc->collection, name, static_cast<std::uint32_t>(p)});
+        EXPECT_TRUE(st.ok()) << "shard " << p << ": " << st.status().ToString();
+        if (!st.ok()) continue;
+        EXPECT_EQ(st->size, layout->stored_size(size, static_cast<int>(p)))
+            << name << " (" << size << " bytes) shard " << p;
+        total += st->size;
+      }
+      return total;
+    };
+    for (std::uint64_t size : {1ull, 4096ull, 5000ull, 16385ull, 100000ull}) {
+      const std::string name = "stored-" + std::to_string(size);
+      auto bytes = RandomBytes(rng, size);
+      ASSERT_TRUE(io.WriteFull(name, bytes).ok());
+      const std::uint64_t total = stored_total(name, size);
+      if (pool == "rs" && size == 4096) {
+        EXPECT_EQ(total, 12288u);  // one data chunk and two parity chunks of 4 KiB
+      }
+      if (pool == "rs_padded") {
+        EXPECT_EQ(total, 6 * layout->padded_shard_size(size));
+      }
+      // An overwrite inside and an append past the end: the stored lengths follow the size.
+      auto patch = RandomBytes(rng, std::min<std::uint64_t>(size, 700));
+      const std::uint64_t off = size - patch.size();
+      ASSERT_TRUE(io.Write(name, patch, off).ok());
+      std::copy(patch.begin(), patch.end(), bytes.begin() + static_cast<std::ptrdiff_t>(off));
+      auto tail = RandomBytes(rng, 3000);
+      ASSERT_TRUE(io.Append(name, tail).ok());
+      bytes.insert(bytes.end(), tail.begin(), tail.end());
+      stored_total(name, bytes.size());
+      auto got = io.Read(name);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_TRUE(ToVector(got->data) == bytes) << name;
+      EXPECT_FALSE(got->degraded);
+    }
+  }
 }
 
 TEST_F(PoolIo, DegradedReadsReadTheChosenPlanExactly) {
@@ -665,10 +788,11 @@ TEST_F(PoolIo, RecoveryAfterAnOsdIsMarkedOutRebuildsWithTheLeastBytes) {
         if (std::find(loc->acting.begin(), loc->acting.end(), victim) == loc->acting.end()) {
           continue;
         }
-        const std::uint64_t stripes = (bytes.size() + 16383) / 16384;
-        expect[pool] += stripes * (pool == "clay"      ? 5 * 2048
-                                   : pool == kShecPool ? 2 * 4096
-                                                       : 4 * 4096);
+        // The engine's plan over the shards as stored: per whole stripe CLAY reads d=5 helpers x
+        // 2048, RS 4 x 4096, SHEC 2 x 4096; the last stripe only what its shards store.
+        const int lost = static_cast<int>(
+            std::find(loc->acting.begin(), loc->acting.end(), victim) - loc->acting.begin());
+        expect[pool] += RebuildReadBytes(pool, bytes, lost);
       }
     }
   }
@@ -741,9 +865,11 @@ TEST_F(PoolIo, RecoveryAfterAnOsdIsMarkedOutRebuildsWithTheLeastBytes) {
       auto before_loc = (*out_locator)->LocateObject(io.pool_id(), name);
       auto after_loc = (*in_locator)->LocateObject(io.pool_id(), name);
       ASSERT_TRUE(before_loc.ok() && after_loc.ok());
-      const std::uint64_t stripes = (model[pool][name].size() + 16383) / 16384;
+      const ec::StripeLayout layout = CodeOf(pool).second;
       for (std::size_t p = 0; p < after_loc->acting.size(); ++p) {
-        if (before_loc->acting[p] != after_loc->acting[p]) copy_bytes += stripes * 4096;
+        if (before_loc->acting[p] != after_loc->acting[p]) {
+          copy_bytes += layout.stored_size(model[pool][name].size(), static_cast<int>(p));
+        }
       }
     }
     for (const auto& [name, bytes] : model[pool]) {

@@ -2,8 +2,9 @@
 # bench/recovery_netns.sh --smoke end to end (root and network namespaces needed: it fails, never
 # skips, without them): one CLAY(4,2,5) pool of 16 MiB on 7 namespace hosts at 1 Gbit/s, one OSD
 # killed and marked out, every PG active+clean again. Checks the results the bench writes: objects
-# were recovered and none failed, network bytes per rebuilt byte is CLAY's minimum d/q = 2.5
-# within 1%, the times are positive and ordered, the client's reads were measured both before and
+# were recovered and none failed, network bytes per rebuilt byte at most CLAY's minimum d/q = 2.5
+# (+1%: exactly it for the 4 MiB objects; the client's 4 KiB objects are stored without padding
+# (Fast EC), so their helpers send only what they store, less per rebuilt byte), the times are positive and ordered, the client's reads were measured both before and
 # during recovery, the JSON and the table exist, and nothing is left behind (no namespace, link or
 # work directory of the run). --no-plots: gnuplot is bench/setup.sh's, not a build dependency.
 # Usage: recovery_netns_smoke_test.sh BIN_DIR
@@ -27,7 +28,7 @@ r = res["runs"][0]
 assert r["code"] == "clay42" and r["stripe_unit"] == 32768, r
 assert r["objects_recovered"] > 0 and r["objects_failed"] == 0, r
 assert r["rebuilt_bytes"] > 0, r
-assert abs(r["network_per_rebuilt"] / 2.5 - 1) <= 0.01, r["network_per_rebuilt"]
+assert 1.0 < r["network_per_rebuilt"] <= 2.5 * 1.01, r["network_per_rebuilt"]
 assert 0 < r["transfer_time_s"] <= r["time_to_clean_s"] + 1e-6, r
 assert r["wire_into_hosts_bytes"] >= r["network_bytes"], r
 assert 0 < r["busiest_link_utilisation"] <= 1.2, r["busiest_link_utilisation"]

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -135,6 +136,58 @@ class Scrub : public ectest::ClusterTest {
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
+  // A client of the OSD holding shard `position` of `loc`.
+  static std::unique_ptr<ec::msg::OsdClient> ClientOf(const ec::cluster::PgLocation& loc,
+                                                      int position) {
+    const int osd = loc.acting[static_cast<std::size_t>(position)];
+    ec::msg::ClientOptions co;
+    co.port = cluster_->osds[static_cast<std::size_t>(osd)]->port();
+    auto client = ec::msg::OsdClient::Create(co);
+    EXPECT_TRUE(client.ok()) << client.status().ToString();
+    return client.ok() ? std::move(client).value() : nullptr;
+  }
+
+  // The bytes shard `position` of `object` holds now, and its version.
+  static std::pair<std::vector<std::byte>, std::uint64_t> ShardBytes(
+      const ec::cluster::PgLocation& loc, const std::string& object, int position) {
+    auto client = ClientOf(loc, position);
+    if (!client) return {};
+    auto st = client->Stat({loc.collection, object, static_cast<std::uint32_t>(position)});
+    EXPECT_TRUE(st.ok()) << st.status().ToString();
+    if (!st.ok() || st->size == 0) return {{}, st.ok() ? st->version : 0};
+    ec::msg::ReadShardRequest r;
+    r.collection = loc.collection;
+    r.object = object;
+    r.shard = static_cast<std::uint32_t>(position);
+    r.extents.push_back({0, st->size});
+    auto got = client->ReadShard(std::move(r));
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    if (!got.ok()) return {};
+    return {ToVector(got->extents.at(0)), st->version};
+  }
+
+  // Rewrites shard `position` of `object` with `bytes` at `version` through the raw shard write
+  // (below the PG layer: checksums good, whatever the length).
+  static void PutShard(const ec::cluster::PgLocation& loc, const std::string& object, int position,
+                       std::uint64_t version, std::uint64_t object_size,
+                       const std::vector<std::byte>& bytes) {
+    auto client = ClientOf(loc, position);
+    ASSERT_NE(client, nullptr);
+    ec::msg::WriteShardRequest w;
+    w.collection = loc.collection;
+    w.object = object;
+    w.shard = static_cast<std::uint32_t>(position);
+    w.version = version;
+    w.flags = ec::msg::kWriteReplace;
+    w.attrs.push_back({"ec.object_size", std::to_string(object_size)});
+    ec::Buffer b = ec::Buffer::Allocate(bytes.size(), false);
+    if (!bytes.empty()) std::memcpy(b.data(), bytes.data(), bytes.size());
+    std::vector<ec::Buffer> payload;
+    payload.push_back(std::move(b));
+    ec::Status s = client->WriteShard(std::move(w), std::move(payload));
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
   // Asks for a scrub of `pgid` as ec-admin does and waits for its result.
   static ScrubResult RunScrub(const std::string& pgid, ScrubKind kind) {
     const std::int64_t t0 = NowMs();
@@ -229,6 +282,76 @@ TEST_F(Scrub, SelfHealingReadRepairsARottenShard) {
   const ScrubResult clean = RunScrub(loc.pgid, ScrubKind::kDeepScrub);
   EXPECT_EQ(clean.errors, 0);
   EXPECT_TRUE(clean.inconsistents.empty());
+}
+
+// Fast EC (issue 28 item 5): a shard whose length is not the one its object's size gives, cut
+// short or extended with its own bytes kept (so only the length is wrong), is an I/O error of
+// that shard: a client read goes around it (and has it repaired), a scrub reports it as
+// ec_size_error, repair rewrites it at the right length, and nothing crashes.
+TEST_F(Scrub, AShardOfTheWrongLengthIsAnIoErrorThatRepairFixes) {
+  auto io = cluster_->Pool("rs");
+  const auto cut_content = Bytes(3 * 16384 + 500, 31);
+  ASSERT_TRUE(io.WriteFull("cutshort", cut_content).ok());
+  const auto loc = Locate("rs", "cutshort");
+  std::string extended;
+  for (int i = 0; extended.empty() && i < 1000; ++i) {
+    const std::string name = "extended" + std::to_string(i);
+    if (Locate("rs", name).pgid == loc.pgid) extended = name;
+  }
+  ASSERT_FALSE(extended.empty());
+  const auto ext_content = Bytes(2 * 16384 + 4096 + 10, 32);
+  ASSERT_TRUE(io.WriteFull(extended, ext_content).ok());
+
+  // A data shard not on the primary loses its last 4 KiB; parity shard 4 of the other object
+  // gets 4 KiB of zeros more (bytes a padded shard would have: still the wrong length here).
+  int data_position = 0;
+  while (loc.acting[static_cast<std::size_t>(data_position)] == loc.primary) ++data_position;
+  ASSERT_LT(data_position, 4);
+  auto [cut_bytes, cut_version] = ShardBytes(loc, "cutshort", data_position);
+  ASSERT_GT(cut_bytes.size(), 4096u);
+  const std::size_t right_cut = cut_bytes.size();
+  cut_bytes.resize(cut_bytes.size() - 4096);
+  PutShard(loc, "cutshort", data_position, cut_version, cut_content.size(), cut_bytes);
+  auto [ext_bytes, ext_version] = ShardBytes(loc, extended, 4);
+  const std::size_t right_ext = ext_bytes.size();
+  ext_bytes.resize(ext_bytes.size() + 4096);
+  PutShard(loc, extended, 4, ext_version, ext_content.size(), ext_bytes);
+
+  // The shallow scrub sees both lengths.
+  const ScrubResult found = RunScrub(loc.pgid, ScrubKind::kScrub);
+  EXPECT_EQ(found.errors, 2);
+  const auto* c = Find(found, "cutshort");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(ShardErrors(*c, data_position), std::vector<std::string>{"ec_size_error"});
+  const auto* e = Find(found, extended);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(ShardErrors(*e, 4), std::vector<std::string>{"ec_size_error"});
+
+  // A client read needs the cut data shard: it is rebuilt from the others (the length is an I/O
+  // error of that shard), right.
+  auto got = io.Read("cutshort");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(ToVector(got->data) == cut_content);
+  EXPECT_TRUE(got->degraded);
+  // The other object reads direct from its data shards (the extended parity is not needed).
+  auto ext_read = io.Read(extended);
+  ASSERT_TRUE(ext_read.ok()) << ext_read.status().ToString();
+  EXPECT_TRUE(ToVector(ext_read->data) == ext_content);
+
+  const ScrubResult repaired = RunScrub(loc.pgid, ScrubKind::kRepair);
+  EXPECT_EQ(repaired.repaired, repaired.errors);
+  EXPECT_TRUE(repaired.inconsistents.empty());
+  const ScrubResult again = RunScrub(loc.pgid, ScrubKind::kDeepScrub);
+  EXPECT_EQ(again.errors, 0);
+  EXPECT_EQ(ShardBytes(loc, "cutshort", data_position).first.size(), right_cut);
+  EXPECT_EQ(ShardBytes(loc, extended, 4).first.size(), right_ext);
+  for (const auto& [name, content] : std::map<std::string, std::vector<std::byte>>{
+           {"cutshort", cut_content}, {extended, ext_content}}) {
+    auto r = io.Read(name);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(ToVector(r->data) == content) << name;
+    EXPECT_FALSE(r->degraded) << name;
+  }
 }
 
 // Deep scrub finds a rotten block (read_error) and a shard with good checksums but wrong bytes

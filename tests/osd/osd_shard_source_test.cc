@@ -5,6 +5,7 @@
 // naming the dead OSDs when fewer than k remain.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "ec/plugin.h"
@@ -166,6 +167,49 @@ TEST_F(OsdShardSourceTest, PartialRepairOfAByteRange) {
   EXPECT_TRUE(Bytes(rebuilt->shards.at(lost)) == std::vector<std::byte>(want, want + r.length));
   EXPECT_LT(rebuilt->stats.bytes_read(), 5 * kChunk / 2);  // less than one stripe's full repair
   EXPECT_EQ(rebuilt->stats.requests(), rebuilt->stats.helpers_read().size());
+}
+
+// Options::shard_sizes (issue 28): a shard of another length than the one given is DataLoss
+// (EIO) naming the OSD and both lengths, whether it is shorter or longer, even for extents it
+// holds; the engine reads around it and still rebuilds.
+TEST_F(OsdShardSourceTest, AShardOfTheWrongLengthIsDataLossAndReadAround) {
+  SCOPED_TRACE("seed=" + std::to_string(seed_));
+  const std::uint64_t size = shards_[0].size();
+  // A source that expects every shard at its length but those in `wrong`.
+  auto source_with = [&](std::map<int, std::uint64_t> wrong) {
+    ec::msg::OsdShardSource::Options o;
+    o.collection = kCollection;
+    o.object = kObject;
+    for (int i = 0; i < kOsds; ++i) {
+      o.shards[i] = {clients_[i].get(), "osd." + std::to_string(i)};
+      o.shard_sizes[i] = wrong.count(i) ? wrong[i] : size;
+    }
+    return ec::msg::OsdShardSource(std::move(o));
+  };
+  // Shard 2 is longer than it should be, shard 3 shorter.
+  ec::msg::OsdShardSource source = source_with({{2, size - 4096}, {3, size + 1}});
+  std::vector<std::byte> a(100), b(100), c(100);
+  std::vector<ec::recovery::ShardReadRequest> requests = {
+      {2, {{0, 100}}, a}, {3, {{0, 100}}, b}, {4, {{0, 100}}, c}};
+  auto got = ec::recovery::ReadAll(source, requests);
+  ASSERT_EQ(got.size(), 3u);
+  for (int i : {0, 1}) {
+    EXPECT_TRUE(got[i].is_data_loss()) << got[i].ToString();
+    EXPECT_NE(got[i].message().find("a wrong length"), std::string::npos) << got[i].message();
+  }
+  EXPECT_NE(got[0].message().find("osd.2: shard 2 holds " + std::to_string(size) + " bytes"),
+            std::string::npos)
+      << got[0].message();
+  EXPECT_TRUE(got[2].ok()) << got[2].ToString();
+  // Rebuilding shard 1 goes around a shard of the wrong length (RS-style reads of the other
+  // four: CLAY's repair needs d = 5 helpers) and gets the right bytes.
+  ec::msg::OsdShardSource one_wrong = source_with({{2, size + 4096}});
+  const ec::recovery::RepairEngine engine(code_, layout_);
+  auto rebuilt = engine.Rebuild(Request(1), one_wrong);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().message();
+  EXPECT_TRUE(Bytes(rebuilt->shards.at(1)) == Bytes(shards_[1]));
+  ASSERT_EQ(rebuilt->stats.failed.size(), 1u);
+  EXPECT_TRUE(rebuilt->stats.failed.begin()->second.is_data_loss());
 }
 
 TEST_F(OsdShardSourceTest, DeadHelpersAreReplannedAroundThenNamed) {
