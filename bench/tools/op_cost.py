@@ -31,9 +31,11 @@ and the medians to OUT/op_cost.json.
 
 Usage: bench/op_cost.sh [--base BUILD] [--reps N] [--secs S] [--out DIR] [--threads]
                         [--workloads a,b,...] [--osd-opt NAME=VALUE ...]
-                        [--base-osd-opt NAME=VALUE ...] BUILD
+                        [--base-osd-opt NAME=VALUE ...] [--base-padded] BUILD
 --osd-opt sets an ec-osd option in every cluster, --base-osd-opt in the base one only; with --base
 naming the same build as BUILD, the run compares two configurations instead of two builds.
+--base-padded makes the base cluster's pools padded to whole stripes (no allow_ec_optimizations):
+with the same build as BUILD, what Fast EC changes alone.
 """
 import argparse
 import glob
@@ -56,8 +58,9 @@ KEYS = ["ops_per_sec", "p50_us", "p99_us", "cluster_cpu_us", "client_cpu_us",
 
 
 class Cluster:
-    def __init__(self, name, build, root, repo, osd_opts):
+    def __init__(self, name, build, root, repo, osd_opts, padded=False):
         self.name = name
+        self.padded = padded
         self.bin = os.path.join(build, "bin")
         self.dir = os.path.join(root, name)
         self.repo = repo
@@ -72,6 +75,12 @@ class Cluster:
                  "--osds", "6", "--hosts", "6", "--grace", "3", "--down-out", "0",
                  "--bin", self.bin, *[a for o in self.osd_opts for a in ("--osd-opt", o)],
                  stdout=subprocess.DEVNULL)
+        if self.padded:
+            # Pools in the padded layout (no Fast EC): ec-admin reads the default from [global].
+            conf = os.path.join(self.dir, "ecstore.conf")
+            text = open(conf).read().replace(
+                "[global]\n", "[global]\nosd_pool_default_flag_ec_optimizations = false\n", 1)
+            open(conf, "w").write(text)
         admin = os.path.join(self.bin, "ec-admin")
         self.run(admin, "osd", "erasure-code-profile", "set", "rs42", "plugin=isa", "k=4", "m=2",
                  "crush-failure-domain=host", stdout=subprocess.DEVNULL)
@@ -256,6 +265,10 @@ def main():
                     help="an ec-osd option for every cluster (repeatable)")
     ap.add_argument("--base-osd-opt", action="append", default=[], metavar="NAME=VALUE",
                     help="an ec-osd option for the base cluster only (repeatable)")
+    ap.add_argument("--base-padded", action="store_true",
+                    help="the base cluster's pools store shards padded to whole stripes (without "
+                         "allow_ec_optimizations): with --base BUILD the same build, Fast EC's "
+                         "effect alone")
     ap.add_argument("--threads", action="store_true",
                     help="also print context switches and CPU per op by thread name")
     a = ap.parse_args()
@@ -272,7 +285,8 @@ def main():
             if not os.access(os.path.join(b, "bin", p), os.X_OK):
                 sys.exit(f"missing {b}/bin/{p}: build it first")
     root = tempfile.mkdtemp(prefix="ec-op-cost.", dir=os.environ.get("TMPDIR", "/tmp"))
-    clusters = [Cluster(n, b, root, repo, a.osd_opt + (a.base_osd_opt if n == "base" else []))
+    clusters = [Cluster(n, b, root, repo, a.osd_opt + (a.base_osd_opt if n == "base" else []),
+                        padded=a.base_padded and n == "base")
                 for n, b in builds.items()]
     runs = []
     try:
@@ -313,6 +327,7 @@ def main():
     path = os.path.join(a.out, "op_cost.json")
     with open(path, "w") as f:
         json.dump({"builds": builds, "osd_opts": {c.name: c.osd_opts for c in clusters},
+                   "padded": {c.name: c.padded for c in clusters},
                    "reps": a.reps, "secs": a.secs, "medians": medians,
                    "runs": runs}, f, indent=2)
     names = [c.name for c in clusters]
