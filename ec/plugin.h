@@ -75,8 +75,11 @@ class PluginRegistry {
   // (a name listed may still fail to load). For messages such as "available plugins: ...".
   std::vector<std::string> available(const std::string& directory);
 
-  // The plugin directory used when none is given: $EC_PLUGIN_DIR if set, else the lib/ folder
-  // next to the running program's bin/ folder (build/bin -> build/lib).
+  // The plugin directory used when none is given: $EC_PLUGIN_DIR if set; else, where libec.so
+  // itself was loaded from (LIBDIR, found with dladdr), LIBDIR/ecstore/erasure-code if that
+  // directory exists (an installed tree: `cmake --install` puts the plugins there), otherwise
+  // LIBDIR (the build tree: build/lib holds libec.so and the plugins). "lib" if libec's path is
+  // unknown. No environment variable is needed in the build tree or after an install.
   static std::string default_directory();
 
  private:

@@ -163,10 +163,18 @@ std::vector<std::string> PluginRegistry::available(const std::string& directory)
 
 std::string PluginRegistry::default_directory() {
   if (const char* env = std::getenv("EC_PLUGIN_DIR"); env != nullptr && *env != '\0') return env;
+  // Relative to libec.so itself rather than to the program, so that any program linked against
+  // an installed libec (a user's too, wherever it lives) finds the plugins installed beside it.
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&PluginRegistry::default_directory), &info) == 0 ||
+      info.dli_fname == nullptr || std::strchr(info.dli_fname, '/') == nullptr) {
+    return "lib";
+  }
+  const std::filesystem::path libdir = std::filesystem::path(info.dli_fname).parent_path();
   std::error_code ec;
-  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "lib";
-  return (exe.parent_path().parent_path() / "lib").string();
+  const std::filesystem::path installed = libdir / ECSTORE_PLUGIN_SUBDIR;
+  if (std::filesystem::is_directory(installed, ec)) return installed.string();
+  return libdir.string();
 }
 
 }  // namespace ec

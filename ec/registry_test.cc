@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
 
 #include "ec/plugin.h"
 
@@ -16,6 +19,19 @@ TEST(Registry, DefaultDirectoryFollowsEnvironment) {
   // ecstore_add_test sets EC_PLUGIN_DIR to build/lib.
   ASSERT_NE(getenv("EC_PLUGIN_DIR"), nullptr);
   EXPECT_EQ(Dir(), getenv("EC_PLUGIN_DIR"));
+}
+
+TEST(Registry, DefaultDirectoryWithoutEnvironmentIsBesideLibec) {
+  const char* env = getenv("EC_PLUGIN_DIR");
+  ASSERT_NE(env, nullptr);
+  const std::string saved = env;
+  unsetenv("EC_PLUGIN_DIR");
+  const std::string dir = Dir();
+  setenv("EC_PLUGIN_DIR", saved.c_str(), 1);
+  // In the build tree libec.so and the plugins share build/lib, and no ecstore/erasure-code
+  // folder is there (an install's layout; tests/install checks that one).
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir) / "libec.so")) << dir;
+  EXPECT_TRUE(std::filesystem::equivalent(dir, saved)) << dir << " vs " << saved;
 }
 
 TEST(Registry, LoadsAndUsesAWorkingPlugin) {
