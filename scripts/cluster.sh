@@ -9,28 +9,50 @@
 #   scripts/cluster.sh status --dir DIR
 #   scripts/cluster.sh stop   --dir DIR
 #
-# start: starts etcd (free loopback ports, data in DIR/etcd), makes the OSD stores that do not
-# exist yet (DIR/osd.N), writes DIR/ecstore.conf and starts the OSDs; it returns once every OSD is
-# up in the cluster map, and prints how to use it. Every program takes `-c DIR/ecstore.conf` (or
-# reads $EC_CONF). Starting again on the same DIR after a stop resumes the same cluster; on a
-# running cluster, start starts whatever is not running (an OSD that was killed, say).
+# start: starts etcd (data in DIR/etcd), makes the OSD stores that do not exist yet (DIR/osd.N),
+# writes DIR/ecstore.conf and starts the OSDs; it returns once every OSD is up in the cluster map,
+# and prints how to use it. Every program takes `-c DIR/ecstore.conf` (or reads $EC_CONF).
+# A cluster keeps the shape of its first start: DIR/ecstore.conf is its record (OSDs, hosts,
+# grace, down-out, device size, --osd-opt options). start on a DIR that has one resumes that
+# cluster (after a stop) or starts whatever is not running (an OSD that was killed, say), and
+# never rewrites the config with other values; options may be given again if they agree, and
+# start refuses (exit 1, nothing started or changed) options that contradict it, growing
+# included (more OSDs or hosts): make a new cluster in another --dir for another shape.
 # status: which daemons run, and `ec-admin -s`.
 # stop: SIGTERM to every OSD (each marks itself down), then etcd; SIGKILL after 30 s.
-# --osd-opt NAME=VALUE (repeatable) adds an ec-osd option to the [osd] section of the config.
+# --osd-opt NAME=VALUE (repeatable) adds an ec-osd option to the [osd] section of the config
+# (not one the launcher sets itself: use --grace, --down-out, --device-size for those).
 # Defaults: 3 OSDs on 3 hosts, grace 20 s and down-out 600 s (Ceph's), 256M device files.
+# Ports: etcd's two loopback ports are chosen among free ones below the kernel's ephemeral range
+# (/proc/sys/net/ipv4/ip_local_port_range: 10000..low-1, or above the range if it starts too low
+# to leave room), so that no outgoing connection can take them; they are kept in DIR/etcd.ports
+# and used again at the next start unless something took them meanwhile (then others are chosen
+# and only etcd_endpoints in ecstore.conf changes). OSDs bind port 0: the kernel gives each a
+# free port as it binds, and the OSD publishes its address in the cluster map, where clients and
+# other OSDs find it.
+# Daemons: etcd and each ec-osd run in their own session with stdin /dev/null, stdout and stderr
+# in their log (DIR/etcd.log, DIR/osd.N.out) and no other descriptor of the caller's (so
+# `flock LOCK scripts/cluster.sh start ...` releases LOCK when start returns).
 # Needs: the build (scripts/build.sh release, or --bin), /usr/bin/etcd and etcdctl (setup.sh).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
 cmd="${1:-}"
 [ -n "$cmd" ] || { usage >&2; exit 1; }
 shift
 case "$cmd" in -h|--help|help) usage; exit 0 ;; esac
-dir="" osds=3 hosts="" grace=20 down_out=600 device_size=256M bin="$root/build/bin"
+# Shape options stay empty unless given: on an existing cluster they are checked against its
+# record, on a new one the defaults fill them.
+dir="" osds="" hosts="" grace="" down_out="" device_size="" bin="$root/build/bin"
 osd_opts=()
+# The options the launcher writes itself, which --osd-opt may not set again.
+own_keys=" etcd_endpoints osd_heartbeat_grace mon_osd_down_out_interval osd_data
+  bluestore_block_size osd_journal_size osd_port osd_metrics_port log_file host "
+key_name() { local k="${1,,}"; k="${k//-/_}"; echo "${k// /_}"; }  # Ceph's spellings of a name
+trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; echo "${s%"${s##*[![:space:]]}"}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="${2:-}"; shift 2 ;;
@@ -41,33 +63,78 @@ while [ $# -gt 0 ]; do
     --device-size) device_size="${2:-}"; shift 2 ;;
     --bin) bin="${2:-}"; shift 2 ;;
     --osd-opt)
-      [[ "${2:-}" =~ ^[a-z0-9_]+=.+$ ]] || die "--osd-opt takes NAME=VALUE (an ec-osd option)"
-      osd_opts+=("$2"); shift 2 ;;
+      [[ "${2:-}" =~ ^[A-Za-z0-9_\ -]+=.+$ ]] || die "--osd-opt takes NAME=VALUE (an ec-osd option)"
+      name="$(key_name "$(trim "${2%%=*}")")"
+      [[ "$own_keys" != *" $name "* ]] ||
+        die "--osd-opt $name: the launcher sets $name itself (see --help)"
+      osd_opts+=("$name=$(trim "${2#*=}")"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
 [ -n "$dir" ] || die "--dir DIR is required"
-[[ "$osds" =~ ^[0-9]+$ ]] && [ "$osds" -ge 1 ] && [ "$osds" -le 64 ] || die "--osds must be 1..64"
-[ -n "$hosts" ] || hosts="$osds"
-[[ "$hosts" =~ ^[0-9]+$ ]] && [ "$hosts" -ge 1 ] && [ "$hosts" -le "$osds" ] ||
-  die "--hosts must be 1..--osds"
-[[ "$grace" =~ ^[0-9]+$ ]] && [ "$grace" -ge 1 ] || die "--grace must be whole seconds >= 1"
-[[ "$down_out" =~ ^[0-9]+$ ]] || die "--down-out must be whole seconds >= 0"
+num() { [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }  # V MIN MAX
+if [ -n "$osds" ] && ! num "$osds" 1 64; then die "--osds must be 1..64"; fi
+if [ -n "$hosts" ] && ! num "$hosts" 1 64; then die "--hosts must be 1..--osds"; fi
+if [ -n "$grace" ] && ! num "$grace" 1 99999999; then die "--grace must be whole seconds >= 1"; fi
+if [ -n "$down_out" ] && ! num "$down_out" 0 99999999; then
+  die "--down-out must be whole seconds >= 0"
+fi
+size_re='^[0-9]+([KMGTkmgt](i?B)?|B)?$'
+if [ -n "$device_size" ]; then
+  [[ "$device_size" =~ $size_re ]] || die "--device-size takes a size such as 256M or 1G"
+fi
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 conf="$dir/ecstore.conf"
 
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
-# A TCP port on 127.0.0.1 that nothing listens on (bash's /dev/tcp: a refused connect is free).
+# Runs CMD as a daemon: its own session, stdin /dev/null, stdout and stderr appended to LOG, and
+# no other descriptor (the subshell closes every one above 2 before exec, so a lock or pipe the
+# caller holds is not kept for the daemon's life). $! is the daemon's pid: setsid execs in place,
+# since a background subshell of a script leads no process group.
+spawn() {  # LOG CMD...
+  local log="$1"; shift
+  (
+    for fd in /proc/"$BASHPID"/fd/*; do
+      fd="${fd##*/}"
+      if [ "$fd" -gt 2 ]; then exec {fd}>&-; fi
+    done
+    exec setsid "$@"
+  ) >> "$log" 2>&1 < /dev/null &
+}
+
+# Ports for the launcher to pick: below the kernel's ephemeral range, where only a program that
+# binds a port by number can take one (above it if the range starts too low to leave room).
+port_lo="" port_hi=""
+port_range() {
+  [ -z "$port_lo" ] || return 0
+  local lo=32768 hi=60999
+  read -r lo hi < /proc/sys/net/ipv4/ip_local_port_range || true
+  if [ "$lo" -gt 11000 ]; then port_lo=10000 port_hi=$((lo - 1))
+  elif [ "$lo" -gt 1124 ]; then port_lo=1024 port_hi=$((lo - 1))
+  elif [ "$hi" -lt 65435 ]; then port_lo=$((hi + 1)) port_hi=65535
+  else die "the ephemeral port range $lo..$hi leaves no room for etcd's ports"
+  fi
+}
+safe_port() { port_range; [ "$1" -ge "$port_lo" ] && [ "$1" -le "$port_hi" ]; }
+
+# A TCP port on 127.0.0.1 in the range above that no socket holds (/proc/net/tcp{,6}: any state,
+# any address) and nothing answers on (bash's /dev/tcp: a refused connect is free).
 free_port() {
-  local p
-  for _ in $(seq 1 100); do
-    p=$((20000 + RANDOM % 30000))
+  port_range
+  local -A used=()
+  local hex p
+  while read -r hex; do
+    used[$((16#$hex))]=1
+  done < <(awk 'FNR > 1 { split($2, a, ":"); print a[2] }' /proc/net/tcp /proc/net/tcp6 2>/dev/null)
+  for _ in $(seq 1 200); do
+    p=$((port_lo + (RANDOM * 32768 + RANDOM) % (port_hi - port_lo + 1)))
+    [ -z "${used[$p]:-}" ] || continue
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
   done
-  die "no free port found"
+  die "no free port found in $port_lo..$port_hi"
 }
 
 stop_pid() {  # pidfile name
@@ -108,13 +175,20 @@ do_status() {
   if [ -x "$bin/ec-admin" ] && alive "$dir/etcd.pid"; then "$bin/ec-admin" -c "$conf" -s; fi
 }
 
-# Starts etcd on the ports in DIR/etcd.ports (chosen now if absent). Returns 1 if the ports were
-# taken meanwhile (another program got there between the check and the bind), dies on other errors.
+# Starts etcd on the ports in DIR/etcd.ports (chosen now if absent, or if they lie outside the
+# range free_port picks from, as a cluster made by an older launcher's may). Returns 1 if the ports
+# were taken meanwhile (another program got there between the check and the bind), dies on other
+# errors.
 try_etcd() {
-  local client_port peer_port
+  local client_port="" peer_port=""
   if [ -f "$dir/etcd.ports" ]; then
-    read -r client_port peer_port < "$dir/etcd.ports"
-  else
+    read -r client_port peer_port < "$dir/etcd.ports" || true
+    if ! [[ "$client_port" =~ ^[0-9]+$ && "$peer_port" =~ ^[0-9]+$ ]] ||
+       ! safe_port "$client_port" || ! safe_port "$peer_port"; then
+      client_port="" peer_port=""
+    fi
+  fi
+  if [ -z "$client_port" ]; then
     client_port="$(free_port)"
     peer_port="$(free_port)"
     while [ "$peer_port" = "$client_port" ]; do peer_port="$(free_port)"; done
@@ -123,11 +197,10 @@ try_etcd() {
   local c="http://127.0.0.1:$client_port" p="http://127.0.0.1:$peer_port"
   touch "$dir/etcd.log"
   local log_start; log_start=$(( $(wc -l < "$dir/etcd.log") + 1 ))
-  setsid /usr/bin/etcd --name ecstore --data-dir "$dir/etcd" \
+  spawn "$dir/etcd.log" /usr/bin/etcd --name ecstore --data-dir "$dir/etcd" \
     --listen-client-urls "$c" --advertise-client-urls "$c" \
     --listen-peer-urls "$p" --initial-advertise-peer-urls "$p" \
-    --initial-cluster "ecstore=$p" --initial-cluster-state new \
-    >> "$dir/etcd.log" 2>&1 < /dev/null &
+    --initial-cluster "ecstore=$p" --initial-cluster-state new
   echo $! > "$dir/etcd.pid"
   for _ in $(seq 1 200); do
     if ETCDCTL_API=3 etcdctl --endpoints "$c" --dial-timeout 1s endpoint health >/dev/null 2>&1; then
@@ -149,17 +222,109 @@ try_etcd() {
 }
 
 start_etcd() {
-  local attempt
-  for attempt in 1 2 3 4 5; do
+  for _ in 1 2 3 4 5; do
     if try_etcd; then return; fi
     echo "etcd's ports were taken meanwhile; choosing others" >&2
   done
   die "etcd could not bind its ports in 5 attempts (log: $dir/etcd.log)"
 }
 
+# The shape of the cluster DIR/ecstore.conf records (as write_conf writes it; names in any of
+# Ceph's spellings): rec_osds, rec_hosts, rec_grace, rec_down_out, rec_device_size as written
+# there, rec_opts[NAME]=VALUE for the [osd] options the launcher does not set itself.
+declare -A rec_opts=()
+read_shape() {
+  local line section="" key value ids=0
+  local -A host_names=()
+  rec_grace="" rec_down_out="" rec_device_size="" rec_endpoints=""
+  while IFS= read -r line || [ -n "$line" ]; do
+    line="$(trim "$line")"
+    case "$line" in
+      ''|'#'*|';'*) continue ;;
+      '['*']') section="$(trim "${line:1:${#line}-2}")"; continue ;;
+      *=*) ;;
+      *) continue ;;
+    esac
+    key="$(key_name "$(trim "${line%%=*}")")"
+    value="$(trim "${line#*=}")"
+    case "$section:$key" in
+      global:etcd_endpoints) rec_endpoints="$value" ;;
+      global:osd_heartbeat_grace) rec_grace="$value" ;;
+      global:mon_osd_down_out_interval) rec_down_out="$value" ;;
+      osd:bluestore_block_size) rec_device_size="$value" ;;
+      osd:*) [[ "$own_keys" == *" $key "* ]] || rec_opts[$key]="$value" ;;
+      osd.*:host) host_names[$value]=1 ;;
+    esac
+  done < "$conf"
+  ids="$(grep -c '^[[:space:]]*\[osd\.[0-9]*\]' "$conf" || true)"
+  rec_osds="$ids"
+  rec_hosts="${#host_names[@]}"
+  [ "$rec_osds" -ge 1 ] || die "$conf names no OSD ([osd.N] sections): not a cluster this launcher made"
+}
+
+seconds_of() { local v="${1%s}"; [[ "$v" =~ ^[0-9]+$ ]] && echo "$v" || echo "$1"; }
+bytes_of() {  # a size as ParseSize reads it (64K, 64KiB, 64KB, 3M, 512B) in bytes; else itself
+  local v="$1" n unit
+  [[ "$v" =~ $size_re ]] || { echo "$v"; return; }
+  n="${v%%[!0-9]*}"; unit="${v#"$n"}"; unit="${unit%B}"; unit="${unit%i}"
+  case "${unit^^}" in
+    '') echo "$n" ;; K) echo $((n << 10)) ;; M) echo $((n << 20)) ;;
+    G) echo $((n << 30)) ;; T) echo $((n << 40)) ;;
+  esac
+}
+
+# An existing cluster: its recorded shape, and a refusal of every option that contradicts it.
+# A new one: the defaults for what was not given.
+resolve_shape() {
+  if [ ! -f "$conf" ]; then
+    osds="${osds:-3}" hosts="${hosts:-$osds}" grace="${grace:-20}" down_out="${down_out:-600}"
+    device_size="${device_size:-256M}"
+    [ "$hosts" -le "$osds" ] || die "--hosts must be 1..--osds"
+    return
+  fi
+  read_shape
+  local bad=() opt name value
+  if [ -n "$osds" ] && [ "$osds" != "$rec_osds" ]; then
+    bad+=("--osds $osds, but the cluster has $rec_osds OSDs")
+  fi
+  if [ -n "$hosts" ] && [ "$hosts" != "$rec_hosts" ]; then
+    bad+=("--hosts $hosts, but the cluster has $rec_hosts hosts")
+  fi
+  if [ -n "$grace" ] && [ "$grace" != "$(seconds_of "$rec_grace")" ]; then
+    bad+=("--grace $grace, but the cluster has osd_heartbeat_grace = ${rec_grace:-(unset)}")
+  fi
+  if [ -n "$down_out" ] && [ "$down_out" != "$(seconds_of "$rec_down_out")" ]; then
+    bad+=("--down-out $down_out, but the cluster has mon_osd_down_out_interval = ${rec_down_out:-(unset)}")
+  fi
+  if [ -n "$device_size" ] && [ "$(bytes_of "$device_size")" != "$(bytes_of "$rec_device_size")" ]; then
+    bad+=("--device-size $device_size, but the cluster has bluestore_block_size = ${rec_device_size:-(unset)}")
+  fi
+  for opt in "${osd_opts[@]}"; do
+    name="${opt%%=*}" value="${opt#*=}"
+    if [ -z "${rec_opts[$name]+set}" ]; then
+      bad+=("--osd-opt $opt, but the cluster's [osd] section has no $name")
+    elif [ "${rec_opts[$name]}" != "$value" ]; then
+      bad+=("--osd-opt $opt, but the cluster has $name = ${rec_opts[$name]}")
+    fi
+  done
+  if [ "${#bad[@]}" -gt 0 ]; then
+    {
+      echo "cluster.sh: refusing to start: these options contradict the cluster in $dir (its"
+      echo "shape, recorded at its first start in $conf):"
+      printf '  %s\n' "${bad[@]}"
+      echo "A cluster keeps its shape (growing it is not supported either): start it without these"
+      echo "options, or make a new cluster with another --dir. Nothing was started or changed."
+    } >&2
+    exit 1
+  fi
+  osds="$rec_osds" hosts="$rec_hosts"
+}
+
 write_conf() {
   {
     echo "# A local ecstore cluster made by scripts/cluster.sh; every program takes -c $conf."
+    echo "# This file records the cluster's shape: 'cluster.sh start' resumes it and refuses"
+    echo "# options that contradict it."
     echo "[global]"
     echo "etcd_endpoints = $endpoints"
     echo "osd_heartbeat_grace = ${grace}s"
@@ -182,13 +347,21 @@ write_conf() {
   mv "$conf.tmp" "$conf"
 }
 
+# An existing config keeps every line but etcd_endpoints, which changes only if etcd had to move.
+update_endpoints() {
+  [ "$endpoints" != "$rec_endpoints" ] || return 0
+  sed -E "s|^([[:space:]]*etcd[_ -]endpoints[[:space:]]*=).*|\\1 $endpoints|" "$conf" > "$conf.tmp"
+  mv "$conf.tmp" "$conf"
+  echo "etcd_endpoints in $conf: ${rec_endpoints:-(none)} -> $endpoints"
+}
+
 start_osd() {  # id
   local id="$1"
   if [ ! -e "$dir/osd.$id/block" ]; then
     "$bin/ec-osd" -c "$conf" -i "$id" --mkfs > /dev/null || die "mkfs of osd.$id failed"
   fi
   : > "$dir/osd.$id.out"
-  setsid "$bin/ec-osd" -c "$conf" -i "$id" >> "$dir/osd.$id.out" 2>&1 < /dev/null &
+  spawn "$dir/osd.$id.out" "$bin/ec-osd" -c "$conf" -i "$id"
   echo $! > "$dir/osd.$id.pid"
 }
 
@@ -196,18 +369,17 @@ do_start() {
   [ -x "$bin/ec-osd" ] || die "no $bin/ec-osd: build first (scripts/build.sh release)"
   [ -x /usr/bin/etcd ] || die "no /usr/bin/etcd: run scripts/setup.sh"
   command -v etcdctl >/dev/null || die "no etcdctl: run scripts/setup.sh"
+  if alive "$dir/etcd.pid" && [ ! -f "$conf" ]; then die "etcd runs in $dir but there is no $conf"; fi
+  resolve_shape   # before anything starts: a refusal leaves DIR as it was
   endpoints=""
   local id
   if alive "$dir/etcd.pid"; then
     # Running: keep its config; start what is not running.
-    [ -f "$conf" ] || die "etcd runs in $dir but there is no $conf"
-    endpoints="$(sed -n 's/^etcd_endpoints = //p' "$conf")"
-    osds="$(grep -c '^\[osd\.[0-9]*\]' "$conf")"
-    hosts="$(sed -n 's/^host = //p' "$conf" | sort -u | wc -l)"
+    endpoints="$rec_endpoints"
     echo "etcd: $endpoints (running)"
   else
     start_etcd
-    write_conf
+    if [ -f "$conf" ]; then update_endpoints; else write_conf; fi
   fi
   for id in $(seq 0 $((osds - 1))); do
     if alive "$dir/osd.$id.pid"; then continue; fi

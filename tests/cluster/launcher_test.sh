@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
 # scripts/cluster.sh end to end: start a cluster of 3 OSDs on 2 hosts, check ec-admin sees them
 # up and in on the right hosts, kill -9 one and see it down, `start` again brings it back, `stop`
-# leaves no process behind, and bad arguments are refused. Whatever it started is stopped even
-# when a check fails.
+# leaves no process behind, and bad arguments are refused. Then a second cluster (4 OSDs on 4
+# hosts, an --osd-opt), started under a flock and a held descriptor: the lock is free once start
+# returns and no daemon holds any of the caller's descriptors; etcd's ports lie below the
+# kernel's ephemeral range; an object written before a stop reads back after a start without
+# options, which brings back the same 4 OSDs and leaves ecstore.conf as it was; `start --osds 3`
+# on it is refused with both counts named, running or stopped, and changes nothing. Whatever it
+# started is stopped even when a check fails.
 # Usage: launcher_test.sh BIN_DIR
 set -euo pipefail
 bin="$1"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="$(mktemp -d /tmp/ecstore-launcher.XXXXXX)"
+dir2="$(mktemp -d /tmp/ecstore-launcher.XXXXXX)"
 launcher() { "$root/scripts/cluster.sh" "$@"; }
-cleanup() { launcher stop --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"; }
+cleanup() {
+  launcher stop --dir "$dir" >/dev/null 2>&1 || true
+  launcher stop --dir "$dir2" >/dev/null 2>&1 || true
+  rm -rf "$dir" "$dir2"
+}
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-admin() { "$bin/ec-admin" -c "$dir/ecstore.conf" "$@"; }
+cur="$dir"   # the cluster admin and field talk to
+admin() { "$bin/ec-admin" -c "$cur/ecstore.conf" "$@"; }
 field() { admin -s --format json | grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2; }
 
 launcher start --dir "$dir" --osds 3 --hosts 2 --grace 2 --bin "$bin" > "$dir/start.txt"
@@ -40,8 +51,92 @@ launcher stop --dir "$dir" > /dev/null
 for p in $pids; do ! kill -0 "$p" 2>/dev/null || fail "pid $p still runs after stop"; done
 
 # Bad arguments: a message and exit 1.
-for args in "start" "start --dir $dir --osds 0" "start --dir $dir --osds 2 --hosts 3" "frobnicate --dir $dir"; do
+for args in "start" "start --dir $dir --osds 0" "start --dir $dir --osds 2 --hosts 3" \
+            "start --dir $dir --osd-opt osd_port=7000" "frobnicate --dir $dir"; do
+  # shellcheck disable=SC2086  # each entry is a command line
   if launcher $args > "$dir/out.txt" 2>&1; then fail "'$args' succeeded"; fi
   grep -q 'cluster.sh' "$dir/out.txt" || fail "'$args' printed no message: $(cat "$dir/out.txt")"
 done
+
+# The second cluster. The caller holds fd 9 on a file and flock holds a lock around start.
+cur="$dir2"
+exec 9> "$dir2/held"
+flock "$dir2/lock" "$root/scripts/cluster.sh" start --dir "$dir2" --osds 4 --hosts 4 --grace 2 \
+  --osd-opt osd_recovery_sleep=0 --bin "$bin" > "$dir2/start.txt"
+grep -q '4 OSDs up on 4 hosts' "$dir2/start.txt" || fail "start: $(cat "$dir2/start.txt")"
+flock -n "$dir2/lock" true || fail "the lock held around start is still held after it returned"
+
+# Every daemon: stdin /dev/null, stdout and stderr its log, and none of what this shell has open
+# (fd 9's file, ctest's pipes); what the daemon opens itself (its store, etcd's wal) may be there.
+check_fds() {
+  local mine=() f pid name log link target
+  for link in "/proc/$$/fd"/*; do
+    target="$(readlink "$link")" || continue
+    [ "$target" = /dev/null ] || mine+=("$target")
+  done
+  printf '%s\n' "${mine[@]}" | grep -qxF "$(readlink -f "$dir2/held")" || fail "fd 9 not open here"
+  for f in "$dir2"/etcd.pid "$dir2"/osd.*.pid; do
+    pid="$(cat "$f")" name="$(basename "$f" .pid)"
+    if [ "$name" = etcd ]; then log="$dir2/etcd.log"; else log="$dir2/$name.out"; fi
+    [ "$(readlink "/proc/$pid/fd/0")" = /dev/null ] || fail "$name: stdin is not /dev/null"
+    [ "$(readlink "/proc/$pid/fd/1")" = "$log" ] || fail "$name: stdout is not $log"
+    [ "$(readlink "/proc/$pid/fd/2")" = "$log" ] || fail "$name: stderr is not $log"
+    for link in "/proc/$pid/fd"/*; do
+      target="$(readlink "$link")" || continue
+      if printf '%s\n' "${mine[@]}" | grep -qxF "$target"; then
+        fail "$name (pid $pid) holds the caller's $target as fd ${link##*/}"
+      fi
+    done
+  done
+}
+check_fds
+
+# etcd's ports lie below the ephemeral range, and ecstore.conf names the client one.
+read -r eph_lo _ < /proc/sys/net/ipv4/ip_local_port_range
+read -r client_port peer_port < "$dir2/etcd.ports"
+if [ "$client_port" -ge "$eph_lo" ] || [ "$peer_port" -ge "$eph_lo" ]; then
+  fail "etcd's ports $client_port $peer_port are not below the ephemeral range (from $eph_lo)"
+fi
+grep -qx "etcd_endpoints = http://127.0.0.1:$client_port" "$dir2/ecstore.conf" ||
+  fail "ecstore.conf does not name etcd's port $client_port"
+
+admin osd erasure-code-profile set p21 plugin=jerasure k=2 m=1 crush-failure-domain=host > /dev/null
+admin osd pool create p 8 8 erasure p21 > /dev/null 2>&1
+head -c 1048576 /dev/urandom > "$dir2/obj"
+"$bin/ec-rados" -c "$dir2/ecstore.conf" -p p put o "$dir2/obj"
+cp "$dir2/ecstore.conf" "$dir2/conf.before"
+pids="$(cat "$dir2"/*.pid)"
+launcher stop --dir "$dir2" > /dev/null
+for p in $pids; do ! kill -0 "$p" 2>/dev/null || fail "pid $p still runs after stop"; done
+
+# Resume without options: the same shape, the same config, the object.
+launcher start --dir "$dir2" --bin "$bin" > "$dir2/start.txt"
+grep -q '4 OSDs up on 4 hosts' "$dir2/start.txt" || fail "resume: $(cat "$dir2/start.txt")"
+[ "$(field num_osds)" = 4 ] || fail "num_osds $(field num_osds) after resume"
+[ "$(field num_up_osds)" = 4 ] || fail "num_up_osds $(field num_up_osds) after resume"
+diff <(grep -v '^etcd_endpoints' "$dir2/conf.before") <(grep -v '^etcd_endpoints' "$dir2/ecstore.conf") ||
+  fail "resume changed ecstore.conf's shape"
+"$bin/ec-rados" -c "$dir2/ecstore.conf" -p p get o "$dir2/obj.back"
+cmp -s "$dir2/obj" "$dir2/obj.back" || fail "object read back after resume differs"
+check_fds
+
+# Options that agree are fine; one that contradicts is refused and changes nothing, running or not.
+launcher start --dir "$dir2" --osds 4 --hosts 4 --grace 2 --osd-opt osd_recovery_sleep=0 \
+  --bin "$bin" > /dev/null || fail "start with the cluster's own options refused"
+cp "$dir2/ecstore.conf" "$dir2/conf.before"
+pids="$(cat "$dir2"/*.pid)"
+refused() {
+  if launcher start --dir "$dir2" --osds 3 --bin "$bin" > "$dir2/out.txt" 2>&1; then
+    fail "start --osds 3 on a 4-OSD cluster succeeded"
+  fi
+  grep -q -- '--osds 3, but the cluster has 4 OSDs' "$dir2/out.txt" ||
+    fail "start --osds 3: $(cat "$dir2/out.txt")"
+  cmp -s "$dir2/conf.before" "$dir2/ecstore.conf" || fail "a refused start changed ecstore.conf"
+}
+refused
+[ "$(cat "$dir2"/*.pid)" = "$pids" ] || fail "a refused start changed the daemons"
+launcher stop --dir "$dir2" > /dev/null
+refused
+! ls "$dir2"/*.pid > /dev/null 2>&1 || fail "a refused start on a stopped cluster started something"
+for p in $pids; do ! kill -0 "$p" 2>/dev/null || fail "pid $p still runs after stop"; done
 echo "launcher test passed"
