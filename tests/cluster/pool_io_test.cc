@@ -295,8 +295,9 @@ std::uint64_t RebuildReadBytes(const std::string& pool, const std::vector<std::b
 
 // Fast EC (issue 28): every shard holds exactly what the object's size gives it (its
 // StripeLayout::stored_size, asked of each shard's OSD), in every pool, after writes, overwrites
-// and appends; a new 4 KiB object in the RS(4,2) pool with 4 KiB stripe units puts 12 KiB on 3
-// shards and nothing on the other three; the padded pool keeps whole stripes.
+// and appends; a new 4 KiB object in the RS(4,2) pools (4 KiB and 32 KiB stripe units) and the
+// CLAY(4,2,5) pool with 4 KiB units puts 12 KiB on 3 shards and nothing on the other three; the
+// padded pool keeps whole stripes.
 TEST_F(PoolIo, ShardsStoreOnlyWhatTheObjectsDataReaches) {
   std::mt19937_64 rng(28);
   for (const std::string& pool : kPools) {
@@ -329,8 +330,10 @@ TEST_F(PoolIo, ShardsStoreOnlyWhatTheObjectsDataReaches) {
       auto bytes = RandomBytes(rng, size);
       ASSERT_TRUE(io.WriteFull(name, bytes).ok());
       const std::uint64_t total = stored_total(name, size);
-      if (pool == "rs" && size == 4096) {
-        EXPECT_EQ(total, 12288u);  // one data chunk and two parity chunks of 4 KiB
+      if ((pool == "rs" || pool == "rs32" || pool == "clay") && size == 4096) {
+        // One data chunk and two parity chunks of 4 KiB, with 4 KiB or 32 KiB stripe units
+        // (padded: 24 KiB, and 192 KiB with 32 KiB units); CLAY's parity keeps whole chunks.
+        EXPECT_EQ(total, 12288u);
       }
       if (pool == "rs_padded") {
         EXPECT_EQ(total, 6 * layout->padded_shard_size(size));
