@@ -248,7 +248,7 @@ $((hosts * dev_mib)) MiB of device files"
     t0=$SECONDS
     run "$bin/ec-rados" -c "$conf" -p bench bench 86400 write -b "$obj_bytes" -t 16 \
       --max-objects "$objects" --no-cleanup --run-name fill --format json > "$work/fill_$tag.json"
-    fill_mb="$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["bandwidth_mb_sec"], 1))' \
+    fill_mb="$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["bandwidth"], 1))' \
       "$work/fill_$tag.json")"
     "$bin/ec-rados" -c "$conf" -p bench bench 600 write -b 4096 -t 4 --max-objects 200 \
       --no-cleanup --run-name lat --format json > "$work/fill_lat_$tag.json"

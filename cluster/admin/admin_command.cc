@@ -1,13 +1,17 @@
 #include "cluster/admin/admin_command.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <sstream>
 
 #include "cluster/admin/commands.h"
 #include "cluster/admin/progress_report.h"
 #include "cluster/admin/scrub_health.h"
 #include "cluster/admin/status_report.h"
+#include "common/cli_errors.h"
 
 namespace ec::cluster::admin {
 namespace {
@@ -72,7 +76,49 @@ std::string ErrnoName(int code) {
 }
 
 CommandResult ErrorResult(const Status& status) {
-  return CommandResult{1, "", "Error " + ErrnoName(status.code()) + ": " + status.message() + "\n"};
+  return CommandResult{cli::ExitStatus(status), "",
+                       "Error " + ErrnoName(status.code()) + ": " + status.message() + "\n"};
+}
+
+namespace {
+
+// The literal words of each command of the table ("osd pool create NAME ..." -> osd pool create).
+const std::vector<cli::CommandName>& CommandNames() {
+  static const std::vector<cli::CommandName> names = [] {
+    std::vector<cli::CommandName> out;
+    for (const CommandHelp& c : CommandTable()) {
+      cli::CommandName name;
+      name.usage = c.syntax;
+      std::istringstream in(c.syntax);
+      for (std::string w; in >> w;) {
+        const bool literal = std::none_of(w.begin(), w.end(), [](char ch) {
+          return std::isupper(static_cast<unsigned char>(ch)) || ch == '[' || ch == '|' ||
+                 ch == '=';
+        });
+        if (!literal) break;
+        name.words.push_back(w);
+      }
+      out.push_back(std::move(name));
+    }
+    return out;
+  }();
+  return names;
+}
+
+}  // namespace
+
+CommandResult UnknownCommand(const std::vector<std::string>& words) {
+  const std::size_t known = cli::KnownPrefixWords(words, CommandNames());
+  std::string command;
+  for (std::size_t i = 0; i < words.size() && i <= known; ++i) {
+    command += (command.empty() ? "" : " ") + words[i];
+  }
+  CommandResult r;
+  r.exit_code = cli::kUsageExitStatus;
+  r.err =
+      cli::UnknownCommandText("ec-admin", command, cli::ClosestCommands(words, CommandNames())) +
+      "Error EINVAL: invalid command\n";
+  return r;
 }
 
 CommandResult Success(std::string out, std::string err) {
@@ -225,6 +271,8 @@ std::string HelpText() {
       "  -s, --status         the same as the command `status`\n"
       "  -h, --help           this text\n"
       "  --version            print the version\n\n"
+      "exit status: 0 on success (a warning too), else the error's errno (ENOENT 2, EINVAL 22, "
+      "...)\n\n"
       "commands:\n";
   std::size_t width = 0;
   for (const CommandHelp& c : CommandTable()) width = std::max(width, std::strlen(c.syntax));
@@ -349,7 +397,7 @@ CommandResult RunCommand(const std::vector<std::string>& words, const AdminConte
   if (words[0] == "status" || words[0] == "health") return RunStatusCommand(words, ctx);
   if (words[0] == "progress") return RunProgressCommand(words, ctx);
   if (words[0] == "pg") return RunPgCommand(Tail(words, 1), ctx);
-  return UsageError("unknown command '" + words[0] + "'; see ec-admin --help", "");
+  return UnknownCommand(words);
 }
 
 }  // namespace ec::cluster::admin

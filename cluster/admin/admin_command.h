@@ -11,9 +11,18 @@
 //
 // Output, as Ceph's CLI: data goes to stdout (CommandResult::out) in the requested format;
 // status messages Ceph prints on stderr ("pool 'p' created", "marked out osd.1. ") go to
-// CommandResult::err; an error is one line "Error ENOENT: <message>" on stderr and exit code 1.
-// Usage errors (unknown command, wrong arity, a bad global flag) are "Error EINVAL: ..." naming
-// the command, exit 1.
+// CommandResult::err; an error is one line "Error ENOENT: <message>" on stderr.
+// Exit code, as `ceph`'s: 0 on success, also when the command only warns (`health` in HEALTH_WARN,
+// `osd pool rm` of a pool that does not exist, `osd erasure-code-profile rm` of a missing
+// profile); else the errno of the error (ENOENT 2, EPERM 1, EEXIST 17, EBUSY 16, ERANGE 34,
+// ECONNREFUSED 111, ...; ec::cli::ExitStatus).
+// Usage errors (wrong arity, a bad global flag) are "Error EINVAL: invalid command: ..." naming
+// the command and its syntax, exit EINVAL (22). An unknown command is named with the closest
+// commands first, as `ceph` does, then the error line, exit EINVAL:
+//   no valid command found; 'osd foo' is not a command (see ec-admin --help); 10 closest matches:
+//   osd erasure-code-profile set NAME [KEY=VALUE ...] [--force]
+//   ...
+//   Error EINVAL: invalid command
 //
 // Every command that changes the map does it with ONE MapStore::Apply, guarded by the epoch it
 // decided on (if the map changed in between, the command is decided again on the new map, up to
@@ -36,7 +45,7 @@
 namespace ec::cluster::admin {
 
 struct CommandResult {
-  int exit_code = 0;  // 0 success, 1 any error
+  int exit_code = 0;  // 0 success, else the errno of the error (EINVAL for a usage error)
   std::string out;    // stdout
   std::string err;    // stderr
 };
@@ -85,7 +94,11 @@ std::string HelpFor(const std::vector<std::string>& words);
 
 // "ENOENT", "EINVAL", ... for an errno value ("E<number>" when unnamed).
 std::string ErrnoName(int code);
-// The result of a failed command: exit 1, err "Error ENOENT: <message>\n".
+// The result of a failed command: exit code the status's errno, err "Error ENOENT: <message>\n".
 CommandResult ErrorResult(const Status& status);
+// The result of words that are no command: the unknown command named (its words up to the first
+// one no command has there) with up to 10 closest commands, then "Error EINVAL: invalid
+// command"; exit EINVAL.
+CommandResult UnknownCommand(const std::vector<std::string>& words);
 
 }  // namespace ec::cluster::admin

@@ -95,10 +95,25 @@ TEST(AdminArgs, TextTableAndFormats) {
 }
 
 TEST_F(AdminTest, UsageErrorsNameTheCommand) {
-  EXPECT_TRUE(Contains(Fails("frobnicate", "EINVAL"), "unknown command 'frobnicate'"));
-  EXPECT_TRUE(Contains(Fails("osd frob", "EINVAL"), "unknown command 'osd frob'"));
-  EXPECT_TRUE(Contains(Fails("osd pool frob", "EINVAL"), "'osd pool frob'"));
-  EXPECT_TRUE(Contains(Fails("osd erasure-code-profile", "EINVAL"), "osd erasure-code-profile"));
+  EXPECT_EQ(Unknown("frobnicate", "frobnicate"),
+            "no valid command found; 'frobnicate' is not a command (see ec-admin --help)\n"
+            "Error EINVAL: invalid command\n");
+  // The closest commands: those sharing the most leading words, the nearest next word first.
+  EXPECT_EQ(Unknown("osd pool frob x", "osd pool frob"),
+            "no valid command found; 'osd pool frob' is not a command (see ec-admin --help); 3 "
+            "closest matches:\n"
+            "osd pool rm NAME NAME --yes-i-really-really-mean-it\n"
+            "osd pool ls [detail]\n"
+            "osd pool create NAME PG_NUM [PGP_NUM] erasure [PROFILE]\n"
+            "Error EINVAL: invalid command\n");
+  const std::string osd = Unknown("osd foo", "osd foo");
+  EXPECT_TRUE(Contains(osd, "; 10 closest matches:\n")) << osd;  // at most 10, as ceph
+  EXPECT_TRUE(Contains(osd, "\nosd tree\n")) << osd;
+  EXPECT_FALSE(Contains(osd, "\nstatus\n")) << osd;
+  EXPECT_TRUE(Contains(Unknown("osd erasure-code-profile", "osd erasure-code-profile"),
+                       "4 closest matches:\nosd erasure-code-profile set NAME"));
+  EXPECT_TRUE(Contains(Unknown("stauts", "stauts"), "1 closest match:\nstatus\n"));
+  EXPECT_TRUE(Contains(Unknown("helth detail", "helth"), "1 closest match:\nhealth [detail]\n"));
   EXPECT_TRUE(Contains(Fails("osd map p", "EINVAL"), "osd map POOL OBJECT"));
   EXPECT_TRUE(Contains(Fails("osd pool create p", "EINVAL"), "osd pool create NAME PG_NUM"));
   EXPECT_TRUE(Contains(Fails("osd erasure-code-profile get", "EINVAL"),
@@ -108,7 +123,37 @@ TEST_F(AdminTest, UsageErrorsNameTheCommand) {
   EXPECT_TRUE(Contains(Fails("health everything", "EINVAL"), "health [detail]"));
   EXPECT_TRUE(Contains(Fails("osd out", "EINVAL"), "osd out ID"));
   EXPECT_TRUE(Contains(Fails("osd pool create p 8 erasure rs extra", "EINVAL"), "too many"));
-  EXPECT_EQ(Run("").exit_code, 1);
+  EXPECT_EQ(Run("").exit_code, EINVAL);
+}
+
+// The exit code is the errno of the error, as `ceph`'s; a command that only warns exits 0.
+TEST_F(AdminTest, ExitCodeIsTheErrno) {
+  CommandResult r = Run("osd erasure-code-profile get nosuch");
+  EXPECT_EQ(r.exit_code, ENOENT);
+  EXPECT_EQ(r.err, "Error ENOENT: unknown erasure code profile 'nosuch'\n");
+  EXPECT_EQ(Run("osd map nosuchpool obj").exit_code, ENOENT);
+  EXPECT_EQ(Run("osd erasure-code-profile set bad plugin=nosuchplugin").exit_code, EINVAL);
+  EXPECT_EQ(Run("osd erasure-code-profile set bad k=abc").exit_code, EINVAL);
+  Ok("osd erasure-code-profile set rs k=4 m=2");
+  EXPECT_EQ(Run("osd erasure-code-profile set rs k=3 m=2").exit_code, EPERM);
+  EXPECT_EQ(Run("osd pool create p 0 erasure rs").exit_code, ERANGE);
+  EXPECT_EQ(Run("osd pool rm p").exit_code, EPERM);  // not confirmed
+  Ok("osd pool create p 8 erasure rs");
+  EXPECT_EQ(Run("osd erasure-code-profile rm rs").exit_code, EBUSY);
+  EXPECT_EQ(Run("osd out 9").exit_code, ENOENT);
+  EXPECT_EQ(Run("osd tree extra").exit_code, EINVAL);
+  // Ceph's successes with a message: an existing pool again, a missing pool or profile removed.
+  r = Run("osd pool create p 8 erasure rs");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "pool 'p' already exists\n");
+  r = Run("osd pool rm nosuchpool nosuchpool --yes-i-really-really-mean-it");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "pool 'nosuchpool' does not exist\n");
+  EXPECT_EQ(Run("osd erasure-code-profile rm nosuch").exit_code, 0);
+  // HEALTH_WARN (the pool's PGs are down: no OSD) is a warning, not an error.
+  r = Run("health");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "HEALTH_WARN")) << r.out;
 }
 
 // ---- erasure-code profiles -------------------------------------------------------------------
@@ -599,7 +644,7 @@ TEST_F(AdminTest, UnreachableEtcdNamesTheEndpoints) {
   for (const char* line : {"status", "osd pool create p 8 erasure", "osd tree",
                            "osd erasure-code-profile set rs k=4 m=2"}) {
     CommandResult r = RunCommand(Split(line), ctx);
-    EXPECT_EQ(r.exit_code, 1) << line;
+    EXPECT_EQ(r.exit_code, ECONNREFUSED) << line;
     EXPECT_EQ(r.out, "");
     EXPECT_TRUE(Contains(r.err, "cannot reach etcd at http://127.0.0.1:" + std::to_string(port)))
         << line << ": " << r.err;

@@ -72,12 +72,30 @@ class AdminFixture : public ::testing::Test {
     EXPECT_FALSE(j.is_discarded()) << r.out;
     return j;
   }
-  // A command that must fail with "Error <name>: ..." (exit 1, nothing on stdout).
+  // A command that must fail with "Error <name>: ..." (exit code that errno, as `ceph`'s;
+  // nothing on stdout).
   std::string Fails(const std::string& line, const std::string& errno_name) {
     CommandResult r = Run(line);
-    EXPECT_EQ(r.exit_code, 1) << line;
+    EXPECT_NE(r.exit_code, 0) << line;
+    EXPECT_EQ(ErrnoName(r.exit_code), errno_name) << line << ": exit " << r.exit_code;
     EXPECT_EQ(r.out, "") << line;
     EXPECT_EQ(r.err.rfind("Error " + errno_name + ": ", 0), 0u) << line << "\n" << r.err;
+    return r.err;
+  }
+  // Words that are no command: named first (Ceph's "no valid command found"), with the closest
+  // commands, then "Error EINVAL: invalid command"; exit EINVAL.
+  std::string Unknown(const std::string& line, const std::string& named) {
+    CommandResult r = Run(line);
+    EXPECT_EQ(r.exit_code, EINVAL) << line;
+    EXPECT_EQ(r.out, "") << line;
+    const std::string first =
+        "no valid command found; '" + named + "' is not a command (see ec-admin --help)";
+    EXPECT_EQ(r.err.rfind(first, 0), 0u) << line << "\n" << r.err;
+    const std::string last = "Error EINVAL: invalid command\n";
+    EXPECT_TRUE(r.err.size() >= last.size() &&
+                r.err.compare(r.err.size() - last.size(), last.size(), last) == 0)
+        << line << "\n"
+        << r.err;
     return r.err;
   }
   ClusterMap Map() {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,12 @@ using Words = std::vector<std::string>;
 inline Words Tail(const Words& words, std::size_t from) {
   return from >= words.size() ? Words{}
                               : Words(words.begin() + static_cast<long>(from), words.end());
+}
+// The group's words, then `words`: Prefixed({"osd", "pool"}, {"frob"}) -> osd pool frob.
+inline Words Prefixed(std::initializer_list<const char*> group, const Words& words) {
+  Words out(group.begin(), group.end());
+  out.insert(out.end(), words.begin(), words.end());
+  return out;
 }
 
 // What a changing command decided on one map: the changes (may be empty: nothing to do) and the

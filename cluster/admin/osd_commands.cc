@@ -294,7 +294,7 @@ CommandResult RunOsdCommand(const Words& words, const AdminContext& ctx) {
   if (sub == "rm") return OsdRm(args, ctx);
   if (sub == "dump") return OsdDump(args, ctx);
   if (sub == "map") return OsdMap(args, ctx);
-  return UsageError("unknown command 'osd" + (sub.empty() ? "" : " " + sub) + "'", "");
+  return UnknownCommand(Prefixed({"osd"}, words));
 }
 
 }  // namespace ec::cluster::admin

@@ -60,8 +60,7 @@ CommandResult RunPgCommand(const Words& words, const AdminContext& ctx) {
   const std::string sub = words.empty() ? "" : words[0];
   Result<ScrubKind> kind = ParseScrubKind(sub);
   if (kind.ok()) return PgScrub(*kind, Tail(words, 1), ctx);
-  return UsageError("unknown command 'pg" + (sub.empty() ? "" : " " + sub) + "'",
-                    sub.empty() ? "pg scrub|deep-scrub|repair PGID" : "");
+  return UnknownCommand(Prefixed({"pg"}, words));
 }
 
 }  // namespace ec::cluster::admin

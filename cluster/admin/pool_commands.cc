@@ -216,9 +216,7 @@ CommandResult RunPoolCommand(const Words& words, const AdminContext& ctx) {
   if (sub == "create") return PoolCreate(args, ctx);
   if (sub == "ls") return PoolLs(args, ctx);
   if (sub == "rm" || sub == "delete") return PoolRm(args, ctx);
-  return UsageError("unknown command 'osd pool" + (sub.empty() ? "" : " " + sub) +
-                        "' (expected create, ls or rm)",
-                    "");
+  return UnknownCommand(Prefixed({"osd", "pool"}, words));
 }
 
 }  // namespace ec::cluster::admin

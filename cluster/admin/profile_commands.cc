@@ -191,9 +191,7 @@ CommandResult RunProfileCommand(const Words& words, const AdminContext& ctx) {
   if (sub == "get") return ProfileGet(args, ctx);
   if (sub == "ls") return ProfileLs(args, ctx);
   if (sub == "rm") return ProfileRm(args, ctx);
-  return UsageError("unknown command 'osd erasure-code-profile" + (sub.empty() ? "" : " " + sub) +
-                        "' (expected set, get, ls or rm)",
-                    "");
+  return UnknownCommand(Prefixed({"osd", "erasure-code-profile"}, words));
 }
 
 }  // namespace ec::cluster::admin

@@ -318,7 +318,7 @@ TEST_F(ProgressCommand, EventsWhileRecoveringNoneWhenClean) {
   EXPECT_TRUE(Contains(Run({"status"}).out, "  progress:\n    Global Recovery Event (30s)\n"));
 
   r = Run({"progress", "yaml"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EINVAL);
   EXPECT_EQ(r.out, "");
   EXPECT_TRUE(Contains(r.err,
                        "Error EINVAL: invalid command: 'progress' takes only 'json'; "

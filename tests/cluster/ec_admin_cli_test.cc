@@ -1,9 +1,11 @@
-// build/bin/ec-admin as a program against a real etcd: exit codes, what goes to stdout and what to
-// stderr, the config from -c or $EC_CONF (and the error without either), --help, --version, -s
-// with --format json, and an etcd that cannot be reached (named, exit 1, within the conf's
-// etcd_op_timeout); and on a real cluster (etcd and seven ec-osd), the recovery figures of `-s`
-// and `progress` after an OSD is killed and marked out. The commands themselves are covered in
-// cluster/admin/admin_test.cc and progress_report_test.cc.
+// build/bin/ec-admin as a program against a real etcd: exit codes (the errno of the error, as
+// ceph's: ENOENT, EINVAL, EPERM, ERANGE, EBUSY; 0 for ceph's successes with a message), an unknown
+// command named with the closest commands, what goes to stdout and what to stderr, the config
+// from -c or $EC_CONF (and the error without either), --help, --version, -s with --format json,
+// and an etcd that cannot be reached (named, ECONNREFUSED, within the conf's etcd_op_timeout); and
+// on a real cluster (etcd and seven ec-osd), the recovery figures of `-s` and `progress` after an
+// OSD is killed and marked out. The commands themselves are covered in cluster/admin/admin_test.cc
+// and progress_report_test.cc.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -90,15 +92,16 @@ TEST(EcAdminProgram, HelpAndVersion) {
                         "health [detail]", "-c, --conf", "--format"}) {
     EXPECT_TRUE(Contains(r.out, c)) << c;
   }
+  EXPECT_TRUE(Contains(r.out, "exit status: 0 on success")) << r.out;
   r = Admin({"--version"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out.rfind("ec-admin ", 0), 0u) << r.out;
-  // No command: the help on stderr, exit 1.
+  // No command: the help on stderr, exit EINVAL (a usage error, as ceph's).
   r = Admin({});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EINVAL);
   EXPECT_TRUE(Contains(r.err, "usage: ec-admin"));
   r = Admin({"--format", "xml", "status"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EINVAL);
   EXPECT_TRUE(Contains(r.err, "Error EINVAL: unknown format 'xml'")) << r.err;
 }
 
@@ -115,11 +118,11 @@ TEST(EcAdminProgram, OneCommandsHelp) {
 TEST(EcAdminProgram, NoConfigIsAnError) {
   ScopedEnv no_conf("EC_CONF", nullptr);
   ProcessResult r = Admin({"status"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EINVAL);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "Error EINVAL: no config: pass -c CONF or set EC_CONF\n");
   r = Admin({"-c", "/nonexistent/ecstore.conf", "status"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ENOENT);
   EXPECT_TRUE(Contains(r.err, "Error ENOENT: cannot read config /nonexistent/ecstore.conf"))
       << r.err;
 }
@@ -138,20 +141,48 @@ TEST_F(EcAdminCli, StdoutStderrAndExitCodes) {
   EXPECT_EQ(r.out, "p\n");
   EXPECT_EQ(r.err, "");
 
+  // Errors exit with their errno, as ceph's.
   r = Admin({"-c", conf_, "osd", "erasure-code-profile", "get", "nope"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ENOENT);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "Error ENOENT: unknown erasure code profile 'nope'\n");
-  r = Admin({"-c", conf_, "osd", "frobnicate"});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(Contains(r.err, "Error EINVAL: invalid command: unknown command 'osd frobnicate'"))
-      << r.err;
+  r = Admin({"-c", conf_, "osd", "erasure-code-profile", "set", "bad", "plugin=nosuchplugin"});
+  EXPECT_EQ(r.exit_code, EINVAL);
+  EXPECT_EQ(r.err.rfind("Error EINVAL: ", 0), 0u) << r.err;
+  r = Admin({"-c", conf_, "osd", "erasure-code-profile", "set", "rs", "k=3", "m=1"});
+  EXPECT_EQ(r.exit_code, EPERM);
+  EXPECT_TRUE(Contains(r.err, "Error EPERM: will not override erasure code profile rs")) << r.err;
   r = Admin({"-c", conf_, "osd", "pool", "create", "q", "0", "erasure", "rs"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ERANGE);
   EXPECT_TRUE(Contains(r.err, "Error ERANGE: 'pg_num' must be greater than 0")) << r.err;
   r = Admin({"-c", conf_, "osd", "out", "9"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ENOENT);
   EXPECT_EQ(r.err, "Error ENOENT: osd.9 does not exist.\n");
+  r = Admin({"-c", conf_, "osd", "erasure-code-profile", "rm", "rs"});
+  EXPECT_EQ(r.exit_code, EBUSY);
+  // As ceph: removing a pool that does not exist is a success with a message.
+  r = Admin({"-c", conf_, "osd", "pool", "rm", "nosuchpool", "nosuchpool",
+             "--yes-i-really-really-mean-it"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "pool 'nosuchpool' does not exist\n");
+  // An unknown command is named plainly, with the closest commands (ceph's words), EINVAL.
+  r = Admin({"-c", conf_, "osd", "frobnicate"});
+  EXPECT_EQ(r.exit_code, EINVAL);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("no valid command found; 'osd frobnicate' is not a command (see ec-admin "
+                        "--help); 10 closest matches:\nosd ",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_TRUE(Contains(r.err, "\nError EINVAL: invalid command\n")) << r.err;
+  r = Admin({"-c", conf_, "osd", "foo"});
+  EXPECT_EQ(r.exit_code, EINVAL);
+  EXPECT_EQ(r.err.rfind("no valid command found; 'osd foo' is not a command", 0), 0u) << r.err;
+  // A shell sees the code.
+  r = ectest::RunProgram("/bin/sh", {"-c", std::string(EC_ADMIN_PATH) + " -c " + conf_ +
+                                               " osd erasure-code-profile get nope 2>/dev/null;"
+                                               " echo $?"});
+  EXPECT_EQ(r.out, "2\n");
 }
 
 // osd_pool_default_flag_ec_optimizations from the config's [global] reaches `osd pool create`:
@@ -178,7 +209,7 @@ TEST_F(EcAdminCli, PoolCreateTakesEcOptimizationsFromTheConfig) {
   ectest::WriteText(padded_conf,
                     ectest::ReadText(conf_) + "\nosd_pool_default_flag_ec_optimizations = maybe\n");
   r = Admin({"-c", padded_conf, "osd", "pool", "create", "x", "8", "erasure"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EINVAL);
   EXPECT_TRUE(
       Contains(r.err, "bad value 'maybe' for option 'osd_pool_default_flag_ec_optimizations'"))
       << r.err;
@@ -221,14 +252,14 @@ TEST_F(EcAdminCli, UnreachableEtcdFailsQuicklyNamingTheEndpoints) {
                     "[global]\netcd_endpoints = " + endpoints + "\netcd_op_timeout = 500ms\n");
   const auto start = std::chrono::steady_clock::now();
   ProcessResult r = Admin({"-c", conf_, "-s"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ECONNREFUSED);
   EXPECT_EQ(r.out, "");
-  EXPECT_TRUE(Contains(r.err, "cannot reach etcd at " + endpoints)) << r.err;
+  EXPECT_TRUE(Contains(r.err, "Error ECONNREFUSED: cannot reach etcd at " + endpoints)) << r.err;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 
   ectest::WriteText(conf_, "[global]\netcd_prefix = /x/\n");
   r = Admin({"-c", conf_, "-s"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EINVAL);
   EXPECT_TRUE(Contains(r.err, "no etcd_endpoints")) << r.err;
 }
 

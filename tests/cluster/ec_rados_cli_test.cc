@@ -2,12 +2,15 @@
 // file (etcd + six ec-osd processes on six simulated hosts, a k=4 m=2 isa pool made with
 // ec-admin): put/get round trips compared byte for byte (also through stdin and stdout), stat,
 // ls, rm then get failing with ENOENT, append, put --offset; bench write, seq and rand with their
-// summaries (text and JSON), no mismatches, and cleanup; --max-objects, --latency-log and a
-// SIGTERM ending a run early; list-inconsistent-obj on a scrub record put into etcd; and the
-// errors (unknown pool, missing object, bad numbers and flags), each exiting 1 with its message.
+// summaries (text, and JSON with rados bench's keys), no mismatches, and cleanup (also of every
+// run under one name after several write runs); --max-objects, --latency-log and a SIGTERM ending
+// a run early; list-inconsistent-obj on a scrub record put into etcd; and the errors (unknown
+// pool, missing object, bad numbers and flags, unknown commands), each exiting with its errno
+// (ENOENT 2, EIO 5, EINVAL 22 for usage errors) and its message.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -135,7 +138,7 @@ TEST_F(EcRadosCli, RmThenGetIsEnoent) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   for (const char* n : {"gone1", "gone2"}) {
     r = Rados({"get", n, (files_ / "out").string()});
-    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.exit_code, ENOENT);
     EXPECT_EQ(
         r.err.rfind(std::string("error: getting p/") + n + ": (2) No such file or directory", 0),
         0u)
@@ -144,7 +147,7 @@ TEST_F(EcRadosCli, RmThenGetIsEnoent) {
     EXPECT_TRUE(std::find(names.begin(), names.end(), n) == names.end());
   }
   r = Rados({"rm", "gone1"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ENOENT);
   EXPECT_TRUE(Contains(r.err, "error: removing p/gone1: (2) No such file or directory")) << r.err;
 }
 
@@ -192,9 +195,25 @@ TEST_F(EcRadosCli, BenchWriteSeqRandThenCleanup) {
   const std::uint64_t written = j.value("total_writes_made", std::uint64_t{0});
   EXPECT_GT(written, 0u) << r.out;
   EXPECT_EQ(j["write_size"], 4096);
-  EXPECT_GT(j["bandwidth_mb_sec"].get<double>(), 0);
+  EXPECT_EQ(j["op_size"], 4096);
+  EXPECT_EQ(j["object_size"], 4096);
+  EXPECT_EQ(j["concurrent_ios"], 4);
+  EXPECT_EQ(j["object_prefix"].get<std::string>().rfind("benchmark_data_", 0), 0u) << r.out;
+  EXPECT_GT(j["bandwidth"].get<double>(), 0);  // MB/s
   EXPECT_GT(j["latency_p99_s"].get<double>(), 0);
   EXPECT_GE(j["latency_p99_s"].get<double>(), j["latency_p50_s"].get<double>());
+  // rados bench --format json's keys (src/common/obj_bencher.cc), as numbers; latency in s.
+  for (const char* key :
+       {"concurrent_ios", "object_size", "op_size", "total_time_run", "total_writes_made",
+        "write_size", "bandwidth", "stddev_bandwidth", "max_bandwidth", "min_bandwidth",
+        "average_iops", "stddev_iops", "max_iops", "min_iops", "average_latency", "stddev_latency",
+        "max_latency", "min_latency"}) {
+    EXPECT_TRUE(j.contains(key) && j[key].is_number()) << key << "\n" << r.out;
+  }
+  EXPECT_GT(j["average_latency"].get<double>(), 0);
+  EXPECT_LT(j["average_latency"].get<double>(), 2);  // seconds, not ms
+  EXPECT_LE(j["min_latency"].get<double>(), j["max_latency"].get<double>());
+  EXPECT_FALSE(j.contains("bandwidth_mb_sec")) << r.out;
   std::vector<std::string> names = Ls();
   const auto bench_objects = std::count_if(names.begin(), names.end(), [](const std::string& n) {
     return n.rfind("benchmark_data_", 0) == 0;
@@ -218,6 +237,12 @@ TEST_F(EcRadosCli, BenchWriteSeqRandThenCleanup) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   j = Json(r);
   EXPECT_GT(j.value("total_reads_made", 0), 0) << r.out;
+  for (const char* key : {"total_time_run", "total_reads_made", "read_size", "object_size",
+                          "bandwidth", "average_iops", "stddev_iops", "max_iops", "min_iops",
+                          "average_latency", "max_latency", "min_latency"}) {
+    EXPECT_TRUE(j.contains(key) && j[key].is_number()) << key << "\n" << r.out;
+  }
+  EXPECT_EQ(j["read_size"], 4096);
   EXPECT_EQ(j["mismatches"], 0);
   EXPECT_TRUE(j.contains("degraded_reads"));
   EXPECT_TRUE(j.contains("degraded_read_network_bytes"));
@@ -232,7 +257,7 @@ TEST_F(EcRadosCli, BenchWriteSeqRandThenCleanup) {
   ASSERT_NE(it, names.end());
   ASSERT_EQ(Rados({"put", *it, (files_ / "junk").string()}).exit_code, 0);
   r = Rados({"bench", "2", "seq", "-t", "4", "--format", "json"});
-  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(r.exit_code, EIO) << r.out;  // as rados bench's read runs
   EXPECT_EQ(Json(r)["mismatches"], 1);
   EXPECT_TRUE(Contains(r.err, "error: 1 of ")) << r.err;
 
@@ -252,9 +277,68 @@ TEST_F(EcRadosCli, BenchWriteSeqRandThenCleanup) {
   EXPECT_TRUE(Contains(r.out, "Cleaning up (deleting benchmark objects)\nRemoved ")) << r.out;
   for (const std::string& n : Ls()) EXPECT_NE(n.rfind("mybench", 0), 0u) << n;
   r = Rados({"bench", "1", "seq", "--run-name", "mybench"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ENOENT);
   EXPECT_TRUE(Contains(r.err, "must write data before running a read benchmark")) << r.err;
   EXPECT_TRUE(Contains(r.err, "(2) No such file or directory")) << r.err;
+}
+
+// Several write runs under one name, then `cleanup`: every object of every run goes, not only
+// the last run's. With the default name each run has its own prefix (benchmark_data_<host>_<pid>)
+// and a later run used to replace (or, with cleanup, remove) the metadata, so that cleanup failed
+// with the read bench's "must write data" and left the earlier objects; with --run-name a shorter
+// run left the objects past its count.
+TEST_F(EcRadosCli, BenchCleanupRemovesEveryRunOfItsName) {
+  const auto count = [](const std::vector<std::string>& names, const std::string& prefix) {
+    return std::count_if(names.begin(), names.end(),
+                         [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
+  };
+  const auto write = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"bench", "5", "write", "-b", "4096", "-t", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ProcessResult r = Rados(args);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    return r;
+  };
+  const auto before = count(Ls(), "benchmark_data_");
+
+  // The default name: two runs kept, then one that cleans up after itself.
+  write({"--max-objects", "5", "--no-cleanup"});
+  write({"--max-objects", "3", "--no-cleanup"});
+  ProcessResult r = write({"--max-objects", "4"});
+  EXPECT_TRUE(Contains(r.out, "Removed 4 objects\n")) << r.out;
+  std::vector<std::string> names = Ls();
+  EXPECT_EQ(count(names, "benchmark_data_"), before + 8);
+  // The self-cleaning run left the metadata of the last kept run: seq still reads it.
+  EXPECT_TRUE(std::find(names.begin(), names.end(), "benchmark_last_metadata") != names.end());
+  r = Rados({"bench", "1", "seq", "-t", "2", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(Json(r)["mismatches"], 0);
+  r = Rados({"cleanup"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Removed " + std::to_string(before + 8) + " objects\n");
+  names = Ls();
+  EXPECT_EQ(count(names, "benchmark_"), 0) << "left behind";
+  // Nothing left: still a success (as rados), nothing removed.
+  r = Rados({"cleanup"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Removed 0 objects\n");
+
+  // A run name: a shorter second run under it leaves the first run's objects past its count.
+  write({"--max-objects", "6", "--no-cleanup", "--run-name", "twice"});
+  write({"--max-objects", "2", "--no-cleanup", "--run-name", "twice"});
+  EXPECT_EQ(count(Ls(), "twice_object"), 6);
+  r = Rados({"cleanup", "--run-name", "twice"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Removed 6 objects\n");
+  names = Ls();
+  EXPECT_EQ(count(names, "twice"), 0) << "objects or metadata left";
+
+  // A self-cleaning run under the name of a kept run overwrote some of its objects: it removes
+  // that run's objects and metadata too.
+  write({"--max-objects", "6", "--no-cleanup", "--run-name", "same"});
+  r = write({"--max-objects", "2", "--run-name", "same"});
+  EXPECT_TRUE(Contains(r.out, "Removed 6 objects\n")) << r.out;
+  EXPECT_EQ(count(Ls(), "same"), 0) << "objects or metadata left";
 }
 
 // --max-objects ends a write run at that count; --latency-log has one line per completed op; a
@@ -268,7 +352,7 @@ TEST_F(EcRadosCli, BenchMaxObjectsLatencyLogAndStopSignal) {
   EXPECT_EQ(std::count_if(names.begin(), names.end(),
                           [](const std::string& n) { return n.rfind("capped_object", 0) == 0; }),
             37);
-  EXPECT_EQ(Rados({"bench", "1", "write", "--max-objects", "x"}).exit_code, 1);
+  EXPECT_EQ(Rados({"bench", "1", "write", "--max-objects", "x"}).exit_code, EINVAL);
 
   const std::string log = (files_ / "lat.log").string();
   const auto t0 = std::chrono::steady_clock::now();
@@ -361,22 +445,22 @@ TEST_F(EcRadosCli, ListInconsistentObj) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, cl::ListInconsistentObjJson(result).dump() + "\n");
 
-  // A PG never scrubbed: rados's words, exit 1.
+  // A PG never scrubbed: rados's words, ENOENT.
   r = Rados({"list-inconsistent-obj", pgid(4)});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ENOENT);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "No scrub information available for pg " + pgid(4) + "\n");
   r = Rados({"list-inconsistent-obj", "x"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EINVAL);
   EXPECT_EQ(r.err, "error: invalid pgid 'x'\n");
   r = Rados({"list-inconsistent-obj"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EINVAL);
   EXPECT_FALSE(r.err.empty());
 
   // A record that does not decode, and one naming another PG: EBADMSG naming the key.
   put(pgid(5), "{not json");
   r = Rados({"list-inconsistent-obj", pgid(5)});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EBADMSG);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err.rfind("error: bad scrub result at " +
                             cl::ScrubResultKey(cl::kDefaultMapPrefix, pgid(5)) + ": ",
@@ -385,7 +469,7 @@ TEST_F(EcRadosCli, ListInconsistentObj) {
       << r.err;
   put(pgid(6), cl::EncodeScrubResult(result));
   r = Rados({"list-inconsistent-obj", pgid(6)});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EBADMSG);
   EXPECT_TRUE(Contains(r.err, "pgid '" + pgid(3) + "' is not the key's")) << r.err;
 
   ASSERT_TRUE(client.DeletePrefix(cl::ScrubResultPrefix(cl::kDefaultMapPrefix)).ok());
@@ -393,23 +477,23 @@ TEST_F(EcRadosCli, ListInconsistentObj) {
 
 TEST_F(EcRadosCli, Errors) {
   ProcessResult r = ectest::RunProgram(EC_RADOS_PATH, {"-c", conf_, "-p", "nope", "ls"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ENOENT);
   EXPECT_EQ(r.err, "error opening pool nope: (2) No such file or directory\n");
   EXPECT_EQ(r.out, "");
   r = Rados({"get", "no-such-object", (files_ / "out").string()});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ENOENT);
   EXPECT_EQ(r.err.rfind("error: getting p/no-such-object: (2) No such file or directory", 0), 0u)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(files_ / "out"));
   r = Rados({"stat", "no-such-object"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ENOENT);
   EXPECT_TRUE(Contains(r.err, "error: stat p/no-such-object: (2) No such file or directory"))
       << r.err;
   r = Rados({"put", "x", (files_ / "no-such-file").string()});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, ENOENT);
   EXPECT_TRUE(Contains(r.err, "(2) No such file or directory")) << r.err;
 
-  // Usage errors: exit 1 (never CLI11's 105-109), a message on stderr.
+  // Usage errors: exit EINVAL (never CLI11's 105-109), a message on stderr.
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"bench", "2", "write", "-b", "abc"},
            {"bench", "2", "write", "-b", "0"},
@@ -429,16 +513,37 @@ TEST_F(EcRadosCli, Errors) {
     r = Rados(args);
     std::string line;
     for (const std::string& a : args) line += " " + a;
-    EXPECT_EQ(r.exit_code, 1) << line << "\n" << r.out << r.err;
+    EXPECT_EQ(r.exit_code, EINVAL) << line << "\n" << r.out << r.err;
     EXPECT_FALSE(r.err.empty()) << line;
   }
   r = Rados({"bench", "2", "write", "-b", "abc"});
   EXPECT_TRUE(Contains(r.err, "error: -b: 'abc'")) << r.err;
   r = ectest::RunProgram(EC_RADOS_PATH, {"-c", conf_, "ls"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EINVAL);
   EXPECT_TRUE(Contains(r.err, "pool name was not specified")) << r.err;
   r = ectest::RunProgram(EC_RADOS_PATH, {});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, EINVAL);
+  // Unknown commands and options named plainly (CLI11's own message lists the words reversed).
+  r = Rados({"frobnicate", "x"});
+  EXPECT_EQ(r.exit_code, EINVAL);
+  EXPECT_EQ(r.err,
+            "error: no valid command found; 'frobnicate' is not a command (see ec-rados --help)\n");
+  r = Rados({"lst"});
+  EXPECT_EQ(r.exit_code, EINVAL);
+  EXPECT_EQ(r.err,
+            "error: no valid command found; 'lst' is not a command (see ec-rados --help); 1 "
+            "closest match:\nls\n");
+  r = Rados({"stats", "obj"});
+  EXPECT_EQ(r.exit_code, EINVAL);
+  EXPECT_TRUE(Contains(r.err, "closest match:\nstat OBJ\n")) << r.err;
+  r = Rados({"stat", "a", "b"});
+  EXPECT_EQ(r.exit_code, EINVAL);
+  EXPECT_EQ(r.err, "error: 'stat' does not take 'b'\n(see ec-rados --help)\n");
+  r = Rados({"ls", "--no-such-flag"});
+  EXPECT_EQ(r.err, "error: unknown option '--no-such-flag'\n(see ec-rados --help)\n");
+  // A shell sees the code.
+  r = Shell("$R stat no-such-object 2>/dev/null; echo $?");
+  EXPECT_EQ(r.out, "2\n");
 
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{{"--help"},
@@ -456,6 +561,7 @@ TEST_F(EcRadosCli, Errors) {
   }
   r = ectest::RunProgram(EC_RADOS_PATH, {"--help"});
   EXPECT_TRUE(Contains(r.out, "list-inconsistent-obj")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "Exit status: 0 on success, else the error's errno")) << r.out;
   r = ectest::RunProgram(EC_RADOS_PATH, {"--version"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out.rfind("ec-rados ", 0), 0u) << r.out;

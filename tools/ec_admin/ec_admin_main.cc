@@ -1,6 +1,7 @@
 // ec-admin: the cluster map's admin tool with Ceph's `ceph` command syntax (issue 13 item 5).
-// Only the program's frame is here: the config file, the etcd client, the exit code. The
-// commands are cluster/admin (ec_cluster_admin), which the tests drive in-process.
+// Only the program's frame is here: the config file, the etcd client, the exit code (the errno
+// of the error, as `ceph`'s: admin_command.h). The commands are cluster/admin
+// (ec_cluster_admin), which the tests drive in-process.
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -11,15 +12,18 @@
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/map/map_store.h"
 #include "common/cli.h"
+#include "common/cli_errors.h"
 #include "common/config.h"
 
 namespace {
 
 constexpr const char* kSystemConf = "/etc/ecstore/ecstore.conf";
 
-int Fail(const std::string& message) {
-  std::cerr << "Error " << message << "\n";
-  return 1;
+// Prints "Error ENOENT: <message>" and returns the exit status: the status's errno.
+int Fail(const ec::Status& status) {
+  const ec::cluster::admin::CommandResult r = ec::cluster::admin::ErrorResult(status);
+  std::cerr << r.err;
+  return r.exit_code;
 }
 
 }  // namespace
@@ -28,10 +32,7 @@ int main(int argc, char** argv) {
   namespace admin = ec::cluster::admin;
   std::vector<std::string> args(argv + 1, argv + argc);
   ec::Result<admin::GlobalArgs> global = admin::ParseGlobalArgs(args);
-  if (!global.ok()) {
-    std::cerr << admin::ErrorResult(global.status()).err;
-    return 1;
-  }
+  if (!global.ok()) return Fail(global.status());
   if (global->help) {
     std::cout << (global->words.empty() ? admin::HelpText() : admin::HelpFor(global->words));
     return 0;
@@ -42,27 +43,26 @@ int main(int argc, char** argv) {
   }
   if (global->words.empty()) {
     std::cerr << admin::HelpText();
-    return 1;
+    return ec::cli::kUsageExitStatus;
   }
 
   std::string conf = ec::ConfigPath(global->conf);
   if (conf.empty()) {
     std::error_code ec;
     if (!std::filesystem::exists(kSystemConf, ec)) {
-      return Fail("EINVAL: no config: pass -c CONF or set EC_CONF");
+      return Fail(ec::Status::Invalid("no config: pass -c CONF or set EC_CONF"));
     }
     conf = kSystemConf;
   }
   ec::Result<ec::ClientConfig> config = ec::LoadClientConfig(conf);
-  if (!config.ok())
-    return Fail(admin::ErrnoName(config.status().code()) + ": " + config.status().message());
+  if (!config.ok()) return Fail(config.status());
   if (config->etcd_endpoints.empty()) {
-    return Fail("EINVAL: " + conf + ": no etcd_endpoints in [global]");
+    return Fail(ec::Status::Invalid(conf + ": no etcd_endpoints in [global]"));
   }
   ec::Result<std::vector<ec::etcd::Endpoint>> endpoints =
       ec::etcd::ParseEndpoints(config->etcd_endpoints);
   if (!endpoints.ok()) {
-    return Fail("EINVAL: " + conf + ": etcd_endpoints: " + endpoints.status().message());
+    return Fail(ec::Status::Invalid(conf + ": etcd_endpoints: " + endpoints.status().message()));
   }
   ec::etcd::ClientOptions options;
   options.endpoints = *endpoints;

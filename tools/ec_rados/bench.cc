@@ -216,24 +216,27 @@ Status WriteMetadata(IoCtx& io, const std::string& name, const BenchMetadata& m)
   return Status::OK();
 }
 
-// Removes objects 0..num-1 (skipping missing ones) with `concurrency` threads.
-Result<std::uint64_t> RemoveBenchObjects(IoCtx& io, const BenchMetadata& m, int concurrency) {
+// Removes the objects name_of(0) .. name_of(count - 1) (skipping missing ones) with `concurrency`
+// threads; returns how many were removed.
+Result<std::uint64_t> RemoveMany(IoCtx& io, std::uint64_t count,
+                                 const std::function<std::string(std::uint64_t)>& name_of,
+                                 int concurrency) {
   std::atomic<std::uint64_t> next{0}, removed{0};
   std::mutex mu;
   Status error;
   std::vector<std::thread> workers;
   const int threads = static_cast<int>(std::min<std::uint64_t>(
-      static_cast<std::uint64_t>(concurrency), std::max<std::uint64_t>(m.num_objects, 1)));
+      static_cast<std::uint64_t>(std::max(1, concurrency)), std::max<std::uint64_t>(count, 1)));
   for (int w = 0; w < threads; ++w) {
     workers.emplace_back([&] {
       for (;;) {
         const std::uint64_t n = next.fetch_add(1);
-        if (n >= m.num_objects) return;
+        if (n >= count) return;
         {
           std::lock_guard lock(mu);
           if (!error.ok()) return;
         }
-        const std::string name = BenchObjectName(m.prefix, n);
+        const std::string name = name_of(n);
         Status s = io.Remove(name);
         if (s.ok()) {
           removed.fetch_add(1);
@@ -248,6 +251,31 @@ Result<std::uint64_t> RemoveBenchObjects(IoCtx& io, const BenchMetadata& m, int 
   for (std::thread& t : workers) t.join();
   if (!error.ok()) return error;
   return removed.load();
+}
+
+// Objects 0 .. num_objects-1 of a run.
+Result<std::uint64_t> RemoveBenchObjects(IoCtx& io, const BenchMetadata& m, int concurrency) {
+  return RemoveMany(
+      io, m.num_objects, [&](std::uint64_t n) { return BenchObjectName(m.prefix, n); },
+      concurrency);
+}
+
+Status RemoveMetadata(IoCtx& io, const std::string& name) {
+  Status rm = io.Remove(name);
+  if (!rm.ok() && rm.code() != ENOENT) {
+    return Status::Error(rm.code(), ErrorText("removing " + name, rm));
+  }
+  return Status::OK();
+}
+
+// Whether `name` is "<prefix>_object<N>".
+bool IsObjectOfPrefix(std::string_view name, std::string_view prefix) {
+  constexpr std::string_view kInfix = "_object";
+  if (name.size() <= prefix.size() + kInfix.size()) return false;
+  if (name.substr(0, prefix.size()) != prefix) return false;
+  if (name.substr(prefix.size(), kInfix.size()) != kInfix) return false;
+  const std::string_view n = name.substr(prefix.size() + kInfix.size());
+  return n.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
 std::string MetadataName(const BenchOptions& o) {
@@ -271,6 +299,8 @@ Result<BenchResult> RunWrite(IoCtx& io, const BenchOptions& o, std::ostream& out
   BenchResult result;
   result.mode = BenchMode::kWrite;
   result.object_size = o.block_size;
+  result.concurrency = o.concurrency;
+  result.object_prefix = meta.prefix;
   Status s = phase.Run(
       [&](std::uint64_t* n) {
         if (o.max_objects != 0 && next_n >= o.max_objects) return false;
@@ -295,20 +325,29 @@ Result<BenchResult> RunWrite(IoCtx& io, const BenchOptions& o, std::ostream& out
   meta.num_objects = next_n;
   if (!s.ok()) return s;
   const std::string meta_name = MetadataName(o);
-  EC_RETURN_IF_ERROR(WriteMetadata(io, meta_name, meta));
-  if (o.cleanup) {
-    const auto t0 = Clock::now();
-    if (o.progress) out << "Cleaning up (deleting benchmark objects)\n";
-    auto removed = RemoveBenchObjects(io, meta, o.concurrency);
-    if (!removed.ok()) return removed.status();
-    Status rm = io.Remove(meta_name);
-    if (!rm.ok() && rm.code() != ENOENT) {
-      return Status::Error(rm.code(), ErrorText("removing " + meta_name, rm));
-    }
-    if (o.progress) {
-      out << "Removed " << *removed << " objects\n"
-          << "Clean up completed and total clean up time :" << Seconds(Clock::now() - t0) << "\n";
-    }
+  if (!o.cleanup) {
+    EC_RETURN_IF_ERROR(WriteMetadata(io, meta_name, meta));
+    return result;
+  }
+  // With cleanup the run records no metadata (rados writes it and removes it again): the
+  // metadata object is left to the run kept with --no-cleanup that wrote it, whose objects seq,
+  // rand and cleanup still find through it. Only when that run had this run's prefix (the same
+  // --run-name) were its objects overwritten and some removed here: then it goes, objects and
+  // metadata.
+  const auto t0 = Clock::now();
+  if (o.progress) out << "Cleaning up (deleting benchmark objects)\n";
+  auto removed = RemoveBenchObjects(io, meta, o.concurrency);
+  if (!removed.ok()) return removed.status();
+  auto earlier = ReadMetadata(io, meta_name);
+  if (earlier.ok() && earlier->prefix == meta.prefix) {
+    auto rest = RemoveBenchObjects(io, *earlier, o.concurrency);
+    if (!rest.ok()) return rest.status();
+    *removed += *rest;
+    EC_RETURN_IF_ERROR(RemoveMetadata(io, meta_name));
+  }
+  if (o.progress) {
+    out << "Removed " << *removed << " objects\n"
+        << "Clean up completed and total clean up time :" << Seconds(Clock::now() - t0) << "\n";
   }
   return result;
 }
@@ -320,6 +359,7 @@ Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,
   BenchResult result;
   result.mode = o.mode;
   result.object_size = meta->object_size;
+  result.concurrency = o.concurrency;
   std::uint64_t next_n = 0;
   std::mt19937_64 rng(static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
   std::atomic<std::uint64_t> mismatches{0}, degraded{0}, net_bytes{0}, dev_bytes{0};
@@ -424,16 +464,48 @@ Result<BenchResult> RunBench(IoCtx& io, const BenchOptions& options, std::ostrea
   return RunRead(io, options, out, err);
 }
 
+bool IsBenchObject(std::string_view name, const std::string& run_name) {
+  if (!run_name.empty() && IsObjectOfPrefix(name, run_name)) return true;
+  if (!run_name.empty() && run_name != kDefaultRunName) return false;
+  // benchmark_data_<host>_<pid>_object<N>: any host, any process.
+  constexpr std::string_view kDefault = "benchmark_data_";
+  if (name.substr(0, kDefault.size()) != kDefault) return false;
+  const std::size_t infix = name.rfind("_object");
+  return infix != std::string_view::npos && infix > kDefault.size() &&
+         IsObjectOfPrefix(name, name.substr(0, infix));
+}
+
 Result<std::uint64_t> CleanupBench(IoCtx& io, const std::string& run_name, int concurrency) {
-  const std::string name = run_name.empty() ? kDefaultRunName : run_name;
-  auto meta = ReadMetadata(io, name);
-  if (!meta.ok()) return meta.status();
-  auto removed = RemoveBenchObjects(io, *meta, std::max(1, concurrency));
-  if (!removed.ok()) return removed.status();
-  Status rm = io.Remove(name);
-  if (!rm.ok() && rm.code() != ENOENT) {
-    return Status::Error(rm.code(), ErrorText("removing " + name, rm));
+  const std::string meta_name = run_name.empty() ? kDefaultRunName : run_name;
+  // The metadata's prefix, when it names one that the run name's pattern does not cover (a
+  // caller's BenchOptions::object_prefix). Metadata that does not parse is removed all the same.
+  std::string meta_prefix;
+  auto meta = ReadMetadata(io, meta_name);
+  if (meta.ok()) {
+    meta_prefix = meta->prefix;
+  } else if (meta.status().code() != ENOENT && meta.status().code() != EINVAL) {
+    return meta.status();
   }
+  // Every run with this name, not only the one the metadata names: an earlier run's objects stay
+  // behind when a later run replaced the metadata (another process's prefix) or wrote fewer
+  // objects under the same prefix. So the pool is listed, as rados's cleanup does without
+  // metadata.
+  auto names = io.List();
+  if (!names.ok()) {
+    return Status::Error(names.status().code(),
+                         ErrorText("listing pool " + io.pool_name(), names.status()));
+  }
+  std::vector<std::string> doomed;
+  for (const std::string& name : *names) {
+    if (IsBenchObject(name, run_name) ||
+        (!meta_prefix.empty() && IsObjectOfPrefix(name, meta_prefix))) {
+      doomed.push_back(name);
+    }
+  }
+  auto removed = RemoveMany(
+      io, doomed.size(), [&](std::uint64_t n) { return doomed[n]; }, concurrency);
+  if (!removed.ok()) return removed.status();
+  EC_RETURN_IF_ERROR(RemoveMetadata(io, meta_name));
   return removed;
 }
 

@@ -2,11 +2,14 @@
 //
 //   write  CONCURRENCY threads each keep one write_full in flight, of objects
 //          <prefix>_object<N> (N = 0, 1, ...) of block_size bytes whose content is derived from N
-//          (bench_report.h), for `seconds` or until max_objects are written (when not 0); then the
-//          metadata object (run_name, default benchmark_last_metadata) records the prefix, the
-//          number of objects and their size so that seq and rand can read them. With cleanup, the
-//          objects and the metadata are removed at the end (rados's default; --no-cleanup keeps
-//          them).
+//          (bench_report.h), for `seconds` or until max_objects are written (when not 0). With
+//          --no-cleanup, the metadata object (run_name, default benchmark_last_metadata) then
+//          records the prefix, the number of objects and their size so that seq and rand can read
+//          them. With cleanup (rados's default) the objects are removed at the end and the
+//          metadata object is not written: one a run kept with --no-cleanup wrote stays valid
+//          (unless that run had this run's prefix, i.e. the same run name: its objects were
+//          overwritten, so they and the metadata are removed too). <prefix> is
+//          benchmark_data_<host>_<pid>, or the run name when there is one.
 //   seq    reads the objects in order, whole, until all are read or `seconds` have passed.
 //   rand   reads objects picked at random, whole, for `seconds`.
 // Every read is checked against the content its writer derived from N; a wrong size or byte is a
@@ -26,6 +29,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "cluster/client/rados.h"
 #include "common/status.h"
@@ -67,11 +71,21 @@ struct BenchMetadata {
 Result<BenchResult> RunBench(cluster::client::IoCtx& io, const BenchOptions& options,
                              std::ostream& out, std::ostream& err);
 
-// `rados cleanup`: removes the objects a run's metadata names (missing ones are skipped) and the
-// metadata itself, with `concurrency` removes in flight. Returns how many objects were removed.
-// Errors: ENOENT when there is no such metadata object; the first failed remove.
+// `rados cleanup`: removes every object of every write run under `run_name` (empty: the default,
+// benchmark_last_metadata) that the pool holds, not only the last run's: the objects IsBenchObject
+// recognises and those of the prefix the metadata object names, found by listing the pool (an
+// earlier run's objects outlive its metadata when a later run with the same name replaced it);
+// then the metadata object. `concurrency` removes in flight. Returns how many objects were
+// removed (0, and no error, when there is nothing: as rados). Errors: the listing's; the first
+// failed remove; a metadata object that cannot be read (other than missing or not parsing).
 Result<std::uint64_t> CleanupBench(cluster::client::IoCtx& io, const std::string& run_name,
                                    int concurrency);
+
+// Whether `name` is an object of a write run under `run_name`: "<run_name>_object<N>"; for the
+// default run name (empty or benchmark_last_metadata) "benchmark_data_<host>_<pid>_object<N>" of
+// any host and process (they all share the default metadata object). rados's own cleanup limits
+// the default to this host's objects.
+bool IsBenchObject(std::string_view name, const std::string& run_name);
 
 // The name of object n of a run.
 std::string BenchObjectName(const std::string& prefix, std::uint64_t n);

@@ -147,22 +147,28 @@ nlohmann::json SummaryJson(const BenchResult& r) {
   const bool read = IsRead(r.mode);
   nlohmann::json j;
   j["mode"] = BenchModeName(r.mode);
+  if (!read) {
+    // What rados prints before a write run.
+    j["concurrent_ios"] = r.concurrency;
+    j["op_size"] = s.op_size;
+    j["object_prefix"] = r.object_prefix;
+  }
   j["total_time_run"] = s.total_time;
   j[read ? "total_reads_made" : "total_writes_made"] = s.ops;
   j[read ? "read_size" : "write_size"] = s.op_size;
   j["object_size"] = s.object_size;
-  j["bandwidth_mb_sec"] = s.bandwidth;
+  j["bandwidth"] = s.bandwidth;
   j["stddev_bandwidth"] = s.stddev_bandwidth;
-  j["max_bandwidth_mb_sec"] = s.max_bandwidth;
-  j["min_bandwidth_mb_sec"] = s.min_bandwidth;
+  j["max_bandwidth"] = s.max_bandwidth;
+  j["min_bandwidth"] = s.min_bandwidth;
   j["average_iops"] = s.average_iops;
   j["stddev_iops"] = s.stddev_iops;
   j["max_iops"] = s.max_iops;
   j["min_iops"] = s.min_iops;
-  j["average_latency_s"] = s.average_latency;
-  j["stddev_latency_s"] = s.stddev_latency;
-  j["max_latency_s"] = s.max_latency;
-  j["min_latency_s"] = s.min_latency;
+  j["average_latency"] = s.average_latency;
+  j["stddev_latency"] = s.stddev_latency;
+  j["max_latency"] = s.max_latency;
+  j["min_latency"] = s.min_latency;
   j["latency_p50_s"] = s.p50_latency;
   j["latency_p99_s"] = s.p99_latency;
   if (read) {

@@ -25,6 +25,8 @@ struct BenchResult {
   std::uint64_t ops = 0;                     // writes or reads completed
   std::uint64_t op_size = 0;                 // bytes of one write or read
   std::uint64_t object_size = 0;             // bytes of one object
+  int concurrency = 0;                       // operations in flight (-t)
+  std::string object_prefix;                 // write only: the objects' name prefix
   std::vector<double> latencies;             // seconds, one per completed op (any order)
   std::vector<double> bandwidth_per_second;  // MB/s of each whole second of the run
   std::vector<double> iops_per_second;       // ops completed in each whole second
@@ -61,8 +63,20 @@ double StdDev(std::span<const double> values);
 // the degraded reads' own p50 and p99: in a run where one OSD is down most reads are not degraded,
 // so the overall percentiles say little about the degraded ones).
 std::string FormatSummaryText(const BenchResult& r);
-// The same as one JSON object with snake_case keys ("total_time_run", "bandwidth_mb_sec",
-// "latency_p50_s", "degraded_reads", ...).
+// The same as one JSON object, with `rados bench --format json`'s keys for what rados reports
+// (Ceph's obj_bencher.cc; its units: bandwidth in MB/s of 2^20 bytes, latency in seconds):
+//   write: concurrent_ios, object_size, op_size, object_prefix, total_time_run,
+//          total_writes_made, write_size, bandwidth, stddev_bandwidth, max_bandwidth,
+//          min_bandwidth, average_iops, stddev_iops, max_iops, min_iops, average_latency,
+//          stddev_latency, max_latency, min_latency
+//   seq, rand: the same with total_reads_made and read_size (rados's read summary has no
+//          bandwidth deviation and extremes nor latency deviation; ours has them, named as
+//          in its write summary)
+// and ecstore's own keys for what rados lacks: mode, latency_p50_s, latency_p99_s and, for reads,
+// mismatches, degraded_reads, degraded_read_network_bytes, degraded_read_network_bytes_per_read,
+// degraded_read_device_bytes, degraded_latency_p50_s, degraded_latency_p99_s. Values are JSON
+// numbers (rados's formatter quotes them as strings; float() reads both) and average_iops keeps
+// its fraction (rados truncates it).
 nlohmann::json SummaryJson(const BenchResult& r);
 
 // One line of `ec-rados bench --latency-log`: the op's start as Unix time in seconds (6 decimals),

@@ -1,6 +1,6 @@
 // bench_report and the bench metadata codec without a cluster: percentiles and deviations, the
-// summary's lines and JSON keys, the progress row, the object content and its check, and
-// metadata that does not parse.
+// summary's lines and JSON keys (rados bench's), the progress row, the object content and its
+// check, metadata that does not parse, and which objects `cleanup` takes for a run name.
 #include "tools/ec_rados/bench_report.h"
 
 #include <gtest/gtest.h>
@@ -115,7 +115,7 @@ TEST(BenchReport, JsonKeys) {
   EXPECT_EQ(j["mode"], "seq");
   EXPECT_EQ(j["total_reads_made"], 4);
   EXPECT_EQ(j["read_size"], 1 << 20);
-  EXPECT_DOUBLE_EQ(j["bandwidth_mb_sec"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["bandwidth"].get<double>(), 2.0);  // MB/s, as rados
   EXPECT_DOUBLE_EQ(j["latency_p99_s"].get<double>(), 0.4);
   EXPECT_EQ(j["degraded_reads"], 2);
   EXPECT_EQ(j["degraded_read_network_bytes"], 3000);
@@ -126,17 +126,48 @@ TEST(BenchReport, JsonKeys) {
   BenchResult clean = SampleRead();
   clean.degraded_latencies.clear();
   EXPECT_FALSE(SummaryJson(clean).contains("degraded_latency_p50_s"));
-  for (const char* key : {"total_time_run", "object_size", "stddev_bandwidth",
-                          "max_bandwidth_mb_sec", "min_bandwidth_mb_sec", "average_iops",
-                          "stddev_iops", "max_iops", "min_iops", "average_latency_s",
-                          "stddev_latency_s", "max_latency_s", "min_latency_s", "latency_p50_s"}) {
-    EXPECT_TRUE(j.contains(key)) << key;
+  // rados bench --format json's keys for a read run (src/common/obj_bencher.cc), numbers.
+  for (const char* key : {"total_time_run", "total_reads_made", "read_size", "object_size",
+                          "bandwidth", "average_iops", "stddev_iops", "max_iops", "min_iops",
+                          "average_latency", "max_latency", "min_latency",
+                          // rados's write keys for what our read summary has too
+                          "stddev_bandwidth", "max_bandwidth", "min_bandwidth", "stddev_latency",
+                          // ours
+                          "latency_p50_s", "latency_p99_s"}) {
+    EXPECT_TRUE(j.contains(key) && j[key].is_number()) << key;
   }
+  for (const char* key : {"total_reads_made", "read_size", "object_size"}) {
+    EXPECT_TRUE(j[key].is_number_unsigned()) << key;
+  }
+  // The old names are gone.
+  for (const char* key :
+       {"bandwidth_mb_sec", "max_bandwidth_mb_sec", "min_bandwidth_mb_sec", "average_latency_s",
+        "stddev_latency_s", "max_latency_s", "min_latency_s"}) {
+    EXPECT_FALSE(j.contains(key)) << key;
+  }
+  EXPECT_FALSE(j.contains("total_writes_made"));
+  EXPECT_FALSE(j.contains("concurrent_ios"));
+
   BenchResult w = SampleRead();
   w.mode = BenchMode::kWrite;
+  w.concurrency = 16;
+  w.object_prefix = "benchmark_data_h_42";
   const nlohmann::json jw = SummaryJson(w);
   EXPECT_EQ(jw["total_writes_made"], 4);
+  EXPECT_EQ(jw["write_size"], 1 << 20);
+  EXPECT_EQ(jw["op_size"], 1 << 20);
+  EXPECT_EQ(jw["concurrent_ios"], 16);
+  EXPECT_EQ(jw["object_prefix"], "benchmark_data_h_42");
   EXPECT_FALSE(jw.contains("degraded_reads"));
+  EXPECT_FALSE(jw.contains("total_reads_made"));
+  // Every key of rados bench's write JSON.
+  for (const char* key :
+       {"concurrent_ios", "object_size", "op_size", "total_time_run", "total_writes_made",
+        "write_size", "bandwidth", "stddev_bandwidth", "max_bandwidth", "min_bandwidth",
+        "average_iops", "stddev_iops", "max_iops", "min_iops", "average_latency", "stddev_latency",
+        "max_latency", "min_latency"}) {
+    EXPECT_TRUE(jw.contains(key) && jw[key].is_number()) << key;
+  }
 }
 
 TEST(BenchReport, ProgressTable) {
@@ -190,6 +221,33 @@ TEST(BenchMetadata, RoundTripAndBadInput) {
     EXPECT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.status().code(), EINVAL) << bad;
   }
+}
+
+// cleanup takes every run's objects under a name, never the metadata object or a look-alike.
+TEST(BenchMetadata, WhichObjectsARunNameCovers) {
+  EXPECT_TRUE(IsBenchObject("mybench_object0", "mybench"));
+  EXPECT_TRUE(IsBenchObject("mybench_object12345", "mybench"));
+  EXPECT_FALSE(IsBenchObject("mybench", "mybench"));
+  EXPECT_FALSE(IsBenchObject("mybench_object", "mybench"));
+  EXPECT_FALSE(IsBenchObject("mybench_object1x", "mybench"));
+  EXPECT_FALSE(IsBenchObject("mybench_object1_object2", "mybench"));
+  EXPECT_FALSE(IsBenchObject("other_object1", "mybench"));
+  EXPECT_FALSE(IsBenchObject("benchmark_data_h_42_object0", "mybench"));
+  // The default name: every host's and process's runs.
+  for (const std::string& name : {std::string(), std::string(kDefaultRunName)}) {
+    EXPECT_TRUE(IsBenchObject("benchmark_data_h_42_object0", name));
+    EXPECT_TRUE(IsBenchObject("benchmark_data_other-host_7_object31", name));
+    EXPECT_FALSE(IsBenchObject("benchmark_data__object0", name));
+    EXPECT_FALSE(IsBenchObject("benchmark_data_h_42_object", name));
+    EXPECT_FALSE(IsBenchObject("benchmark_data_h_42", name));
+    EXPECT_FALSE(IsBenchObject("benchmark_last_metadata", name));
+    EXPECT_FALSE(IsBenchObject("mybench_object0", name));
+    EXPECT_FALSE(IsBenchObject("user_benchmark_data_h_1_object0", name));
+  }
+  // An explicit --run-name benchmark_last_metadata names its objects after itself.
+  EXPECT_TRUE(IsBenchObject("benchmark_last_metadata_object3", kDefaultRunName));
+  EXPECT_EQ(BenchObjectName("mybench", 7), "mybench_object7");
+  EXPECT_TRUE(IsBenchObject(BenchObjectName("mybench", 7), "mybench"));
 }
 
 }  // namespace

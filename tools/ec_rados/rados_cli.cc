@@ -14,6 +14,7 @@
 
 #include "cluster/client/rados.h"
 #include "common/cli.h"
+#include "common/cli_errors.h"
 #include "common/config.h"
 #include "tools/ec_rados/bench.h"
 #include "tools/ec_rados/errors.h"
@@ -88,59 +89,50 @@ bool ParseDecimal(const std::string& s, std::uint64_t* out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
+// A usage error: "error: <what>" and a pointer to --help; exit EINVAL.
 int UsageError(const CliStreams& io, const std::string& what) {
   io.err << "error: " << what << "\n(see ec-rados --help)\n";
-  return 1;
+  return cli::kUsageExitStatus;
 }
 
-int Fail(const CliStreams& io, const std::string& what) {
-  io.err << "error: " << what << "\n";
-  return 1;
+// A failed command: "error: <the status's message>"; exit the status's errno.
+int Fail(const CliStreams& io, const Status& s) {
+  io.err << "error: " << s.message() << "\n";
+  return cli::ExitStatus(s);
 }
 
-// The client options of the config; nothing after printing why not.
-std::optional<cluster::client::ClientOptions> ReadConfig(const Args& a, const CliStreams& io) {
+// The client options of the config. Errors (the message is the line to print): EINVAL without a
+// config or without etcd_endpoints; the config's own errors (ENOENT for a missing file).
+Result<cluster::client::ClientOptions> ReadConfig(const Args& a) {
   std::string conf = ec::ConfigPath(a.conf);
   if (conf.empty()) {
     std::error_code ec;
     if (!std::filesystem::exists(kSystemConf, ec)) {
-      Fail(io, "no config: pass -c CONF or set EC_CONF");
-      return std::nullopt;
+      return Status::Invalid("no config: pass -c CONF or set EC_CONF");
     }
     conf = kSystemConf;
   }
   auto options = cluster::client::ClientOptionsFromConfig(conf);
   if (!options.ok()) {
-    Fail(io, ErrorText("reading config " + conf, options.status()));
-    return std::nullopt;
+    return Status::Error(options.status().code(),
+                         ErrorText("reading config " + conf, options.status()));
   }
   if (options->etcd_endpoints.empty()) {
-    Fail(io, conf + ": no etcd_endpoints in [global]");
-    return std::nullopt;
+    return Status::Invalid(conf + ": no etcd_endpoints in [global]");
   }
   return *options;
 }
 
-// The cluster, connected; nullptr after printing why not.
-std::unique_ptr<Rados> Connect(const Args& a, const CliStreams& io) {
-  std::optional<cluster::client::ClientOptions> options = ReadConfig(a, io);
-  if (!options) return nullptr;
+// The cluster, connected; the config's error or the connection's.
+Result<std::unique_ptr<Rados>> Connect(const Args& a) {
+  auto options = ReadConfig(a);
+  if (!options.ok()) return options.status();
   auto rados = Rados::Connect(*options);
   if (!rados.ok()) {
-    Fail(io, ErrorText("couldn't connect to cluster", rados.status()));
-    return nullptr;
+    return Status::Error(rados.status().code(),
+                         ErrorText("couldn't connect to cluster", rados.status()));
   }
-  return std::move(rados).value();
-}
-
-// The pool, opened; nothing after printing rados's message.
-std::optional<IoCtx> OpenPool(Rados& rados, const std::string& pool, const CliStreams& io) {
-  auto ctx = rados.OpenPool(pool);
-  if (!ctx.ok()) {
-    io.err << "error opening pool " << pool << ": " << ErrnoText(ctx.status().code()) << "\n";
-    return std::nullopt;
-  }
-  return *ctx;
+  return rados;
 }
 
 int Bench(IoCtx& ctx, const Args& a, const CliStreams& io) {
@@ -182,7 +174,9 @@ int Bench(IoCtx& ctx, const Args& a, const CliStreams& io) {
   if (!a.latency_log.empty()) {
     log.open(a.latency_log, std::ios::out | std::ios::trunc);
     if (!log) {
-      return Fail(io, "opening --latency-log " + a.latency_log + ": " + std::strerror(errno));
+      const int e = errno;
+      return Fail(
+          io, Status::Error(e, "opening --latency-log " + a.latency_log + ": " + std::strerror(e)));
     }
     o.latency_log = &log;
   }
@@ -190,7 +184,7 @@ int Bench(IoCtx& ctx, const Args& a, const CliStreams& io) {
   o.stop = &g_bench_stop;
   auto result = RunBench(ctx, o, io.out, io.err);
   log.close();
-  if (!result.ok()) return Fail(io, result.status().message());
+  if (!result.ok()) return Fail(io, result.status());
   if (a.format == "plain") {
     io.out << FormatSummaryText(*result);
   } else {
@@ -198,21 +192,52 @@ int Bench(IoCtx& ctx, const Args& a, const CliStreams& io) {
   }
   io.out.flush();
   if (result->mismatches > 0) {
-    return Fail(io, std::to_string(result->mismatches) + " of " + std::to_string(result->ops) +
-                        " reads returned the wrong size or content");
+    // As rados bench's read runs: EIO when a read was not what was written.
+    return Fail(io, Status::IOError(std::to_string(result->mismatches) + " of " +
+                                    std::to_string(result->ops) +
+                                    " reads returned the wrong size or content"));
   }
   return 0;
+}
+
+// CLI11's "The following arguments were not expected" (which lists them in reverse), told
+// plainly: an unknown option; an unknown command, named, with the closest commands; or words a
+// command does not take. Exit EINVAL.
+int ExtrasError(const CLI::App& app, const CliStreams& io) {
+  const std::vector<std::string> extras = app.remaining(/*recurse=*/true);
+  if (extras.empty()) return UsageError(io, "unexpected arguments");
+  const std::string& first = extras.front();
+  if (first.size() > 1 && first[0] == '-') return UsageError(io, "unknown option '" + first + "'");
+  const std::vector<const CLI::App*> commands =
+      app.get_subcommands([](const CLI::App*) { return true; });
+  const std::vector<CLI::App*> parsed = app.get_subcommands();
+  if (parsed.empty()) {
+    std::vector<cli::CommandName> names;
+    for (const CLI::App* c : commands) {
+      cli::CommandName name{{c->get_name()}, c->get_name()};
+      for (const CLI::Option* o : c->get_options()) {
+        if (o->get_positional()) name.usage += " " + o->get_name();
+      }
+      names.push_back(std::move(name));
+    }
+    io.err << "error: "
+           << cli::UnknownCommandText("ec-rados", first, cli::ClosestCommands({first}, names));
+    return cli::kUsageExitStatus;
+  }
+  std::string words;
+  for (const std::string& w : extras) words += (words.empty() ? "'" : " '") + w + "'";
+  return UsageError(io, "'" + parsed.front()->get_name() + "' does not take " + words);
 }
 
 // list-inconsistent-obj: needs no pool and no map, only the etcd the config names (an etcd client
 // made as Rados::Connect makes its own).
 int ListInconsistent(const Args& a, const CliStreams& io) {
-  std::optional<cluster::client::ClientOptions> options = ReadConfig(a, io);
-  if (!options) return 1;
+  auto options = ReadConfig(a);
+  if (!options.ok()) return Fail(io, options.status());
   auto endpoints = etcd::ParseEndpoints(options->etcd_endpoints);
   if (!endpoints.ok()) {
-    return Fail(
-        io, "etcd_endpoints '" + options->etcd_endpoints + "': " + endpoints.status().message());
+    return Fail(io,
+                endpoints.status().WithPrefix("etcd_endpoints '" + options->etcd_endpoints + "'"));
   }
   etcd::ClientOptions eo;
   eo.endpoints = *endpoints;
@@ -223,12 +248,13 @@ int ListInconsistent(const Args& a, const CliStreams& io) {
     const Status& s = text.status();
     if (s.code() == ENOENT) {
       io.err << s.message() << "\n";  // rados's own words
-      return 1;
+      return cli::ExitStatus(s);
     }
-    if (s.code() == EINVAL || s.code() == EBADMSG) return Fail(io, s.message());
-    return Fail(io, ErrorText("reading the scrub record of pg " + a.pgid + " from etcd at " +
-                                  options->etcd_endpoints,
-                              s));
+    if (s.code() == EINVAL || s.code() == EBADMSG) return Fail(io, s);
+    return Fail(io,
+                Status::Error(s.code(), ErrorText("reading the scrub record of pg " + a.pgid +
+                                                      " from etcd at " + options->etcd_endpoints,
+                                                  s)));
   }
   io.out << *text;
   io.out.flush();
@@ -243,6 +269,9 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
       "ec-rados: objects in the cluster's pools, with rados's syntax. The config is -c CONF, "
       "else $EC_CONF, else /etc/ecstore/ecstore.conf.",
       "ec-rados"};
+  app.footer(
+      "Exit status: 0 on success, else the error's errno (ENOENT 2, EIO 5, EINVAL 22 for a bad "
+      "command or argument, ...)");
   app.fallthrough();
   app.require_subcommand(0, 1);
   ec::cli::AddVersionFlag(app, "ec-rados");
@@ -299,8 +328,11 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError&) {
+    return ExtrasError(app, io);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e, io.out, io.err) == 0 ? 0 : 1;
+    // --help and --version are "errors" that exit 0; the rest are usage errors.
+    return app.exit(e, io.out, io.err) == 0 ? 0 : cli::kUsageExitStatus;
   } catch (const std::exception& e) {
     return UsageError(io, e.what());
   }
@@ -308,7 +340,7 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   // Checked here rather than by CLI11 so that an unknown option is named before this.
   if (app.get_subcommands().empty()) {
     io.err << app.help();
-    return 1;
+    return cli::kUsageExitStatus;
   }
   std::optional<std::uint64_t> offset;
   if (!a.offset.empty()) {
@@ -321,10 +353,14 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   if (inconsistent->parsed()) return ListInconsistent(a, io);
   if (a.pool.empty()) return UsageError(io, "pool name was not specified (-p POOL)");
 
-  std::unique_ptr<Rados> rados = Connect(a, io);
-  if (!rados) return 1;
-  std::optional<IoCtx> ctx = OpenPool(*rados, a.pool, io);
-  if (!ctx) return 1;
+  auto rados = Connect(a);
+  if (!rados.ok()) return Fail(io, rados.status());
+  auto ctx = (*rados)->OpenPool(a.pool);
+  if (!ctx.ok()) {
+    // rados's words, without "error: ".
+    io.err << "error opening pool " << a.pool << ": " << ErrnoText(ctx.status().code()) << "\n";
+    return cli::ExitStatus(ctx.status());
+  }
 
   Status s;
   if (put->parsed()) {
@@ -343,10 +379,10 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
     return Bench(*ctx, a, io);
   } else if (cleanup->parsed()) {
     auto removed = CleanupBench(*ctx, a.run_name, a.concurrency);
-    if (!removed.ok()) return Fail(io, removed.status().message());
+    if (!removed.ok()) return Fail(io, removed.status());
     io.out << "Removed " << *removed << " objects\n";
   }
-  if (!s.ok()) return Fail(io, s.message());
+  if (!s.ok()) return Fail(io, s);
   return 0;
 }
 

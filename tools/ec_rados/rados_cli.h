@@ -14,10 +14,15 @@
 //                              what the PG's last scrub found (scrub_commands.h); no -p
 //
 // The config is -c CONF, else $EC_CONF, else /etc/ecstore/ecstore.conf; its [global] names etcd.
-// Exit status: 0 on success; 1 on a usage error (CLI11's own codes are mapped to 1), on any
-// failed operation ("error: ..." on `err`; rados's "No scrub information available for pg 1.3"
-// for a PG never scrubbed), and on a bench whose reads found mismatches. --help
-// (also after a command) and --version exit 0. During a bench, SIGINT or SIGTERM ends the run
+// Exit status: 0 on success; else the errno of the error (ec::cli::ExitStatus), its message on
+// `err` ("error: ..."; rados's "error opening pool p: (2) No such file or directory" and "No scrub
+// information available for pg 1.3"): ENOENT 2 for a missing pool, object or scrub record, EIO 5
+// for a bench whose reads found mismatches (as rados bench's read runs), ECONNREFUSED 111 for an
+// unreachable etcd, ... A usage error (bad argument or option, unknown command: "no valid command
+// found; 'frob' is not a command (see ec-rados --help)" with the closest commands) exits EINVAL
+// (22), never CLI11's 105-109. rados itself exits 1 on every error; ecstore gives the errno, as
+// `ceph` does, so that a script can tell ENOENT from EIO. --help (also after a command) and
+// --version exit 0. During a bench, SIGINT or SIGTERM ends the run
 // early with its summary (the previous handlers are back when the bench returns).
 #pragma once
 
