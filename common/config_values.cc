@@ -121,7 +121,8 @@ const OptionSpec kOptions[] = {
            "largest object a client may write (Ceph's option)", 4096, std::int64_t{1} << 40),
     Number("osd_mon_report_interval", OptionType::kDuration, "5s",
            "how often an OSD reports its PGs' health and its recovery totals (for ec-admin -s and "
-           "ec-admin progress; the recovery rates are measured over this interval)",
+           "ec-admin progress; the recovery rates are measured over at least this interval); a "
+           "new map and a PG state change are reported at once besides",
            100, kHour),
     Number("osd_read_cost_network_weight", OptionType::kInt, "100",
            "weight of a network byte when a degraded read picks its plan (percent)", 0, 1000000),

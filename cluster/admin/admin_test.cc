@@ -469,15 +469,22 @@ TEST(StatusReport, PureFunctionOfTheMap) {
   EXPECT_EQ(r->pgs_by_state[1].state_name, "unknown");
   EXPECT_EQ(r->pgs_by_state[1].count, 8u);
   EXPECT_EQ(r->health_status, "HEALTH_WARN");
-  ASSERT_EQ(r->checks.size(), 2u);
+  // q's PGs are unknown (its profile gives no geometry): inactive, as Ceph counts unknown PGs.
+  ASSERT_EQ(r->checks.size(), 3u);
   EXPECT_EQ(r->checks[0].code, "OSD_DOWN");
-  EXPECT_EQ(r->checks[1].code, "PG_DEGRADED");
-  EXPECT_EQ(r->checks[1].detail.size(), kMaxDetail);
+  EXPECT_EQ(r->checks[1].code, "PG_AVAILABILITY");
+  EXPECT_EQ(r->checks[1].summary, "Reduced data availability: 8 pgs inactive");
+  EXPECT_EQ(r->checks[1].count, 8u);
+  EXPECT_EQ(r->checks[1].detail.front(), "pg 2.0 is unknown");
+  EXPECT_EQ(r->checks[2].code, "PG_DEGRADED");
+  EXPECT_EQ(r->checks[2].count, 64u);
+  EXPECT_EQ(r->checks[2].detail.size(), kMaxDetail);
   EXPECT_EQ(RenderStatusPlain(*r, kNow),
             "  cluster:\n"
             "    id:     id\n"
             "    health: HEALTH_WARN\n"
             "            1 osds down\n"
+            "            Reduced data availability: 8 pgs inactive\n"
             "            Degraded data redundancy: 64 pgs degraded, 64 pgs undersized\n"
             "\n"
             "  services:\n"
@@ -502,7 +509,7 @@ TEST(StatusReport, PureFunctionOfTheMap) {
   EXPECT_EQ(r->num_objects, 128u);
   EXPECT_EQ(r->degraded_objects, 128u);
   EXPECT_EQ(r->degraded_total, 512u);
-  EXPECT_EQ(r->checks[1].summary,
+  EXPECT_EQ(r->checks[2].summary,
             "Degraded data redundancy: 128/512 objects degraded (25.000%), 64 pgs degraded, 64 "
             "pgs undersized");
   const json j = StatusJson(*r);

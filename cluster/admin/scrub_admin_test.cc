@@ -231,7 +231,7 @@ TEST(ScrubHealth, ScrubFlagsInAReportedStateAreNotDegraded) {
     stats[osd].osd = osd;
     stats[osd].epoch = 9;
     for (std::uint32_t pg = 0; pg < 8; ++pg) {
-      stats[osd].pgs[PgName(1, pg)] = PgStat{1, clean[pg % 5], 0, 0, 0, 0, 0, 0, 0};
+      stats[osd].pgs[PgName(1, pg)] = PgStat{1, clean[pg % 5], 0, 0, 0, 0, 0, 0, 0, {}, {}};
     }
   }
   Result<StatusReport> r = BuildStatusReport(map, "id", stats);
@@ -392,7 +392,8 @@ TEST_F(ScrubAdminTest, HealthShowsWhatTheLastScrubLeft) {
   report.osd = loc.primary;
   report.epoch = Map().epoch;
   report.stamp_ms = kNow;
-  report.pgs[pgid] = PgStat{3, "active+clean+scrubbing+deep+inconsistent", 0, 0, 0, 0, 0, 0, 0};
+  report.pgs[pgid] =
+      PgStat{3, "active+clean+scrubbing+deep+inconsistent", 0, 0, 0, 0, 0, 0, 0, {}, {}};
   ASSERT_TRUE(PublishPgStats(*client_, prefix_, report).ok());
   j = Json("health detail");
   EXPECT_EQ(

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "cluster/map/object_locator.h"
+#include "cluster/map/pg_state.h"
 #include "cluster/map/pool_geometry.h"
 
 namespace ec::cluster::admin {
@@ -11,46 +11,21 @@ namespace {
 
 constexpr const char* kErr = "HEALTH_ERR";
 
-bool HasFlag(std::string_view state, std::string_view flag) {
-  std::size_t start = 0;
-  while (start <= state.size()) {
-    const std::size_t end = std::min(state.find('+', start), state.size());
-    if (state.substr(start, end - start) == flag) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
-// The PG's state and up set as status_report.h gives them, "+inconsistent" added.
+// The PG's detail line with its state as status_report.h shows it, "inconsistent" added.
 struct DamagedPg {
   PgId id;
   std::string line;
 };
 
-DamagedPg Describe(const ClusterMap& map, const std::map<int, PgStatsReport>& stats,
-                   const Placement& placement, const PgId& id, const std::string& pgid) {
-  const Pool& pool = map.pools.at(id.pool);
-  std::string state = PgStateName(PgState::kUnknown);
-  std::string acting;
-  Result<PoolPlacement> pp = PlacementOf(map, pool);
-  Result<PoolGeometry> geometry =
-      pp.ok() ? GeometryOf(map.profiles.at(pool.profile).profile) : pp.status();
-  Result<std::vector<int>> placed =
-      geometry.ok() ? placement.Place(*pp, id.pg) : Result<std::vector<int>>(geometry.status());
-  if (placed.ok()) {
-    const std::vector<int> up = placement.UpSet(*placed);
-    const int u = static_cast<int>(
-        std::count_if(up.begin(), up.end(), [](int osd) { return osd != kItemNone; }));
-    state = PgStateName(ComputePgState(u, pp->size, pool.min_size, geometry->k));
-    acting = ", acting " + OsdList(up);
-    auto report = stats.find(FirstUp(up));
-    if (report != stats.end() && report->second.epoch == map.epoch) {
-      auto pg = report->second.pgs.find(pgid);
-      if (pg != report->second.pgs.end() && !pg->second.state.empty()) state = pg->second.state;
-    }
+DamagedPg Describe(const PgView& pg) {
+  const bool said = pg.flags && (*pg.flags & pg_state::kInconsistent) != 0;
+  std::string state = pg.state;
+  if (pg.flags && !said) {
+    state = PgStateString(*pg.flags | pg_state::kInconsistent);
+  } else if (!said) {
+    state += "+inconsistent";  // a state this version cannot read: as reported, and inconsistent
   }
-  if (!HasFlag(state, "inconsistent")) state += "+inconsistent";
-  return DamagedPg{id, "pg " + pgid + " is " + state + acting};
+  return DamagedPg{PgId{pg.pool_id, pg.pg}, PgDetailLine(pg, state)};
 }
 
 }  // namespace
@@ -58,8 +33,8 @@ DamagedPg Describe(const ClusterMap& map, const std::map<int, PgStatsReport>& st
 Result<std::vector<HealthCheck>> ScrubHealthChecks(
     const ClusterMap& map, const std::map<int, PgStatsReport>& stats,
     const std::map<std::string, ScrubResult>& results) {
-  Result<Placement> placement = PlacementFor(map);
-  if (!placement.ok()) return placement.status();
+  Result<std::vector<PgView>> pgs = ViewPgs(map, stats);
+  if (!pgs.ok()) return pgs.status();
   std::uint64_t errors = 0;
   std::vector<DamagedPg> damaged;
   for (const auto& [pgid, result] : results) {
@@ -71,7 +46,10 @@ Result<std::vector<HealthCheck>> ScrubHealthChecks(
     // errors counts every error found (fixed ones too), repaired those a repair fixed.
     const std::int64_t left = result.errors - result.repaired;
     errors += left > 1 ? static_cast<std::uint64_t>(left) : 1;
-    damaged.push_back(Describe(map, stats, *placement, *id, pgid));
+    const auto view = std::find_if(pgs->begin(), pgs->end(), [&](const PgView& v) {
+      return v.pool_id == id->pool && v.pg == id->pg;
+    });
+    if (view != pgs->end()) damaged.push_back(Describe(*view));
   }
   if (damaged.empty()) return std::vector<HealthCheck>{};
   std::sort(damaged.begin(), damaged.end(), [](const DamagedPg& a, const DamagedPg& b) {

@@ -14,11 +14,10 @@
 //                                 (pool, pg) order, at most kMaxDetail:
 //                                 "pg 1.3 is active+clean+inconsistent, acting [2,0,5,1,3,4]".
 //
-// The state in a detail line is the PG's as status_report.h gives it (its primary's reported
-// state when the report was made at the map's epoch, else the state the map implies), with
-// "+inconsistent" added when it does not say so; "acting" lists the up set as the other PG
-// detail lines do (NONE for a down OSD). A pool whose profile gives no geometry has "unknown"
-// PGs and no acting list.
+// The state in a detail line is the PG's as status_report.h shows it (pg_view.h), with
+// "inconsistent" added in Ceph's place when it does not say so; "acting" lists the up set as the
+// other PG detail lines do (NONE for a down OSD). A pool whose profile gives no geometry has
+// "unknown" PGs ("inconsistent" then) and no acting list.
 //
 // Thread safety: pure functions.
 #pragma once

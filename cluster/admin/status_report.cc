@@ -5,35 +5,14 @@
 #include <algorithm>
 #include <map>
 #include <string_view>
+#include <vector>
 
 #include "cluster/admin/progress_report.h"
 #include "cluster/map/object_locator.h"
+#include "cluster/map/pg_state.h"
 #include "cluster/map/pool_geometry.h"
 
 namespace ec::cluster::admin {
-
-const char* PgStateName(PgState state) {
-  switch (state) {
-    case PgState::kActiveClean:
-      return "active+clean";
-    case PgState::kActiveDegraded:
-      return "active+undersized+degraded";
-    case PgState::kPeeredDegraded:
-      return "undersized+degraded+peered";
-    case PgState::kDown:
-      return "down";
-    case PgState::kUnknown:
-      break;
-  }
-  return "unknown";
-}
-
-PgState ComputePgState(int up_count, int size, int min_size, int k) {
-  if (up_count >= size) return PgState::kActiveClean;
-  if (up_count >= min_size) return PgState::kActiveDegraded;
-  if (up_count >= k) return PgState::kPeeredDegraded;
-  return PgState::kDown;
-}
 
 namespace {
 
@@ -50,28 +29,35 @@ std::uint64_t Count(std::int64_t v) {
   return v < 0 ? 0 : static_cast<std::uint64_t>(v);
 }
 
-// "active+clean" with only scrub flags after it ("+scrubbing", "+scrubbing+deep", "+repair",
-// "+inconsistent"): a PG being scrubbed, or with inconsistent objects, is not degraded (an
-// inconsistent one is PG_DAMAGED's, scrub_health.h).
-bool IsCleanState(std::string_view state) {
-  constexpr std::string_view kClean = "active+clean";
-  if (state.substr(0, kClean.size()) != kClean) return false;
-  std::string_view rest = state.substr(kClean.size());
-  while (!rest.empty()) {
-    if (rest[0] != '+') return false;
-    rest.remove_prefix(1);
-    const std::string_view flag = rest.substr(0, rest.find('+'));
-    if (flag != "scrubbing" && flag != "deep" && flag != "repair" && flag != "inconsistent") {
-      return false;
-    }
-    rest.remove_prefix(flag.size());
-  }
-  return true;
-}
-
 std::string DegradedObjects(const StatusReport& r) {
   return ObjectsLine(r.degraded_objects, r.degraded_total, "degraded");
 }
+
+// A PG health check as Ceph's PGMap builds it: the PGs in it (each listed once in the detail)
+// and, per state flag that put PGs there, how many; the summary names them in the flags' order
+// ("3 pgs inactive, 1 pg down, 2 pgs peering"; kActive stands for the PGs without it).
+struct PgCheck {
+  HealthCheck check;
+  std::map<std::uint64_t, std::uint64_t> by_flag;
+
+  // One PG, counted under each of `flags` (none: not in this check).
+  void Add(const std::vector<std::uint64_t>& flags, const std::string& line) {
+    if (flags.empty()) return;
+    for (std::uint64_t f : flags) ++by_flag[f];
+    ++check.count;
+    if (check.detail.size() < kMaxDetail) check.detail.push_back(line);
+  }
+  std::string Parts() const {
+    std::string out;
+    for (const auto& [flag, n] : by_flag) {
+      if (!out.empty()) out += ", ";
+      const std::string name =
+          flag == pg_state::kActive ? std::string("inactive") : PgStateString(flag);
+      out += std::to_string(n) + (n == 1 ? " pg " : " pgs ") + name;
+    }
+    return out;
+  }
+};
 
 }  // namespace
 
@@ -108,78 +94,56 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
     }
   }
 
-  Result<Placement> placement = PlacementFor(map);
-  if (!placement.ok()) return placement.status();
+  Result<std::vector<PgView>> pgs = ViewPgs(map, stats);
+  if (!pgs.ok()) return pgs.status();
   std::map<std::string, std::uint64_t> by_state;
-  HealthCheck availability{"PG_AVAILABILITY", kWarn, "", 0, {}};
-  HealthCheck degraded{"PG_DEGRADED", kWarn, "", 0, {}};
-  std::uint64_t down = 0, undersized = 0;
+  PgCheck availability{{"PG_AVAILABILITY", kWarn, "", 0, {}}, {}};
+  PgCheck degraded{{"PG_DEGRADED", kWarn, "", 0, {}}, {}};
   r.num_pools = map.pools.size();
-  for (const auto& [pool_id, pool] : map.pools) {
-    r.num_pgs += pool.pg_num;
-    Result<PoolPlacement> pp = PlacementOf(map, pool);
-    Result<PoolGeometry> geometry =
-        pp.ok() ? GeometryOf(map.profiles.at(pool.profile).profile) : pp.status();
-    if (!geometry.ok()) {
-      by_state[PgStateName(PgState::kUnknown)] += pool.pg_num;
-      continue;
-    }
-    for (std::uint32_t pg = 0; pg < pool.pg_num; ++pg) {
-      Result<std::vector<int>> acting = placement->Place(*pp, pg);
-      if (!acting.ok()) return acting.status();
-      const std::vector<int> up = placement->UpSet(*acting);
-      const int u = static_cast<int>(
-          std::count_if(up.begin(), up.end(), [](int osd) { return osd != kItemNone; }));
-      PgState state = ComputePgState(u, pp->size, pool.min_size, geometry->k);
-      std::string state_name = PgStateName(state);
-      const int primary = FirstUp(up);
-      auto report = stats.find(primary);
-      if (report != stats.end()) {
-        auto pg_stat = report->second.pgs.find(PgName(pool_id, pg));
-        if (pg_stat != report->second.pgs.end()) {
-          const PgStat& st = pg_stat->second;
-          const auto objects = static_cast<std::uint64_t>(st.objects);
-          r.num_objects += objects;
-          r.degraded_total += objects * static_cast<std::uint64_t>(pp->size);
-          r.degraded_objects += objects * static_cast<std::uint64_t>(pp->size - u);
-          // The primary's own view, when made at this map: its state names recovery, and the
-          // shards it still has to rebuild or copy on up OSDs are degraded or misplaced copies.
-          if (report->second.epoch == map.epoch && !st.state.empty()) {
-            state_name = st.state;
-            const std::uint64_t missing = Count(st.missing);
-            const std::uint64_t misplaced = std::min(Count(st.misplaced), missing);
-            r.misplaced_objects += misplaced;
-            r.degraded_objects += missing - misplaced;
-            if (state == PgState::kActiveClean && !IsCleanState(st.state)) {
-              state = PgState::kActiveDegraded;
-            }
-            if (missing > 0) {
-              PoolRecovery& pr = r.recovery.pools[pool_id];
-              pr.name = pool.name;
-              pr.missing += missing;
-              pr.missing_bytes += Count(st.missing_bytes);
-              pr.recovered_bytes += Count(st.recovered_bytes);
-              const std::int64_t since = report->second.recovery.since_ms;
-              if (since > 0 && (pr.since_ms == 0 || since < pr.since_ms)) pr.since_ms = since;
-            }
-          }
+  for (const auto& [pool_id, pool] : map.pools) r.num_pgs += pool.pg_num;
+  for (const PgView& v : *pgs) {
+    ++by_state[v.state];
+    if (v.stat != nullptr) {
+      const PgStat& st = *v.stat;
+      const auto objects = static_cast<std::uint64_t>(st.objects);
+      const auto size = static_cast<std::uint64_t>(v.size);
+      r.num_objects += objects;
+      r.degraded_total += objects * size;
+      r.degraded_objects += objects * (size - static_cast<std::uint64_t>(v.up_count));
+      // The primary's own view of this interval: the shards it still has to rebuild or copy on
+      // up OSDs are degraded or misplaced copies.
+      if (v.current) {
+        const std::uint64_t missing = Count(st.missing);
+        const std::uint64_t misplaced = std::min(Count(st.misplaced), missing);
+        r.misplaced_objects += misplaced;
+        r.degraded_objects += missing - misplaced;
+        if (missing > 0) {
+          PoolRecovery& pr = r.recovery.pools[v.pool_id];
+          pr.name = map.pools.at(v.pool_id).name;
+          pr.missing += missing;
+          pr.missing_bytes += Count(st.missing_bytes);
+          pr.recovered_bytes += Count(st.recovered_bytes);
+          const std::int64_t since = stats.at(FirstUp(v.up)).recovery.since_ms;
+          if (since > 0 && (pr.since_ms == 0 || since < pr.since_ms)) pr.since_ms = since;
         }
       }
-      ++by_state[state_name];
-      if (state == PgState::kActiveClean) continue;
-      const std::string line =
-          "pg " + PgName(pool_id, pg) + " is " + state_name + ", acting " + OsdList(up);
-      if (state == PgState::kActiveDegraded || state == PgState::kPeeredDegraded) {
-        ++degraded.count;
-        if (u < pp->size) ++undersized;
-        if (degraded.detail.size() < kMaxDetail) degraded.detail.push_back(line);
-      }
-      if (state == PgState::kPeeredDegraded || state == PgState::kDown) {
-        ++availability.count;
-        if (state == PgState::kDown) ++down;
-        if (availability.detail.size() < kMaxDetail) availability.detail.push_back(line);
-      }
     }
+    std::string line = PgDetailLine(v, v.state);
+    if (v.current && v.stat->unfound > 0) {
+      line += ", " + std::to_string(v.stat->unfound) + " unfound";
+    }
+    // A state this version cannot read is not known to be well: degraded.
+    const std::uint64_t flags = v.flags.value_or(pg_state::kActive | pg_state::kDegraded);
+    std::vector<std::uint64_t> unavailable, redundancy;
+    if ((flags & pg_state::kActive) == 0) unavailable.push_back(pg_state::kActive);  // inactive
+    for (std::uint64_t f : {pg_state::kDown, pg_state::kPeering, pg_state::kIncomplete}) {
+      if ((flags & f) != 0) unavailable.push_back(f);
+    }
+    for (std::uint64_t f : {pg_state::kDegraded, pg_state::kUndersized}) {
+      if ((flags & f) != 0) redundancy.push_back(f);
+    }
+    availability.Add(unavailable, line);
+    degraded.Add(redundancy, line);
   }
   for (const auto& [name, count] : by_state) r.pgs_by_state.push_back({name, count});
   RecoveryStatus& rec = r.recovery;
@@ -217,18 +181,15 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
     osd_down.summary = std::to_string(osd_down.count) + " osds down";
     r.checks.push_back(std::move(osd_down));
   }
-  if (availability.count > 0) {
-    availability.summary =
-        "Reduced data availability: " + std::to_string(availability.count) + " pgs inactive";
-    if (down > 0) availability.summary += ", " + std::to_string(down) + " pgs down";
-    r.checks.push_back(std::move(availability));
+  if (availability.check.count > 0) {
+    availability.check.summary = "Reduced data availability: " + availability.Parts();
+    r.checks.push_back(std::move(availability.check));
   }
-  if (degraded.count > 0) {
-    degraded.summary = "Degraded data redundancy: ";
-    if (r.degraded_objects > 0) degraded.summary += DegradedObjects(r) + ", ";
-    degraded.summary += std::to_string(degraded.count) + " pgs degraded, " +
-                        std::to_string(undersized) + " pgs undersized";
-    r.checks.push_back(std::move(degraded));
+  if (degraded.check.count > 0) {
+    degraded.check.summary = "Degraded data redundancy: ";
+    if (r.degraded_objects > 0) degraded.check.summary += DegradedObjects(r) + ", ";
+    degraded.check.summary += degraded.Parts();
+    r.checks.push_back(std::move(degraded.check));
   }
   for (const HealthCheck& c : r.checks) {
     if (c.severity == "HEALTH_ERR" || r.health_status == "HEALTH_OK") r.health_status = c.severity;

@@ -1,20 +1,15 @@
 // The cluster's status and health as `ceph -s` / `ceph health detail` show them, computed by a
-// PURE function of the map and the time: no I/O, so the next issues can feed it real PG states
-// and recovery figures through this one seam.
+// PURE function of the map and the PG primaries' reports: no I/O.
+//
+// PG states: pg_view.h (each PG's state: its primary's for the PG's current interval, "peering"
+// while the primary has not reported peering it in this interval, "down" below k shards up, or
+// the map's rule when the primary has not reported at all). The PG counts by state
+// (`pgs_by_state`) and the PG lines of `health detail` print the same strings.
 //
 // Objects, degraded and misplaced objects and recovery come from the PG primaries' reports
-// (cluster/map/pg_stats.h). A PG counts the report of the OSD that is its primary in the map, and
-// uses that primary's own view (its state, missing shards, bytes to recover) only when the
-// report was made at the map's epoch; otherwise its state is computed from the map. For every PG of
-// every pool, with acting = Placement::Place, up = UpSet(acting) and u = the number of up OSDs
-// in it, k = data chunks, size = chunks per stripe, min_size the pool's:
-//   u == size             active+clean
-//   min_size <= u < size  active+undersized+degraded
-//   k <= u < min_size     undersized+degraded+peered   (readable, not writable: inactive)
-//   u < k                 down                          (inactive)
-// A pool whose profile gives no geometry (pool_geometry.h) has its PGs counted as "unknown". A
-// reported state that is "active+clean" with only scrub flags after it ("+scrubbing",
-// "+scrubbing+deep", "+repair", "+inconsistent") is a clean PG, not a degraded one.
+// (cluster/map/pg_stats.h). A PG counts the report of the OSD that is its primary in the map:
+// its objects whatever the report's interval, and its primary's own view (missing shards, bytes
+// to recover) only when the report is of the PG's current interval (pg_view.h).
 //
 // Degraded and misplaced object copies (Ceph's "12/360 objects degraded", out of objects x size
 // copies): per counted PG, objects x (size - u) copies have no up OSD; of the (object, position)
@@ -27,15 +22,25 @@
 // OSD starts from 0); the rates only over reports of OSDs up in the map, whatever their epoch (a
 // rate is the OSD's pull work over its last interval, not a PG's view, so a report made just
 // before a map change still says how fast it works; a down OSD works no more). Missing and
-// recovered bytes are of the PGs whose primary's report is at the map's epoch, as states.
+// recovered bytes are of the PGs whose primary's report is of their current interval, as states.
 //
-// Health checks (Ceph's codes, all HEALTH_WARN; the status is the worst of them, HEALTH_OK when
-// none): OSD_DOWN (OSDs that are in and down: "N osds down", detail "osd.3
-// (root=default,host=h1) is down"), PG_AVAILABILITY (inactive PGs: "Reduced data availability: N
-// pgs inactive, M pgs down"), PG_DEGRADED ("Degraded data redundancy: N pgs degraded, M pgs
-// undersized"), OBJECT_MISPLACED ("N/T objects misplaced (x%)"). PG detail lists at most kMaxDetail
-// lines ("pg 1.1f is down, acting [NONE,2,0]"). The scrub checks (OSD_SCRUB_ERRORS, PG_DAMAGED,
-// HEALTH_ERR) come from the scrub records, scrub_health.h, added with AddHealthChecks.
+// Health checks (Ceph's codes and texts, all HEALTH_WARN; the status is the worst of them,
+// HEALTH_OK when none), each PG by the flags of its state (cluster/map/pg_state.h):
+//   OSD_DOWN          OSDs that are in and down: "N osds down", detail "osd.3
+//                     (root=default,host=h1) is down"
+//   PG_AVAILABILITY   PGs that are not active (peering, down, incomplete, peered, unknown):
+//                     "Reduced data availability: N pgs inactive, M pgs down, P pgs peering,
+//                     Q pgs incomplete" (the parts that are not 0, in Ceph's order; "1 pg")
+//   PG_DEGRADED       PGs degraded or undersized (a reported state this version cannot read
+//                     counts as degraded): "Degraded data redundancy: X/Y objects degraded
+//                     (z%), N pgs degraded, M pgs undersized" (the objects part when X > 0)
+//   OBJECT_MISPLACED  "N/T objects misplaced (x%)"
+// The PG checks' count is their PGs; their detail lists each PG once, as Ceph prints it ("pg 1.3
+// is active+undersized+degraded, acting [2,NONE,1]", ", 2 unfound" added when its primary counts
+// unfound objects), at most kMaxDetail lines. Ceph reports peering, inactive and undersized only
+// once a PG is stuck so for mon_pg_stuck_threshold (60 s); these reports hold no stuck times,
+// so they count at once. The scrub checks (OSD_SCRUB_ERRORS, PG_DAMAGED, HEALTH_ERR) come from the
+// scrub records, scrub_health.h, added with AddHealthChecks.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -47,6 +52,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/admin/pg_view.h"
 #include "cluster/map/cluster_map.h"
 #include "cluster/map/pg_stats.h"
 #include "common/status.h"
@@ -54,12 +60,6 @@
 namespace ec::cluster::admin {
 
 inline constexpr std::size_t kMaxDetail = 50;  // Ceph's mon_health_max_detail
-
-enum class PgState { kActiveClean, kActiveDegraded, kPeeredDegraded, kDown, kUnknown };
-// "active+clean", "active+undersized+degraded", "undersized+degraded+peered", "down", "unknown".
-const char* PgStateName(PgState state);
-// The rule above for one PG.
-PgState ComputePgState(int up_count, int size, int min_size, int k);
 
 struct HealthCheck {
   std::string code;      // "OSD_DOWN"

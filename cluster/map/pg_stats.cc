@@ -55,6 +55,22 @@ bool GetCount(const nlohmann::json& j, const char* name, std::int64_t* out) {
   return *out >= 0;
 }
 
+// A v4 OSD list: at most this many positions, each an OSD id or -1 (kItemNone).
+constexpr std::size_t kMaxPositions = 256;
+
+bool GetOsdList(const nlohmann::json& j, const char* name, std::vector<int>* out) {
+  auto it = j.find(name);
+  if (it == j.end() || !it->is_array() || it->size() > kMaxPositions) return false;
+  out->clear();
+  for (const nlohmann::json& osd : *it) {
+    if (!osd.is_number_integer()) return false;
+    const std::int64_t id = osd.get<std::int64_t>();
+    if (id < -1 || id > INT32_MAX) return false;
+    out->push_back(static_cast<int>(id));
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string EncodePgStats(const PgStatsReport& report) {
@@ -62,6 +78,8 @@ std::string EncodePgStats(const PgStatsReport& report) {
   for (const auto& [id, s] : report.pgs) {
     nlohmann::json pg = {{"state", s.state}};
     for (const PgCount& c : kPgCounts) pg[c.name] = s.*c.field;
+    pg["up"] = s.up;
+    pg["acting"] = s.acting;
     pgs[id] = std::move(pg);
   }
   nlohmann::json recovery = nlohmann::json::object();
@@ -95,6 +113,7 @@ Result<PgStatsReport> DecodePgStats(std::string_view key, std::string_view value
   r.epoch = j["epoch"].get<std::int64_t>();
   r.stamp_ms = j["stamp_ms"].get<std::int64_t>();
   std::size_t fields = version >= 2 ? 1 : 0;  // "state"
+  if (version >= 4) fields += 2;              // "up", "acting"
   for (const PgCount& c : kPgCounts) fields += c.since <= version ? 1 : 0;
   for (const auto& [id, s] : j["pgs"].items()) {
     if (!s.is_object() || s.size() != fields) return bad("pg " + id);
@@ -107,6 +126,12 @@ Result<PgStatsReport> DecodePgStats(std::string_view key, std::string_view value
     if (version >= 2) {
       if (!s.contains("state") || !s["state"].is_string()) return bad("pg " + id + " state");
       st.state = s["state"].get<std::string>();
+    }
+    if (version >= 4) {
+      if (!GetOsdList(s, "up", &st.up)) return bad("pg " + id + " up");
+      if (!GetOsdList(s, "acting", &st.acting)) return bad("pg " + id + " acting");
+      if (st.up.size() != st.acting.size())
+        return bad("pg " + id + " up and acting differ in size");
     }
     r.pgs[id] = std::move(st);
   }

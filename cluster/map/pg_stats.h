@@ -3,22 +3,27 @@
 // bytes). Not part of the map (no epoch bump): each OSD overwrites its own key every
 // osd_mon_report_interval.
 //
-//   <prefix>pgstats/<osd id>  {"v":3,"osd":3,"epoch":12,"stamp_ms":...,
+//   <prefix>pgstats/<osd id>  {"v":4,"osd":3,"epoch":12,"stamp_ms":...,
 //                              "pgs":{"1.1f":{"objects":40,"state":"active+clean",
 //                                             "degraded":0,"misplaced":0,"missing":0,
 //                                             "unfound":0,"missing_bytes":0,"recovered":0,
-//                                             "recovered_bytes":0},...},
+//                                             "recovered_bytes":0,"up":[2,-1,1],
+//                                             "acting":[2,0,1]},...},
 //                              "recovery":{"network_bytes":..,"helper_device_bytes":..,
 //                                          "rebuilt_bytes":..,"objects":..,
 //                                          "rebuilt_bytes_per_sec":..,"objects_per_sec":..,
 //                                          "since_ms":..}}
 //
 // Versions: v1 has per PG "objects" only and no "recovery"; v2 adds state, degraded, missing and
-// unfound; v3 adds misplaced, missing_bytes, recovered, recovered_bytes and "recovery". The
-// decoder reads all three (fields a version lacks are 0 / empty). Decoding is strict: exactly the
-// version's fields, every count a non-negative integer that fits int64, the state a string;
-// anything else is EBADMSG naming the key. A reader skips a report that does not decode rather
-// than fail the whole status.
+// unfound; v3 adds misplaced, missing_bytes, recovered, recovered_bytes and "recovery"; v4 adds per
+// PG the interval its state is for: "up" and "acting" as the primary located the PG (position ->
+// OSD id, -1 = kItemNone), so that a reader tells a state of the PG's current interval (the same
+// sets in its map: still true after epochs that did not touch the PG) from one of an earlier
+// interval (the PG must peer again). The decoder reads all four (fields a version lacks are 0 /
+// empty). Decoding is strict: exactly the version's fields, every count a non-negative integer
+// that fits int64, the state a string, "up" and "acting" arrays of equal length (at most 256) of
+// OSD ids >= -1; anything else is EBADMSG naming the key. A reader skips a report that does not
+// decode rather than fail the whole status.
 //
 // Thread safety: pure functions, and calls on a thread-safe etcd::Client.
 #pragma once
@@ -27,6 +32,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cluster/etcd/etcd_client.h"
 #include "common/status.h"
@@ -47,6 +53,10 @@ struct PgStat {
   std::int64_t missing_bytes = 0;
   std::int64_t recovered = 0;
   std::int64_t recovered_bytes = 0;
+  // v4: the PG's interval the state is for (cluster/map/object_locator.h PgLocation::up, acting);
+  // empty: not known (v1-v3), the state is then for the report's epoch.
+  std::vector<int> up;
+  std::vector<int> acting;
   bool operator==(const PgStat&) const = default;
 };
 
@@ -75,12 +85,12 @@ struct PgStatsReport {
   bool operator==(const PgStatsReport&) const = default;
 };
 
-inline constexpr std::int64_t kPgStatsVersion = 3;  // what EncodePgStats writes
+inline constexpr std::int64_t kPgStatsVersion = 4;  // what EncodePgStats writes
 
 std::string PgStatsKey(std::string_view prefix, int osd);
-// Format v3.
+// Format v4.
 std::string EncodePgStats(const PgStatsReport& report);
-// v1, v2 or v3; errors: EBADMSG "bad pg stats at <key>: <what>". `key` only names the value.
+// v1 to v4; errors: EBADMSG "bad pg stats at <key>: <what>". `key` only names the value.
 Result<PgStatsReport> DecodePgStats(std::string_view key, std::string_view value);
 
 // Writes `report` under its OSD's key.

@@ -1,5 +1,5 @@
-// The pg stats codec (no etcd): v3 round trips, v1 and v2 values still decode (the fields they
-// lack are 0), and every malformed value is EBADMSG naming the key, never a crash.
+// The pg stats codec (no etcd): v4 round trips, v1, v2 and v3 values still decode (the fields they
+// lack are 0 / empty), and every malformed value is EBADMSG naming the key, never a crash.
 #include "cluster/map/pg_stats.h"
 
 #include <gtest/gtest.h>
@@ -8,11 +8,14 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ec::cluster {
 namespace {
 
 constexpr const char* kKey = "/ecstore/pgstats/3";
+constexpr int kItemNoneInJson = -1;
 
 PgStatsReport Sample() {
   PgStatsReport r;
@@ -29,8 +32,10 @@ PgStatsReport Sample() {
   a.missing_bytes = 36864;
   a.recovered = 5;
   a.recovered_bytes = 20480;
+  a.up = {2, kItemNoneInJson, 1};
+  a.acting = {2, 0, 1};
   r.pgs["1.1f"] = a;
-  r.pgs["2.0"] = PgStat{3, "active+clean", 0, 0, 0, 0, 0, 0, 0};
+  r.pgs["2.0"] = PgStat{3, "active+clean", 0, 0, 0, 0, 0, 0, 0, {}, {}};
   r.recovery = RecoveryTotals{1000, 4096, 400, 3, 200, 1, 1'700'000'000'000};
   return r;
 }
@@ -44,10 +49,12 @@ void ExpectBad(const std::string& value, const std::string& why) {
       << value << ": " << r.status().message();
 }
 
-TEST(PgStats, RoundTripV3) {
+TEST(PgStats, RoundTripV4) {
   const PgStatsReport r = Sample();
   const std::string text = EncodePgStats(r);
-  EXPECT_EQ(nlohmann::json::parse(text)["v"], 3);
+  EXPECT_EQ(nlohmann::json::parse(text)["v"], 4);
+  EXPECT_EQ(nlohmann::json::parse(text)["pgs"]["1.1f"]["up"], nlohmann::json::parse("[2,-1,1]"));
+  EXPECT_EQ(nlohmann::json::parse(text)["pgs"]["2.0"]["acting"], nlohmann::json::array());
   auto back = DecodePgStats(kKey, text);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, r);
@@ -66,32 +73,68 @@ TEST(PgStats, OldVersionsDecodeWithTheNewFieldsZero) {
   EXPECT_EQ(v1->osd, 3);
   EXPECT_EQ(v1->epoch, 12);
   EXPECT_EQ(v1->stamp_ms, 5);
-  EXPECT_EQ(v1->pgs.at("1.1f"), (PgStat{40, "", 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(v1->pgs.at("1.1f"), (PgStat{40, "", 0, 0, 0, 0, 0, 0, 0, {}, {}}));
   EXPECT_EQ(v1->recovery, RecoveryTotals{});
 
   auto v2 = DecodePgStats(kKey, R"({"v":2,"osd":3,"epoch":12,"stamp_ms":5,"pgs":{"1.1f":
       {"objects":40,"state":"active+recovering","degraded":4,"missing":6,"unfound":1}}})");
   ASSERT_TRUE(v2.ok()) << v2.status().ToString();
-  EXPECT_EQ(v2->pgs.at("1.1f"), (PgStat{40, "active+recovering", 4, 0, 6, 1, 0, 0, 0}));
+  EXPECT_EQ(v2->pgs.at("1.1f"), (PgStat{40, "active+recovering", 4, 0, 6, 1, 0, 0, 0, {}, {}}));
   EXPECT_EQ(v2->recovery, RecoveryTotals{});
+
+  // v3: no interval (up, acting empty).
+  auto v3 = DecodePgStats(kKey, R"({"v":3,"osd":3,"epoch":12,"stamp_ms":5,"pgs":{"1.1f":
+      {"objects":40,"state":"active+clean","degraded":0,"misplaced":0,"missing":0,"unfound":0,
+       "missing_bytes":0,"recovered":0,"recovered_bytes":0}},"recovery":{"network_bytes":1,
+       "helper_device_bytes":2,"rebuilt_bytes":3,"objects":4,"rebuilt_bytes_per_sec":5,
+       "objects_per_sec":6,"since_ms":7}})");
+  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  EXPECT_EQ(v3->pgs.at("1.1f"), (PgStat{40, "active+clean", 0, 0, 0, 0, 0, 0, 0, {}, {}}));
+  EXPECT_EQ(v3->recovery, (RecoveryTotals{1, 2, 3, 4, 5, 6, 7}));
 }
 
 TEST(PgStats, BadValuesAreEbadmsg) {
-  const std::string pg3 =
+  const std::string pg4 =
       R"("state":"active+clean","degraded":0,"misplaced":0,"missing":0,"unfound":0,)"
-      R"("missing_bytes":0,"recovered":0,"recovered_bytes":0)";
+      R"("missing_bytes":0,"recovered":0,"recovered_bytes":0,"up":[0,-1],"acting":[0,1])";
   const std::string rec =
       R"({"network_bytes":1,"helper_device_bytes":2,"rebuilt_bytes":3,"objects":4,)"
       R"("rebuilt_bytes_per_sec":5,"objects_per_sec":6,"since_ms":7})";
-  const auto v3 = [&](const std::string& pg, const std::string& recovery) {
-    return R"({"v":3,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{"1.0":{"objects":1,)" + pg +
+  const auto v4 = [&](const std::string& pg, const std::string& recovery) {
+    return R"({"v":4,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{"1.0":{"objects":1,)" + pg +
            R"(}},"recovery":)" + recovery + "}";
   };
-  ASSERT_TRUE(DecodePgStats(kKey, v3(pg3, rec)).ok());
+  ASSERT_TRUE(DecodePgStats(kKey, v4(pg4, rec)).ok());
+  // A v3 value with v4's interval fields.
+  ExpectBad(R"({"v":3,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{"1.0":{"objects":1,)" + pg4 +
+                R"(}},"recovery":)" + rec + "}",
+            "pg 1.0");
+  // The interval: missing, not an array, a bad id, lengths that differ, more than 256 positions.
+  const std::string good_sets = R"("up":[0,-1],"acting":[0,1])";
+  for (const auto& [sets, why] : std::vector<std::pair<std::string, std::string>>{
+           {R"("up":[0,-1],"other":[0,1])", "pg 1.0 acting"},
+           {R"("up":{},"acting":[0,1])", "pg 1.0 up"},
+           {R"("up":[0,-2],"acting":[0,1])", "pg 1.0 up"},
+           {R"("up":[0,"1"],"acting":[0,1])", "pg 1.0 up"},
+           {R"("up":[0,1.5],"acting":[0,1])", "pg 1.0 up"},
+           {R"("up":[0,-1],"acting":[0,2147483648])", "pg 1.0 acting"},
+           {R"("up":[0],"acting":[0,1])", "differ in size"}}) {
+    std::string pg = pg4;
+    pg.replace(pg.find(good_sets), good_sets.size(), sets);
+    ExpectBad(v4(pg, rec), why);
+  }
+  {
+    std::string many = "[";
+    for (int i = 0; i < 257; ++i) many += (i ? ",0" : "0");
+    many += "]";
+    std::string pg = pg4;
+    pg.replace(pg.find(good_sets), good_sets.size(), R"("up":)" + many + R"(,"acting":)" + many);
+    ExpectBad(v4(pg, rec), "pg 1.0 up");
+  }
 
   ExpectBad("", "not a JSON object");
   ExpectBad("[1]", "not a JSON object");
-  ExpectBad(R"({"v":4,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{}})", "unknown format");
+  ExpectBad(R"({"v":5,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{}})", "unknown format");
   ExpectBad(R"({"v":0,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{}})", "unknown format");
   ExpectBad(R"({"v":"3","osd":3,"epoch":1,"stamp_ms":1,"pgs":{}})", "v");
   ExpectBad(R"({"v":3,"osd":-1,"epoch":1,"stamp_ms":1,"pgs":{},"recovery":)" + rec + "}", "osd");
@@ -100,7 +143,7 @@ TEST(PgStats, BadValuesAreEbadmsg) {
   ExpectBad(R"({"v":3,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{},"recovery":[]})", "recovery");
   ExpectBad(R"({"v":3,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{},"recovery":)" + rec + R"(,"x":1})",
             "unknown field");
-  // A v2 value with the v3 "recovery" object, and v2 PG fields in a v3 value.
+  // A v2 value with the v3 "recovery" object, and v2 PG fields in a v4 value.
   ExpectBad(R"({"v":2,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{},"recovery":)" + rec + "}",
             "unknown field");
   ExpectBad(R"({"v":3,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{"1.0":{"objects":1,"state":"x",)"
@@ -112,29 +155,29 @@ TEST(PgStats, BadValuesAreEbadmsg) {
                             "recovered", "recovered_bytes"}) {
     const std::string name = std::string("\"") + field + "\":0";
     for (const char* v : {"-1", "1.5", "\"1\"", "9223372036854775808", "null"}) {
-      std::string pg = pg3;
+      std::string pg = pg4;
       pg.replace(pg.find(name), name.size(), std::string("\"") + field + "\":" + v);
-      ExpectBad(v3(pg, rec), std::string("pg 1.0 ") + field);
+      ExpectBad(v4(pg, rec), std::string("pg 1.0 ") + field);
     }
-    std::string without = pg3;
+    std::string without = pg4;
     without.replace(without.find(name), name.size(), R"("other":0)");
-    ExpectBad(v3(without, rec), std::string("pg 1.0 ") + field);
+    ExpectBad(v4(without, rec), std::string("pg 1.0 ") + field);
   }
-  std::string no_state = pg3;
+  std::string no_state = pg4;
   no_state.replace(0, std::string(R"("state":"active+clean")").size(), R"("state":1)");
-  ExpectBad(v3(no_state, rec), "pg 1.0 state");
+  ExpectBad(v4(no_state, rec), "pg 1.0 state");
   // Each recovery field negative or missing; an extra one.
   for (const char* field : {"network_bytes", "helper_device_bytes", "rebuilt_bytes", "objects",
                             "rebuilt_bytes_per_sec", "objects_per_sec", "since_ms"}) {
     nlohmann::json r = nlohmann::json::parse(rec);
     r[field] = -5;
-    ExpectBad(v3(pg3, r.dump()), std::string("recovery ") + field);
+    ExpectBad(v4(pg4, r.dump()), std::string("recovery ") + field);
     r.erase(field);
-    ExpectBad(v3(pg3, r.dump()), "recovery");
+    ExpectBad(v4(pg4, r.dump()), "recovery");
   }
   nlohmann::json extra = nlohmann::json::parse(rec);
   extra["more"] = 1;
-  ExpectBad(v3(pg3, extra.dump()), "recovery: unknown field");
+  ExpectBad(v4(pg4, extra.dump()), "recovery: unknown field");
 }
 
 // Random damage to a valid value: a clean error or a decoded report, never a crash.

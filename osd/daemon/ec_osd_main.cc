@@ -347,7 +347,9 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
             r.rebuilt_bytes = static_cast<std::int64_t>(t.rebuilt_bytes);
             r.objects = static_cast<std::int64_t>(t.objects_ok);
             return r;
-          });
+          },
+          // A PG's state changed (peered, recovering, scrubbed): reported at once.
+          [p = primary.get()] { return p->HealthChanges(); });
     }
   }
   // Scrubs of the PGs this OSD is primary of: requested through etcd (`ec-admin pg deep-scrub`)

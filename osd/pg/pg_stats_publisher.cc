@@ -3,6 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
+#include <tuple>
+#include <vector>
 
 namespace ec::osd::pg {
 
@@ -25,6 +28,8 @@ cluster::PgStatsReport CollectPgStats(std::int64_t epoch, int osd_id,
     st.missing_bytes = static_cast<std::int64_t>(h.missing_bytes);
     st.recovered = static_cast<std::int64_t>(h.recovered);
     st.recovered_bytes = static_cast<std::int64_t>(h.recovered_bytes);
+    st.up = h.up;
+    st.acting = h.acting;
     report.pgs[pgid] = st;
   }
   return report;
@@ -34,8 +39,6 @@ void RecoveryTracker::Fill(cluster::PgStatsReport* report, const cluster::Recove
                            std::chrono::steady_clock::time_point now) {
   cluster::RecoveryTotals& r = report->recovery;
   r = totals;
-  r.rebuilt_bytes_per_sec = 0;
-  r.objects_per_sec = 0;
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - prev_at_).count();
   // Totals only grow within one process; a drop would be a caller's bug, counted as no work.
   const auto rate = [ms](std::int64_t now_total, std::int64_t prev_total) -> std::int64_t {
@@ -43,13 +46,17 @@ void RecoveryTracker::Fill(cluster::PgStatsReport* report, const cluster::Recove
     return static_cast<std::int64_t>(static_cast<double>(now_total - prev_total) * 1000.0 /
                                      static_cast<double>(ms));
   };
-  if (have_prev_ && ms > 0) {
-    r.rebuilt_bytes_per_sec = rate(totals.rebuilt_bytes, prev_.rebuilt_bytes);
-    r.objects_per_sec = rate(totals.objects, prev_.objects);
+  if (!have_prev_ || (ms > 0 && ms >= min_window_.count())) {
+    if (have_prev_) {
+      bytes_rate_ = rate(totals.rebuilt_bytes, prev_.rebuilt_bytes);
+      objects_rate_ = rate(totals.objects, prev_.objects);
+    }
+    have_prev_ = true;
+    prev_ = totals;
+    prev_at_ = now;
   }
-  have_prev_ = true;
-  prev_ = totals;
-  prev_at_ = now;
+  r.rebuilt_bytes_per_sec = bytes_rate_;
+  r.objects_per_sec = objects_rate_;
   const bool work = std::any_of(report->pgs.begin(), report->pgs.end(),
                                 [](const auto& pg) { return pg.second.missing > 0; });
   if (!work) {
@@ -62,10 +69,13 @@ void RecoveryTracker::Fill(cluster::PgStatsReport* report, const cluster::Recove
 
 PgStatsPublisher::PgStatsPublisher(const cluster::MapHolder* maps, HealthOf health, int osd_id,
                                    std::chrono::milliseconds interval, Publish publish,
-                                   std::shared_ptr<spdlog::logger> log, TotalsOf totals)
+                                   std::shared_ptr<spdlog::logger> log, TotalsOf totals,
+                                   ChangesOf changes)
     : maps_(maps),
       health_(std::move(health)),
       totals_(std::move(totals)),
+      changes_(std::move(changes)),
+      tracker_(interval),
       osd_id_(osd_id),
       interval_(interval),
       publish_(std::move(publish)),
@@ -85,24 +95,60 @@ void PgStatsPublisher::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+namespace {
+
+// What a report says of each PG's state: the state and the interval it is for.
+using StateView =
+    std::map<std::string, std::tuple<std::string, std::vector<int>, std::vector<int>>>;
+
+StateView StatesOf(const std::map<std::string, PgHealth>& health) {
+  StateView out;
+  for (const auto& [pgid, h] : health) out[pgid] = {h.state, h.up, h.acting};
+  return out;
+}
+
+}  // namespace
+
 void PgStatsPublisher::Loop() {
   using Clock = std::chrono::steady_clock;
   bool warned = false;
   std::int64_t published_epoch = 0;
+  StateView published;  // of the last report published
+  std::uint64_t seen_changes = changes_ ? changes_() : 0;
   auto due = Clock::now() + interval_;
+  auto next_check = Clock::now();
   // Wakes every kEpochPoll to see whether the map moved: a new epoch is reported at once, so that
   // `ec-admin -s` shows the PGs peering and recovering instead of their state at the old map.
   const auto slice = std::min<std::chrono::milliseconds>(interval_, kEpochPoll);
   std::unique_lock lock(mu_);
   while (!cv_.wait_for(lock, slice, [this] { return stop_; })) {
     auto map = maps_->Get();
-    if (Clock::now() < due && map->epoch == published_epoch) continue;
-    lock.unlock();
+    const auto now = Clock::now();
+    std::optional<std::map<std::string, PgHealth>> health;
+    if (now < due && map->epoch == published_epoch) {
+      // Between reports: only when a state may have changed, and then only if one did.
+      if (!changes_ || now < next_check || map->epoch == 0) continue;
+      const std::uint64_t changes = changes_();
+      if (changes == seen_changes) continue;
+      seen_changes = changes;  // read before the health: a change during it is seen next time
+      next_check = now + kStateCheck;
+      lock.unlock();
+      health = health_();
+      if (StatesOf(*health) == published) {
+        lock.lock();
+        continue;
+      }
+    } else {
+      lock.unlock();
+      if (changes_) seen_changes = changes_();
+    }
     Status s = Status::OK();
     if (map->epoch > 0) {
-      cluster::PgStatsReport report = CollectPgStats(map->epoch, osd_id_, health_());
+      if (!health) health = health_();
+      cluster::PgStatsReport report = CollectPgStats(map->epoch, osd_id_, *health);
       tracker_.Fill(&report, totals_ ? totals_() : cluster::RecoveryTotals{}, Clock::now());
       s = publish_(report);
+      if (s.ok()) published = StatesOf(*health);
     }
     if (!s.ok() && !warned) log_->warn("pg stats not published: {}", s.message());
     warned = !s.ok();

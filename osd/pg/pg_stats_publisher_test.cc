@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -38,9 +40,10 @@ TEST(CollectPgStats, CarriesEveryHealthField) {
   EXPECT_EQ(r.epoch, 9);
   EXPECT_GT(r.stamp_ms, 1'600'000'000'000);
   ASSERT_EQ(r.pgs.size(), 2u);
-  EXPECT_EQ(r.pgs.at("1.0"),
-            (cluster::PgStat{10, "active+recovering+degraded", 3, 2, 6, 1, 24576, 4, 16384}));
-  EXPECT_EQ(r.pgs.at("1.1"), (cluster::PgStat{5, "active+clean", 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(
+      r.pgs.at("1.0"),
+      (cluster::PgStat{10, "active+recovering+degraded", 3, 2, 6, 1, 24576, 4, 16384, {}, {}}));
+  EXPECT_EQ(r.pgs.at("1.1"), (cluster::PgStat{5, "active+clean", 0, 0, 0, 0, 0, 0, 0, {}, {}}));
   EXPECT_EQ(r.recovery, cluster::RecoveryTotals{});
 }
 
@@ -83,10 +86,31 @@ TEST(RecoveryTracker, RatesFromTheChangeBetweenReportsAndSinceWhileWorkRemains) 
   work.stamp_ms = 3000;
   tracker.Fill(&work, totals, t0 + milliseconds(1500));
   EXPECT_EQ(work.recovery.since_ms, 3000);
-  // A report at the same instant (no time passed) gives no rate rather than a division by 0.
+  // A report at the same instant (no time passed) repeats the last rate (0 here) rather than
+  // divide by 0.
   totals.rebuilt_bytes += 100;
   tracker.Fill(&work, totals, t0 + milliseconds(1500));
   EXPECT_EQ(work.recovery.rebuilt_bytes_per_sec, 0);
+}
+
+// Reports sooner than the window after the one the rates were measured from (a state change's)
+// repeat those rates; the next one measures over the whole time since.
+TEST(RecoveryTracker, RatesOverAtLeastTheWindow) {
+  RecoveryTracker tracker(milliseconds(1000));
+  const Clock::time_point t0 = Clock::now();
+  cluster::PgStatsReport r = CollectPgStats(3, 1, {{"1.0", Recovering()}});
+  cluster::RecoveryTotals totals{0, 0, 0, 0, 0, 0, 0};
+  tracker.Fill(&r, totals, t0);
+  totals.rebuilt_bytes = 1000;
+  tracker.Fill(&r, totals, t0 + milliseconds(1000));
+  EXPECT_EQ(r.recovery.rebuilt_bytes_per_sec, 1000);
+  totals.rebuilt_bytes = 1100;
+  tracker.Fill(&r, totals, t0 + milliseconds(1100));  // 100 ms later: not measured
+  EXPECT_EQ(r.recovery.rebuilt_bytes_per_sec, 1000);
+  EXPECT_EQ(r.recovery.rebuilt_bytes, 1100);
+  totals.rebuilt_bytes = 4000;
+  tracker.Fill(&r, totals, t0 + milliseconds(2000));  // 3000 bytes over 1 s
+  EXPECT_EQ(r.recovery.rebuilt_bytes_per_sec, 3000);
 }
 
 TEST(PgStatsPublisher, PublishesTheHealthAndThePullTotals) {
@@ -138,6 +162,81 @@ TEST(PgStatsPublisher, PublishesTheHealthAndThePullTotals) {
       EXPECT_GT(r.recovery.rebuilt_bytes_per_sec, 0);
     }
   }
+}
+
+// Issue 29: a state change is reported at once (within kStateCheck), not an interval later; a
+// change of the counter that leaves every state as reported publishes nothing.
+TEST(PgStatsPublisher, PublishesAStateChangeAtOnce) {
+  cluster::MapHolder maps;
+  cluster::ClusterMap map;
+  map.epoch = 4;
+  ASSERT_TRUE(maps.Set(map));
+  std::mutex mu;
+  std::string state = "peering";
+  std::vector<int> up = {1, 2, 3};
+  std::atomic<std::uint64_t> changes{0};
+  std::vector<cluster::PgStatsReport> published;
+  const auto count = [&] {
+    std::lock_guard lock(mu);
+    return published.size();
+  };
+  const auto at = [&](std::size_t i) {
+    std::lock_guard lock(mu);
+    return published.at(i).pgs.at("1.0");
+  };
+  const auto wait_for = [&](std::size_t n, milliseconds limit) {
+    const auto end = Clock::now() + limit;
+    while (count() < n && Clock::now() < end) std::this_thread::sleep_for(milliseconds(5));
+    return count() >= n;
+  };
+  PgStatsPublisher publisher(
+      &maps,
+      [&] {
+        std::lock_guard lock(mu);
+        PgHealth h;
+        h.state = state;
+        h.up = up;
+        h.acting = {1, 2, 3};
+        return std::map<std::string, PgHealth>{{"1.0", h}};
+      },
+      7, std::chrono::seconds(600),
+      [&](const cluster::PgStatsReport& r) {
+        std::lock_guard lock(mu);
+        published.push_back(r);
+        return Status::OK();
+      },
+      nullptr, nullptr, [&] { return changes.load(); });
+  // The first report: at the first epoch seen.
+  ASSERT_TRUE(wait_for(1, milliseconds(5000)));
+  EXPECT_EQ(at(0).state, "peering");
+  EXPECT_EQ(at(0).up, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(at(0).acting, (std::vector<int>{1, 2, 3}));
+  // The counter moves, the state does not: nothing.
+  ++changes;
+  std::this_thread::sleep_for(kStateCheck + 3 * kEpochPoll);
+  EXPECT_EQ(count(), 1u);
+  // The state changes but the counter does not: nothing until the interval (10 minutes).
+  {
+    std::lock_guard lock(mu);
+    state = "active+clean";
+  }
+  std::this_thread::sleep_for(kStateCheck + 3 * kEpochPoll);
+  EXPECT_EQ(count(), 1u);
+  // Both: reported at once.
+  const auto t0 = Clock::now();
+  ++changes;
+  ASSERT_TRUE(wait_for(2, milliseconds(5000)));
+  EXPECT_LT(Clock::now() - t0, milliseconds(2000));
+  EXPECT_EQ(at(1).state, "active+clean");
+  // A new interval with the same state is a change too.
+  {
+    std::lock_guard lock(mu);
+    up = {1, cluster::kItemNone, 3};
+  }
+  ++changes;
+  ASSERT_TRUE(wait_for(3, milliseconds(5000)));
+  EXPECT_EQ(at(2).up, (std::vector<int>{1, cluster::kItemNone, 3}));
+  publisher.Stop();
 }
 
 }  // namespace

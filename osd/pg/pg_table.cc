@@ -50,6 +50,7 @@ bool PgTable::Observe(const cluster::ObjectLocator& locator) {
   if (epoch == last_epoch_) return true;
   const bool jump = last_epoch_ != 0 && epoch != last_epoch_ + 1;
   last_epoch_ = epoch;
+  changes_.fetch_add(1, std::memory_order_relaxed);
   for (auto& [pgid, pg] : pgs_) {
     if (!pg.peered) continue;
     auto loc = locator.LocatePg(pg.pool_id, pg.pg);
@@ -71,6 +72,7 @@ PgTable::Peer PgTable::BeginPeering(const cluster::PgLocation& loc) {
   }
   pg.peering = true;
   Reset(pg);
+  changes_.fetch_add(1, std::memory_order_relaxed);
   return Peer::kMustPeer;
 }
 
@@ -93,6 +95,7 @@ void PgTable::FinishPeering(const cluster::PgLocation& loc,
     for (const auto& [p, osd] : st.copy_from) copies[name].emplace(p, osd);
   }
   pg.copies = std::move(copies);
+  changes_.fetch_add(1, std::memory_order_relaxed);
   cv_.notify_all();
 }
 
@@ -101,6 +104,7 @@ void PgTable::AbortPeering(const cluster::PgLocation& loc) {
   Pg& pg = pgs_[loc.pgid];
   pg.peering = false;
   pg.peered = false;
+  changes_.fetch_add(1, std::memory_order_relaxed);
   cv_.notify_all();
 }
 
@@ -221,16 +225,20 @@ std::vector<MissingShard> PgTable::Missing(const std::string& pgid, std::size_t 
 }
 
 PgHealth PgTable::Health(const cluster::PgLocation& loc, bool recovering) const {
+  using namespace cluster::pg_state;
   PgHealth h;
-  std::lock_guard lock(mu_);
-  if (loc.up_count() < loc.k) {
-    h.state = "down";
+  h.up = loc.up;
+  h.acting = loc.acting;
+  const auto finish = [&h](std::uint64_t flags) {
+    h.flags = flags;
+    h.state = cluster::PgStateString(flags);
     return h;
-  }
+  };
+  std::lock_guard lock(mu_);
+  if (loc.up_count() < loc.k) return finish(kDown);
   auto it = pgs_.find(loc.pgid);
   if (it == pgs_.end() || !it->second.peered || !SameInterval(it->second, loc)) {
-    h.state = "peering";
-    return h;
+    return finish(kPeering);
   }
   const Pg& pg = it->second;
   const bool undersized = loc.up_count() < static_cast<int>(loc.up.size());
@@ -264,19 +272,17 @@ PgHealth PgTable::Health(const cluster::PgLocation& loc, bool recovering) const 
   h.recovered = pg.recovered;
   h.recovered_bytes = pg.recovered_bytes;
   h.unfound = pg.unfound.size();
-  if (h.unfound > 0) {
-    h.state = "incomplete";
-    return h;
-  }
-  // Ceph's order of the words: active+undersized+degraded+remapped+backfilling, ...
-  h.state = "active";
-  if (undersized) h.state += "+undersized";
-  if (h.degraded > 0) h.state += "+degraded";
-  if (to_copy > 0) h.state += "+remapped";
-  if (to_rebuild > 0) h.state += recovering ? "+recovering" : "+recovery_wait";
-  if (to_copy > 0) h.state += recovering ? "+backfilling" : "+backfill_wait";
-  if (!undersized && h.missing == 0) h.state += "+clean";
-  return h;
+  if (h.unfound > 0) return finish(kIncomplete);
+  // Peered: active when min_size shards are up (it takes writes), else only peered (Ceph's
+  // "undersized+degraded+peered"); recovery runs either way.
+  const bool active = loc.up_count() >= loc.min_size;
+  std::uint64_t flags = active ? kActive : kPeered;
+  if (undersized) flags |= kUndersized;
+  if (h.degraded > 0) flags |= kDegraded;
+  if (to_copy > 0) flags |= kRemapped | (recovering ? kBackfilling : kBackfillWait);
+  if (to_rebuild > 0) flags |= recovering ? kRecovering : kRecoveryWait;
+  if (active && !undersized && h.missing == 0) flags |= kClean;
+  return finish(flags);
 }
 
 std::optional<std::vector<std::string>> PgTable::List(const std::string& pgid,

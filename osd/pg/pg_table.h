@@ -26,6 +26,7 @@
 // PG's contents. Peering itself runs outside the lock (BeginPeering/FinishPeering).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -37,14 +38,18 @@
 #include <vector>
 
 #include "cluster/map/object_locator.h"
+#include "cluster/map/pg_state.h"
 #include "common/status.h"
 #include "osd/pg/object_io.h"
 
 namespace ec::osd::pg {
 
-// Ceph's PG state names, as `ec-admin -s` shows them.
+// A PG's health as its primary sees it, for `ec-admin -s` (through pg_stats_publisher.h).
 struct PgHealth {
-  std::string state;            // "active+clean", "active+undersized+degraded", "peering", ...
+  // Ceph's state (cluster/map/pg_state.h): `flags` and their string, "active+clean",
+  // "active+undersized+degraded", "peering", ... (see PgTable::Health).
+  std::uint64_t flags = 0;
+  std::string state;
   std::uint64_t objects = 0;    // objects that exist
   std::uint64_t degraded = 0;   // objects with a position missing that no other OSD holds
   std::uint64_t misplaced = 0;  // objects whose every missing position a prior OSD holds (copy)
@@ -55,6 +60,9 @@ struct PgHealth {
   // Recovered in this interval (since the PG last peered): (object, position) pairs, shard bytes.
   std::uint64_t recovered = 0;
   std::uint64_t recovered_bytes = 0;
+  // The interval the state is for: the PG's up and acting sets as located (PgLocation).
+  std::vector<int> up;
+  std::vector<int> acting;
 };
 
 // One object that a position lacks, for recovery.
@@ -114,8 +122,24 @@ class PgTable {
   // Up to `max` missing shards of the PG, skipping those in `busy` (object names).
   std::vector<MissingShard> Missing(const std::string& pgid, std::size_t max,
                                     const std::set<std::string>& busy) const;
-  // The PG's health for `loc` (its current interval); "peering" when not peered for it.
+  // The PG's health for `loc` (its current interval): Ceph's state from what this table knows
+  // (cluster/map/pg_state.h), with u = loc's up positions:
+  //   u < k                                              down
+  //   not peered for loc's interval                      peering
+  //   peered, objects fewer than k shards can settle     incomplete
+  //   peered, u >= min_size / k <= u < min_size          active / peered (takes no writes)
+  // with: undersized (u < positions); degraded (objects lacking a position that no OSD outside
+  // the acting set holds, or any object when undersized); remapped and backfilling
+  // (`recovering`) or backfill_wait (shards to copy from such OSDs); recovering (`recovering`:
+  // the primary is running this PG's recovery) or recovery_wait (shards to rebuild, stale ones to
+  // delete); clean (active, not undersized, nothing missing). Written in Ceph's order:
+  // "active+recovering+undersized+degraded", "undersized+degraded+peered". `up` and `acting` are
+  // loc's: the interval the state is for.
   PgHealth Health(const cluster::PgLocation& loc, bool recovering) const;
+  // A counter that moves whenever a PG's state may have changed because of peering: a new map
+  // observed, a peering begun, finished or aborted. (Recovery moves states too; its driver
+  // counts that, primary.h.) For the stats publisher, to report a new state at once.
+  std::uint64_t Changes() const { return changes_.load(std::memory_order_relaxed); }
   // Object names of a peered PG after `cursor`, at most `max`; nullopt when not peered.
   std::optional<std::vector<std::string>> List(const std::string& pgid, const std::string& cursor,
                                                std::size_t max) const;
@@ -141,6 +165,7 @@ class PgTable {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  std::atomic<std::uint64_t> changes_{0};
   std::int64_t last_epoch_ = 0;
   std::map<std::string, Pg> pgs_;  // by pgid
 };

@@ -58,11 +58,11 @@ TEST(PgTable, AMissingShardWithoutACopyIsDegradedAndRebuilt) {
   const auto loc = Loc();
   Peer(t, loc, {{"a", At(5, 100, {0, 1})}});
   PgHealth h = t.Health(loc, false);
-  EXPECT_EQ(h.state, "active+degraded+recovery_wait");
+  EXPECT_EQ(h.state, "active+recovery_wait+degraded");
   EXPECT_EQ(h.degraded, 1u);
   EXPECT_EQ(h.missing, 1u);
   EXPECT_EQ(h.missing_bytes, 50u);  // 100 bytes / k
-  EXPECT_EQ(t.Health(loc, true).state, "active+degraded+recovering");
+  EXPECT_EQ(t.Health(loc, true).state, "active+recovering+degraded");
   auto missing = t.Missing("1.0", 10, {});
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing[0].position, 2);
@@ -111,10 +111,10 @@ TEST(PgTable, AShardAPriorOsdHoldsIsMisplacedAndCopied) {
        {{"a", {{2, 40}}}, {"c", {{2, 40}}}, {"gone", {{2, 40}}}});
   PgHealth h = t.Health(loc, false);
   // a: copy from osd.40 (misplaced); b: no copy (degraded); c: already current.
-  EXPECT_EQ(h.state, "active+degraded+remapped+recovery_wait+backfill_wait");
+  EXPECT_EQ(h.state, "active+recovery_wait+degraded+remapped+backfill_wait");
   EXPECT_EQ(h.misplaced, 1u);
   EXPECT_EQ(h.degraded, 1u);
-  EXPECT_EQ(t.Health(loc, true).state, "active+degraded+remapped+recovering+backfilling");
+  EXPECT_EQ(t.Health(loc, true).state, "active+recovering+degraded+remapped+backfilling");
   auto missing = t.Missing("1.0", 10, {});
   ASSERT_EQ(missing.size(), 2u);
   EXPECT_EQ(missing[0].object, "a");
@@ -169,6 +169,82 @@ TEST(PgTable, ANewIntervalMustPeerAgain) {
   EXPECT_EQ(t.BeginPeering(moved), PgTable::Peer::kMustPeer);
   t.FinishPeering(moved, {}, {});
   EXPECT_EQ(t.Health(moved, false).objects, 0u);
+}
+
+// Issue 29: the state from what the primary knows, in Ceph's words and order, for every rule of
+// PgTable::Health, with the interval it is for.
+TEST(PgTable, StatesAsCephNamesThem) {
+  // k=2, m=2 (size 4), min_size 3 on OSDs 10..13.
+  const auto at = [](std::vector<int> up) {
+    cluster::PgLocation loc = Loc(std::move(up));
+    loc.acting = {10, 11, 12, 13};
+    loc.primary = cluster::FirstUp(loc.up);
+    loc.min_size = 3;
+    return loc;
+  };
+  const int none = cluster::kItemNone;
+  const auto all = at({10, 11, 12, 13});
+  const auto one_down = at({10, 11, none, 13});
+  const auto two_down = at({10, none, none, 13});
+  const auto three_down = at({none, none, none, 13});
+  PgTable t;
+  // Not peered yet (never, or not in this interval): peering; fewer than k up: down.
+  PgHealth h = t.Health(all, false);
+  EXPECT_EQ(h.state, "peering");
+  EXPECT_EQ(h.flags, cluster::pg_state::kPeering);
+  EXPECT_EQ(h.up, all.up);
+  EXPECT_EQ(h.acting, all.acting);
+  EXPECT_EQ(t.Health(three_down, false).state, "down");
+  Peer(t, all, {{"a", At(5, 100, {0, 1, 2, 3})}});
+  EXPECT_EQ(t.Health(all, false).state, "active+clean");
+  EXPECT_EQ(t.Health(one_down, false).state, "peering");  // the primary has not peered it so
+
+  // Peered with one position down: active (min_size up), undersized, degraded (objects lack it).
+  Peer(t, one_down, {{"a", At(5, 100, {0, 1, 3})}});
+  h = t.Health(one_down, false);
+  EXPECT_EQ(h.state, "active+undersized+degraded");
+  EXPECT_EQ(h.up, one_down.up);
+  EXPECT_EQ(h.acting, one_down.acting);
+  // Below min_size but k up: peered, not active (no writes), still undersized and degraded.
+  Peer(t, two_down, {{"a", At(5, 100, {0, 3})}});
+  EXPECT_EQ(t.Health(two_down, false).state, "undersized+degraded+peered");
+  EXPECT_EQ(t.Health(two_down, false).flags & cluster::pg_state::kActive, 0u);
+  // An empty PG is undersized, not degraded (Ceph counts degraded objects).
+  PgTable empty;
+  Peer(empty, two_down, {});
+  EXPECT_EQ(empty.Health(two_down, false).state, "undersized+peered");
+  // A shard to rebuild on an up OSD as well as one down: recovery_wait, then recovering.
+  PgTable r;
+  Peer(r, one_down, {{"a", At(5, 100, {0, 3})}});
+  EXPECT_EQ(r.Health(one_down, false).state, "active+recovery_wait+undersized+degraded");
+  EXPECT_EQ(r.Health(one_down, true).state, "active+recovering+undersized+degraded");
+  // An object fewer than k shards settle: incomplete.
+  PgTable u;
+  ASSERT_EQ(u.BeginPeering(all), PgTable::Peer::kMustPeer);
+  u.FinishPeering(all, {}, {"lost"});
+  EXPECT_EQ(u.Health(all, false).state, "incomplete");
+}
+
+// The counter the stats publisher watches moves with every map and peering, not with lookups.
+TEST(PgTable, ChangesMoveWithMapsAndPeering) {
+  PgTable t;
+  const auto loc = Loc();
+  std::uint64_t c = t.Changes();
+  ASSERT_EQ(t.BeginPeering(loc), PgTable::Peer::kMustPeer);
+  EXPECT_GT(t.Changes(), c);
+  c = t.Changes();
+  t.FinishPeering(loc, {{"a", At(5, 100, {0, 1, 2})}}, {});
+  EXPECT_GT(t.Changes(), c);
+  c = t.Changes();
+  EXPECT_TRUE(t.Lookup(loc, "a"));
+  (void)t.Health(loc, false);
+  EXPECT_EQ(t.BeginPeering(loc), PgTable::Peer::kReady);
+  EXPECT_EQ(t.Changes(), c);
+  ASSERT_EQ(t.BeginPeering(Loc({10, 11, cluster::kItemNone})), PgTable::Peer::kMustPeer);
+  EXPECT_GT(t.Changes(), c);
+  c = t.Changes();
+  t.AbortPeering(Loc({10, 11, cluster::kItemNone}));
+  EXPECT_GT(t.Changes(), c);
 }
 
 TEST(PgTable, AForgottenObjectIsUnknownUntilUpdated) {

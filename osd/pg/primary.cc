@@ -30,10 +30,17 @@ std::map<std::string, PgHealth> Primary::Impl::Health() {
   std::lock_guard lock(scrub_mu_);
   for (auto& [pgid, h] : out) {
     auto s = scrubbing_.find(pgid);
-    if (s != scrubbing_.end()) h.state += s->second ? "+scrubbing+deep" : "+scrubbing";
-    if (inconsistent_.count(pgid) != 0) h.state += "+inconsistent";
+    if (s != scrubbing_.end()) {
+      h.flags |= cluster::pg_state::kScrubbing | (s->second ? cluster::pg_state::kDeepScrub : 0);
+    }
+    if (inconsistent_.count(pgid) != 0) h.flags |= cluster::pg_state::kInconsistent;
+    h.state = cluster::PgStateString(h.flags);
   }
   return out;
+}
+
+std::uint64_t Primary::Impl::HealthChanges() const {
+  return table_.Changes() + health_changes_.load(std::memory_order_relaxed);
 }
 
 void Primary::Impl::Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) {
@@ -534,6 +541,10 @@ Primary::Primary(const cluster::MapHolder* map, MetricsRegistry* metrics,
 
 std::map<std::string, PgHealth> Primary::Health() {
   return impl_->Health();
+}
+
+std::uint64_t Primary::HealthChanges() const {
+  return impl_->HealthChanges();
 }
 
 Result<cluster::ScrubResult> Primary::Scrub(const std::string& pgid, const ScrubRun& run) {

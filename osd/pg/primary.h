@@ -132,6 +132,10 @@ class Primary : public msg::RequestHandler {
   // Ceph's "+scrubbing", "+scrubbing+deep" while a scrub runs and "+inconsistent" while the last
   // scrub left objects inconsistent.
   std::map<std::string, PgHealth> Health();
+  // A counter that moves whenever a state Health() gives may have changed other than by objects'
+  // counts: a map, a peering begun, finished or aborted, the PGs under recovery, a scrub begun or
+  // ended, its result (pg_stats_publisher.h reports a change at once). Thread-safe, cheap.
+  std::uint64_t HealthChanges() const;
 
   // Scrubs PG `pgid` ("1.1f") of which this OSD is primary, object after object, each on the
   // strand of its client operations (so it never sees half a write): see primary_scrub.cc for what

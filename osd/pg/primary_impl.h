@@ -73,6 +73,7 @@ class Primary::Impl {
   void NoteScrubResult(const cluster::ScrubResult& result);
 
   std::map<std::string, PgHealth> Health();
+  std::uint64_t HealthChanges() const;
 
   void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder);
 
@@ -172,9 +173,12 @@ class Primary::Impl {
   bool Stopping();
 
   // One round: every PG this OSD is primary of is peered; up to max_backfills PGs with missing
-  // shards get one batch of pulls each (all sent at once). Returns whether any work was done;
-  // *rebuilt and *network get the shard bytes written and the bytes received from helpers.
-  bool RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network);
+  // shards get one batch of pulls each (all sent at once), none when `peer_only`. Returns whether
+  // any work was done; *rebuilt and *network get the shard bytes written and the bytes received
+  // from helpers.
+  bool RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network, bool peer_only = false);
+  // How often the recovery loop looks for a new map while it waits between rounds.
+  static constexpr std::chrono::milliseconds kMapPoll{100};
 
   bool HasRecoveryWork(const Prepared& p);
 
@@ -243,14 +247,18 @@ class Primary::Impl {
   std::mutex rec_mu_;
   std::condition_variable rec_cv_;
   bool stop_ = false;
-  std::set<std::string> recovering_;  // PGs with pulls in flight
+  // The PGs whose recovery this primary runs: the last round's (kept between rounds, Ceph's
+  // "recovering" while the PG holds its reservation), emptied when a round finds no work.
+  std::set<std::string> recovering_;
   // (pgid, object) whose recovery failed -> when to try again
   std::map<std::pair<std::string, std::string>, Clock::time_point> retry_after_;
   std::thread recovery_thread_;
   std::mutex scrub_mu_;
   std::map<std::string, bool> scrubbing_;            // pgid -> deep, while it is scrubbed
   std::map<std::string, std::size_t> inconsistent_;  // pgid -> objects its last scrub left bad
-  std::atomic<int> client_ops_{0};                   // client operations in flight
+  // Moves when recovering_, scrubbing_ or inconsistent_ change (HealthChanges, with the table's).
+  std::atomic<std::uint64_t> health_changes_{0};
+  std::atomic<int> client_ops_{0};  // client operations in flight
   shard::OpDispatcher dispatcher_;  // last: joined first, while everything it uses is alive
 };
 

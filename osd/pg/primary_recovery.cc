@@ -31,10 +31,21 @@ void Primary::Impl::RecoveryLoop() {
     round.spent = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
     std::unique_lock lock(rec_mu_);
     if (stop_) return;
-    const auto wait = RecoveryPause(round, pacing);
-    const std::int64_t epoch = map_->epoch();
-    rec_cv_.wait_for(lock, wait,
-                     [&] { return stop_ || (!round.worked && map_->epoch() != epoch); });
+    // The pause, watching the map every kMapPoll: a new map ends an idle pause (the next round
+    // peers and pulls); after a round that worked the pulls keep their pace, but the PGs are
+    // peered for the new map at once (a PG is peering, not serving, until its primary peers it).
+    const auto until = Clock::now() + RecoveryPause(round, pacing);
+    std::int64_t epoch = map_->epoch();
+    while (!stop_ && Clock::now() < until) {
+      rec_cv_.wait_until(lock, std::min(until, Clock::now() + kMapPoll), [&] { return stop_; });
+      if (stop_ || map_->epoch() == epoch) continue;
+      if (!round.worked) break;
+      epoch = map_->epoch();
+      lock.unlock();
+      std::uint64_t rebuilt = 0, network = 0;
+      RecoverRound(&rebuilt, &network, /*peer_only=*/true);
+      lock.lock();
+    }
     if (stop_) return;
   }
 }
@@ -45,8 +56,9 @@ bool Primary::Impl::Stopping() {
 }
 
 // One round: every PG this OSD is primary of is peered; up to max_backfills PGs with missing
-// shards get one batch of pulls each (all sent at once). Returns whether any work was done.
-bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network) {
+// shards get one batch of pulls each (all sent at once), unless `peer_only`. Returns whether any
+// work was done.
+bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network, bool peer_only) {
   auto locator = Locator(0);
   if (!locator.ok()) return false;
   table_.Observe(**locator);
@@ -66,17 +78,26 @@ bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network)
         log_->warn("pg {}: peering: {}", p.loc.pgid, peered.message());
         continue;
       }
-      if (static_cast<int>(work.size()) < options_.recovery.max_backfills && HasRecoveryWork(p)) {
+      if (!peer_only && static_cast<int>(work.size()) < options_.recovery.max_backfills &&
+          HasRecoveryWork(p)) {
         work.push_back(std::move(p));
         Fix(work.back());
       }
     }
   }
-  if (work.empty()) return false;
+  if (peer_only) return false;
   {
+    // The PGs recovering from now until a round picks others (Ceph's "recovering" while a PG
+    // holds its reservation, rather than a flicker to recovery_wait between rounds).
+    std::set<std::string> now;
+    for (const Prepared& p : work) now.insert(p.loc.pgid);
     std::lock_guard lock(rec_mu_);
-    for (const Prepared& p : work) recovering_.insert(p.loc.pgid);
+    if (now != recovering_) {
+      recovering_ = std::move(now);
+      health_changes_.fetch_add(1, std::memory_order_relaxed);
+    }
   }
+  if (work.empty()) return false;
   std::vector<std::thread> threads;
   std::atomic<std::uint64_t> bytes{0}, received{0};
   for (Prepared& p : work) {
@@ -87,10 +108,6 @@ bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network)
     });
   }
   for (std::thread& t : threads) t.join();
-  {
-    std::lock_guard lock(rec_mu_);
-    recovering_.clear();
-  }
   *rebuilt = bytes.load();
   *network = received.load();
   return true;

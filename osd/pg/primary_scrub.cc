@@ -251,6 +251,7 @@ Result<cluster::ScrubResult> Primary::Impl::Scrub(const std::string& pgid, const
     if (!scrubbing_.emplace(pgid, deep).second) {
       return Status::Retryable(EBUSY, fmt::format("pg {} is being scrubbed already", pgid));
     }
+    health_changes_.fetch_add(1, std::memory_order_relaxed);
   }
   struct Done {
     Impl* self;
@@ -258,6 +259,7 @@ Result<cluster::ScrubResult> Primary::Impl::Scrub(const std::string& pgid, const
     ~Done() {
       std::lock_guard lock(self->scrub_mu_);
       self->scrubbing_.erase(pgid);
+      self->health_changes_.fetch_add(1, std::memory_order_relaxed);
     }
   } done{this, pgid};
 
@@ -341,6 +343,7 @@ void Primary::Impl::NoteScrubResult(const cluster::ScrubResult& result) {
   } else {
     inconsistent_[result.pgid] = result.inconsistents.size();
   }
+  health_changes_.fetch_add(1, std::memory_order_relaxed);
 }
 
 // A client read found shards failing their checksum: rebuild them in the background, on the
