@@ -181,12 +181,15 @@ def main():
             time.sleep(0.2)
         rec["t_down"] = time.time()
         time.sleep(a.degraded)
+        # The out starts when the command is issued: the map changes while it runs, and the
+        # primaries start recovering at once, before a slow ec-admin (an ASan build's exit, say)
+        # has returned; a window opened after it would miss the first bytes on the wire.
+        rec["t_out"] = time.time()
+        rec["osd_cpu_at_out"] = read_proc_cpu(osd_pids)
         p = subprocess.run([a.admin, "-c", a.conf, "osd", "out", str(a.victim)],
                            capture_output=True, text=True, timeout=30)
         if p.returncode != 0:
             raise RuntimeError(f"osd out {a.victim}: {p.stderr.strip()}")
-        rec["t_out"] = time.time()
-        rec["osd_cpu_at_out"] = read_proc_cpu(osd_pids)
         print(f"  osd.{a.victim} killed, down after {rec['t_down'] - rec['t_kill']:.1f} s, "
               f"marked out; recovering", flush=True)
         seen_unclean = False

@@ -220,15 +220,9 @@ std::pair<ec::ErasureCodeInterfaceRef, ec::StripeLayout> CodeOf(const std::strin
 ec::recovery::ReadCost ExpectedCost(const std::string& pool, const std::vector<std::byte>& bytes,
                                     std::uint64_t off, std::uint64_t len,
                                     const std::vector<int>& available, int local) {
-  ec::Profile profile = ProfileOf(pool);
-  ec::ErasureCodeInterfaceRef code;
-  EXPECT_TRUE(
-      ec::PluginRegistry::instance()
-          .factory(profile.at("plugin"), ec::PluginRegistry::default_directory(), profile, &code)
-          .ok());
+  auto [code, stored_layout] = CodeOf(pool);
   auto layout = ec::StripeLayout::Make(*code, StripeUnitOf(pool));
   EXPECT_TRUE(layout.ok());
-  const ec::StripeLayout stored_layout = CodeOf(pool).second;
   ec::recovery::RepairEngine engine(code, *layout);
   ec::StripeCodec codec(*code, *layout);
   auto shards = codec.EncodeToShards(bytes);

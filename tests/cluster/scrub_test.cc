@@ -79,6 +79,16 @@ class Scrub : public ectest::ClusterTest {
     return *loc;
   }
 
+  // The first name "<prefix><i>" whose object lands in PG `pgid` of `pool` ("" if none of 1000).
+  static std::string NameInPg(const std::string& pool, const std::string& pgid,
+                              const std::string& prefix) {
+    for (int i = 0; i < 1000; ++i) {
+      const std::string name = prefix + std::to_string(i);
+      if (Locate(pool, name).pgid == pgid) return name;
+    }
+    return "";
+  }
+
   // Flips one byte of 4 KiB block `block` of shard `position` of `object` on the OSD holding it
   // (stopped meanwhile), then waits for the cluster to be clean again.
   static void RotBlock(const ec::cluster::PgLocation& loc, const std::string& object, int position,
@@ -293,11 +303,7 @@ TEST_F(Scrub, AShardOfTheWrongLengthIsAnIoErrorThatRepairFixes) {
   const auto cut_content = Bytes(3 * 16384 + 500, 31);
   ASSERT_TRUE(io.WriteFull("cutshort", cut_content).ok());
   const auto loc = Locate("rs", "cutshort");
-  std::string extended;
-  for (int i = 0; extended.empty() && i < 1000; ++i) {
-    const std::string name = "extended" + std::to_string(i);
-    if (Locate("rs", name).pgid == loc.pgid) extended = name;
-  }
+  const std::string extended = NameInPg("rs", loc.pgid, "extended");
   ASSERT_FALSE(extended.empty());
   const auto ext_content = Bytes(2 * 16384 + 4096 + 10, 32);
   ASSERT_TRUE(io.WriteFull(extended, ext_content).ok());
@@ -363,11 +369,7 @@ TEST_F(Scrub, DeepScrubFindsCorruptionAndRepairFixesIt) {
   ASSERT_TRUE(io.WriteFull("rotten", rotten).ok());
   const auto loc = Locate("clay", "rotten");
   // Another object of the same PG.
-  std::string forged;
-  for (int i = 0; forged.empty() && i < 1000; ++i) {
-    const std::string name = "forged" + std::to_string(i);
-    if (Locate("clay", name).pgid == loc.pgid) forged = name;
-  }
+  const std::string forged = NameInPg("clay", loc.pgid, "forged");
   ASSERT_FALSE(forged.empty());
   const auto forged_content = Bytes(2 * 16384 + 77, 12);
   auto v = io.WriteFull(forged, forged_content);
