@@ -22,6 +22,8 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# Whether PID still runs: a zombie waiting to be reaped (by PID 1 here, slowly) has stopped.
+running() { [ -r "/proc/$1/stat" ] && ! sed -E 's/^[0-9]+ \(.*\) //' "/proc/$1/stat" 2>/dev/null | grep -q '^Z'; }
 cur="$dir"   # the cluster admin and field talk to
 admin() { "$bin/ec-admin" -c "$cur/ecstore.conf" "$@"; }
 field() { admin -s --format json | grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2; }
@@ -48,7 +50,7 @@ grep -q 'osd.1: running' "$dir/status.txt" || fail "status: $(cat "$dir/status.t
 
 pids="$(cat "$dir"/*.pid)"
 launcher stop --dir "$dir" > /dev/null
-for p in $pids; do ! kill -0 "$p" 2>/dev/null || fail "pid $p still runs after stop"; done
+for p in $pids; do ! running "$p" || fail "pid $p still runs after stop"; done
 
 # Bad arguments: a message and exit 1.
 for args in "start" "start --dir $dir --osds 0" "start --dir $dir --osds 2 --hosts 3" \
@@ -107,7 +109,7 @@ head -c 1048576 /dev/urandom > "$dir2/obj"
 cp "$dir2/ecstore.conf" "$dir2/conf.before"
 pids="$(cat "$dir2"/*.pid)"
 launcher stop --dir "$dir2" > /dev/null
-for p in $pids; do ! kill -0 "$p" 2>/dev/null || fail "pid $p still runs after stop"; done
+for p in $pids; do ! running "$p" || fail "pid $p still runs after stop"; done
 
 # Resume without options: the same shape, the same config, the object.
 launcher start --dir "$dir2" --bin "$bin" > "$dir2/start.txt"
@@ -138,5 +140,5 @@ refused
 launcher stop --dir "$dir2" > /dev/null
 refused
 ! ls "$dir2"/*.pid > /dev/null 2>&1 || fail "a refused start on a stopped cluster started something"
-for p in $pids; do ! kill -0 "$p" 2>/dev/null || fail "pid $p still runs after stop"; done
+for p in $pids; do ! running "$p" || fail "pid $p still runs after stop"; done
 echo "launcher test passed"
