@@ -125,25 +125,7 @@ class Scrub : public ectest::ClusterTest {
   static void ForgeShard(const ec::cluster::PgLocation& loc, const std::string& object,
                          int position, std::uint64_t version, std::uint64_t object_size,
                          std::size_t shard_size) {
-    const int osd = loc.acting[static_cast<std::size_t>(position)];
-    ec::msg::ClientOptions co;
-    co.port = cluster_->osds[static_cast<std::size_t>(osd)]->port();
-    auto client = ec::msg::OsdClient::Create(co);
-    ASSERT_TRUE(client.ok());
-    ec::msg::WriteShardRequest w;
-    w.collection = loc.collection;
-    w.object = object;
-    w.shard = static_cast<std::uint32_t>(position);
-    w.version = version;
-    w.flags = ec::msg::kWriteReplace;
-    w.attrs.push_back({"ec.object_size", std::to_string(object_size)});
-    auto garbage = Bytes(shard_size, 99);
-    ec::Buffer b = ec::Buffer::Allocate(shard_size, false);
-    std::memcpy(b.data(), garbage.data(), shard_size);
-    std::vector<ec::Buffer> payload;
-    payload.push_back(std::move(b));
-    ec::Status s = (*client)->WriteShard(std::move(w), std::move(payload));
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    PutShard(loc, object, position, version, object_size, Bytes(shard_size, 99));
   }
 
   // A client of the OSD holding shard `position` of `loc`.
