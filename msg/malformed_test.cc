@@ -398,7 +398,7 @@ TEST(MalformedMessageTest, BadEnumAndBoolValuesAreRefusedNamingTheField) {
        18, 2, "entry.state"},
       {MsgType::kSubScanReply,
        EncodedReply(SubScanReply{Status::OK(), {{"o", ShardState::kAbsent, 0, 0, 0, 1}}, "", true}),
-       55, 1, "end"},
+       59, 1, "end"},
   };
   for (const Case& c : cases) {
     ASSERT_LT(c.at, c.bytes.size()) << c.field;

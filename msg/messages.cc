@@ -12,15 +12,16 @@ namespace ec::msg {
 namespace {
 
 // Smallest encoded sizes, so that a count can be checked against the bytes left.
-constexpr std::size_t kMinAttrSize = 8;                              // two empty strings
-constexpr std::size_t kMinExtentSize = 16;                           // offset, length
-constexpr std::size_t kMinLengthSize = 8;                            // u64
-constexpr std::size_t kMinEntrySize = 8;                             // empty name, shard
-constexpr std::size_t kMinNameSize = 4;                              // empty string
-constexpr std::size_t kMinStatusSize = 9;                            // code, class, empty message
-constexpr std::size_t kMinScanEntrySize = kMinNameSize + 1 + 4 * 8;  // name, state, 4 u64
-constexpr std::size_t kMinPullHelperSize = 8;                        // shard, osd
-constexpr std::size_t kMinPullObjectSize = kMinNameSize + 3 * 8;     // name, 3 u64
+constexpr std::size_t kMinAttrSize = 8;     // two empty strings
+constexpr std::size_t kMinExtentSize = 16;  // offset, length
+constexpr std::size_t kMinLengthSize = 8;   // u64
+constexpr std::size_t kMinEntrySize = 8;    // empty name, shard
+constexpr std::size_t kMinNameSize = 4;     // empty string
+constexpr std::size_t kMinStatusSize = 9;   // code, class, empty message
+// name, state, 4 u64, versions count
+constexpr std::size_t kMinScanEntrySize = kMinNameSize + 1 + 4 * 8 + 4;
+constexpr std::size_t kMinPullHelperSize = 8;                         // shard, osd
+constexpr std::size_t kMinPullObjectSize = kMinNameSize + 3 * 8 + 4;  // name, 3 u64, versions
 constexpr std::size_t kMinPullResultSize = kMinNameSize + kMinStatusSize + 3 * 8;  // + 3 u64
 // collection, object, shard, expect_version, extent count
 constexpr std::size_t kMinBatchItemSize = 2 * kMinNameSize + 4 + 8 + 4;
@@ -140,6 +141,22 @@ bool GetExtents(Decoder& r, const Limits& limits, std::vector<ByteExtent>* exten
   return true;
 }
 
+// ShardVersions: u32 count (<= kMaxShardPositions) | count x u64.
+void PutVersions(Encoder& w, const ShardVersions& versions) {
+  w.U32(static_cast<std::uint32_t>(versions.size()));
+  for (std::uint64_t v : versions) w.U64(v);
+}
+
+bool GetVersions(Decoder& r, ShardVersions* versions) {
+  std::uint32_t n;
+  if (!r.Count(&n, kMaxShardPositions, 8, "versions")) return false;
+  versions->resize(n);
+  for (std::uint64_t& v : *versions) {
+    if (!r.U64(&v, "version")) return false;
+  }
+  return true;
+}
+
 // pool, epoch, object: the address of one object, as a client names it.
 void PutObjectId(Encoder& w, std::uint64_t pool, std::uint64_t epoch, const std::string& object) {
   w.U64(pool);
@@ -221,6 +238,7 @@ void Put(Encoder& w, const SubWriteRequest& m) {
   w.U64(m.shard_size);
   PutExtents(w, m.extents);
   w.U64(m.epoch);
+  PutVersions(w, m.versions);
 }
 void Put(Encoder& w, const SubResolveRequest& m) {
   PutShardId(w, m.collection, m.object, m.shard);
@@ -269,6 +287,7 @@ void Put(Encoder& w, const SubStateReply& m) {
   w.U64(m.object_size);
   w.U64(m.shard_size);
   w.U64(m.undo_version);
+  PutVersions(w, m.versions);
 }
 void Put(Encoder& w, const ObjWriteReply& m) {
   PutStatus(w, m.status);
@@ -324,6 +343,7 @@ void Put(Encoder& w, const SubPullRequest& m) {
     w.U64(o.version);
     w.U64(o.object_size);
     w.U64(o.prev_version);
+    PutVersions(w, o.versions);
   }
 }
 void Put(Encoder& w, const SubScanReply& m) {
@@ -336,6 +356,7 @@ void Put(Encoder& w, const SubScanReply& m) {
     w.U64(e.object_size);
     w.U64(e.shard_size);
     w.U64(e.undo_version);
+    PutVersions(w, e.versions);
   }
   w.String(m.next_cursor);
   w.U8(m.end ? 1 : 0);
@@ -457,7 +478,8 @@ bool Get(Decoder& r, const Limits& limits, SubWriteRequest* m) {
          r.U64(&m->version, "version") && r.U64(&m->prev_version, "prev_version") &&
          GetEnum(r, SubWriteKind::kRepair, "kind", &m->kind) &&
          r.U64(&m->object_size, "object_size") && r.U64(&m->shard_size, "shard_size") &&
-         GetExtents(r, limits, &m->extents) && r.U64(&m->epoch, "epoch");
+         GetExtents(r, limits, &m->extents) && r.U64(&m->epoch, "epoch") &&
+         GetVersions(r, &m->versions);
 }
 bool Get(Decoder& r, const Limits& limits, SubResolveRequest* m) {
   return GetShardId(r, limits, &m->collection, &m->object, &m->shard) &&
@@ -496,7 +518,8 @@ bool Get(Decoder& r, const Limits& limits, SubResolveReply* m) {
 bool Get(Decoder& r, const Limits& limits, SubStateReply* m) {
   return GetStatus(r, limits, &m->status) && GetEnum(r, ShardState::kRemoved, "state", &m->state) &&
          r.U64(&m->version, "version") && r.U64(&m->object_size, "object_size") &&
-         r.U64(&m->shard_size, "shard_size") && r.U64(&m->undo_version, "undo_version");
+         r.U64(&m->shard_size, "shard_size") && r.U64(&m->undo_version, "undo_version") &&
+         GetVersions(r, &m->versions);
 }
 bool Get(Decoder& r, const Limits& limits, ObjWriteReply* m) {
   return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version") &&
@@ -550,7 +573,7 @@ bool Get(Decoder& r, const Limits& limits, SubPullRequest* m) {
   for (SubPullObject& o : m->objects) {
     if (!r.String(&o.object, limits.max_name_len, "object.object") ||
         !r.U64(&o.version, "object.version") || !r.U64(&o.object_size, "object.object_size") ||
-        !r.U64(&o.prev_version, "object.prev_version")) {
+        !r.U64(&o.prev_version, "object.prev_version") || !GetVersions(r, &o.versions)) {
       return false;
     }
   }
@@ -568,7 +591,7 @@ bool Get(Decoder& r, const Limits& limits, SubScanReply* m) {
         !GetEnum(r, ShardState::kRemoved, "entry.state", &e.state) ||
         !r.U64(&e.version, "entry.version") || !r.U64(&e.object_size, "entry.object_size") ||
         !r.U64(&e.shard_size, "entry.shard_size") ||
-        !r.U64(&e.undo_version, "entry.undo_version")) {
+        !r.U64(&e.undo_version, "entry.undo_version") || !GetVersions(r, &e.versions)) {
       return false;
     }
   }

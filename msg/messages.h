@@ -145,6 +145,15 @@ struct RemoveReply {
 };
 
 // --- PG sub-operations: a PG primary -> the OSD holding one shard (osd/pg/). ---
+// Versions. A shard's `version` is the version of the write that last changed its bytes (or, for
+// a shard rebuilt by recovery, of the write whose bytes it was rebuilt to): every read and every
+// prev_version is checked against it. A write that changes only some shards (an overwrite inside
+// one data chunk goes to that chunk and the parity) leaves the others at older versions, so each
+// written shard also records the object's ShardVersions: position -> the version that position's
+// shard must be at for the object as of the newest of them (the object's version, max of the
+// vector). Empty means every position at the shard's own version (a whole-object write).
+// At most kMaxShardPositions entries (the decoders refuse more: EMSGSIZE).
+using ShardVersions = std::vector<std::uint64_t>;
 // kRepair rewrites the whole shard at the version it is at (version == prev_version), keeping its
 // undo record: the repair of a shard whose bytes failed a checksum or disagree with the others.
 enum class SubWriteKind : std::uint8_t { kFull = 0, kRange = 1, kRemove = 2, kRepair = 3 };
@@ -163,6 +172,9 @@ struct SubWriteRequest {
   // The map epoch the sending primary acts at (interval fencing, osd/shard/interval_fence.h):
   // the shard refuses the write (Retryable ESTALE) when a primary peered the PG at a newer epoch.
   std::uint64_t epoch = 0;
+  // Partial writes (issue 28): the version each position's shard holds once the write is applied
+  // (ShardVersions below), recorded with the shard; empty: every position at `version`.
+  ShardVersions versions = {};
 };
 struct SubWriteReply {
   Status status;
@@ -196,6 +208,7 @@ struct SubStateReply {
   std::uint64_t object_size = 0;
   std::uint64_t shard_size = 0;
   std::uint64_t undo_version = 0;  // 0: no undo record
+  ShardVersions versions = {};     // the object's, as this shard recorded them (see above)
 };
 
 // --- Recovery: a PG primary -> the OSDs of its shards (osd/pg/). ---
@@ -224,6 +237,7 @@ struct SubScanEntry {
   std::uint64_t object_size = 0;
   std::uint64_t shard_size = 0;
   std::uint64_t undo_version = 0;  // 0: no undo record
+  ShardVersions versions = {};     // as SubStateReply
   bool operator==(const SubScanEntry&) const = default;
 };
 struct SubScanReply {
@@ -251,6 +265,9 @@ struct SubPullObject {
   std::uint64_t version = 0;       // the object's version to rebuild (helpers must be at it)
   std::uint64_t object_size = 0;   // its logical size at that version
   std::uint64_t prev_version = 0;  // what the target holds now (0: nothing)
+  // The object's ShardVersions at `version` (empty: every position at `version`): helper h must
+  // be at versions[h], and the rebuilt shard is written at versions[shard] recording them.
+  ShardVersions versions = {};
   bool operator==(const SubPullObject&) const = default;
 };
 struct SubPullRequest {
@@ -399,7 +416,8 @@ ReplyBody ErrorReply(MsgType request, Status status);
 // total length <= reply_payload_limit (the client's announced max_payload_len); List:
 // max_entries in 1..limits.max_list_entries; WriteShard: offset + payload_len no overflow.
 // SubWrite: at most max_extents extents, no offset + length overflow, the extents' lengths sum to
-// payload_len exactly, kRemove carries neither extents nor payload. ObjWrite / ObjRead / ObjStat /
+// payload_len exactly, kRemove carries neither extents nor payload, non-empty `versions` (but for
+// kRemove) give `shard` the write's `version`. ObjWrite / ObjRead / ObjStat /
 // ObjRemove: object name 1..max_name_len bytes; ObjWrite: offset + payload_len no overflow, offset
 // 0 unless kWrite; ObjRead: offset + length no overflow, length <= reply_payload_limit (EMSGSIZE);
 // ObjList: max_entries in 1..max_list_entries. SubScan: non-empty collection, shard <

@@ -254,7 +254,9 @@ TEST(MessagesTest, ErrorReplyHasTheRightType) {
 TEST(MessagesTest, SubAndObjKnownAnswerBytes) {
   std::vector<std::byte> v;
   EncodeRequest(
-      SubWriteRequest{"pg", "o", 2, 9, 8, SubWriteKind::kRange, 300, 100, {{16, 4}}, 0x21}, v);
+      SubWriteRequest{
+          "pg", "o", 2, 9, 8, SubWriteKind::kRange, 300, 100, {{16, 4}}, 0x21, {7, 7, 9}},
+      v);
   EXPECT_EQ(Hex(v),
             "020000007067010000006f"  // collection, object
             "02000000"                // shard
@@ -266,7 +268,11 @@ TEST(MessagesTest, SubAndObjKnownAnswerBytes) {
             "01000000"                // 1 extent
             "1000000000000000"
             "0400000000000000"
-            "2100000000000000");  // epoch
+            "2100000000000000"  // epoch
+            "03000000"          // 3 versions
+            "0700000000000000"
+            "0700000000000000"
+            "0900000000000000");
   v.clear();
   EncodeRequest(ObjWriteRequest{1, 7, "o", ObjWriteMode::kAppend, 0}, v);
   EXPECT_EQ(Hex(v),
@@ -425,18 +431,19 @@ TEST(MessagesTest, RecoveryKnownAnswerBytes) {
   v.clear();
   EncodeRequest(SubPullRequest{1, 7, "pg", 2, SubPullMode::kCopy, {{2, 5}}, {{"o", 9, 100, 8}}}, v);
   EXPECT_EQ(Hex(v),
-            "0100000000000000"    // pool
-            "0700000000000000"    // epoch
-            "020000007067"        // collection
-            "02000000"            // shard
-            "01"                  // mode kCopy
-            "01000000"            // 1 helper
-            "0200000005000000"    // shard, osd
-            "01000000"            // 1 object
-            "010000006f"          // object
-            "0900000000000000"    // version
-            "6400000000000000"    // object_size
-            "0800000000000000");  // prev_version
+            "0100000000000000"  // pool
+            "0700000000000000"  // epoch
+            "020000007067"      // collection
+            "02000000"          // shard
+            "01"                // mode kCopy
+            "01000000"          // 1 helper
+            "0200000005000000"  // shard, osd
+            "01000000"          // 1 object
+            "010000006f"        // object
+            "0900000000000000"  // version
+            "6400000000000000"  // object_size
+            "0800000000000000"  // prev_version
+            "00000000");        // no versions
   v.clear();
   EncodeReply(SubPullReply{Status::OK(), {{"o", Status::OK(), 3, 4096, 2}}}, v);
   EXPECT_EQ(Hex(v),
@@ -458,8 +465,35 @@ TEST(MessagesTest, RecoveryKnownAnswerBytes) {
             "0000000000000000"    // object_size
             "0000000000000000"    // shard_size
             "0400000000000000"    // undo_version
+            "00000000"            // no versions
             "00000000"            // next_cursor ""
             "01");                // end
+}
+
+// ShardVersions (PROTOCOL.md "Versions") travel with SubWrite, SubState, SubScan and SubPull, and
+// a count above kMaxShardPositions is refused before anything is allocated.
+TEST(MessagesTest, ShardVersionsRoundTripAndAreBounded) {
+  SubWriteRequest w{"c", "o", 1, 9, 7, SubWriteKind::kRange, 10, 10, {}, 3, {7, 9, 9}};
+  EXPECT_EQ(RoundTripRequest(w).versions, (ShardVersions{7, 9, 9}));
+  SubStateReply st{Status::OK(), ShardState::kPresent, 9, 1, 1, 9, {9, 7}};
+  EXPECT_EQ(RoundTripReply(st).versions, (ShardVersions{9, 7}));
+  SubScanReply sc{Status::OK(), {{"o", ShardState::kPresent, 9, 1, 1, 0, {1, 9}}}, "", true};
+  EXPECT_EQ(RoundTripReply(sc).entries.at(0).versions, (ShardVersions{1, 9}));
+  SubPullRequest pull{1, 2, "c", 0, SubPullMode::kRebuild, {{1, 1}}, {{"o", 9, 10, 0, {9, 7}}}};
+  EXPECT_EQ(RoundTripRequest(pull).objects.at(0).versions, (ShardVersions{9, 7}));
+  // Too many: the count is checked first.
+  std::vector<std::byte> v;
+  w.versions.assign(kMaxShardPositions + 1, 1);
+  EncodeRequest(w, v);
+  auto decoded = DecodeRequest(MsgType::kSubWrite, v, Limits{});
+  ASSERT_FALSE(decoded.ok());
+  // The versions a SubWrite records must give its own shard the write's version.
+  SubWriteRequest bad{"c", "o", 1, 9, 7, SubWriteKind::kRange, 10, 10, {}, 3, {9, 7}};
+  EXPECT_EQ(ValidateRequest(bad, 0, Limits{}, 0).code(), EINVAL);
+  bad.versions = {9};  // too short to name shard 1
+  EXPECT_EQ(ValidateRequest(bad, 0, Limits{}, 0).code(), EINVAL);
+  bad.versions = {7, 9};
+  EXPECT_TRUE(ValidateRequest(bad, 0, Limits{}, 0).ok());
 }
 
 TEST(MessagesTest, ValidateRecoveryOperations) {

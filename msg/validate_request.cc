@@ -33,6 +33,14 @@ Status ValidateSubWrite(const SubWriteRequest& m, std::uint64_t payload_len, con
     return Status::Invalid(
         fmt::format("{} extents (at most {})", m.extents.size(), limits.max_extents));
   }
+  // The versions recorded with the shard must give the shard itself the write's version: else
+  // resolve would count the shard as behind the object it was just written for.
+  if (!m.versions.empty() && m.kind != SubWriteKind::kRemove) {
+    if (m.shard >= m.versions.size() || m.versions[m.shard] != m.version) {
+      return Status::Invalid(fmt::format("versions of {} positions do not give shard {} version {}",
+                                         m.versions.size(), m.shard, m.version));
+    }
+  }
   std::uint64_t total = 0;
   bool over = false;
   for (const ByteExtent& e : m.extents) {

@@ -11,6 +11,9 @@ Workloads (ec-rados bench, 4 KiB objects):
   rand_read_t16            random reads, 16 in flight
   shard_write_t1           one OSD's durable 4 KiB shard write (ec-osd-bench --shard-write 4k
                            against osd.0; its CPU is osd.0's alone)
+  rewrite_t1, clay_rewrite_t1
+                           4 KiB overwrites at random 4 KiB-aligned offsets inside 64 KiB objects
+                           (ec-rados bench rewrite) of the RS and the CLAY pool, 1 in flight
   degraded_read_t1, degraded_read_t16
                            random reads with osd.1 killed (the reads that need its shard decode)
 Per run, from /proc and the OSDs' /metrics, before and after:
@@ -22,6 +25,9 @@ Per run, from /proc and the OSDs' /metrics, before and after:
                       per op; each is one message in and one reply out (a sub-operation an OSD
                       serves itself in process is not a message)
   device_bytes        write_bytes of /proc/PID/io of the ec-osd processes, per op
+  device_read_bytes   read_bytes of the same (direct reads reach the device), per op
+  sub_writes          SubWrites the OSDs applied (ecstore_osd_ops_total{op="sub_write"}, their
+                      own shard's included), per op: the shards a write went to
   ops_per_sec, p50_us, p99_us as the benchmark reports them
   threads             context switches and CPU per op by thread name (each run; printed with
                       --threads): which hand-offs a change removed (CPU per thread is counted in
@@ -52,9 +58,10 @@ import time
 import urllib.request
 
 WORKLOADS = ["write_t1", "write_t16", "clay_write_t1", "seq_read_t1", "rand_read_t16", "shard_write_t1",
-             "degraded_read_t1", "degraded_read_t16"]
+             "rewrite_t1", "clay_rewrite_t1", "degraded_read_t1", "degraded_read_t16"]
 KEYS = ["ops_per_sec", "p50_us", "p99_us", "cluster_cpu_us", "client_cpu_us",
-        "context_switches", "client_switches", "requests", "device_bytes"]
+        "context_switches", "client_switches", "requests", "sub_writes", "device_bytes",
+        "device_read_bytes"]
 
 
 class Cluster:
@@ -125,7 +132,7 @@ class Cluster:
         else:
             pids = procs = [self.pid(f"osd.{only_osd}")]
         ticks = os.sysconf("SC_CLK_TCK")
-        cpu = ctx = dev = 0
+        cpu = ctx = dev = dev_read = 0
         # Per thread name (ec-osd names its threads: msg-server, shard-worker, pg-worker, ...;
         # etcd's are "etcd"): context switches and CPU, summed over the processes.
         by_thread = {}
@@ -154,9 +161,11 @@ class Cluster:
                     for line in open(f"/proc/{p}/io"):
                         if line.startswith("write_bytes:"):
                             dev += int(line.split()[1])
+                        elif line.startswith("read_bytes:"):
+                            dev_read += int(line.split()[1])
             except FileNotFoundError:
                 pass
-        requests = 0
+        requests = sub_writes = 0
         for f in glob.glob(os.path.join(self.dir, "osd.*.out")):
             osd = int(os.path.basename(f)[4:-4])
             p = self.pid(f"osd.{osd}")
@@ -170,8 +179,10 @@ class Cluster:
             for m in re.finditer(r'^ecstore_(osd_ops_total|pool_ops_total)\{[^}]*\} (\d+)', text,
                                  re.M):
                 requests += int(m.group(2))
-        return {"cpu": cpu, "ctx": ctx, "dev": dev, "requests": requests,
-                "threads": by_thread}
+            for m in re.finditer(r'^ecstore_osd_ops_total\{op="sub_write"\} (\d+)', text, re.M):
+                sub_writes += int(m.group(1))
+        return {"cpu": cpu, "ctx": ctx, "dev": dev, "dev_read": dev_read, "requests": requests,
+                "sub_writes": sub_writes, "threads": by_thread}
 
     def kill_osd(self, osd):
         p = self.pid(f"osd.{osd}")
@@ -208,7 +219,8 @@ def measure(cluster, argv, parse, only_osd=None):
     return {"ops": ops, "ops_per_sec": ops_per_sec, "p50_us": p50, "p99_us": p99,
             "cluster_cpu_us": d["cpu"] / ops, "client_cpu_us": client_cpu / ops,
             "context_switches": d["ctx"] / ops, "client_switches": client_ctx / ops,
-            "requests": d["requests"] / ops, "device_bytes": d["dev"] / ops,
+            "requests": d["requests"] / ops, "sub_writes": d["sub_writes"] / ops,
+            "device_bytes": d["dev"] / ops, "device_read_bytes": d["dev_read"] / ops,
             "threads": threads}
 
 
@@ -234,6 +246,11 @@ def run_workload(cluster, workload, rep, secs, ops):
         return measure(cluster, rados + ["write", "-b", "4096", "-t", t, "--no-cleanup",
                                          "--run-name", f"{workload}.{rep}", "--format", "json"],
                        rados_parse)
+    if workload in ("rewrite_t1", "clay_rewrite_t1"):
+        pool = "clay" if workload.startswith("clay") else "rs"
+        return measure(cluster, [os.path.join(cluster.bin, "ec-rados"), "-p", pool, "bench",
+                                 str(secs), "rewrite", "-b", "4096", "-t", "1", "--run-name",
+                                 "objects64", "--format", "json"], rados_parse)
     if workload == "seq_read_t1":
         return measure(cluster, rados + ["seq", "-t", "1", "--run-name", "objects", "--format",
                                          "json"], rados_parse)
@@ -298,6 +315,12 @@ def main():
                             "write", "-b", "4096", "-t", "16", "--no-cleanup", "--run-name",
                             "objects", "--format", "json"], env=c.env, check=True,
                            stdout=subprocess.DEVNULL)
+            # The 64 KiB objects the rewrite workloads overwrite, in both pools.
+            for pool in ("rs", "clay"):
+                subprocess.run([os.path.join(c.bin, "ec-rados"), "-p", pool, "bench", "60",
+                                "write", "-b", "65536", "-t", "16", "--max-objects", "256",
+                                "--no-cleanup", "--run-name", "objects64", "--format", "json"],
+                               env=c.env, check=True, stdout=subprocess.DEVNULL)
         killed = False
         for w in workloads:
             if w.startswith("degraded") and not killed:

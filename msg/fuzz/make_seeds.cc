@@ -45,11 +45,11 @@ int main(int argc, char** argv) {
   }
   const std::string dir = argv[1];
   std::vector<std::byte> h;
-  EncodeHello(Hello{1, 1, 0, 65536, 1 << 20, "seed"}, h);
+  EncodeHello(Hello{kProtocolVersionMin, kProtocolVersionMax, 0, 65536, 1 << 20, "seed"}, h);
   Write(dir, "hello", Frame(MsgType::kHello, h, 0));
   h.clear();
   HelloReply hr;
-  hr.version = 1;
+  hr.version = kProtocolVersionMax;
   hr.max_inflight = 8;
   EncodeHelloReply(hr, h);
   Write(dir, "hello_reply", Frame(MsgType::kHelloReply, h, 0));
@@ -60,8 +60,17 @@ int main(int argc, char** argv) {
       {"stat", StatRequest{"pg.1", "obj", 2}},
       {"list", ListRequest{"pg.1", "cursor", 100}},
       {"remove", RemoveRequest{"pg.1", "obj", 2}},
-      {"sub_write",
-       SubWriteRequest{"pg.1", "obj", 2, 6, 5, SubWriteKind::kRange, 100, 32, {{0, 16}, {64, 16}}}},
+      {"sub_write", SubWriteRequest{"pg.1",
+                                    "obj",
+                                    2,
+                                    6,
+                                    5,
+                                    SubWriteKind::kRange,
+                                    100,
+                                    32,
+                                    {{0, 16}, {64, 16}},
+                                    3,
+                                    {4, 4, 6, 4, 6, 6}}},
       {"sub_resolve", SubResolveRequest{"pg.1", "obj", 2, 6, SubResolveAction::kRollback}},
       {"sub_state", SubStateRequest{"pg.1", "obj", 2}},
       {"obj_write", ObjWriteRequest{1, 3, "obj", ObjWriteMode::kWrite, 4096}},
@@ -76,7 +85,7 @@ int main(int argc, char** argv) {
                                   2,
                                   SubPullMode::kRebuild,
                                   {{0, 4}, {1, 5}, {3, 6}},
-                                  {{"obj", 6, 100, 5}, {"obj2", 7, 4096, 0}}}},
+                                  {{"obj", 6, 100, 5, {}}, {"obj2", 7, 4096, 0, {7, 2, 7}}}}},
       {"sub_read_batch", SubReadBatchRequest{{{"pg.1", "obj", 2, 6, {{0, 2048}, {4096, 2048}}},
                                               {"pg.1", "obj2", 2, 0, {{0, 4096}}}}}}};
   std::vector<std::byte> stream;
@@ -99,14 +108,15 @@ int main(int argc, char** argv) {
       {"remove_reply", RemoveReply{ec::Status::NotFound("x")}},
       {"sub_write_reply", SubWriteReply{ec::Status::Retryable(ESTALE, "prev")}},
       {"sub_resolve_reply", SubResolveReply{ec::Status::OK(), 5}},
-      {"sub_state_reply", SubStateReply{ec::Status::OK(), ShardState::kPresent, 6, 100, 32, 6}},
+      {"sub_state_reply",
+       SubStateReply{ec::Status::OK(), ShardState::kPresent, 6, 100, 32, 6, {6, 2, 6}}},
       {"obj_write_reply", ObjWriteReply{ec::Status::OK(), 4, 4128}},
       {"obj_read_reply", ObjReadReply{ec::Status::OK(), 4, 4128, true, 20, 8192}},
       {"obj_stat_reply", ObjStatReply{ec::Status::OK(), 4, 4128}},
       {"obj_remove_reply", ObjRemoveReply{ec::Status::OK(), 5}},
       {"obj_list_reply", ObjListReply{ec::Status::OK(), {"a", "b"}, "b", false}},
       {"sub_scan_reply", SubScanReply{ec::Status::OK(),
-                                      {{"a", ShardState::kPresent, 6, 100, 32, 0},
+                                      {{"a", ShardState::kPresent, 6, 100, 32, 0, {6, 6, 3}},
                                        {"b", ShardState::kRemoved, 7, 0, 0, 7}},
                                       "b",
                                       false}},

@@ -3,9 +3,12 @@
 // shards (issue 14 items 1-4). One file per job: object_io_resolve.cc, object_io_read.cc,
 // object_io_write.cc (writes and removals), object_io_heal.cc.
 //
-// Writes. A write goes to every shard at the object's version (and, for write_full and remove,
-// also to stale shards, which the whole rewrite brings up to date) as one SubWrite each, in
-// parallel. It is acknowledged when the shards that took it are at least min_size and every other
+// Writes. A write of part of the object (a range or an append) goes to the shards whose bytes or
+// length it changes and to every parity shard, where current (the others keep their version: the
+// written shards record which version each position is at, msg/messages.h "Versions"); a
+// write_full or remove goes to every shard, stale ones included (the whole rewrite brings them up
+// to date); one SubWrite each, in parallel. It is acknowledged when the positions holding it (the
+// shards that took it and the current ones it left alone) are at least min_size and every other
 // failed only by not answering (a transport error or timeout: its OSD is dying, and is left behind
 // as a stale shard). Otherwise the shards that took it are rolled back (SubResolve) and the write
 // fails with the first real error, or EAGAIN naming the shards that did not answer: no partial
@@ -50,9 +53,13 @@ struct ObjectState {
   bool exists = false;
   std::uint64_t version = 0;  // 0: never written (or its shards were all rolled back)
   std::uint64_t size = 0;
-  std::vector<int> current;            // positions (shards) at `version`
+  // The version each position's shard must be at (msg/messages.h "Versions"); empty: every
+  // position at `version`. VersionOf reads it.
+  msg::ShardVersions versions;
+  std::vector<int> current;            // positions (shards) holding `version`
   std::map<int, std::uint64_t> stale;  // reachable positions behind: position -> its version
-  bool delta = false;                  // the write that made this state updated parity by delta
+  std::uint64_t VersionOf(int position) const { return VersionAt(versions, version, position); }
+  bool delta = false;  // the write that made this state updated parity by delta
   // Positions not current whose shard an OSD outside the acting set holds at `version` -> that
   // OSD (found by ResolveObject's search): recovery copies them from there.
   std::map<int, int> copy_from;
@@ -122,13 +129,14 @@ ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_
 // error of a shard that did not answer. Positions without a client are left out.
 std::map<int, Result<msg::SubStateReply>> AskStates(const ObjectIo& io);
 
-// The whole shard (`sizes`: position -> the bytes it stores) of each listed position at `version`,
+// The whole shard (`sizes`: position -> the bytes it stores) of each listed position at the
+// version `state` gives it (ObjectState::VersionOf),
 // read at once: this OSD's own from its store; the others with one SubReadBatch each (their OSDs
 // serve it on their background threads, behind client operations; a shard above half the
 // protocol's payload limit is read with ReadShards instead). The bytes, or that position's error
 // (DataLoss for a checksum failure or a shard of another length, ESTALE at another version,
 // ENOENT, a transport error). Positions without a client fail ENOENT.
-std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t version,
+std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, const ObjectState& state,
                                               const std::map<int, std::uint64_t>& sizes);
 
 // Removes the object (ENOENT when it does not exist) as version `version`.

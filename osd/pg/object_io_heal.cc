@@ -25,15 +25,17 @@ ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_
     plan.full = true;
     plan.new_size = state.size;
     plan.stripes = io.codec->layout.stripes_of(state.size);
-    healed = EncodeAndSend(io, state, plan, whole->bytes, state.version, targets, 1);
+    // Each stale shard at the version the object's versions give its position.
+    healed =
+        EncodeAndSend(io, state, plan, whole->bytes, state.version, targets, 1, state.versions, 0);
   } else {
     std::vector<msg::SubWriteRequest> requests;
     std::vector<std::vector<Buffer>> payloads(targets.size());
     for (int p : targets) {
       requests.push_back(
-          SubWriteFor(io, state, p, state.version, msg::SubWriteKind::kRemove, 0, 0));
+          SubWriteFor(io, state, p, state.version, msg::SubWriteKind::kRemove, 0, 0, {}));
     }
-    healed = SendSubWrites(io, targets, std::move(requests), std::move(payloads), 1);
+    healed = SendSubWrites(io, targets, std::move(requests), std::move(payloads), 1, 0);
   }
   if (!healed.ok()) return state;
   ObjectState next = state;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,29 +39,60 @@ inline std::map<int, std::uint64_t> StoredSizes(const StripeLayout& layout,
   return sizes;
 }
 
-// The SubWrite of version `version` for position `p`, starting from the version that shard is at
-// (its stale version, or the object's).
+// Position -> the version its shard must be at, for the positions not at the object's version
+// (empty for an object written whole): OsdShardSource::Options::expect_versions.
+inline std::map<int, std::uint64_t> ExpectedVersions(const ObjectState& state) {
+  std::map<int, std::uint64_t> out;
+  for (std::size_t p = 0; p < state.versions.size(); ++p) {
+    if (state.versions[p] != state.version) out[static_cast<int>(p)] = state.versions[p];
+  }
+  return out;
+}
+
+// The SubWrite of `version` for position `p` (at the version `versions` gives p, which records
+// them), starting from the version that shard is at (its stale version, or the one the object's
+// versions give it).
 msg::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, int p,
                                  std::uint64_t version, msg::SubWriteKind kind,
-                                 std::uint64_t object_size, std::uint64_t shard_size);
+                                 std::uint64_t object_size, std::uint64_t shard_size,
+                                 const msg::ShardVersions& versions);
 
-// Rolls version `version` back on `positions` (SubResolve, all at once); the first failure
-// (naming its OSD), or OK. `undone` (if given) gets how many positions it did roll back.
-Status RollBack(const ObjectIo& io, const std::vector<int>& positions, std::uint64_t version,
-                std::size_t* undone = nullptr);
+// The positions a write of part of an object (`plan`, `length` new bytes, the object `old_size`
+// bytes before) changes: every parity position, the data pieces the new bytes cover, and every
+// position whose stored length changes (StripeLayout::stored_size). Every parity, not only the
+// parity whose inputs change (LRC's other local groups): a write must leave at most k-1
+// positions alone, else the positions it left alone could settle the object at its old version
+// while every changed shard is unreachable (resolve.h).
+std::set<int> ChangedPositions(const StripeLayout& layout, std::uint64_t old_size,
+                               const WritePlan& plan, std::uint64_t length);
+
+// The object's versions after a write of `version` that changed `changed`: `version` there, what
+// `state` gives elsewhere; empty when that is `version` everywhere. `positions`: k + m.
+msg::ShardVersions VersionsAfter(const ObjectState& state, const std::set<int>& changed,
+                                 std::uint64_t version, std::size_t positions);
+
+// Rolls back on `positions[i]` the write of `versions[i]` (SubResolve, all at once); the first
+// failure (naming its OSD), or OK. `undone` (if given) gets how many positions it did roll back.
+Status RollBack(const ObjectIo& io, const std::vector<int>& positions,
+                const std::vector<std::uint64_t>& versions, std::size_t* undone = nullptr);
 
 // Sends `requests[i]` with `payloads[i]` to position positions[i], all at once; acknowledges
-// with at least `min_acks` or rolls back (object_io.h, "Writes"). Returns the positions that took
-// the write.
+// with at least `min_acks` or rolls back (object_io.h, "Writes"). `untouched`: positions that
+// hold the write without being sent it (current ones a partial write leaves alone), counted
+// with the shards that may still hold it when deciding whether its outcome is unknown
+// (EINPROGRESS). Returns the positions that took the write.
 Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int>& positions,
                                        std::vector<msg::SubWriteRequest> requests,
-                                       std::vector<std::vector<Buffer>> payloads, int min_acks);
+                                       std::vector<std::vector<Buffer>> payloads, int min_acks,
+                                       int untouched);
 
 // Encodes `plan` with `data` (reading the plan's old bytes first) and sends each of `targets` its
-// part as version `version`; SendSubWrites' rules with `min_acks`.
+// part as version `version`, recording `versions` (VersionsAfter; empty for a whole rewrite);
+// SendSubWrites' rules with `min_acks` and `untouched`.
 Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& state,
                                        const WritePlan& plan, const Buffer& data,
                                        std::uint64_t version, std::vector<int> targets,
-                                       int min_acks);
+                                       int min_acks, const msg::ShardVersions& versions,
+                                       int untouched);
 
 }  // namespace ec::osd::pg::object_io_detail

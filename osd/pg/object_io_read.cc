@@ -18,8 +18,9 @@ using object_io_detail::Call;
 using object_io_detail::OsdName;
 using object_io_detail::StoredSizes;
 
-std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t version,
+std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, const ObjectState& state,
                                               const std::map<int, std::uint64_t>& sizes) {
+  const std::uint64_t version = state.version;
   std::map<int, Result<Buffer>> out;
   // This OSD's own shard, and any too large for one batch reply, through the read path's source.
   msg::OsdShardSource::Options so;
@@ -27,6 +28,7 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
   so.object = io.object;
   so.call = Call(io);
   so.expect_version = version;
+  so.expect_versions = object_io_detail::ExpectedVersions(state);
   so.shard_sizes = sizes;
   std::map<int, Buffer> direct;
   std::vector<int> batched;
@@ -53,7 +55,7 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
         r.items.push_back(msg::SubReadBatchItem{io.loc->collection,
                                                 io.object,
                                                 static_cast<std::uint32_t>(p),
-                                                version,
+                                                state.VersionOf(p),
                                                 {{0, sizes.at(p)}}});
         io.clients.at(p)->ReadBatchAsync(std::move(r), std::move(done), Call(io));
       });
@@ -80,6 +82,7 @@ std::map<int, Result<Buffer>> ReadWholeShards(const ObjectIo& io, std::uint64_t 
   PrimaryShardSource source(&remote, io.shards, io.loc->collection, io.object, io.self_position,
                             version);
   source.ExpectSizes(sizes);
+  source.ExpectVersions(object_io_detail::ExpectedVersions(state));
   std::vector<recovery::ShardReadRequest> requests;
   std::vector<int> owner;
   for (auto& [p, buffer] : direct) {
@@ -131,6 +134,7 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
   so.object = io.object;
   so.call = Call(io);
   so.expect_version = state.version;
+  so.expect_versions = object_io_detail::ExpectedVersions(state);
   // Every shard must hold what the object's size gives it: a cut or extended one fails its reads
   // (DataLoss, so the read goes around it and has it repaired). Without padding, the bytes past a
   // shard's stored length are zeros nobody reads or sends (StoredShardSource).
@@ -151,6 +155,7 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
   PrimaryShardSource primary(&remote, io.shards, io.loc->collection, io.object, io.self_position,
                              state.version);
   primary.ExpectSizes(sizes);
+  primary.ExpectVersions(object_io_detail::ExpectedVersions(state));
   recovery::StoredShardSource source(&primary, sizes);
   auto got = recovery::ReadObjectRange(*io.codec->engine, source, req);
   if (!got.ok()) {

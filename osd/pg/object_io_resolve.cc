@@ -17,14 +17,14 @@ using object_io_detail::RollBack;
 
 namespace object_io_detail {
 
-Status RollBack(const ObjectIo& io, const std::vector<int>& positions, std::uint64_t version,
-                std::size_t* undone) {
+Status RollBack(const ObjectIo& io, const std::vector<int>& positions,
+                const std::vector<std::uint64_t>& versions, std::size_t* undone) {
   auto results = GatherAll<Result<std::uint64_t>>(positions.size(), [&](std::size_t i, auto done) {
     msg::SubResolveRequest r;
     r.collection = io.loc->collection;
     r.object = io.object;
     r.shard = static_cast<std::uint32_t>(positions[i]);
-    r.version = version;
+    r.version = versions[i];
     r.action = msg::SubResolveAction::kRollback;
     r.epoch = io.epoch;
     io.clients.at(positions[i])->SubResolveAsync(std::move(r), std::move(done), Call(io));
@@ -49,6 +49,7 @@ ObjectState SettledState(const Resolution& r, const std::vector<ShardView>& view
   st.exists = r.exists;
   st.version = r.version;
   st.size = r.object_size;
+  st.versions = r.versions;
   st.current = r.current;
   for (int p : r.stale) st.stale[p] = views[p].state.version;
   st.copy_from = r.copy_from;
@@ -133,7 +134,7 @@ Result<ObjectState> ResolveObject(const ObjectIo& io) {
         "pg {} object {}: rolling back version {} on shard(s) {}: it cannot have been "
         "acknowledged",
         io.loc->pgid, io.object, r.version, fmt::join(r.rollback, ","));
-    Status s = RollBack(io, r.rollback, r.version);
+    Status s = RollBack(io, r.rollback, std::vector<std::uint64_t>(r.rollback.size(), r.version));
     if (!s.ok()) {
       return Status::Retryable(
           EAGAIN, fmt::format("pg {} object {}: rolling back version {}: {}", io.loc->pgid,

@@ -19,23 +19,23 @@
 namespace ec::osd::pg {
 
 using object_io_detail::Call;
+using object_io_detail::ChangedPositions;
 using object_io_detail::EncodeAndSend;
+using object_io_detail::ExpectedVersions;
 using object_io_detail::OsdName;
 using object_io_detail::SendSubWrites;
 using object_io_detail::StoredSizes;
 using object_io_detail::SubWriteFor;
+using object_io_detail::VersionsAfter;
 
 namespace {
 
-// The shards a write goes to: those at the object's version and, with `with_stale` (a whole
-// rewrite or a remove, which bring a stale shard up to date), the stale ones; only those whose OSD
-// is up. Retryable EAGAIN when fewer than min_size.
-Result<std::vector<int>> Targets(const ObjectIo& io, const ObjectState& state, bool with_stale,
-                                 int min_size, const char* what) {
+// The shards a whole rewrite or a remove goes to: every current and stale one (the rewrite
+// brings a stale shard up to date) whose OSD is up. Retryable EAGAIN when fewer than min_size.
+Result<std::vector<int>> Targets(const ObjectIo& io, const ObjectState& state, int min_size,
+                                 const char* what) {
   std::vector<int> targets = state.current;
-  if (with_stale) {
-    for (const auto& [p, v] : state.stale) targets.push_back(p);
-  }
+  for (const auto& [p, v] : state.stale) targets.push_back(p);
   std::erase_if(targets, [&](int p) { return io.clients.count(p) == 0; });
   if (static_cast<int>(targets.size()) < min_size) {
     return Status::Retryable(EAGAIN,
@@ -59,24 +59,64 @@ namespace object_io_detail {
 
 msg::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, int p,
                                  std::uint64_t version, msg::SubWriteKind kind,
-                                 std::uint64_t object_size, std::uint64_t shard_size) {
+                                 std::uint64_t object_size, std::uint64_t shard_size,
+                                 const msg::ShardVersions& versions) {
   msg::SubWriteRequest w;
   w.collection = io.loc->collection;
   w.object = io.object;
   w.shard = static_cast<std::uint32_t>(p);
-  w.version = version;
+  w.version = kind == msg::SubWriteKind::kRemove ? version : VersionAt(versions, version, p);
   auto stale = state.stale.find(p);
-  w.prev_version = stale == state.stale.end() ? state.version : stale->second;
+  w.prev_version = stale == state.stale.end() ? state.VersionOf(p) : stale->second;
   w.kind = kind;
   w.object_size = object_size;
   w.shard_size = shard_size;
   w.epoch = io.epoch;
+  if (kind != msg::SubWriteKind::kRemove) w.versions = versions;
   return w;
+}
+
+std::set<int> ChangedPositions(const StripeLayout& layout, std::uint64_t old_size,
+                               const WritePlan& plan, std::uint64_t length) {
+  std::set<int> out;
+  for (int id : layout.parity_ids()) out.insert(id);
+  const std::size_t C = layout.chunk_size();
+  const auto& data = layout.data_ids();
+  // The chunks the new bytes cover, object chunk after object chunk (chunk i is data piece
+  // i mod k of stripe i / k): at most k of them name every piece.
+  if (length > 0) {
+    const std::uint64_t first = plan.write_offset / C;
+    const std::uint64_t last = (plan.write_offset + length - 1) / C;
+    for (std::uint64_t i = first; i <= last && i - first < data.size(); ++i) {
+      out.insert(data[static_cast<std::size_t>(i % data.size())]);
+    }
+  }
+  for (unsigned p = 0; p < layout.chunk_count(); ++p) {
+    const int id = static_cast<int>(p);
+    if (layout.stored_size(plan.new_size, id) != layout.stored_size(old_size, id)) out.insert(id);
+  }
+  return out;
+}
+
+msg::ShardVersions VersionsAfter(const ObjectState& state, const std::set<int>& changed,
+                                 std::uint64_t version, std::size_t positions) {
+  msg::ShardVersions out(positions);
+  bool uniform = true;
+  for (std::size_t p = 0; p < positions; ++p) {
+    const int id = static_cast<int>(p);
+    out[p] = changed.count(id) != 0 ? version : state.VersionOf(id);
+    uniform = uniform && out[p] == version;
+  }
+  if (uniform) out.clear();
+  return out;
 }
 
 Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int>& positions,
                                        std::vector<msg::SubWriteRequest> requests,
-                                       std::vector<std::vector<Buffer>> payloads, int min_acks) {
+                                       std::vector<std::vector<Buffer>> payloads, int min_acks,
+                                       int untouched) {
+  std::map<int, std::uint64_t> versions;  // what a rollback of each position undoes
+  for (const msg::SubWriteRequest& w : requests) versions[static_cast<int>(w.shard)] = w.version;
   // The other OSDs' first: this OSD's own shard may be written on this thread (shard_link.h),
   // and their writes should be on the wire meanwhile.
   Gather<Result<bool>> gather(positions.size());
@@ -112,16 +152,20 @@ Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int
     }
   }
   if (!real_error && static_cast<int>(took.size()) >= min_acks) return took;
-  const std::uint64_t version = requests.empty() ? 0 : requests[0].version;
+  const std::uint64_t version = versions.empty() ? 0 : versions.begin()->second;
   std::size_t undone = 0;
-  const Status rollback = RollBack(io, took, version, &undone);
+  std::vector<std::uint64_t> took_versions;
+  for (int p : took) took_versions.push_back(versions.at(p));
+  const Status rollback = RollBack(io, took, took_versions, &undone);
   // Shards that may still hold the write: those whose rollback failed (a newer primary may have
   // fenced them off, or their OSD died) and those that did not answer once the request was sent
   // (it may land yet; a refused connection sent nothing).
   // With k of them the next resolve may settle the write (roll it forward): its outcome is not
   // known, and a client must not retry it blindly (an append would apply twice). Below k it can
   // never be settled: the object stays at its old version and a retry is safe.
-  const std::size_t may_hold = (took.size() - undone) + silent_maybe_applied;
+  // The positions the write left alone hold it as well (resolve.h).
+  const std::size_t may_hold =
+      (took.size() - undone) + silent_maybe_applied + static_cast<std::size_t>(untouched);
   if (static_cast<int>(may_hold) >= io.loc->k) {
     return Status::Retryable(
         EINPROGRESS,
@@ -150,7 +194,8 @@ Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int
 Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& state,
                                        const WritePlan& plan, const Buffer& data,
                                        std::uint64_t version, std::vector<int> targets,
-                                       int min_acks) {
+                                       int min_acks, const msg::ShardVersions& versions,
+                                       int untouched) {
   const StripeLayout& layout = io.codec->layout;
   const std::size_t C = layout.chunk_size();
   const std::size_t W = layout.stripe_width();
@@ -189,7 +234,7 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
     const std::uint64_t stored = layout.stored_size(plan.new_size, p);
     msg::SubWriteRequest w = SubWriteFor(
         io, state, p, version, plan.full ? msg::SubWriteKind::kFull : msg::SubWriteKind::kRange,
-        plan.new_size, stored);
+        plan.new_size, stored, versions);
     std::vector<Buffer> payload;
     const std::uint64_t from = plan.first_stripe * C;
     const std::uint64_t length =
@@ -211,22 +256,33 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
     requests.push_back(std::move(w));
     payloads.push_back(std::move(payload));
   }
-  return SendSubWrites(io, targets, std::move(requests), std::move(payloads), min_acks);
+  return SendSubWrites(io, targets, std::move(requests), std::move(payloads), min_acks, untouched);
 }
 
 }  // namespace object_io_detail
 
 namespace {
 
+// What a write of part of the object goes to: `changed` (ChangedPositions), `targets` (those of
+// them that are current and up), `versions` after it, and the acknowledgement rule's counts.
+struct PartialTargets {
+  std::set<int> changed;
+  std::vector<int> targets;
+  msg::ShardVersions versions;
+  int min_acks = 1;   // targets that must take it
+  int untouched = 0;  // current positions left alone (they hold the write too)
+};
+
 // A small overwrite inside one stripe of the object, by parity delta: read the old chunks it
 // touches and the m parity chunks, and write those back (new data; parity + encode(old ^ new),
-// which holds for every code here: each is linear over GF(2)). The other shards get a SubWrite
-// without data that moves them to the new version. Used when it reads fewer chunks than
-// re-encoding the stripe would (the old bytes of the other pieces): at most m+1 chunk reads and
-// m+1 chunk writes for a write inside one chunk, whatever k is. nullopt: not applicable.
+// which holds for every code here: each is linear over GF(2)). Shards it does not change get no
+// SubWrite. Used when it reads fewer chunks than re-encoding the stripe would (the old bytes of
+// the other pieces): at most m+1 chunk reads and m+1 chunk writes for a write inside one chunk,
+// whatever k is. nullopt: not applicable.
 std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const ObjectState& state,
                                                    const WritePlan& plan, const Buffer& data,
-                                                   std::uint64_t version, int min_size) {
+                                                   std::uint64_t version,
+                                                   const PartialTargets& to) {
   const StripeLayout& layout = io.codec->layout;
   if (plan.full || !state.exists || plan.stripes != 1 || data.empty()) return std::nullopt;
   if (layout.padded_shard_size(plan.new_size) != layout.padded_shard_size(state.size))
@@ -252,11 +308,8 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
   for (int p : reads) {
     if (current.count(p) == 0 || io.clients.count(p) == 0) return std::nullopt;
   }
-  std::vector<int> targets;
-  for (int p : state.current) {
-    if (io.clients.count(p) != 0) targets.push_back(p);
-  }
-  if (static_cast<int>(targets.size()) < min_size) return std::nullopt;
+  const std::vector<int>& targets = to.targets;
+  if (static_cast<int>(targets.size()) < to.min_acks) return std::nullopt;
 
   // One round: every old chunk at once (the primary's own from its store).
   std::vector<Buffer> old(reads.size());
@@ -272,6 +325,7 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
   so.object = io.object;
   so.call = Call(io);
   so.expect_version = state.version;
+  so.expect_versions = ExpectedVersions(state);
   for (int p : reads) {
     if (msg::OsdClient* client = io.clients.at(p)->remote()) {
       so.shards[p] = msg::OsdShardSource::Holder{client, OsdName(io, p)};
@@ -283,6 +337,7 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
   PrimaryShardSource primary(&remote, io.shards, io.loc->collection, io.object, io.self_position,
                              state.version);
   primary.ExpectSizes(old_sizes);
+  primary.ExpectVersions(ExpectedVersions(state));
   // Without padding, the old chunks' bytes past what their shards store are zeros, not read.
   recovery::StoredShardSource source(&primary, old_sizes);
   const std::vector<Status> got = recovery::ReadAll(source, requests);
@@ -318,8 +373,8 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
   std::vector<std::vector<Buffer>> payloads;
   for (int p : targets) {
     const std::uint64_t stored = layout.stored_size(plan.new_size, p);
-    msg::SubWriteRequest w =
-        SubWriteFor(io, state, p, version, msg::SubWriteKind::kRange, plan.new_size, stored);
+    msg::SubWriteRequest w = SubWriteFor(io, state, p, version, msg::SubWriteKind::kRange,
+                                         plan.new_size, stored, to.versions);
     std::vector<Buffer> payload;
     const int piece = layout.data_index(p);
     const auto& pids = layout.parity_ids();
@@ -335,26 +390,75 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
     writes.push_back(std::move(w));
     payloads.push_back(std::move(payload));
   }
-  return SendSubWrites(io, targets, std::move(writes), std::move(payloads), min_size);
+  return SendSubWrites(io, targets, std::move(writes), std::move(payloads), to.min_acks,
+                       to.untouched);
 }
 
 }  // namespace
 
 namespace {
 
-// After a write: the positions that did not take it keep the version they were at (the object's,
-// or their stale one), so that recovery asks their OSDs to pull from there (a pull must name the
-// version the shard is at).
-void CarryStale(const ObjectState& before, ObjectState* after) {
-  auto took = [&](int p) {
-    return std::find(after->current.begin(), after->current.end(), p) != after->current.end();
-  };
+// The object after a write of `version` that changed `changed` (every position for a whole
+// rewrite or a remove) and that `took` took: the current positions it left alone stay current;
+// those it changed but did not reach, and the stale ones it did not reach, are stale at the
+// version they are at (recovery asks their OSDs to pull from there: a pull names it).
+ObjectState After(const ObjectState& before, std::uint64_t version, const std::set<int>& changed,
+                  const std::vector<int>& took) {
+  ObjectState next;
+  next.version = version;
+  const std::set<int> reached(took.begin(), took.end());
   for (int p : before.current) {
-    if (!took(p)) after->stale[p] = before.version;
+    if (reached.count(p) != 0 || changed.count(p) == 0) {
+      next.current.push_back(p);
+    } else {
+      next.stale[p] = before.VersionOf(p);
+    }
+  }
+  for (int p : took) {
+    if (std::find(before.current.begin(), before.current.end(), p) == before.current.end()) {
+      next.current.push_back(p);
+    }
   }
   for (const auto& [p, v] : before.stale) {
-    if (!took(p)) after->stale[p] = v;
+    if (reached.count(p) == 0) next.stale[p] = v;
   }
+  std::sort(next.current.begin(), next.current.end());
+  return next;
+}
+
+std::set<int> AllPositions(const StripeLayout& layout) {
+  std::set<int> all;
+  for (unsigned p = 0; p < layout.chunk_count(); ++p) all.insert(static_cast<int>(p));
+  return all;
+}
+
+// The targets of a write of part of an existing object (PartialTargets). Retryable EAGAIN when
+// the positions that would hold it cannot reach min_size.
+Result<PartialTargets> PlanPartial(const ObjectIo& io, const ObjectState& state,
+                                   const WritePlan& plan, std::uint64_t length,
+                                   std::uint64_t version, int min_size) {
+  const StripeLayout& layout = io.codec->layout;
+  PartialTargets to;
+  to.changed = ChangedPositions(layout, state.size, plan, length);
+  int untouched_up = 0;
+  for (int p : state.current) {
+    const bool up = io.clients.count(p) != 0;
+    if (to.changed.count(p) != 0) {
+      if (up) to.targets.push_back(p);
+    } else {
+      ++to.untouched;
+      if (up) ++untouched_up;
+    }
+  }
+  to.versions = VersionsAfter(state, to.changed, version, layout.chunk_count());
+  to.min_acks = std::max(1, min_size - untouched_up);
+  if (static_cast<int>(to.targets.size()) < to.min_acks) {
+    return Status::Retryable(
+        EAGAIN, fmt::format("pg {} object {}: {} shards can take the write and {} more hold the "
+                            "object, fewer than min_size {}",
+                            io.loc->pgid, io.object, to.targets.size(), untouched_up, min_size));
+  }
+  return to;
 }
 
 }  // namespace
@@ -362,28 +466,34 @@ void CarryStale(const ObjectState& before, ObjectState* after) {
 Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, const WritePlan& plan,
                                 const Buffer& data, std::uint64_t version, int min_size) {
   if (!plan.full && plan.stripes == 0 && state.exists) return state;  // nothing changes
-  if (auto delta = DeltaWrite(io, state, plan, data, version, min_size)) {
-    if (!delta->ok()) return delta->status();
-    ObjectState next;
-    next.exists = true;
-    next.version = version;
-    next.size = plan.new_size;
-    next.current = **delta;
-    next.delta = true;
-    CarryStale(state, &next);
-    return next;
-  }
-  // Every shard at the object's version; with a whole rewrite, the stale ones too.
-  auto targets = Targets(io, state, plan.full, min_size, "write");
-  if (!targets.ok()) return targets.status();
-  auto took = EncodeAndSend(io, state, plan, data, version, std::move(targets).value(), min_size);
-  if (!took.ok()) return took.status();
+  const StripeLayout& layout = io.codec->layout;
   ObjectState next;
+  if (!plan.full && state.exists) {
+    // Part of the object: only the shards whose bytes or length change, and the parity.
+    auto to = PlanPartial(io, state, plan, data.size(), version, min_size);
+    if (!to.ok()) return to.status();
+    bool delta = true;
+    auto took = DeltaWrite(io, state, plan, data, version, *to);
+    if (!took) {
+      delta = false;
+      took = EncodeAndSend(io, state, plan, data, version, to->targets, to->min_acks, to->versions,
+                           to->untouched);
+    }
+    if (!took->ok()) return took->status();
+    next = After(state, version, to->changed, **took);
+    next.versions = to->versions;
+    next.delta = delta;
+  } else {
+    // A whole rewrite (or the first write): every shard, the stale ones too.
+    auto targets = Targets(io, state, min_size, "write");
+    if (!targets.ok()) return targets.status();
+    auto took =
+        EncodeAndSend(io, state, plan, data, version, std::move(targets).value(), min_size, {}, 0);
+    if (!took.ok()) return took.status();
+    next = After(state, version, AllPositions(layout), *took);
+  }
   next.exists = true;
-  next.version = version;
   next.size = plan.new_size;
-  next.current = *took;
-  CarryStale(state, &next);
   return next;
 }
 
@@ -393,20 +503,17 @@ Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,
     return Status::NotFound(
         fmt::format("object {} does not exist in pg {}", io.object, io.loc->pgid));
   }
-  auto targets = Targets(io, state, true, min_size, "remove");
+  auto targets = Targets(io, state, min_size, "remove");
   if (!targets.ok()) return targets.status();
   std::vector<msg::SubWriteRequest> requests;
   std::vector<std::vector<Buffer>> payloads(targets->size());
   for (int p : *targets) {
-    requests.push_back(SubWriteFor(io, state, p, version, msg::SubWriteKind::kRemove, 0, 0));
+    requests.push_back(SubWriteFor(io, state, p, version, msg::SubWriteKind::kRemove, 0, 0, {}));
   }
-  auto took = SendSubWrites(io, *targets, std::move(requests), std::move(payloads), min_size);
+  auto took = SendSubWrites(io, *targets, std::move(requests), std::move(payloads), min_size, 0);
   if (!took.ok()) return took.status();
-  ObjectState next;
+  ObjectState next = After(state, version, AllPositions(io.codec->layout), *took);
   next.exists = false;
-  next.version = version;
-  next.current = *took;
-  CarryStale(state, &next);
   return next;
 }
 

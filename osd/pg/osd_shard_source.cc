@@ -32,7 +32,9 @@ void OsdShardSource::ReadAsync(std::span<const recovery::ShardReadRequest> reque
     request.shard = static_cast<std::uint32_t>(r.shard);
     for (const recovery::Extent& e : r.extents) request.extents.push_back({e.offset, e.length});
     const std::string name = holder->second.name;
-    const std::uint64_t expect = options_.expect_version;
+    auto versioned = options_.expect_versions.find(r.shard);
+    const std::uint64_t expect =
+        versioned == options_.expect_versions.end() ? options_.expect_version : versioned->second;
     auto sized = options_.shard_sizes.find(r.shard);
     const std::optional<std::uint64_t> expect_size =
         sized == options_.shard_sizes.end() ? std::nullopt : std::optional(sized->second);

@@ -50,6 +50,9 @@ class OsdShardSource final : public recovery::ShardSource {
     // When not 0, a reply from a shard at another object version is an error (ESTALE "osd.3:
     // shard i is at version X, not Y"): a degraded read never mixes versions.
     std::uint64_t expect_version = 0;
+    // Shard id -> the version that shard must be at instead of expect_version (an object written
+    // in part has its shards at several versions: msg/messages.h "Versions").
+    std::map<int, std::uint64_t> expect_versions;
     // Shard id -> the bytes its shard must hold (StripeLayout::stored_size of the object's
     // size). A reply from a shard of another length is DataLoss (EIO) "osd.3: shard i holds N
     // bytes, not the M its object's size gives": a cut or extended shard is an I/O error of

@@ -107,6 +107,7 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
       st.object_size = e.object_size;
       st.shard_size = e.shard_size;
       st.undo_version = e.undo_version;
+      st.versions = std::move(e.versions);
       seen[std::move(e.object)][pos] = st;
     }
   }
@@ -143,6 +144,7 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
       st.object_size = e.object_size;
       st.shard_size = e.shard_size;
       st.undo_version = e.undo_version;
+      st.versions = e.versions;
       per[static_cast<std::size_t>(pos)].push_back({osd, st});
       seen[e.object];  // an object only priors hold is settled too
     }
@@ -181,7 +183,9 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
     for (const msg::SubScanEntry& e : *result) {
       if (e.state != msg::ShardState::kPresent) continue;
       auto o = out.objects.find(e.object);
-      if (o == out.objects.end() || !o->second.exists || o->second.version != e.version) continue;
+      if (o == out.objects.end() || !o->second.exists || o->second.VersionOf(pos) != e.version) {
+        continue;
+      }
       const std::vector<int>& cur = o->second.current;
       if (std::find(cur.begin(), cur.end(), pos) != cur.end()) continue;
       out.copies[e.object].emplace(pos, osd);

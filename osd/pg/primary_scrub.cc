@@ -57,7 +57,7 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
     if (!reply.ok()) {
       if (reply.status().is_data_loss()) {
         AddError(e.errors, "stat_error");
-        out.bad[p] = st.version;
+        out.bad[p] = st.VersionOf(p);
       }
       // Unreachable: its OSD is going down; not the shard's fault, and not checked.
       continue;
@@ -70,14 +70,18 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
       out.bad[p] = s.state == msg::ShardState::kAbsent ? 0 : s.version;
       continue;
     }
-    if (s.version != st.version) {
+    if (s.version != st.VersionOf(p)) {
       AddError(e.errors, "missing");
       AddError(out.object_errors, "version_mismatch");
       out.bad[p] = s.version;
       continue;
     }
     bool ok = true;
-    if (s.object_size != st.size) {
+    // A shard a partial write left alone records the object's size of its own write: only a
+    // shard whose record is the object's own must give the object's size.
+    const std::uint64_t recorded =
+        s.versions.empty() ? s.version : *std::max_element(s.versions.begin(), s.versions.end());
+    if (recorded == st.version && s.object_size != st.size) {
       AddError(e.errors, "size_mismatch_info");
       AddError(out.object_errors, "size_mismatch");
       ok = false;
@@ -91,11 +95,11 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
     if (ok) {
       readable[p] = want_shard;
     } else {
-      out.bad[p] = st.version;
+      out.bad[p] = st.VersionOf(p);
     }
   }
   if (!deep || readable.empty()) return out;
-  for (auto& [p, got] : ReadWholeShards(io, st.version, readable)) {
+  for (auto& [p, got] : ReadWholeShards(io, st, readable)) {
     if (got.ok() && got->size() < layout.padded_shard_size(st.size)) {
       // A shard stored without its zero tail, padded back for the check against the code.
       Buffer whole = Buffer::Allocate(layout.padded_shard_size(st.size), true);
@@ -105,7 +109,7 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
       out.bytes.emplace(p, std::move(got).value());
     } else if (got.status().is_data_loss()) {
       AddError(out.shards[p].errors, "read_error");
-      out.bad[p] = st.version;
+      out.bad[p] = st.VersionOf(p);
     } else if (got.status().code() == ESTALE || got.status().code() == ENOENT) {
       // Not at the version its state said a moment ago, on the object's strand: stale or gone.
       AddError(out.shards[p].errors, "missing");
@@ -132,7 +136,7 @@ void Primary::Impl::CheckScrubbed(const Prepared& pg, const std::string& name, O
       if (check->located) {
         for (int p : check->bad) {
           AddError(o.shards[p].errors, "ec_hash_error");
-          o.bad[p] = o.state.version;
+          o.bad[p] = o.state.VersionOf(p);
         }
       } else {
         // The shards disagree but the code cannot tell which one is wrong (m = 1, or several).
@@ -182,9 +186,9 @@ int Primary::Impl::RepairObject(const Prepared& pg, const std::string& name,
     r.epoch = static_cast<std::uint64_t>(pg.locator->map().epoch);
     r.collection = pg.loc.collection;
     r.shard = static_cast<std::uint32_t>(p);
-    r.mode = at == st.version ? msg::SubPullMode::kRepair : msg::SubPullMode::kRebuild;
+    r.mode = at == st.VersionOf(p) ? msg::SubPullMode::kRepair : msg::SubPullMode::kRebuild;
     r.helpers = helpers;
-    r.objects.push_back(msg::SubPullObject{name, st.version, st.size, at});
+    r.objects.push_back(msg::SubPullObject{name, st.version, st.size, at, st.versions});
     msg::CallOptions call;
     call.timeout = options_.subop_timeout * 2;
     auto reply = client->second->SubPull(std::move(r), call);
@@ -197,7 +201,7 @@ int Primary::Impl::RepairObject(const Prepared& pg, const std::string& name,
     }
     log_->warn("pg {} object {}: shard {} on osd.{} repaired ({})", pg.loc.pgid, name, p,
                pg.loc.acting[p], why);
-    if (at != st.version) table_.MarkRecovered(pg.loc.pgid, name, p, st.version);
+    if (at != st.VersionOf(p)) table_.MarkRecovered(pg.loc.pgid, name, p, st.version);
     metrics_
         ->GetCounter("ecstore_pool_shards_repaired_total",
                      "Shards rewritten because their bytes were bad (scrub repair, self-healing "
@@ -362,7 +366,7 @@ void Primary::Impl::HealAfterRead(std::uint64_t pool, const std::string& pool_na
                      if (!p.ok() || !p->state.exists) return;
                      Fix(*p);
                      std::map<int, std::uint64_t> bad;
-                     for (int pos : corrupt) bad[pos] = p->state.version;
+                     for (int pos : corrupt) bad[pos] = p->state.VersionOf(pos);
                      RepairObject(*p, object, bad, "read");
                    });
 }

@@ -14,9 +14,11 @@ Status PrimaryShardSource::ReadLocal(const recovery::ShardReadRequest& r) {
   for (const recovery::Extent& e : r.extents) extents.push_back({e.offset, e.length});
   auto got = shards_->ReadNow(collection_, object_, static_cast<std::uint32_t>(r.shard), extents);
   if (!got.ok()) return got.status().WithPrefix("local shard " + std::to_string(r.shard));
-  if (got->version != version_) {
+  auto versioned = versions_.find(r.shard);
+  const std::uint64_t want = versioned == versions_.end() ? version_ : versioned->second;
+  if (got->version != want) {
     return Status::Error(ESTALE, fmt::format("local shard {} is at version {}, not {}", r.shard,
-                                             got->version, version_));
+                                             got->version, want));
   }
   auto sized = sizes_.find(r.shard);
   if (sized != sizes_.end() && got->size != sized->second) {

@@ -34,6 +34,9 @@ class PrimaryShardSource final : public recovery::ShardSource {
   // remote source is given by the caller): the local shard of another length fails its request
   // with msg::WrongShardLength.
   void ExpectSizes(std::map<int, std::uint64_t> sizes) { sizes_ = std::move(sizes); }
+  // Shard id -> the version that shard must be at instead of `version` (as
+  // msg::OsdShardSource::Options::expect_versions).
+  void ExpectVersions(std::map<int, std::uint64_t> versions) { versions_ = std::move(versions); }
 
   recovery::ShardSourceLimits limits() const override { return remote_->limits(); }
   void ReadAsync(std::span<const recovery::ShardReadRequest> requests, Completion done) override;
@@ -48,6 +51,7 @@ class PrimaryShardSource final : public recovery::ShardSource {
   int local_shard_;
   std::uint64_t version_;
   std::map<int, std::uint64_t> sizes_;
+  std::map<int, std::uint64_t> versions_;
 };
 
 }  // namespace ec::osd::pg

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,24 @@
 #include "recovery/repair_engine.h"
 
 namespace ec::osd::pg {
+
+// The version position `position` of `o` is at: o.versions' entry for it, or o.version for an
+// object written whole (msg/messages.h "Versions").
+inline std::uint64_t PulledVersion(const msg::SubPullObject& o, int position) {
+  if (o.versions.empty() || position < 0 || static_cast<std::size_t>(position) >= o.versions.size())
+    return o.version;
+  return o.versions[static_cast<std::size_t>(position)];
+}
+
+// Position -> version for the positions of `o` not at o.version
+// (OsdShardSource::Options::expect_versions).
+inline std::map<int, std::uint64_t> HelperVersions(const msg::SubPullObject& o) {
+  std::map<int, std::uint64_t> out;
+  for (std::size_t p = 0; p < o.versions.size(); ++p) {
+    if (o.versions[p] != o.version) out[static_cast<int>(p)] = o.versions[p];
+  }
+  return out;
+}
 
 // Bytes fetched ahead for one object (pull_prefetch.h): one entry per request the object's pull
 // will make first, with the bytes (slices of a batch reply) or the error the helper gave.

@@ -99,34 +99,36 @@ recovery::RepairRequest RebuildRequest(const PullJob& job, const msg::SubPullObj
 Result<bool> NeedsPull(shard::ShardService& shards, const PullJob& job,
                        const msg::SubPullObject& o) {
   const msg::SubPullRequest& r = job.request;
+  // The version this position is to be at (an object written in part has its positions at
+  // several: msg/messages.h "Versions").
+  const std::uint64_t want = PulledVersion(o, static_cast<int>(r.shard));
   if (r.mode == msg::SubPullMode::kRepair) {
     // The shard is at the version already; its bytes are what is wrong.
-    if (o.version == 0 || o.prev_version != o.version) {
+    if (want == 0 || o.prev_version != want) {
       return Status::Invalid(fmt::format("object {}: repair of version {} from prev_version {}",
-                                         o.object, o.version, o.prev_version));
+                                         o.object, want, o.prev_version));
     }
     auto local = shards.StateNow(msg::SubStateRequest{r.collection, o.object, r.shard});
     if (!local.ok()) return local.status();
-    if (local->state != msg::ShardState::kPresent || local->version != o.version) {
+    if (local->state != msg::ShardState::kPresent || local->version != want) {
       return Status::Error(ESTALE,
                            fmt::format("shard {}/{}#{} is at version {}, the repair is "
                                        "of version {}",
-                                       r.collection, o.object, r.shard, local->version, o.version));
+                                       r.collection, o.object, r.shard, local->version, want));
     }
     return true;
   }
-  if (o.version == 0 || o.version <= o.prev_version) {
+  if (want == 0 || want <= o.prev_version) {
     return Status::Invalid(fmt::format("object {}: version {} is not above prev_version {}",
-                                       o.object, o.version, o.prev_version));
+                                       o.object, want, o.prev_version));
   }
   auto local = shards.StateNow(msg::SubStateRequest{r.collection, o.object, r.shard});
   if (!local.ok()) return local.status();
-  if (local->version == o.version) return false;  // pulled before (a retried pull)
+  if (local->version == want) return false;  // pulled before (a retried pull)
   if (local->version != o.prev_version) {
     return Status::Error(
-        ESTALE,
-        fmt::format("shard {}/{}#{} is at version {}, the pull of version {} expects {}",
-                    r.collection, o.object, r.shard, local->version, o.version, o.prev_version));
+        ESTALE, fmt::format("shard {}/{}#{} is at version {}, the pull of version {} expects {}",
+                            r.collection, o.object, r.shard, local->version, want, o.prev_version));
   }
   return true;
 }
@@ -183,6 +185,7 @@ Status ObjectPuller::Rebuild(const PullJob& job, const msg::SubPullObject& o,
   so.shards = job.holders;
   so.call.timeout = options_->helper_timeout;
   so.expect_version = o.version;
+  so.expect_versions = HelperVersions(o);
   // Each helper holds what the object's size gives it; past that its bytes are zeros that are
   // neither read nor sent (the prefetch asked for the same stored parts).
   std::map<int, std::uint64_t> sizes;
@@ -241,7 +244,7 @@ Status ObjectPuller::Copy(const PullJob& job, const msg::SubPullObject& o,
     so.object = o.object;
     so.shards[shard] = job.copy_from[from];
     so.call.timeout = options_->helper_timeout;
-    so.expect_version = o.version;
+    so.expect_version = PulledVersion(o, shard);
     so.shard_sizes[shard] = stored;
     msg::OsdShardSource remote(std::move(so));
     CountingSource counted(&remote, options_->cost.device_block);
@@ -266,8 +269,9 @@ Status ObjectPuller::Write(const PullJob& job, const msg::SubPullObject& o,
   w.collection = job.request.collection;
   w.object = o.object;
   w.shard = job.request.shard;
-  w.version = o.version;
+  w.version = PulledVersion(o, static_cast<int>(job.request.shard));
   w.prev_version = o.prev_version;
+  w.versions = o.versions;
   w.kind = job.request.mode == msg::SubPullMode::kRepair ? msg::SubWriteKind::kRepair
                                                          : msg::SubWriteKind::kFull;
   w.object_size = o.object_size;

@@ -149,7 +149,7 @@ PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, shard::Shar
     item.collection = job.request.collection;
     item.object = o.object;
     item.shard = static_cast<std::uint32_t>(p.shard);
-    item.expect_version = o.version;
+    item.expect_version = PulledVersion(o, p.shard);
     for (const recovery::Extent& e : p.extents) item.extents.push_back({e.offset, e.length});
     const std::uint64_t header = msg::EncodedSize(item);
     std::vector<Batch>& mine = batches[p.shard];

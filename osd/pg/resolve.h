@@ -4,14 +4,22 @@
 // at the new version v (each with the undo record of v) and the others at the old one. The
 // primary that next touches the object asks every reachable shard for its state and decides:
 //
-//   vmax = the highest version among the reachable shards, n = how many are at vmax
+//   vmax = the highest object version among the reachable shards' records, n = how many
+//          positions hold it (a shard holds v when it is at the version v's record gives its
+//          position: v itself where v's write changed it, an older one where a partial write
+//          left it alone, msg/messages.h "Versions")
 //   n >= k                          settled at vmax (it decodes: "roll forward"); reachable shards
 //                                   below vmax are stale (left behind while their OSD was down):
 //                                   never read, reported for recovery
 //   n + unreachable < min_size      v was never acknowledged (an acknowledged write is durable on
-//                                   at least min_size shards): roll the n shards back, ask again
+//                                   at least min_size shards): roll back the shards v's write
+//                                   changed, ask again
 //   otherwise                       undecided: the shards that could settle it are unreachable
 //
+// Partial writes keep this sound: a write changes at least one data shard and every parity
+// shard, so it leaves at most k-1 positions alone; when none of the shards it changed answers,
+// the positions that do answer are fewer than k and settle nothing older, and the positions
+// holding it still count for every older version they hold, so it is never rolled back either.
 // So an object always reads as entirely the old or entirely the new content, and an acknowledged
 // write is never rolled back: it is on at least min_size shards, so the shards holding it plus
 // the shards that do not answer are never fewer than min_size. With fewer than k shards at vmax
@@ -56,7 +64,9 @@ struct Resolution {
   std::uint64_t version = 0;  // settled: the object's version (0: never written)
   bool exists = false;        // settled: present (not removed, not absent)
   std::uint64_t object_size = 0;
-  std::vector<int> current;   // settled: positions at `version`
+  // settled: the version each position must be at (empty: every position at `version`).
+  msg::ShardVersions versions;
+  std::vector<int> current;   // settled: positions holding `version`
   std::vector<int> stale;     // settled: reachable positions behind `version`
   std::vector<int> rollback;  // kRollback: positions to roll back from `version`
   // settled: positions not current whose shard another OSD holds at `version` -> that OSD.
@@ -69,6 +79,10 @@ struct Resolution {
 // may hold shards of the object but cannot be asked (down, not in the acting set, not out): they
 // count with the unreachable shards, so a version they may complete is waited for, never rolled
 // back (nor passed over for an older one).
+// The version position `position` must be at: versions[position], or `version` when versions is
+// empty (or too short to name the position).
+std::uint64_t VersionAt(const msg::ShardVersions& versions, std::uint64_t version, int position);
+
 Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
                    const std::vector<std::vector<OtherHolder>>& elsewhere = {}, int unknown = 0);
 

@@ -165,5 +165,73 @@ TEST(Resolve, AnObjectOnlyOtherOsdsHoldIsSettledForCopying) {
   EXPECT_EQ(r.copy_from.size(), 6u);
 }
 
+// Partial writes: version 9 changed data position 1 and the parity (4, 5) of an object written
+// whole at 7; positions 0, 2 and 3 stay at 7 and hold 9 as well. `written` are the positions
+// that took 9; -1 in `reach` makes a position unreachable.
+std::vector<ShardView> Partial(const std::vector<int>& written,
+                               const std::vector<int>& reach = {}) {
+  const msg::ShardVersions versions{7, 9, 7, 7, 9, 9};
+  std::vector<ShardView> v = Views({7, 7, 7, 7, 7, 7});
+  for (int p : written) {
+    v[p].state.version = 9;
+    v[p].state.object_size = 900;
+    v[p].state.versions = versions;
+  }
+  for (int p : reach) v[p].reachable = false;
+  return v;
+}
+
+TEST(Resolve, APartialWriteIsHeldByTheShardsItLeftAlone) {
+  Resolution r = Resolve(Partial({1, 4, 5}), 4, 5);
+  EXPECT_EQ(r.action, Action::kSettled);
+  EXPECT_EQ(r.version, 9u);
+  EXPECT_EQ(r.object_size, 900u);  // the size of 9's record, not the untouched shards' own
+  EXPECT_EQ(r.versions, (msg::ShardVersions{7, 9, 7, 7, 9, 9}));
+  EXPECT_EQ(r.current, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_TRUE(r.stale.empty());
+}
+
+TEST(Resolve, AChangedShardThatMissedAPartialWriteIsStale) {
+  // Parity 5 did not take 9 (still at 7): it is behind, though 7 is a version others hold.
+  Resolution r = Resolve(Partial({1, 4}), 4, 5);
+  EXPECT_EQ(r.action, Action::kSettled);
+  EXPECT_EQ(r.version, 9u);
+  EXPECT_EQ(r.current, (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(r.stale, (std::vector<int>{5}));
+}
+
+TEST(Resolve, APartialWriteOnOneShardIsSettledByTheOthers) {
+  // Only position 1 took 9 before its primary died: with the three untouched positions, 9 is on
+  // k positions and decodes (rolled forward, never acknowledged: a retry is safe either way).
+  Resolution r = Resolve(Partial({1}), 4, 5);
+  EXPECT_EQ(r.action, Action::kSettled);
+  EXPECT_EQ(r.version, 9u);
+  EXPECT_EQ(r.stale, (std::vector<int>{4, 5}));
+}
+
+TEST(Resolve, TheUntouchedShardsAloneNeverSettleTheOldVersion) {
+  // 9 may be acknowledged (positions 1, 4, 5 and the untouched 0, 2, 3): with every shard it
+  // changed unreachable, the three untouched ones are fewer than k and must wait.
+  Resolution r = Resolve(Partial({1, 4, 5}, {1, 4, 5}), 4, 5);
+  EXPECT_EQ(r.action, Action::kUndecided);
+  // One changed shard back: 9 is on four positions.
+  r = Resolve(Partial({1, 4, 5}, {1, 5}), 4, 5);
+  EXPECT_EQ(r.action, Action::kSettled);
+  EXPECT_EQ(r.version, 9u);
+  EXPECT_EQ(r.current, (std::vector<int>{0, 2, 3, 4}));
+}
+
+TEST(Resolve, AnUnacknowledgedPartialWriteRollsBackOnlyWhatItChanged) {
+  // Shards 0 and 2 are gone for good (absent: replaced disks), position 1 took 9 and the parity
+  // did not: 9 is on 2 positions (1 and the untouched 3), 2 + 0 unreachable < min_size.
+  std::vector<ShardView> v = Partial({1});
+  v[0].state = msg::SubStateReply{};
+  v[2].state = msg::SubStateReply{};
+  Resolution r = Resolve(v, 4, 5);
+  EXPECT_EQ(r.action, Action::kRollback);
+  EXPECT_EQ(r.version, 9u);
+  EXPECT_EQ(r.rollback, (std::vector<int>{1}));
+}
+
 }  // namespace
 }  // namespace ec::osd::pg

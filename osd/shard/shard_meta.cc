@@ -8,7 +8,8 @@
 namespace ec::osd::shard {
 namespace {
 
-constexpr std::uint32_t kMetaFormat = 1;
+constexpr std::uint32_t kMetaFormat = 1;          // no versions
+constexpr std::uint32_t kMetaFormatVersions = 2;  // followed by the object's ShardVersions
 
 }  // namespace
 
@@ -34,12 +35,16 @@ bool ParseShardObjectName(const std::string& name, std::string* object, std::uin
 std::string EncodeShardMeta(const ShardMeta& meta) {
   std::string out;
   Encoder e(out);
-  e.U32(kMetaFormat);
+  e.U32(meta.versions.empty() ? kMetaFormat : kMetaFormatVersions);
   e.U64(meta.version);
   e.U32(static_cast<std::uint32_t>(meta.attrs.size()));
   for (const msg::Attr& a : meta.attrs) {
     e.String(a.key);
     e.String(a.value);
+  }
+  if (!meta.versions.empty()) {
+    e.U32(static_cast<std::uint32_t>(meta.versions.size()));
+    for (std::uint64_t v : meta.versions) e.U64(v);
   }
   return out;
 }
@@ -50,7 +55,8 @@ Result<ShardMeta> DecodeShardMeta(const std::string& bytes) {
   ShardMeta meta;
   std::uint32_t format = 0;
   std::uint32_t count = 0;
-  if (!d.U32(&format, "format") || format != kMetaFormat || !d.U64(&meta.version, "version")) {
+  if (!d.U32(&format, "format") || (format != kMetaFormat && format != kMetaFormatVersions) ||
+      !d.U64(&meta.version, "version")) {
     return Status::DataLoss("corrupt shard metadata (header)");
   }
   // An attribute takes at least 8 bytes (two lengths): a larger count cannot be genuine.
@@ -61,6 +67,15 @@ Result<ShardMeta> DecodeShardMeta(const std::string& bytes) {
   for (msg::Attr& a : meta.attrs) {
     if (!d.String(&a.key, kAny, "key") || !d.String(&a.value, kAny, "value")) {
       return Status::DataLoss("corrupt shard metadata (attribute)");
+    }
+  }
+  if (format == kMetaFormatVersions) {
+    if (!d.Count(&count, msg::kMaxShardPositions, 8, "versions") || count == 0) {
+      return Status::DataLoss("corrupt shard metadata (versions count)");
+    }
+    meta.versions.resize(count);
+    for (std::uint64_t& v : meta.versions) {
+      if (!d.U64(&v, "version")) return Status::DataLoss("corrupt shard metadata (versions)");
     }
   }
   if (!d.AtEnd()) return Status::DataLoss("corrupt shard metadata (trailing bytes)");

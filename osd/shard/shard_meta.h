@@ -3,8 +3,10 @@
 //   shard S of object O in collection C  ->  store object "O#S" of collection C
 //                                             attribute "_meta" = ShardMeta (below)
 //
-// ShardMeta's bytes (little-endian): u32 format (1) | u64 version | u32 attribute count |
-// count x (u32 key length, key bytes, u32 value length, value bytes). Nothing may follow.
+// ShardMeta's bytes (little-endian): u32 format (1 or 2) | u64 version | u32 attribute count |
+// count x (u32 key length, key bytes, u32 value length, value bytes) | format 2 only: u32 count
+// (<= msg::kMaxShardPositions) | count x u64 versions. Nothing may follow. Format 1 is written when
+// `versions` is empty (every shard written before partial writes reads as it always did).
 //
 // Thread safety: pure functions and plain values.
 #pragma once
@@ -27,10 +29,13 @@ inline constexpr const char* kShardMetaAttr = "_meta";
 std::string ShardObjectName(const std::string& object, std::uint32_t shard);
 bool ParseShardObjectName(const std::string& name, std::string* object, std::uint32_t* shard);
 
-// A shard's object version and user attributes.
+// A shard's version (the write that last changed its bytes, msg/messages.h "Versions"), user
+// attributes, and the object's ShardVersions as of the write that wrote this record (empty:
+// every position at `version`).
 struct ShardMeta {
   std::uint64_t version = 0;
   std::vector<msg::Attr> attrs;
+  msg::ShardVersions versions = {};
   bool operator==(const ShardMeta&) const = default;
 };
 

@@ -55,6 +55,19 @@ TEST(ShardMetaTest, RoundTripAndByteFormat) {
       "\x02\x00\x00\x00vv",               // value
       4 + 8 + 4 + 5 + 6);
   EXPECT_EQ(EncodeShardMeta(small), want);
+
+  // With the object's versions (a partial write): format 2, the versions after the attributes.
+  small.versions = {5, 0x0102030405060708ull};
+  const std::string want2 = std::string("\x02", 1) + want.substr(1) +
+                            std::string(
+                                "\x02\x00\x00\x00"
+                                "\x05\x00\x00\x00\x00\x00\x00\x00"
+                                "\x08\x07\x06\x05\x04\x03\x02\x01",
+                                4 + 16);
+  EXPECT_EQ(EncodeShardMeta(small), want2);
+  auto d2 = DecodeShardMeta(want2);
+  ASSERT_TRUE(d2.ok()) << d2.status().message();
+  EXPECT_EQ(*d2, small);
 }
 
 void ExpectCorrupt(const std::string& bytes, const std::string& what) {
@@ -75,9 +88,27 @@ TEST(ShardMetaTest, EveryTruncationAndCorruptionIsDataLoss) {
   }
   ExpectCorrupt(full + '\0', "trailing byte");
 
+  std::string format3 = full;
+  format3[0] = 3;
+  ExpectCorrupt(format3, "unknown format");
+  // Format 2 without its versions (a format 1 record relabelled).
   std::string format2 = full;
   format2[0] = 2;
-  ExpectCorrupt(format2, "unknown format");
+  ExpectCorrupt(format2, "format 2 without versions");
+
+  // Format 2: every truncation, an empty or forged count.
+  ShardMeta v = m;
+  v.versions = {9, 4, 9};
+  const std::string with = EncodeShardMeta(v);
+  for (std::size_t n = full.size(); n < with.size(); ++n) {
+    ExpectCorrupt(with.substr(0, n), "format 2 truncated to " + std::to_string(n));
+  }
+  std::string zero = with.substr(0, full.size()) + std::string(4, '\0');
+  zero[0] = 2;
+  ExpectCorrupt(zero, "format 2 with no versions");
+  std::string many = with;
+  many.replace(full.size(), 4, std::string("\x01\x01\x00\x00", 4));  // 257 > 256 positions
+  ExpectCorrupt(many, "257 versions");
 
   // A forged attribute count: refused from the bytes left, before anything is allocated.
   std::string forged = EncodeShardMeta(ShardMeta{1, {}});

@@ -197,6 +197,7 @@ Status ApplyRepair(store::ObjectStore& store, const msg::SubWriteRequest& w, con
   }
   ShardMeta meta = now.meta;
   SetObjectSize(meta, w.object_size);
+  if (!w.versions.empty()) meta.versions = w.versions;
   store::Transaction t;
   t.Truncate(w.collection, name, 0);
   EC_RETURN_IF_ERROR(AddShardBytes(t, w, name, data));
@@ -293,6 +294,7 @@ Result<std::optional<store::Transaction>> BuildSubWrite(store::ObjectStore& stor
   if (w.kind != msg::SubWriteKind::kRemove) {
     ShardMeta meta = (w.kind == msg::SubWriteKind::kRange && now.exists) ? now.meta : ShardMeta{};
     meta.version = w.version;
+    meta.versions = w.versions;
     SetObjectSize(meta, w.object_size);
     t.Touch(w.collection, name);
     EC_RETURN_IF_ERROR(AddShardBytes(t, w, name, data));
@@ -384,6 +386,7 @@ Result<msg::SubStateReply> ReadSubState(store::ObjectStore& store, const msg::Su
     reply.state = msg::ShardState::kPresent;
     reply.shard_size = now.size;
     reply.object_size = ObjectSizeOf(now.meta);
+    reply.versions = now.meta.versions;
   } else if (now.undo && now.undo->removed) {
     reply.state = msg::ShardState::kRemoved;
   }
@@ -427,7 +430,8 @@ Result<msg::SubScanReply> ScanShards(store::ObjectStore& store, const msg::SubSc
     if (!st.ok()) return st.status();
     if (st->state == msg::ShardState::kAbsent && st->undo_version == 0) continue;
     reply.entries.push_back(msg::SubScanEntry{object, st->state, st->version, st->object_size,
-                                              st->shard_size, st->undo_version});
+                                              st->shard_size, st->undo_version,
+                                              std::move(st->versions)});
   }
   if (!reply.end) reply.next_cursor = *objects.rbegin();
   return reply;

@@ -5,7 +5,8 @@
 // keeps an undo record of the shard's previous state, so that a write the PG primary could not
 // finish on enough shards can be rolled back, leaving every shard at the old version:
 //
-//   shard S of object O      store object "O#S"        data, "_meta" (version, object size)
+//   shard S of object O      store object "O#S"        data, "_meta" (version, object size,
+//                                                      the object's per-position versions)
 //   its undo record          store object "O#S~undo"   "_undo" (UndoRecord below), plus
 //                                                      - for a full rewrite or a remove: the old
 //                                                        shard itself, moved there by a Rename
@@ -18,6 +19,9 @@
 // of v is dropped in v+1's transaction. A remove leaves its undo record as a tombstone ("removed at
 // v"), which SubResolve kTrim drops once the remove is settled. Undo names never parse as shard
 // names (ParseShardObjectName), so List skips them.
+//
+// A SubWrite records its `versions` with the shard (msg/messages.h "Versions"): a range write
+// replaces the ones the shard had, a repair keeps them unless it brings its own.
 //
 // The shard's state, as SubState reports it: present at meta.version when "O#S" exists; removed at
 // v when it does not and an undo record of a remove at v does; absent (version 0) otherwise.

@@ -415,6 +415,51 @@ Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,
   return result;
 }
 
+Result<BenchResult> RunRewrite(IoCtx& io, const BenchOptions& o, std::ostream& out) {
+  auto meta = ReadMetadata(io, MetadataName(o));
+  if (!meta.ok()) return meta.status();
+  if (o.block_size > meta->object_size || meta->object_size % o.block_size != 0) {
+    return Status::Invalid("rewrite: the block size " + std::to_string(o.block_size) +
+                           " does not divide the objects' size " +
+                           std::to_string(meta->object_size));
+  }
+  BenchResult result;
+  result.mode = BenchMode::kRewrite;
+  result.object_size = meta->object_size;
+  result.concurrency = o.concurrency;
+  result.object_prefix = meta->prefix;
+  const std::uint64_t blocks = meta->object_size / o.block_size;
+  std::mt19937_64 rng(static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
+  Phase phase(o, o.block_size, out);
+  Status s = phase.Run(
+      [&](std::uint64_t* n) {
+        // The object and the block in one number (split by the op): both below 2^32 (the
+        // metadata's bounds), so it cannot wrap.
+        const std::uint64_t object =
+            std::uniform_int_distribution<std::uint64_t>(0, meta->num_objects - 1)(rng);
+        *n = object * blocks + std::uniform_int_distribution<std::uint64_t>(0, blocks - 1)(rng);
+        return true;
+      },
+      [&](int, std::uint64_t nb, const Phase::Done& done) {
+        const std::uint64_t n = nb / blocks, offset = (nb % blocks) * o.block_size;
+        Buffer whole = Buffer::Allocate(meta->object_size, false);
+        FillObjectContent(n, {const_cast<std::byte*>(whole.data()), whole.size()});
+        std::string name = BenchObjectName(meta->prefix, n);
+        io.AioWrite(name, whole.Slice(offset, o.block_size), offset,
+                    [name, done](Result<std::uint64_t> put) {
+                      if (!put.ok()) {
+                        return done(Status::Error(put.status().code(),
+                                                  ErrorText("writing " + name, put.status())),
+                                    false);
+                      }
+                      done(Status::OK(), false);
+                    });
+      },
+      &result);
+  if (!s.ok()) return s;
+  return result;
+}
+
 }  // namespace
 
 std::string BenchObjectName(const std::string& prefix, std::uint64_t n) {
@@ -461,6 +506,7 @@ Result<BenchResult> RunBench(IoCtx& io, const BenchOptions& options, std::ostrea
     return Status::Invalid("bad bench options");
   }
   if (options.mode == BenchMode::kWrite) return RunWrite(io, options, out);
+  if (options.mode == BenchMode::kRewrite) return RunRewrite(io, options, out);
   return RunRead(io, options, out, err);
 }
 

@@ -12,6 +12,11 @@
 //          benchmark_data_<host>_<pid>, or the run name when there is one.
 //   seq    reads the objects in order, whole, until all are read or `seconds` have passed.
 //   rand   reads objects picked at random, whole, for `seconds`.
+//   rewrite (ecstore's own: rados bench has none) overwrites block_size bytes at a random
+//          block-aligned offset of objects picked at random, for `seconds`: small writes inside
+//          existing objects (the objects a write --no-cleanup run left, of their size; block_size
+//          must divide it). Each overwrite writes the bytes the object already holds there (its
+//          pattern), so that seq and rand still check every byte afterwards.
 // Every read is checked against the content its writer derived from N; a wrong size or byte is a
 // mismatch, counted (and the first few named on `err`), never fatal to the run.
 //
@@ -44,7 +49,7 @@ inline constexpr int kDefaultConcurrency = 16;
 struct BenchOptions {
   int seconds = 10;
   BenchMode mode = BenchMode::kWrite;
-  std::uint64_t block_size = kDefaultBlockSize;  // write only; reads use the written size
+  std::uint64_t block_size = kDefaultBlockSize;  // write and rewrite; reads use the written size
   int concurrency = kDefaultConcurrency;
   bool cleanup = true;            // write only
   std::uint64_t max_objects = 0;  // write only: stop after this many objects (0: no limit)

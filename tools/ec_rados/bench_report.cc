@@ -35,7 +35,7 @@ std::string Line(const std::string& label, const std::string& value) {
 }
 
 bool IsRead(BenchMode m) {
-  return m != BenchMode::kWrite;
+  return m == BenchMode::kSeq || m == BenchMode::kRand;
 }
 
 }  // namespace
@@ -48,6 +48,8 @@ const char* BenchModeName(BenchMode mode) {
       return "seq";
     case BenchMode::kRand:
       return "rand";
+    case BenchMode::kRewrite:
+      return "rewrite";
   }
   return "?";
 }

@@ -13,9 +13,10 @@
 
 namespace ec::tools::rados {
 
-enum class BenchMode { kWrite, kSeq, kRand };
+// kRewrite is ecstore's own (rados bench has no overwrite mode): see bench.h.
+enum class BenchMode { kWrite, kSeq, kRand, kRewrite };
 
-// "write", "seq", "rand".
+// "write", "seq", "rand", "rewrite".
 const char* BenchModeName(BenchMode mode);
 
 // Everything the summary is computed from. Bandwidths are in MB/s with rados's MB (2^20 bytes).

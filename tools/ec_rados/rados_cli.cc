@@ -149,8 +149,10 @@ int Bench(IoCtx& ctx, const Args& a, const CliStreams& io) {
     o.mode = BenchMode::kSeq;
   } else if (a.mode == "rand") {
     o.mode = BenchMode::kRand;
+  } else if (a.mode == "rewrite") {
+    o.mode = BenchMode::kRewrite;
   } else {
-    return UsageError(io, "bench: unknown mode '" + a.mode + "' (write, seq or rand)");
+    return UsageError(io, "bench: unknown mode '" + a.mode + "' (write, seq, rand or rewrite)");
   }
   if (!a.block_size.empty()) {
     auto size = ec::ParseSize(a.block_size);
@@ -299,11 +301,14 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   auto* ls = app.add_subcommand("ls", "list the pool's objects, one per line");
   auto* bench = app.add_subcommand(
       "bench",
-      "rados bench: SECONDS write|seq|rand (seq and rand read what a write run with "
-      "--no-cleanup left)");
+      "rados bench: SECONDS write|seq|rand|rewrite (seq and rand read what a write run with "
+      "--no-cleanup left; rewrite, ecstore's own, overwrites -b bytes at random offsets inside "
+      "those objects)");
   bench->add_option("SECONDS", a.seconds, "how long to run")->required();
-  bench->add_option("MODE", a.mode, "write, seq or rand")->required();
-  bench->add_option("-b", a.block_size, "write: object size (default 4M; 4096, 64K, 4M ...)");
+  bench->add_option("MODE", a.mode, "write, seq, rand or rewrite")->required();
+  bench->add_option("-b", a.block_size,
+                    "write: object size (default 4M; 4096, 64K, 4M ...); rewrite: bytes per "
+                    "overwrite (must divide the objects' size)");
   bench->add_option("-t", a.concurrency, "operations in flight (default 16)")
       ->check(CLI::Range(1, kMaxConcurrency));
   bench->add_flag("--no-cleanup", a.no_cleanup, "write: keep the objects (for seq and rand)");
