@@ -582,7 +582,7 @@ TEST_F(AdminTest, StatusAndHealthDetailWithOsdsDown) {
       << detail;
   EXPECT_TRUE(Contains(detail, "\n[WRN] PG_DEGRADED: Degraded data redundancy: 8 pgs degraded"))
       << detail;
-  EXPECT_TRUE(Contains(detail, "\n    pg 0.0 is active+undersized+degraded, acting [")) << detail;
+  EXPECT_TRUE(Contains(detail, "\n    pg 1.0 is active+undersized+degraded, acting [")) << detail;
 
   // Two down: 2 of 4 = k, below min_size: peered (inactive). Three down: down.
   Down(2);

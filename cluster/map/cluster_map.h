@@ -46,6 +46,9 @@ namespace ec::cluster {
 
 inline constexpr std::string_view kDefaultMapPrefix = "/ecstore/";
 inline constexpr std::uint32_t kMaxPgNum = 65536;
+// The id of a cluster's first pool (Ceph's pools start at 1). Maps made before ids started at 1
+// may hold a pool 0; it keeps working.
+inline constexpr std::int64_t kFirstPoolId = 1;
 
 struct EcProfile {
   std::string name;  // non-empty, no '/', printable ASCII

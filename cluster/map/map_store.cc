@@ -1,5 +1,6 @@
 #include "cluster/map/map_store.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -79,7 +80,9 @@ Status PutPool(Pool p, ClusterMap* map) {
   const Pool* same_name = map->FindPool(p.name);
   if (p.id < 0) {
     if (same_name) return Status::Error(EEXIST, "pool '" + p.name + "' already exists");
-    p.id = map->pool_max + 1;
+    // Ceph's first pool is 1; a map that already gave pool 0 (made before ids started at 1) keeps
+    // it and goes on from pool_max.
+    p.id = std::max<std::int64_t>(map->pool_max + 1, kFirstPoolId);
     map->pool_max = p.id;
   } else {
     if (!map->pools.contains(p.id))

@@ -21,7 +21,8 @@
 //                "erasure-code-profile NAME is in use by pool POOL".
 //   RemoveProfile  ENOENT "erasure-code-profile NAME does not exist";
 //                EBUSY "erasure-code-profile NAME is in use by pool POOL".
-//   PutPool      id -1: a new pool, id = pool_max + 1 (ids are never reused), EEXIST
+//   PutPool      id -1: a new pool, id = max(pool_max + 1, kFirstPoolId): the first pool is 1, as
+//                Ceph's (a map that already holds pool 0 keeps it); ids are never reused. EEXIST
 //                "pool 'NAME' already exists" if the name is taken. id >= 0: replaces that pool
 //                (ENOENT "pool id N does not exist"), EEXIST if it renames onto another pool's
 //                name; EINVAL "pool 'NAME': allow_ec_optimizations is fixed at pool creation:

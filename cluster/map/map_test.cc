@@ -163,6 +163,29 @@ TEST(MapChanges, OsdLifecycle) {
   EXPECT_TRUE(ApplyChanges({MapChange::RemoveOsd(3)}, &map).ok());
 }
 
+// Pool ids start at 1 as Ceph's; a map made when they started at 0 keeps its pool 0, and the next
+// pool follows pool_max.
+TEST(MapChanges, PoolIdsStartAtOneAndOldPoolZeroKeepsWorking) {
+  ClusterMap map;
+  ASSERT_TRUE(
+      ApplyChanges({MapChange::PutProfile(Rs()), MapChange::PutPool(MakePool("p"))}, &map).ok());
+  EXPECT_EQ(map.FindPool("p")->id, 1);
+  EXPECT_EQ(map.pool_max, 1);
+
+  ClusterMap old;
+  ASSERT_TRUE(ApplyChanges({MapChange::PutProfile(Rs())}, &old).ok());
+  Pool zero = MakePool("zero");
+  zero.id = 0;
+  old.pools[0] = zero;
+  old.pool_max = 0;
+  ASSERT_TRUE(ApplyChanges({MapChange::PutPool(MakePool("next"))}, &old).ok());
+  EXPECT_EQ(old.FindPool("next")->id, 1);
+  EXPECT_EQ(old.FindPool("zero")->id, 0);
+  zero.pg_num = 16;  // pool 0 can still be changed in place
+  ASSERT_TRUE(ApplyChanges({MapChange::PutPool(zero)}, &old).ok());
+  EXPECT_EQ(old.pools.at(0).pg_num, 16u);
+}
+
 // A pool's allow_ec_optimizations is fixed at creation: replacing the pool (same id) may change
 // other fields but not the flag, whose value every stored object's layout depends on.
 TEST(MapChanges, PoolEcOptimizationsIsFixedAtCreation) {
@@ -170,18 +193,18 @@ TEST(MapChanges, PoolEcOptimizationsIsFixedAtCreation) {
   Pool pool = MakePool("p");
   pool.ec_optimizations = true;
   ASSERT_TRUE(ApplyChanges({MapChange::PutProfile(Rs()), MapChange::PutPool(pool)}, &map).ok());
-  pool = map.pools.at(0);
+  pool = map.pools.at(1);
   EXPECT_TRUE(pool.ec_optimizations);
   pool.pg_num = 64;
   ASSERT_TRUE(ApplyChanges({MapChange::PutPool(pool)}, &map).ok());
-  EXPECT_EQ(map.pools.at(0).pg_num, 64u);
+  EXPECT_EQ(map.pools.at(1).pg_num, 64u);
   pool.ec_optimizations = false;
   Status st = ApplyChanges({MapChange::PutPool(pool)}, &map);
   EXPECT_EQ(st.code(), EINVAL);
   EXPECT_EQ(st.message(),
             "pool 'p': allow_ec_optimizations is fixed at pool creation: objects already stored "
             "depend on it");
-  EXPECT_TRUE(map.pools.at(0).ec_optimizations);
+  EXPECT_TRUE(map.pools.at(1).ec_optimizations);
   // A new pool may have either value.
   Pool padded = MakePool("q");
   ASSERT_TRUE(ApplyChanges({MapChange::PutPool(padded)}, &map).ok());
@@ -260,25 +283,25 @@ TEST_F(MapTest, RoundTripThroughEtcd) {
                                 MapChange::PutOsd(Osd(0)), MapChange::PutOsd(out)});
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   EXPECT_EQ(applied->epoch, 1);
-  EXPECT_EQ(applied->pools.at(0).name, "a");
-  EXPECT_EQ(applied->pools.at(1).name, "b");
-  EXPECT_EQ(applied->pool_max, 1);
+  EXPECT_EQ(applied->pools.at(1).name, "a");
+  EXPECT_EQ(applied->pools.at(2).name, "b");
+  EXPECT_EQ(applied->pool_max, 2);
 
   auto loaded = store_->Load();
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_TRUE(SameContent(*loaded, *applied));
   EXPECT_EQ(loaded->profiles.at("clay"), clay);
   EXPECT_EQ(loaded->osds.at(3), out);
-  EXPECT_FALSE(loaded->pools.at(0).ec_optimizations);
-  EXPECT_TRUE(loaded->pools.at(1).ec_optimizations);
+  EXPECT_FALSE(loaded->pools.at(1).ec_optimizations);
+  EXPECT_TRUE(loaded->pools.at(2).ec_optimizations);
   EXPECT_EQ(loaded->epoch_mod_revision, applied->revision);
 
   // Remove a pool; its id is not reused.
   auto removed = store_->Apply({MapChange::RemovePool("a"), MapChange::PutPool(MakePool("c"))});
   ASSERT_TRUE(removed.ok()) << removed.status().ToString();
   EXPECT_EQ(removed->epoch, 2);
-  EXPECT_FALSE(removed->pools.contains(0));
-  EXPECT_EQ(removed->pools.at(2).name, "c");
+  EXPECT_FALSE(removed->pools.contains(1));
+  EXPECT_EQ(removed->pools.at(3).name, "c");
   loaded = store_->Load();
   ASSERT_TRUE(loaded.ok());
   EXPECT_TRUE(SameContent(*loaded, *removed));
@@ -303,14 +326,14 @@ TEST_F(MapTest, EpochBumpIsInTheSameTxn) {
   EXPECT_EQ(epoch->value, "3");
   EXPECT_EQ(epoch->mod_revision, r->revision);
   for (const std::string& key :
-       {OsdKey(kPrefix, 2), OsdKey(kPrefix, 3), PoolKey(kPrefix, 1), PoolMaxKey(kPrefix)}) {
+       {OsdKey(kPrefix, 2), OsdKey(kPrefix, 3), PoolKey(kPrefix, 2), PoolMaxKey(kPrefix)}) {
     auto kv = client_->Get(key);
     ASSERT_TRUE(kv.ok()) << key;
     EXPECT_EQ(kv->mod_revision, epoch->mod_revision) << key;
   }
   EXPECT_EQ(client_->Get(OsdKey(kPrefix, 1)).status().code(), ENOENT);
   // Untouched keys keep their older revision.
-  auto pool_a = client_->Get(PoolKey(kPrefix, 0));
+  auto pool_a = client_->Get(PoolKey(kPrefix, 1));
   ASSERT_TRUE(pool_a.ok());
   EXPECT_LT(pool_a->mod_revision, epoch->mod_revision);
 }
