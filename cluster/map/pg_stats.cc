@@ -21,23 +21,31 @@ struct PgCount {
   std::int64_t PgStat::*field;
 };
 constexpr PgCount kPgCounts[] = {
-    {"objects", 1, &PgStat::objects},     {"degraded", 2, &PgStat::degraded},
-    {"misplaced", 3, &PgStat::misplaced}, {"missing", 2, &PgStat::missing},
-    {"unfound", 2, &PgStat::unfound},     {"missing_bytes", 3, &PgStat::missing_bytes},
-    {"recovered", 3, &PgStat::recovered}, {"recovered_bytes", 3, &PgStat::recovered_bytes},
+    {"objects", 1, &PgStat::objects},
+    {"bytes", 5, &PgStat::bytes},
+    {"degraded", 2, &PgStat::degraded},
+    {"misplaced", 3, &PgStat::misplaced},
+    {"missing", 2, &PgStat::missing},
+    {"unfound", 2, &PgStat::unfound},
+    {"missing_bytes", 3, &PgStat::missing_bytes},
+    {"recovered", 3, &PgStat::recovered},
+    {"recovered_bytes", 3, &PgStat::recovered_bytes},
 };
 struct RecoveryField {
   const char* name;
+  std::int64_t since;
   std::int64_t RecoveryTotals::*field;
 };
 constexpr RecoveryField kRecoveryFields[] = {
-    {"network_bytes", &RecoveryTotals::network_bytes},
-    {"helper_device_bytes", &RecoveryTotals::helper_device_bytes},
-    {"rebuilt_bytes", &RecoveryTotals::rebuilt_bytes},
-    {"objects", &RecoveryTotals::objects},
-    {"rebuilt_bytes_per_sec", &RecoveryTotals::rebuilt_bytes_per_sec},
-    {"objects_per_sec", &RecoveryTotals::objects_per_sec},
-    {"since_ms", &RecoveryTotals::since_ms},
+    {"network_bytes", 3, &RecoveryTotals::network_bytes},
+    {"helper_device_bytes", 3, &RecoveryTotals::helper_device_bytes},
+    {"rebuilt_bytes", 3, &RecoveryTotals::rebuilt_bytes},
+    {"objects", 3, &RecoveryTotals::objects},
+    {"rebuilt_bytes_per_sec", 3, &RecoveryTotals::rebuilt_bytes_per_sec},
+    {"objects_per_sec", 3, &RecoveryTotals::objects_per_sec},
+    {"since_ms", 3, &RecoveryTotals::since_ms},
+    {"last_since_ms", 5, &RecoveryTotals::last_since_ms},
+    {"last_done_ms", 5, &RecoveryTotals::last_done_ms},
 };
 
 // A count: an integer in [0, INT64_MAX] (nlohmann keeps integers above INT64_MAX unsigned).
@@ -137,9 +145,11 @@ Result<PgStatsReport> DecodePgStats(std::string_view key, std::string_view value
   }
   if (version >= 3) {
     const nlohmann::json& rec = j["recovery"];
-    if (rec.size() != std::size(kRecoveryFields)) return bad("recovery: unknown field");
+    std::size_t rec_fields = 0;
+    for (const RecoveryField& f : kRecoveryFields) rec_fields += f.since <= version ? 1 : 0;
+    if (rec.size() != rec_fields) return bad("recovery: unknown field");
     for (const RecoveryField& f : kRecoveryFields) {
-      if (!GetCount(rec, f.name, &(r.recovery.*f.field))) {
+      if (f.since <= version && !GetCount(rec, f.name, &(r.recovery.*f.field))) {
         return bad(std::string("recovery ") + f.name);
       }
     }

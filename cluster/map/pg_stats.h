@@ -4,7 +4,7 @@
 // osd_mon_report_interval.
 //
 //   <prefix>pgstats/<osd id>  {"v":4,"osd":3,"epoch":12,"stamp_ms":...,
-//                              "pgs":{"1.1f":{"objects":40,"state":"active+clean",
+//                              "pgs":{"1.1f":{"objects":40,"bytes":163840,"state":"active+clean",
 //                                             "degraded":0,"misplaced":0,"missing":0,
 //                                             "unfound":0,"missing_bytes":0,"recovered":0,
 //                                             "recovered_bytes":0,"up":[2,-1,1],
@@ -12,14 +12,17 @@
 //                              "recovery":{"network_bytes":..,"helper_device_bytes":..,
 //                                          "rebuilt_bytes":..,"objects":..,
 //                                          "rebuilt_bytes_per_sec":..,"objects_per_sec":..,
-//                                          "since_ms":..}}
+//                                          "since_ms":..,"last_since_ms":..,
+//                                          "last_done_ms":..}}
 //
 // Versions: v1 has per PG "objects" only and no "recovery"; v2 adds state, degraded, missing and
 // unfound; v3 adds misplaced, missing_bytes, recovered, recovered_bytes and "recovery"; v4 adds per
 // PG the interval its state is for: "up" and "acting" as the primary located the PG (position ->
 // OSD id, -1 = kItemNone), so that a reader tells a state of the PG's current interval (the same
 // sets in its map: still true after epochs that did not touch the PG) from one of an earlier
-// interval (the PG must peer again). The decoder reads all four (fields a version lacks are 0 /
+// interval (the PG must peer again). v5 adds per PG "bytes" (its objects' logical bytes, Ceph's
+// num_bytes) and to "recovery" the last run that ended (last_since_ms, last_done_ms), from which
+// `progress` keeps completed events. The decoder reads all five (fields a version lacks are 0 /
 // empty). Decoding is strict: exactly the version's fields, every count a non-negative integer
 // that fits int64, the state a string, "up" and "acting" arrays of equal length (at most 256) of
 // OSD ids >= -1; anything else is EBADMSG naming the key. A reader skips a report that does not
@@ -57,6 +60,7 @@ struct PgStat {
   // empty: not known (v1-v3), the state is then for the report's epoch.
   std::vector<int> up;
   std::vector<int> acting;
+  std::int64_t bytes = 0;  // v5: the sum of its objects' sizes (Ceph's num_bytes)
   bool operator==(const PgStat&) const = default;
 };
 
@@ -73,6 +77,11 @@ struct RecoveryTotals {
   // Wall clock (ms since 1970) since which the OSD's reports have, without a break, named a PG of
   // it with shards missing (missing > 0); 0 when the last one named none.
   std::int64_t since_ms = 0;
+  // v5: the last run that ended (a report naming no PG with missing > 0 after one that did): its
+  // since_ms and the stamp of the first report naming none; 0 when no run ended since the OSD
+  // started.
+  std::int64_t last_since_ms = 0;
+  std::int64_t last_done_ms = 0;
   bool operator==(const RecoveryTotals&) const = default;
 };
 
@@ -85,12 +94,12 @@ struct PgStatsReport {
   bool operator==(const PgStatsReport&) const = default;
 };
 
-inline constexpr std::int64_t kPgStatsVersion = 4;  // what EncodePgStats writes
+inline constexpr std::int64_t kPgStatsVersion = 5;  // what EncodePgStats writes
 
 std::string PgStatsKey(std::string_view prefix, int osd);
-// Format v4.
+// Format v5.
 std::string EncodePgStats(const PgStatsReport& report);
-// v1 to v4; errors: EBADMSG "bad pg stats at <key>: <what>". `key` only names the value.
+// v1 to v5; errors: EBADMSG "bad pg stats at <key>: <what>". `key` only names the value.
 Result<PgStatsReport> DecodePgStats(std::string_view key, std::string_view value);
 
 // Writes `report` under its OSD's key.

@@ -1,4 +1,4 @@
-// The pg stats codec (no etcd): v4 round trips, v1, v2 and v3 values still decode (the fields they
+// The pg stats codec (no etcd): v5 round trips, v1 to v4 values still decode (the fields they
 // lack are 0 / empty), and every malformed value is EBADMSG naming the key, never a crash.
 #include "cluster/map/pg_stats.h"
 
@@ -34,9 +34,11 @@ PgStatsReport Sample() {
   a.recovered_bytes = 20480;
   a.up = {2, kItemNoneInJson, 1};
   a.acting = {2, 0, 1};
+  a.bytes = 163840;
   r.pgs["1.1f"] = a;
   r.pgs["2.0"] = PgStat{3, "active+clean", 0, 0, 0, 0, 0, 0, 0, {}, {}};
-  r.recovery = RecoveryTotals{1000, 4096, 400, 3, 200, 1, 1'700'000'000'000};
+  r.recovery = RecoveryTotals{
+      1000, 4096, 400, 3, 200, 1, 1'700'000'000'000, 1'699'999'000'000, 1'699'999'500'000};
   return r;
 }
 
@@ -49,10 +51,12 @@ void ExpectBad(const std::string& value, const std::string& why) {
       << value << ": " << r.status().message();
 }
 
-TEST(PgStats, RoundTripV4) {
+TEST(PgStats, RoundTripV5) {
   const PgStatsReport r = Sample();
   const std::string text = EncodePgStats(r);
-  EXPECT_EQ(nlohmann::json::parse(text)["v"], 4);
+  EXPECT_EQ(nlohmann::json::parse(text)["v"], 5);
+  EXPECT_EQ(nlohmann::json::parse(text)["pgs"]["1.1f"]["bytes"], 163840);
+  EXPECT_EQ(nlohmann::json::parse(text)["recovery"]["last_done_ms"], 1'699'999'500'000);
   EXPECT_EQ(nlohmann::json::parse(text)["pgs"]["1.1f"]["up"], nlohmann::json::parse("[2,-1,1]"));
   EXPECT_EQ(nlohmann::json::parse(text)["pgs"]["2.0"]["acting"], nlohmann::json::array());
   auto back = DecodePgStats(kKey, text);
@@ -105,6 +109,18 @@ TEST(PgStats, BadValuesAreEbadmsg) {
            R"(}},"recovery":)" + recovery + "}";
   };
   ASSERT_TRUE(DecodePgStats(kKey, v4(pg4, rec)).ok());
+  // v5 needs its PG bytes and the recovery's last run; v4 has neither.
+  const std::string rec5 =
+      rec.substr(0, rec.size() - 1) + R"(,"last_since_ms":8,"last_done_ms":9})";
+  const auto v5 = [&](const std::string& pg, const std::string& recovery) {
+    return R"({"v":5,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{"1.0":{"objects":1,)" + pg +
+           R"(}},"recovery":)" + recovery + "}";
+  };
+  ASSERT_TRUE(DecodePgStats(kKey, v5(pg4 + R"(,"bytes":4096)", rec5)).ok());
+  ExpectBad(v5(pg4, rec5), "pg 1.0");
+  ExpectBad(v5(pg4 + R"(,"bytes":-1)", rec5), "pg 1.0 bytes");
+  ExpectBad(v5(pg4 + R"(,"bytes":4096)", rec), "recovery");
+  ExpectBad(v4(pg4, rec5), "recovery");
   // A v3 value with v4's interval fields.
   ExpectBad(R"({"v":3,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{"1.0":{"objects":1,)" + pg4 +
                 R"(}},"recovery":)" + rec + "}",
@@ -134,7 +150,7 @@ TEST(PgStats, BadValuesAreEbadmsg) {
 
   ExpectBad("", "not a JSON object");
   ExpectBad("[1]", "not a JSON object");
-  ExpectBad(R"({"v":5,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{}})", "unknown format");
+  ExpectBad(R"({"v":6,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{}})", "unknown format");
   ExpectBad(R"({"v":0,"osd":3,"epoch":1,"stamp_ms":1,"pgs":{}})", "unknown format");
   ExpectBad(R"({"v":"3","osd":3,"epoch":1,"stamp_ms":1,"pgs":{}})", "v");
   ExpectBad(R"({"v":3,"osd":-1,"epoch":1,"stamp_ms":1,"pgs":{},"recovery":)" + rec + "}", "osd");

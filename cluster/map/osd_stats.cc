@@ -1,0 +1,166 @@
+#include "cluster/map/osd_stats.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdint>
+#include <iterator>
+
+namespace ec::cluster {
+
+std::string OsdStatsKey(std::string_view prefix, int osd) {
+  return std::string(prefix) + "osdstats/" + std::to_string(osd);
+}
+
+namespace {
+
+struct StatfsField {
+  const char* name;
+  std::int64_t OsdStatfs::*field;
+};
+constexpr StatfsField kStatfsFields[] = {
+    {"total", &OsdStatfs::total}, {"available", &OsdStatfs::available}, {"data", &OsdStatfs::data},
+    {"omap", &OsdStatfs::omap},   {"meta", &OsdStatfs::meta},
+};
+struct IoField {
+  const char* name;
+  std::int64_t OsdIo::*field;
+};
+constexpr IoField kIoFields[] = {
+    {"rd", &OsdIo::rd},
+    {"rd_bytes", &OsdIo::rd_bytes},
+    {"wr", &OsdIo::wr},
+    {"wr_bytes", &OsdIo::wr_bytes},
+};
+
+// A count: an integer in [0, INT64_MAX] (nlohmann keeps integers above INT64_MAX unsigned).
+bool GetCount(const nlohmann::json& j, const char* name, std::int64_t* out) {
+  auto it = j.find(name);
+  if (it == j.end()) return false;
+  if (it->is_number_unsigned()) {
+    const auto v = it->get<std::uint64_t>();
+    if (v > static_cast<std::uint64_t>(INT64_MAX)) return false;
+    *out = static_cast<std::int64_t>(v);
+    return true;
+  }
+  if (!it->is_number_integer()) return false;
+  *out = it->get<std::int64_t>();
+  return *out >= 0;
+}
+
+nlohmann::json IoJson(const OsdIo& io) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const IoField& f : kIoFields) j[f.name] = io.*f.field;
+  return j;
+}
+
+bool GetIo(const nlohmann::json& j, OsdIo* out) {
+  if (!j.is_object() || j.size() != std::size(kIoFields)) return false;
+  for (const IoField& f : kIoFields) {
+    if (!GetCount(j, f.name, &(out->*f.field))) return false;
+  }
+  return true;
+}
+
+// A pool id key: decimal digits only, no sign or padding, fits int64.
+bool PoolIdOf(const std::string& text, std::int64_t* id) {
+  if (text.empty() || text.size() > 19 || (text.size() > 1 && text[0] == '0')) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *id);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+std::string EncodeOsdStats(const OsdStatsReport& report) {
+  nlohmann::json statfs = nlohmann::json::object();
+  for (const StatfsField& f : kStatfsFields) statfs[f.name] = report.statfs.*f.field;
+  nlohmann::json pools = nlohmann::json::object();
+  for (const auto& [id, io] : report.pools) pools[std::to_string(id)] = IoJson(io);
+  nlohmann::json j = {{"v", kOsdStatsVersion},       {"osd", report.osd},
+                      {"stamp_ms", report.stamp_ms}, {"statfs", std::move(statfs)},
+                      {"io", IoJson(report.io)},     {"rates", IoJson(report.rates)},
+                      {"pools", std::move(pools)}};
+  return j.dump();
+}
+
+Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view value) {
+  const auto bad = [&](const std::string& why) {
+    return Status::Error(EBADMSG, "bad osd stats at " + std::string(key) + ": " + why);
+  };
+  if (value.size() > kMaxOsdStatsBytes) {
+    return bad("value of " + std::to_string(value.size()) + " bytes, more than " +
+               std::to_string(kMaxOsdStatsBytes));
+  }
+  nlohmann::json j = nlohmann::json::parse(value, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
+  for (const char* field : {"v", "osd", "stamp_ms"}) {
+    if (!j.contains(field) || !j[field].is_number_integer()) return bad(field);
+  }
+  if (j["v"].get<std::int64_t>() != kOsdStatsVersion) return bad("unknown format");
+  if (j.size() != 7) return bad("unknown field");
+  OsdStatsReport r;
+  const std::int64_t osd = j["osd"].get<std::int64_t>();
+  if (osd < 0 || osd > INT32_MAX) return bad("osd");
+  r.osd = static_cast<int>(osd);
+  r.stamp_ms = j["stamp_ms"].get<std::int64_t>();
+
+  const auto statfs = j.find("statfs");
+  if (statfs == j.end() || !statfs->is_object() || statfs->size() != std::size(kStatfsFields)) {
+    return bad("statfs");
+  }
+  for (const StatfsField& f : kStatfsFields) {
+    if (!GetCount(*statfs, f.name, &(r.statfs.*f.field)))
+      return bad(std::string("statfs ") + f.name);
+  }
+  // Each part is at most total, so the sum cannot overflow before it is compared.
+  const OsdStatfs& s = r.statfs;
+  if (s.available > s.total || s.data > s.total || s.omap > s.total || s.meta > s.total ||
+      s.available + s.data > s.total || s.available + s.data + s.omap > s.total ||
+      s.available + s.data + s.omap + s.meta > s.total) {
+    return bad("statfs parts add up to more than total");
+  }
+  for (const auto& [name, io] :
+       {std::pair<const char*, OsdIo*>{"io", &r.io}, {"rates", &r.rates}}) {
+    const auto it = j.find(name);
+    if (it == j.end() || !GetIo(*it, io)) return bad(name);
+  }
+  const auto pools = j.find("pools");
+  if (pools == j.end() || !pools->is_object()) return bad("pools");
+  if (pools->size() > kMaxOsdStatsPools)
+    return bad("more than " + std::to_string(kMaxOsdStatsPools) + " pools");
+  for (const auto& [id_text, io] : pools->items()) {
+    std::int64_t id = 0;
+    if (!PoolIdOf(id_text, &id)) return bad("pool id '" + id_text + "'");
+    if (!GetIo(io, &r.pools[id])) return bad("pool " + id_text);
+  }
+  return r;
+}
+
+Status PublishOsdStats(const etcd::Client& client, std::string_view prefix,
+                       const OsdStatsReport& report) {
+  etcd::PutRequest put;
+  put.key = OsdStatsKey(prefix, report.osd);
+  put.value = EncodeOsdStats(report);
+  auto r = client.Put(put);
+  return r.ok() ? Status::OK() : r.status();
+}
+
+Result<std::map<int, OsdStatsReport>> LoadOsdStats(const etcd::Client& client,
+                                                   std::string_view prefix) {
+  etcd::RangeRequest range;
+  range.key = std::string(prefix) + "osdstats/";
+  range.range_end = etcd::PrefixEnd(range.key);
+  auto got = client.Range(range);
+  if (!got.ok()) return got.status();
+  std::map<int, OsdStatsReport> out;
+  for (const etcd::KeyValue& kv : got->kvs) {
+    auto r = DecodeOsdStats(kv.key, kv.value);
+    if (r.ok() && OsdStatsKey(prefix, r->osd) == kv.key) out[r->osd] = std::move(r).value();
+  }
+  return out;
+}
+
+}  // namespace ec::cluster

@@ -1,0 +1,85 @@
+// OSD statistics that each OSD reports through etcd for the capacity and I/O commands (issue 29
+// item 3: `ec-admin df`, `osd df`, `-s` usage and io, `ec-rados df`). Not part of the map (no
+// epoch bump): each OSD overwrites its own key every osd_mon_report_interval.
+//
+//   <prefix>osdstats/<osd id>  {"v":1,"osd":3,"stamp_ms":...,
+//                               "statfs":{"total":..,"available":..,"data":..,"omap":..,
+//                                         "meta":..},
+//                               "io":{"rd":..,"rd_bytes":..,"wr":..,"wr_bytes":..},
+//                               "rates":{"rd":..,"rd_bytes":..,"wr":..,"wr_bytes":..},
+//                               "pools":{"1":{"rd":..,"rd_bytes":..,"wr":..,"wr_bytes":..},...}}
+//
+// statfs is Ceph's store_statfs_t for the OSD's device: total bytes, available (free blocks),
+// and of the rest data (blocks holding shards), omap (0: ecstore keeps no omap) and meta (the
+// device's own blocks: superblock and journal ring). The RocksDB holding the store's metadata
+// lives outside the device and is not counted. used = total - available.
+// io: client operations this OSD served as PG primary (reads and writes, their payload bytes),
+// cumulative since the OSD process started; pools: the same by pool id; rates: per second over
+// the publisher's last interval (0 in the first report).
+//
+// Decoding is strict and bounded: the value at most kMaxOsdStatsBytes, exactly the version's
+// fields, every count a non-negative integer that fits int64, available + data + omap + meta <=
+// total, at most kMaxOsdStatsPools pools keyed by decimal ids >= 0; anything else is EBADMSG
+// naming the key. A reader skips a report that does not decode rather than fail the command.
+//
+// Thread safety: pure functions, and calls on a thread-safe etcd::Client.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "cluster/etcd/etcd_client.h"
+#include "common/status.h"
+
+namespace ec::cluster {
+
+// The device's space, in bytes (see the header).
+struct OsdStatfs {
+  std::int64_t total = 0;
+  std::int64_t available = 0;
+  std::int64_t data = 0;
+  std::int64_t omap = 0;
+  std::int64_t meta = 0;
+  std::int64_t used() const { return total - available; }
+  bool operator==(const OsdStatfs&) const = default;
+};
+
+// Client operations (as primary) and their payload bytes: cumulative counts, or per second.
+struct OsdIo {
+  std::int64_t rd = 0;
+  std::int64_t rd_bytes = 0;
+  std::int64_t wr = 0;
+  std::int64_t wr_bytes = 0;
+  bool operator==(const OsdIo&) const = default;
+};
+
+struct OsdStatsReport {
+  int osd = 0;
+  std::int64_t stamp_ms = 0;  // wall clock when it was made
+  OsdStatfs statfs;
+  OsdIo io;                             // cumulative since the OSD started
+  OsdIo rates;                          // per second over the last interval
+  std::map<std::int64_t, OsdIo> pools;  // cumulative, by pool id
+  bool operator==(const OsdStatsReport&) const = default;
+};
+
+inline constexpr std::int64_t kOsdStatsVersion = 1;
+inline constexpr std::size_t kMaxOsdStatsBytes = 256 * 1024;
+inline constexpr std::size_t kMaxOsdStatsPools = 4096;
+
+std::string OsdStatsKey(std::string_view prefix, int osd);
+std::string EncodeOsdStats(const OsdStatsReport& report);
+// Errors: EBADMSG "bad osd stats at <key>: <what>". `key` only names the value.
+Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view value);
+
+// Writes `report` under its OSD's key. Errors: the etcd client's.
+Status PublishOsdStats(const etcd::Client& client, std::string_view prefix,
+                       const OsdStatsReport& report);
+// Every report under the prefix, by OSD id (reports that do not decode, or sit under another
+// OSD's key, are left out). Errors: the etcd client's.
+Result<std::map<int, OsdStatsReport>> LoadOsdStats(const etcd::Client& client,
+                                                   std::string_view prefix);
+
+}  // namespace ec::cluster
