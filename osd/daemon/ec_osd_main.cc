@@ -42,6 +42,7 @@
 #include "osd/daemon/cluster_membership.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
+#include "osd/daemon/osd_stats_publisher.h"
 #include "osd/pg/pg_stats_publisher.h"
 #include "osd/pg/primary.h"
 #include "osd/pg/pull_service.h"
@@ -352,6 +353,39 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
           [p = primary.get()] { return p->HealthChanges(); });
     }
   }
+  // The device's space and the client I/O served as primary, for `ec-admin df`, `osd df`, `-s`
+  // and `ec-rados df`.
+  std::unique_ptr<ec::osd::daemon::OsdStatsPublisher> osd_stats;
+  if (stats_etcd) {
+    ec::osd::store::ObjectStore* st = store.get();
+    osd_stats = std::make_unique<ec::osd::daemon::OsdStatsPublisher>(
+        c.osd_id, c.osd_mon_report_interval,
+        [st] {
+          ec::cluster::OsdStatfs f;
+          const std::uint64_t total = st->device_bytes();
+          const std::uint64_t avail = std::min(st->free_bytes(), total);
+          // The device's own blocks: the superblock (block 0) and the journal's ring.
+          const std::uint64_t meta = std::min(
+              (1 + st->superblock().journal_blocks) * ec::osd::store::kBlockSize, total - avail);
+          f.total = static_cast<std::int64_t>(total);
+          f.available = static_cast<std::int64_t>(avail);
+          f.meta = static_cast<std::int64_t>(meta);
+          f.data = static_cast<std::int64_t>(total - avail - meta);
+          return f;
+        },
+        [p = primary.get()] {
+          std::map<std::int64_t, ec::cluster::OsdIo> out;
+          for (const auto& [pool, io] : p->PoolIoTotals()) {
+            out[pool] = {static_cast<std::int64_t>(io.rd), static_cast<std::int64_t>(io.rd_bytes),
+                         static_cast<std::int64_t>(io.wr), static_cast<std::int64_t>(io.wr_bytes)};
+          }
+          return out;
+        },
+        [client = stats_etcd.get(), prefix = c.etcd_prefix](const ec::cluster::OsdStatsReport& r) {
+          return ec::cluster::PublishOsdStats(*client, prefix, r);
+        },
+        log);
+  }
   // Scrubs of the PGs this OSD is primary of: requested through etcd (`ec-admin pg deep-scrub`)
   // or due by the osd_scrub_* intervals; results published to etcd (osd/pg/scrub_scheduler.h).
   std::unique_ptr<ec::osd::pg::ScrubScheduler> scrubs;
@@ -449,6 +483,7 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
   log->info("osd.{}: signal {} received, finishing {} requests in flight", c.osd_id, sig,
             (*server)->counters().inflight);
   scrubs.reset();  // running scrubs end (cancelled) before the primary goes
+  osd_stats.reset();
   stats.reset();
   if (membership) membership->Stop();  // down in the map first
   (*server)->Stop(std::chrono::seconds(30));

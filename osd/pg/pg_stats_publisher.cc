@@ -20,6 +20,7 @@ cluster::PgStatsReport CollectPgStats(std::int64_t epoch, int osd_id,
   for (const auto& [pgid, h] : health) {
     cluster::PgStat st;
     st.objects = static_cast<std::int64_t>(h.objects);
+    st.bytes = static_cast<std::int64_t>(h.bytes);
     st.state = h.state;
     st.degraded = static_cast<std::int64_t>(h.degraded);
     st.misplaced = static_cast<std::int64_t>(h.misplaced);
@@ -60,11 +61,17 @@ void RecoveryTracker::Fill(cluster::PgStatsReport* report, const cluster::Recove
   const bool work = std::any_of(report->pgs.begin(), report->pgs.end(),
                                 [](const auto& pg) { return pg.second.missing > 0; });
   if (!work) {
+    if (since_ms_ != 0) {
+      last_since_ms_ = since_ms_;
+      last_done_ms_ = report->stamp_ms;
+    }
     since_ms_ = 0;
   } else if (since_ms_ == 0) {
     since_ms_ = report->stamp_ms;
   }
   r.since_ms = since_ms_;
+  r.last_since_ms = last_since_ms_;
+  r.last_done_ms = last_done_ms_;
 }
 
 PgStatsPublisher::PgStatsPublisher(const cluster::MapHolder* maps, HealthOf health, int osd_id,

@@ -48,7 +48,9 @@ cluster::PgStatsReport CollectPgStats(std::int64_t epoch, int osd_id,
 
 // The report's "recovery" (pg_stats.h RecoveryTotals) from one report to the next: the totals as
 // given, the rates from their change since the previous Fill, and since_ms (the stamp of the
-// first report of the current run naming a PG with missing > 0; 0 when this one names none).
+// first report of the current run naming a PG with missing > 0; 0 when this one names none), and
+// the last run that ended (last_since_ms, and last_done_ms: the stamp of the first report naming
+// none after it).
 // Rates are measured over at least `min_window`: a report sooner after the one the last rates were
 // measured from repeats those rates (reports between intervals would make them noisy).
 class RecoveryTracker {
@@ -66,6 +68,7 @@ class RecoveryTracker {
   std::chrono::steady_clock::time_point prev_at_;
   std::int64_t bytes_rate_ = 0, objects_rate_ = 0;  // the last rates measured
   std::int64_t since_ms_ = 0;
+  std::int64_t last_since_ms_ = 0, last_done_ms_ = 0;
 };
 
 // How often the publisher looks for a new map epoch between its reports.

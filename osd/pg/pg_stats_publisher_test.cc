@@ -21,6 +21,7 @@ PgHealth Recovering() {
   PgHealth h;
   h.state = "active+recovering+degraded";
   h.objects = 10;
+  h.bytes = 40960;
   h.degraded = 3;
   h.misplaced = 2;
   h.missing = 6;
@@ -40,9 +41,9 @@ TEST(CollectPgStats, CarriesEveryHealthField) {
   EXPECT_EQ(r.epoch, 9);
   EXPECT_GT(r.stamp_ms, 1'600'000'000'000);
   ASSERT_EQ(r.pgs.size(), 2u);
-  EXPECT_EQ(
-      r.pgs.at("1.0"),
-      (cluster::PgStat{10, "active+recovering+degraded", 3, 2, 6, 1, 24576, 4, 16384, {}, {}}));
+  EXPECT_EQ(r.pgs.at("1.0"),
+            (cluster::PgStat{
+                10, "active+recovering+degraded", 3, 2, 6, 1, 24576, 4, 16384, {}, {}, 40960}));
   EXPECT_EQ(r.pgs.at("1.1"), (cluster::PgStat{5, "active+clean", 0, 0, 0, 0, 0, 0, 0, {}, {}}));
   EXPECT_EQ(r.recovery, cluster::RecoveryTotals{});
 }
@@ -81,11 +82,15 @@ TEST(RecoveryTracker, RatesFromTheChangeBetweenReportsAndSinceWhileWorkRemains) 
   EXPECT_EQ(done.recovery.objects_per_sec, 0);
   EXPECT_EQ(done.recovery.since_ms, 0);
   EXPECT_EQ(done.recovery.rebuilt_bytes, 5000);
+  // The run that ended is kept for `progress`'s completed events.
+  EXPECT_EQ(done.recovery.last_since_ms, 1000);
+  EXPECT_EQ(done.recovery.last_done_ms, 2000);
 
   // A new run of work starts a new since.
   work.stamp_ms = 3000;
   tracker.Fill(&work, totals, t0 + milliseconds(1500));
   EXPECT_EQ(work.recovery.since_ms, 3000);
+  EXPECT_EQ(work.recovery.last_since_ms, 1000);  // still the last one that ended
   // A report at the same instant (no time passed) repeats the last rate (0 here) rather than
   // divide by 0.
   totals.rebuilt_bytes += 100;

@@ -256,6 +256,7 @@ PgHealth PgTable::Health(const cluster::PgLocation& loc, bool recovering) const 
       continue;
     }
     ++h.objects;
+    h.bytes += st.size;
     const std::vector<int> missing = MissingPositions(st, pg.up);
     std::size_t copies = 0;
     for (int p : missing) copies += CopySource(pg.copies, name, p) != cluster::kItemNone ? 1 : 0;

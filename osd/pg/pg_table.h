@@ -51,6 +51,7 @@ struct PgHealth {
   std::uint64_t flags = 0;
   std::string state;
   std::uint64_t objects = 0;    // objects that exist
+  std::uint64_t bytes = 0;      // their sizes summed (logical bytes, Ceph's num_bytes)
   std::uint64_t degraded = 0;   // objects with a position missing that no other OSD holds
   std::uint64_t misplaced = 0;  // objects whose every missing position a prior OSD holds (copy)
   std::uint64_t missing = 0;    // (object, up position) pairs to rebuild or copy

@@ -43,6 +43,7 @@ TEST(PgTable, CleanWhenEveryPositionHoldsEveryObject) {
   const PgHealth h = t.Health(loc, false);
   EXPECT_EQ(h.state, "active+clean");
   EXPECT_EQ(h.objects, 2u);
+  EXPECT_EQ(h.bytes, 110u);  // logical bytes: the objects' sizes
   EXPECT_EQ(h.degraded, 0u);
   EXPECT_EQ(h.misplaced, 0u);
   EXPECT_EQ(h.missing, 0u);

@@ -318,6 +318,7 @@ msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buf
     return reply;
   }
   Remember(*p, *next);
+  io_stats_.Write(p->loc.pool_id, data.size());
   if (next->delta) {
     metrics_
         ->GetCounter("ecstore_pool_delta_writes_total",
@@ -433,6 +434,7 @@ void Primary::Impl::SendRead(const Prepared& p, const std::string& object, ReadO
         p.loc.pgid, object, fmt::join(got.corrupt, ","));
     HealAfterRead(static_cast<std::uint64_t>(p.loc.pool_id), p.pool_name, object, got.corrupt);
   }
+  io_stats_.Read(p.loc.pool_id, got.bytes.size());
   msg::ObjReadReply reply;
   reply.version = p.state.version;
   reply.object_size = p.state.size;
@@ -545,6 +547,10 @@ std::map<std::string, PgHealth> Primary::Health() {
 
 std::uint64_t Primary::HealthChanges() const {
   return impl_->HealthChanges();
+}
+
+std::map<std::int64_t, PoolIo> Primary::PoolIoTotals() const {
+  return impl_->PoolIoTotals();
 }
 
 Result<cluster::ScrubResult> Primary::Scrub(const std::string& pgid, const ScrubRun& run) {

@@ -74,6 +74,7 @@ class Primary::Impl {
 
   std::map<std::string, PgHealth> Health();
   std::uint64_t HealthChanges() const;
+  std::map<std::int64_t, PoolIo> PoolIoTotals() const { return io_stats_.Snapshot(); }
 
   void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder);
 
@@ -259,6 +260,7 @@ class Primary::Impl {
   // Moves when recovering_, scrubbing_ or inconsistent_ change (HealthChanges, with the table's).
   std::atomic<std::uint64_t> health_changes_{0};
   std::atomic<int> client_ops_{0};  // client operations in flight
+  PoolIoStats io_stats_;            // client reads and writes served, by pool
   shard::OpDispatcher dispatcher_;  // last: joined first, while everything it uses is alive
 };
 
