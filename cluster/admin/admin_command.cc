@@ -199,6 +199,16 @@ const std::vector<CommandHelp>& CommandTable() {
       {"osd in ID [ID ...]", "mark OSDs in"},
       {"osd rm ID [ID ...]", "remove OSDs that are down"},
       {"osd dump", "the whole map"},
+      {"osd df", "space used and available per OSD, with its PGs",
+       "Ceph's table: ID CLASS WEIGHT REWEIGHT SIZE RAW USE DATA OMAP META AVAIL %USE VAR PGS\n"
+       "STATUS, then TOTAL and MIN/MAX VAR, STDDEV. The sizes are the OSD's device as it last\n"
+       "reported (every osd_mon_report_interval; zeros for an OSD that has not): DATA the blocks\n"
+       "holding shards, META the device's superblock and journal ring (the store's RocksDB lives\n"
+       "outside the device and is not counted), OMAP 0. PGS: the PGs whose up set holds the OSD.\n"
+       "%USE = RAW USE / SIZE; VAR = %USE / the cluster's %RAW USED. CLASS is always ssd.\n"
+       "--format json: {\"nodes\":[{\"id\",\"name\",\"crush_weight\",\"reweight\",\"kb\",\n"
+       "\"kb_used\",\"kb_used_data\",\"kb_used_omap\",\"kb_used_meta\",\"kb_avail\",\n"
+       "\"utilization\",\"var\",\"pgs\",\"status\"}],\"summary\":{\"total_kb\",...}}.\n"},
       {"osd map POOL OBJECT", "the PG of an object and its up and acting OSDs"},
       {"pg scrub PGID", "ask the PG's primary to scrub it (shard metadata)",
        "Leaves a scrub request for PG PGID (POOL.PGHEX, as 1.1f) in etcd for the PG's primary,\n"
@@ -217,6 +227,18 @@ const std::vector<CommandHelp>& CommandTable() {
        "A deep scrub (see `pg deep-scrub`) that then rebuilds each bad shard from the good ones\n"
        "and rewrites it. What it could not fix stays in the PG's scrub record.\n"
        "Results: `ec-admin health detail` and `ec-rados list-inconsistent-obj PGID`.\n"},
+      {"df [detail]", "the cluster's raw space and each pool's stored data and room",
+       "--- RAW STORAGE ---: SIZE, AVAIL and RAW USED over the OSDs up that reported their\n"
+       "device (every osd_mon_report_interval). --- POOLS ---: STORED, the objects' logical\n"
+       "bytes, and OBJECTS from the PG primaries' reports; USED = STORED x (k+m)/k, the raw\n"
+       "space of data and parity chunks; MAX AVAIL as Ceph computes it: the raw space the pool\n"
+       "can still take before its fullest OSD reaches the full ratio (0.95 of its size; each\n"
+       "OSD's headroom divided by its share of the weight, the smallest of these), scaled by\n"
+       "k/(k+m) for an erasure-coded pool; %USED = USED / (USED + MAX AVAIL x (k+m)/k).\n"
+       "`detail` adds Ceph's quota, dirty and compression columns (N/A, 0: not kept).\n"
+       "--format json: {\"stats\":{\"total_bytes\",\"total_avail_bytes\",\"total_used_bytes\",\n"
+       "\"total_used_raw_bytes\",...},\"pools\":[{\"name\",\"id\",\"stats\":{\"stored\",\n"
+       "\"objects\",\"bytes_used\",\"percent_used\" (0..1),\"max_avail\"}}]}.\n"},
       {"status", "cluster status (also: -s)"},
       {"health [detail]", "cluster health"},
       {"progress [json]", "running recovery events",
@@ -226,9 +248,13 @@ const std::vector<CommandHelp>& CommandTable() {
        "recovered out of recovered + missing, and the time left at the cluster's rebuild rate\n"
        "(the global event only). \"No ongoing recovery\" when none runs. `progress json` (or\n"
        "--format json) gives {\"events\":[{\"id\",\"message\",\"progress\",\"started_at\",\n"
-       "\"elapsed_sec\",\"remaining_sec\",\"missing_bytes\",\"recovered_bytes\"}],\"completed\":[]}"
+       "\"elapsed_sec\",\"remaining_sec\",\"missing_bytes\",\"recovered_bytes\"}],\"completed\":[.."
+       ".]}"
        ",\n"
-       "an empty list when clean.\n"},
+       "an empty list when clean. A recovery that ended stays an hour as a completed event\n"
+       "(\"[Complete]: Global Recovery Event (took 40s)\"; in JSON {\"id\",\"message\",\n"
+       "\"progress\":1.0,\"started_at\",\"finished_at\",\"failed\":false}), as each OSD last\n"
+       "reported it: an OSD restarted since forgets the runs before.\n"},
   };
   return table;
 }
@@ -345,6 +371,13 @@ Result<StatusReport> LoadStatus(const AdminContext& ctx) {
   Result<std::vector<HealthCheck>> scrub_checks = ScrubHealthChecks(*map, stats, scrubs);
   if (!scrub_checks.ok()) return scrub_checks.status();
   AddHealthChecks(std::move(scrub_checks).value(), &*report);
+  std::map<int, OsdStatsReport> osd_stats;
+  if (ctx.store->client() != nullptr) {
+    auto loaded = LoadOsdStats(*ctx.store->client(), ctx.store->prefix());
+    if (loaded.ok()) osd_stats = std::move(loaded).value();
+  }
+  Result<ClusterUsage> usage = BuildUsage(*map, stats, osd_stats);
+  if (usage.ok()) report->usage = std::move(usage).value();
   return report;
 }
 
@@ -359,11 +392,12 @@ CommandResult RunProgressCommand(const Words& words, const AdminContext& ctx) {
   if (!report.ok()) return ErrorResult(report.status());
   const std::vector<ProgressEvent> events = ProgressEvents(*report);
   const std::int64_t now = NowMs(ctx);
+  const std::vector<CompletedEvent> completed = CompletedEvents(*report, now);
   if (json_word || ctx.format != Format::kPlain) {
     const Format format = ctx.format == Format::kJsonPretty ? Format::kJsonPretty : Format::kJson;
-    return Success(DumpJson(ProgressJson(events, now), format));
+    return Success(DumpJson(ProgressJson(events, now, completed), format));
   }
-  return Success(RenderProgressPlain(events, now));
+  return Success(RenderProgressPlain(events, now, completed));
 }
 
 CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx) {
@@ -393,10 +427,12 @@ CommandResult RunCommand(const std::vector<std::string>& words, const AdminConte
     return RunProfileCommand(Tail(words, 2), ctx);
   }
   if (StartsWith(words, {"osd", "pool"})) return RunPoolCommand(Tail(words, 2), ctx);
+  if (StartsWith(words, {"osd", "df"})) return RunOsdDfCommand(Tail(words, 2), ctx);
   if (StartsWith(words, {"osd"})) return RunOsdCommand(Tail(words, 1), ctx);
   if (words[0] == "status" || words[0] == "health") return RunStatusCommand(words, ctx);
   if (words[0] == "progress") return RunProgressCommand(words, ctx);
   if (words[0] == "pg") return RunPgCommand(Tail(words, 1), ctx);
+  if (words[0] == "df") return RunDfCommand(Tail(words, 1), ctx);
   return UnknownCommand(words);
 }
 

@@ -8,6 +8,7 @@
 //   osd tree | osd out|in|rm ID... | osd dump  osd map POOL OBJECT
 //   status (also the global flag -s) | health [detail] | progress [json]
 //   pg scrub|deep-scrub|repair PGID
+//   df [detail] | osd df                        (capacity, capacity.h)
 //
 // Output, as Ceph's CLI: data goes to stdout (CommandResult::out) in the requested format;
 // status messages Ceph prints on stderr ("pool 'p' created", "marked out osd.1. ") go to

@@ -492,7 +492,8 @@ TEST(StatusReport, PureFunctionOfTheMap) {
             "\n"
             "  data:\n"
             "    pools:   2 pools, 72 pgs\n"
-            "    objects: 0 objects\n"
+            "    objects: 0 objects, 0 B\n"
+            "    usage:   0 B used, 0 B / 0 B avail\n"
             "    pgs:     64 active+undersized+degraded\n"
             "             8 unknown\n"
             "\n");
@@ -545,8 +546,8 @@ TEST_F(AdminTest, StatusAllUpIsHealthOk) {
   EXPECT_TRUE(Contains(plain, "    health: HEALTH_OK\n")) << plain;
   EXPECT_TRUE(Contains(plain, "    osd: 6 osds: 6 up (since 90s), 6 in (since 90s)\n")) << plain;
   EXPECT_TRUE(Contains(plain,
-                       "    pools:   2 pools, 48 pgs\n    objects: 0 objects\n    pgs:     48 "
-                       "active+clean\n"))
+                       "    pools:   2 pools, 48 pgs\n    objects: 0 objects, 0 B\n"
+                       "    usage:   0 B used, 0 B / 0 B avail\n    pgs:     48 active+clean\n"))
       << plain;
   EXPECT_EQ(Ok("health").out, "HEALTH_OK\n");
   EXPECT_EQ(Ok("health detail").out, "HEALTH_OK\n");

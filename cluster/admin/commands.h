@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster/admin/admin_command.h"
+#include "cluster/admin/capacity.h"
 #include "cluster/map/cluster_map.h"
 #include "cluster/map/map_store.h"
 
@@ -38,6 +39,9 @@ struct Plan {
 
 // The map; an etcd that cannot be reached is reported naming the configured endpoints.
 Result<ClusterMap> LoadMap(const AdminContext& ctx);
+// The capacity and I/O now (capacity.h): the map, the PG primaries' and the OSDs' reports.
+// Errors: LoadMap's, the reports' etcd errors (FromStore).
+Result<ClusterUsage> LoadUsage(const AdminContext& ctx);
 // An error from etcd (a call on ctx.store->client()) as LoadMap reports it: a connection error
 // names the configured endpoints; any other is returned as it is.
 Status FromStore(const AdminContext& ctx, const Status& s);
@@ -68,6 +72,9 @@ CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx);
 CommandResult RunProgressCommand(const Words& words, const AdminContext& ctx);
 // After "pg": scrub, deep-scrub, repair.
 CommandResult RunPgCommand(const Words& words, const AdminContext& ctx);
+// After "df": [detail]; after "osd df": nothing (df_commands.cc).
+CommandResult RunDfCommand(const Words& words, const AdminContext& ctx);
+CommandResult RunOsdDfCommand(const Words& words, const AdminContext& ctx);
 
 // One line per command: syntax and what it does (HelpText and usage errors).
 struct CommandHelp {

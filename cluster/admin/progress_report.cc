@@ -76,7 +76,20 @@ std::vector<ProgressEvent> ProgressEvents(const StatusReport& report) {
   return events;
 }
 
-nlohmann::json ProgressJson(const std::vector<ProgressEvent>& events, std::int64_t now_ms) {
+std::vector<CompletedEvent> CompletedEvents(const StatusReport& report, std::int64_t now_ms) {
+  const RecoveryStatus& rec = report.recovery;
+  if (rec.last_done_ms <= 0 || now_ms - rec.last_done_ms > kCompletedKeepMs) return {};
+  CompletedEvent e;
+  e.id = "global-recovery-" + std::to_string(rec.last_since_ms);
+  e.message = "Global Recovery Event";
+  e.started_ms =
+      rec.last_since_ms > 0 && rec.last_since_ms <= rec.last_done_ms ? rec.last_since_ms : 0;
+  e.finished_ms = rec.last_done_ms;
+  return {e};
+}
+
+nlohmann::json ProgressJson(const std::vector<ProgressEvent>& events, std::int64_t now_ms,
+                            const std::vector<CompletedEvent>& completed) {
   nlohmann::json list = nlohmann::json::array();
   for (const ProgressEvent& e : events) {
     const bool started = e.started_ms > 0;
@@ -93,19 +106,44 @@ nlohmann::json ProgressJson(const std::vector<ProgressEvent>& events, std::int64
          {"missing_bytes", e.missing_bytes},
          {"recovered_bytes", e.recovered_bytes}});
   }
-  return {{"events", std::move(list)}, {"completed", nlohmann::json::array()}};
+  nlohmann::json done = nlohmann::json::array();
+  const auto seconds = [](std::int64_t ms) { return static_cast<double>(ms) / 1000.0; };
+  for (const CompletedEvent& e : completed) {
+    done.push_back({{"id", e.id},
+                    {"message", e.message},
+                    {"progress", 1.0},
+                    {"started_at",
+                     e.started_ms > 0 ? nlohmann::json(seconds(e.started_ms)) : nlohmann::json()},
+                    {"finished_at", seconds(e.finished_ms)},
+                    {"failed", false}});
+  }
+  return {{"events", std::move(list)}, {"completed", std::move(done)}};
 }
 
-std::string RenderProgressPlain(const std::vector<ProgressEvent>& events, std::int64_t now_ms) {
-  if (events.empty()) return "No ongoing recovery\n";
+std::string RenderProgressPlain(const std::vector<ProgressEvent>& events, std::int64_t now_ms,
+                                const std::vector<CompletedEvent>& completed) {
+  if (events.empty() && completed.empty()) return "No ongoing recovery\n";
   std::string out;
   for (const ProgressEvent& e : events) out += TwoLines(e, now_ms, 0, 4);
+  if (!events.empty() && !completed.empty()) out += "\n";
+  for (const CompletedEvent& e : completed) {
+    out += "[Complete]: " + e.message;
+    if (e.started_ms > 0) out += " (took " + ShortAge((e.finished_ms - e.started_ms) / 1000) + ")";
+    out += "\n";
+  }
   return out;
 }
 
 std::string RenderRecoveryPlain(const StatusReport& report, std::int64_t now_ms) {
   const RecoveryStatus& rec = report.recovery;
   std::string io;
+  const OsdIo& client = report.usage.rates;
+  if (client.rd > 0 || client.wr > 0) {
+    io += "    client:   ";
+    if (client.rd > 0) io += HumanBytes(static_cast<std::uint64_t>(client.rd_bytes)) + "/s rd, ";
+    if (client.wr > 0) io += HumanBytes(static_cast<std::uint64_t>(client.wr_bytes)) + "/s wr, ";
+    io += fmt::format("{} op/s rd, {} op/s wr\n", client.rd, client.wr);
+  }
   if (rec.bytes_per_sec > 0 || rec.objects_per_sec > 0) {
     io += fmt::format("    recovery: {}/s, {} objects/s\n", HumanBytes(rec.bytes_per_sec),
                       rec.objects_per_sec);

@@ -38,17 +38,39 @@ struct ProgressEvent {
 // The running events of `report`, global first then pools by id; empty when none runs.
 std::vector<ProgressEvent> ProgressEvents(const StatusReport& report);
 
+// How long a completed event is kept (Ceph's progress module keeps its completed events until
+// `progress clear`; the OSDs' reports keep the last run each, so this bounds how stale it gets).
+inline constexpr std::int64_t kCompletedKeepMs = 3600 * 1000;
+
+// A recovery that ended (RecoveryStatus::last_*), as Ceph's completed events: "Global Recovery
+// Event", id "global-recovery-<start ms>", progress 1, started_ms and finished_ms; kept while it
+// ended at most kCompletedKeepMs before now_ms. Empty when none ended, or it ended longer ago.
+struct CompletedEvent {
+  std::string id;
+  std::string message;
+  std::int64_t started_ms = 0;  // 0: not known
+  std::int64_t finished_ms = 0;
+};
+std::vector<CompletedEvent> CompletedEvents(const StatusReport& report, std::int64_t now_ms);
+
 // `progress json`: {"events":[{"id","message","progress","started_at" (s since 1970, a number;
 // null when not known),"elapsed_sec" (null when not known),"remaining_sec" (null when not
-// known),"missing_bytes","recovered_bytes"}],"completed":[]} (nothing is kept of completed ones).
-nlohmann::json ProgressJson(const std::vector<ProgressEvent>& events, std::int64_t now_ms);
+// known),"missing_bytes","recovered_bytes"}],"completed":[{"id","message","progress" (1.0),
+// "started_at" (null when not known),"finished_at","failed" (false)}]}.
+nlohmann::json ProgressJson(const std::vector<ProgressEvent>& events, std::int64_t now_ms,
+                            const std::vector<CompletedEvent>& completed = {});
 // `progress` in plain text: per event "MESSAGE (ELAPSED)" (the age left out when not known), then
-// "    [=====.......] (remaining: 20s)" (remaining left out when not known); "No ongoing
-// recovery\n" when there is none.
-std::string RenderProgressPlain(const std::vector<ProgressEvent>& events, std::int64_t now_ms);
+// "    [=====.......] (remaining: 20s)" (remaining left out when not known); then, after a blank
+// line when there were events, per completed event "[Complete]: MESSAGE (took 12s)" (as Ceph's
+// progress module; "took" left out when the start is not known); "No ongoing recovery\n" when
+// there is neither.
+std::string RenderProgressPlain(const std::vector<ProgressEvent>& events, std::int64_t now_ms,
+                                const std::vector<CompletedEvent>& completed = {});
 
 // The "io:" and "progress:" sections of `status` (each with its blank line after it), empty when
-// there is nothing to show: "    recovery: 12 MiB/s, 3 objects/s" while the rate is above 0,
+// there is nothing to show: "    client:   4.0 KiB/s rd, 8.0 KiB/s wr, 1 op/s rd, 2 op/s wr" while
+// the OSDs report client operations (Ceph's words: a direction's bytes only when it has ops),
+// "    recovery: 12 MiB/s, 3 objects/s" while the rate is above 0,
 // "    recovery bytes: 2.50 network per rebuilt (30 MiB from helpers, 12 MiB rebuilt, 40 MiB
 // read by helpers)" once anything was rebuilt; the global event only under "progress:", its
 // message at 4 spaces and its bar at 6.

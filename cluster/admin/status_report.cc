@@ -161,6 +161,14 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
     rec.helper_device_bytes += Count(t.helper_device_bytes);
     rec.rebuilt_bytes += Count(t.rebuilt_bytes);
     rec.objects += Count(t.objects);
+    // The last run that ended anywhere: the latest end, and the earliest start of the runs that
+    // ended (a run of one OSD may begin before another's and end after it).
+    if (t.last_done_ms > 0) {
+      rec.last_done_ms = std::max(rec.last_done_ms, t.last_done_ms);
+      if (t.last_since_ms > 0 && (rec.last_since_ms == 0 || t.last_since_ms < rec.last_since_ms)) {
+        rec.last_since_ms = t.last_since_ms;
+      }
+    }
     auto entry = map.osds.find(osd);
     if (entry != map.osds.end() && entry->second.up) {
       rec.bytes_per_sec += Count(t.rebuilt_bytes_per_sec);
@@ -223,7 +231,17 @@ nlohmann::json StatusJson(const StatusReport& report) {
   nlohmann::json pgmap = {{"pgs_by_state", std::move(states)},
                           {"num_pgs", report.num_pgs},
                           {"num_pools", report.num_pools},
-                          {"num_objects", report.num_objects}};
+                          {"num_objects", report.num_objects},
+                          {"data_bytes", report.usage.stored},
+                          {"bytes_used", report.usage.used},
+                          {"bytes_avail", report.usage.avail},
+                          {"bytes_total", report.usage.total},
+                          {"read_bytes_sec", report.usage.rates.rd_bytes},
+                          {"write_bytes_sec", report.usage.rates.wr_bytes},
+                          {"read_op_per_sec", report.usage.rates.rd},
+                          {"write_op_per_sec", report.usage.rates.wr},
+                          {"num_objects_recovered", report.recovery.objects},
+                          {"num_bytes_recovered", report.recovery.rebuilt_bytes}};
   const auto ratio = [&](std::uint64_t n) {
     return report.degraded_total == 0
                ? 0.0
@@ -293,7 +311,10 @@ std::string RenderStatusPlain(const StatusReport& report, std::int64_t now_ms) {
   }
   out += "\n\n  data:\n    pools:   " + std::to_string(report.num_pools) + " pools, " +
          std::to_string(report.num_pgs) +
-         " pgs\n    objects: " + std::to_string(report.num_objects) + " objects\n    pgs:     ";
+         " pgs\n    objects: " + std::to_string(report.num_objects) + " objects, " +
+         HumanBytes(report.usage.stored) + "\n    usage:   " + HumanBytes(report.usage.used) +
+         " used, " + HumanBytes(report.usage.avail) + " / " + HumanBytes(report.usage.total) +
+         " avail\n    pgs:     ";
   bool first = true;
   for (const PgStateCount& s : report.pgs_by_state) {
     if (!first) out += "             ";

@@ -52,6 +52,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/admin/capacity.h"
 #include "cluster/admin/pg_view.h"
 #include "cluster/map/cluster_map.h"
 #include "cluster/map/pg_stats.h"
@@ -99,6 +100,10 @@ struct RecoveryStatus {
   std::uint64_t recovered_bytes = 0;
   std::int64_t since_ms = 0;
   std::map<std::int64_t, PoolRecovery> pools;  // by pool id: pools with missing > 0 only
+  // The recovery that ended last, over every report (pg_stats.h RecoveryTotals::last_*): the
+  // latest last_done_ms, and the earliest last_since_ms of the reports with one; 0: none ended.
+  std::int64_t last_since_ms = 0;
+  std::int64_t last_done_ms = 0;
 
   // Network bytes per rebuilt byte over the totals; nullopt when nothing was rebuilt.
   std::optional<double> NetworkPerRebuilt() const;
@@ -127,6 +132,9 @@ struct StatusReport {
   std::uint64_t degraded_total = 0;  // also Ceph's misplaced_total
   std::uint64_t misplaced_objects = 0;
   RecoveryStatus recovery;
+  // Capacity and client I/O (capacity.h): not from BuildStatusReport; the caller fills it in with
+  // BuildUsage (empty: no OSD reported, shown as 0).
+  ClusterUsage usage;
 };
 
 // Errors: only Placement::Create's for a map it would refuse (a map from MapStore never is).
@@ -139,12 +147,19 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
 // "summary":{"message","count"},"detail":[{"message"}], "muted":false}},"mutes":[]},
 // "osdmap":{"epoch","num_osds","num_up_osds","osd_up_since","num_in_osds","osd_in_since",
 // "num_remapped_pgs"}, "pgmap":{"pgs_by_state":[{"state_name","count"}],"num_pgs","num_pools",
-// "num_objects", and when some are degraded "degraded_objects","degraded_total",
-// "degraded_ratio"}}.
+// "num_objects","data_bytes","bytes_used","bytes_avail","bytes_total" (usage),
+// "read_bytes_sec","write_bytes_sec","read_op_per_sec","write_op_per_sec" (the up OSDs' client
+// rates over their last report interval; always present, 0 when idle, where Ceph leaves them
+// out), "num_objects_recovered","num_bytes_recovered" (recovery totals of every report: objects
+// pulled, shard bytes rebuilt or copied, cumulative since each OSD started), and when some are
+// degraded "degraded_objects","degraded_total","degraded_ratio"}}.
 nlohmann::json StatusJson(const StatusReport& report);
 // `health [detail] -f json`: the "health" object above (detail lines only with `detail`).
 nlohmann::json HealthJson(const StatusReport& report, bool detail);
-// `status` in plain text, ages relative to now_ms; with recovery, Ceph's "io:" section
+// `status` in plain text, ages relative to now_ms; under "data:", Ceph's "objects: N objects, X"
+// (stored bytes) and "usage:   X used, Y / Z avail" lines; with client I/O, "io:" has Ceph's
+// "client:   X/s rd, Y/s wr, N op/s rd, M op/s wr" (a direction's bytes only when it has ops); with
+// recovery, Ceph's "io:" section
 // ("recovery: 12 MiB/s, 3 objects/s" while it runs, and our network-per-rebuilt ratio once
 // anything was rebuilt) and "progress:" section (progress_report.h) after "data:".
 std::string RenderStatusPlain(const StatusReport& report, std::int64_t now_ms);
