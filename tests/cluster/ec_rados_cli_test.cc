@@ -16,6 +16,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cluster/etcd/etcd_client.h"
@@ -127,6 +128,96 @@ TEST_F(EcRadosCli, PutGetStatLsRoundTrip) {
   for (const char* n : {"rt-0", "rt-1", "rt-5000", "rt-3145728", "rt-5000-stdin"}) {
     EXPECT_TRUE(std::find(names.begin(), names.end(), n) != names.end()) << n;
   }
+}
+
+// Capacity end to end (issue 29 item 3): the OSDs publish their devices' space and the client
+// I/O they served; `ec-rados lspools|df`, `ec-admin df|osd df|-s` read them. The pool made first
+// is pool 1, as Ceph's. The reports come every 500 ms (the fixture's osd_mon_report_interval):
+// polled for at most 10 s.
+TEST_F(EcRadosCli, CapacityEndToEnd) {
+  constexpr std::size_t kSize = 64 << 10;
+  const auto in = files_ / "cap.in";
+  ectest::WriteBytes(in, ectest::RandomBytes(kSize, 99));
+  for (int i = 0; i < 3; ++i) {
+    ProcessResult r = Rados({"put", "cap-" + std::to_string(i), in.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  ProcessResult r = Rados({"get", "cap-0", (files_ / "cap.out").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = ectest::RunProgram(EC_RADOS_PATH, {"-c", conf_, "lspools"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "p\n");
+
+  nlohmann::json pool;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (true) {
+    r = Rados({"df", "--format", "json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    pool = Json(r)["pools"][0];
+    if ((pool["num_objects"].get<std::uint64_t>() >= 3 &&
+         pool["write_ops"].get<std::uint64_t>() >= 3 &&
+         pool["read_ops"].get<std::uint64_t>() >= 1) ||
+        std::chrono::steady_clock::now() > deadline) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  EXPECT_EQ(pool["name"], "p");
+  EXPECT_EQ(pool["id"], 1);
+  EXPECT_GE(pool["num_objects"].get<std::uint64_t>(), 3u);
+  EXPECT_GE(pool["stored_data"].get<std::uint64_t>(), 3 * kSize);
+  // k=4 m=2: raw = stored x 6/4.
+  EXPECT_EQ(pool["size_bytes"].get<std::uint64_t>(),
+            (pool["stored_data"].get<std::uint64_t>() * 6 + 3) / 4);
+  EXPECT_GE(pool["write_ops"].get<std::uint64_t>(), 3u);
+  EXPECT_GE(pool["write_bytes"].get<std::uint64_t>(), 3 * kSize);
+  EXPECT_GE(pool["read_ops"].get<std::uint64_t>(), 1u);
+  EXPECT_EQ(pool["num_object_copies"].get<std::uint64_t>(),
+            pool["num_objects"].get<std::uint64_t>() * 6);
+  r = Rados({"df"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("POOL_NAME  ", 0), 0u) << r.out;
+  EXPECT_TRUE(Contains(r.out, "\ntotal_space      ")) << r.out;
+
+  r = ectest::RunProgram(EC_ADMIN_PATH, {"-c", conf_, "df", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json df = Json(r);
+  const std::uint64_t total = df["stats"]["total_bytes"].get<std::uint64_t>();
+  const std::uint64_t avail = df["stats"]["total_avail_bytes"].get<std::uint64_t>();
+  EXPECT_GT(total, 0u);
+  EXPECT_GT(avail, 0u);
+  EXPECT_EQ(df["stats"]["total_used_raw_bytes"].get<std::uint64_t>(), total - avail);
+  ASSERT_EQ(df["pools"].size(), 1u);
+  EXPECT_EQ(df["pools"][0]["id"], 1);
+  const std::uint64_t max_avail = df["pools"][0]["stats"]["max_avail"].get<std::uint64_t>();
+  EXPECT_GT(max_avail, 0u);
+  EXPECT_LE(max_avail, avail * 4 / 6);  // at most the free space scaled by k/(k+m)
+
+  r = ectest::RunProgram(EC_ADMIN_PATH, {"-c", conf_, "osd", "df", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json osd_df = Json(r);
+  ASSERT_EQ(osd_df["nodes"].size(), static_cast<std::size_t>(kOsds));
+  std::uint64_t pgs = 0;
+  for (const nlohmann::json& n : osd_df["nodes"]) {
+    EXPECT_GT(n["kb"].get<std::uint64_t>(), 0u) << n;
+    EXPECT_GT(n["kb_used"].get<std::uint64_t>(), 0u) << n;  // the journal ring at least
+    EXPECT_EQ(n["status"], "up");
+    pgs += n["pgs"].get<std::uint64_t>();
+  }
+  EXPECT_EQ(pgs, 8u * 6);  // each of the 8 PGs on k+m OSDs
+
+  r = ectest::RunProgram(EC_ADMIN_PATH, {"-c", conf_, "-s", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json pgmap = Json(r)["pgmap"];
+  EXPECT_EQ(pgmap["bytes_total"].get<std::uint64_t>(), total);
+  EXPECT_GE(pgmap["data_bytes"].get<std::uint64_t>(), 3 * kSize);
+  for (const char* key : {"read_bytes_sec", "write_bytes_sec", "read_op_per_sec",
+                          "write_op_per_sec", "num_objects_recovered", "num_bytes_recovered"}) {
+    EXPECT_TRUE(pgmap.contains(key)) << key;
+  }
+  r = ectest::RunProgram(EC_ADMIN_PATH, {"-c", conf_, "-s"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "    usage:   ")) << r.out;
 }
 
 TEST_F(EcRadosCli, RmThenGetIsEnoent) {

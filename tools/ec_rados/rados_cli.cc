@@ -19,6 +19,7 @@
 #include "tools/ec_rados/bench.h"
 #include "tools/ec_rados/errors.h"
 #include "tools/ec_rados/object_commands.h"
+#include "tools/ec_rados/pool_commands.h"
 #include "tools/ec_rados/scrub_commands.h"
 
 namespace ec::tools::rados {
@@ -263,6 +264,39 @@ int ListInconsistent(const Args& a, const CliStreams& io) {
   return 0;
 }
 
+// lspools and df: the map and the reports in etcd, no OSD (as list-inconsistent-obj).
+int PoolCommand(const Args& a, const CliStreams& io, bool df) {
+  auto options = ReadConfig(a);
+  if (!options.ok()) return Fail(io, options.status());
+  auto endpoints = etcd::ParseEndpoints(options->etcd_endpoints);
+  if (!endpoints.ok()) {
+    return Fail(io,
+                endpoints.status().WithPrefix("etcd_endpoints '" + options->etcd_endpoints + "'"));
+  }
+  etcd::ClientOptions eo;
+  eo.endpoints = *endpoints;
+  eo.timeout = options->etcd_op_timeout;
+  const etcd::Client client(eo);
+  auto text = df ? RadosDf(client, options->etcd_prefix, a.pool, a.format)
+                 : LsPools(client, options->etcd_prefix);
+  if (!text.ok()) {
+    const Status& s = text.status();
+    if (s.code() == ENOENT) {
+      // rados's words, without "error: ".
+      io.err << "error opening pool " << a.pool << ": " << ErrnoText(s.code()) << "\n";
+      return cli::ExitStatus(s);
+    }
+    return Fail(
+        io, Status::Error(s.code(),
+                          ErrorText("reading the cluster's " + std::string(df ? "usage" : "pools") +
+                                        " from etcd at " + options->etcd_endpoints,
+                                    s)));
+  }
+  io.out << *text;
+  io.out.flush();
+  return 0;
+}
+
 }  // namespace
 
 int RunRadosCli(int argc, char** argv, const CliStreams& io) {
@@ -280,7 +314,7 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   app.add_option("-c,--conf", a.conf, "the config file ([global] etcd_endpoints)");
   app.add_option("-p,--pool", a.pool, "the pool");
   app.add_option("-f,--format", a.format,
-                 "bench summary: plain (default), json, json-pretty; list-inconsistent-obj: "
+                 "bench summary and df: plain (default), json, json-pretty; list-inconsistent-obj: "
                  "json (default, one line) or json-pretty")
       ->check(CLI::IsMember({"plain", "json", "json-pretty"}));
 
@@ -330,6 +364,11 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
       "what the last scrub of PG PGID found inconsistent, as rados's JSON (no -p; scrubs: "
       "ec-admin pg scrub|deep-scrub|repair PGID)");
   inconsistent->add_option("PGID", a.pgid, "the PG, POOL.PGHEX (as 1.1f)")->required();
+  auto* lspools = app.add_subcommand("lspools", "list the cluster's pools, one per line (no -p)");
+  auto* df = app.add_subcommand(
+      "df",
+      "each pool's usage and client I/O, then the cluster's totals (-p POOL: that pool only; "
+      "--format json for rados's JSON)");
 
   try {
     app.parse(argc, argv);
@@ -356,6 +395,8 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
     offset = v;
   }
   if (inconsistent->parsed()) return ListInconsistent(a, io);
+  if (lspools->parsed()) return PoolCommand(a, io, false);
+  if (df->parsed()) return PoolCommand(a, io, true);
   if (a.pool.empty()) return UsageError(io, "pool name was not specified (-p POOL)");
 
   auto rados = Connect(a);

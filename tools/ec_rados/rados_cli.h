@@ -12,6 +12,9 @@
 //   ec-rados [-c CONF] -p POOL cleanup [--run-name NAME]
 //   ec-rados [-c CONF] list-inconsistent-obj PGID [--format json|json-pretty]
 //                              what the PG's last scrub found (scrub_commands.h); no -p
+//   ec-rados [-c CONF] lspools                            the pools, one per line
+//   ec-rados [-c CONF] [-p POOL] df [--format plain|json|json-pretty]
+//                              usage and client I/O per pool, then totals (pool_commands.h)
 //
 // The config is -c CONF, else $EC_CONF, else /etc/ecstore/ecstore.conf; its [global] names etcd.
 // Exit status: 0 on success; else the errno of the error (ec::cli::ExitStatus), its message on
