@@ -180,11 +180,45 @@ Result<OsdEntry> DecodeOsd(std::string_view key, int id, const std::string& valu
   return o;
 }
 
+Result<std::set<std::string>> DecodeFlags(std::string_view key, const std::string& value) {
+  auto j = ParseValue(key, value);
+  if (!j.ok()) return j.status();
+  Reader r(key, *j);
+  EC_RETURN_IF_ERROR(r.Check({"v", "flags"}));
+  auto it = j->find("flags");
+  if (it == j->end()) return Bad(key, "missing field 'flags'");
+  if (!it->is_array()) return Bad(key, "field 'flags' is not an array");
+  if (it->size() > kOsdFlags.size()) return Bad(key, "too many flags");
+  std::set<std::string> flags;
+  for (const json& f : *it) {
+    if (!f.is_string()) return Bad(key, "a flag is not a string");
+    const std::string name = f.get<std::string>();
+    if (!IsOsdFlag(name)) return Bad(key, "unknown flag '" + name + "'");
+    if (!flags.insert(name).second) return Bad(key, "flag '" + name + "' given twice");
+  }
+  return flags;
+}
+
 bool StartsWith(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
 }
 
 }  // namespace
+
+bool IsOsdFlag(std::string_view name) {
+  for (std::string_view f : kOsdFlags) {
+    if (f == name) return true;
+  }
+  return false;
+}
+
+std::string ClusterMap::FlagsText() const {
+  std::string out;
+  for (std::string_view f : kOsdFlags) {
+    if (HasFlag(f)) out += (out.empty() ? "" : ",") + std::string(f);
+  }
+  return out;
+}
 
 const Pool* ClusterMap::FindPool(std::string_view name) const {
   for (const auto& [id, p] : pools)
@@ -194,7 +228,7 @@ const Pool* ClusterMap::FindPool(std::string_view name) const {
 
 bool SameContent(const ClusterMap& a, const ClusterMap& b) {
   return a.epoch == b.epoch && a.pool_max == b.pool_max && a.fsid == b.fsid &&
-         a.profiles == b.profiles && a.pools == b.pools && a.osds == b.osds;
+         a.profiles == b.profiles && a.pools == b.pools && a.osds == b.osds && a.flags == b.flags;
 }
 
 std::string EpochKey(std::string_view prefix) {
@@ -205,6 +239,10 @@ std::string PoolMaxKey(std::string_view prefix) {
 }
 std::string FsidKey(std::string_view prefix) {
   return std::string(prefix) + "fsid";
+}
+
+std::string FlagsKey(std::string_view prefix) {
+  return std::string(prefix) + "flags";
 }
 
 std::string NewFsid() {
@@ -265,6 +303,10 @@ std::string EncodeOsd(const OsdEntry& o) {
       .dump();
 }
 
+std::string EncodeFlags(const std::set<std::string>& flags) {
+  return json{{"v", 1}, {"flags", flags}}.dump();
+}
+
 Status ApplyKey(std::string_view prefix, const etcd::KeyValue& kv, bool is_delete, ClusterMap* map,
                 bool* is_map_key) {
   *is_map_key = false;
@@ -301,6 +343,17 @@ Status ApplyKey(std::string_view prefix, const etcd::KeyValue& kv, bool is_delet
     }
     if (!ok) return Bad(key, "value is not a lower-case UUID");
     map->fsid = v;
+    return Status::OK();
+  }
+  if (rest == "flags") {
+    *is_map_key = true;
+    if (is_delete) {
+      map->flags.clear();
+      return Status::OK();
+    }
+    auto flags = DecodeFlags(key, kv.value);
+    if (!flags.ok()) return flags.status();
+    map->flags = std::move(flags).value();
     return Status::OK();
   }
   if (StartsWith(rest, "profile/")) {

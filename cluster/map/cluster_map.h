@@ -8,6 +8,8 @@
 // | <prefix>epoch             | the map epoch, decimal ("7"); absent = epoch 0, empty map        |
 // | <prefix>pool_max          | the highest pool id ever given, decimal; ids are never reused    |
 // | <prefix>fsid              | the cluster's id, a random UUID written with the first change    |
+// | <prefix>flags             | {"v":1,"flags":["noout","noscrub"]}: the cluster-wide OSD flags  |
+// |                           |  set (`ec-admin osd set`), sorted; absent = none set             |
 // | <prefix>profile/<name>    | {"v":1,"name":"rs","profile":{"k":"4","m":"2",...}}             |
 // | <prefix>pool/<id>         | {"v":1,"id":1,"name":"p","profile":"rs","pg_num":64,            |
 // |                           |  "stripe_unit":4096,"min_size":5,"allow_ec_optimizations":true}  |
@@ -28,12 +30,15 @@
 // with EBADMSG and a message naming the key. Nothing in a value can crash the decoder. The one
 // optional field is a pool's "allow_ec_optimizations" (added after v 1 was in use): Encode always
 // writes it; absent it decodes as false, so pools written before it stay padded and readable.
+// The flags value must name only flags of kOsdFlags, each once, at most kOsdFlags.size() of them.
 //
 // Thread safety: plain values and pure functions.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -49,6 +54,17 @@ inline constexpr std::uint32_t kMaxPgNum = 65536;
 // The id of a cluster's first pool (Ceph's pools start at 1). Maps made before ids started at 1
 // may hold a pool 0; it keeps working.
 inline constexpr std::int64_t kFirstPoolId = 1;
+
+// The cluster-wide OSD flags an operator may set (Ceph's names), and what honours each:
+//   noout         the monitor marks no down OSD out (cluster/liveness/monitor.h)
+//   norecover     PG primaries start no recovery (rebuild of missing shards) (osd/pg/primary.h)
+//   nobackfill    PG primaries start no backfill (copy of shards from a previous OSD)
+//   noscrub       no new scheduled scrubs (osd/pg/scrub_scheduler.h); requested ones still run
+//   nodeep-scrub  no new scheduled deep scrubs; requested ones still run
+inline constexpr std::array<std::string_view, 5> kOsdFlags = {"noout", "norecover", "nobackfill",
+                                                              "noscrub", "nodeep-scrub"};
+// Whether `name` is one of kOsdFlags.
+bool IsOsdFlag(std::string_view name);
 
 struct EcProfile {
   std::string name;  // non-empty, no '/', printable ASCII
@@ -97,6 +113,7 @@ struct ClusterMap {
   std::map<std::string, EcProfile> profiles;  // by name
   std::map<std::int64_t, Pool> pools;         // by id
   std::map<int, OsdEntry> osds;               // by id
+  std::set<std::string> flags;                // kOsdFlags names that are set
   // Not part of the map's content: the etcd revision it was read at (Load) or written at (Apply),
   // and the epoch key's mod_revision (what Apply compares against). 0 when the key is absent.
   std::int64_t revision = 0;
@@ -104,15 +121,20 @@ struct ClusterMap {
 
   // The pool named `name`, or nullptr.
   const Pool* FindPool(std::string_view name) const;
+  // Whether flag `name` (kOsdFlags) is set.
+  bool HasFlag(std::string_view name) const { return flags.count(std::string(name)) != 0; }
+  // The flags set, comma-separated in kOsdFlags order ("noout,noscrub"; "" when none).
+  std::string FlagsText() const;
 };
 
-// Content equality (epoch, pool_max, profiles, pools, osds; not the revisions).
+// Content equality (epoch, pool_max, fsid, profiles, pools, osds, flags; not the revisions).
 bool SameContent(const ClusterMap& a, const ClusterMap& b);
 
 // The keys of the table above.
 std::string EpochKey(std::string_view prefix);
 std::string PoolMaxKey(std::string_view prefix);
 std::string FsidKey(std::string_view prefix);
+std::string FlagsKey(std::string_view prefix);
 // A new random UUID (version 4, lower-case text): a cluster's fsid.
 std::string NewFsid();
 std::string ProfileKey(std::string_view prefix, std::string_view name);
@@ -123,6 +145,8 @@ std::string OsdKey(std::string_view prefix, int id);
 std::string EncodeProfile(const EcProfile& p);
 std::string EncodePool(const Pool& p);
 std::string EncodeOsd(const OsdEntry& o);
+// The flags key's value for a set of flags (each of kOsdFlags).
+std::string EncodeFlags(const std::set<std::string>& flags);
 
 // One key/value of the map applied to `map`: a PUT (is_delete false) or a DELETE. Keys under the
 // prefix that are not map keys are ignored (returns false in *is_map_key). Errors: EBADMSG naming

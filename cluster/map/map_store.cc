@@ -188,6 +188,16 @@ Status OsdOut(int id, bool automatic, ClusterMap* map) {
   return Status::OK();
 }
 
+Status ChangeFlag(const std::string& flag, bool set, ClusterMap* map) {
+  if (!IsOsdFlag(flag)) return Status::Invalid("unknown flag '" + flag + "'");
+  if (set) {
+    map->flags.insert(flag);
+  } else {
+    map->flags.erase(flag);
+  }
+  return Status::OK();
+}
+
 // The etcd operations that turn `from` into `to` (without the epoch).
 std::vector<etcd::TxnOp> Diff(std::string_view prefix, const ClusterMap& from,
                               const ClusterMap& to) {
@@ -195,6 +205,10 @@ std::vector<etcd::TxnOp> Diff(std::string_view prefix, const ClusterMap& from,
   if (from.pool_max != to.pool_max)
     ops.push_back(etcd::TxnOp::Put(PoolMaxKey(prefix), std::to_string(to.pool_max)));
   if (from.fsid != to.fsid) ops.push_back(etcd::TxnOp::Put(FsidKey(prefix), to.fsid));
+  if (from.flags != to.flags) {
+    ops.push_back(to.flags.empty() ? etcd::TxnOp::Delete(FlagsKey(prefix))
+                                   : etcd::TxnOp::Put(FlagsKey(prefix), EncodeFlags(to.flags)));
+  }
   for (const auto& [name, p] : from.profiles)
     if (!to.profiles.contains(name)) ops.push_back(etcd::TxnOp::Delete(ProfileKey(prefix, name)));
   for (const auto& [name, p] : to.profiles) {
@@ -290,6 +304,19 @@ MapChange MapChange::OsdOut(int id, bool automatic) {
   return c;
 }
 
+MapChange MapChange::SetFlag(std::string flag) {
+  MapChange c;
+  c.kind = Kind::kSetFlag;
+  c.name = std::move(flag);
+  return c;
+}
+MapChange MapChange::UnsetFlag(std::string flag) {
+  MapChange c;
+  c.kind = Kind::kUnsetFlag;
+  c.name = std::move(flag);
+  return c;
+}
+
 Status ApplyChanges(const std::vector<MapChange>& changes, ClusterMap* map) {
   for (const MapChange& c : changes) {
     switch (c.kind) {
@@ -322,6 +349,10 @@ Status ApplyChanges(const std::vector<MapChange>& changes, ClusterMap* map) {
         break;
       case MapChange::Kind::kOsdOut:
         EC_RETURN_IF_ERROR(OsdOut(c.osd_id, c.automatic, map));
+        break;
+      case MapChange::Kind::kSetFlag:
+      case MapChange::Kind::kUnsetFlag:
+        EC_RETURN_IF_ERROR(ChangeFlag(c.name, c.kind == MapChange::Kind::kSetFlag, map));
         break;
     }
   }

@@ -42,6 +42,8 @@
 //   OsdIn/Out    ENOENT "osd.N does not exist". In: in = true, auto_out = false, and if the OSD
 //                is down its down_stamp_ms restarts at stamp (so the monitor does not mark it out
 //                again at once). Out: in = false, auto_out = `automatic`. No change if already so.
+//   SetFlag/UnsetFlag  EINVAL "unknown flag 'X'" for a name not in kOsdFlags; no change when the
+//                flag is already so.
 // A change set that needs more than ApplyOptions::max_txn_ops etcd operations (changed keys + the
 // epoch, default etcd's 128) is refused with E2BIG before anything is sent. An empty change set is
 // EINVAL; one that changes nothing (re-putting an equal OSD) writes nothing and returns the map as
@@ -75,13 +77,15 @@ struct MapChange {
     kOsdBoot,
     kOsdDown,
     kOsdIn,
-    kOsdOut
+    kOsdOut,
+    kSetFlag,
+    kUnsetFlag
   };
   Kind kind = Kind::kPutProfile;
   EcProfile profile;          // kPutProfile
   Pool pool;                  // kPutPool
   OsdEntry osd;               // kPutOsd; kOsdBoot (id, addr, host, uuid)
-  std::string name;           // kRemoveProfile, kRemovePool
+  std::string name;           // kRemoveProfile, kRemovePool; kSetFlag, kUnsetFlag: the flag
   int osd_id = -1;            // kRemoveOsd, kOsdDown, kOsdIn, kOsdOut
   std::int64_t stamp_ms = 0;  // kOsdBoot, kOsdDown, kOsdIn: wall clock, ms since 1970
   bool automatic = false;     // kOsdOut: by the monitor, not a person
@@ -97,6 +101,8 @@ struct MapChange {
   static MapChange OsdDown(int id, std::int64_t stamp_ms);
   static MapChange OsdIn(int id, std::int64_t stamp_ms);
   static MapChange OsdOut(int id, bool automatic);
+  static MapChange SetFlag(std::string flag);
+  static MapChange UnsetFlag(std::string flag);
 };
 
 // Extra conditions and operations for Apply's txn, for callers whose change is only valid while

@@ -266,6 +266,49 @@ TEST_F(MapTest, FirstChangeWritesTheFsid) {
   EXPECT_NE(bad.status().message().find("/ecstore/fsid"), std::string::npos);
 }
 
+// Cluster flags: set and unset in the map (one key, sorted, deleted when none is set), unknown
+// names refused, a repeated set changes nothing, and bad values refused by Load naming the key.
+TEST_F(MapTest, FlagsSetAndUnset) {
+  auto m1 = store_->Apply({MapChange::SetFlag("noscrub"), MapChange::SetFlag("noout")});
+  ASSERT_TRUE(m1.ok()) << m1.status().ToString();
+  EXPECT_EQ(m1->flags, (std::set<std::string>{"noout", "noscrub"}));
+  EXPECT_EQ(m1->FlagsText(), "noout,noscrub");
+  EXPECT_TRUE(m1->HasFlag("noout"));
+  EXPECT_FALSE(m1->HasFlag("norecover"));
+  auto raw = client_->Get(FlagsKey(kPrefix));
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ(raw->value, R"({"flags":["noout","noscrub"],"v":1})");
+  auto loaded = store_->Load();
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->flags, m1->flags);
+
+  auto same = store_->Apply({MapChange::SetFlag("noout")});
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->epoch, m1->epoch);  // nothing changed: no epoch
+
+  auto bad = store_->Apply({MapChange::SetFlag("nodown")});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), EINVAL);
+  EXPECT_EQ(bad.status().message(), "unknown flag 'nodown'");
+
+  auto m2 = store_->Apply({MapChange::UnsetFlag("noout"), MapChange::UnsetFlag("noscrub")});
+  ASSERT_TRUE(m2.ok());
+  EXPECT_TRUE(m2->flags.empty());
+  EXPECT_EQ(m2->epoch, m1->epoch + 1);
+  EXPECT_EQ(client_->Get(FlagsKey(kPrefix)).status().code(), ENOENT);
+
+  for (const char* value :
+       {R"({"v":1,"flags":["nodown"]})", R"({"v":1,"flags":"noout"})",
+        R"({"v":1,"flags":["noout","noout"]})", R"({"v":1})", R"({"v":1,"flags":[],"x":1})"}) {
+    ASSERT_TRUE(client_->Put(etcd::PutRequest{FlagsKey(kPrefix), value, 0}).ok());
+    auto load = store_->Load();
+    ASSERT_FALSE(load.ok()) << value;
+    EXPECT_EQ(load.status().code(), EBADMSG) << value;
+    EXPECT_NE(load.status().message().find("/ecstore/flags"), std::string::npos)
+        << load.status().message();
+  }
+}
+
 TEST_F(MapTest, RoundTripThroughEtcd) {
   auto empty = store_->Load();
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();
