@@ -248,6 +248,45 @@ TEST_F(LivenessTest, MonitorMarksDownThenOutAndBootBringsItBack) {
   EXPECT_TRUE(Map().osds.at(1).up);
 }
 
+// noout: a down OSD stays in past the interval while the flag is set; once it is unset, the
+// monitor marks the OSD out at its next tick (the interval already passed).
+TEST_F(LivenessTest, NooutKeepsDownOsdsInUntilUnset) {
+  auto mon = Monitor::Start(server_.client_options(), Mon("mon", seconds(1)));
+  ASSERT_TRUE(mon.ok());
+  ASSERT_TRUE(store_->Apply({MapChange::SetFlag("noout")}).ok());
+  auto r = OsdRegistration::Start(server_.client_options(), Reg(2, "u-2"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  (*r)->Stop(/*mark_down=*/true);
+  ASSERT_FALSE(Map().osds.at(2).up);
+  std::this_thread::sleep_for(milliseconds(2500));  // the interval (1 s) and more ticks
+  EXPECT_TRUE(Map().osds.at(2).in) << "noout is set: no automatic out";
+  EXPECT_EQ((*mon)->state().marked_out, 0);
+  ASSERT_TRUE(store_->Apply({MapChange::UnsetFlag("noout")}).ok());
+  const milliseconds to_out =
+      WaitFor([](const ClusterMap& m) { return !m.osds.at(2).in; }, seconds(4));
+  ASSERT_GE(to_out.count(), 0) << "osd.2 never marked out after noout was unset";
+  EXPECT_TRUE(Map().osds.at(2).auto_out);
+}
+
+// `ec-admin osd down` of a live OSD: the map says down while its lease lives; the OSD notices
+// (Ceph's "wrongly marked me down") and boots again, and the monitor does not mark it out.
+TEST_F(LivenessTest, ALiveOsdMarkedDownBootsAgain) {
+  auto mon = Monitor::Start(server_.client_options(), Mon("mon", seconds(1)));
+  ASSERT_TRUE(mon.ok());
+  auto r = OsdRegistration::Start(server_.client_options(), Reg(4, "u-4"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(store_->Apply({MapChange::OsdDown(4, WallClockMs())}).ok());
+  ASSERT_FALSE(Map().osds.at(4).up);
+  const milliseconds back =
+      WaitFor([](const ClusterMap& m) { return m.osds.at(4).up; }, kGrace + seconds(2));
+  ASSERT_GE(back.count(), 0) << "osd.4 stayed down";
+  EXPECT_LE(back, kGrace);  // within a renew period (a third of the grace) and its boot
+  EXPECT_EQ((*r)->state().boots, 2);
+  EXPECT_TRUE(Map().osds.at(4).in);
+  EXPECT_EQ((*mon)->state().marked_out, 0);
+  EXPECT_TRUE(client_->Get(AliveKey(kPrefix, 4)).ok());
+}
+
 // An OSD whose lease is lost while it runs (revoked here; in life: SIGSTOP past the grace, or
 // etcd out of reach) is marked down, notices, and boots again.
 TEST_F(LivenessTest, LostLeaseIsMarkedDownAndTheOsdBootsAgain) {

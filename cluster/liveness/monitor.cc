@@ -145,11 +145,14 @@ void Monitor::Lead() {
     return;
   }
   const std::int64_t now_ms = WallClockMs();
+  // noout (`ec-admin osd set noout`): down OSDs stay in; once unset, those down for longer than
+  // the interval go out at the next tick.
+  const bool noout = map->HasFlag("noout");
   std::vector<int> down, out;
   for (const auto& [id, o] : map->osds) {
     const bool has_alive = alive.contains(AliveKey(options_.prefix, id));
     if (o.up && !has_alive) down.push_back(id);
-    if (!o.up && o.in && !has_alive && options_.down_out_interval.count() > 0 &&
+    if (!o.up && o.in && !has_alive && !noout && options_.down_out_interval.count() > 0 &&
         o.down_stamp_ms > 0 && now_ms - o.down_stamp_ms >= options_.down_out_interval.count())
       out.push_back(id);
   }

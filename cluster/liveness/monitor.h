@@ -13,7 +13,8 @@
 //   - down: every OSD up in the map whose alive key is gone -> OsdDown(now), guarded by "its alive
 //     key is still absent" (a boot in between wins);
 //   - out:  every OSD down and in for at least mon_osd_down_out_interval (from its
-//     down_stamp_ms) -> OsdOut(automatic); 0 disables. Its next boot marks it in again.
+//     down_stamp_ms) -> OsdOut(automatic); 0 disables, and so does the map's flag noout while it
+//     is set (Ceph's). Its next boot marks it in again.
 // The time from a lease's expiry to "down" in the map is at most one tick plus etcd's lease check
 // (every 500 ms); from a kill -9 it is the grace plus that.
 //

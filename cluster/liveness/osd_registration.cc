@@ -218,7 +218,7 @@ void OsdRegistration::Run() {
             std::lock_guard<std::mutex> lock(mu_);
             state_.up = false;
             Log("osd." + std::to_string(options_.osd_id) +
-                " is marked down in the map while alive; booting again");
+                ": map wrongly marked me down (the lease is alive); booting again");
           }
         }
       }
