@@ -92,6 +92,11 @@ void ScrubScheduler::Pass() {
   auto asked = hooks_.requests();
   if (asked.ok()) requests = std::move(asked).value();
 
+  const auto may = [&](cluster::ScrubKind kind) {
+    return !hooks_.may_schedule || hooks_.may_schedule(kind);
+  };
+  const bool may_scrub = may(cluster::ScrubKind::kScrub);
+  const bool may_deep = may(cluster::ScrubKind::kDeepScrub);
   // stamps_ and retry_after_ are shared with the scrubs' Finish.
   std::lock_guard lock(mu_);
   const auto steady_now = std::chrono::steady_clock::now();
@@ -115,9 +120,9 @@ void ScrubScheduler::Pass() {
     } else {
       // A PG never scrubbed counts from when this OSD first served it.
       auto [stamp, added] = stamps_.try_emplace(pgid, Stamps{now, now});
-      if (now - stamp->second.deep >= schedule_.deep_interval) {
+      if (may_deep && now - stamp->second.deep >= schedule_.deep_interval) {
         run.kind = cluster::ScrubKind::kDeepScrub;
-      } else if (now - stamp->second.scrub >= schedule_.min_interval) {
+      } else if (may_scrub && now - stamp->second.scrub >= schedule_.min_interval) {
         run.kind = cluster::ScrubKind::kScrub;
       } else {
         continue;

@@ -7,6 +7,9 @@
 //   - on schedule: an active+clean PG is deep-scrubbed when its last deep scrub is older than
 //     osd_deep_scrub_interval, else scrubbed when its last scrub is older than
 //     osd_scrub_min_interval (a PG never scrubbed counts from when this OSD first served it);
+//   - the map's flags noscrub and nodeep-scrub (`ec-admin osd set`) stop new scheduled scrubs of
+//     their kind (a PG due for a deep scrub under nodeep-scrub gets a scrub if one is due);
+//     requested scrubs still run, as in Ceph; scrubs running go on to their end;
 //   - at most osd_max_scrubs at once; osd_scrub_sleep between objects; osd_scrub_auto_repair
 //     makes every scrub repair what it finds. Scrubs yield to client operations (primary.h).
 // Every result is published (the PG's scrub record, read by `ec-admin health detail`, `ec-admin
@@ -66,6 +69,9 @@ class ScrubScheduler {
     std::function<Status(const cluster::ScrubResult& result)> publish;
     // A result the primary should know of (Primary::NoteScrubResult).
     std::function<void(const cluster::ScrubResult& result)> note;
+    // Whether a scheduled scrub of this kind may start now (false under the map's noscrub or
+    // nodeep-scrub); null: always. kScrub and kDeepScrub are asked (a repair is only requested).
+    std::function<bool(cluster::ScrubKind kind)> may_schedule;
   };
 
   ScrubScheduler(ScrubSchedule schedule, Hooks hooks, std::shared_ptr<spdlog::logger> log);

@@ -192,6 +192,54 @@ TEST(ScrubScheduler, DueScrubsFollowTheIntervalsAndTheStoredStamps) {
   EXPECT_EQ(w.noted.size(), 3u);
 }
 
+// noscrub / nodeep-scrub (the map's flags, through may_schedule): no scheduled scrub of the kind
+// starts while set (a PG due for a deep scrub under nodeep-scrub gets its scrub if one is due);
+// requested ones still run; once cleared, the due ones start.
+TEST(ScrubScheduler, FlagsStopScheduledScrubsOfTheirKindButNotRequests) {
+  World w;
+  for (const char* pg : {"2.0", "2.1", "2.2"}) w.health[pg] = Clean();
+  const std::int64_t now = NowMs();
+  for (const char* pg : {"2.0", "2.1"}) {  // both kinds due
+    w.stored[pg].pgid = pg;
+    w.stored[pg].last_scrub_ms = now - 10'000;
+    w.stored[pg].last_deep_scrub_ms = now - 10'000;
+  }
+  w.requests["2.2"] = {cluster::ScrubKind::kDeepScrub, now};
+  std::atomic<bool> noscrub{true}, nodeep{true};
+  ScrubScheduler::Hooks hooks = w.Hooks();
+  hooks.may_schedule = [&](cluster::ScrubKind kind) {
+    return kind == cluster::ScrubKind::kDeepScrub ? !nodeep.load() : !noscrub.load();
+  };
+  ScrubSchedule sched = Fast();
+  sched.min_interval = milliseconds(5'000);
+  sched.deep_interval = milliseconds(8'000);
+  sched.max_scrubs = 3;
+  ScrubScheduler s(sched, std::move(hooks), nullptr);
+  // The request runs; nothing else does, over many polls.
+  ASSERT_TRUE(w.WaitFor([&] { return w.published.count("2.2") == 1; }));
+  std::this_thread::sleep_for(milliseconds(200));
+  {
+    std::lock_guard lock(w.mu);
+    ASSERT_EQ(w.scrubs.size(), 1u);
+    EXPECT_EQ(w.scrubs[0].second.kind, cluster::ScrubKind::kDeepScrub);
+  }
+  // Only nodeep-scrub: the due PGs get shallow scrubs.
+  noscrub = false;
+  ASSERT_TRUE(w.WaitFor([&] { return w.published.size() == 3; }));
+  {
+    std::lock_guard lock(w.mu);
+    EXPECT_EQ(w.published["2.0"].kind, cluster::ScrubKind::kScrub);
+    EXPECT_EQ(w.published["2.1"].kind, cluster::ScrubKind::kScrub);
+  }
+  // Flags cleared: the deep scrubs, due all along, start.
+  nodeep = false;
+  ASSERT_TRUE(w.WaitFor([&] {
+    return w.published["2.0"].kind == cluster::ScrubKind::kDeepScrub &&
+           w.published["2.1"].kind == cluster::ScrubKind::kDeepScrub;
+  }));
+  s.Stop();
+}
+
 TEST(ScrubScheduler, AtMostMaxScrubsRunAtOnce) {
   World w;
   for (int i = 0; i < 6; ++i) {
