@@ -24,8 +24,9 @@
 // stale shard pull it (SubPull, osd/pg/pull_service.h) within RecoveryOptions' throttles; a removed
 // object's stale shards are removed by the primary (object_io.h HealStale). A position that moved
 // to another OSD is copied from any up OSD outside the acting set that still has it (backfill,
-// SubPull kCopy; see peering.h). Health() gives each PG's state for the
-// pg stats.
+// SubPull kCopy; see peering.h). The map's flags pause them: norecover the rebuilds, nobackfill
+// the copies (pulls already sent finish; the rest starts once the flag is unset). Health() gives
+// each PG's state for the pg stats.
 //
 // A client read that finds a shard failing its checksum is served by reconstruction (the read is
 // degraded) and the shard is rebuilt in the background, on the object's strand, by its OSD

@@ -2,6 +2,7 @@
 // loop, one round over every PG, and one PG's batch of pulls. See primary.h.
 #include <spdlog/spdlog.h>
 
+#include <cstdint>
 #include <tuple>
 
 #include "common/fan_out.h"
@@ -113,9 +114,28 @@ bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network,
   return true;
 }
 
+namespace {
+
+// The map's flags norecover and nobackfill (`ec-admin osd set`) pause what they name: a missing
+// shard another OSD still holds is backfill (a copy), any other is recovery (a rebuild). Pulls
+// already sent finish; nothing paused is started until the flag is unset (the next round sees the
+// map without it).
+bool Paused(const cluster::ClusterMap& map, const MissingShard& m) {
+  return map.HasFlag(m.copy_from == cluster::kItemNone ? "norecover" : "nobackfill");
+}
+
+}  // namespace
+
 bool Primary::Impl::HasRecoveryWork(const Prepared& p) {
   if (!table_.Unknown(p.loc.pgid, 1).empty()) return true;
-  return !table_.Missing(p.loc.pgid, 1, Backoff(p.loc.pgid)).empty();
+  const cluster::ClusterMap& map = p.locator->map();
+  if (!map.HasFlag("norecover") && !map.HasFlag("nobackfill")) {
+    return !table_.Missing(p.loc.pgid, 1, Backoff(p.loc.pgid)).empty();
+  }
+  for (const MissingShard& m : table_.Missing(p.loc.pgid, SIZE_MAX, Backoff(p.loc.pgid))) {
+    if (!Paused(map, m)) return true;
+  }
+  return false;
 }
 
 // Objects of the PG whose last recovery failed, not to be tried again yet.
@@ -159,7 +179,12 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
     });
   }
   const std::size_t max = static_cast<std::size_t>(options_.recovery.max_active);
-  auto missing = table_.Missing(p.loc.pgid, max * p.loc.acting.size(), Backoff(p.loc.pgid));
+  const cluster::ClusterMap& map = p.locator->map();
+  // With a pause set, the batch is chosen among every missing shard of the kinds not paused.
+  const bool pause = map.HasFlag("norecover") || map.HasFlag("nobackfill");
+  auto missing =
+      table_.Missing(p.loc.pgid, pause ? SIZE_MAX : max * p.loc.acting.size(), Backoff(p.loc.pgid));
+  std::erase_if(missing, [&](const MissingShard& m) { return Paused(map, m); });
   // (position, copy source, the object's current positions) -> its objects
   std::map<std::tuple<int, int, std::vector<int>>, std::vector<MissingShard>> groups;
   for (MissingShard& m : missing) {
@@ -191,7 +216,6 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
       g.push_back(std::move(m));
     }
   }
-  const cluster::ClusterMap& map = p.locator->map();
   struct Sent {
     int position;
     std::vector<MissingShard> objects;
