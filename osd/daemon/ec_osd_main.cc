@@ -35,6 +35,7 @@
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/etcd/http_connection.h"
 #include "cluster/map/map_holder.h"
+#include "cluster/map/osd_perf.h"
 #include "common/cli.h"
 #include "common/config.h"
 #include "common/metrics.h"
@@ -42,6 +43,7 @@
 #include "osd/daemon/cluster_membership.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
+#include "osd/daemon/osd_perf_sampler.h"
 #include "osd/daemon/osd_stats_publisher.h"
 #include "osd/pg/pg_stats_publisher.h"
 #include "osd/pg/primary.h"
@@ -333,9 +335,15 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
       eo.endpoints = *endpoints;
       eo.timeout = c.etcd_op_timeout;
       stats_etcd = std::make_unique<ec::etcd::Client>(eo);
+      // With each PG stats report, the write latency since the last (`ec-admin osd perf`).
+      auto perf = std::make_shared<ec::osd::daemon::OsdPerfSampler>(metrics);
       stats = std::make_unique<ec::osd::pg::PgStatsPublisher>(
           &maps, [p = primary.get()] { return p->Health(); }, c.osd_id, c.osd_mon_report_interval,
-          [client = stats_etcd.get(), prefix = c.etcd_prefix](const ec::cluster::PgStatsReport& r) {
+          [client = stats_etcd.get(), prefix = c.etcd_prefix, perf,
+           log](const ec::cluster::PgStatsReport& r) {
+            ec::Status perf_put =
+                ec::cluster::PublishOsdPerf(*client, prefix, perf->Sample(r.osd, r.stamp_ms));
+            if (!perf_put.ok()) log->debug("osd perf report: {}", perf_put.message());
             return ec::cluster::PublishPgStats(*client, prefix, r);
           },
           log,
@@ -418,6 +426,11 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
       return put.ok() ? ec::Status::OK() : put.status();
     };
     hooks.note = [pr](const ec::cluster::ScrubResult& r) { pr->NoteScrubResult(r); };
+    // The map's noscrub / nodeep-scrub (`ec-admin osd set`).
+    hooks.may_schedule = [m = &maps](ec::cluster::ScrubKind kind) {
+      return !m->Get()->HasFlag(kind == ec::cluster::ScrubKind::kDeepScrub ? "nodeep-scrub"
+                                                                           : "noscrub");
+    };
     scrubs = std::make_unique<ec::osd::pg::ScrubScheduler>(ss, std::move(hooks), log);
   }
   std::unique_ptr<ec::osd::daemon::HttpServer> http;
