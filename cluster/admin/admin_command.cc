@@ -193,6 +193,14 @@ const std::vector<CommandHelp>& CommandTable() {
        "it false in [global] for padded pools. The flag is fixed for the pool's life. `osd pool\n"
        "ls detail` shows it as `flags ec_optimizations`.\n"},
       {"osd pool ls [detail]", "list pools"},
+      {"osd pool get NAME size|min_size|pg_num|pgp_num|erasure_code_profile|"
+       "allow_ec_optimizations|all",
+       "show pool options"},
+      {"osd pool set NAME min_size N", "set a pool option (only min_size can change)",
+       "min_size: the shards a write must reach before it is acknowledged, and the shards a PG\n"
+       "needs up to take writes; k <= N <= size (k+m), else EINVAL. The OSDs use the new value\n"
+       "from the next map. pg_num, pgp_num, size and erasure_code_profile cannot change here\n"
+       "(EPERM); allow_ec_optimizations is fixed at pool creation (EINVAL).\n"},
       {"osd pool rm NAME NAME --yes-i-really-really-mean-it", "remove a pool"},
       {"osd tree", "OSDs by host, with status and weight"},
       {"osd out ID [ID ...]", "mark OSDs out (ID: N or osd.N)"},
@@ -210,6 +218,29 @@ const std::vector<CommandHelp>& CommandTable() {
        "\"kb_used\",\"kb_used_data\",\"kb_used_omap\",\"kb_used_meta\",\"kb_avail\",\n"
        "\"utilization\",\"var\",\"pgs\",\"status\"}],\"summary\":{\"total_kb\",...}}.\n"},
       {"osd map POOL OBJECT", "the PG of an object and its up and acting OSDs"},
+      {"osd set noout|norecover|nobackfill|noscrub|nodeep-scrub", "set a cluster-wide OSD flag",
+       "Sets the flag in the cluster map (shown by `status` as \"flags ...\" and the health check\n"
+       "OSDMAP_FLAGS, by `osd dump` and `osd stat`). The daemons honour it:\n"
+       "  noout         the monitor marks no down OSD out (mon_osd_down_out_interval waits)\n"
+       "  norecover     PG primaries start no recovery of missing shards (paused, not lost)\n"
+       "  nobackfill    PG primaries start no backfill (copies from a previous OSD)\n"
+       "  noscrub       no new scheduled scrubs; `pg scrub` still runs\n"
+       "  nodeep-scrub  no new scheduled deep scrubs; `pg deep-scrub` still runs\n"},
+      {"osd unset noout|norecover|nobackfill|noscrub|nodeep-scrub",
+       "clear a cluster-wide OSD flag (what it paused resumes)"},
+      {"osd stat", "OSD counts, up and in, and the map epoch (one line)"},
+      {"osd down ID [ID ...]", "mark OSDs down in the map (a running OSD marks itself up again)",
+       "Marks the OSDs down in the map at once. A running OSD sees it within a third of\n"
+       "osd_heartbeat_grace and boots again (Ceph's \"wrongly marked me down\"): its PGs peer\n"
+       "anew. An OSD that is not running stays down.\n"},
+      {"osd ok-to-stop ID [ID ...]", "whether stopping the OSDs keeps every PG available",
+       "Exit 0 (and JSON on stdout) when every PG keeps at least min_size shards up with these\n"
+       "OSDs stopped; else EBUSY (16): \"unsafe to stop osd(s) at this time (N PGs are or would\n"
+       "become offline)\" (PGs already below min_size count too).\n"},
+      {"osd perf", "commit and apply latency per OSD (ms, over its last report interval)",
+       "Each OSD reports the mean latency of the shard writes it served (received to answered:\n"
+       "data durable on its device) over its last osd_mon_report_interval; ecstore's store\n"
+       "applies and commits in one step, so both columns show it. 0 for an OSD without writes.\n"},
       {"pg scrub PGID", "ask the PG's primary to scrub it (shard metadata)",
        "Leaves a scrub request for PG PGID (POOL.PGHEX, as 1.1f) in etcd for the PG's primary,\n"
        "the first up OSD of its acting set, and names that OSD. A scrub compares the metadata\n"
@@ -239,6 +270,11 @@ const std::vector<CommandHelp>& CommandTable() {
        "--format json: {\"stats\":{\"total_bytes\",\"total_avail_bytes\",\"total_used_bytes\",\n"
        "\"total_used_raw_bytes\",...},\"pools\":[{\"name\",\"id\",\"stats\":{\"stored\",\n"
        "\"objects\",\"bytes_used\",\"percent_used\" (0..1),\"max_avail\"}}]}.\n"},
+      {"pg stat", "PG counts by state and object counts (one line)"},
+      {"pg dump [all|pgs|pgs_brief]", "every PG: state, objects, up and acting sets, scrub stamps"},
+      {"pg ls [STATE ...]", "PGs, those in any of the STATEs (active, degraded, ...) if given"},
+      {"pg ls-by-pool POOL [STATE ...]", "the PGs of one pool, as pg ls"},
+      {"pg PGID query", "one PG's state, up and acting sets, counts and scrub stamps (JSON)"},
       {"status", "cluster status (also: -s)"},
       {"health [detail]", "cluster health"},
       {"progress [json]", "running recovery events",

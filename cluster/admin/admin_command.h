@@ -4,10 +4,11 @@
 // main(): it reads the config, makes the etcd client and calls ParseGlobalArgs and RunCommand.
 //
 // Commands (HelpText() lists them with their arguments):
-//   osd erasure-code-profile set|get|ls|rm     osd pool create|ls|rm
+//   osd erasure-code-profile set|get|ls|rm     osd pool create|ls|rm|get|set
 //   osd tree | osd out|in|rm ID... | osd dump  osd map POOL OBJECT
+//   osd set|unset FLAG | osd stat | osd down ID... | osd ok-to-stop ID... | osd perf
 //   status (also the global flag -s) | health [detail] | progress [json]
-//   pg scrub|deep-scrub|repair PGID
+//   pg scrub|deep-scrub|repair PGID | pg stat | pg dump | pg ls | pg ls-by-pool | pg PGID query
 //   df [detail] | osd df                        (capacity, capacity.h)
 //
 // Output, as Ceph's CLI: data goes to stdout (CommandResult::out) in the requested format;

@@ -100,15 +100,18 @@ TEST_F(AdminTest, UsageErrorsNameTheCommand) {
             "Error EINVAL: invalid command\n");
   // The closest commands: those sharing the most leading words, the nearest next word first.
   EXPECT_EQ(Unknown("osd pool frob x", "osd pool frob"),
-            "no valid command found; 'osd pool frob' is not a command (see ec-admin --help); 3 "
+            "no valid command found; 'osd pool frob' is not a command (see ec-admin --help); 5 "
             "closest matches:\n"
             "osd pool rm NAME NAME --yes-i-really-really-mean-it\n"
             "osd pool ls [detail]\n"
+            "osd pool get NAME "
+            "size|min_size|pg_num|pgp_num|erasure_code_profile|allow_ec_optimizations|all\n"
+            "osd pool set NAME min_size N\n"
             "osd pool create NAME PG_NUM [PGP_NUM] erasure [PROFILE]\n"
             "Error EINVAL: invalid command\n");
   const std::string osd = Unknown("osd foo", "osd foo");
   EXPECT_TRUE(Contains(osd, "; 10 closest matches:\n")) << osd;  // at most 10, as ceph
-  EXPECT_TRUE(Contains(osd, "\nosd tree\n")) << osd;
+  EXPECT_TRUE(Contains(osd, "\nosd out ID [ID ...]\n")) << osd;
   EXPECT_FALSE(Contains(osd, "\nstatus\n")) << osd;
   EXPECT_TRUE(Contains(Unknown("osd erasure-code-profile", "osd erasure-code-profile"),
                        "4 closest matches:\nosd erasure-code-profile set NAME"));

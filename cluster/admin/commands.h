@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,17 +65,41 @@ std::string PoolFlagsText(const Pool& pool);
 CommandResult RunProfileCommand(const Words& words, const AdminContext& ctx);
 // After "osd pool".
 CommandResult RunPoolCommand(const Words& words, const AdminContext& ctx);
-// After "osd": tree, out, in, rm, dump, map.
+// After "osd": tree, out, in, rm, dump, map, and the groups below.
 CommandResult RunOsdCommand(const Words& words, const AdminContext& ctx);
+// "osd set FLAG" (set true) / "osd unset FLAG"; `args` after set/unset (flag_commands.cc).
+CommandResult RunOsdFlagCommand(bool set, const Words& args, const AdminContext& ctx);
+// After "osd": stat, down, ok-to-stop, perf (osd_state_commands.cc); `sub` is words[0].
+CommandResult RunOsdStateCommand(const std::string& sub, const Words& args,
+                                 const AdminContext& ctx);
+// After "osd pool": get, set (pool_options.cc).
+CommandResult RunPoolOptionCommand(const std::string& sub, const Words& args,
+                                   const AdminContext& ctx);
 // status, health [detail].
 CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx);
 // progress [json].
 CommandResult RunProgressCommand(const Words& words, const AdminContext& ctx);
-// After "pg": scrub, deep-scrub, repair.
+// After "pg": scrub, deep-scrub, repair, and the queries below.
 CommandResult RunPgCommand(const Words& words, const AdminContext& ctx);
 // After "df": [detail]; after "osd df": nothing (df_commands.cc).
 CommandResult RunDfCommand(const Words& words, const AdminContext& ctx);
 CommandResult RunOsdDfCommand(const Words& words, const AdminContext& ctx);
+// After "pg": stat, dump, ls, ls-by-pool, PGID query (pg_query_commands.cc); nullopt when the
+// words are none of these.
+std::optional<CommandResult> RunPgQueryCommand(const Words& words, const AdminContext& ctx);
+
+// "3" or "osd.3". Errors: EINVAL "invalid osd id 'x'".
+Result<int> ParseOsdId(const std::string& text);
+// Each of `args` by ParseOsdId, duplicates dropped, in order.
+Result<std::vector<int>> ParseOsdIds(const Words& args);
+// ENOENT "osd.9 does not exist. ..." naming every id of `ids` the map lacks: a command refuses
+// all of them then, so that nothing is half-done.
+Status AllExist(const ClusterMap& map, const std::vector<int>& ids);
+
+// The first OSD of `osds` that is not kItemNone, or -1.
+int PrimaryOf(const std::vector<int>& osds);
+// An OSD list as Ceph's JSON shows it: kItemNone as 2147483647 (CRUSH_ITEM_NONE).
+nlohmann::json JsonOsds(const std::vector<int>& osds);
 
 // One line per command: syntax and what it does (HelpText and usage errors).
 struct CommandHelp {

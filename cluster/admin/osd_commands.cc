@@ -1,4 +1,5 @@
-// osd tree | out | in | rm | dump | map: the OSDs of the map and where an object lives.
+// osd tree | out | in | rm | dump | map: the OSDs of the map and where an object lives; the
+// dispatch of the other osd commands (flag_commands.cc, osd_state_commands.cc).
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -9,11 +10,7 @@
 #include "cluster/map/pool_geometry.h"
 
 namespace ec::cluster::admin {
-namespace {
 
-constexpr int kJsonItemNone = 2147483647;  // how Ceph's JSON shows CRUSH_ITEM_NONE
-
-// "3" or "osd.3". Errors: EINVAL "invalid osd id 'x'".
 Result<int> ParseOsdId(const std::string& text) {
   std::string digits = text.rfind("osd.", 0) == 0 ? text.substr(4) : text;
   int id = -1;
@@ -34,7 +31,6 @@ Result<std::vector<int>> ParseOsdIds(const Words& args) {
   return ids;
 }
 
-// Refuses the whole command when any id is unknown, so that nothing is half-done.
 Status AllExist(const ClusterMap& map, const std::vector<int>& ids) {
   std::string missing;
   for (int id : ids) {
@@ -43,6 +39,23 @@ Status AllExist(const ClusterMap& map, const std::vector<int>& ids) {
   if (!missing.empty()) missing.pop_back();
   return missing.empty() ? Status::OK() : Status::NotFound(missing);
 }
+
+constexpr int kJsonItemNone = 2147483647;  // how Ceph's JSON shows CRUSH_ITEM_NONE
+
+int PrimaryOf(const std::vector<int>& osds) {
+  for (int o : osds) {
+    if (o != kItemNone) return o;
+  }
+  return -1;
+}
+
+nlohmann::json JsonOsds(const std::vector<int>& osds) {
+  nlohmann::json j = nlohmann::json::array();
+  for (int o : osds) j.push_back(o == kItemNone ? kJsonItemNone : o);
+  return j;
+}
+
+namespace {
 
 CommandResult OsdInOut(bool in, const Words& args, const AdminContext& ctx) {
   const std::string usage = UsageOf(in ? "osd in" : "osd out");
@@ -204,7 +217,13 @@ CommandResult OsdDump(const Words& args, const AdminContext& ctx) {
     }
     nlohmann::json osds = nlohmann::json::array();
     for (const auto& [id, o] : map->osds) osds.push_back(OsdJson(o));
+    nlohmann::json flags_set = nlohmann::json::array();
+    for (std::string_view f : kOsdFlags) {
+      if (map->HasFlag(f)) flags_set.push_back(std::string(f));
+    }
     return Success(DumpJson({{"epoch", map->epoch},
+                             {"flags", map->FlagsText()},
+                             {"flags_set", std::move(flags_set)},
                              {"pool_max", map->pool_max},
                              {"max_osd", map->osds.empty() ? 0 : map->osds.rbegin()->first + 1},
                              {"pools", pools},
@@ -213,6 +232,7 @@ CommandResult OsdDump(const Words& args, const AdminContext& ctx) {
                             ctx.format));
   }
   std::string out = "epoch " + std::to_string(map->epoch) + "\n";
+  out += "flags " + map->FlagsText() + "\n";
   out += "pool_max " + std::to_string(map->pool_max) + "\n";
   for (const auto& [id, p] : map->pools) {
     out += "pool " + std::to_string(id) + " '" + p.name + "' erasure profile " + p.profile +
@@ -225,19 +245,6 @@ CommandResult OsdDump(const Words& args, const AdminContext& ctx) {
            (o.addr.empty() ? "-" : o.addr) + "\n";
   }
   return Success(out);
-}
-
-int PrimaryOf(const std::vector<int>& osds) {
-  for (int o : osds) {
-    if (o != kItemNone) return o;
-  }
-  return -1;
-}
-
-nlohmann::json JsonOsds(const std::vector<int>& osds) {
-  nlohmann::json j = nlohmann::json::array();
-  for (int o : osds) j.push_back(o == kItemNone ? kJsonItemNone : o);
-  return j;
 }
 
 CommandResult OsdMap(const Words& args, const AdminContext& ctx) {
@@ -294,6 +301,10 @@ CommandResult RunOsdCommand(const Words& words, const AdminContext& ctx) {
   if (sub == "rm") return OsdRm(args, ctx);
   if (sub == "dump") return OsdDump(args, ctx);
   if (sub == "map") return OsdMap(args, ctx);
+  if (sub == "set" || sub == "unset") return RunOsdFlagCommand(sub == "set", args, ctx);
+  if (sub == "stat" || sub == "down" || sub == "ok-to-stop" || sub == "perf") {
+    return RunOsdStateCommand(sub, args, ctx);
+  }
   return UnknownCommand(Prefixed({"osd"}, words));
 }
 

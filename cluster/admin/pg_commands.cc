@@ -60,6 +60,7 @@ CommandResult RunPgCommand(const Words& words, const AdminContext& ctx) {
   const std::string sub = words.empty() ? "" : words[0];
   Result<ScrubKind> kind = ParseScrubKind(sub);
   if (kind.ok()) return PgScrub(*kind, Tail(words, 1), ctx);
+  if (std::optional<CommandResult> r = RunPgQueryCommand(words, ctx)) return std::move(*r);
   return UnknownCommand(Prefixed({"pg"}, words));
 }
 

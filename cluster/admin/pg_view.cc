@@ -86,6 +86,7 @@ Result<std::vector<PgView>> ViewPgs(const ClusterMap& map,
         if (!acting.ok()) return acting.status();
         v.size = pp->size;
         v.up = placement->UpSet(*acting);
+        v.acting = *acting;
         v.up_count = static_cast<int>(
             std::count_if(v.up.begin(), v.up.end(), [](int osd) { return osd != kItemNone; }));
         Decide(map, stats, pool, geometry->k, *acting, &v);

@@ -50,9 +50,10 @@ PgState ComputePgState(int up_count, int size, int min_size, int k);
 struct PgView {
   std::int64_t pool_id = 0;
   std::uint32_t pg = 0;
-  std::string pgid;     // "1.1f"
-  int size = 0;         // positions; 0 for a pool without geometry (then up is empty)
-  std::vector<int> up;  // the up set, kItemNone for a position without an up OSD
+  std::string pgid;         // "1.1f"
+  int size = 0;             // positions; 0 for a pool without geometry (then up is empty)
+  std::vector<int> up;      // the up set, kItemNone for a position without an up OSD
+  std::vector<int> acting;  // the OSDs placement gives the positions (down ones included)
   int up_count = 0;
   std::string state;  // as above
   // The state's flags (cluster/map/pg_state.h); nullopt for a reported state with a word this

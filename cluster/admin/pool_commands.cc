@@ -216,6 +216,7 @@ CommandResult RunPoolCommand(const Words& words, const AdminContext& ctx) {
   if (sub == "create") return PoolCreate(args, ctx);
   if (sub == "ls") return PoolLs(args, ctx);
   if (sub == "rm" || sub == "delete") return PoolRm(args, ctx);
+  if (sub == "get" || sub == "set") return RunPoolOptionCommand(sub, args, ctx);
   return UnknownCommand(Prefixed({"osd", "pool"}, words));
 }
 

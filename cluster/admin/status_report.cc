@@ -76,6 +76,7 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
   StatusReport r;
   r.cluster_id = std::move(cluster_id);
   r.epoch = map.epoch;
+  r.osd_flags = map.FlagsText();
   HealthCheck osd_down{"OSD_DOWN", kWarn, "", 0, {}};
   for (const auto& [id, osd] : map.osds) {
     ++r.num_osds;
@@ -184,6 +185,9 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
                                    ObjectsLine(r.misplaced_objects, r.degraded_total, "misplaced"),
                                    r.misplaced_objects,
                                    {}});
+  }
+  if (!r.osd_flags.empty()) {
+    r.checks.push_back(HealthCheck{"OSDMAP_FLAGS", kWarn, r.osd_flags + " flag(s) set", 0, {}});
   }
   if (osd_down.count > 0) {
     osd_down.summary = std::to_string(osd_down.count) + " osds down";
@@ -309,6 +313,7 @@ std::string RenderStatusPlain(const StatusReport& report, std::int64_t now_ms) {
   if (report.num_in_osds > 0 && report.osd_in_since > 0) {
     out += " (since " + ShortAge(now - report.osd_in_since) + ")";
   }
+  if (!report.osd_flags.empty()) out += "\n         flags " + report.osd_flags;
   out += "\n\n  data:\n    pools:   " + std::to_string(report.num_pools) + " pools, " +
          std::to_string(report.num_pgs) +
          " pgs\n    objects: " + std::to_string(report.num_objects) + " objects, " +

@@ -35,6 +35,7 @@
 //                     counts as degraded): "Degraded data redundancy: X/Y objects degraded
 //                     (z%), N pgs degraded, M pgs undersized" (the objects part when X > 0)
 //   OBJECT_MISPLACED  "N/T objects misplaced (x%)"
+//   OSDMAP_FLAGS      the map's OSD flags set: "noout,norecover flag(s) set" (count 0, as Ceph)
 // The PG checks' count is their PGs; their detail lists each PG once, as Ceph prints it ("pg 1.3
 // is active+undersized+degraded, acting [2,NONE,1]", ", 2 unfound" added when its primary counts
 // unfound objects), at most kMaxDetail lines. Ceph reports peering, inactive and undersized only
@@ -121,6 +122,7 @@ struct StatusReport {
   int num_in_osds = 0;
   std::int64_t osd_up_since = 0;  // s since 1970: newest boot among up OSDs (0: none up)
   std::int64_t osd_in_since = 0;  // the same over in OSDs (the map keeps no time of in/out)
+  std::string osd_flags;          // the map's flags set, "noout,noscrub" ("" when none)
   std::uint64_t num_pgs = 0;
   std::size_t num_pools = 0;
   std::vector<PgStateCount> pgs_by_state;  // most PGs first, then by name
@@ -156,10 +158,11 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
 nlohmann::json StatusJson(const StatusReport& report);
 // `health [detail] -f json`: the "health" object above (detail lines only with `detail`).
 nlohmann::json HealthJson(const StatusReport& report, bool detail);
-// `status` in plain text, ages relative to now_ms; under "data:", Ceph's "objects: N objects, X"
-// (stored bytes) and "usage:   X used, Y / Z avail" lines; with client I/O, "io:" has Ceph's
-// "client:   X/s rd, Y/s wr, N op/s rd, M op/s wr" (a direction's bytes only when it has ops); with
-// recovery, Ceph's "io:" section
+// `status` in plain text, ages relative to now_ms; the osd line followed by "flags noout,..."
+// when flags are set (as Ceph); under "data:", Ceph's "objects: N objects, X" (stored bytes) and
+// "usage:   X used, Y / Z avail" lines; with client I/O, "io:" has Ceph's "client:   X/s rd, Y/s
+// wr, N op/s rd, M op/s wr" (a direction's bytes only when it has ops); with recovery, Ceph's
+// "io:" section
 // ("recovery: 12 MiB/s, 3 objects/s" while it runs, and our network-per-rebuilt ratio once
 // anything was rebuilt) and "progress:" section (progress_report.h) after "data:".
 std::string RenderStatusPlain(const StatusReport& report, std::int64_t now_ms);

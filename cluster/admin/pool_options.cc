@@ -1,0 +1,144 @@
+// osd pool get NAME OPTION | osd pool set NAME OPTION VALUE: the pool options the map keeps, with
+// Ceph's names, output and refusals. Only min_size can change here: pg_num is fixed (placement
+// has no PG split or merge), size is the code's k+m, allow_ec_optimizations is fixed at creation
+// (the objects' layout depends on it), the profile is the pool's for life (as Ceph).
+#include <cerrno>
+#include <charconv>
+
+#include "cluster/admin/commands.h"
+#include "cluster/map/pool_geometry.h"
+
+namespace ec::cluster::admin {
+namespace {
+
+constexpr const char* kGettable[] = {
+    "size", "min_size", "pg_num", "pgp_num", "erasure_code_profile", "allow_ec_optimizations"};
+
+// The value of `option` of `pool` as JSON (number, string or bool) for Ceph's get.
+nlohmann::json OptionValue(const Pool& pool, const PoolGeometry& g, const std::string& option) {
+  if (option == "size") return g.size;
+  if (option == "min_size") return pool.min_size;
+  if (option == "pg_num" || option == "pgp_num") return pool.pg_num;
+  if (option == "erasure_code_profile") return pool.profile;
+  return pool.ec_optimizations;  // allow_ec_optimizations
+}
+
+std::string PlainValue(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+bool Gettable(const std::string& option) {
+  for (const char* o : kGettable) {
+    if (option == o) return true;
+  }
+  return false;
+}
+
+Result<PoolGeometry> GeometryOfPool(const ClusterMap& map, const Pool& pool) {
+  auto profile = map.profiles.find(pool.profile);
+  if (profile == map.profiles.end()) {
+    return Status::NotFound("erasure-code-profile " + pool.profile + " does not exist");
+  }
+  return GeometryOf(profile->second.profile);
+}
+
+// Ceph: "size: 6" per option (all: every one, in Ceph's order); JSON {"pool","pool_id",OPTION}.
+CommandResult PoolGet(const Words& args, const AdminContext& ctx) {
+  const std::string usage = UsageOf("osd pool get");
+  if (args.size() != 2) return UsageError("expected NAME OPTION", usage);
+  const std::string& name = args[0];
+  const std::string& option = args[1];
+  if (option != "all" && !Gettable(option)) {
+    return ErrorResult(Status::Invalid("invalid pool option '" + option + "'; expected one of " +
+                                       "size, min_size, pg_num, pgp_num, erasure_code_profile, "
+                                       "allow_ec_optimizations, all"));
+  }
+  Result<ClusterMap> map = LoadMap(ctx);
+  if (!map.ok()) return ErrorResult(map.status());
+  const Pool* pool = map->FindPool(name);
+  if (pool == nullptr) return ErrorResult(Status::NotFound("unrecognized pool '" + name + "'"));
+  Result<PoolGeometry> g = GeometryOfPool(*map, *pool);
+  if (!g.ok()) return ErrorResult(g.status());
+  nlohmann::json j = {{"pool", pool->name}, {"pool_id", pool->id}};
+  std::string out;
+  for (const char* o : kGettable) {
+    if (option != "all" && option != o) continue;
+    const nlohmann::json v = OptionValue(*pool, *g, o);
+    j[o] = v;
+    out += std::string(o) + ": " + PlainValue(v) + "\n";
+  }
+  if (ctx.format != Format::kPlain) return Success(DumpJson(j, ctx.format));
+  return Success(out);
+}
+
+Result<int> ParseInt(const std::string& option, const std::string& text) {
+  int v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size()) {
+    return Status::Invalid("error parsing integer value '" + text + "' for " + option);
+  }
+  return v;
+}
+
+// Ceph's messages: "set pool 1 min_size to 5" (stderr); EINVAL "pool min_size must be between
+// K and size, which is set to SIZE" (Ceph's OSDMonitor for erasure pools); EPERM or EINVAL for
+// options that cannot change here.
+CommandResult PoolSet(const Words& args, const AdminContext& ctx) {
+  const std::string usage = UsageOf("osd pool set");
+  if (args.size() != 3) return UsageError("expected NAME OPTION VALUE", usage);
+  const std::string& name = args[0];
+  const std::string& option = args[1];
+  const std::string& value = args[2];
+  if (option == "size") {
+    return ErrorResult(Status::Error(
+        EPERM, "can not change the size of an erasure-coded pool: it is the profile's k+m"));
+  }
+  if (option == "pg_num" || option == "pgp_num") {
+    return ErrorResult(Status::Error(EPERM, "can not change " + option +
+                                                ": placement here has no PG split or merge; create "
+                                                "a new pool with the wanted pg_num"));
+  }
+  if (option == "allow_ec_optimizations") {
+    return ErrorResult(Status::Invalid(
+        "allow_ec_optimizations is fixed at pool creation: objects already stored depend on it"));
+  }
+  if (option == "erasure_code_profile") {
+    return ErrorResult(Status::Error(
+        EPERM,
+        "can not change the erasure_code_profile of a pool: its objects are encoded with "
+        "it"));
+  }
+  if (option != "min_size") {
+    return ErrorResult(
+        Status::Invalid("unrecognized variable '" + option + "'; only min_size can be set here"));
+  }
+  Result<int> min_size = ParseInt(option, value);
+  if (!min_size.ok()) return ErrorResult(min_size.status());
+  return ChangeMap(ctx, [&](const ClusterMap& map) -> Result<Plan> {
+    const Pool* pool = map.FindPool(name);
+    if (pool == nullptr) return Status::NotFound("unrecognized pool '" + name + "'");
+    Result<PoolGeometry> g = GeometryOfPool(map, *pool);
+    if (!g.ok()) return g.status();
+    if (*min_size < g->k || *min_size > g->size) {
+      return Status::Invalid("pool min_size must be between " + std::to_string(g->k) +
+                             " and size, which is set to " + std::to_string(g->size));
+    }
+    Plan plan;
+    plan.err = "set pool " + std::to_string(pool->id) + " min_size to " + value;
+    if (pool->min_size == *min_size) return plan;
+    Pool changed = *pool;
+    changed.min_size = *min_size;
+    plan.changes.push_back(MapChange::PutPool(std::move(changed)));
+    return plan;
+  });
+}
+
+}  // namespace
+
+CommandResult RunPoolOptionCommand(const std::string& sub, const Words& args,
+                                   const AdminContext& ctx) {
+  if (sub == "get") return PoolGet(args, ctx);
+  return PoolSet(args, ctx);
+}
+
+}  // namespace ec::cluster::admin
