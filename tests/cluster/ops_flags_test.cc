@@ -2,6 +2,7 @@
 // each set and cleared through the real ec-admin. Seven ec-osd on seven hosts, an RS(4,2) pool
 // (min_size k = 4), a 2 s down-out interval and an 8 s scrub interval, so that the automatic out,
 // recovery and scheduled scrubs would all happen within the case without the flags (~45 s):
+//   - osd perf: every OSD reports;
 //   - osd down of a live OSD: the map says down, the OSD boots again ("wrongly marked me down");
 //   - noscrub: no scheduled scrub although due; cleared, they run;
 //   - noout: a killed OSD stays in past the interval; cleared, it goes out;
@@ -10,6 +11,7 @@
 //     osd_min_size_wait; ok-to-stop says EBUSY first), and goes through once min_size is lowered.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "cluster/map/osd_perf.h"
 #include "cluster/map/scrub_record.h"
 #include "tests/cluster/cluster_fixture.h"
 
@@ -63,6 +66,15 @@ TEST(OpsFlags, TheDaemonsHonourTheFlagsAndMinSize) {
     ASSERT_TRUE(io.WriteFull("obj-" + std::to_string(i), ectest::RandomBytes(6000, i)).ok());
   }
   ASSERT_TRUE(c.WaitClean(seconds(30)));
+
+  // osd perf: every OSD reports its write latency with its PG stats (twice a second here).
+  std::this_thread::sleep_for(seconds(1));
+  auto perf = ec::cluster::LoadOsdPerf(*c.client, "/ecstore/");
+  ASSERT_TRUE(perf.ok());
+  EXPECT_EQ(perf->size(), static_cast<std::size_t>(kOsds));
+  const std::string perf_table = admin("osd perf").out;
+  EXPECT_EQ(perf_table.rfind("osd  commit_latency(ms)  apply_latency(ms)\n", 0), 0u) << perf_table;
+  EXPECT_EQ(std::count(perf_table.begin(), perf_table.end(), '\n'), kOsds + 1) << perf_table;
 
   // A live OSD marked down boots again at once.
   EXPECT_EQ(admin("osd down 0").err, "marked down osd.0. \n");
