@@ -236,7 +236,7 @@ const std::vector<CommandHelp>& CommandTable() {
       {"osd ok-to-stop ID [ID ...]", "whether stopping the OSDs keeps every PG available",
        "Exit 0 (and JSON on stdout) when every PG keeps at least min_size shards up with these\n"
        "OSDs stopped; else EBUSY (16): \"unsafe to stop osd(s) at this time (N PGs are or would\n"
-       "become offline)\" (PGs already below min_size count too).\n"},
+       "become offline)\" (PGs of these OSDs already below min_size count too).\n"},
       {"osd perf", "commit and apply latency per OSD (ms, over its last report interval)",
        "Each OSD reports the mean latency of the shard writes it served (received to answered:\n"
        "data durable on its device) over its last osd_mon_report_interval; ecstore's store\n"

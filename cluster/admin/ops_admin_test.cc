@@ -193,6 +193,29 @@ TEST_F(OpsAdminTest, OsdStatDownAndOkToStop) {
   Fails("osd ok-to-stop", "EINVAL");
 }
 
+// ok-to-stop looks only at the PGs the OSDs hold: here (five OSDs, size 3, min_size 2, osd.4
+// down) some PGs of osd.0 lose their second shard and the others are not counted at all.
+TEST_F(OpsAdminTest, OkToStopCountsThePgsOfTheOsdsOnly) {
+  MakePool(5, 2, 1, 16);
+  Down(4);
+  std::uint64_t touched = 0, offline = 0;
+  for (const PgView& v : Views()) {
+    if (std::find(v.acting.begin(), v.acting.end(), 0) == v.acting.end()) continue;
+    ++touched;
+    int up_after = 0;
+    for (int osd : v.up) up_after += osd != kItemNone && osd != 0 ? 1 : 0;
+    if (up_after < 2) ++offline;
+  }
+  ASSERT_GT(touched, 0u);
+  ASSERT_LT(touched, 16u);
+  CommandResult r = Run("osd ok-to-stop 0", Format::kJson);
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["num_ok_pgs"].get<std::uint64_t>() + j["num_not_ok_pgs"].get<std::uint64_t>(),
+            touched);
+  EXPECT_EQ(j["num_not_ok_pgs"], offline);
+  EXPECT_EQ(r.exit_code, offline > 0 ? EBUSY : 0) << r.err;
+}
+
 // ---- osd perf ------------------------------------------------------------------------------
 
 TEST_F(OpsAdminTest, OsdPerfShowsTheReportsOfUpOsds) {

@@ -72,8 +72,9 @@ std::string IdList(const std::vector<int>& ids) {
   return out;
 }
 
-// Whether stopping the OSDs leaves every PG with at least min_size shards up (Ceph's
-// ok-to-stop: a PG that would go below min_size, or is below it already, is "offline").
+// Whether stopping the OSDs leaves every PG they hold with at least min_size shards up (Ceph's
+// ok-to-stop: a PG of theirs that would go below min_size, or is below it already, is
+// "offline"; PGs on none of them are not looked at).
 CommandResult OsdOkToStop(const Words& args, const AdminContext& ctx) {
   if (args.empty()) return UsageError("missing ID", UsageOf("osd ok-to-stop"));
   Result<std::vector<int>> ids = ParseOsdIds(args);
@@ -92,6 +93,7 @@ CommandResult OsdOkToStop(const Words& args, const AdminContext& ctx) {
     const Pool& pool = map->pools.at(v.pool_id);
     const bool touched = std::any_of(v.acting.begin(), v.acting.end(),
                                      [&](int osd) { return stopping.count(osd) != 0; });
+    if (!touched) continue;
     int up_after = 0;
     for (int osd : v.up) {
       if (osd != kItemNone && stopping.count(osd) == 0) ++up_after;
@@ -99,7 +101,7 @@ CommandResult OsdOkToStop(const Words& args, const AdminContext& ctx) {
     if (v.size == 0 || up_after < pool.min_size) {
       ++not_ok;
       inactive.push_back(v.pgid);
-    } else if (touched) {
+    } else {
       ++ok;
       if (up_after < v.size) degraded.push_back(v.pgid);
     }

@@ -2,8 +2,11 @@
 // primaries reported them (pg_view.h: the same state `status` counts), with the scrub stamps of
 // their scrub records, in Ceph's shapes. Counts Ceph has and these reports do not carry (bytes,
 // log lengths, versions) are left out rather than shown as 0.
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <ctime>
+#include <memory>
 #include <optional>
 
 #include "cluster/admin/commands.h"
@@ -74,7 +77,6 @@ nlohmann::json PgJson(const PgData& d, const PgView& v) {
   const int primary = PrimaryOf(v.up);
   return {{"pgid", v.pgid},
           {"state", v.state},
-          {"reported_epoch", v.stat != nullptr && v.stat->up.empty() ? 0 : d.map.epoch},
           {"up", JsonOsds(v.up)},
           {"acting", JsonOsds(v.acting)},
           {"up_primary", primary},
