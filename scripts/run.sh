@@ -195,6 +195,33 @@ for i in "${!tiny_set[@]}"; do
   tiny_total=$((tiny_total + tiny_size))
 done
 echo "  $tiny_total bytes of shards for a 4096-byte object"
+echo "== partial writes: a 4 KiB overwrite inside a 64 KiB object goes to the data shard it changes"
+echo "   and the two parity shards; the other three keep their version"
+head -c 65536 "$object" > "$cl/part"
+rados -p rspool put part "$cl/part"
+part_map="$("$root/build/bin/ec-admin" osd map rspool part --format json)"
+part_pg="$(echo "$part_map" | sed -E 's/.*"pgid":"([^"]+)".*/\1/')"
+read -r -a part_set <<< "$(echo "$part_map" | sed -E 's/.*"acting":\[([^]]*)\].*/\1/' | tr ',' ' ')"
+part_versions() {
+  for i in "${!part_set[@]}"; do
+    "$root/build/bin/ec-osd-client" --osd "$(osd_addr "${part_set[$i]}")" \
+      stat "pg.$part_pg" part "$i" | sed -E 's/.*"version":([0-9]+).*/\1/'
+  done
+}
+mapfile -t part_before < <(part_versions)
+head -c 4096 /dev/urandom > "$cl/patch"
+rados -p rspool put part "$cl/patch" --offset 20480
+mapfile -t part_after < <(part_versions)
+part_changed=0
+for i in "${!part_set[@]}"; do
+  if [ "${part_before[$i]}" != "${part_after[$i]}" ]; then
+    echo "  shard $i on osd.${part_set[$i]}: version ${part_before[$i]} -> ${part_after[$i]}"
+    part_changed=$((part_changed + 1))
+  else
+    echo "  shard $i on osd.${part_set[$i]}: version ${part_before[$i]} (not written)"
+  fi
+done
+echo "  $part_changed of ${#part_set[@]} shards written by the overwrite"
 rados -p claypool bench 3 write -b 4096 -t 4 --no-cleanup --run-name demo
 echo "the six shards of claypool/obj are on osd.${set[0]},${set[1]},${set[2]},${set[3]},${set[4]},${set[5]}"
 victim="${set[1]}"

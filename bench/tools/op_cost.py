@@ -26,8 +26,9 @@ Per run, from /proc and the OSDs' /metrics, before and after:
                       serves itself in process is not a message)
   device_bytes        write_bytes of /proc/PID/io of the ec-osd processes, per op
   device_read_bytes   read_bytes of the same (direct reads reach the device), per op
-  sub_writes          SubWrites the OSDs applied (ecstore_osd_ops_total{op="sub_write"}, their
-                      own shard's included), per op: the shards a write went to
+  sub_writes          SubWrite messages the OSDs received (ecstore_osd_ops_total{op="sub_write"}),
+                      per op: the shards a write went to, but for the primary's own shard, which
+                      it writes in process when the write changes it
   ops_per_sec, p50_us, p99_us as the benchmark reports them
   threads             context switches and CPU per op by thread name (each run; printed with
                       --threads): which hand-offs a change removed (CPU per thread is counted in

@@ -270,16 +270,32 @@ Result<std::optional<store::Transaction>> BuildSubWrite(store::ObjectStore& stor
     u.kind = UndoKind::kRenameBack;
     t.Rename(w.collection, name, undo_name);
   } else {
-    // The old bytes of what the write covers (cut at the shard's end), kept at their offsets.
+    // The old bytes of what the write covers (cut at the shard's end), kept at their offsets:
+    // the store blocks the write overwrites whole move to the undo object as they are (no read,
+    // no copy: store::Transaction::MoveBlocks); the bytes of blocks it overwrites in part are
+    // read and copied.
     u.kind = UndoKind::kRanges;
     u.prev_size = now.size;
     u.prev_meta = now.raw_meta;
+    t.Touch(w.collection, undo_name);
+    constexpr std::uint64_t kBlock = store::kBlockSize;
     std::vector<store::Extent> old;
     for (const msg::ByteExtent& e : w.extents) {
       if (e.offset >= now.size || e.length == 0) continue;
-      old.push_back({e.offset, std::min(e.length, now.size - e.offset)});
+      const std::uint64_t hi = e.offset + std::min(e.length, now.size - e.offset);  // old bytes
+      // Whole blocks of the write: [first, last), clipped to the blocks the old bytes reach.
+      const std::uint64_t first = (e.offset + kBlock - 1) / kBlock * kBlock;
+      const std::uint64_t last =
+          std::min((e.offset + e.length) / kBlock * kBlock, (hi + kBlock - 1) / kBlock * kBlock);
+      if (first >= last) {
+        old.push_back({e.offset, hi - e.offset});
+        continue;
+      }
+      if (e.offset < first) old.push_back({e.offset, first - e.offset});
+      t.MoveBlocks(w.collection, name, undo_name, first, last - first);
+      u.ranges.push_back({first, std::min(last, hi) - first});
+      if (last < hi) old.push_back({last, hi - last});
     }
-    t.Touch(w.collection, undo_name);
     if (!old.empty()) {
       auto bytes = store.Read(w.collection, name, old);
       if (!bytes.ok()) return bytes.status();

@@ -12,7 +12,10 @@
 //                                                        shard itself, moved there by a Rename
 //                                                        (no data copied), with its "_meta";
 //                                                      - for a range write: the old bytes of the
-//                                                        ranges written, at the same offsets.
+//                                                        ranges written, at the same offsets
+//                                                        (the store blocks the write overwrites
+//                                                        whole are moved there, not copied:
+//                                                        store::Transaction::MoveBlocks).
 //
 // A shard keeps at most one undo record: the primary serialises the writes of an object and sends
 // version v+1 only once v is settled (acknowledged, or rolled forward from k shards), so the record

@@ -42,4 +42,11 @@ void Transaction::Rename(std::string coll, std::string from, std::string to) {
   ops_.push_back(Op{Type::kRename, std::move(coll), std::move(from), 0, {}, std::move(to), {}});
 }
 
+void Transaction::MoveBlocks(std::string coll, std::string from, std::string to,
+                             std::uint64_t offset, std::uint64_t length) {
+  Op op{Type::kMoveBlocks, std::move(coll), std::move(from), offset, {}, std::move(to), {}};
+  op.length = length;
+  ops_.push_back(std::move(op));
+}
+
 }  // namespace ec::osd::store

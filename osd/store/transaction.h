@@ -31,6 +31,7 @@ class Transaction {
       kSetAttr,           // creates the object if missing
       kRemoveAttr,        // ENOENT if the object is missing, ENODATA if the attribute is
       kRename,            // name -> key (the new name); ENOENT if missing, EINVAL if equal
+      kMoveBlocks,        // name's whole blocks [offset, offset + length) -> key's, same offsets
     };
     Type type;
     std::string coll;
@@ -39,6 +40,7 @@ class Transaction {
     Buffer data;               // write data
     std::string key;           // attribute name; kRename: the destination object name
     std::string value;         // attribute value
+    std::uint64_t length = 0;  // kMoveBlocks: bytes moved
   };
 
   void CreateCollection(std::string coll);
@@ -60,6 +62,15 @@ class Transaction {
   // to `from` earlier in the same transaction moves along. Errors at Apply: ENOENT if `from` does
   // not exist at that point of the transaction; EINVAL if from == to or a name is bad.
   void Rename(std::string coll, std::string from, std::string to);
+  // Moves the blocks of object `from` that hold its bytes [offset, offset + length) to object `to`
+  // at the same offsets, as a metadata change (no data is read or copied: an undo record keeps
+  // the old bytes of a range about to be overwritten this way). `to` is created if missing and
+  // grows to cover the moved bytes (up to `from`'s size); what it held there is replaced. `from`
+  // keeps its size and reads zeros there until written (the caller overwrites the range in the
+  // same transaction). Errors at Apply: ENOENT if `from` does not exist; EINVAL if offset or
+  // length is not a multiple of 4096, the range passes 2^48, or from == to.
+  void MoveBlocks(std::string coll, std::string from, std::string to, std::uint64_t offset,
+                  std::uint64_t length);
 
   const std::vector<Op>& ops() const { return ops_; }
   bool empty() const { return ops_.empty(); }

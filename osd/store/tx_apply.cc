@@ -4,6 +4,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -36,7 +37,7 @@ Status CheckNames(const Transaction::Op& op, bool object_op) {
     return Status::Invalid("bad object name in collection " + op.coll +
                            " (empty or longer than 4096 bytes)");
   }
-  if (op.type == Transaction::Op::Type::kRename) {
+  if (op.type == Transaction::Op::Type::kRename || op.type == Transaction::Op::Type::kMoveBlocks) {
     if (op.key.empty() || op.key.size() > 4096) {
       return Status::Invalid("bad rename destination in collection " + op.coll +
                              " (empty or longer than 4096 bytes)");
@@ -97,6 +98,7 @@ class ObjectStore::TxBuilder {
   Status Write(Obj& o, std::uint64_t offset, const Buffer& data);
   Status Truncate(Obj& o, std::uint64_t size);
   Status Rename(const std::string& coll, const std::string& from, const std::string& to);
+  Status MoveBlocks(const Transaction::Op& op);
   Status RemoveCollection(const std::string& coll);
   std::string Label(const Obj& o) const { return o.coll + "/" + o.name; }
 
@@ -235,6 +237,46 @@ Status ObjectStore::TxBuilder::Rename(const std::string& coll, const std::string
   return Status::OK();
 }
 
+Status ObjectStore::TxBuilder::MoveBlocks(const Transaction::Op& op) {
+  if (op.offset % kBlockSize != 0 || op.length % kBlockSize != 0 || op.offset > kMaxObjectSize ||
+      op.length > kMaxObjectSize - op.offset) {
+    return Status::Invalid("block move of " + op.coll + "/" + op.name +
+                           " not of whole blocks below 2^48");
+  }
+  auto src_got = Get(op.coll, op.name);
+  if (!src_got.ok()) return src_got.status();
+  Obj& src = **src_got;
+  if (!src.current) return Status::NotFound("object " + Label(src) + " not found");
+  auto dst_got = Get(op.coll, op.key);  // objs_ is a map: `src` stays valid
+  if (!dst_got.ok()) return dst_got.status();
+  Obj& dst = **dst_got;
+  if (!dst.current) dst.current = Onode{};
+  // Blocks of `src` lie below its size (the Onode's invariant), so the moved ones end at
+  // min(end, size), and `to` grows to that at least: no block of it lies wholly past its size.
+  const std::uint64_t end = std::min(op.offset + op.length, src.current->size);
+  if (end <= op.offset) return Status::OK();
+  const std::uint64_t first = op.offset / kBlockSize;
+  const std::uint64_t last = (end + kBlockSize - 1) / kBlockSize;  // exclusive
+  // A block moves by reference: committed ones keep their device block (Prepare frees only
+  // blocks no current Onode references, as after a rename), staged ones their buffer (owned by
+  // `src`'s slabs, which live as long as this builder).
+  renamed_ = true;
+  for (std::uint64_t lb = first; lb < last; ++lb) {
+    dst.current->blocks.erase(lb);
+    dst.staged.erase(lb);
+    if (auto st = src.staged.find(lb); st != src.staged.end()) {
+      dst.staged[lb] = st->second;
+      src.staged.erase(st);
+      src.current->blocks.erase(lb);
+    } else if (auto b = src.current->blocks.find(lb); b != src.current->blocks.end()) {
+      dst.current->blocks[lb] = b->second;
+      src.current->blocks.erase(b);
+    }
+  }
+  dst.current->size = std::max(dst.current->size, end);
+  return Status::OK();
+}
+
 Status ObjectStore::TxBuilder::RemoveCollection(const std::string& coll) {
   auto exists = CollectionExists(coll);
   if (!exists.ok()) return exists.status();
@@ -270,6 +312,7 @@ Status ObjectStore::TxBuilder::Stage(const Transaction::Op& op) {
   }
   if (op.type == Type::kRemoveCollection) return RemoveCollection(op.coll);
   if (op.type == Type::kRename) return Rename(op.coll, op.name, op.key);
+  if (op.type == Type::kMoveBlocks) return MoveBlocks(op);
 
   auto got = Get(op.coll, op.name);
   if (!got.ok()) return got.status();
@@ -657,7 +700,9 @@ Status ObjectStore::Stage(const Transaction& t, Staged& s) {
       p.footprint.coll_owners.insert(op.coll);
     } else {
       p.footprint.objects.insert(keys::Object(op.coll, op.name));
-      if (op.type == Type::kRename) p.footprint.objects.insert(keys::Object(op.coll, op.key));
+      if (op.type == Type::kRename || op.type == Type::kMoveBlocks) {
+        p.footprint.objects.insert(keys::Object(op.coll, op.key));
+      }
       p.footprint.colls.insert(op.coll);
     }
   }
