@@ -13,7 +13,7 @@
 #include "cluster/admin/pg_view.h"
 #include "cluster/map/map_store.h"
 #include "cluster/map/object_locator.h"
-#include "cluster/map/osd_perf.h"
+#include "cluster/map/osd_stats.h"
 #include "cluster/map/pg_stats.h"
 #include "cluster/map/pool_geometry.h"
 #include "cluster/map/scrub_record.h"
@@ -220,8 +220,15 @@ TEST_F(OpsAdminTest, OkToStopCountsThePgsOfTheOsdsOnly) {
 
 TEST_F(OpsAdminTest, OsdPerfShowsTheReportsOfUpOsds) {
   for (int i = 0; i < 3; ++i) Boot(i, "h" + std::to_string(i));
-  ASSERT_TRUE(PublishOsdPerf(*client_, prefix_, OsdPerf{1, kNow, 2.6, 2.6, 10}).ok());
-  ASSERT_TRUE(PublishOsdPerf(*client_, prefix_, OsdPerf{2, kNow, 0.4, 0.4, 3}).ok());
+  const auto publish = [&](int osd, double latency_ms, std::int64_t ops) {
+    OsdStatsReport r;
+    r.osd = osd;
+    r.stamp_ms = kNow;
+    r.perf = {latency_ms, latency_ms, ops};
+    return PublishOsdStats(*client_, prefix_, r);
+  };
+  ASSERT_TRUE(publish(1, 2.6, 10).ok());
+  ASSERT_TRUE(publish(2, 0.4, 3).ok());
   EXPECT_EQ(Ok("osd perf").out,
             "osd  commit_latency(ms)  apply_latency(ms)\n"
             "  2                   0                  0\n"
@@ -234,7 +241,7 @@ TEST_F(OpsAdminTest, OsdPerfShowsTheReportsOfUpOsds) {
   EXPECT_EQ(infos[1]["perf_stats"]["commit_latency_ms"], 3);
   EXPECT_EQ(infos[1]["perf_stats"]["apply_latency_ns"], 2'600'000);
   // A bad report is left out, not an error; a down OSD is not listed.
-  ASSERT_TRUE(client_->Put(etcd::PutRequest{OsdPerfKey(prefix_, 0), "{bad", 0}).ok());
+  ASSERT_TRUE(client_->Put(etcd::PutRequest{OsdStatsKey(prefix_, 0), "{bad", 0}).ok());
   Down(2);
   EXPECT_EQ(Ok("osd perf").out,
             "osd  commit_latency(ms)  apply_latency(ms)\n"

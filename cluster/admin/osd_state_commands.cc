@@ -7,7 +7,7 @@
 #include "cluster/admin/commands.h"
 #include "cluster/admin/pg_view.h"
 #include "cluster/admin/status_report.h"
-#include "cluster/map/osd_perf.h"
+#include "cluster/map/osd_stats.h"
 
 namespace ec::cluster::admin {
 namespace {
@@ -128,15 +128,15 @@ CommandResult OsdOkToStop(const Words& args, const AdminContext& ctx) {
 }
 
 // Ceph's table, OSDs by id descending: "osd  commit_latency(ms)  apply_latency(ms)"; the up OSDs
-// of the map with their last report (0 without one). JSON: Ceph's
+// of the map with the perf_stat of their last osdstats report (0 without one). JSON: Ceph's
 // {"osdstats":{"osd_perf_infos":[{"id":N,"perf_stats":{"commit_latency_ms",...}}]}}.
 CommandResult OsdPerf(const Words& args, const AdminContext& ctx) {
   if (!args.empty()) return UsageError("'osd perf' takes no arguments", UsageOf("osd perf"));
   Result<ClusterMap> map = LoadMap(ctx);
   if (!map.ok()) return ErrorResult(map.status());
-  std::map<int, cluster::OsdPerf> perf;
+  std::map<int, cluster::OsdStatsReport> perf;
   if (ctx.store->client() != nullptr) {
-    auto loaded = LoadOsdPerf(*ctx.store->client(), ctx.store->prefix());
+    auto loaded = LoadOsdStats(*ctx.store->client(), ctx.store->prefix());
     if (!loaded.ok()) return ErrorResult(FromStore(ctx, loaded.status()));
     perf = std::move(loaded).value();
   }
@@ -148,8 +148,8 @@ CommandResult OsdPerf(const Words& args, const AdminContext& ctx) {
   for (auto it = map->osds.rbegin(); it != map->osds.rend(); ++it) {
     if (!it->second.up) continue;
     auto p = perf.find(it->first);
-    const double commit = p == perf.end() ? 0 : p->second.commit_latency_ms;
-    const double apply = p == perf.end() ? 0 : p->second.apply_latency_ms;
+    const double commit = p == perf.end() ? 0 : p->second.perf.commit_latency_ms;
+    const double apply = p == perf.end() ? 0 : p->second.perf.apply_latency_ms;
     // Ceph prints whole milliseconds; JSON also gives nanoseconds.
     const auto ms = [](double v) { return static_cast<std::int64_t>(v + 0.5); };
     const auto ns = [](double v) { return static_cast<std::int64_t>(v * 1e6 + 0.5); };

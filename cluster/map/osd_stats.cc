@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <iterator>
 
@@ -62,6 +63,19 @@ bool GetIo(const nlohmann::json& j, OsdIo* out) {
   return true;
 }
 
+bool GetLatency(const nlohmann::json& j, const char* name, double* out) {
+  const auto it = j.find(name);
+  if (it == j.end() || !it->is_number()) return false;
+  *out = it->get<double>();
+  return std::isfinite(*out) && *out >= 0 && *out <= kMaxOsdLatencyMs;
+}
+
+bool GetPerf(const nlohmann::json& j, OsdPerfStat* out) {
+  return j.is_object() && j.size() == 3 &&
+         GetLatency(j, "commit_latency_ms", &out->commit_latency_ms) &&
+         GetLatency(j, "apply_latency_ms", &out->apply_latency_ms) && GetCount(j, "ops", &out->ops);
+}
+
 // A pool id key: decimal digits only, no sign or padding, fits int64.
 bool PoolIdOf(const std::string& text, std::int64_t* id) {
   if (text.empty() || text.size() > 19 || (text.size() > 1 && text[0] == '0')) return false;
@@ -79,10 +93,17 @@ std::string EncodeOsdStats(const OsdStatsReport& report) {
   for (const StatfsField& f : kStatfsFields) statfs[f.name] = report.statfs.*f.field;
   nlohmann::json pools = nlohmann::json::object();
   for (const auto& [id, io] : report.pools) pools[std::to_string(id)] = IoJson(io);
-  nlohmann::json j = {{"v", kOsdStatsVersion},       {"osd", report.osd},
-                      {"stamp_ms", report.stamp_ms}, {"statfs", std::move(statfs)},
-                      {"io", IoJson(report.io)},     {"rates", IoJson(report.rates)},
-                      {"pools", std::move(pools)}};
+  nlohmann::json j = {{"v", kOsdStatsVersion},
+                      {"osd", report.osd},
+                      {"stamp_ms", report.stamp_ms},
+                      {"statfs", std::move(statfs)},
+                      {"io", IoJson(report.io)},
+                      {"rates", IoJson(report.rates)},
+                      {"pools", std::move(pools)},
+                      {"perf_stat",
+                       {{"commit_latency_ms", report.perf.commit_latency_ms},
+                        {"apply_latency_ms", report.perf.apply_latency_ms},
+                        {"ops", report.perf.ops}}}};
   return j.dump();
 }
 
@@ -99,8 +120,10 @@ Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view val
   for (const char* field : {"v", "osd", "stamp_ms"}) {
     if (!j.contains(field) || !j[field].is_number_integer()) return bad(field);
   }
-  if (j["v"].get<std::int64_t>() != kOsdStatsVersion) return bad("unknown format");
-  if (j.size() != 7) return bad("unknown field");
+  // Version 1 lacks perf_stat; the field set is otherwise the same.
+  const std::int64_t version = j["v"].get<std::int64_t>();
+  if (version != 1 && version != 2) return bad("unknown format");
+  if (j.size() != (version == 1 ? 7u : 8u)) return bad("unknown field");
   OsdStatsReport r;
   const std::int64_t osd = j["osd"].get<std::int64_t>();
   if (osd < 0 || osd > INT32_MAX) return bad("osd");
@@ -135,6 +158,10 @@ Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view val
     std::int64_t id = 0;
     if (!PoolIdOf(id_text, &id)) return bad("pool id '" + id_text + "'");
     if (!GetIo(io, &r.pools[id])) return bad("pool " + id_text);
+  }
+  if (version >= 2) {
+    const auto perf = j.find("perf_stat");
+    if (perf == j.end() || !GetPerf(*perf, &r.perf)) return bad("perf_stat");
   }
   return r;
 }

@@ -1,13 +1,17 @@
-// OSD statistics that each OSD reports through etcd for the capacity and I/O commands (issue 29
-// item 3: `ec-admin df`, `osd df`, `-s` usage and io, `ec-rados df`). Not part of the map (no
-// epoch bump): each OSD overwrites its own key every osd_mon_report_interval.
+// The one per-OSD report each OSD publishes through etcd: its device's space and client I/O for
+// the capacity and I/O commands (issue 29 item 3: `ec-admin df`, `osd df`, `-s` usage and io,
+// `ec-rados df`), and its write latency for `ec-admin osd perf` (Ceph's commit_latency_ms /
+// apply_latency_ms). Not part of the map (no epoch bump): each OSD overwrites its own key every
+// osd_mon_report_interval.
 //
-//   <prefix>osdstats/<osd id>  {"v":1,"osd":3,"stamp_ms":...,
+//   <prefix>osdstats/<osd id>  {"v":2,"osd":3,"stamp_ms":...,
 //                               "statfs":{"total":..,"available":..,"data":..,"omap":..,
 //                                         "meta":..},
 //                               "io":{"rd":..,"rd_bytes":..,"wr":..,"wr_bytes":..},
 //                               "rates":{"rd":..,"rd_bytes":..,"wr":..,"wr_bytes":..},
-//                               "pools":{"1":{"rd":..,"rd_bytes":..,"wr":..,"wr_bytes":..},...}}
+//                               "pools":{"1":{"rd":..,"rd_bytes":..,"wr":..,"wr_bytes":..},...},
+//                               "perf_stat":{"commit_latency_ms":0.84,"apply_latency_ms":0.84,
+//                                            "ops":120}}
 //
 // statfs is Ceph's store_statfs_t for the OSD's device: total bytes, available (free blocks),
 // and of the rest data (blocks holding shards), omap (0: ecstore keeps no omap) and meta (the
@@ -16,11 +20,18 @@
 // io: client operations this OSD served as PG primary (reads and writes, their payload bytes),
 // cumulative since the OSD process started; pools: the same by pool id; rates: per second over
 // the publisher's last interval (0 in the first report).
+// perf_stat: the mean latency in ms of the writes this OSD served as a shard over the
+// publisher's last interval (0 when it served none), and `ops`, how many writes that mean is of.
+// ecstore's store commits and applies in one step, so the two latencies are the same figure.
+//
+// Versions: 2 (above) is written. 1 is the same without "perf_stat" and still decodes, with a
+// zero perf_stat.
 //
 // Decoding is strict and bounded: the value at most kMaxOsdStatsBytes, exactly the version's
 // fields, every count a non-negative integer that fits int64, available + data + omap + meta <=
-// total, at most kMaxOsdStatsPools pools keyed by decimal ids >= 0; anything else is EBADMSG
-// naming the key. A reader skips a report that does not decode rather than fail the command.
+// total, at most kMaxOsdStatsPools pools keyed by decimal ids >= 0, latencies finite numbers in
+// 0..kMaxOsdLatencyMs; anything else is EBADMSG naming the key. A reader skips a report that
+// does not decode rather than fail the command.
 //
 // Thread safety: pure functions, and calls on a thread-safe etcd::Client.
 #pragma once
@@ -55,6 +66,14 @@ struct OsdIo {
   bool operator==(const OsdIo&) const = default;
 };
 
+// Writes served over the last interval and their mean latency (see the header).
+struct OsdPerfStat {
+  double commit_latency_ms = 0;
+  double apply_latency_ms = 0;
+  std::int64_t ops = 0;
+  bool operator==(const OsdPerfStat&) const = default;
+};
+
 struct OsdStatsReport {
   int osd = 0;
   std::int64_t stamp_ms = 0;  // wall clock when it was made
@@ -62,16 +81,19 @@ struct OsdStatsReport {
   OsdIo io;                             // cumulative since the OSD started
   OsdIo rates;                          // per second over the last interval
   std::map<std::int64_t, OsdIo> pools;  // cumulative, by pool id
+  OsdPerfStat perf;                     // over the last interval (zero from a version 1 report)
   bool operator==(const OsdStatsReport&) const = default;
 };
 
-inline constexpr std::int64_t kOsdStatsVersion = 1;
+inline constexpr std::int64_t kOsdStatsVersion = 2;
 inline constexpr std::size_t kMaxOsdStatsBytes = 256 * 1024;
 inline constexpr std::size_t kMaxOsdStatsPools = 4096;
+inline constexpr double kMaxOsdLatencyMs = 1e9;
 
 std::string OsdStatsKey(std::string_view prefix, int osd);
+// Always the current version, kOsdStatsVersion.
 std::string EncodeOsdStats(const OsdStatsReport& report);
-// Errors: EBADMSG "bad osd stats at <key>: <what>". `key` only names the value.
+// Version 1 or 2. Errors: EBADMSG "bad osd stats at <key>: <what>". `key` only names the value.
 Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view value);
 
 // Writes `report` under its OSD's key. Errors: the etcd client's.

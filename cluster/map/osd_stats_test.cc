@@ -1,3 +1,5 @@
+// The OSD stats report's codec: round trip, version 1 still read, bad values refused (strict and
+// bounded).
 #include "cluster/map/osd_stats.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +19,7 @@ OsdStatsReport Sample() {
   r.rates = {2, 8192, 1, 4096};
   r.pools[1] = {10, 40960, 5, 20480};
   r.pools[7] = {};
+  r.perf = {0.84, 0.84, 120};
   return r;
 }
 
@@ -27,6 +30,27 @@ TEST(OsdStats, RoundTrips) {
   EXPECT_EQ(*back, r);
   EXPECT_EQ(back->statfs.used(), (1 << 30) - (600 << 20));
   EXPECT_EQ(OsdStatsKey("/ecstore/", 3), "/ecstore/osdstats/3");
+}
+
+// A version 1 report, as OSDs before the perf_stat field wrote it: read with a zero perf_stat.
+TEST(OsdStats, ReadsVersion1) {
+  const std::string v1 =
+      R"({"io":{"rd":10,"rd_bytes":40960,"wr":5,"wr_bytes":20480},"osd":3,)"
+      R"("pools":{"1":{"rd":10,"rd_bytes":40960,"wr":5,"wr_bytes":20480},)"
+      R"("7":{"rd":0,"rd_bytes":0,"wr":0,"wr_bytes":0}},)"
+      R"("rates":{"rd":2,"rd_bytes":8192,"wr":1,"wr_bytes":4096},"stamp_ms":1700000000000,)"
+      R"("statfs":{"available":629145600,"data":419430400,"meta":25165824,"omap":0,)"
+      R"("total":1073741824},"v":1})";
+  auto back = DecodeOsdStats("k", v1);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  OsdStatsReport want = Sample();
+  want.perf = {};
+  EXPECT_EQ(*back, want);
+  // Strict still: version 1 with the version 2 field is refused.
+  const std::string v2 = EncodeOsdStats(Sample());
+  std::string v1_with_perf = v2;
+  v1_with_perf.replace(v1_with_perf.find("\"v\":2"), 5, "\"v\":1");
+  EXPECT_EQ(DecodeOsdStats("k", v1_with_perf).status().code(), EBADMSG);
 }
 
 TEST(OsdStats, RefusesBadValuesNamingTheKey) {
@@ -41,7 +65,8 @@ TEST(OsdStats, RefusesBadValuesNamingTheKey) {
       "",
       "[]",
       "{",
-      replace("\"v\":1", "\"v\":2"),
+      replace("\"v\":2", "\"v\":3"),
+      replace("\"v\":2", "\"v\":0"),
       replace("\"osd\":3", "\"osd\":-3"),
       replace("\"osd\":3", "\"osd\":\"3\""),
       replace("\"total\":1073741824", "\"total\":1"),       // parts above total
@@ -51,8 +76,20 @@ TEST(OsdStats, RefusesBadValuesNamingTheKey) {
       replace("\"pools\":{\"1\"", "\"pools\":{\"01\""),     // padded pool id
       replace("\"pools\":{\"1\"", "\"pools\":{\"-1\""),
       replace("\"pools\":{\"1\"", "\"pools\":{\"x\""),
-      replace("\"v\":1", "\"v\":1,\"extra\":0"),
+      replace("\"v\":2", "\"v\":2,\"extra\":0"),
       replace("\"wr_bytes\":4096", "\"wr_bytes\":4096,\"more\":1"),
+      // perf_stat: missing, not an object, a field missing, extra, of the wrong type or range.
+      replace(",\"perf_stat\":{\"apply_latency_ms\":0.84,\"commit_latency_ms\":0.84,\"ops\":120}",
+              ""),
+      replace("{\"apply_latency_ms\":0.84,\"commit_latency_ms\":0.84,\"ops\":120}", "7"),
+      replace("\"apply_latency_ms\":0.84,", ""),
+      replace("\"ops\":120", "\"ops\":120,\"x\":0"),
+      replace("\"ops\":120", "\"ops\":-1"),
+      replace("\"ops\":120", "\"ops\":1.5"),
+      replace("\"commit_latency_ms\":0.84", "\"commit_latency_ms\":-1"),
+      replace("\"commit_latency_ms\":0.84", "\"commit_latency_ms\":1e12"),
+      replace("\"commit_latency_ms\":0.84", "\"commit_latency_ms\":\"1\""),
+      replace("\"apply_latency_ms\":0.84", "\"apply_latency_ms\":null"),
       std::string(kMaxOsdStatsBytes + 1, ' '),
   };
   for (const std::string& value : bad) {

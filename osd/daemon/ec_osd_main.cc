@@ -35,7 +35,6 @@
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/etcd/http_connection.h"
 #include "cluster/map/map_holder.h"
-#include "cluster/map/osd_perf.h"
 #include "common/cli.h"
 #include "common/config.h"
 #include "common/metrics.h"
@@ -43,7 +42,6 @@
 #include "osd/daemon/cluster_membership.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
-#include "osd/daemon/osd_perf_sampler.h"
 #include "osd/daemon/osd_stats_publisher.h"
 #include "osd/pg/pg_stats_publisher.h"
 #include "osd/pg/primary.h"
@@ -335,15 +333,9 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
       eo.endpoints = *endpoints;
       eo.timeout = c.etcd_op_timeout;
       stats_etcd = std::make_unique<ec::etcd::Client>(eo);
-      // With each PG stats report, the write latency since the last (`ec-admin osd perf`).
-      auto perf = std::make_shared<ec::osd::daemon::OsdPerfSampler>(metrics);
       stats = std::make_unique<ec::osd::pg::PgStatsPublisher>(
           &maps, [p = primary.get()] { return p->Health(); }, c.osd_id, c.osd_mon_report_interval,
-          [client = stats_etcd.get(), prefix = c.etcd_prefix, perf,
-           log](const ec::cluster::PgStatsReport& r) {
-            ec::Status perf_put =
-                ec::cluster::PublishOsdPerf(*client, prefix, perf->Sample(r.osd, r.stamp_ms));
-            if (!perf_put.ok()) log->debug("osd perf report: {}", perf_put.message());
+          [client = stats_etcd.get(), prefix = c.etcd_prefix](const ec::cluster::PgStatsReport& r) {
             return ec::cluster::PublishPgStats(*client, prefix, r);
           },
           log,
@@ -362,7 +354,7 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
     }
   }
   // The device's space and the client I/O served as primary, for `ec-admin df`, `osd df`, `-s`
-  // and `ec-rados df`.
+  // and `ec-rados df`, and the write latency, for `ec-admin osd perf`.
   std::unique_ptr<ec::osd::daemon::OsdStatsPublisher> osd_stats;
   if (stats_etcd) {
     ec::osd::store::ObjectStore* st = store.get();
@@ -389,6 +381,7 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
           }
           return out;
         },
+        ec::osd::daemon::ShardWriteLatency(metrics),
         [client = stats_etcd.get(), prefix = c.etcd_prefix](const ec::cluster::OsdStatsReport& r) {
           return ec::cluster::PublishOsdStats(*client, prefix, r);
         },

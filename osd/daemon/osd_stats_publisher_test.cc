@@ -1,10 +1,11 @@
-// The OSD stats publisher: rates between reports, and the thread publishing what its sources
-// give.
+// The OSD stats publisher: rates and latency between reports, and the thread publishing what its
+// sources give.
 #include "osd/daemon/osd_stats_publisher.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -41,6 +42,43 @@ TEST(IoRateTracker, RatesFromTheChangeSinceThePreviousReport) {
   EXPECT_EQ(r.rates.rd, 0);
 }
 
+TEST(LatencyWindow, MeanOfWhatWasAddedSinceTheLastCall) {
+  LatencyWindow w;
+  std::int64_t ops = -1;
+  EXPECT_DOUBLE_EQ(w.Next(4, 0.004, &ops), 1.0);  // 4 writes, 4 ms in all
+  EXPECT_EQ(ops, 4);
+  EXPECT_DOUBLE_EQ(w.Next(4, 0.004, &ops), 0.0);  // none since
+  EXPECT_EQ(ops, 0);
+  EXPECT_DOUBLE_EQ(w.Next(6, 0.010, &ops), 3.0);  // 2 more, 6 ms
+  EXPECT_EQ(ops, 2);
+  EXPECT_DOUBLE_EQ(w.Next(1, 0.002, &ops), 2.0);  // went backwards (a restart): a new window
+  EXPECT_EQ(ops, 1);
+}
+
+TEST(LatencyWindow, StaysWithinWhatTheReportCarries) {
+  LatencyWindow w;
+  EXPECT_DOUBLE_EQ(w.Next(1, 1e12), cluster::kMaxOsdLatencyMs);
+  EXPECT_DOUBLE_EQ(w.Next(2, std::numeric_limits<double>::infinity()), 0.0);
+  LatencyWindow nan;
+  EXPECT_DOUBLE_EQ(nan.Next(1, std::numeric_limits<double>::quiet_NaN()), 0.0);
+}
+
+TEST(ShardWriteLatency, SumsTheWriteHistogramsOfTheRegistry) {
+  MetricsRegistry registry;
+  auto totals = ShardWriteLatency(registry);
+  EXPECT_EQ(totals().count, 0u);
+  const auto op = [&](const char* name) -> Histogram& {
+    return registry.GetHistogram("ecstore_osd_op_latency_seconds",
+                                 "Time from request received to reply queued", {{"op", name}});
+  };
+  op("sub_write").Observe(0.002);
+  op("write").Observe(0.004);
+  op("read").Observe(1.0);  // not a write
+  const LatencyTotals t = totals();
+  EXPECT_EQ(t.count, 2u);
+  EXPECT_DOUBLE_EQ(t.sum_seconds, 0.006);
+}
+
 TEST(OsdStatsPublisher, PublishesStatfsAndIoEveryInterval) {
   std::mutex mu;
   std::vector<cluster::OsdStatsReport> published;
@@ -56,6 +94,11 @@ TEST(OsdStatsPublisher, PublishesStatfsAndIoEveryInterval) {
           pools[1] = {reads.fetch_add(5) + 5, 100, 1, 10};
           pools[2] = {1, 1, 0, 0};
           return pools;
+        },
+        [&reads] {
+          // 2 writes of 125 ms each more every report.
+          const auto n = static_cast<std::uint64_t>(reads.load() / 5);
+          return LatencyTotals{2 * n, 0.25 * static_cast<double>(n)};
         },
         [&](const cluster::OsdStatsReport& r) {
           std::lock_guard lock(mu);
@@ -80,6 +123,33 @@ TEST(OsdStatsPublisher, PublishesStatfsAndIoEveryInterval) {
   EXPECT_EQ(first.rates, cluster::OsdIo{});
   EXPECT_GT(published[1].rates.rd, 0);  // 5 reads more each interval
   EXPECT_EQ(published[1].rates.wr, 0);
+  EXPECT_EQ(first.perf, (cluster::OsdPerfStat{125.0, 125.0, 2}));
+  EXPECT_EQ(published[1].perf.ops, 2);
+  EXPECT_DOUBLE_EQ(published[1].perf.commit_latency_ms, 125.0);
+}
+
+TEST(OsdStatsPublisher, WithoutWriteTotalsPerfIsZero) {
+  std::mutex mu;
+  std::vector<cluster::OsdStatsReport> published;
+  {
+    OsdStatsPublisher pub(
+        1, milliseconds(1000), [] { return cluster::OsdStatfs{}; }, nullptr, nullptr,
+        [&](const cluster::OsdStatsReport& r) {
+          std::lock_guard lock(mu);
+          published.push_back(r);
+          return Status::OK();
+        },
+        nullptr);
+    for (int i = 0; i < 200; ++i) {
+      {
+        std::lock_guard lock(mu);
+        if (!published.empty()) break;
+      }
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+  }
+  ASSERT_FALSE(published.empty());
+  EXPECT_EQ(published.front().perf, cluster::OsdPerfStat{});
 }
 
 }  // namespace

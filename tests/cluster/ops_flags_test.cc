@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "cluster/map/osd_perf.h"
+#include "cluster/map/osd_stats.h"
 #include "cluster/map/scrub_record.h"
 #include "tests/cluster/cluster_fixture.h"
 
@@ -67,9 +67,9 @@ TEST(OpsFlags, TheDaemonsHonourTheFlagsAndMinSize) {
   }
   ASSERT_TRUE(c.WaitClean(seconds(30)));
 
-  // osd perf: every OSD reports its write latency with its PG stats (twice a second here).
+  // osd perf: every OSD reports its write latency in its osd stats (twice a second here).
   std::this_thread::sleep_for(seconds(1));
-  auto perf = ec::cluster::LoadOsdPerf(*c.client, "/ecstore/");
+  auto perf = ec::cluster::LoadOsdStats(*c.client, "/ecstore/");
   ASSERT_TRUE(perf.ok());
   EXPECT_EQ(perf->size(), static_cast<std::size_t>(kOsds));
   const std::string perf_table = admin("osd perf").out;
