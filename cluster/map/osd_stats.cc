@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <iterator>
 
+#include "cluster/map/osd_reports.h"
+
 namespace ec::cluster {
 
 std::string OsdStatsKey(std::string_view prefix, int osd) {
@@ -168,26 +170,13 @@ Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view val
 
 Status PublishOsdStats(const etcd::Client& client, std::string_view prefix,
                        const OsdStatsReport& report) {
-  etcd::PutRequest put;
-  put.key = OsdStatsKey(prefix, report.osd);
-  put.value = EncodeOsdStats(report);
-  auto r = client.Put(put);
-  return r.ok() ? Status::OK() : r.status();
+  return osd_reports::Put(client, OsdStatsKey(prefix, report.osd), EncodeOsdStats(report));
 }
 
 Result<std::map<int, OsdStatsReport>> LoadOsdStats(const etcd::Client& client,
                                                    std::string_view prefix) {
-  etcd::RangeRequest range;
-  range.key = std::string(prefix) + "osdstats/";
-  range.range_end = etcd::PrefixEnd(range.key);
-  auto got = client.Range(range);
-  if (!got.ok()) return got.status();
-  std::map<int, OsdStatsReport> out;
-  for (const etcd::KeyValue& kv : got->kvs) {
-    auto r = DecodeOsdStats(kv.key, kv.value);
-    if (r.ok() && OsdStatsKey(prefix, r->osd) == kv.key) out[r->osd] = std::move(r).value();
-  }
-  return out;
+  return osd_reports::Load<OsdStatsReport>(client, prefix, "osdstats/", DecodeOsdStats,
+                                           OsdStatsKey);
 }
 
 }  // namespace ec::cluster

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <iterator>
 
+#include "cluster/map/osd_reports.h"
+
 namespace ec::cluster {
 
 std::string PgStatsKey(std::string_view prefix, int osd) {
@@ -159,26 +161,12 @@ Result<PgStatsReport> DecodePgStats(std::string_view key, std::string_view value
 
 Status PublishPgStats(const etcd::Client& client, std::string_view prefix,
                       const PgStatsReport& report) {
-  etcd::PutRequest put;
-  put.key = PgStatsKey(prefix, report.osd);
-  put.value = EncodePgStats(report);
-  auto r = client.Put(put);
-  return r.ok() ? Status::OK() : r.status();
+  return osd_reports::Put(client, PgStatsKey(prefix, report.osd), EncodePgStats(report));
 }
 
 Result<std::map<int, PgStatsReport>> LoadPgStats(const etcd::Client& client,
                                                  std::string_view prefix) {
-  etcd::RangeRequest range;
-  range.key = std::string(prefix) + "pgstats/";
-  range.range_end = etcd::PrefixEnd(range.key);
-  auto got = client.Range(range);
-  if (!got.ok()) return got.status();
-  std::map<int, PgStatsReport> out;
-  for (const etcd::KeyValue& kv : got->kvs) {
-    auto r = DecodePgStats(kv.key, kv.value);
-    if (r.ok() && PgStatsKey(prefix, r->osd) == kv.key) out[r->osd] = std::move(r).value();
-  }
-  return out;
+  return osd_reports::Load<PgStatsReport>(client, prefix, "pgstats/", DecodePgStats, PgStatsKey);
 }
 
 }  // namespace ec::cluster

@@ -111,6 +111,22 @@ class PoolIo : public ectest::ClusterTest {
   }
 
   ec::cluster::client::IoCtx Pool(const std::string& name) { return cluster_->Pool(name); }
+
+  // Calls fn(position, a client of that shard's OSD, the PG's collection) for every shard of
+  // `name` in `io`'s pool, in position order (a position whose OSD cannot be reached fails the
+  // test and is skipped).
+  template <typename Fn>
+  void ForEachShard(ec::cluster::client::IoCtx& io, const std::string& name, Fn fn) {
+    auto loc = cluster_->Locate(io.pool_id(), name);
+    ASSERT_TRUE(loc.ok()) << loc.status().ToString();
+    for (std::size_t p = 0; p < loc->acting.size(); ++p) {
+      ec::msg::ClientOptions co;
+      co.port = cluster_->osds[static_cast<std::size_t>(loc->acting[p])]->port();
+      auto client = ec::msg::OsdClient::Create(co);
+      EXPECT_TRUE(client.ok()) << client.status().ToString();
+      if (client.ok()) fn(static_cast<std::uint32_t>(p), **client, loc->collection);
+    }
+  }
 };
 
 TEST_F(PoolIo, RoundTripRangesAppendsRemove) {
@@ -301,22 +317,16 @@ TEST_F(PoolIo, ShardsStoreOnlyWhatTheObjectsDataReaches) {
     const ec::StripeLayout* layout = &stored_layout;
     // Each shard's length on its OSD against the layout's; the total.
     auto stored_total = [&](const std::string& name, std::uint64_t size) {
-      auto loc = cluster_->Locate(io.pool_id(), name);
-      EXPECT_TRUE(loc.ok());
       std::uint64_t total = 0;
-      for (std::size_t p = 0; loc.ok() && p < loc->acting.size(); ++p) {
-        ec::msg::ClientOptions co;
-        co.port = cluster_->osds[static_cast<std::size_t>(loc->acting[p])]->port();
-        auto client = ec::msg::OsdClient::Create(co);
-        EXPECT_TRUE(client.ok());
-        if (!client.ok()) continue;
-        auto st = (*client)->Stat({loc->collection, name, static_cast<std::uint32_t>(p)});
-        EXPECT_TRUE(st.ok()) << "shard " << p << ": " << st.status().ToString();
-        if (!st.ok()) continue;
-        EXPECT_EQ(st->size, layout->stored_size(size, static_cast<int>(p)))
-            << name << " (" << size << " bytes) shard " << p;
-        total += st->size;
-      }
+      ForEachShard(io, name,
+                   [&](std::uint32_t p, ec::msg::OsdClient& client, const std::string& collection) {
+                     auto st = client.Stat({collection, name, p});
+                     EXPECT_TRUE(st.ok()) << "shard " << p << ": " << st.status().ToString();
+                     if (!st.ok()) return;
+                     EXPECT_EQ(st->size, layout->stored_size(size, static_cast<int>(p)))
+                         << name << " (" << size << " bytes) shard " << p;
+                     total += st->size;
+                   });
       return total;
     };
     for (std::uint64_t size : {1ull, 4096ull, 5000ull, 16385ull, 100000ull}) {
@@ -366,18 +376,12 @@ TEST_F(PoolIo, AnOverwriteChangesOnlyItsDataShardAndTheParity) {
     ASSERT_TRUE(io.WriteFull(name, bytes).ok());
     auto versions = [&]() {
       std::vector<std::uint64_t> out;
-      auto loc = cluster_->Locate(io.pool_id(), name);
-      EXPECT_TRUE(loc.ok());
-      for (std::size_t p = 0; loc.ok() && p < loc->acting.size(); ++p) {
-        ec::msg::ClientOptions co;
-        co.port = cluster_->osds[static_cast<std::size_t>(loc->acting[p])]->port();
-        auto client = ec::msg::OsdClient::Create(co);
-        EXPECT_TRUE(client.ok());
-        if (!client.ok()) continue;
-        auto st = (*client)->SubState({loc->collection, name, static_cast<std::uint32_t>(p)});
-        EXPECT_TRUE(st.ok()) << "shard " << p << ": " << st.status().ToString();
-        out.push_back(st.ok() ? st->version : 0);
-      }
+      ForEachShard(io, name,
+                   [&](std::uint32_t p, ec::msg::OsdClient& client, const std::string& collection) {
+                     auto st = client.SubState({collection, name, p});
+                     EXPECT_TRUE(st.ok()) << "shard " << p << ": " << st.status().ToString();
+                     out.push_back(st.ok() ? st->version : 0);
+                   });
       return out;
     };
     const std::vector<std::uint64_t> before = versions();

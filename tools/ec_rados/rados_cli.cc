@@ -232,20 +232,27 @@ int ExtrasError(const CLI::App& app, const CliStreams& io) {
   return UsageError(io, "'" + parsed.front()->get_name() + "' does not take " + words);
 }
 
+// The etcd client options the config names (as Rados::Connect makes its own), for the commands
+// that read etcd only. Errors: EINVAL for endpoints that do not parse.
+Result<etcd::ClientOptions> EtcdOptionsOf(const cluster::client::ClientOptions& options) {
+  auto endpoints = etcd::ParseEndpoints(options.etcd_endpoints);
+  if (!endpoints.ok()) {
+    return endpoints.status().WithPrefix("etcd_endpoints '" + options.etcd_endpoints + "'");
+  }
+  etcd::ClientOptions eo;
+  eo.endpoints = *endpoints;
+  eo.timeout = options.etcd_op_timeout;
+  return eo;
+}
+
 // list-inconsistent-obj: needs no pool and no map, only the etcd the config names (an etcd client
 // made as Rados::Connect makes its own).
 int ListInconsistent(const Args& a, const CliStreams& io) {
   auto options = ReadConfig(a);
   if (!options.ok()) return Fail(io, options.status());
-  auto endpoints = etcd::ParseEndpoints(options->etcd_endpoints);
-  if (!endpoints.ok()) {
-    return Fail(io,
-                endpoints.status().WithPrefix("etcd_endpoints '" + options->etcd_endpoints + "'"));
-  }
-  etcd::ClientOptions eo;
-  eo.endpoints = *endpoints;
-  eo.timeout = options->etcd_op_timeout;
-  const etcd::Client client(eo);
+  auto eo = EtcdOptionsOf(*options);
+  if (!eo.ok()) return Fail(io, eo.status());
+  const etcd::Client client(*eo);
   auto text = ListInconsistentObj(client, options->etcd_prefix, a.pgid, a.format == "json-pretty");
   if (!text.ok()) {
     const Status& s = text.status();
@@ -268,15 +275,9 @@ int ListInconsistent(const Args& a, const CliStreams& io) {
 int PoolCommand(const Args& a, const CliStreams& io, bool df) {
   auto options = ReadConfig(a);
   if (!options.ok()) return Fail(io, options.status());
-  auto endpoints = etcd::ParseEndpoints(options->etcd_endpoints);
-  if (!endpoints.ok()) {
-    return Fail(io,
-                endpoints.status().WithPrefix("etcd_endpoints '" + options->etcd_endpoints + "'"));
-  }
-  etcd::ClientOptions eo;
-  eo.endpoints = *endpoints;
-  eo.timeout = options->etcd_op_timeout;
-  const etcd::Client client(eo);
+  auto eo = EtcdOptionsOf(*options);
+  if (!eo.ok()) return Fail(io, eo.status());
+  const etcd::Client client(*eo);
   auto text = df ? RadosDf(client, options->etcd_prefix, a.pool, a.format)
                  : LsPools(client, options->etcd_prefix);
   if (!text.ok()) {
