@@ -25,7 +25,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr int kPositions = 4;
 constexpr std::int64_t kPool = 1;
 constexpr std::uint64_t kEpoch = 9;
 
@@ -68,22 +67,39 @@ struct Osd {
   std::shared_ptr<msg::OsdClient> client;
 };
 
+// The pool the fixture's OSDs serve: one OSD per position.
+struct Geometry {
+  std::map<std::string, std::string> profile;
+  int positions = 0;  // k + m (+ LRC's local parities)
+  int k = 0;
+  int min_size = 0;
+  bool fast = false;  // allow_ec_optimizations (no padding)
+};
+
 class ObjectIoTest : public ::testing::Test {
  protected:
+  // RS(2,2) padded, min_size 3, stripe unit 4 KiB.
+  virtual Geometry MakeGeometry() const {
+    return {
+        {{"plugin", "isa"}, {"k", "2"}, {"m", "2"}, {"technique", "reed_sol_van"}}, 4, 2, 3, false};
+  }
+
   void SetUp() override {
+    const Geometry g = MakeGeometry();
+    positions_ = g.positions;
     map_.epoch = kEpoch;
-    map_.profiles["rs"] = {
-        "rs", {{"plugin", "isa"}, {"k", "2"}, {"m", "2"}, {"technique", "reed_sol_van"}}};
-    map_.pools[kPool] = {kPool, "rs-pool", "rs", 1, 4096, 3};
+    map_.profiles["ec"] = {"ec", g.profile};
+    map_.pools[kPool] = {kPool, "ec-pool", "ec", 1, 4096, g.min_size, g.fast};
     auto codec = codecs_.Get(map_, map_.pools.at(kPool));
     ASSERT_TRUE(codec.ok()) << codec.status().ToString();
     codec_ = *codec;
+    ASSERT_EQ(static_cast<int>(codec_->layout.chunk_count()), positions_);
     loc_.pool_id = kPool;
     loc_.pgid = "1.0";
     loc_.collection = "pg.1.0";
-    loc_.k = 2;
-    loc_.min_size = 3;
-    for (int i = 0; i < kPositions; ++i) {
+    loc_.k = g.k;
+    loc_.min_size = g.min_size;
+    for (int i = 0; i < positions_; ++i) {
       auto osd = std::make_unique<Osd>();
       auto opened = store::testing::MkfsAndOpen(osd->dir, store::IoBackend::kUring);
       ASSERT_TRUE(opened.ok()) << opened.status().ToString();
@@ -172,12 +188,13 @@ class ObjectIoTest : public ::testing::Test {
   }
 
   // A new object: absent on every position.
-  static ObjectState Absent() {
+  ObjectState Absent() const {
     ObjectState st;
-    for (int p = 0; p < kPositions; ++p) st.current.push_back(p);
+    for (int p = 0; p < positions_; ++p) st.current.push_back(p);
     return st;
   }
 
+  int positions_ = 0;
   cluster::ClusterMap map_;
   PoolCodecs codecs_{""};
   std::shared_ptr<const PoolCodec> codec_;
@@ -347,6 +364,52 @@ TEST_F(ObjectIoTest, AnOverwriteThatAChangedShardMissesLeavesItStaleAndHealable)
   parity_only.clients.erase(0);
   parity_only.clients.erase(1);
   auto got = ReadObject(parity_only, *again, 0, again->size);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(got->bytes.data()), got->bytes.size()), want);
+}
+
+// LRC(k=4, m=2, l=3) without padding: eight positions, two local parities and two global ones.
+// A 4 KiB overwrite goes to its data chunk and every parity (the other local group's too: a
+// write leaves at most k-1 positions alone, resolve.h), 5 of 8; the object reads back whole and
+// degraded across the versions its shards are at.
+class LrcObjectIoTest : public ObjectIoTest {
+ protected:
+  Geometry MakeGeometry() const override {
+    return {{{"plugin", "lrc"}, {"k", "4"}, {"m", "2"}, {"l", "3"}}, 8, 4, 5, true};
+  }
+};
+
+TEST_F(LrcObjectIoTest, AnOverwriteGoesToItsDataChunkAndEveryParity) {
+  const StripeLayout& layout = codec_->layout;
+  const std::uint64_t v1 = (kEpoch << 32) | 1, v2 = (kEpoch << 32) | 2;
+  std::string want(65536, 'a');
+  auto first = WriteFull(Absent(), Bytes(want.size(), 'a'), v1);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(SubWrites(), std::vector<int>(8, 1));
+  auto second = WriteAt(*first, 20480, Bytes(4096, 'b'), v2);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  want.replace(20480, 4096, std::string(4096, 'b'));
+  std::vector<int> expected(8, 0);
+  const int data = layout.data_ids()[(20480 % layout.stripe_width()) / layout.chunk_size()];
+  expected[static_cast<std::size_t>(data)] = 1;
+  for (int id : layout.parity_ids()) expected[static_cast<std::size_t>(id)] = 1;
+  EXPECT_EQ(SubWrites(), expected);
+  for (int p = 0; p < 8; ++p) {
+    EXPECT_EQ(ShardVersion(p), expected[static_cast<std::size_t>(p)] ? v2 : v1) << "shard " << p;
+  }
+  EXPECT_EQ(Settled(), want);
+  // Without the data shard the overwrite changed: rebuilt from its local group (at v1 and v2).
+  ObjectIo without = io_;
+  without.clients.erase(data);
+  auto got = ReadObject(without, *second, 0, second->size);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(got->degraded);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(got->bytes.data()), got->bytes.size()), want);
+  // Without one it left alone.
+  const int other = layout.data_ids()[0] == data ? layout.data_ids()[1] : layout.data_ids()[0];
+  ObjectIo without_other = io_;
+  without_other.clients.erase(other);
+  got = ReadObject(without_other, *second, 0, second->size);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(got->bytes.data()), got->bytes.size()), want);
 }
