@@ -801,6 +801,11 @@ std::uint64_t EncodedSize(const SubReadBatchItem& item) {
   return BatchItemSize(item);
 }
 
+std::uint64_t EncodedSize(const SubScanEntry& entry) {
+  // name, state, version, object_size, shard_size, undo_version, versions (as Put encodes it).
+  return 4 + entry.object.size() + 1 + 4 * 8 + 4 + 8 * entry.versions.size();
+}
+
 std::uint64_t EncodedSize(const SubReadBatchRequest& request) {
   std::uint64_t n = kBatchCountSize;
   for (const SubReadBatchItem& item : request.items) n += BatchItemSize(item);

@@ -240,6 +240,10 @@ struct SubScanEntry {
   ShardVersions versions = {};     // as SubStateReply
   bool operator==(const SubScanEntry&) const = default;
 };
+// What the entries of one SubScan page encode to at most (an OSD ends a page early rather than
+// pass it): well under the default header limit (Limits::max_header_len, 64 KiB), whatever the
+// object names and versions.
+inline constexpr std::uint64_t kMaxScanReplyBytes = 48 * 1024;
 struct SubScanReply {
   Status status;
   std::vector<SubScanEntry> entries;  // in object-name order; at most Limits::max_list_entries
@@ -442,6 +446,8 @@ void EncodeReply(const ReplyBody& m, std::vector<std::byte>& out);
 // batched reads): exactly the bytes EncodeRequest writes for the request, and for one item of it
 // (the request is its item count, 4 bytes, then its items). Pure; cannot fail.
 std::uint64_t EncodedSize(const SubReadBatchItem& item);
+// The bytes one SubScanReply entry takes in the reply's header.
+std::uint64_t EncodedSize(const SubScanEntry& entry);
 std::uint64_t EncodedSize(const SubReadBatchRequest& request);
 
 // Decoders read exactly `bytes` (the frame's message header) as a message of type `type`.

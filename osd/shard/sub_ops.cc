@@ -441,15 +441,35 @@ Result<msg::SubScanReply> ScanShards(store::ObjectStore& store, const msg::SubSc
   msg::SubScanReply reply;
   reply.end = objects.size() < keep;
   if (!reply.end) objects.erase(std::prev(objects.end()));
+  // The page also ends before its entries would pass msg::kMaxScanReplyBytes (long names, or
+  // objects written in part, whose entries carry their versions), so that its reply always fits
+  // the header limit.
+  std::uint64_t bytes = 0;
+  const std::string* covered = nullptr;  // the last object the page accounts for
   for (const std::string& object : objects) {
     auto st = ReadSubState(store, msg::SubStateRequest{r.collection, object, r.shard});
     if (!st.ok()) return st.status();
-    if (st->state == msg::ShardState::kAbsent && st->undo_version == 0) continue;
-    reply.entries.push_back(msg::SubScanEntry{object, st->state, st->version, st->object_size,
-                                              st->shard_size, st->undo_version,
-                                              std::move(st->versions)});
+    if (st->state == msg::ShardState::kAbsent && st->undo_version == 0) {
+      covered = &object;
+      continue;
+    }
+    msg::SubScanEntry e{object,
+                        st->state,
+                        st->version,
+                        st->object_size,
+                        st->shard_size,
+                        st->undo_version,
+                        std::move(st->versions)};
+    const std::uint64_t size = msg::EncodedSize(e);
+    if (!reply.entries.empty() && bytes + size > msg::kMaxScanReplyBytes) {
+      reply.end = false;
+      break;
+    }
+    bytes += size;
+    reply.entries.push_back(std::move(e));
+    covered = &object;
   }
-  if (!reply.end) reply.next_cursor = *objects.rbegin();
+  if (!reply.end) reply.next_cursor = covered != nullptr ? *covered : r.cursor;
   return reply;
 }
 

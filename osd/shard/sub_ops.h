@@ -82,7 +82,8 @@ Result<msg::SubStateReply> ReadSubState(store::ObjectStore& store,
 // One page of the objects of shard position `request.shard` in `request.collection`, in object-name
 // order after `request.cursor` (exclusive), each with exactly what ReadSubState reports of it;
 // objects that are absent with no undo record are left out (a removed shard whose undo record is
-// still there is listed: kRemoved). At most request.max_entries entries; end is true when no
+// still there is listed: kRemoved). At most request.max_entries entries, and entries of at most
+// msg::kMaxScanReplyBytes together (at least one entry per page); end is true when no
 // object follows them, else next_cursor is the last object name the page covered (a page may hold
 // fewer than max_entries entries and still not be the end). A missing collection is an empty page
 // with end = true. Store names that are neither "O#S" nor "O#S~undo" for this S are skipped.
