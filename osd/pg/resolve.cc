@@ -53,9 +53,9 @@ Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
   // record gives that position: the write of v itself, or an older one that v did not change
   // (a partial write leaves the shards it does not change where they are). A newer one that
   // cannot have been acknowledged (held, with every shard that does not answer, by fewer than
-  // min_size positions) is rolled back where the acting set has its record, and skipped where
-  // only other OSDs do (a shard left there by a write that was rolled back); one that may have
-  // been is waited for.
+  // min_size positions) is rolled back on the acting shards its write changed, and skipped where
+  // only other OSDs hold it (a shard left there by a write that was rolled back); one that may
+  // have been is waited for.
   for (const auto& [v, record] : versions) {
     const msg::ShardVersions& want = record->versions;
     const auto at = [&](std::size_t p) { return VersionAt(want, v, static_cast<int>(p)); };
