@@ -182,46 +182,45 @@ rados -p claypool stat obj
 echo
 echo "== Fast EC (allow_ec_optimizations, what new pools get): a 4 KiB object in rspool stores only"
 echo "   what its data reaches: its data chunk and two parity chunks (padded: 6 x 4 KiB)"
+# One line per shard of pool $1's object $2: "<shard> <osd> <field $3 of ec-osd-client stat>".
+shard_stats() {
+  local map pg acting i
+  map="$("$root/build/bin/ec-admin" osd map "$1" "$2" --format json)"
+  pg="$(echo "$map" | sed -E 's/.*"pgid":"([^"]+)".*/\1/')"
+  read -r -a acting <<< "$(echo "$map" | sed -E 's/.*"acting":\[([^]]*)\].*/\1/' | tr ',' ' ')"
+  for i in "${!acting[@]}"; do
+    echo "$i ${acting[$i]} $("$root/build/bin/ec-osd-client" --osd "$(osd_addr "${acting[$i]}")" \
+      stat "pg.$pg" "$2" "$i" | sed -E "s/.*\"$3\":([0-9]+).*/\\1/")"
+  done
+}
 head -c 4096 "$object" > "$cl/tiny"
 rados -p rspool put tiny "$cl/tiny"
-tiny_map="$("$root/build/bin/ec-admin" osd map rspool tiny --format json)"
-tiny_pg="$(echo "$tiny_map" | sed -E 's/.*"pgid":"([^"]+)".*/\1/')"
-read -r -a tiny_set <<< "$(echo "$tiny_map" | sed -E 's/.*"acting":\[([^]]*)\].*/\1/' | tr ',' ' ')"
 tiny_total=0
-for i in "${!tiny_set[@]}"; do
-  tiny_size="$("$root/build/bin/ec-osd-client" --osd "$(osd_addr "${tiny_set[$i]}")" \
-    stat "pg.$tiny_pg" tiny "$i" | sed -E 's/.*"size":([0-9]+).*/\1/')"
-  echo "  shard $i on osd.${tiny_set[$i]}: $tiny_size bytes"
-  tiny_total=$((tiny_total + tiny_size))
-done
+while read -r i osd size; do
+  echo "  shard $i on osd.$osd: $size bytes"
+  tiny_total=$((tiny_total + size))
+done < <(shard_stats rspool tiny size)
 echo "  $tiny_total bytes of shards for a 4096-byte object"
 echo "== partial writes: a 4 KiB overwrite inside a 64 KiB object goes to the data shard it changes"
 echo "   and the two parity shards; the other three keep their version"
 head -c 65536 "$object" > "$cl/part"
 rados -p rspool put part "$cl/part"
-part_map="$("$root/build/bin/ec-admin" osd map rspool part --format json)"
-part_pg="$(echo "$part_map" | sed -E 's/.*"pgid":"([^"]+)".*/\1/')"
-read -r -a part_set <<< "$(echo "$part_map" | sed -E 's/.*"acting":\[([^]]*)\].*/\1/' | tr ',' ' ')"
-part_versions() {
-  for i in "${!part_set[@]}"; do
-    "$root/build/bin/ec-osd-client" --osd "$(osd_addr "${part_set[$i]}")" \
-      stat "pg.$part_pg" part "$i" | sed -E 's/.*"version":([0-9]+).*/\1/'
-  done
-}
-mapfile -t part_before < <(part_versions)
+mapfile -t part_before < <(shard_stats rspool part version)
 head -c 4096 /dev/urandom > "$cl/patch"
 rados -p rspool put part "$cl/patch" --offset 20480
-mapfile -t part_after < <(part_versions)
+mapfile -t part_after < <(shard_stats rspool part version)
 part_changed=0
-for i in "${!part_set[@]}"; do
-  if [ "${part_before[$i]}" != "${part_after[$i]}" ]; then
-    echo "  shard $i on osd.${part_set[$i]}: version ${part_before[$i]} -> ${part_after[$i]}"
+for i in "${!part_before[@]}"; do
+  read -r _ osd before <<< "${part_before[$i]}"
+  read -r _ _ after <<< "${part_after[$i]}"
+  if [ "$before" != "$after" ]; then
+    echo "  shard $i on osd.$osd: version $before -> $after"
     part_changed=$((part_changed + 1))
   else
-    echo "  shard $i on osd.${part_set[$i]}: version ${part_before[$i]} (not written)"
+    echo "  shard $i on osd.$osd: version $before (not written)"
   fi
 done
-echo "  $part_changed of ${#part_set[@]} shards written by the overwrite"
+echo "  $part_changed of ${#part_before[@]} shards written by the overwrite"
 rados -p claypool bench 3 write -b 4096 -t 4 --no-cleanup --run-name demo
 echo "the six shards of claypool/obj are on osd.${set[0]},${set[1]},${set[2]},${set[3]},${set[4]},${set[5]}"
 victim="${set[1]}"

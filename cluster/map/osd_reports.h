@@ -1,11 +1,14 @@
 // The per-OSD reports kept in etcd, one key per OSD under a directory of the cluster prefix
 // (pgstats/<id>: pg_stats.h; osdstats/<id>: osd_stats.h): publishing one is one Put, loading
-// every OSD's one range read. What the two report kinds share; each keeps its own codec.
+// every OSD's one range read; and how their codecs read a count. What the two report kinds
+// share; each keeps its own codec.
 //
 // Thread safety: as etcd::Client (the calls are independent).
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,6 +17,22 @@
 #include "common/status.h"
 
 namespace ec::cluster::osd_reports {
+
+// Field `name` of a report's JSON object as a count: an integer in [0, INT64_MAX] (nlohmann keeps
+// integers above INT64_MAX unsigned). False when it is missing or anything else.
+inline bool GetCount(const nlohmann::json& j, const char* name, std::int64_t* out) {
+  auto it = j.find(name);
+  if (it == j.end()) return false;
+  if (it->is_number_unsigned()) {
+    const auto v = it->get<std::uint64_t>();
+    if (v > static_cast<std::uint64_t>(INT64_MAX)) return false;
+    *out = static_cast<std::int64_t>(v);
+    return true;
+  }
+  if (!it->is_number_integer()) return false;
+  *out = it->get<std::int64_t>();
+  return *out >= 0;
+}
 
 // Puts `value` at `key`. Errors: etcd's.
 inline Status Put(const etcd::Client& client, std::string key, std::string value) {

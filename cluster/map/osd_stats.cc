@@ -11,6 +11,8 @@
 
 namespace ec::cluster {
 
+using osd_reports::GetCount;
+
 std::string OsdStatsKey(std::string_view prefix, int osd) {
   return std::string(prefix) + "osdstats/" + std::to_string(osd);
 }
@@ -35,21 +37,6 @@ constexpr IoField kIoFields[] = {
     {"wr", &OsdIo::wr},
     {"wr_bytes", &OsdIo::wr_bytes},
 };
-
-// A count: an integer in [0, INT64_MAX] (nlohmann keeps integers above INT64_MAX unsigned).
-bool GetCount(const nlohmann::json& j, const char* name, std::int64_t* out) {
-  auto it = j.find(name);
-  if (it == j.end()) return false;
-  if (it->is_number_unsigned()) {
-    const auto v = it->get<std::uint64_t>();
-    if (v > static_cast<std::uint64_t>(INT64_MAX)) return false;
-    *out = static_cast<std::int64_t>(v);
-    return true;
-  }
-  if (!it->is_number_integer()) return false;
-  *out = it->get<std::int64_t>();
-  return *out >= 0;
-}
 
 nlohmann::json IoJson(const OsdIo& io) {
   nlohmann::json j = nlohmann::json::object();

@@ -9,6 +9,8 @@
 
 namespace ec::cluster {
 
+using osd_reports::GetCount;
+
 std::string PgStatsKey(std::string_view prefix, int osd) {
   return std::string(prefix) + "pgstats/" + std::to_string(osd);
 }
@@ -49,21 +51,6 @@ constexpr RecoveryField kRecoveryFields[] = {
     {"last_since_ms", 5, &RecoveryTotals::last_since_ms},
     {"last_done_ms", 5, &RecoveryTotals::last_done_ms},
 };
-
-// A count: an integer in [0, INT64_MAX] (nlohmann keeps integers above INT64_MAX unsigned).
-bool GetCount(const nlohmann::json& j, const char* name, std::int64_t* out) {
-  auto it = j.find(name);
-  if (it == j.end()) return false;
-  if (it->is_number_unsigned()) {
-    const auto v = it->get<std::uint64_t>();
-    if (v > static_cast<std::uint64_t>(INT64_MAX)) return false;
-    *out = static_cast<std::int64_t>(v);
-    return true;
-  }
-  if (!it->is_number_integer()) return false;
-  *out = it->get<std::int64_t>();
-  return *out >= 0;
-}
 
 // A v4 OSD list: at most this many positions, each an OSD id or -1 (kItemNone).
 constexpr std::size_t kMaxPositions = 256;
