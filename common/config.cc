@@ -439,6 +439,7 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_pool_default_flag_ec_optimizations = typed.at("osd_pool_default_flag_ec_optimizations").b;
   c.osd_pg_op_threads = static_cast<std::uint32_t>(typed.at("osd_pg_op_threads").i);
   c.osd_subop_timeout = typed.at("osd_subop_timeout").d;
+  c.osd_read_lease_ms = typed.at("osd_read_lease_ms").d;
   c.osd_min_size_wait = typed.at("osd_min_size_wait").d;
   c.osd_max_object_size = typed.at("osd_max_object_size").u;
   c.osd_max_backfills = static_cast<std::uint32_t>(typed.at("osd_max_backfills").i);

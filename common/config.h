@@ -121,6 +121,7 @@ struct OsdConfig {
   // The PG primary (osd/pg/primary.h).
   std::uint32_t osd_pg_op_threads = 0;
   std::chrono::milliseconds osd_subop_timeout{0};
+  std::chrono::milliseconds osd_read_lease_ms{0};  // direct reads' lease (0: off)
   std::chrono::milliseconds osd_min_size_wait{0};
   std::uint64_t osd_max_object_size = 0;
   std::uint32_t osd_max_backfills = 0;

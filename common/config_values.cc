@@ -114,6 +114,12 @@ const OptionSpec kOptions[] = {
     Number("osd_subop_timeout", OptionType::kDuration, "10s",
            "time a PG primary waits for a shard's OSD before counting it as not answering", 100,
            kHour),
+    Number("osd_read_lease_ms", OptionType::kDuration, "2s",
+           "direct reads (issue 28): how long a read lease a PG primary grants lasts, letting the "
+           "OSD of a data shard answer clients' reads of it directly; a write that an up shard "
+           "did not take waits up to this long before it is acknowledged; every OSD of a cluster "
+           "must have the same; 0 turns direct reads off",
+           0, 60000),
     Number("osd_min_size_wait", OptionType::kDuration, "30s",
            "time a write waits for min_size shards of its PG to be up before it fails (EAGAIN)", 0,
            kHour),

@@ -512,6 +512,35 @@ Result<ObjReadResult> OsdClient::ObjRead(ObjReadRequest request, CallOptions opt
   });
 }
 
+void OsdClient::ObjDirectReadAsync(ObjDirectReadRequest request, Callback<Buffer> done,
+                                   CallOptions options) {
+  auto convert = [asked = request.length](const ObjDirectReadReply&,
+                                          Buffer payload) -> Result<Buffer> {
+    if (payload.size() != asked) {
+      return Status::Error(EBADMSG, fmt::format("ObjDirectRead reply of {} bytes for {} asked",
+                                                payload.size(), asked));
+    }
+    return payload;
+  };
+  impl_->Submit(MakeCall(std::move(request), {}, options,
+                         Typed<ObjDirectReadReply, Buffer>(std::move(done), std::move(convert))));
+}
+
+void OsdClient::ReadLeaseAsync(ReadLeaseRequest request, Callback<ReadLeaseReply> done,
+                               CallOptions options) {
+  auto convert = [asked = request.pgs.size()](const ReadLeaseReply& r,
+                                              Buffer) -> Result<ReadLeaseReply> {
+    if (r.grants.size() != asked) {
+      return Status::Error(EBADMSG, fmt::format("ReadLease reply of {} grants for {} PGs asked",
+                                                r.grants.size(), asked));
+    }
+    return r;
+  };
+  impl_->Submit(
+      MakeCall(std::move(request), {}, options,
+               Typed<ReadLeaseReply, ReadLeaseReply>(std::move(done), std::move(convert))));
+}
+
 void OsdClient::ObjStatAsync(ObjStatRequest request, Callback<ObjStatResult> done,
                              CallOptions options) {
   impl_->Submit(MakeCall(

@@ -248,6 +248,16 @@ class OsdClient {
   void ObjListAsync(ObjListRequest request, Callback<ObjListResult> done, CallOptions options = {});
   Result<ObjListResult> ObjList(ObjListRequest request, CallOptions options = {});
 
+  // ObjDirectRead (a client -> the OSD of one data shard): exactly request.length bytes. Errors
+  // also: EBADMSG when the reply carries another number of bytes.
+  void ObjDirectReadAsync(ObjDirectReadRequest request, Callback<Buffer> done,
+                          CallOptions options = {});
+
+  // ReadLease (an OSD -> a PG primary). Errors also: EBADMSG when the reply has another number
+  // of grants than PGs asked.
+  void ReadLeaseAsync(ReadLeaseRequest request, Callback<ReadLeaseReply> done,
+                      CallOptions options = {});
+
   ClientCounters counters() const;
 
   class Impl;

@@ -19,10 +19,8 @@ Status Refuse(FrameError reason, FrameError* out, int code, std::string message)
 
 bool IsKnownType(std::uint16_t type) {
   const std::uint16_t base = type & ~kReplyBit;
-  return (base >= static_cast<std::uint16_t>(MsgType::kHello) &&
-          base <= static_cast<std::uint16_t>(MsgType::kSubReadBatch)) ||
-         (base >= static_cast<std::uint16_t>(MsgType::kObjWrite) &&
-          base <= static_cast<std::uint16_t>(MsgType::kObjList));
+  return base >= static_cast<std::uint16_t>(MsgType::kHello) &&
+         base <= static_cast<std::uint16_t>(MsgType::kObjList);
 }
 
 bool IsReply(MsgType type) {
@@ -61,6 +59,10 @@ std::string_view TypeName(MsgType type) {
       return "SubPull";
     case MsgType::kSubReadBatch:
       return "SubReadBatch";
+    case MsgType::kObjDirectRead:
+      return "ObjDirectRead";
+    case MsgType::kReadLease:
+      return "ReadLease";
     case MsgType::kObjWrite:
       return "ObjWrite";
     case MsgType::kObjRead:
@@ -97,6 +99,10 @@ std::string_view TypeName(MsgType type) {
       return "SubPullReply";
     case MsgType::kSubReadBatchReply:
       return "SubReadBatchReply";
+    case MsgType::kObjDirectReadReply:
+      return "ObjDirectReadReply";
+    case MsgType::kReadLeaseReply:
+      return "ReadLeaseReply";
     case MsgType::kObjWriteReply:
       return "ObjWriteReply";
     case MsgType::kObjReadReply:

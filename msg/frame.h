@@ -24,8 +24,8 @@
 namespace ec::msg {
 
 inline constexpr std::uint32_t kFrameMagic = 0x4f434345;  // bytes "ECCO" on the wire
-inline constexpr std::uint16_t kProtocolVersionMin = 2;
-inline constexpr std::uint16_t kProtocolVersionMax = 2;
+inline constexpr std::uint16_t kProtocolVersionMin = 3;
+inline constexpr std::uint16_t kProtocolVersionMax = 3;
 inline constexpr std::size_t kFrameHeaderSize = 40;
 
 // Message types. A reply's type is its request's type | kReplyBit.
@@ -44,8 +44,10 @@ enum class MsgType : std::uint16_t {
   // Recovery (a PG primary -> the OSDs of its shards).
   kSubScan = 11,
   kSubPull = 12,
-  kSubReadBatch = 13,  // shard reads of many objects in one request (recovery pulls)
-  // Object operations (a client -> the primary of the object's PG). 14..15 are unassigned.
+  kSubReadBatch = 13,   // shard reads of many objects in one request (recovery pulls)
+  kObjDirectRead = 14,  // a client -> the OSD of one data shard (direct reads)
+  kReadLease = 15,      // an OSD -> a PG primary: leases to serve direct reads
+  // Object operations (a client -> the primary of the object's PG).
   kObjWrite = 16,
   kObjRead = 17,
   kObjStat = 18,
@@ -64,6 +66,8 @@ enum class MsgType : std::uint16_t {
   kSubScanReply = 0x800b,
   kSubPullReply = 0x800c,
   kSubReadBatchReply = 0x800d,
+  kObjDirectReadReply = 0x800e,
+  kReadLeaseReply = 0x800f,
   kObjWriteReply = 0x8010,
   kObjReadReply = 0x8011,
   kObjStatReply = 0x8012,
@@ -72,10 +76,10 @@ enum class MsgType : std::uint16_t {
 };
 inline constexpr std::uint16_t kReplyBit = 0x8000;
 // Request types are at most kMaxRequestType (index arrays of per-type counters with them); not
-// every number below it is a type (14..15 are unassigned).
+// every number below it is a type (0 is not).
 inline constexpr std::uint16_t kMaxRequestType = 20;
 
-// True for the 36 types above (each request type and its reply).
+// True for the 40 types above (each request type and its reply).
 bool IsKnownType(std::uint16_t type);
 bool IsReply(MsgType type);
 // The reply type of a request type (kPing -> kPingReply).

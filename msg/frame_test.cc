@@ -60,8 +60,8 @@ TEST(FrameTest, KnownAnswerBytes) {
   EncodeFrameHeader(h, std::span<std::byte, kFrameHeaderSize>(out.data(), kFrameHeaderSize));
   EXPECT_EQ(Hex(out),
             "4543434f"  // magic "ECCO"
-            "0200"
-            "0400"  // version 2, type ReadShard
+            "0300"
+            "0400"  // version 3, type ReadShard
             "0000"
             "0000"              // flags, reserved
             "11000000"          // header_len
@@ -69,7 +69,7 @@ TEST(FrameTest, KnownAnswerBytes) {
             "33220000"          // payload_len
             "efbeadde"          // header_crc
             "04030201"          // payload_crc
-            "55b3b934");        // crc32c of the 36 bytes before
+            "9e631f09");        // crc32c of the 36 bytes before
   auto back = DecodeFrameHeader(out, Limits{});
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->tag, h.tag);
@@ -173,18 +173,20 @@ TEST(FrameTest, ValidatesFixedHeaderOnlyOnFirst40Bytes) {
 
 TEST(FrameTest, TypeHelpers) {
   EXPECT_TRUE(IsKnownType(0x8007));
-  // 8..10 (PG sub-operations), 11..13 (recovery) and 16..20 (object operations) are types too;
-  // 14..15 and 21 not.
-  for (std::uint16_t t : {8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20}) {
+  // 8..10 (PG sub-operations), 11..13 (recovery), 14..15 (direct reads and their leases) and
+  // 16..20 (object operations) are types too; 0 and 21 not.
+  for (std::uint16_t t : {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}) {
     EXPECT_TRUE(IsKnownType(t)) << t;
     EXPECT_TRUE(IsKnownType(t | kReplyBit)) << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t)), "Unknown") << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t | kReplyBit)), "Unknown") << t;
   }
-  for (std::uint16_t t : {14, 15, 21, 0x8000 | 14, 0x8000 | 15, 0x8000 | 21}) {
+  for (std::uint16_t t : {0, 21, 0x8000 | 21, 0x8010 | 0x20}) {
     EXPECT_FALSE(IsKnownType(t)) << t;
   }
-  EXPECT_FALSE(IsKnownType(0x800e));
+  EXPECT_TRUE(IsKnownType(0x800e));
+  EXPECT_EQ(TypeName(MsgType::kObjDirectRead), "ObjDirectRead");
+  EXPECT_EQ(TypeName(MsgType::kReadLeaseReply), "ReadLeaseReply");
   EXPECT_EQ(TypeName(MsgType::kSubScanReply), "SubScanReply");
   EXPECT_EQ(TypeName(MsgType::kSubPull), "SubPull");
   EXPECT_FALSE(IsKnownType(0x8000));

@@ -23,6 +23,9 @@ constexpr std::size_t kMinScanEntrySize = kMinNameSize + 1 + 4 * 8 + 4;
 constexpr std::size_t kMinPullHelperSize = 8;                         // shard, osd
 constexpr std::size_t kMinPullObjectSize = kMinNameSize + 3 * 8 + 4;  // name, 3 u64, versions
 constexpr std::size_t kMinPullResultSize = kMinNameSize + kMinStatusSize + 3 * 8;  // + 3 u64
+constexpr std::size_t kReadLeasePgSize = 12;                                       // pool, pg
+// pool, pg, granted, epoch, settled_below, acting count
+constexpr std::size_t kReadLeaseGrantMinSize = 8 + 4 + 1 + 8 + 8 + 4;
 // collection, object, shard, expect_version, extent count
 constexpr std::size_t kMinBatchItemSize = 2 * kMinNameSize + 4 + 8 + 4;
 constexpr std::size_t kMinBatchResultSize = kMinStatusSize + 2 * 8 + 4;  // + sizes, lengths
@@ -273,6 +276,40 @@ void Put(Encoder& w, const ObjListRequest& m) {
   w.U32(m.max_entries);
 }
 
+void Put(Encoder& w, const ObjDirectReadRequest& m) {
+  PutObjectId(w, m.pool, m.epoch, m.object);
+  w.U32(m.shard);
+  w.U64(m.offset);
+  w.U64(m.length);
+}
+void Put(Encoder& w, const ObjDirectReadReply& m) {
+  PutStatus(w, m.status);
+}
+void Put(Encoder& w, const ReadLeaseRequest& m) {
+  w.U32(static_cast<std::uint32_t>(m.osd));
+  w.U64(m.epoch);
+  w.U32(m.duration_ms);
+  w.U32(static_cast<std::uint32_t>(m.pgs.size()));
+  for (const ReadLeasePg& pg : m.pgs) {
+    w.U64(pg.pool);
+    w.U32(pg.pg);
+  }
+}
+void Put(Encoder& w, const ReadLeaseReply& m) {
+  PutStatus(w, m.status);
+  w.U32(m.duration_ms);
+  w.U32(static_cast<std::uint32_t>(m.grants.size()));
+  for (const ReadLeaseGrant& g : m.grants) {
+    w.U64(g.pool);
+    w.U32(g.pg);
+    w.U8(g.granted ? 1 : 0);
+    w.U64(g.epoch);
+    w.U64(g.settled_below);
+    w.U32(static_cast<std::uint32_t>(g.acting.size()));
+    for (std::int32_t osd : g.acting) w.U32(static_cast<std::uint32_t>(osd));
+  }
+}
+
 void Put(Encoder& w, const SubWriteReply& m) {
   PutStatus(w, m.status);
 }
@@ -509,6 +546,52 @@ bool Get(Decoder& r, const Limits& limits, ObjListRequest* m) {
          r.U32(&m->max_entries, "max_entries");
 }
 
+bool Get(Decoder& r, const Limits& limits, ObjDirectReadRequest* m) {
+  return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object) && r.U32(&m->shard, "shard") &&
+         r.U64(&m->offset, "offset") && r.U64(&m->length, "length");
+}
+bool Get(Decoder& r, const Limits& limits, ObjDirectReadReply* m) {
+  return GetStatus(r, limits, &m->status);
+}
+bool Get(Decoder& r, const Limits& limits, ReadLeaseRequest* m) {
+  std::uint32_t osd = 0;
+  std::uint32_t n = 0;
+  if (!r.U32(&osd, "osd") || !r.U64(&m->epoch, "epoch") || !r.U32(&m->duration_ms, "duration_ms") ||
+      !r.Count(&n, limits.max_list_entries, kReadLeasePgSize, "pgs")) {
+    return false;
+  }
+  m->osd = static_cast<std::int32_t>(osd);
+  m->pgs.resize(n);
+  for (ReadLeasePg& pg : m->pgs) {
+    if (!r.U64(&pg.pool, "pg.pool") || !r.U32(&pg.pg, "pg.pg")) return false;
+  }
+  return true;
+}
+bool Get(Decoder& r, const Limits& limits, ReadLeaseReply* m) {
+  std::uint32_t n = 0;
+  if (!GetStatus(r, limits, &m->status) || !r.U32(&m->duration_ms, "duration_ms") ||
+      !r.Count(&n, limits.max_list_entries, kReadLeaseGrantMinSize, "grants")) {
+    return false;
+  }
+  m->grants.resize(n);
+  for (ReadLeaseGrant& g : m->grants) {
+    std::uint32_t acting = 0;
+    if (!r.U64(&g.pool, "grant.pool") || !r.U32(&g.pg, "grant.pg") ||
+        !GetBool(r, "grant.granted", &g.granted) || !r.U64(&g.epoch, "grant.epoch") ||
+        !r.U64(&g.settled_below, "grant.settled_below") ||
+        !r.Count(&acting, kMaxShardPositions, 4, "grant.acting")) {
+      return false;
+    }
+    g.acting.resize(acting);
+    for (std::int32_t& osd : g.acting) {
+      std::uint32_t v = 0;
+      if (!r.U32(&v, "grant.osd")) return false;
+      osd = static_cast<std::int32_t>(v);
+    }
+  }
+  return true;
+}
+
 bool Get(Decoder& r, const Limits& limits, SubWriteReply* m) {
   return GetStatus(r, limits, &m->status);
 }
@@ -653,11 +736,11 @@ bool Get(Decoder& r, const Limits& limits, SubReadBatchReply* m) {
 
 // The request type of each alternative of RequestBody / ReplyBody, in variant order.
 constexpr std::array<MsgType, std::variant_size_v<RequestBody>> kBodyTypes = {
-    MsgType::kPing,        MsgType::kWriteShard, MsgType::kReadShard, MsgType::kStat,
-    MsgType::kList,        MsgType::kRemove,     MsgType::kSubWrite,  MsgType::kSubResolve,
-    MsgType::kSubState,    MsgType::kObjWrite,   MsgType::kObjRead,   MsgType::kObjStat,
-    MsgType::kObjRemove,   MsgType::kObjList,    MsgType::kSubScan,   MsgType::kSubPull,
-    MsgType::kSubReadBatch};
+    MsgType::kPing,         MsgType::kWriteShard,    MsgType::kReadShard, MsgType::kStat,
+    MsgType::kList,         MsgType::kRemove,        MsgType::kSubWrite,  MsgType::kSubResolve,
+    MsgType::kSubState,     MsgType::kObjWrite,      MsgType::kObjRead,   MsgType::kObjStat,
+    MsgType::kObjRemove,    MsgType::kObjList,       MsgType::kSubScan,   MsgType::kSubPull,
+    MsgType::kSubReadBatch, MsgType::kObjDirectRead, MsgType::kReadLease};
 static_assert(std::variant_size_v<RequestBody> == std::variant_size_v<ReplyBody>);
 
 // The variant index of request type `base` (reply bit cleared), or kBodyTypes.size() if none.

@@ -396,15 +396,65 @@ struct ObjListReply {
   bool end = true;
 };
 
-using RequestBody =
-    std::variant<PingRequest, WriteShardRequest, ReadShardRequest, StatRequest, ListRequest,
-                 RemoveRequest, SubWriteRequest, SubResolveRequest, SubStateRequest,
-                 ObjWriteRequest, ObjReadRequest, ObjStatRequest, ObjRemoveRequest, ObjListRequest,
-                 SubScanRequest, SubPullRequest, SubReadBatchRequest>;
-using ReplyBody = std::variant<PingReply, WriteShardReply, ReadShardReply, StatReply, ListReply,
-                               RemoveReply, SubWriteReply, SubResolveReply, SubStateReply,
-                               ObjWriteReply, ObjReadReply, ObjStatReply, ObjRemoveReply,
-                               ObjListReply, SubScanReply, SubPullReply, SubReadBatchReply>;
+// --- Direct reads (issue 28 item 3): a client -> the OSD holding the data chunk it reads. ---
+// Object bytes [offset, offset + length) that lie inside one chunk of one stripe, read from the
+// shard `shard` of the object's PG on the OSD the client's map places it at. The OSD serves it
+// only when it can vouch for its shard (osd/pg/read_lease.h: a live read lease from the PG's
+// primary for the PG's current interval, the shard's version settled, the bytes present with good
+// checksums); otherwise it refuses (Retryable EAGAIN, "cannot vouch ...") and the client reads
+// through the primary. The reply carries no version or object size: the shard does not know the
+// object's (a partial write may have left it at an older version).
+struct ObjDirectReadRequest {
+  std::uint64_t pool = 0;
+  std::uint64_t epoch = 0;  // the client's map epoch
+  std::string object;
+  std::uint32_t shard = 0;   // the chunk id (position) the client located the bytes in
+  std::uint64_t offset = 0;  // object offset
+  std::uint64_t length = 0;  // >= 1
+};
+struct ObjDirectReadReply {
+  Status status;
+};  // payload = exactly `length` bytes
+
+// --- Read leases (issue 28 item 3): an OSD -> the primary of PGs it holds a shard of. ---
+// "May I serve direct reads of my shard of these PGs for duration_ms from when I asked?"
+struct ReadLeasePg {
+  std::uint64_t pool = 0;
+  std::uint32_t pg = 0;
+};
+struct ReadLeaseRequest {
+  std::int32_t osd = 0;           // the asking OSD (>= 0)
+  std::uint64_t epoch = 0;        // its map epoch
+  std::uint32_t duration_ms = 0;  // 1..kMaxReadLeaseMs
+  std::vector<ReadLeasePg> pgs;   // 1..Limits::max_list_entries
+};
+inline constexpr std::uint32_t kMaxReadLeaseMs = 60000;
+struct ReadLeaseGrant {
+  std::uint64_t pool = 0;
+  std::uint32_t pg = 0;
+  bool granted = false;
+  std::uint64_t epoch = 0;  // the primary's map epoch when it granted
+  // Every write of the PG with a version below this one is settled (acknowledged, or rolled
+  // forward or back everywhere); no later write of this primary gets a version below it.
+  std::uint64_t settled_below = 0;
+  std::vector<std::int32_t> acting;  // the PG's acting set the lease is for (-1: none there)
+};
+struct ReadLeaseReply {
+  Status status;
+  std::uint32_t duration_ms = 0;       // what was granted (at most what was asked)
+  std::vector<ReadLeaseGrant> grants;  // one per asked PG, in the request's order
+};
+
+using RequestBody = std::variant<PingRequest, WriteShardRequest, ReadShardRequest, StatRequest,
+                                 ListRequest, RemoveRequest, SubWriteRequest, SubResolveRequest,
+                                 SubStateRequest, ObjWriteRequest, ObjReadRequest, ObjStatRequest,
+                                 ObjRemoveRequest, ObjListRequest, SubScanRequest, SubPullRequest,
+                                 SubReadBatchRequest, ObjDirectReadRequest, ReadLeaseRequest>;
+using ReplyBody =
+    std::variant<PingReply, WriteShardReply, ReadShardReply, StatReply, ListReply, RemoveReply,
+                 SubWriteReply, SubResolveReply, SubStateReply, ObjWriteReply, ObjReadReply,
+                 ObjStatReply, ObjRemoveReply, ObjListReply, SubScanReply, SubPullReply,
+                 SubReadBatchReply, ObjDirectReadReply, ReadLeaseReply>;
 
 // The message type of a body.
 MsgType TypeOf(const RequestBody& body);
@@ -431,7 +481,10 @@ ReplyBody ErrorReply(MsgType request, Status status);
 // object list is valid: an empty reply), each object name 1..max_name_len bytes and version >= 1.
 // SubReadBatch: 1..max_batch_items items, each with a non-empty collection and object and
 // 1..max_extents extents without offset + length overflow; the extents of every item together at
-// most reply_payload_limit bytes (EMSGSIZE).
+// most reply_payload_limit bytes (EMSGSIZE). ObjDirectRead: object name 1..max_name_len bytes,
+// shard < kMaxShardPositions, length >= 1, no offset + length overflow, length <=
+// reply_payload_limit (EMSGSIZE). ReadLease: osd >= 0, duration_ms in 1..kMaxReadLeaseMs,
+// 1..max_list_entries PGs.
 Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const Limits& limits,
                        std::uint64_t reply_payload_limit);
 

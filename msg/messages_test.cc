@@ -612,7 +612,8 @@ TEST(MessagesTest, SubReadBatchRoundTrip) {
   EXPECT_EQ(TypeName(MsgType::kSubReadBatchReply), "SubReadBatchReply");
   EXPECT_TRUE(IsKnownType(13));
   EXPECT_TRUE(IsKnownType(0x800d));
-  EXPECT_FALSE(IsKnownType(14));
+  EXPECT_TRUE(IsKnownType(14));
+  EXPECT_FALSE(IsKnownType(21));
 }
 
 // SubReadBatch byte for byte (PROTOCOL.md).
@@ -820,6 +821,80 @@ TEST(MessagesTest, ValidateObjectOperations) {
   EXPECT_EQ(ValidateRequest(ObjListRequest{1, 1, 0, "", 0}, 0, l, 100).code(), EINVAL);
   EXPECT_EQ(ValidateRequest(ObjListRequest{1, 1, 0, "", 11}, 0, l, 100).code(), EINVAL);
   EXPECT_TRUE(ValidateRequest(ObjListRequest{1, 1, 0, "", 10}, 0, l, 100).ok());
+}
+
+// Direct reads and their leases (issue 28 item 3): round trips, bytes of the request, bounds.
+TEST(MessagesTest, DirectReadAndReadLeaseRoundTrip) {
+  auto d = RoundTripRequest(ObjDirectReadRequest{2, 5, "o", 3, 8192, 4096});
+  EXPECT_EQ(d.pool, 2u);
+  EXPECT_EQ(d.epoch, 5u);
+  EXPECT_EQ(d.object, "o");
+  EXPECT_EQ(d.shard, 3u);
+  EXPECT_EQ(d.offset, 8192u);
+  EXPECT_EQ(d.length, 4096u);
+  std::vector<std::byte> bytes;
+  EncodeRequest(ObjDirectReadRequest{1, 2, "ab", 3, 4, 5}, bytes);
+  EXPECT_EQ(Hex(bytes),
+            "0100000000000000"
+            "0200000000000000"
+            "02000000"
+            "6162"
+            "03000000"
+            "0400000000000000"
+            "0500000000000000");
+  EXPECT_EQ(RoundTripReply(ObjDirectReadReply{Status::Retryable(EAGAIN, "no lease")}).status.code(),
+            EAGAIN);
+
+  auto l = RoundTripRequest(ReadLeaseRequest{4, 9, 2000, {{1, 0}, {3, 0x1f}}});
+  EXPECT_EQ(l.osd, 4);
+  EXPECT_EQ(l.epoch, 9u);
+  EXPECT_EQ(l.duration_ms, 2000u);
+  ASSERT_EQ(l.pgs.size(), 2u);
+  EXPECT_EQ(l.pgs[1].pool, 3u);
+  EXPECT_EQ(l.pgs[1].pg, 0x1fu);
+  ReadLeaseReply reply{Status::OK(), 1500, {}};
+  reply.grants.push_back(ReadLeaseGrant{1, 0, true, 9, (9ull << 32) | 5, {0, -1, 2}});
+  reply.grants.push_back(ReadLeaseGrant{3, 0x1f, false, 9, 0, {}});
+  auto r = RoundTripReply(reply);
+  EXPECT_EQ(r.duration_ms, 1500u);
+  ASSERT_EQ(r.grants.size(), 2u);
+  EXPECT_TRUE(r.grants[0].granted);
+  EXPECT_EQ(r.grants[0].settled_below, (9ull << 32) | 5);
+  EXPECT_EQ(r.grants[0].acting, (std::vector<std::int32_t>{0, -1, 2}));
+  EXPECT_FALSE(r.grants[1].granted);
+  EXPECT_EQ(TypeOf(RequestBody(l)), MsgType::kReadLease);
+  EXPECT_EQ(TypeOf(ReplyBody(r)), MsgType::kReadLeaseReply);
+
+  // More PGs than the limit allows are refused by the decoder before anything is allocated.
+  Limits small;
+  small.max_list_entries = 1;
+  std::vector<std::byte> two;
+  EncodeRequest(ReadLeaseRequest{4, 9, 2000, {{1, 0}, {1, 1}}}, two);
+  EXPECT_EQ(DecodeRequest(MsgType::kReadLease, two, small).status().code(), EMSGSIZE);
+  // A bad `granted` byte is malformed.
+  std::vector<std::byte> g;
+  EncodeReply(ReadLeaseReply{Status::OK(), 1, {{1, 0, true, 1, 1, {}}}}, g);
+  g[9 + 4 + 4 + 8 + 4] = std::byte{2};
+  EXPECT_EQ(DecodeReply(MsgType::kReadLeaseReply, g, Limits{}).status().code(), EBADMSG);
+}
+
+TEST(MessagesTest, ValidateDirectReadsAndLeases) {
+  const Limits l;
+  EXPECT_TRUE(ValidateRequest(ObjDirectReadRequest{1, 1, "o", 0, 0, 100}, 0, l, 100).ok());
+  EXPECT_EQ(ValidateRequest(ObjDirectReadRequest{1, 1, "", 0, 0, 1}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(ObjDirectReadRequest{1, 1, "o", 0, 0, 0}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(ObjDirectReadRequest{1, 1, "o", 256, 0, 1}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(ObjDirectReadRequest{1, 1, "o", 0, 0, 101}, 0, l, 100).code(),
+            EMSGSIZE);
+  EXPECT_EQ(ValidateRequest(ObjDirectReadRequest{1, 1, "o", 0, UINT64_MAX, 2}, 0, l, 100).code(),
+            EINVAL);
+  EXPECT_TRUE(ValidateRequest(ReadLeaseRequest{0, 1, 1, {{1, 0}}}, 0, l, 100).ok());
+  EXPECT_EQ(ValidateRequest(ReadLeaseRequest{-1, 1, 1, {{1, 0}}}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(ValidateRequest(ReadLeaseRequest{0, 1, 0, {{1, 0}}}, 0, l, 100).code(), EINVAL);
+  EXPECT_EQ(
+      ValidateRequest(ReadLeaseRequest{0, 1, kMaxReadLeaseMs + 1, {{1, 0}}}, 0, l, 100).code(),
+      EINVAL);
+  EXPECT_EQ(ValidateRequest(ReadLeaseRequest{0, 1, 1, {}}, 0, l, 100).code(), EINVAL);
 }
 
 }  // namespace

@@ -195,6 +195,27 @@ Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const
       return Status::Error(EMSGSIZE, fmt::format("read length {} exceeds the reply limit {}",
                                                  m->length, reply_payload_limit));
     }
+  } else if (const auto* m = std::get_if<ObjDirectReadRequest>(&body)) {
+    EC_RETURN_IF_ERROR(CheckObjectName(m->object, limits));
+    EC_RETURN_IF_ERROR(CheckShardPosition(m->shard, "shard"));
+    if (m->length == 0) return Status::Invalid("a direct read of 0 bytes");
+    if (m->offset > UINT64_MAX - m->length) {
+      return Status::Invalid(fmt::format("read {}+{} overflows", m->offset, m->length));
+    }
+    if (m->length > reply_payload_limit) {
+      return Status::Error(EMSGSIZE, fmt::format("read length {} exceeds the reply limit {}",
+                                                 m->length, reply_payload_limit));
+    }
+  } else if (const auto* m = std::get_if<ReadLeaseRequest>(&body)) {
+    if (m->osd < 0) return Status::Invalid(fmt::format("osd {} is negative", m->osd));
+    if (m->duration_ms == 0 || m->duration_ms > kMaxReadLeaseMs) {
+      return Status::Invalid(
+          fmt::format("lease of {} ms (allowed 1..{})", m->duration_ms, kMaxReadLeaseMs));
+    }
+    if (m->pgs.empty() || m->pgs.size() > limits.max_list_entries) {
+      return Status::Invalid(
+          fmt::format("{} pgs (allowed 1..{})", m->pgs.size(), limits.max_list_entries));
+    }
   } else if (const auto* m = std::get_if<ObjStatRequest>(&body)) {
     EC_RETURN_IF_ERROR(CheckObjectName(m->object, limits));
   } else if (const auto* m = std::get_if<ObjRemoveRequest>(&body)) {

@@ -31,7 +31,8 @@ TEST_F(PoolAdminTest, PoolCreateAndLs) {
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->pg_num, 32u);
   EXPECT_EQ(p->stripe_unit, 4096u);
-  EXPECT_EQ(p->min_size, 5);  // k + 1 (m > 1)
+  EXPECT_EQ(p->min_size, 5);                                  // k + 1 (m > 1)
+  EXPECT_EQ(p->data_chunks, (std::vector<int>{0, 1, 2, 3}));  // for clients' direct reads
 
   r = Ok("osd pool create p 32 erasure rs");
   EXPECT_EQ(r.err, "pool 'p' already exists\n");
@@ -66,6 +67,15 @@ TEST_F(PoolAdminTest, PoolCreateAndLs) {
   EXPECT_EQ(j[0]["erasure_code_profile"], "rs");
   EXPECT_EQ(j[0]["stripe_width"], 16384);
   EXPECT_EQ(j[0]["flags_names"], "ec_optimizations");
+}
+
+// A pool records where its data chunks are (clients' direct reads): LRC by its mapping.
+TEST_F(PoolAdminTest, PoolCreateRecordsTheDataChunks) {
+  Ok("osd erasure-code-profile set lrc plugin=lrc mapping=__DD__DD "
+     "layers=[[\"_cDD_cDD\",\"\"],[\"cDDD____\",\"\"],[\"____cDDD\",\"\"]]");
+  Ok("osd pool create l 8 erasure lrc");
+  ASSERT_NE(Map().FindPool("l"), nullptr);
+  EXPECT_EQ(Map().FindPool("l")->data_chunks, (std::vector<int>{2, 3, 6, 7}));
 }
 
 TEST_F(PoolAdminTest, PoolCreateMakesTheDefaultProfileInTheSameEpoch) {

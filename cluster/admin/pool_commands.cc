@@ -4,6 +4,7 @@
 
 #include "cluster/admin/commands.h"
 #include "cluster/map/pool_geometry.h"
+#include "ec/stripe_layout.h"
 
 namespace ec::cluster::admin {
 namespace {
@@ -67,6 +68,10 @@ Result<Pool> DesignPool(const std::string& name, std::uint32_t pg_num, const EcP
   const unsigned m = chunks - k;
   pool.min_size = static_cast<int>(m > 1 ? k + 1 : k);
   pool.ec_optimizations = ctx.osd_pool_default_flag_ec_optimizations;
+  // Where each data piece lives, for clients' direct reads (cluster_map.h Pool::data_chunks).
+  Result<StripeLayout> layout = StripeLayout::Make(**code, *su);
+  if (!layout.ok()) return layout.status().WithPrefix("erasure-code-profile " + profile.name);
+  pool.data_chunks = layout->data_ids();
   return pool;
 }
 

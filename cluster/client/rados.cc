@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <future>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "cluster/etcd/etcd_client.h"
@@ -74,6 +77,14 @@ msg::ObjReadRequest ReadRequestOf(std::int64_t pool, std::uint64_t epoch, const 
   r.offset = offset;
   r.length = length;
   return r;
+}
+
+ReadResult DirectResult(Buffer data) {
+  ReadResult out;
+  out.device_bytes = data.size();
+  out.data = std::move(data);
+  out.direct = true;
+  return out;
 }
 
 void TakeRead(msg::ObjReadResult&& got, ReadResult* out) {
@@ -320,6 +331,96 @@ class Rados::Impl {
     return c;
   }
 
+  // --- Direct reads (see the header) ---
+  struct Direct {
+    int osd = 0;
+    std::string addr;
+    std::uint32_t shard = 0;
+    std::int64_t epoch = 0;
+    std::string backoff_key;  // "pgid/osd"
+  };
+  // Where a direct read of bytes [offset, offset + length) of (pool, object) goes: the OSD of the
+  // one data shard holding them, from this client's map; nullopt to read through the primary.
+  std::optional<Direct> DirectTarget(std::int64_t pool, const std::string& object,
+                                     std::uint64_t offset, std::uint64_t length) {
+    if (length == 0) return std::nullopt;  // to the end: only the primary knows where that is
+    auto locator = Locator();
+    if (!locator.ok()) return std::nullopt;
+    const ClusterMap& map = (*locator)->map();
+    auto p = map.pools.find(pool);
+    if (p == map.pools.end() || p->second.data_chunks.empty() || p->second.stripe_unit == 0) {
+      return std::nullopt;
+    }
+    const std::uint64_t su = p->second.stripe_unit;
+    const std::uint64_t width = su * p->second.data_chunks.size();
+    const std::uint64_t in_stripe = offset % width;
+    if (in_stripe % su + length > su) return std::nullopt;  // more than one chunk
+    const int chunk = p->second.data_chunks[in_stripe / su];
+    auto loc = (*locator)->LocateObject(pool, object);
+    if (!loc.ok() || loc->up_count() != static_cast<int>(loc->acting.size()) || chunk < 0 ||
+        chunk >= static_cast<int>(loc->acting.size())) {
+      return std::nullopt;
+    }
+    const int osd = loc->acting[static_cast<std::size_t>(chunk)];
+    // The primary serves a read of its own shard at once anyway (no sub-read).
+    if (osd == loc->primary) return std::nullopt;
+    auto o = map.osds.find(osd);
+    if (o == map.osds.end() || o->second.addr.empty()) return std::nullopt;
+    std::string key = loc->pgid + "/" + std::to_string(osd);
+    {
+      std::lock_guard lock(direct_mu_);
+      auto b = backoff_.find(key);
+      if (b != backoff_.end() && Clock::now() < b->second) return std::nullopt;
+    }
+    return Direct{osd, o->second.addr, static_cast<std::uint32_t>(chunk), map.epoch,
+                  std::move(key)};
+  }
+
+  // One direct read try; `done` once, with the bytes or why not (the PG then backs off).
+  void DirectAsync(const Direct& d, std::int64_t pool, const std::string& object,
+                   std::uint64_t offset, std::uint64_t length,
+                   std::function<void(Result<Buffer>)> done) {
+    auto osd = peers_.Get(d.osd, d.addr);
+    if (!osd.ok()) {
+      BackOff(d.backoff_key);
+      return done(osd.status());
+    }
+    msg::ObjDirectReadRequest r;
+    r.pool = static_cast<std::uint64_t>(pool);
+    r.epoch = static_cast<std::uint64_t>(d.epoch);
+    r.object = object;
+    r.shard = d.shard;
+    r.offset = offset;
+    r.length = length;
+    msg::CallOptions c;
+    c.timeout = std::min(options_.direct_read_timeout, options_.attempt_timeout);
+    (*osd)->ObjDirectReadAsync(
+        std::move(r),
+        [this, key = d.backoff_key, done = std::move(done)](Result<Buffer> got) {
+          if (got.ok()) {
+            direct_served_.fetch_add(1, std::memory_order_relaxed);
+          } else {
+            direct_refused_.fetch_add(1, std::memory_order_relaxed);
+            BackOff(key);
+          }
+          done(std::move(got));
+        },
+        c);
+  }
+
+  void BackOff(const std::string& key) {
+    const auto now = Clock::now();
+    std::lock_guard lock(direct_mu_);
+    if (backoff_.size() > 4096) {
+      std::erase_if(backoff_, [&](const auto& e) { return e.second < now; });
+    }
+    backoff_[key] = now + kDirectBackoff;
+  }
+
+  DirectReadCounts direct_counts() const {
+    return DirectReadCounts{direct_served_.load(), direct_refused_.load()};
+  }
+
   ClientOptions options_;
   etcd::ClientOptions etcd_options_;
   etcd::Client etcd_;
@@ -332,6 +433,11 @@ class Rados::Impl {
   std::mutex async_mu_;
   std::condition_variable async_idle_;
   std::uint64_t async_inflight_ = 0;
+  std::mutex direct_mu_;
+  // "pgid/osd" -> until when reads of the PG's shard on that OSD go through the primary
+  std::map<std::string, Clock::time_point> backoff_;
+  std::atomic<std::uint64_t> direct_served_{0};
+  std::atomic<std::uint64_t> direct_refused_{0};
   boost::asio::thread_pool pool_;
 };
 
@@ -361,11 +467,15 @@ Result<IoCtx> Rados::OpenPool(const std::string& name) {
     pool = map->FindPool(name);
   }
   if (pool == nullptr) return Status::NotFound("pool '" + name + "' does not exist");
-  return IoCtx(this, pool->id, pool->name);
+  return IoCtx(this, pool->id, pool->name, impl_->options_.direct_reads);
 }
 
 std::shared_ptr<const ClusterMap> Rados::map() const {
   return impl_->map();
+}
+
+DirectReadCounts Rados::direct_reads() const {
+  return impl_->direct_counts();
 }
 
 namespace {
@@ -405,6 +515,15 @@ Result<ReadResult> IoCtx::Read(const std::string& object, std::uint64_t offset,
                                std::uint64_t length) {
   EC_RETURN_IF_ERROR(CheckName(object));
   Rados::Impl& impl = *rados_->impl_;
+  if (auto d = direct_reads_ ? impl.DirectTarget(pool_id_, object, offset, length) : std::nullopt) {
+    std::promise<Result<Buffer>> p;
+    auto f = p.get_future();
+    impl.DirectAsync(*d, pool_id_, object, offset, length,
+                     [&p](Result<Buffer> got) { p.set_value(std::move(got)); });
+    auto got = f.get();
+    if (got.ok()) return DirectResult(std::move(got).value());
+    // Refused or failed: through the primary, which can do everything a read needs.
+  }
   ReadResult out;
   Status s = impl.Run(pool_id_, &object, 0, true, [&](msg::OsdClient& osd, std::uint64_t epoch) {
     auto got = osd.ObjRead(ReadRequestOf(pool_id_, epoch, object, offset, length), impl.Call());
@@ -578,12 +697,13 @@ void IoCtx::AioAppend(const std::string& object, Buffer data, Completion<std::ui
              std::move(done));
 }
 
-void IoCtx::AioRead(const std::string& object, std::uint64_t offset, std::uint64_t length,
-                    Completion<ReadResult> done) {
-  if (Status bad = CheckName(object); !bad.ok()) return done(bad);
-  Rados::Impl& impl = *rados_->impl_;
+namespace {
+
+void AioReadThroughPrimary(Rados::Impl& impl, std::int64_t pool_id, const std::string& object,
+                           std::uint64_t offset, std::uint64_t length,
+                           IoCtx::Completion<ReadResult> done) {
   auto out = std::make_shared<ReadResult>();
-  auto op = [&impl, pool = pool_id_, object, offset, length, out](
+  auto op = [&impl, pool = pool_id, object, offset, length, out](
                 msg::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)> tried) {
     osd.ObjReadAsync(
         ReadRequestOf(pool, epoch, object, offset, length),
@@ -594,10 +714,32 @@ void IoCtx::AioRead(const std::string& object, std::uint64_t offset, std::uint64
         },
         impl.Call());
   };
-  impl.RunAsync(pool_id_, object, true, std::move(op), [out, done = std::move(done)](Status s) {
+  impl.RunAsync(pool_id, object, true, std::move(op), [out, done = std::move(done)](Status s) {
     if (!s.ok()) return done(std::move(s));
     done(std::move(*out));
   });
+}
+
+}  // namespace
+
+void IoCtx::AioRead(const std::string& object, std::uint64_t offset, std::uint64_t length,
+                    Completion<ReadResult> done) {
+  if (Status bad = CheckName(object); !bad.ok()) return done(bad);
+  Rados::Impl& impl = *rados_->impl_;
+  auto d = direct_reads_ ? impl.DirectTarget(pool_id_, object, offset, length) : std::nullopt;
+  if (!d) return AioReadThroughPrimary(impl, pool_id_, object, offset, length, std::move(done));
+  // Counted as in flight from here, so that Rados's destructor waits for the fallback too.
+  impl.BeginAsync();
+  impl.DirectAsync(*d, pool_id_, object, offset, length,
+                   [&impl, pool = pool_id_, object, offset, length,
+                    done = std::move(done)](Result<Buffer> got) mutable {
+                     if (got.ok()) {
+                       done(DirectResult(std::move(got).value()));
+                     } else {
+                       AioReadThroughPrimary(impl, pool, object, offset, length, std::move(done));
+                     }
+                     impl.EndAsync();
+                   });
 }
 
 }  // namespace ec::cluster::client

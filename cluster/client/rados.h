@@ -10,6 +10,17 @@
 //   shards: it may still be applied)                              twice): its error is returned
 //   Retryable EAGAIN (incomplete object, too few shards)         back off, retry
 //
+// Direct reads (issue 28 item 3): a read of bytes inside one data chunk of a pool whose map entry
+// records its data chunks, whose PG is all up in this client's map and whose chunk is not on the
+// primary, goes straight to the OSD of that shard (ObjDirectRead: 2 messages instead of 4). That
+// OSD answers only when it can vouch for its shard (osd/pg/read_lease.h); on a refusal, a
+// transport error or no answer within ClientOptions::direct_read_timeout the read goes to the
+// primary as any other (and the reads of that PG's shard on that OSD go there for
+// kDirectBackoff), so a direct read never
+// fails where a read through the primary would succeed. A direct read's result has direct = true
+// and no version or object size (0: the shard does not know the object's); a caller that needs
+// them turns direct reads off for its IoCtx (set_direct_reads) or calls Stat.
+//
 // until ClientOptions::op_timeout (Ceph's rados_osd_op_timeout), then the last error, prefixed
 // "gave up after N s: ". Other errors return at once: ENOENT (no such pool or object), EINVAL (a
 // read past the end, a bad name), EFBIG, EIO (fewer than k shards readable: the PG and shards are
@@ -44,7 +55,13 @@ struct ClientOptions {
   std::chrono::milliseconds attempt_timeout{15000};  // one try of it at one OSD
   int async_threads = 16;                            // runners of the *Async calls
   std::string name = "client.admin";
+  bool direct_reads = true;  // see the header; the default of every IoCtx opened
+  std::chrono::milliseconds direct_read_timeout{1000};
 };
+
+// How long the reads of a PG's shard on one OSD go through the primary after a direct read there
+// was refused or failed.
+inline constexpr std::chrono::milliseconds kDirectBackoff{200};
 
 // Options from a config file's [global] section (etcd_endpoints, etcd_prefix, etcd_op_timeout),
 // as every ecstore client program reads it. Errors: the config file's.
@@ -57,11 +74,21 @@ struct ReadResult {
   bool degraded = false;            // the primary rebuilt some of it
   std::uint64_t network_bytes = 0;  // what the primary read from other OSDs for it
   std::uint64_t device_bytes = 0;   // 4 KiB-rounded device bytes the OSDs read for it
+  // Served by the shard's OSD without the primary (a direct read): version and object_size are
+  // then 0 (unknown), device_bytes the bytes read.
+  bool direct = false;
 };
 
 struct ObjectStat {
   std::uint64_t size = 0;
   std::uint64_t version = 0;
+};
+
+// Direct reads this client made (Rados::direct_reads): answered by the shard's OSD, or refused
+// or failed (then read through the primary).
+struct DirectReadCounts {
+  std::uint64_t served = 0;
+  std::uint64_t refused = 0;
 };
 
 class Rados;
@@ -71,6 +98,10 @@ class IoCtx {
  public:
   const std::string& pool_name() const { return pool_name_; }
   std::int64_t pool_id() const { return pool_id_; }
+  // Whether this IoCtx's reads may go to a shard's OSD directly (see the header); the default is
+  // ClientOptions::direct_reads. Affects this copy only.
+  void set_direct_reads(bool on) { direct_reads_ = on; }
+  bool direct_reads() const { return direct_reads_; }
 
   // write(off, data), write_full(data), append(data): the object's new version.
   Result<std::uint64_t> Write(const std::string& object, std::span<const std::byte> data,
@@ -116,11 +147,12 @@ class IoCtx {
 
  private:
   friend class Rados;
-  IoCtx(Rados* rados, std::int64_t id, std::string name)
-      : rados_(rados), pool_id_(id), pool_name_(std::move(name)) {}
+  IoCtx(Rados* rados, std::int64_t id, std::string name, bool direct_reads)
+      : rados_(rados), pool_id_(id), pool_name_(std::move(name)), direct_reads_(direct_reads) {}
   Rados* rados_;
   std::int64_t pool_id_;
   std::string pool_name_;
+  bool direct_reads_ = true;
 };
 
 class Rados {
@@ -136,6 +168,8 @@ class Rados {
   Result<IoCtx> OpenPool(const std::string& name);
   // The newest map this client has.
   std::shared_ptr<const ClusterMap> map() const;
+  // Direct reads so far (see the header).
+  DirectReadCounts direct_reads() const;
 
   class Impl;
 

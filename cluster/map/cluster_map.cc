@@ -135,7 +135,7 @@ Result<Pool> DecodePool(std::string_view key, std::int64_t id, const std::string
   if (!j.ok()) return j.status();
   Reader r(key, *j);
   EC_RETURN_IF_ERROR(r.Check({"v", "id", "name", "profile", "pg_num", "stripe_unit", "min_size",
-                              "allow_ec_optimizations"}));
+                              "allow_ec_optimizations", "data_chunks"}));
   Pool p;
   std::int64_t n = 0;
   EC_RETURN_IF_ERROR(r.Int("id", 0, std::numeric_limits<std::int64_t>::max(), &p.id));
@@ -151,6 +151,22 @@ Result<Pool> DecodePool(std::string_view key, std::int64_t id, const std::string
   p.min_size = static_cast<int>(n);
   // Absent in records written before the flag existed: those pools are padded.
   EC_RETURN_IF_ERROR(r.OptionalBool("allow_ec_optimizations", false, &p.ec_optimizations));
+  // Absent in records written before it existed (their clients never read directly).
+  if (auto it = r.obj().find("data_chunks"); it != r.obj().end()) {
+    if (!it->is_array() || it->size() > static_cast<std::size_t>(kMaxPoolSize)) {
+      return Bad(key, "field 'data_chunks' is not an array of at most " +
+                          std::to_string(kMaxPoolSize) + " chunk ids");
+    }
+    std::set<int> seen;
+    for (const json& c : *it) {
+      if (!c.is_number_integer() || c.get<std::int64_t>() < 0 ||
+          c.get<std::int64_t>() >= kMaxPoolSize || !seen.insert(c.get<int>()).second) {
+        return Bad(key, "field 'data_chunks' holds " + c.dump() +
+                            ", not a distinct chunk id in 0.." + std::to_string(kMaxPoolSize - 1));
+      }
+      p.data_chunks.push_back(c.get<int>());
+    }
+  }
   return p;
 }
 
@@ -285,7 +301,8 @@ std::string EncodePool(const Pool& p) {
               {"pg_num", p.pg_num},
               {"stripe_unit", p.stripe_unit},
               {"min_size", p.min_size},
-              {"allow_ec_optimizations", p.ec_optimizations}}
+              {"allow_ec_optimizations", p.ec_optimizations},
+              {"data_chunks", p.data_chunks}}
       .dump();
 }
 std::string EncodeOsd(const OsdEntry& o) {

@@ -84,6 +84,12 @@ struct Pool {
   // pool is created and never changed (MapStore refuses a change): the layout of every object on
   // disk depends on it. Record key "allow_ec_optimizations"; false for pools recorded without it.
   bool ec_optimizations = false;
+  // The chunk id (shard position) of each data piece of a stripe, in piece order (the code's chunk
+  // mapping: identity but for LRC; ec/stripe_layout.h data_ids), recorded at creation so that a
+  // client can find the one shard holding a byte range without loading the plugin (direct reads,
+  // issue 28). Record key "data_chunks"; empty for pools recorded without it, whose clients read
+  // everything through the primary. Fixed at creation as the layout is.
+  std::vector<int> data_chunks = {};
   bool operator==(const Pool&) const = default;
 };
 

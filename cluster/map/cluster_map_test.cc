@@ -62,6 +62,16 @@ TEST(MapCodec, RefusesBadValuesNamingTheKey) {
        R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1,"x":0})"},
       {"/ecstore/pool/1",
        R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1,"allow_ec_optimizations":1})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1,"data_chunks":[0,0]})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1,"data_chunks":[-1]})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1,"data_chunks":[64]})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1,"data_chunks":"0,1"})"},
+      {"/ecstore/pool/1",
+       R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":1,"data_chunks":[0.5]})"},
       {"/ecstore/pool/1", R"({"v":1,"id":1})"},
       {"/ecstore/pool/01", R"({"v":1})"},
       {"/ecstore/pool/x", R"({"v":1})"},
@@ -156,6 +166,20 @@ TEST(MapCodec, PoolEcOptimizationsRoundTrips) {
     EXPECT_EQ(*back, pool);
     EXPECT_EQ(back->ec_optimizations, flag);
   }
+}
+
+// The data chunks (direct reads) survive a round trip; a record without them has none.
+TEST(MapCodec, PoolDataChunksRoundTrip) {
+  Pool pool = MakePool("p");
+  pool.id = 1;
+  pool.data_chunks = {0, 1, 4, 5};  // LRC's mapping DD__DD__ style
+  Result<Pool> back = DecodePoolValue(EncodePool(pool));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->data_chunks, pool.data_chunks);
+  Result<Pool> old = DecodePoolValue(
+      R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":3})");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_TRUE(old->data_chunks.empty());
 }
 
 // A record written before the flag existed (no key) is a padded pool, still readable.

@@ -89,6 +89,9 @@ Status PutPool(Pool p, ClusterMap* map) {
       return Status::NotFound("pool id " + std::to_string(p.id) + " does not exist");
     if (same_name && same_name->id != p.id)
       return Status::Error(EEXIST, "pool '" + p.name + "' already exists");
+    if (map->pools.at(p.id).data_chunks != p.data_chunks)
+      return Status::Invalid("pool '" + p.name +
+                             "': its data chunks are fixed at pool creation, as its layout is");
     if (map->pools.at(p.id).ec_optimizations != p.ec_optimizations)
       return Status::Invalid("pool '" + p.name +
                              "': allow_ec_optimizations is fixed at pool creation: objects "

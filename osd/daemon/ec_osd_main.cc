@@ -242,6 +242,7 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
     po.osd_id = c.osd_id;
     po.threads = static_cast<int>(c.osd_pg_op_threads);
     po.subop_timeout = c.osd_subop_timeout;
+    po.read_lease = c.osd_read_lease_ms;
     po.min_size_wait = c.osd_min_size_wait;
     po.max_object_size = c.osd_max_object_size;
     po.read_weight_net = c.osd_read_cost_network_weight / 100.0;

@@ -33,8 +33,31 @@ int CopySource(const CopySources& copies, const std::string& name, int position)
 
 }  // namespace
 
+void PgTable::Track(Pg& pg, const std::string& object) {
+  auto o = pg.objects.find(object);
+  bool lacks = false;
+  if (o != pg.objects.end()) {
+    const ObjectState& st = o->second;
+    if (st.exists) {
+      lacks = !MissingPositions(st, pg.up).empty();
+    } else {
+      for (const auto& [p, v] : st.stale) {
+        if (p >= 0 && p < static_cast<int>(pg.up.size()) && pg.up[p] != cluster::kItemNone) {
+          lacks = true;
+        }
+      }
+    }
+  }
+  if (lacks) {
+    pg.lacking.insert(object);
+  } else {
+    pg.lacking.erase(object);
+  }
+}
+
 void PgTable::Reset(Pg& pg) {
   pg.peered = false;
+  pg.lacking.clear();
   pg.objects.clear();
   pg.unknown.clear();
   pg.unfound.clear();
@@ -95,6 +118,8 @@ void PgTable::FinishPeering(const cluster::PgLocation& loc,
     for (const auto& [p, osd] : st.copy_from) copies[name].emplace(p, osd);
   }
   pg.copies = std::move(copies);
+  pg.lacking.clear();
+  for (const auto& [name, st] : pg.objects) Track(pg, name);
   changes_.fetch_add(1, std::memory_order_relaxed);
   cv_.notify_all();
 }
@@ -153,6 +178,7 @@ void PgTable::Update(const cluster::PgLocation& loc, const std::string& object,
   } else {
     pg.objects.erase(object);
   }
+  Track(pg, object);
 }
 
 void PgTable::Forget(const std::string& pgid, const std::string& object) {
@@ -187,6 +213,17 @@ void PgTable::MarkRecovered(const std::string& pgid, const std::string& object, 
   } else if (!Keep(st)) {
     pg.objects.erase(o);
   }
+  Track(pg, object);
+}
+
+bool PgTable::Clean(const cluster::PgLocation& loc) const {
+  if (loc.up_count() != static_cast<int>(loc.up.size())) return false;
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(loc.pgid);
+  if (it == pgs_.end()) return false;
+  const Pg& pg = it->second;
+  return pg.peered && !pg.peering && SameInterval(pg, loc) && pg.unknown.empty() &&
+         pg.unfound.empty() && pg.lacking.empty();
 }
 
 std::vector<std::string> PgTable::Unknown(const std::string& pgid, std::size_t max) const {

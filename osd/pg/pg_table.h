@@ -141,6 +141,11 @@ class PgTable {
   // observed, a peering begun, finished or aborted. (Recovery moves states too; its driver
   // counts that, primary.h.) For the stats publisher, to report a new state at once.
   std::uint64_t Changes() const { return changes_.load(std::memory_order_relaxed); }
+  // Whether the PG is clean for `loc`'s interval with nothing unsettled: peered for it, every
+  // position up, no object unknown or unfound, no position of any object to rebuild, copy or
+  // delete. O(1) (the table keeps the objects lacking a position as they change). The read
+  // leases' condition (read_lease.h).
+  bool Clean(const cluster::PgLocation& loc) const;
   // Object names of a peered PG after `cursor`, at most `max`; nullopt when not peered.
   std::optional<std::vector<std::string>> List(const std::string& pgid, const std::string& cursor,
                                                std::size_t max) const;
@@ -155,10 +160,13 @@ class PgTable {
     std::map<std::string, ObjectState> objects;  // settled; removed objects only while stale
     std::set<std::string> unknown;               // ask the shards before use
     std::set<std::string> unfound;
-    CopySources copies;  // for the versions in `objects`; dropped when an object changes
+    CopySources copies;             // for the versions in `objects`; dropped when an object changes
+    std::set<std::string> lacking;  // objects of `objects` with an up position to recover
     std::uint64_t recovered = 0, recovered_bytes = 0;
   };
   static void Reset(Pg& pg);
+  // Files `object` in pg.lacking or not, from its entry in pg.objects (none: not lacking).
+  static void Track(Pg& pg, const std::string& object);
   static std::optional<ObjectState> LookupLocked(const Pg& pg, const std::string& object);
   static bool SameInterval(const Pg& pg, const cluster::PgLocation& loc) {
     return pg.acting == loc.acting && pg.up == loc.up;

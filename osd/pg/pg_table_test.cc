@@ -283,5 +283,39 @@ TEST(PgTable, ALookupByLocationAnswersOnlyForThePeeredInterval) {
   EXPECT_FALSE(t.Lookup(loc, "a"));
 }
 
+// Clean() is what read leases need (read_lease.h), kept as objects change, not recounted.
+TEST(PgTable, CleanFollowsEveryChangeOfTheObjects) {
+  PgTable t;
+  const auto loc = Loc();
+  EXPECT_FALSE(t.Clean(loc));  // never peered
+  Peer(t, loc, {{"a", At(5, 100, {0, 1, 2})}, {"b", At(6, 10, {0, 1})}});
+  EXPECT_FALSE(t.Clean(loc));  // b lacks position 2
+  t.MarkRecovered("1.0", "b", 2, 6);
+  EXPECT_TRUE(t.Clean(loc));
+  t.Update(loc, "a", At(7, 100, {0, 1}));  // a write position 2 did not take
+  EXPECT_FALSE(t.Clean(loc));
+  t.Update(loc, "a", At(8, 100, {0, 1, 2}));
+  EXPECT_TRUE(t.Clean(loc));
+  t.Forget("1.0", "a");  // a write that failed midway: unsettled
+  EXPECT_FALSE(t.Clean(loc));
+  t.Update(loc, "a", At(8, 100, {0, 1, 2}));
+  EXPECT_TRUE(t.Clean(loc));
+  // A remove that position 1 missed, until recovery deletes the stale shard.
+  ObjectState removed;
+  removed.version = 9;
+  removed.current = {0, 2};
+  removed.stale = {{1, 8}};
+  t.Update(loc, "a", removed);
+  EXPECT_FALSE(t.Clean(loc));
+  t.MarkRecovered("1.0", "a", 1, 9);
+  EXPECT_TRUE(t.Clean(loc));
+  // A position down is not clean (undersized), nor another interval.
+  EXPECT_FALSE(t.Clean(Loc({10, cluster::kItemNone, 12})));
+  auto other = Loc();
+  other.acting = {10, 11, 13};
+  other.up = {10, 11, 13};
+  EXPECT_FALSE(t.Clean(other));
+}
+
 }  // namespace
 }  // namespace ec::osd::pg

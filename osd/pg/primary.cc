@@ -44,6 +44,26 @@ std::uint64_t Primary::Impl::HealthChanges() const {
 }
 
 void Primary::Impl::Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) {
+  // A direct read is local (this OSD's store) and never waits on the network: on the messenger's
+  // thread when the read policy lets it, else on the object's strand.
+  if (const auto* d = std::get_if<msg::ObjDirectReadRequest>(&request.body)) {
+    bool served = false;
+    dispatcher_.RunInline(KeyOf(request.body), d->length, request.more_queued, Clock::now(), [&] {
+      DirectRead(*d, *responder);
+      served = true;
+    });
+    if (served) return;
+    const std::size_t key = KeyOf(request.body);
+    dispatcher_.Post(key, [this, req = std::move(request), r = std::move(responder)]() mutable {
+      DirectRead(std::get<msg::ObjDirectReadRequest>(req.body), *r);
+    });
+    return;
+  }
+  // A lease request only reads tables: answered on the messenger's thread.
+  if (const auto* l = std::get_if<msg::ReadLeaseRequest>(&request.body)) {
+    (void)responder->Send(GrantLeases(*l));
+    return;
+  }
   if (const auto* r = std::get_if<msg::ObjReadRequest>(&request.body);
       r != nullptr && options_.inline_read_max_bytes != 0) {
     // A whole-object read (length 0) is priced at the limit: TryLocalRead checks its real size.
@@ -124,6 +144,8 @@ Result<std::map<int, std::shared_ptr<ShardLink>>> Primary::Impl::Clients(
 Status Primary::Impl::EnsurePeered(const cluster::ObjectLocator& locator, const ObjectIo& io) {
   table_.Observe(locator);
   if (table_.BeginPeering(*io.loc) == PgTable::Peer::kReady) return Status::OK();
+  // A new interval (or this process's first): an earlier primary's read leases may still run.
+  granter_.NotePeered(io.loc->pgid, LeaseClock::now());
   auto out = PeerPg(io, Priors(locator, *io.loc));
   if (!out.ok()) {
     table_.AbortPeering(*io.loc);
@@ -303,21 +325,23 @@ msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buf
     reply.status = plan.status();
     return reply;
   }
-  const std::uint64_t version = NextVersion(p->locator->map().epoch);
+  const std::uint64_t version = granter_.Assign(p->loc.pgid, NextVersion(p->locator->map().epoch));
   if (version <= p->state.version) {
     Forget(*p);
+    granter_.Settle(p->loc.pgid, version, true);  // nothing sent
     reply.status = Status::Retryable(
         ESTALE, fmt::format("object {} is at version {}, newer than this OSD's map", r.object,
                             p->state.version));
     return reply;
   }
   auto next = WriteObject(p->io, p->state, *plan, data, version, p->loc.min_size);
+  if (!next.ok()) Forget(*p);
+  if (next.ok()) Remember(*p, *next);
+  SettleWrite(*p, version, next);
   if (!next.ok()) {
-    Forget(*p);
     reply.status = next.status();
     return reply;
   }
-  Remember(*p, *next);
   io_stats_.Write(p->loc.pool_id, data.size());
   if (next->delta) {
     metrics_
@@ -473,19 +497,25 @@ msg::ObjRemoveReply Primary::Impl::Remove(const msg::ObjRemoveRequest& r) {
   }
   Fix(*p);
   CountOp(p->pool_name, "remove");
-  const std::uint64_t version = NextVersion(p->locator->map().epoch);
+  const std::uint64_t version = granter_.Assign(p->loc.pgid, NextVersion(p->locator->map().epoch));
   if (p->state.exists && version <= p->state.version) {
     Forget(*p);
+    granter_.Settle(p->loc.pgid, version, true);  // nothing sent
     reply.status = Status::Retryable(ESTALE, "object version newer than this OSD's map");
     return reply;
   }
   auto next = RemoveObject(p->io, p->state, version, p->loc.min_size);
+  if (!next.ok() && next.status().code() != ENOENT) Forget(*p);
+  if (next.ok()) Remember(*p, *next);
+  if (!next.ok() && next.status().code() == ENOENT) {
+    granter_.Settle(p->loc.pgid, version, true);  // no such object: nothing sent
+  } else {
+    SettleWrite(*p, version, next);
+  }
   if (!next.ok()) {
-    if (next.status().code() != ENOENT) Forget(*p);
     reply.status = next.status();
     return reply;
   }
-  Remember(*p, *next);
   reply.version = next->version;
   return reply;
 }
@@ -539,6 +569,7 @@ Primary::Primary(const cluster::MapHolder* map, MetricsRegistry* metrics,
                  std::shared_ptr<spdlog::logger> log, PrimaryOptions options)
     : impl_(std::make_unique<Impl>(map, metrics, std::move(log), std::move(options))) {
   impl_->StartRecovery();
+  impl_->StartLeases();
 }
 
 std::map<std::string, PgHealth> Primary::Health() {

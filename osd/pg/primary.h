@@ -32,6 +32,16 @@
 // degraded) and the shard is rebuilt in the background, on the object's strand, by its OSD
 // (SubPull kRepair from the good shards): self-healing reads.
 //
+// Direct reads (issue 28 item 3, read_lease.h): a client's ObjDirectRead of bytes inside one data
+// chunk goes to the OSD holding that shard, which answers from its own store when it holds a live
+// read lease for the PG from the PG's primary (asked for by a background thread while the PG has
+// direct reads) and its shard's version is settled, and refuses otherwise (the client reads
+// through the primary). As primary, this OSD grants such leases (ReadLease) while a PG is clean,
+// and waits out the leases it granted before it acknowledges a write that an up position did not
+// take. Counters: ecstore_osd_direct_reads_total{result="served"|reason refused},
+// ecstore_osd_read_leases_total{result="granted"|"refused"} (as primary),
+// ecstore_osd_read_lease_waits_total (writes that waited for leases to run out).
+//
 // Counters (MetricsRegistry), by pool: ecstore_pool_ops_total{pool,op},
 // ecstore_pool_degraded_reads_total{pool}, ecstore_pool_degraded_read_network_bytes_total{pool},
 // ecstore_pool_degraded_read_device_bytes_total{pool}, ecstore_pool_self_heal_reads_total{pool},
@@ -108,6 +118,12 @@ struct PrimaryOptions {
   // and has that map. Object operations then fail Retryable EAGAIN (the client retries). Null:
   // always.
   std::function<bool()> may_serve;
+  // Direct reads (issue 28 item 3, read_lease.h): how long a read lease lasts
+  // (osd_read_lease_ms): this OSD grants the OSDs of its PGs leases of at most this, waits as
+  // long for an earlier primary's after it peers a PG, and asks for leases of this length to
+  // serve direct reads of its own shards. 0: none granted, asked or served (every read goes
+  // through the primary; writes never wait for a lease).
+  std::chrono::milliseconds read_lease{2000};
 };
 
 // One scrub of a PG (Ceph's osd_scrub_* meanings).
@@ -127,7 +143,8 @@ class Primary : public msg::RequestHandler {
   Primary(const Primary&) = delete;
   Primary& operator=(const Primary&) = delete;
 
-  // Object requests only (ObjWrite ... ObjList); others are answered EINVAL.
+  // Object requests (ObjWrite ... ObjList), direct reads (ObjDirectRead) and read leases
+  // (ReadLease); others are answered EINVAL.
   void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) override;
 
   // The health of every PG this OSD is primary of at its newest map, by pgid (pg_table.h), with

@@ -25,6 +25,7 @@
 #include "osd/pg/peering.h"
 #include "osd/pg/pg_table.h"
 #include "osd/pg/primary.h"
+#include "osd/pg/read_lease.h"
 #include "osd/shard/op_dispatch.h"
 
 namespace ec::osd::pg {
@@ -52,6 +53,7 @@ class Primary::Impl {
                                 msg::TrafficClass::kClient, 0, true}),
         local_(options_.shards != nullptr ? ShardLink::Local(options_.shards, options_.pulls)
                                           : nullptr),
+        granter_(options_.read_lease),
         dispatcher_(options_.threads, options_.inline_read_max_bytes, nullptr, nullptr, 1, 0,
                     "pg-worker") {}
 
@@ -62,11 +64,19 @@ class Primary::Impl {
     }
     rec_cv_.notify_all();
     if (recovery_thread_.joinable()) recovery_thread_.join();
+    {
+      std::lock_guard lock(lease_mu_);
+      lease_stop_ = true;
+    }
+    lease_cv_.notify_all();
+    if (lease_thread_.joinable()) lease_thread_.join();
     dispatcher_.Join();
     peers_.CloseAll();
   }
 
   void StartRecovery();
+  // Starts the thread asking for the read leases of the PGs with direct reads (direct_read.cc).
+  void StartLeases();
 
   // --- Scrub and repair (primary_scrub.cc) ---
   Result<cluster::ScrubResult> Scrub(const std::string& pgid, const ScrubRun& run);
@@ -86,7 +96,8 @@ class Primary::Impl {
           if constexpr (std::is_same_v<T, msg::ObjWriteRequest> ||
                         std::is_same_v<T, msg::ObjReadRequest> ||
                         std::is_same_v<T, msg::ObjStatRequest> ||
-                        std::is_same_v<T, msg::ObjRemoveRequest>) {
+                        std::is_same_v<T, msg::ObjRemoveRequest> ||
+                        std::is_same_v<T, msg::ObjDirectReadRequest>) {
             return std::hash<std::string>()(CacheKey(b.pool, b.object));
           } else if constexpr (std::is_same_v<T, msg::ObjListRequest>) {
             return std::hash<std::string>()(std::to_string(b.pool) + "#" + std::to_string(b.pg));
@@ -166,6 +177,20 @@ class Primary::Impl {
   msg::ObjRemoveReply Remove(const msg::ObjRemoveRequest& r);
 
   msg::ObjListReply List(const msg::ObjListRequest& r);
+
+  // --- Direct reads and read leases (direct_read.cc, read_lease.h) ---
+  // A client's direct read of this OSD's shard: the bytes, or a refusal (Retryable EAGAIN) the
+  // client answers by reading through the primary. Cheap and local; never waits on the network.
+  void DirectRead(const msg::ObjDirectReadRequest& r, msg::Responder& responder);
+  // As primary: the leases another OSD asks for.
+  msg::ReadLeaseReply GrantLeases(const msg::ReadLeaseRequest& r);
+  // The lease thread: renews the leases of the PGs with direct reads, from their primaries.
+  void LeaseLoop();
+  void RenewLeases();
+  // A write or remove of version `version` in `p`'s PG ended with `next` (its state; an error:
+  // unsettled): settles it for the leases, and waits out every lease granted to the OSD of an up
+  // position that did not take it (read_lease.h point 1) before the caller acknowledges.
+  void SettleWrite(const Prepared& p, std::uint64_t version, const Result<ObjectState>& next);
 
   // --- Background peering and recovery (issue 15 items 1-4) ---
 
@@ -261,6 +286,13 @@ class Primary::Impl {
   std::atomic<std::uint64_t> health_changes_{0};
   std::atomic<int> client_ops_{0};  // client operations in flight
   PoolIoStats io_stats_;            // client reads and writes served, by pool
+  LeaseGranter granter_;            // as primary: versions, writes in flight, leases granted
+  LeaseHolder held_;                // as a shard's OSD: leases held, PGs with direct reads
+  std::mutex lease_mu_;
+  std::condition_variable lease_cv_;
+  bool lease_stop_ = false;
+  bool lease_now_ = false;  // a PG newly wanted: renew at once
+  std::thread lease_thread_;
   shard::OpDispatcher dispatcher_;  // last: joined first, while everything it uses is alive
 };
 

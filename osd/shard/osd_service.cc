@@ -278,8 +278,10 @@ OsdService::~OsdService() = default;
 void OsdService::Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) {
   const auto start = Clock::now();
   const msg::MsgType type = msg::TypeOf(request.body);
-  if (type >= msg::MsgType::kObjWrite && type <= msg::MsgType::kObjList) {
+  if ((type >= msg::MsgType::kObjWrite && type <= msg::MsgType::kObjList) ||
+      type == msg::MsgType::kObjDirectRead || type == msg::MsgType::kReadLease) {
     // Object operations are the PG primary's: they wait on other OSDs, never on a store worker.
+    // Direct reads and read leases go there too: both need the map and the PGs' leases.
     if (impl_->options.objects != nullptr) {
       return impl_->options.objects->Handle(std::move(request), std::move(responder));
     }

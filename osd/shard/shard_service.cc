@@ -175,6 +175,7 @@ struct ShardService::Impl {
     ShardRead out;
     out.size = got->size;
     out.version = meta->version;
+    out.object_size = ObjectSizeOf(*meta);
     out.extents = std::move(got->extents);
     return out;
   }
@@ -451,6 +452,10 @@ Result<ShardRead> ShardService::ReadNow(const std::string& collection, const std
 Result<msg::SubStateReply> ShardService::StateNow(const msg::SubStateRequest& request) {
   impl_->Count(Op::kSubState, Caller::kLocal);
   return ReadSubState(*impl_->store, request);
+}
+
+std::uint64_t ShardService::FenceOf(const std::string& collection) const {
+  return impl_->fence.FenceOf(collection);
 }
 
 Status ShardService::Admit(const std::string& collection, std::uint64_t epoch, const char* what) {

@@ -86,10 +86,12 @@ struct ShardServiceOptions {
 };
 
 // One shard read: the bytes of each extent asked (shorter, or empty, past the shard's end), the
-// shard's size in the store and its version ("_meta"; 0 for a shard without one).
+// shard's size in the store, its version ("_meta"; 0 for a shard without one) and the object's
+// size it recorded (0 without).
 struct ShardRead {
   std::uint64_t size = 0;
   std::uint64_t version = 0;
+  std::uint64_t object_size = 0;
   std::vector<Buffer> extents;
 };
 
@@ -165,6 +167,10 @@ class ShardService {
   Result<ShardRead> ReadNow(const std::string& collection, const std::string& object,
                             std::uint32_t shard, std::span<const store::Extent> extents);
   Result<msg::SubStateReply> StateNow(const msg::SubStateRequest& request);
+
+  // The epoch of the newest peering scan of `collection` (interval_fence.h; 0: none since this
+  // process started).
+  std::uint64_t FenceOf(const std::string& collection) const;
 
   // Admits work of `collection` sent at `epoch` that will end in a fenced write (a SubPull): a
   // refusal (Retryable ESTALE) is counted in ecstore_osd_fenced_subops_total and logged.

@@ -96,16 +96,6 @@ struct ShardNow {
   }
 };
 
-std::uint64_t ObjectSizeOf(const ShardMeta& meta) {
-  for (const msg::Attr& a : meta.attrs) {
-    if (a.key != kObjectSizeAttr) continue;
-    std::uint64_t v = 0;
-    auto [p, ec] = std::from_chars(a.value.data(), a.value.data() + a.value.size(), v);
-    if (ec == std::errc() && p == a.value.data() + a.value.size()) return v;
-  }
-  return 0;
-}
-
 void SetObjectSize(ShardMeta& meta, std::uint64_t size) {
   for (msg::Attr& a : meta.attrs) {
     if (a.key == kObjectSizeAttr) {
@@ -471,6 +461,16 @@ Result<msg::SubScanReply> ScanShards(store::ObjectStore& store, const msg::SubSc
   }
   if (!reply.end) reply.next_cursor = covered != nullptr ? *covered : r.cursor;
   return reply;
+}
+
+std::uint64_t ObjectSizeOf(const ShardMeta& meta) {
+  for (const msg::Attr& a : meta.attrs) {
+    if (a.key != kObjectSizeAttr) continue;
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(a.value.data(), a.value.data() + a.value.size(), v);
+    if (ec == std::errc() && p == a.value.data() + a.value.size()) return v;
+  }
+  return 0;
 }
 
 }  // namespace ec::osd::shard

@@ -47,6 +47,7 @@
 #include "common/status.h"
 #include "ec/buffer.h"
 #include "msg/messages.h"
+#include "osd/shard/shard_meta.h"
 #include "osd/store/object_store.h"
 
 namespace ec::osd::shard {
@@ -96,6 +97,10 @@ Result<msg::SubStateReply> ReadSubState(store::ObjectStore& store,
 // Errors: EINVAL for max_entries 0; the store's errors (EIO, DataLoss for a corrupt "_meta" or
 // undo record).
 Result<msg::SubScanReply> ScanShards(store::ObjectStore& store, const msg::SubScanRequest& request);
+
+// The object's size a shard's "_meta" records (kObjectSizeAttr; 0 without one or when it does
+// not parse).
+std::uint64_t ObjectSizeOf(const ShardMeta& meta);
 
 // The undo record's store name for a shard's store name.
 std::string UndoObjectName(const std::string& shard_object_name);

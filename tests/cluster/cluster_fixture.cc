@@ -8,6 +8,8 @@
 
 #include "cluster/map/object_locator.h"
 #include "cluster/map/pg_stats.h"
+#include "ec/plugin.h"
+#include "ec/stripe_layout.h"
 
 namespace ectest {
 
@@ -147,6 +149,19 @@ void LocalCluster::AddPool(const PoolSpec& spec) {
   pool.stripe_unit = spec.stripe_unit;
   pool.min_size = std::stoi(spec.profile.at("k"));
   pool.ec_optimizations = spec.ec_optimizations;
+  if (spec.record_data_chunks) {
+    // As `ec-admin osd pool create` records them (clients' direct reads need them).
+    ec::Profile profile = spec.profile;
+    ec::ErasureCodeInterfaceRef code;
+    const ec::Status made = ec::PluginRegistry::instance().factory(
+        profile.at("plugin"), ec::PluginRegistry::default_directory(), profile, &code);
+    EXPECT_TRUE(made.ok()) << made.ToString();
+    if (made.ok()) {
+      auto layout = ec::StripeLayout::Make(*code, spec.stripe_unit);
+      EXPECT_TRUE(layout.ok()) << layout.status().ToString();
+      if (layout.ok()) pool.data_chunks = layout->data_ids();
+    }
+  }
   auto s = store->Apply({MapChange::PutProfile(p), MapChange::PutPool(pool)});
   EXPECT_TRUE(s.ok()) << s.status().ToString();
 }

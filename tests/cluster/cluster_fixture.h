@@ -70,6 +70,9 @@ struct PoolSpec {
   // allow_ec_optimizations: shards without padding (Fast EC), what ec-admin gives new pools by
   // default; false for a pool in the padded layout of pools made before it.
   bool ec_optimizations = true;
+  // Record the pool's data chunks in the map, as ec-admin does (clients then read directly from
+  // a data shard's OSD where they can); false for a pool recorded before they were.
+  bool record_data_chunks = true;
 };
 
 // A CLAY(4,2,5) pool "clay" and an RS(4,2) pool "rs", stripe unit 4 KiB, `pg_num` PGs each: the

@@ -124,8 +124,12 @@ Status AppendObject(IoCtx& io, const std::string& object, const std::string& fil
   return WriteFromInput(io, object, file, PutMode::kAppend, 0, in);
 }
 
-Status GetObject(IoCtx& io, const std::string& object, const std::string& file, std::ostream& out) {
-  const std::string where = Where(io, object);
+Status GetObject(IoCtx& pool, const std::string& object, const std::string& file,
+                 std::ostream& out) {
+  const std::string where = Where(pool, object);
+  // Every read must carry the object's version and size (a direct read has neither).
+  IoCtx io = pool;
+  io.set_direct_reads(false);
   std::vector<std::byte> data;
   for (int attempt = 0; attempt < kGetAttempts; ++attempt) {
     data.clear();

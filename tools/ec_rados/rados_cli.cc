@@ -50,6 +50,7 @@ struct Args {
   std::string latency_log;
   std::string max_objects;
   std::string pgid;
+  std::string direct_reads = "on";
 };
 
 // Set by SIGINT/SIGTERM while a bench runs: the run ends early and still prints its summary (a
@@ -128,6 +129,7 @@ Result<cluster::client::ClientOptions> ReadConfig(const Args& a) {
 Result<std::unique_ptr<Rados>> Connect(const Args& a) {
   auto options = ReadConfig(a);
   if (!options.ok()) return options.status();
+  options->direct_reads = a.direct_reads == "on";
   auto rados = Rados::Connect(*options);
   if (!rados.ok()) {
     return Status::Error(rados.status().code(),
@@ -318,6 +320,11 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
                  "bench summary and df: plain (default), json, json-pretty; list-inconsistent-obj: "
                  "json (default, one line) or json-pretty")
       ->check(CLI::IsMember({"plain", "json", "json-pretty"}));
+  app.add_option("--direct-reads", a.direct_reads,
+                 "on (default): a read inside one data chunk of a clean PG goes to that shard's "
+                 "OSD, falling back to the primary when it cannot vouch for it; off: every read "
+                 "goes through the primary")
+      ->check(CLI::IsMember({"on", "off"}));
 
   auto* put = app.add_subcommand("put", "write FILE (\"-\": stdin) as OBJ (write_full)");
   put->add_option("OBJ", a.object)->required();
