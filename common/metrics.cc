@@ -44,6 +44,39 @@ std::string EscapeHelp(std::string_view help) {
   return out;
 }
 
+// The "# HELP" and "# TYPE" lines of a family.
+std::string FamilyHeader(std::string_view name, std::string_view help, std::string_view type) {
+  return fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, EscapeHelp(help), name, type);
+}
+
+// The label names of a sample, checked and sorted. Aborts on misuse (see the header).
+std::vector<std::string> LabelNames(std::string_view metric, const Labels& labels) {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : labels) {
+    if (!ValidName(k, false) || k.starts_with("__") || k == "le") {
+      Misuse(fmt::format("invalid label name '{}' for metric '{}'", k, metric));
+    }
+    names.push_back(k);
+  }
+  std::sort(names.begin(), names.end());
+  if (std::adjacent_find(names.begin(), names.end()) != names.end()) {
+    Misuse(fmt::format("repeated label name for metric '{}'", metric));
+  }
+  return names;
+}
+
+// a="x",b="y": sorted by name, values escaped, without braces.
+std::string LabelText(const Labels& labels) {
+  Labels sorted = labels;
+  std::sort(sorted.begin(), sorted.end());
+  std::string out;
+  for (const auto& [k, v] : sorted) {
+    if (!out.empty()) out += ',';
+    out += fmt::format("{}=\"{}\"", k, EscapeLabelValue(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 struct MetricsRegistry::Family {
@@ -113,31 +146,14 @@ MetricsRegistry::MetricsRegistry() = default;
 MetricsRegistry::~MetricsRegistry() = default;
 
 std::string MetricsRegistry::LabelKey(const Labels& labels) {
-  Labels sorted = labels;
-  std::sort(sorted.begin(), sorted.end());
-  std::string out;
-  for (const auto& [k, v] : sorted) {
-    if (!out.empty()) out += ',';
-    out += fmt::format("{}=\"{}\"", k, EscapeLabelValue(v));
-  }
-  return out;
+  return LabelText(labels);
 }
 
 MetricsRegistry::Family& MetricsRegistry::FamilyFor(std::string_view name, std::string_view help,
                                                     int type, const Labels& labels,
                                                     const std::vector<double>* bounds) {
   if (!ValidName(name, true)) Misuse(fmt::format("invalid metric name '{}'", name));
-  std::vector<std::string> names;
-  for (const auto& [k, v] : labels) {
-    if (!ValidName(k, false) || k.starts_with("__") || k == "le") {
-      Misuse(fmt::format("invalid label name '{}' for metric '{}'", k, name));
-    }
-    names.push_back(k);
-  }
-  std::sort(names.begin(), names.end());
-  if (std::adjacent_find(names.begin(), names.end()) != names.end()) {
-    Misuse(fmt::format("repeated label name for metric '{}'", name));
-  }
+  const std::vector<std::string> names = LabelNames(name, labels);
   if (bounds != nullptr) {
     for (std::size_t i = 0; i < bounds->size(); ++i) {
       if (!std::isfinite((*bounds)[i]) || (i > 0 && (*bounds)[i] <= (*bounds)[i - 1])) {
@@ -195,8 +211,7 @@ std::string MetricsRegistry::RenderPrometheus() const {
   std::lock_guard lock(mu_);
   std::string out;
   for (const auto& [name, f] : families_) {
-    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, EscapeHelp(f->help), name,
-                       kTypeNames[f->type]);
+    out += FamilyHeader(name, f->help, kTypeNames[f->type]);
     for (const auto& [key, c] : f->children) {
       const std::string braces = key.empty() ? "" : "{" + key + "}";
       if (c.counter) {
@@ -218,6 +233,40 @@ std::string MetricsRegistry::RenderPrometheus() const {
     }
   }
   return out;
+}
+
+void PrometheusText::Family(std::string_view name, std::string_view help, Type type) {
+  if (!ValidName(name, true)) Misuse(fmt::format("invalid metric name '{}'", name));
+  auto at = std::lower_bound(begun_.begin(), begun_.end(), name);
+  if (at != begun_.end() && *at == name) Misuse(fmt::format("metric '{}' begun twice", name));
+  begun_.insert(at, std::string(name));
+  static constexpr std::string_view kNames[] = {"counter", "gauge", "untyped"};
+  text_ += FamilyHeader(name, help, kNames[static_cast<int>(type)]);
+  family_ = std::string(name);
+  label_names_.clear();
+  has_sample_ = false;
+}
+
+void PrometheusText::Sample(const Labels& labels, double value) {
+  Line(labels, FormatMetricValue(value));
+}
+
+void PrometheusText::IntSample(const Labels& labels, std::int64_t value) {
+  Line(labels, std::to_string(value));
+}
+
+void PrometheusText::Line(const Labels& labels, const std::string& value) {
+  if (family_.empty()) Misuse("a sample before any family");
+  std::vector<std::string> names = LabelNames(family_, labels);
+  if (!has_sample_) {
+    label_names_ = std::move(names);
+    has_sample_ = true;
+  } else if (names != label_names_) {
+    Misuse(fmt::format("samples of '{}' with other label names", family_));
+  }
+  const std::string key = LabelText(labels);
+  text_ += key.empty() ? fmt::format("{} {}\n", family_, value)
+                       : fmt::format("{}{{{}}} {}\n", family_, key, value);
 }
 
 }  // namespace ec

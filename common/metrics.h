@@ -23,9 +23,10 @@
 // invalid metric or label name, the same name registered with another type, help text, label
 // names or buckets, or buckets that are not strictly increasing.
 //
-// Thread safety: every method of every class here may be called from any thread concurrently.
-// A render taken while others update sees each value at some moment during the render; a
-// histogram's _count always equals its +Inf bucket.
+// Thread safety: every method of the registry and its metrics may be called from any thread
+// concurrently. A render taken while others update sees each value at some moment during the
+// render; a histogram's _count always equals its +Inf bucket. PrometheusText (a page written once
+// from values the caller already holds) is a plain value: one thread at a time.
 #pragma once
 
 #include <atomic>
@@ -120,6 +121,37 @@ class MetricsRegistry {
 
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Family>, std::less<>> families_;
+};
+
+// PrometheusText: one page of the text format 0.0.4 written in one go from values the caller
+// already holds (a snapshot of the cluster, as ceph-mgr's exporter renders one), for what the
+// registry cannot hold: families of type "untyped" and floating-point values. The same lines as
+// the registry's render: "# HELP name help" and "# TYPE name type", then one sample per line,
+// labels sorted by name and escaped. Families appear in the order begun, samples in the order
+// added.
+//
+// Misuse aborts as the registry's does: an invalid metric or label name, a family begun twice,
+// a sample before any family, or samples of one family with other label names.
+class PrometheusText {
+ public:
+  enum class Type { kCounter, kGauge, kUntyped };
+
+  // Begins family `name`; the samples added next are its.
+  void Family(std::string_view name, std::string_view help, Type type);
+  // One sample of the family begun last: `value` as FormatMetricValue writes it (IntSample: the
+  // exact decimal integer).
+  void Sample(const Labels& labels, double value);
+  void IntSample(const Labels& labels, std::int64_t value);
+
+  const std::string& text() const { return text_; }
+
+ private:
+  void Line(const Labels& labels, const std::string& value);
+  std::string text_;
+  std::string family_;                    // begun last; "" before the first
+  std::vector<std::string> label_names_;  // of its first sample, sorted
+  bool has_sample_ = false;
+  std::vector<std::string> begun_;  // every family begun, sorted
 };
 
 // Escapes a label value for the text format: backslash, double quote and newline.

@@ -141,5 +141,42 @@ TEST(MetricsDeathTest, MisuseAborts) {
   EXPECT_DEATH(r.GetHistogram("h2_seconds", "h", {}, {1.0, 3.0}), "registered again");
 }
 
+TEST(PrometheusText, FamiliesInOrderWithUntypedAndFloats) {
+  PrometheusText t;
+  t.Family("ceph_health_status", "Cluster health status", PrometheusText::Type::kUntyped);
+  t.IntSample({}, 1);
+  t.Family("ceph_pool_percent_used", "DF pool percent_used", PrometheusText::Type::kGauge);
+  t.Sample({{"pool_id", "2"}}, 0.25);
+  t.Sample({{"pool_id", "1"}}, 0);
+  t.Family("ceph_osd_op_r", "Client read\nops \\", PrometheusText::Type::kCounter);
+  t.IntSample({{"ceph_daemon", "osd.0"}, {"a", "x\"y"}}, 9007199254740993);
+  t.Family("ceph_empty", "No samples", PrometheusText::Type::kGauge);
+  EXPECT_EQ(t.text(),
+            "# HELP ceph_health_status Cluster health status\n"
+            "# TYPE ceph_health_status untyped\n"
+            "ceph_health_status 1\n"
+            "# HELP ceph_pool_percent_used DF pool percent_used\n"
+            "# TYPE ceph_pool_percent_used gauge\n"
+            "ceph_pool_percent_used{pool_id=\"2\"} 0.25\n"
+            "ceph_pool_percent_used{pool_id=\"1\"} 0\n"
+            "# HELP ceph_osd_op_r Client read\\nops \\\\\n"
+            "# TYPE ceph_osd_op_r counter\n"
+            "ceph_osd_op_r{a=\"x\\\"y\",ceph_daemon=\"osd.0\"} 9007199254740993\n"
+            "# HELP ceph_empty No samples\n"
+            "# TYPE ceph_empty gauge\n");
+}
+
+TEST(PrometheusTextDeathTest, MisuseAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  PrometheusText t;
+  EXPECT_DEATH(t.IntSample({}, 1), "before any family");
+  EXPECT_DEATH(t.Family("a-b", "h", PrometheusText::Type::kGauge), "invalid metric name");
+  t.Family("a", "h", PrometheusText::Type::kGauge);
+  t.IntSample({{"x", "1"}}, 1);
+  EXPECT_DEATH(t.IntSample({{"y", "1"}}, 1), "other label names");
+  EXPECT_DEATH(t.IntSample({{"le", "1"}}, 1), "invalid label name");
+  EXPECT_DEATH(t.Family("a", "h", PrometheusText::Type::kGauge), "begun twice");
+}
+
 }  // namespace
 }  // namespace ec
