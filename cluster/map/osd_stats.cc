@@ -82,17 +82,19 @@ std::string EncodeOsdStats(const OsdStatsReport& report) {
   for (const StatfsField& f : kStatfsFields) statfs[f.name] = report.statfs.*f.field;
   nlohmann::json pools = nlohmann::json::object();
   for (const auto& [id, io] : report.pools) pools[std::to_string(id)] = IoJson(io);
-  nlohmann::json j = {{"v", kOsdStatsVersion},
-                      {"osd", report.osd},
-                      {"stamp_ms", report.stamp_ms},
-                      {"statfs", std::move(statfs)},
-                      {"io", IoJson(report.io)},
-                      {"rates", IoJson(report.rates)},
-                      {"pools", std::move(pools)},
-                      {"perf_stat",
-                       {{"commit_latency_ms", report.perf.commit_latency_ms},
-                        {"apply_latency_ms", report.perf.apply_latency_ms},
-                        {"ops", report.perf.ops}}}};
+  nlohmann::json j = {
+      {"v", kOsdStatsVersion},
+      {"osd", report.osd},
+      {"stamp_ms", report.stamp_ms},
+      {"statfs", std::move(statfs)},
+      {"io", IoJson(report.io)},
+      {"rates", IoJson(report.rates)},
+      {"pools", std::move(pools)},
+      {"perf_stat",
+       {{"commit_latency_ms", report.perf.commit_latency_ms},
+        {"apply_latency_ms", report.perf.apply_latency_ms},
+        {"ops", report.perf.ops}}},
+      {"op_latency", {{"rd_ns", report.op_latency.rd_ns}, {"wr_ns", report.op_latency.wr_ns}}}};
   return j.dump();
 }
 
@@ -109,10 +111,10 @@ Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view val
   for (const char* field : {"v", "osd", "stamp_ms"}) {
     if (!j.contains(field) || !j[field].is_number_integer()) return bad(field);
   }
-  // Version 1 lacks perf_stat; the field set is otherwise the same.
+  // Version 2 lacks op_latency, version 1 perf_stat too; the field set is otherwise the same.
   const std::int64_t version = j["v"].get<std::int64_t>();
-  if (version != 1 && version != 2) return bad("unknown format");
-  if (j.size() != (version == 1 ? 7u : 8u)) return bad("unknown field");
+  if (version < 1 || version > 3) return bad("unknown format");
+  if (j.size() != 6u + static_cast<std::size_t>(version)) return bad("unknown field");
   OsdStatsReport r;
   const std::int64_t osd = j["osd"].get<std::int64_t>();
   if (osd < 0 || osd > INT32_MAX) return bad("osd");
@@ -151,6 +153,14 @@ Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view val
   if (version >= 2) {
     const auto perf = j.find("perf_stat");
     if (perf == j.end() || !GetPerf(*perf, &r.perf)) return bad("perf_stat");
+  }
+  if (version >= 3) {
+    const auto lat = j.find("op_latency");
+    if (lat == j.end() || !lat->is_object() || lat->size() != 2 ||
+        !GetCount(*lat, "rd_ns", &r.op_latency.rd_ns) ||
+        !GetCount(*lat, "wr_ns", &r.op_latency.wr_ns)) {
+      return bad("op_latency");
+    }
   }
   return r;
 }

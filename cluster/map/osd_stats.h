@@ -4,14 +4,15 @@
 // apply_latency_ms). Not part of the map (no epoch bump): each OSD overwrites its own key every
 // osd_mon_report_interval.
 //
-//   <prefix>osdstats/<osd id>  {"v":2,"osd":3,"stamp_ms":...,
+//   <prefix>osdstats/<osd id>  {"v":3,"osd":3,"stamp_ms":...,
 //                               "statfs":{"total":..,"available":..,"data":..,"omap":..,
 //                                         "meta":..},
 //                               "io":{"rd":..,"rd_bytes":..,"wr":..,"wr_bytes":..},
 //                               "rates":{"rd":..,"rd_bytes":..,"wr":..,"wr_bytes":..},
 //                               "pools":{"1":{"rd":..,"rd_bytes":..,"wr":..,"wr_bytes":..},...},
 //                               "perf_stat":{"commit_latency_ms":0.84,"apply_latency_ms":0.84,
-//                                            "ops":120}}
+//                                            "ops":120},
+//                               "op_latency":{"rd_ns":..,"wr_ns":..}}
 //
 // statfs is Ceph's store_statfs_t for the OSD's device: total bytes, available (free blocks),
 // and of the rest data (blocks holding shards), omap (0: ecstore keeps no omap) and meta (the
@@ -23,9 +24,12 @@
 // perf_stat: the mean latency in ms of the writes this OSD served as a shard over the
 // publisher's last interval (0 when it served none), and `ops`, how many writes that mean is of.
 // ecstore's store commits and applies in one step, so the two latencies are the same figure.
+// op_latency: the time the client operations counted in io took, received to answered (queue
+// time included), summed in nanoseconds, cumulative as io: Ceph's op_r_latency and op_w_latency
+// (a long-running average: this sum over io.rd, io.wr operations).
 //
-// Versions: 2 (above) is written. 1 is the same without "perf_stat" and still decodes, with a
-// zero perf_stat.
+// Versions: 3 (above) is written. 2 is the same without "op_latency", 1 also without
+// "perf_stat"; both still decode, with zeros for what they lack.
 //
 // Decoding is strict and bounded: the value at most kMaxOsdStatsBytes, exactly the version's
 // fields, every count a non-negative integer that fits int64, available + data + omap + meta <=
@@ -74,6 +78,13 @@ struct OsdPerfStat {
   bool operator==(const OsdPerfStat&) const = default;
 };
 
+// The summed latency of the client operations in OsdStatsReport::io (see the header).
+struct OsdOpLatency {
+  std::int64_t rd_ns = 0;
+  std::int64_t wr_ns = 0;
+  bool operator==(const OsdOpLatency&) const = default;
+};
+
 struct OsdStatsReport {
   int osd = 0;
   std::int64_t stamp_ms = 0;  // wall clock when it was made
@@ -82,10 +93,11 @@ struct OsdStatsReport {
   OsdIo rates;                          // per second over the last interval
   std::map<std::int64_t, OsdIo> pools;  // cumulative, by pool id
   OsdPerfStat perf;                     // over the last interval (zero from a version 1 report)
+  OsdOpLatency op_latency;              // cumulative as io (zero from a version 1 or 2 report)
   bool operator==(const OsdStatsReport&) const = default;
 };
 
-inline constexpr std::int64_t kOsdStatsVersion = 2;
+inline constexpr std::int64_t kOsdStatsVersion = 3;
 inline constexpr std::size_t kMaxOsdStatsBytes = 256 * 1024;
 inline constexpr std::size_t kMaxOsdStatsPools = 4096;
 inline constexpr double kMaxOsdLatencyMs = 1e9;
@@ -93,7 +105,7 @@ inline constexpr double kMaxOsdLatencyMs = 1e9;
 std::string OsdStatsKey(std::string_view prefix, int osd);
 // Always the current version, kOsdStatsVersion.
 std::string EncodeOsdStats(const OsdStatsReport& report);
-// Version 1 or 2. Errors: EBADMSG "bad osd stats at <key>: <what>". `key` only names the value.
+// Versions 1 to 3. Errors: EBADMSG "bad osd stats at <key>: <what>". `key` only names the value.
 Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view value);
 
 // Writes `report` under its OSD's key. Errors: the etcd client's.

@@ -1,5 +1,5 @@
-// The OSD stats report's codec: round trip, version 1 still read, bad values refused (strict and
-// bounded).
+// The OSD stats report's codec: round trip, versions 1 and 2 still read, bad values refused (strict
+// and bounded).
 #include "cluster/map/osd_stats.h"
 
 #include <gtest/gtest.h>
@@ -20,6 +20,7 @@ OsdStatsReport Sample() {
   r.pools[1] = {10, 40960, 5, 20480};
   r.pools[7] = {};
   r.perf = {0.84, 0.84, 120};
+  r.op_latency = {123456789, 987654321};
   return r;
 }
 
@@ -45,12 +46,30 @@ TEST(OsdStats, ReadsVersion1) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   OsdStatsReport want = Sample();
   want.perf = {};
+  want.op_latency = {};
   EXPECT_EQ(*back, want);
-  // Strict still: version 1 with the version 2 field is refused.
-  const std::string v2 = EncodeOsdStats(Sample());
-  std::string v1_with_perf = v2;
-  v1_with_perf.replace(v1_with_perf.find("\"v\":2"), 5, "\"v\":1");
+  // Strict still: version 1 with the later fields is refused.
+  std::string v1_with_perf = EncodeOsdStats(Sample());
+  v1_with_perf.replace(v1_with_perf.find("\"v\":3"), 5, "\"v\":1");
   EXPECT_EQ(DecodeOsdStats("k", v1_with_perf).status().code(), EBADMSG);
+}
+
+// A version 2 report, as OSDs before the op_latency field wrote it: read with zero latency sums;
+// version 2 with op_latency is refused.
+TEST(OsdStats, ReadsVersion2) {
+  std::string v3 = EncodeOsdStats(Sample());
+  std::string v2 = v3;
+  const std::string lat = ",\"op_latency\":{\"rd_ns\":123456789,\"wr_ns\":987654321}";
+  ASSERT_NE(v2.find(lat), std::string::npos) << v2;
+  v2.erase(v2.find(lat), lat.size());
+  v2.replace(v2.find("\"v\":3"), 5, "\"v\":2");
+  auto back = DecodeOsdStats("k", v2);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  OsdStatsReport want = Sample();
+  want.op_latency = {};
+  EXPECT_EQ(*back, want);
+  v3.replace(v3.find("\"v\":3"), 5, "\"v\":2");
+  EXPECT_EQ(DecodeOsdStats("k", v3).status().code(), EBADMSG);
 }
 
 TEST(OsdStats, RefusesBadValuesNamingTheKey) {
@@ -65,8 +84,8 @@ TEST(OsdStats, RefusesBadValuesNamingTheKey) {
       "",
       "[]",
       "{",
-      replace("\"v\":2", "\"v\":3"),
-      replace("\"v\":2", "\"v\":0"),
+      replace("\"v\":3", "\"v\":4"),
+      replace("\"v\":3", "\"v\":0"),
       replace("\"osd\":3", "\"osd\":-3"),
       replace("\"osd\":3", "\"osd\":\"3\""),
       replace("\"total\":1073741824", "\"total\":1"),       // parts above total
@@ -76,7 +95,7 @@ TEST(OsdStats, RefusesBadValuesNamingTheKey) {
       replace("\"pools\":{\"1\"", "\"pools\":{\"01\""),     // padded pool id
       replace("\"pools\":{\"1\"", "\"pools\":{\"-1\""),
       replace("\"pools\":{\"1\"", "\"pools\":{\"x\""),
-      replace("\"v\":2", "\"v\":2,\"extra\":0"),
+      replace("\"v\":3", "\"v\":3,\"extra\":0"),
       replace("\"wr_bytes\":4096", "\"wr_bytes\":4096,\"more\":1"),
       // perf_stat: missing, not an object, a field missing, extra, of the wrong type or range.
       replace(",\"perf_stat\":{\"apply_latency_ms\":0.84,\"commit_latency_ms\":0.84,\"ops\":120}",
@@ -90,6 +109,13 @@ TEST(OsdStats, RefusesBadValuesNamingTheKey) {
       replace("\"commit_latency_ms\":0.84", "\"commit_latency_ms\":1e12"),
       replace("\"commit_latency_ms\":0.84", "\"commit_latency_ms\":\"1\""),
       replace("\"apply_latency_ms\":0.84", "\"apply_latency_ms\":null"),
+      // op_latency: missing, not an object, a sum missing, extra, negative or not an integer.
+      replace(",\"op_latency\":{\"rd_ns\":123456789,\"wr_ns\":987654321}", ""),
+      replace("{\"rd_ns\":123456789,\"wr_ns\":987654321}", "[]"),
+      replace("\"rd_ns\":123456789,", ""),
+      replace("\"wr_ns\":987654321", "\"wr_ns\":987654321,\"x\":1"),
+      replace("\"wr_ns\":987654321", "\"wr_ns\":-1"),
+      replace("\"rd_ns\":123456789", "\"rd_ns\":1.5"),
       std::string(kMaxOsdStatsBytes + 1, ' '),
   };
   for (const std::string& value : bad) {

@@ -375,10 +375,13 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
           return f;
         },
         [p = primary.get()] {
-          std::map<std::int64_t, ec::cluster::OsdIo> out;
+          ec::osd::daemon::ClientIo out;
           for (const auto& [pool, io] : p->PoolIoTotals()) {
-            out[pool] = {static_cast<std::int64_t>(io.rd), static_cast<std::int64_t>(io.rd_bytes),
-                         static_cast<std::int64_t>(io.wr), static_cast<std::int64_t>(io.wr_bytes)};
+            out.pools[pool] = {
+                static_cast<std::int64_t>(io.rd), static_cast<std::int64_t>(io.rd_bytes),
+                static_cast<std::int64_t>(io.wr), static_cast<std::int64_t>(io.wr_bytes)};
+            out.latency.rd_ns += static_cast<std::int64_t>(io.rd_ns);
+            out.latency.wr_ns += static_cast<std::int64_t>(io.wr_ns);
           }
           return out;
         },

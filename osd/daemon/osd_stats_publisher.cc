@@ -117,7 +117,11 @@ void OsdStatsPublisher::Loop() {
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
     report.statfs = statfs_();
-    if (pools_) report.pools = pools_();
+    if (pools_) {
+      ClientIo io = pools_();
+      report.pools = std::move(io.pools);
+      report.op_latency = io.latency;
+    }
     report.io = SumIo(report.pools);
     rates_.Fill(&report, std::chrono::steady_clock::now());
     if (writes_) {

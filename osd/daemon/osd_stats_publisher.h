@@ -1,7 +1,8 @@
 // OsdStatsPublisher: the OSD's one report to etcd (cluster/map/osd_stats.h), every
 // osd_mon_report_interval: its device's space and the client I/O it served as PG primary, for
 // `ec-admin df`, `osd df`, the usage and io lines of `ec-admin -s` and `ec-rados df`, and the
-// latency of the writes it served as a shard, for `ec-admin osd perf`.
+// latency of the writes it served as a shard, for `ec-admin osd perf`; and the summed latency of
+// that client I/O (op_latency), for the cluster exporter's ceph_osd_op_r_latency / _w_latency.
 //
 // Rates: operations and bytes per second from the I/O totals' change since the previous report
 // (by the steady clock; 0 in the first report, and 0 for a total that went down, which only a
@@ -73,11 +74,18 @@ class LatencyWindow {
 // which may be called from any thread.
 std::function<LatencyTotals()> ShardWriteLatency(MetricsRegistry& registry);
 
+// The client I/O this OSD served as PG primary, cumulative (Primary::PoolIoTotals): by pool id,
+// and the summed latency of all of it (the report's op_latency).
+struct ClientIo {
+  std::map<std::int64_t, cluster::OsdIo> pools;
+  cluster::OsdOpLatency latency;
+};
+
 class OsdStatsPublisher {
  public:
   using StatfsOf = std::function<cluster::OsdStatfs()>;
-  // Cumulative client I/O by pool id (Primary::PoolIoTotals); null: none (no reports of I/O).
-  using PoolIoOf = std::function<std::map<std::int64_t, cluster::OsdIo>()>;
+  // Cumulative client I/O (Primary::PoolIoTotals); null: none (no reports of I/O).
+  using PoolIoOf = std::function<ClientIo()>;
   // Cumulative write latency totals (ShardWriteLatency); null: none (a zero perf_stat).
   using WritesOf = std::function<LatencyTotals()>;
   using Publish = std::function<Status(const cluster::OsdStatsReport&)>;

@@ -90,10 +90,11 @@ TEST(OsdStatsPublisher, PublishesStatfsAndIoEveryInterval) {
           return cluster::OsdStatfs{1 << 20, 1 << 19, 1 << 18, 0, 4096};
         },
         [&reads] {
-          std::map<std::int64_t, cluster::OsdIo> pools;
-          pools[1] = {reads.fetch_add(5) + 5, 100, 1, 10};
-          pools[2] = {1, 1, 0, 0};
-          return pools;
+          ClientIo io;
+          io.pools[1] = {reads.fetch_add(5) + 5, 100, 1, 10};
+          io.pools[2] = {1, 1, 0, 0};
+          io.latency = {reads.load() * 1000, 7};
+          return io;
         },
         [&reads] {
           // 2 writes of 125 ms each more every report.
@@ -120,6 +121,7 @@ TEST(OsdStatsPublisher, PublishesStatfsAndIoEveryInterval) {
   EXPECT_GT(first.stamp_ms, 1'600'000'000'000);
   EXPECT_EQ(first.statfs.total, 1 << 20);
   EXPECT_EQ(first.io, (cluster::OsdIo{6, 101, 1, 10}));  // the pools summed
+  EXPECT_EQ(first.op_latency, (cluster::OsdOpLatency{5000, 7}));
   EXPECT_EQ(first.rates, cluster::OsdIo{});
   EXPECT_GT(published[1].rates.rd, 0);  // 5 reads more each interval
   EXPECT_EQ(published[1].rates.wr, 0);

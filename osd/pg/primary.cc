@@ -44,6 +44,7 @@ std::uint64_t Primary::Impl::HealthChanges() const {
 }
 
 void Primary::Impl::Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) {
+  const Clock::time_point received = Clock::now();
   // A direct read is local (this OSD's store) and never waits on the network: on the messenger's
   // thread when the read policy lets it, else on the object's strand.
   if (const auto* d = std::get_if<msg::ObjDirectReadRequest>(&request.body)) {
@@ -70,15 +71,16 @@ void Primary::Impl::Handle(msg::Request request, std::shared_ptr<msg::Responder>
     const std::uint64_t bytes = r->length == 0 ? options_.inline_read_max_bytes : r->length;
     bool served = false;
     dispatcher_.RunInline(KeyOf(request.body), bytes, request.more_queued, Clock::now(),
-                          [&] { served = TryLocalRead(*r, *responder); });
+                          [&] { served = TryLocalRead(*r, *responder, received); });
     if (served) return;
   }
   const std::size_t key = KeyOf(request.body);
   client_ops_.fetch_add(1);
-  dispatcher_.Post(key, [this, req = std::move(request), r = std::move(responder)]() mutable {
-    Run(req, *r);
-    client_ops_.fetch_sub(1);
-  });
+  dispatcher_.Post(key,
+                   [this, req = std::move(request), r = std::move(responder), received]() mutable {
+                     Run(req, *r, received);
+                     client_ops_.fetch_sub(1);
+                   });
 }
 
 // The map to serve a request of a client at `epoch` with, and the locator for it.
@@ -289,14 +291,15 @@ void Primary::Impl::CountOp(const std::string& pool, const char* op) {
       .Inc();
 }
 
-void Primary::Impl::Run(const msg::Request& req, msg::Responder& responder) {
+void Primary::Impl::Run(const msg::Request& req, msg::Responder& responder,
+                        Clock::time_point received) {
   std::visit(
       [&](const auto& b) {
         using T = std::decay_t<decltype(b)>;
         if constexpr (std::is_same_v<T, msg::ObjWriteRequest>) {
-          (void)responder.Send(Write(b, req.payload));
+          (void)responder.Send(Write(b, req.payload, received));
         } else if constexpr (std::is_same_v<T, msg::ObjReadRequest>) {
-          Read(b, responder);
+          Read(b, responder, received);
         } else if constexpr (std::is_same_v<T, msg::ObjStatRequest>) {
           (void)responder.Send(Stat(b));
         } else if constexpr (std::is_same_v<T, msg::ObjRemoveRequest>) {
@@ -310,7 +313,8 @@ void Primary::Impl::Run(const msg::Request& req, msg::Responder& responder) {
       req.body);
 }
 
-msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buffer& data) {
+msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buffer& data,
+                                        Clock::time_point received) {
   msg::ObjWriteReply reply;
   auto p = Prepare(r.pool, r.epoch, r.object, true);
   if (!p.ok()) {
@@ -342,7 +346,7 @@ msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buf
     reply.status = next.status();
     return reply;
   }
-  io_stats_.Write(p->loc.pool_id, data.size());
+  io_stats_.Write(p->loc.pool_id, data.size(), Clock::now() - received);
   if (next->delta) {
     metrics_
         ->GetCounter("ecstore_pool_delta_writes_total",
@@ -354,7 +358,8 @@ msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buf
   return reply;
 }
 
-void Primary::Impl::Read(const msg::ObjReadRequest& r, msg::Responder& responder) {
+void Primary::Impl::Read(const msg::ObjReadRequest& r, msg::Responder& responder,
+                         Clock::time_point received) {
   auto p = Prepare(r.pool, r.epoch, r.object, false);
   if (!p.ok()) {
     (void)responder.SendError(p.status());
@@ -383,12 +388,13 @@ void Primary::Impl::Read(const msg::ObjReadRequest& r, msg::Responder& responder
     (void)responder.SendError(got.status());
     return;
   }
-  SendRead(*p, r.object, std::move(got).value(), responder);
+  SendRead(*p, r.object, std::move(got).value(), responder, received);
 }
 
 // Everything here is cheap and local: on any doubt it returns false having sent nothing, and the
 // worker's Read does the whole thing (its errors, retries and degraded reads included).
-bool Primary::Impl::TryLocalRead(const msg::ObjReadRequest& r, msg::Responder& responder) {
+bool Primary::Impl::TryLocalRead(const msg::ObjReadRequest& r, msg::Responder& responder,
+                                 Clock::time_point received) {
   if (local_ == nullptr) return false;
   if (options_.may_serve && !options_.may_serve()) return false;
   if (r.object.size() > cluster::kMaxObjectNameLen) return false;
@@ -432,12 +438,12 @@ bool Primary::Impl::TryLocalRead(const msg::ObjReadRequest& r, msg::Responder& r
                    "Reads served from this OSD's own shard on the messenger's thread",
                    {{"pool", p.pool_name}})
       .Inc();
-  SendRead(p, r.object, std::move(got).value(), responder);
+  SendRead(p, r.object, std::move(got).value(), responder, received);
   return true;
 }
 
 void Primary::Impl::SendRead(const Prepared& p, const std::string& object, ReadOutcome got,
-                             msg::Responder& responder) {
+                             msg::Responder& responder, Clock::time_point received) {
   if (got.degraded) {
     const Labels labels{{"pool", p.pool_name}};
     metrics_->GetCounter("ecstore_pool_degraded_reads_total", "Reads that rebuilt data", labels)
@@ -458,7 +464,7 @@ void Primary::Impl::SendRead(const Prepared& p, const std::string& object, ReadO
         p.loc.pgid, object, fmt::join(got.corrupt, ","));
     HealAfterRead(static_cast<std::uint64_t>(p.loc.pool_id), p.pool_name, object, got.corrupt);
   }
-  io_stats_.Read(p.loc.pool_id, got.bytes.size());
+  io_stats_.Read(p.loc.pool_id, got.bytes.size(), Clock::now() - received);
   msg::ObjReadReply reply;
   reply.version = p.state.version;
   reply.object_size = p.state.size;

@@ -155,8 +155,8 @@ class Primary : public msg::RequestHandler {
   // counts: a map, a peering begun, finished or aborted, the PGs under recovery, a scrub begun or
   // ended, its result (pg_stats_publisher.h reports a change at once). Thread-safe, cheap.
   std::uint64_t HealthChanges() const;
-  // The client reads and writes this OSD served as primary, by pool id, cumulative since it
-  // started (pool_io_stats.h). Thread-safe.
+  // The client reads and writes this OSD served as primary, by pool id, with their bytes and
+  // summed latency, cumulative since it started (pool_io_stats.h). Thread-safe.
   std::map<std::int64_t, PoolIo> PoolIoTotals() const;
 
   // Scrubs PG `pgid` ("1.1f") of which this OSD is primary, object after object, each on the

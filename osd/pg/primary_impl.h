@@ -160,17 +160,20 @@ class Primary::Impl {
 
   void CountOp(const std::string& pool, const char* op);
 
-  void Run(const msg::Request& req, msg::Responder& responder);
+  void Run(const msg::Request& req, msg::Responder& responder, Clock::time_point received);
 
-  msg::ObjWriteReply Write(const msg::ObjWriteRequest& r, const Buffer& data);
+  msg::ObjWriteReply Write(const msg::ObjWriteRequest& r, const Buffer& data,
+                           Clock::time_point received);
 
-  void Read(const msg::ObjReadRequest& r, msg::Responder& responder);
+  void Read(const msg::ObjReadRequest& r, msg::Responder& responder, Clock::time_point received);
   // A read that this OSD's own shard serves whole, answered now on the calling thread (the io
   // thread); false, having sent nothing, when anything else is needed (Read does it).
-  bool TryLocalRead(const msg::ObjReadRequest& r, msg::Responder& responder);
-  // Counts a read's degraded bytes, starts the repair of corrupt shards, and sends the reply.
+  bool TryLocalRead(const msg::ObjReadRequest& r, msg::Responder& responder,
+                    Clock::time_point received);
+  // Counts a read's degraded bytes and its latency since `received`, starts the repair of corrupt
+  // shards, and sends the reply.
   void SendRead(const Prepared& p, const std::string& object, ReadOutcome got,
-                msg::Responder& responder);
+                msg::Responder& responder, Clock::time_point received);
 
   msg::ObjStatReply Stat(const msg::ObjStatRequest& r);
 
