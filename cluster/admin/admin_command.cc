@@ -7,9 +7,10 @@
 #include <cstring>
 #include <sstream>
 
+#include "cluster/admin/cluster_reports.h"
 #include "cluster/admin/commands.h"
 #include "cluster/admin/progress_report.h"
-#include "cluster/admin/scrub_health.h"
+#include "cluster/admin/prometheus_exporter.h"
 #include "cluster/admin/status_report.h"
 #include "common/cli_errors.h"
 
@@ -277,6 +278,12 @@ const std::vector<CommandHelp>& CommandTable() {
       {"pg PGID query", "one PG's state, up and acting sets, counts and scrub stamps (JSON)"},
       {"status", "cluster status (also: -s)"},
       {"health [detail]", "cluster health"},
+      {"exporter", "the cluster's metrics once, in Prometheus text (ceph-mgr's names)",
+       "Prints what the elected monitor's ec-osd serves at /metrics/cluster: the cluster's\n"
+       "health, OSDs, pools, PG states, capacity and client I/O with the metric names, labels\n"
+       "and help texts of ceph-mgr's prometheus module (ceph_health_status, ceph_osd_up,\n"
+       "ceph_pool_stored, ceph_pg_active, ceph_osd_op_r, ...), so that Ceph's Grafana dashboards\n"
+       "show the cluster. The Prometheus text format only: --format json is refused.\n"},
       {"progress [json]", "running recovery events",
        "The recovery events running now, as the PG primaries report them: one global event while\n"
        "shards are missing on up OSDs, then one per pool with shards missing. Each shows its age\n"
@@ -391,30 +398,10 @@ namespace {
 // The status of the map now, with the primaries' PG reports and the PGs' scrub results; without
 // them (etcd hiccup) the status still shows the map's view.
 Result<StatusReport> LoadStatus(const AdminContext& ctx) {
-  Result<ClusterMap> map = LoadMap(ctx);
-  if (!map.ok()) return map.status();
-  std::map<int, PgStatsReport> stats;
-  std::map<std::string, ScrubResult> scrubs;
-  if (ctx.store->client() != nullptr) {
-    auto loaded = LoadPgStats(*ctx.store->client(), ctx.store->prefix());
-    if (loaded.ok()) stats = std::move(loaded).value();
-    auto results = LoadScrubResults(*ctx.store->client(), ctx.store->prefix());
-    if (results.ok()) scrubs = std::move(results).value();
-  }
-  Result<StatusReport> report =
-      BuildStatusReport(*map, map->fsid.empty() ? ctx.cluster_id : map->fsid, stats);
-  if (!report.ok()) return report;
-  Result<std::vector<HealthCheck>> scrub_checks = ScrubHealthChecks(*map, stats, scrubs);
-  if (!scrub_checks.ok()) return scrub_checks.status();
-  AddHealthChecks(std::move(scrub_checks).value(), &*report);
-  std::map<int, OsdStatsReport> osd_stats;
-  if (ctx.store->client() != nullptr) {
-    auto loaded = LoadOsdStats(*ctx.store->client(), ctx.store->prefix());
-    if (loaded.ok()) osd_stats = std::move(loaded).value();
-  }
-  Result<ClusterUsage> usage = BuildUsage(*map, stats, osd_stats);
-  if (usage.ok()) report->usage = std::move(usage).value();
-  return report;
+  Result<ClusterReports> reports = LoadClusterReports(ctx, false);
+  if (!reports.ok()) return reports.status();
+  const std::string id = reports->map.fsid.empty() ? ctx.cluster_id : reports->map.fsid;
+  return BuildClusterStatus(*reports, id);
 }
 
 }  // namespace
@@ -456,6 +443,17 @@ CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx) {
                         : RenderHealthPlain(*report, detail));
 }
 
+CommandResult RunExporterCommand(const Words& words, const AdminContext& ctx) {
+  if (words.size() != 1) return UsageError("'exporter' takes no arguments", UsageOf("exporter"));
+  if (ctx.format != Format::kPlain) {
+    return ErrorResult(
+        Status::Invalid("'exporter' prints the Prometheus text format only (no --format)"));
+  }
+  Result<std::string> text = ScrapeClusterMetrics(ctx);
+  if (!text.ok()) return ErrorResult(text.status());
+  return Success(std::move(text).value());
+}
+
 CommandResult RunCommand(const std::vector<std::string>& words, const AdminContext& ctx) {
   if (words.empty()) return UsageError("no command given; see ec-admin --help", "");
   if (ctx.store == nullptr) return ErrorResult(Status::Invalid("no map store"));
@@ -467,6 +465,7 @@ CommandResult RunCommand(const std::vector<std::string>& words, const AdminConte
   if (StartsWith(words, {"osd"})) return RunOsdCommand(Tail(words, 1), ctx);
   if (words[0] == "status" || words[0] == "health") return RunStatusCommand(words, ctx);
   if (words[0] == "progress") return RunProgressCommand(words, ctx);
+  if (words[0] == "exporter") return RunExporterCommand(words, ctx);
   if (words[0] == "pg") return RunPgCommand(Tail(words, 1), ctx);
   if (words[0] == "df") return RunDfCommand(Tail(words, 1), ctx);
   return UnknownCommand(words);

@@ -10,6 +10,8 @@
 //   status (also the global flag -s) | health [detail] | progress [json]
 //   pg scrub|deep-scrub|repair PGID | pg stat | pg dump | pg ls | pg ls-by-pool | pg PGID query
 //   df [detail] | osd df                        (capacity, capacity.h)
+//   exporter                                    (the cluster's Prometheus text,
+//                                                prometheus_exporter.h)
 //
 // Output, as Ceph's CLI: data goes to stdout (CommandResult::out) in the requested format;
 // status messages Ceph prints on stderr ("pool 'p' created", "marked out osd.1. ") go to

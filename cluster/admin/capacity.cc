@@ -134,6 +134,7 @@ Result<ClusterUsage> BuildUsage(const ClusterMap& map, const std::map<int, PgSta
       p.used = static_cast<std::uint64_t>(std::ceil(static_cast<double>(p.stored) * size / k));
       p.max_avail = static_cast<std::uint64_t>(static_cast<double>(raw_avail) * k / size);
       const double avail_raw = static_cast<double>(p.max_avail) * size / k;
+      p.avail_raw = static_cast<std::uint64_t>(avail_raw);
       const double used = static_cast<double>(p.used);
       p.percent_used = used + avail_raw > 0 ? used / (used + avail_raw) : 0.0;
     }

@@ -15,7 +15,8 @@
 // places on (in, weight > 0, up and reported), each OSD's headroom below the full ratio
 // (mon_osd_full_ratio 0.95 x SIZE - RAW USE, at least 0) divided by its share of the total weight;
 // the smallest of these is the raw space the pool can still take before its fullest OSD is full,
-// and MAX AVAIL = that x k / (k + m). %USED = USED / (USED + MAX AVAIL x size / k).
+// and MAX AVAIL = that x k / (k + m). %USED = USED / (USED + MAX AVAIL x size / k) (Ceph's
+// avail_raw, MAX AVAIL x size / k).
 //
 // OSDs (`osd df`): each OSD of the map, its statfs when it reported (zeros otherwise), PGS the PGs
 // whose up set holds it, %USE = RAW USE / SIZE x 100, VAR = %USE / the cluster's %USE (0 when
@@ -63,7 +64,8 @@ struct PoolUsage {
   std::uint64_t objects = 0;
   std::uint64_t used = 0;  // raw
   std::uint64_t max_avail = 0;
-  double percent_used = 0;  // 0..1, as Ceph's JSON
+  std::uint64_t avail_raw = 0;  // the raw space MAX AVAIL stands for: max_avail x size / k
+  double percent_used = 0;      // 0..1, as Ceph's JSON
   // For `rados df`: object copies (objects x size), degraded ones, unfound objects.
   std::uint64_t copies = 0;
   std::uint64_t degraded = 0;

@@ -79,6 +79,8 @@ CommandResult RunPoolOptionCommand(const std::string& sub, const Words& args,
 CommandResult RunStatusCommand(const Words& words, const AdminContext& ctx);
 // progress [json].
 CommandResult RunProgressCommand(const Words& words, const AdminContext& ctx);
+// exporter: the cluster's Prometheus text (prometheus_exporter.h).
+CommandResult RunExporterCommand(const Words& words, const AdminContext& ctx);
 // After "pg": scrub, deep-scrub, repair, and the queries below.
 CommandResult RunPgCommand(const Words& words, const AdminContext& ctx);
 // After "df": [detail]; after "osd df": nothing (df_commands.cc).
