@@ -144,7 +144,7 @@ nlohmann::json ClusterMembership::StatusJson() const {
     j["lease"] = s.lease;
     j["last_error"] = s.last_error;
   }
-  j["mon_leader"] = monitor_ && monitor_->is_leader();
+  j["mon_leader"] = mon_leader();
   std::lock_guard<std::mutex> lock(mu_);
   j["watch_error"] = watch_error_;
   return j;

@@ -47,6 +47,8 @@ class ClusterMembership {
   // {"epoch", "epoch_received_ms", "up", "boots", "lease", "mon_leader", "last_error"} for /status.
   nlohmann::json StatusJson() const;
   std::int64_t epoch() const { return epoch_.load(); }
+  // Whether this OSD's monitor candidate is the elected leader now (false without osd_mon_role).
+  bool mon_leader() const { return monitor_ && monitor_->is_leader(); }
 
   // Whether this OSD may act on its map as a PG primary: its liveness lease was renewed less than
   // the grace minus `margin` ago (so the monitor cannot have marked it down meanwhile, as after a

@@ -39,6 +39,7 @@
 #include "common/config.h"
 #include "common/metrics.h"
 #include "msg/server.h"
+#include "osd/daemon/cluster_exporter.h"
 #include "osd/daemon/cluster_membership.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
@@ -456,7 +457,11 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
       j["config"] = std::move(cfg);
       return j;
     };
-    auto h = ec::osd::daemon::HttpServer::Start(ho, &metrics, status, log);
+    // The cluster's metrics (ceph-mgr's names) while this OSD is the elected monitor.
+    auto h = ec::osd::daemon::HttpServer::Start(
+        ho, &metrics, status, log,
+        stats_etcd ? ec::osd::daemon::ClusterMetricsPage(c, stats_etcd.get(), membership.get())
+                   : nullptr);
     if (!h.ok()) {
       serving_membership = nullptr;  // the membership goes before the primary on this way out
       if (membership) membership->Stop();

@@ -26,6 +26,7 @@ struct HttpServer::Impl {
   HttpServerOptions options;
   const MetricsRegistry* registry = nullptr;
   StatusCallback status;
+  TextCallback cluster_metrics;
   std::shared_ptr<spdlog::logger> logger;
 
   // Declared first so that it is destroyed last: pending handlers own the sessions.
@@ -142,6 +143,22 @@ http::response<http::string_body> HttpServer::Impl::Respond(
   if (target == "/metrics") {
     res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
     if (registry != nullptr) res.body() = registry->RenderPrometheus();
+  } else if (target == "/metrics/cluster" && cluster_metrics) {
+    res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+    try {
+      Result<std::string> text = cluster_metrics();
+      if (text.ok()) {
+        res.body() = std::move(text).value();
+      } else {
+        res.result(http::status::service_unavailable);
+        res.set(http::field::content_type, "text/plain; charset=utf-8");
+        res.body() = text.status().message() + "\n";
+      }
+    } catch (const std::exception& e) {
+      res.result(http::status::internal_server_error);
+      res.set(http::field::content_type, "text/plain; charset=utf-8");
+      res.body() = std::string(e.what()) + "\n";
+    }
   } else if (target == "/status") {
     res.set(http::field::content_type, "application/json");
     try {
@@ -207,7 +224,8 @@ HttpServer::~HttpServer() {
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options,
                                                       const MetricsRegistry* registry,
                                                       StatusCallback status,
-                                                      std::shared_ptr<spdlog::logger> logger) {
+                                                      std::shared_ptr<spdlog::logger> logger,
+                                                      TextCallback cluster_metrics) {
   beast::error_code ec;
   const asio::ip::address address = asio::ip::make_address(options.host, ec);
   if (ec) {
@@ -221,6 +239,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
   impl->options = options;
   impl->registry = registry;
   impl->status = std::move(status);
+  impl->cluster_metrics = std::move(cluster_metrics);
   impl->logger = std::move(logger);
   const tcp::endpoint endpoint(address, options.port);
   const auto fail = [&](const char* what) {
@@ -241,7 +260,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
     raw->Run();
   });
   if (raw->logger)
-    raw->logger->info("http: serving /metrics and /status on {}:{}", options.host, raw->port);
+    raw->logger->info("http: serving /metrics{} and /status on {}:{}",
+                      raw->cluster_metrics ? ", /metrics/cluster" : "", options.host, raw->port);
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 

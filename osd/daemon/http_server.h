@@ -2,6 +2,11 @@
 //
 //   GET /metrics  200, Content-Type: text/plain; version=0.0.4; charset=utf-8, the registry's
 //                 RenderPrometheus()
+//   GET /metrics/cluster
+//                 with a cluster-metrics callback: 200 with its Prometheus text (the cluster
+//                 exporter, cluster/admin/prometheus_exporter.h; an empty page from an OSD that
+//                 is not the elected monitor, as ceph-mgr's standbys answer), or 503 text/plain
+//                 with its error; without one, 404
 //   GET /status   200, Content-Type: application/json, the status callback's JSON (500 with a
 //                 JSON error object if the callback throws)
 //   GET other     404 text/plain
@@ -14,8 +19,9 @@
 // Connections beyond max_connections are closed right after accept.
 //
 // Thread safety: Start, port, Stop and the destructor may be called from any thread, Stop more
-// than once. The status callback and the registry's render run on the server's thread, one
-// request at a time; the callback must be safe to call concurrently with the daemon's own work.
+// than once. The callbacks and the registry's render run on the server's thread, one request at
+// a time (a slow callback delays the other requests: the cluster metrics read etcd, bounded by
+// the etcd client's timeout); they must be safe to call concurrently with the daemon's own work.
 #pragma once
 
 #include <chrono>
@@ -47,16 +53,20 @@ struct HttpServerOptions {
 class HttpServer {
  public:
   using StatusCallback = std::function<nlohmann::json()>;
+  // The page of /metrics/cluster, or an error (503).
+  using TextCallback = std::function<Result<std::string>()>;
 
   // Binds, listens and starts the server thread. `registry` is borrowed and must outlive the
   // server; `status` may be empty (then /status answers {}); `logger` may be null (no logging;
-  // otherwise connection errors are logged at debug level, start/stop at info).
+  // otherwise connection errors are logged at debug level, start/stop at info);
+  // `cluster_metrics` may be empty (then /metrics/cluster is 404).
   // Errors: EINVAL for a host that is not an IP literal; the bind/listen errno (EADDRINUSE,
   // EACCES, EADDRNOTAVAIL) with "http: cannot listen on HOST:PORT: <reason>".
   static Result<std::unique_ptr<HttpServer>> Start(const HttpServerOptions& options,
                                                    const MetricsRegistry* registry,
                                                    StatusCallback status,
-                                                   std::shared_ptr<spdlog::logger> logger = {});
+                                                   std::shared_ptr<spdlog::logger> logger = {},
+                                                   TextCallback cluster_metrics = {});
 
   ~HttpServer();  // Stop()
   HttpServer(const HttpServer&) = delete;

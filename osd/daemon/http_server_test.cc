@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
@@ -97,11 +98,18 @@ class HttpServerTest : public ::testing::Test {
     server_.reset();
     options.host = "127.0.0.1";
     options.port = 0;
-    auto s = HttpServer::Start(options, &registry_, [this] {
-      ++status_calls_;
-      if (throw_) throw std::runtime_error("status \"broken\"");
-      return nlohmann::json{{"osd", 3}, {"state", "up"}};
-    });
+    auto s = HttpServer::Start(
+        options, &registry_,
+        [this] {
+          ++status_calls_;
+          if (throw_) throw std::runtime_error("status \"broken\"");
+          return nlohmann::json{{"osd", 3}, {"state", "up"}};
+        },
+        nullptr,
+        [this]() -> Result<std::string> {
+          if (cluster_fails_) return Status::Error(ECONNREFUSED, "cannot reach etcd at x");
+          return std::string("ceph_health_status 0\n");
+        });
     ASSERT_TRUE(s.ok()) << s.status().message();
     server_ = std::move(*s);
     ASSERT_NE(server_->port(), 0);
@@ -125,6 +133,7 @@ class HttpServerTest : public ::testing::Test {
   MetricsRegistry registry_;
   std::atomic<int> status_calls_{0};
   std::atomic<bool> throw_{false};
+  std::atomic<bool> cluster_fails_{false};
   std::unique_ptr<HttpServer> server_;
 };
 
@@ -136,6 +145,30 @@ TEST_F(HttpServerTest, Metrics) {
   EXPECT_THAT(Body(r), HasSubstr("ecstore_test_requests_total 7\n"));
   // A query string is ignored.
   EXPECT_THAT(Get("GET /metrics?x=1 HTTP/1.0\r\n\r\n"), StartsWith("HTTP/1.0 200 OK\r\n"));
+}
+
+// The cluster exporter's page: the callback's text, or 503 with its error; without a callback
+// the path is not served.
+TEST_F(HttpServerTest, ClusterMetrics) {
+  const std::string r =
+      Get("GET /metrics/cluster HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_THAT(r, StartsWith("HTTP/1.1 200 OK\r\n"));
+  EXPECT_THAT(r, HasSubstr("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"));
+  EXPECT_EQ(Body(r), "ceph_health_status 0\n");
+  cluster_fails_ = true;
+  const std::string bad = Get("GET /metrics/cluster HTTP/1.0\r\n\r\n");
+  EXPECT_THAT(bad, StartsWith("HTTP/1.0 503 Service Unavailable\r\n"));
+  EXPECT_EQ(Body(bad), "cannot reach etcd at x\n");
+
+  MetricsRegistry registry;
+  HttpServerOptions options;
+  auto plain = HttpServer::Start(options, &registry, nullptr);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  Client c((*plain)->port());
+  ASSERT_TRUE(c.connected());
+  ASSERT_TRUE(c.Send("GET /metrics/cluster HTTP/1.0\r\n\r\n"));
+  bool closed = false;
+  EXPECT_THAT(c.ReadAll(&closed), StartsWith("HTTP/1.0 404 Not Found\r\n"));
 }
 
 TEST_F(HttpServerTest, Status) {
