@@ -18,7 +18,8 @@
 # never rewrites the config with other values; options may be given again if they agree, and
 # start refuses (exit 1, nothing started or changed) options that contradict it, growing
 # included (more OSDs or hosts): make a new cluster in another --dir for another shape.
-# status: which daemons run, and `ec-admin -s`.
+# status: which daemons run (each OSD with its ports and /metrics address), where the cluster's
+# metrics are served (/metrics/cluster of the elected monitor's OSD), and `ec-admin -s`.
 # stop: SIGTERM to every OSD (each marks itself down), then etcd; SIGKILL after 30 s.
 # --osd-opt NAME=VALUE (repeatable) adds an ec-osd option to the [osd] section of the config
 # (not one the launcher sets itself: use --grace, --down-out, --device-size for those).
@@ -29,7 +30,10 @@
 # and used again at the next start unless something took them meanwhile (then others are chosen
 # and only etcd_endpoints in ecstore.conf changes). OSDs bind port 0: the kernel gives each a
 # free port as it binds, and the OSD publishes its address in the cluster map, where clients and
-# other OSDs find it.
+# other OSDs find it. Each OSD's HTTP endpoint (/metrics, /status; osd_metrics_port 0) gets a
+# kernel-chosen port too: the OSD prints both ports in its ready line, the launcher keeps them in
+# DIR/osd.N.ports ("PORT METRICS_PORT") and start and status print them, with the address of the
+# cluster's metrics (ceph-mgr's names, /metrics/cluster) on the elected monitor's OSD.
 # Daemons: etcd and each ec-osd run in their own session with stdin /dev/null, stdout and stderr
 # in their log (DIR/etcd.log, DIR/osd.N.out) and no other descriptor of the caller's (so
 # `flock LOCK scripts/cluster.sh start ...` releases LOCK when start returns).
@@ -166,12 +170,16 @@ do_stop() {
 do_status() {
   [ -f "$conf" ] || die "no cluster in $dir (no ecstore.conf)"
   if alive "$dir/etcd.pid"; then echo "etcd: running (pid $(cat "$dir/etcd.pid"))"; else echo "etcd: not running"; fi
-  local f
+  local f name
   for f in "$dir"/osd.*.pid; do
     [ -e "$f" ] || continue
-    if alive "$f"; then echo "$(basename "$f" .pid): running (pid $(cat "$f"))"
-    else echo "$(basename "$f" .pid): not running"; fi
+    name="$(basename "$f" .pid)"
+    if alive "$f"; then
+      save_ports "${name#osd.}"
+      echo "$name: running (pid $(cat "$f")), $(osd_ports_text "${name#osd.}")"
+    else echo "$name: not running"; fi
   done
+  if alive "$dir/etcd.pid"; then show_cluster_metrics; fi
   if [ -x "$bin/ec-admin" ] && alive "$dir/etcd.pid"; then "$bin/ec-admin" -c "$conf" -s; fi
 }
 
@@ -355,6 +363,57 @@ update_endpoints() {
   echo "etcd_endpoints in $conf: ${rec_endpoints:-(none)} -> $endpoints"
 }
 
+# The ports OSD ID serves on, from the ready line of its current run, into DIR/osd.ID.ports as
+# "PORT METRICS_PORT" (METRICS_PORT 0 when its HTTP endpoint is disabled).
+save_ports() {  # id
+  local id="$1" line port mport
+  line="$(grep -m 1 '"event":"ready"' "$dir/osd.$id.out" 2>/dev/null)" || return 0
+  port="$(sed -E 's/.*"port":([0-9]+).*/\1/' <<< "$line")"
+  mport="$(sed -E 's/.*"metrics_port":([0-9]+).*/\1/' <<< "$line")"
+  [[ "$port" =~ ^[0-9]+$ && "$mport" =~ ^[0-9]+$ ]] || return 0
+  echo "$port $mport" > "$dir/osd.$id.ports"
+}
+
+# A value ecstore.conf sets (the first line naming KEY, in any of Ceph's spellings), or "".
+conf_value() {  # key
+  local pattern="${1//_/[_ -]}"
+  sed -nE "s/^[[:space:]]*${pattern}[[:space:]]*=[[:space:]]*//p" "$conf" | head -n 1
+}
+
+# The host part of the OSDs' HTTP addresses: osd_metrics_addr as --osd-opt set it, else loopback
+# (a wildcard is reached on loopback).
+metrics_host() {
+  local h
+  h="$(conf_value osd_metrics_addr)"
+  case "${h:-127.0.0.1}" in
+    0.0.0.0) echo 127.0.0.1 ;; ::) echo '[::1]' ;; *:*) echo "[$h]" ;; *) echo "${h:-127.0.0.1}" ;;
+  esac
+}
+
+# "port P, metrics http://HOST:M/metrics" for OSD ID, from DIR/osd.ID.ports.
+osd_ports_text() {  # id
+  local port mport
+  if ! read -r port mport 2>/dev/null < "$dir/osd.$1.ports"; then echo "ports unknown"; return 0; fi
+  if [ "$mport" = 0 ]; then echo "port $port, metrics disabled"
+  else echo "port $port, metrics http://$(metrics_host):$mport/metrics"; fi
+}
+
+# Where the cluster's metrics are: /metrics/cluster on the OSD that is the elected monitor now
+# (its name in the monitor's leader key in etcd), or nothing when none is known.
+show_cluster_metrics() {
+  local prefix id port mport
+  prefix="$(conf_value etcd_prefix)"
+  id="$(ETCDCTL_API=3 etcdctl --endpoints "$(conf_value etcd_endpoints)" --dial-timeout 2s \
+          --command-timeout 3s get --print-value-only "${prefix:-/ecstore/}mon/leader" 2>/dev/null |
+        grep -o '"name":"osd\.[0-9]*"' | grep -o '[0-9][0-9]*')" || true
+  if [ -z "$id" ] || ! read -r port mport 2>/dev/null < "$dir/osd.$id.ports" || [ "$mport" = 0 ]; then
+    echo "cluster metrics: no elected monitor with an HTTP endpoint yet"
+    return 0
+  fi
+  echo "cluster metrics (ceph-mgr's names): http://$(metrics_host):$mport/metrics/cluster" \
+       "(osd.$id, the elected monitor)"
+}
+
 start_osd() {  # id
   local id="$1"
   if [ ! -e "$dir/osd.$id/block" ]; then
@@ -404,6 +463,11 @@ do_start() {
     sleep 0.1
   done
   echo "$osds OSDs up on $hosts hosts (stores in $dir/osd.N, logs $dir/osd.N.log)"
+  for id in $(seq 0 $((osds - 1))); do
+    save_ports "$id"
+    echo "osd.$id: $(osd_ports_text "$id")"
+  done
+  show_cluster_metrics
   echo "config: $conf   (export EC_CONF=$conf, or pass -c)"
   if [ -x "$bin/ec-admin" ]; then "$bin/ec-admin" -c "$conf" -s || true; fi
 }

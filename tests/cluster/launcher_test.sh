@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/cluster.sh end to end: start a cluster of 3 OSDs on 2 hosts, check ec-admin sees them
-# up and in on the right hosts, kill -9 one and see it down, `start` again brings it back, `stop`
-# leaves no process behind, and bad arguments are refused. Then a second cluster (4 OSDs on 4
+# up and in on the right hosts, kill -9 one and see it down, `start` again brings it back, status
+# names every OSD's ports and the cluster metrics' address (each answers over HTTP, the cluster
+# page with ceph_osd_up for every OSD), `stop` leaves no process behind, and bad arguments are
+# refused. Then a second cluster (4 OSDs on 4
 # hosts, an --osd-opt), started under a flock and a held descriptor: the lock is free once start
 # returns and no daemon holds any of the caller's descriptors; etcd's ports lie below the
 # kernel's ephemeral range; an object written before a stop reads back after a start without
@@ -47,6 +49,35 @@ launcher start --dir "$dir" --bin "$bin" > /dev/null   # starts what is not runn
 [ "$(field num_up_osds)" = 3 ] || fail "osd.1 not back up after start"
 launcher status --dir "$dir" --bin "$bin" > "$dir/status.txt"
 grep -q 'osd.1: running' "$dir/status.txt" || fail "status: $(cat "$dir/status.txt")"
+
+# The body of http://127.0.0.1:PORT/PATH (bash's /dev/tcp: no curl needed).
+http_get() {  # port path
+  local body
+  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+  printf 'GET %s HTTP/1.0\r\n\r\n' "$2" >&3
+  body="$(cat <&3)"
+  exec 3<&-
+  [[ "$body" == "HTTP/1.0 200 OK"* ]] || return 1
+  echo "${body#*$'\r\n\r\n'}"
+}
+# Each OSD's ports as status prints them (the ones of its current run) and its /metrics there.
+for id in 0 1 2; do
+  line="$(grep "^osd.$id: running" "$dir/status.txt")" || fail "status has no osd.$id"
+  [[ "$line" =~ port\ [0-9]+,\ metrics\ http://127\.0\.0\.1:([0-9]+)/metrics$ ]] ||
+    fail "osd.$id's ports in status: $line"
+  mport="${BASH_REMATCH[1]}"
+  grep -q "\"metrics_port\":$mport," "$dir/osd.$id.out" || fail "osd.$id's metrics port is not $mport"
+  http_get "$mport" /metrics | grep -q '^ecstore_osd_map_epoch ' || fail "osd.$id's /metrics"
+done
+# The cluster's metrics on the elected monitor's OSD, with ceph-mgr's names.
+cm="$(grep '^cluster metrics' "$dir/status.txt")" || fail "status has no cluster metrics line"
+[[ "$cm" =~ http://127\.0\.0\.1:([0-9]+)/metrics/cluster\ \(osd\.[0-9]+,\ the\ elected\ monitor\)$ ]] ||
+  fail "cluster metrics line: $cm"
+page="$(http_get "${BASH_REMATCH[1]}" /metrics/cluster)" || fail "no /metrics/cluster page"
+for id in 0 1 2; do
+  grep -qx "ceph_osd_up{ceph_daemon=\"osd.$id\"} 1" <<< "$page" || fail "no ceph_osd_up of osd.$id"
+done
+grep -q '^ceph_health_status ' <<< "$page" || fail "no ceph_health_status"
 
 pids="$(cat "$dir"/*.pid)"
 launcher stop --dir "$dir" > /dev/null
