@@ -4,9 +4,10 @@
 // ls, rm then get failing with ENOENT, append, put --offset; bench write, seq and rand with their
 // summaries (text, and JSON with rados bench's keys), no mismatches, and cleanup (also of every
 // run under one name after several write runs); --max-objects, --latency-log and a SIGTERM ending
-// a run early; list-inconsistent-obj on a scrub record put into etcd; and the errors (unknown
-// pool, missing object, bad numbers and flags, unknown commands), each exiting with its errno
-// (ENOENT 2, EIO 5, EINVAL 22 for usage errors) and its message.
+// a run early; list-inconsistent-obj on a scrub record put into etcd; the cluster exporter's page
+// over HTTP and from ec-admin exporter; and the errors (unknown pool, missing object, bad numbers
+// and flags, unknown commands), each exiting with its errno (ENOENT 2, EIO 5, EINVAL 22 for usage
+// errors) and its message.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -218,6 +219,74 @@ TEST_F(EcRadosCli, CapacityEndToEnd) {
   r = ectest::RunProgram(EC_ADMIN_PATH, {"-c", conf_, "-s"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "    usage:   ")) << r.out;
+}
+
+// The cluster exporter (issue 29 item 5) as Prometheus would scrape it: every OSD's
+// /metrics/cluster over HTTP, where only the elected monitor's has a page, with ceph-mgr's names:
+// the health, every OSD up, the pool's metadata and the client writes just made; and the same
+// families from `ec-admin exporter`.
+TEST_F(EcRadosCli, ClusterExporterOverHttp) {
+  const auto in = files_ / "exporter.in";
+  ectest::WriteBytes(in, ectest::RandomBytes(8192, 5));
+  for (int i = 0; i < 2; ++i) {
+    ProcessResult r = Rados({"put", "exporter-" + std::to_string(i), in.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  // The OSDs and PG primaries report every osd_mon_report_interval (5 s): wait until the writes
+  // and the objects show.
+  std::string page;
+  int pages = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (true) {
+    page.clear();
+    pages = 0;
+    for (const auto& osd : cluster_->osds) {
+      int status = 0;
+      const std::string body = ectest::HttpGet(osd->metrics_port(), "/metrics/cluster", &status);
+      EXPECT_EQ(status, 200) << body;
+      if (!body.empty()) {
+        page = body;
+        ++pages;
+      }
+    }
+    double writes = 0;
+    for (int id = 0; id < kOsds; ++id) {
+      writes += std::max(0.0, ectest::MetricValue(page, "ceph_osd_op_w{ceph_daemon=\"osd." +
+                                                            std::to_string(id) + "\"}"));
+    }
+    const double objects = ectest::MetricValue(page, "ceph_pool_objects{pool_id=\"1\"}");
+    if ((pages == 1 && writes >= 2 && objects >= 2) ||
+        std::chrono::steady_clock::now() > deadline) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  ASSERT_EQ(pages, 1) << "one elected monitor serves the page, the others an empty one";
+  EXPECT_TRUE(Contains(page, "# TYPE ceph_health_status untyped\n")) << page;
+  EXPECT_GE(ectest::MetricValue(page, "ceph_health_status"), 0);
+  EXPECT_LE(ectest::MetricValue(page, "ceph_health_status"), 2);
+  for (int id = 0; id < kOsds; ++id) {
+    const std::string daemon = "{ceph_daemon=\"osd." + std::to_string(id) + "\"}";
+    EXPECT_EQ(ectest::MetricValue(page, "ceph_osd_up" + daemon), 1) << id;
+    EXPECT_EQ(ectest::MetricValue(page, "ceph_osd_in" + daemon), 1) << id;
+  }
+  EXPECT_EQ(ectest::MetricValue(page,
+                                "ceph_pool_metadata{compression_mode=\"none\","
+                                "description=\"ec:4+2\",name=\"p\",pool_id=\"1\","
+                                "type=\"erasure\"}"),
+            1)
+      << page;
+  EXPECT_EQ(ectest::MetricValue(page, "ceph_pg_total{pool_id=\"1\"}"), 8);
+  EXPECT_GE(ectest::MetricValue(page, "ceph_pool_wr{pool_id=\"1\"}"), 2);
+  EXPECT_GE(ectest::MetricValue(page, "ceph_pool_objects{pool_id=\"1\"}"), 2);
+
+  ProcessResult r = ectest::RunProgram(EC_ADMIN_PATH, {"-c", conf_, "exporter"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* family : {"ceph_health_status", "ceph_osd_up", "ceph_pool_metadata",
+                             "ceph_pg_active", "ceph_osd_op_w_latency_sum"}) {
+    EXPECT_TRUE(Contains(r.out, std::string("\n# TYPE ") + family + " ")) << family;
+  }
+  EXPECT_EQ(ectest::MetricValue(r.out, "ceph_osd_up{ceph_daemon=\"osd.0\"}"), 1);
 }
 
 TEST_F(EcRadosCli, RmThenGetIsEnoent) {
