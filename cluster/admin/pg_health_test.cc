@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cluster/admin/pg_view.h"
+#include "cluster/admin/placement_test_util.h"
 #include "cluster/admin/status_report.h"
 #include "cluster/map/object_locator.h"
 #include "cluster/map/pg_state.h"
@@ -44,21 +45,11 @@ ClusterMap SixOsdMap() {
   return map;
 }
 
-struct Located {
-  std::vector<int> acting, up;
-  int primary = kItemNone;
-};
+using testing::Located;
 
+// PG `pg` of pool 1.
 Located Locate(const ClusterMap& map, std::uint32_t pg) {
-  Result<Placement> placement = PlacementFor(map);
-  EXPECT_TRUE(placement.ok());
-  Result<PoolPlacement> pp = PlacementOf(map, map.pools.at(1));
-  EXPECT_TRUE(pp.ok());
-  Located l;
-  l.acting = placement->Place(*pp, pg).value();
-  l.up = placement->UpSet(l.acting);
-  l.primary = FirstUp(l.up);
-  return l;
+  return testing::Locate(map, 1, pg);
 }
 
 // What a primary reports of PG `pg` of pool 1 in the interval `at` locates, at `epoch`.

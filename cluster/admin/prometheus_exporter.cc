@@ -22,42 +22,6 @@ namespace {
 
 using Type = PrometheusText::Type;
 
-// Ceph's PG_STATES (mgr_module.py), the words a PG state string is made of.
-constexpr std::array<std::string_view, 34> kPgStates = {"active",
-                                                        "clean",
-                                                        "down",
-                                                        "recovery_unfound",
-                                                        "backfill_unfound",
-                                                        "scrubbing",
-                                                        "degraded",
-                                                        "inconsistent",
-                                                        "peering",
-                                                        "repair",
-                                                        "recovering",
-                                                        "forced_recovery",
-                                                        "backfill_wait",
-                                                        "incomplete",
-                                                        "stale",
-                                                        "remapped",
-                                                        "deep",
-                                                        "backfilling",
-                                                        "forced_backfill",
-                                                        "backfill_toofull",
-                                                        "recovery_wait",
-                                                        "recovery_toofull",
-                                                        "undersized",
-                                                        "activating",
-                                                        "peered",
-                                                        "snaptrim",
-                                                        "snaptrim_wait",
-                                                        "snaptrim_error",
-                                                        "creating",
-                                                        "unknown",
-                                                        "premerge",
-                                                        "failed_repair",
-                                                        "laggy",
-                                                        "wait"};
-
 std::int64_t Int(std::uint64_t v) {
   return v > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(v);
 }
@@ -232,7 +196,9 @@ void PgStatus(const ClusterMap& map, const std::vector<PgView>& views, Prometheu
     }
   };
   family("total", "PG Total Count per Pool");
-  for (std::string_view state : kPgStates) family(state, "PG " + std::string(state) + " per pool");
+  for (std::string_view state : CephPgStates()) {
+    family(state, "PG " + std::string(state) + " per pool");
+  }
 }
 
 // The OSDs whose counters are exported: up in the map, with a report.
@@ -303,6 +269,44 @@ void OsdPerfCounters(const std::vector<const OsdStatsReport*>& live, const Clust
 }
 
 }  // namespace
+
+const std::array<std::string_view, 34>& CephPgStates() {
+  static constexpr std::array<std::string_view, 34> kStates = {"active",
+                                                               "clean",
+                                                               "down",
+                                                               "recovery_unfound",
+                                                               "backfill_unfound",
+                                                               "scrubbing",
+                                                               "degraded",
+                                                               "inconsistent",
+                                                               "peering",
+                                                               "repair",
+                                                               "recovering",
+                                                               "forced_recovery",
+                                                               "backfill_wait",
+                                                               "incomplete",
+                                                               "stale",
+                                                               "remapped",
+                                                               "deep",
+                                                               "backfilling",
+                                                               "forced_backfill",
+                                                               "backfill_toofull",
+                                                               "recovery_wait",
+                                                               "recovery_toofull",
+                                                               "undersized",
+                                                               "activating",
+                                                               "peered",
+                                                               "snaptrim",
+                                                               "snaptrim_wait",
+                                                               "snaptrim_error",
+                                                               "creating",
+                                                               "unknown",
+                                                               "premerge",
+                                                               "failed_repair",
+                                                               "laggy",
+                                                               "wait"};
+  return kStates;
+}
 
 Result<std::string> RenderClusterMetrics(const ClusterReports& reports) {
   Result<StatusReport> status = BuildClusterStatus(reports, reports.map.fsid);

@@ -66,13 +66,19 @@
 // LoadClusterReports.
 #pragma once
 
+#include <array>
 #include <string>
+#include <string_view>
 
 #include "cluster/admin/admin_command.h"
 #include "cluster/admin/cluster_reports.h"
 #include "common/status.h"
 
 namespace ec::cluster::admin {
+
+// Ceph's PG_STATES (src/pybind/mgr/mgr_module.py, "Full list of strings in
+// osd_types.cc:pg_state_string()"): the words of ceph_pg_<state>, in Ceph's order.
+const std::array<std::string_view, 34>& CephPgStates();
 
 // The metrics above in the Prometheus text format 0.0.4 (common/metrics.h PrometheusText): every
 // family always has its HELP and TYPE lines, samples only where the above says. Errors: only

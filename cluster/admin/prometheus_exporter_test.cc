@@ -11,9 +11,10 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "cluster/map/object_locator.h"
+#include "cluster/admin/placement_test_util.h"
 #include "cluster/map/pool_geometry.h"
 
 namespace ec::cluster::admin {
@@ -174,22 +175,8 @@ ClusterMap TestMap() {
   return map;
 }
 
-struct Located {
-  std::vector<int> acting, up;
-  int primary = kItemNone;
-};
-
-Located Locate(const ClusterMap& map, std::int64_t pool, std::uint32_t pg) {
-  Result<Placement> placement = PlacementFor(map);
-  EXPECT_TRUE(placement.ok());
-  Result<PoolPlacement> pp = PlacementOf(map, map.pools.at(pool));
-  EXPECT_TRUE(pp.ok());
-  Located l;
-  l.acting = placement->Place(*pp, pg).value();
-  l.up = placement->UpSet(l.acting);
-  l.primary = FirstUp(l.up);
-  return l;
-}
+using testing::Locate;
+using testing::Located;
 
 // The primary's report of a PG for its current interval: its state is the one shown.
 PgStat& Report(ClusterReports* r, std::int64_t pool, std::uint32_t pg, const std::string& state,
@@ -288,22 +275,11 @@ std::vector<Expected> ExpectedFamilies() {
        "OSD Metadata",
        {"back_iface", "ceph_daemon", "cluster_addr", "device_class", "front_iface", "hostname",
         "objectstore", "public_addr", "ceph_version"}},
-      {"ceph_osd_weight", "untyped", "OSD status weight", daemon},
-      {"ceph_osd_up", "untyped", "OSD status up", daemon},
-      {"ceph_osd_in", "untyped", "OSD status in", daemon},
       {"ceph_pool_metadata",
        "untyped",
        "POOL Metadata",
        {"pool_id", "name", "type", "description", "compression_mode"}},
-      {"ceph_cluster_total_bytes", "gauge", "DF total_bytes", none},
-      {"ceph_cluster_total_used_bytes", "gauge", "DF total_used_bytes", none},
-      {"ceph_cluster_total_used_raw_bytes", "gauge", "DF total_used_raw_bytes", none},
-      {"ceph_num_objects_degraded", "gauge", "Number of degraded objects", none},
-      {"ceph_num_objects_misplaced", "gauge", "Number of misplaced objects", none},
-      {"ceph_num_objects_unfound", "gauge", "Number of unfound objects", none},
       {"ceph_pg_total", "gauge", "PG Total Count per Pool", pool},
-      {"ceph_osd_apply_latency_ms", "gauge", "OSD stat apply_latency_ms", daemon},
-      {"ceph_osd_commit_latency_ms", "gauge", "OSD stat commit_latency_ms", daemon},
       {"ceph_osd_op_r", "counter", "Client read operations", daemon},
       {"ceph_osd_op_r_out_bytes", "counter", "Client data read", daemon},
       {"ceph_osd_op_w", "counter", "Client write operations", daemon},
@@ -321,6 +297,18 @@ std::vector<Expected> ExpectedFamilies() {
       {"ceph_osd_stat_bytes_used", "gauge", "Used space", daemon},
       {"ceph_osd_stat_bytes_avail", "gauge", "Available space", daemon},
   };
+  for (const std::string state : {"weight", "up", "in"}) {
+    out.push_back({"ceph_osd_" + state, "untyped", "OSD status " + state, daemon});
+  }
+  for (const std::string stat : {"total_bytes", "total_used_bytes", "total_used_raw_bytes"}) {
+    out.push_back({"ceph_cluster_" + stat, "gauge", "DF " + stat, none});
+  }
+  for (const std::string what : {"degraded", "misplaced", "unfound"}) {
+    out.push_back({"ceph_num_objects_" + what, "gauge", "Number of " + what + " objects", none});
+  }
+  for (const std::string stat : {"apply_latency_ms", "commit_latency_ms"}) {
+    out.push_back({"ceph_osd_" + stat, "gauge", "OSD stat " + stat, daemon});
+  }
   for (const char* flag : {"noout", "norecover", "nobackfill", "noscrub", "nodeep-scrub"}) {
     std::string name = std::string("ceph_osd_flag_") + flag;
     for (char& c : name) c = c == '-' ? '_' : c;
@@ -334,44 +322,29 @@ std::vector<Expected> ExpectedFamilies() {
     const bool counter = s == "rd" || s == "rd_bytes" || s == "wr" || s == "wr_bytes";
     out.push_back({"ceph_pool_" + s, counter ? "counter" : "gauge", "DF pool " + s, pool});
   }
-  for (const char* state : {"active",
-                            "clean",
-                            "down",
-                            "recovery_unfound",
-                            "backfill_unfound",
-                            "scrubbing",
-                            "degraded",
-                            "inconsistent",
-                            "peering",
-                            "repair",
-                            "recovering",
-                            "forced_recovery",
-                            "backfill_wait",
-                            "incomplete",
-                            "stale",
-                            "remapped",
-                            "deep",
-                            "backfilling",
-                            "forced_backfill",
-                            "backfill_toofull",
-                            "recovery_wait",
-                            "recovery_toofull",
-                            "undersized",
-                            "activating",
-                            "peered",
-                            "snaptrim",
-                            "snaptrim_wait",
-                            "snaptrim_error",
-                            "creating",
-                            "unknown",
-                            "premerge",
-                            "failed_repair",
-                            "laggy",
-                            "wait"}) {
-    out.push_back(
-        {std::string("ceph_pg_") + state, "gauge", std::string("PG ") + state + " per pool", pool});
+  for (std::string_view state : CephPgStates()) {
+    const std::string st(state);
+    out.push_back({"ceph_pg_" + st, "gauge", "PG " + st + " per pool", pool});
   }
   return out;
+}
+
+// Ceph's list of PG state words, as mgr_module.py has it (34, from active to wait), each once,
+// every state word ecstore's PGs take among them.
+TEST(PrometheusExporter, CephsPgStateWords) {
+  const auto& states = CephPgStates();
+  EXPECT_EQ(states.front(), "active");
+  EXPECT_EQ(states[7], "inconsistent");
+  EXPECT_EQ(states[27], "snaptrim_error");
+  EXPECT_EQ(states.back(), "wait");
+  const std::set<std::string_view> unique(states.begin(), states.end());
+  EXPECT_EQ(unique.size(), states.size());
+  for (const char* ours :
+       {"creating", "active", "clean", "recovery_wait", "recovering", "down", "undersized",
+        "degraded", "remapped", "scrubbing", "deep", "inconsistent", "peering", "repair",
+        "backfill_wait", "backfilling", "incomplete", "peered", "unknown"}) {
+    EXPECT_EQ(unique.count(ours), 1u) << ours;
+  }
 }
 
 TEST(PrometheusExporter, EveryFamilyWithCephsTypeHelpAndLabels) {
