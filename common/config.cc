@@ -24,8 +24,14 @@ namespace {
 
 constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
-// Layers in increasing precedence.
-enum Layer { kGlobal, kOsd, kOsdId, kOverride, kNumLayers };
+// Layers in increasing precedence: the file's sections, etcd's (config.h: MonSetting), --set.
+enum Layer { kGlobal, kOsd, kOsdId, kMonGlobal, kMonOsd, kMonOsdId, kOverride, kNumLayers };
+
+// Ceph's name of a layer's source (`config show`'s SOURCE).
+const char* LevelOf(int layer) {
+  if (layer < kMonGlobal) return "file";
+  return layer < kOverride ? "mon" : "cmdline";
+}
 // The osd_id of a client's configuration: only [global] applies.
 constexpr int kClientId = -1;
 
@@ -161,6 +167,11 @@ struct Typed {
 
 Result<Typed> ParseTyped(const OptionSpec& spec, std::string_view text) {
   Typed t;
+  // A file's line cannot hold them; a value from etcd or a command line must not either.
+  if (std::any_of(text.begin(), text.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    return Status::Invalid("control characters are not allowed");
+  }
   switch (spec.type) {
     case OptionType::kString:
       t.s = std::string(text);
@@ -361,14 +372,23 @@ Status ReadLayers(std::string_view text, std::string_view origin, int osd_id,
 
 Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int osd_id) {
   std::map<std::string, Setting> settings;
+  std::map<std::string, OsdConfig::Source> sources;
   for (const OptionSpec& spec : OsdOptionTable()) {
     Setting s{std::string(spec.default_value), "default", ""};
+    OsdConfig::Source source{"", "default", "default", {}};
     for (int l = kNumLayers - 1; l >= 0; --l) {
-      if (auto it = layers[l].find(spec.name); it != layers[l].end()) {
+      auto it = layers[l].find(spec.name);
+      if (it == layers[l].end()) continue;
+      if (source.level == "default") {
         s = it->second;
-        break;
+        source.level = LevelOf(l);
+      } else if (LevelOf(l) != source.level &&
+                 (source.overrides.empty() || source.overrides.back().first != LevelOf(l))) {
+        source.overrides.emplace_back(LevelOf(l), it->second.value);
       }
     }
+    std::reverse(source.overrides.begin(), source.overrides.end());
+    sources.emplace(std::string(spec.name), std::move(source));
     if (spec.add_osd_id && s.origin == "default") {
       Result<Typed> base = ParseTyped(spec, s.value);  // a constant of the table: always parses
       const std::int64_t v = (base.ok() ? base->i : 0) + osd_id;
@@ -401,7 +421,10 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
                                          name, t.status().message()));
     }
     typed.emplace(name, *t);
-    c.effective[name] = OsdConfig::Source{text, s.origin};
+    OsdConfig::Source& source = sources.at(name);
+    source.value = text;
+    source.origin = s.origin;
+    c.effective[name] = std::move(source);
   }
 
   c.cluster = typed.at("cluster").s;
@@ -464,9 +487,11 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
 }
 
 Result<OsdConfig> ParseLayers(std::string_view text, std::string_view origin, int osd_id,
-                              const std::vector<ConfigOverride>& overrides);
+                              const std::vector<ConfigOverride>& overrides,
+                              const std::vector<MonSetting>& mon);
 Result<OsdConfig> LoadConfigFile(const std::string& path, int osd_id,
-                                 const std::vector<ConfigOverride>& overrides);
+                                 const std::vector<ConfigOverride>& overrides,
+                                 const std::vector<MonSetting>& mon);
 
 }  // namespace
 
@@ -480,9 +505,15 @@ Result<ConfigOverride> ParseConfigOverride(std::string_view text) {
 }
 
 Result<OsdConfig> ParseOsdConfig(std::string_view text, std::string_view origin, int osd_id,
-                                 const std::vector<ConfigOverride>& overrides) {
+                                 const std::vector<ConfigOverride>& overrides,
+                                 const std::vector<MonSetting>& mon) {
   if (osd_id < 0) return Status::Invalid(fmt::format("bad osd id {}: must be >= 0", osd_id));
-  return ParseLayers(text, origin, osd_id, overrides);
+  return ParseLayers(text, origin, osd_id, overrides, mon);
+}
+
+Status CheckOptionValue(const OptionSpec& spec, std::string_view value) {
+  Result<Typed> t = ParseTyped(spec, Trim(value));
+  return t.ok() ? Status::OK() : t.status();
 }
 
 std::string ConfigPath(const std::string& flag) {
@@ -493,7 +524,7 @@ std::string ConfigPath(const std::string& flag) {
 
 Result<ClientConfig> LoadClientConfig(const std::string& path,
                                       const std::vector<ConfigOverride>& overrides) {
-  auto all = LoadConfigFile(path, kClientId, overrides);
+  auto all = LoadConfigFile(path, kClientId, overrides, {});
   if (!all.ok()) return all.status();
   ClientConfig c;
   c.etcd_endpoints = std::move(all->etcd_endpoints);
@@ -504,27 +535,74 @@ Result<ClientConfig> LoadClientConfig(const std::string& path,
 }
 
 Result<OsdConfig> LoadOsdConfig(const std::string& path, int osd_id,
-                                const std::vector<ConfigOverride>& overrides) {
+                                const std::vector<ConfigOverride>& overrides,
+                                const std::vector<MonSetting>& mon) {
   if (osd_id < 0) return Status::Invalid(fmt::format("bad osd id {}: must be >= 0", osd_id));
-  return LoadConfigFile(path, osd_id, overrides);
+  return LoadConfigFile(path, osd_id, overrides, mon);
 }
 
 namespace {
 
+// The layer of etcd's settings for `who` that applies to daemon `osd_id` (a client takes
+// "global" only); nullopt for another daemon's; EINVAL for a `who` that is none of these.
+Result<std::optional<Layer>> MonLayer(const std::string& who, int osd_id) {
+  const std::optional<int> id = SectionOsdId(who);
+  if (!id) return Status::Invalid("not global, osd or osd.N");
+  if (who == "global") return std::optional<Layer>(kMonGlobal);
+  if (osd_id == kClientId) return std::optional<Layer>();
+  if (who == "osd") return std::optional<Layer>(kMonOsd);
+  return *id == osd_id ? std::optional<Layer>(kMonOsdId) : std::optional<Layer>();
+}
+
+// Adds etcd's settings for this daemon to their layers; one that cannot apply is named in
+// `ignored` instead (never an error: a bad value in etcd must not stop a daemon).
+void AddMonSettings(const std::vector<MonSetting>& mon, int osd_id,
+                    std::array<LayerMap, kNumLayers>& layers, std::vector<std::string>& ignored) {
+  for (const MonSetting& m : mon) {
+    const std::string name = NormaliseOptionName(m.name);
+    const std::string what = fmt::format("config {}/{} = '{}'", m.who, name, m.value);
+    Result<std::optional<Layer>> layer = MonLayer(m.who, osd_id);
+    if (!layer.ok()) {
+      ignored.push_back(what + ": " + layer.status().message());
+      continue;
+    }
+    if (!*layer) continue;  // another daemon's
+    const OptionSpec* spec = FindOsdOption(name);
+    if (spec == nullptr) {
+      ignored.push_back(what + ": unknown option");
+      continue;
+    }
+    if (spec->update == OptionUpdate::kFileOnly) {
+      ignored.push_back(what + ": only ecstore.conf and --set may set it");
+      continue;
+    }
+    const std::string value(Trim(m.value));
+    if (Status st = CheckOptionValue(*spec, value); !st.ok()) {
+      ignored.push_back(what + ": " + st.message());
+      continue;
+    }
+    layers[**layer][std::string(spec->name)] =
+        Setting{value, "mon " + m.who, fmt::format("config {}/{}: ", m.who, spec->name)};
+  }
+}
+
 Result<OsdConfig> ParseLayers(std::string_view text, std::string_view origin, int osd_id,
-                              const std::vector<ConfigOverride>& overrides) {
+                              const std::vector<ConfigOverride>& overrides,
+                              const std::vector<MonSetting>& mon) {
   std::array<LayerMap, kNumLayers> layers;
   EC_RETURN_IF_ERROR(ReadLayers(text, origin, osd_id, layers));
+  std::vector<std::string> ignored;
+  AddMonSettings(mon, osd_id, layers, ignored);
   for (const ConfigOverride& o : overrides) {
     EC_RETURN_IF_ERROR(
         AddSetting(layers[kOverride], FindOsdOption(o.name), o.name, o.value, "--set", "--set: "));
   }
-  return Resolve(layers, osd_id);
+  Result<OsdConfig> c = Resolve(layers, osd_id);
+  if (c.ok()) c->mon_ignored = std::move(ignored);
+  return c;
 }
 
-Result<OsdConfig> LoadConfigFile(const std::string& path, int osd_id,
-                                 const std::vector<ConfigOverride>& overrides) {
-  if (path.empty()) return ParseLayers("", "(no config file)", osd_id, overrides);
+Result<std::string> ReadText(const std::string& path) {
   const auto fail = [&](int err) {
     return Status::Error(err, fmt::format("cannot read config {}: {}", path, std::strerror(err)));
   };
@@ -557,9 +635,22 @@ Result<OsdConfig> LoadConfigFile(const std::string& path, int osd_id,
   }
   ::close(fd);
   if (err != 0) return fail(err);
-  return ParseLayers(text, path, osd_id, overrides);
+  return text;
+}
+
+Result<OsdConfig> LoadConfigFile(const std::string& path, int osd_id,
+                                 const std::vector<ConfigOverride>& overrides,
+                                 const std::vector<MonSetting>& mon) {
+  if (path.empty()) return ParseLayers("", "(no config file)", osd_id, overrides, mon);
+  Result<std::string> text = ReadText(path);
+  if (!text.ok()) return text.status();
+  return ParseLayers(*text, path, osd_id, overrides, mon);
 }
 
 }  // namespace
+
+Result<std::string> ReadConfigText(const std::string& path) {
+  return ReadText(path);
+}
 
 }  // namespace ec

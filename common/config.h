@@ -10,12 +10,20 @@
 //   [osd.0]                                string option ($osd_data) are expanded
 //   osd port = 6900
 //
-// Precedence, highest first: command-line overrides (`--set name=value`), [osd.N] for this
-// daemon's id, [osd], [global], the built-in default. Sections [osd.M] for other ids are parsed
-// and validated but do not apply. Any other section name is an error, as is an unknown option
-// name or a value that does not parse for its option's type, in any section (so a typo never
-// silently falls back to a default). Every option, its type, default and meaning are in one table
-// (OsdOptionTable(), listed in osd/daemon/README.md and by `ec-osd --help-config`).
+// Precedence, highest first: command-line overrides (`--set name=value`), the cluster's central
+// config in etcd (`ec-admin config set WHO NAME VALUE`: WHO osd.N, then osd, then global; given
+// as MonSetting), the file's [osd.N] for this daemon's id, [osd], [global], the built-in default.
+// Ceph puts its local file above the monitors' database; ecstore puts etcd above the file, so
+// that `config set` can change at runtime what the launcher and installs write into
+// ecstore.conf (mon_osd_down_out_interval, the recovery throttles), and keeps the command line
+// above both. Sections [osd.M] for other ids are parsed and validated but do not apply. Any
+// other section name is an error, as is an unknown option name or a value that does not parse
+// for its option's type, in any section (so a typo never silently falls back to a default); a
+// setting from etcd that is unknown, bad or not storable there is ignored and named in
+// OsdConfig::mon_ignored instead (a bad value in etcd never stops a daemon). Every option, its
+// type, default, level, whether a running daemon applies a change (OptionUpdate) and its meaning
+// are in one table (OsdOptionTable(), listed in osd/daemon/README.md and by
+// `ec-osd --help-config`).
 //
 // Value syntax per type:
 //   string    the text as written (trimmed); "$name" / "${name}" expanded, "$$" is a literal '$'
@@ -36,6 +44,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -46,6 +55,21 @@ enum class OptionType { kString, kInt, kSize, kBool, kDuration, kAddr, kEnum };
 
 // "string", "int", "size", "bool", "duration", "addr", "enum".
 std::string_view OptionTypeName(OptionType type);
+
+// When a new value of an option takes effect in a running daemon (`ec-admin config set`).
+enum class OptionUpdate {
+  kRestart,   // read at start: a value set in etcd is stored and used from the next start
+  kLive,      // applied by a running daemon within a second or two of the change in etcd
+  kFileOnly,  // how a daemon finds the cluster and its store (etcd_endpoints, osd_data, ...):
+              // ecstore.conf and --set only; etcd refuses it (Ceph's FLAG_NO_MON_UPDATE)
+};
+// "restart", "live", "file only".
+std::string_view OptionUpdateName(OptionUpdate update);
+
+// Ceph's option levels (`ec-admin config dump`'s LEVEL).
+enum class OptionLevel { kBasic, kAdvanced, kDev };
+// "basic", "advanced", "dev".
+std::string_view OptionLevelName(OptionLevel level);
 
 // One row of the option table.
 struct OptionSpec {
@@ -59,6 +83,8 @@ struct OptionSpec {
   std::int64_t max = 0;
   std::string_view choices;  // kEnum: words separated by '|'
   bool add_osd_id = false;
+  OptionUpdate update = OptionUpdate::kRestart;
+  OptionLevel level = OptionLevel::kAdvanced;
 };
 
 // Every option ec-osd understands, in a fixed order. Static storage; never fails.
@@ -69,6 +95,21 @@ std::string NormaliseOptionName(std::string_view name);
 
 // The row for a name in any accepted spelling ("osd data", "osd-data"), or nullptr.
 const OptionSpec* FindOsdOption(std::string_view name);
+
+// Whether `value` is a valid value of the option as a config file would give it (trimmed first).
+// Errors: EINVAL with the reason ("not an integer", "out of range [1, 64]", ...). A string may
+// hold $variables; they are expanded (and checked) only when a configuration is resolved.
+Status CheckOptionValue(const OptionSpec& spec, std::string_view value);
+
+// One setting of the cluster's central config (etcd, `ec-admin config set WHO NAME VALUE`):
+// `who` is "global", "osd" or "osd.N"; `name` an option name in any spelling; `value` as a
+// config file would give it.
+struct MonSetting {
+  std::string who;
+  std::string name;
+  std::string value;
+  bool operator==(const MonSetting&) const = default;
+};
 
 enum class IoBackendKind { kUring, kSync };  // option osd_io_backend: "io_uring" | "sync"
 
@@ -142,12 +183,23 @@ struct OsdConfig {
   std::uint32_t osd_read_cost_device_weight = 0;   // percent
 
   // Every option's final text (after expansion; sizes and durations as written) and where it
-  // came from: "default", "[global]", "[osd]", "[osd.N]" or "--set". For /status and logs.
+  // came from. For /status, logs and `ec-admin config show`.
   struct Source {
     std::string value;
+    // "default", "[global]", "[osd]", "[osd.N]" (the file), "mon global", "mon osd",
+    // "mon osd.N" (etcd) or "--set".
     std::string origin;
+    // Ceph's name of the source (`config show`'s SOURCE): "default", "file", "mon" or
+    // "cmdline" (--set: Ceph's name for options on the command line).
+    std::string level;
+    // The other sources that set the option too, below the one in force, lowest first (at most
+    // one per level, that level's winner; the default is not listed): {level, value}.
+    std::vector<std::pair<std::string, std::string>> overrides;
   };
   std::map<std::string, Source> effective;
+  // The settings from etcd that were ignored, one line each naming who, the option and why
+  // ("config osd/osd_max_backfills = 'x': not an integer"): the daemon logs them.
+  std::vector<std::string> mon_ignored;
 };
 
 // One `--set name=value` from the command line.
@@ -174,8 +226,15 @@ Result<ConfigOverride> ParseConfigOverride(std::string_view text);
 //   override   "--set: unknown option 'x'" / "--set: bad value 'x' for option 'y': <why>"
 //   expansion  "option 'osd_data': unknown variable '$foo'" or a reference loop
 //   osd_id     negative
+// `mon`: the settings of the cluster's central config (all of them: those for other daemons are
+// left out here), between the file and the overrides; never an error (see mon_ignored).
 Result<OsdConfig> LoadOsdConfig(const std::string& path, int osd_id,
-                                const std::vector<ConfigOverride>& overrides = {});
+                                const std::vector<ConfigOverride>& overrides = {},
+                                const std::vector<MonSetting>& mon = {});
+
+// The text of the config file at `path`, for a daemon that resolves it again later
+// (ParseOsdConfig with new MonSettings). Errors: LoadOsdConfig's ENOENT/EISDIR/EACCES/EFBIG.
+Result<std::string> ReadConfigText(const std::string& path);
 
 // What a client (the client library, ec-admin, ec-rados) takes from the config file: where the
 // cluster map is, and the pool defaults ec-admin applies. A plain value.
@@ -199,7 +258,8 @@ std::string ConfigPath(const std::string& flag);
 
 // The same, from text already in memory; `origin` stands for the file name in messages.
 Result<OsdConfig> ParseOsdConfig(std::string_view text, std::string_view origin, int osd_id,
-                                 const std::vector<ConfigOverride>& overrides = {});
+                                 const std::vector<ConfigOverride>& overrides = {},
+                                 const std::vector<MonSetting>& mon = {});
 
 // Parses one value for a type, exposed for tests and for programs with their own flags.
 // Errors: EINVAL with the reason ("not a size", "out of range [0, 65535]", ...).
@@ -210,7 +270,8 @@ Result<bool> ParseBool(std::string_view text);
 std::string FormatSize(std::uint64_t bytes);
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text);
 
-// `ec-osd --help-config`: one block per option (name, type, default, description).
+// `ec-osd --help-config`: one block per option (name, type, default, when a change applies,
+// description).
 std::string OptionsHelpText();
 // The Markdown table of options embedded in osd/daemon/README.md between the markers
 // "<!-- options:begin -->" and "<!-- options:end -->" (a test keeps the two identical).

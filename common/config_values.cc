@@ -28,14 +28,33 @@ constexpr OptionSpec Other(std::string_view name, OptionType type, std::string_v
                            std::string_view help, std::string_view choices = {}) {
   return {name, type, def, help, 0, 0, choices, false};
 }
+// A running ec-osd applies a change of it (osd/daemon/runtime_config.h lists where each goes).
+constexpr OptionSpec Live(OptionSpec o) {
+  o.update = OptionUpdate::kLive;
+  return o;
+}
+// How a daemon finds the cluster and its store: not storable in etcd.
+constexpr OptionSpec FileOnly(OptionSpec o) {
+  o.update = OptionUpdate::kFileOnly;
+  return o;
+}
+constexpr OptionSpec Basic(OptionSpec o) {
+  o.level = OptionLevel::kBasic;
+  return o;
+}
+constexpr OptionSpec Dev(OptionSpec o) {
+  o.level = OptionLevel::kDev;
+  return o;
+}
 
 const OptionSpec kOptions[] = {
-    Text("cluster", "ecstore", "cluster name, the value of $cluster in paths"),
-    Text("osd_data", "/var/lib/ecstore/osd-$id",
-         "store directory: holds the device file (by default) and the RocksDB metadata"),
-    Text("bluestore_block_path", "$osd_data/block",
-         "data device: a regular file (created by --mkfs if inside osd_data) or a block device"),
-    Text("osd_db_path", "$osd_data/db", "RocksDB metadata directory"),
+    FileOnly(Text("cluster", "ecstore", "cluster name, the value of $cluster in paths")),
+    FileOnly(Text("osd_data", "/var/lib/ecstore/osd-$id",
+                  "store directory: holds the device file (by default) and the RocksDB metadata")),
+    FileOnly(Text(
+        "bluestore_block_path", "$osd_data/block",
+        "data device: a regular file (created by --mkfs if inside osd_data) or a block device")),
+    FileOnly(Text("osd_db_path", "$osd_data/db", "RocksDB metadata directory")),
     Number("bluestore_block_size", OptionType::kSize, "1G",
            "size of the device file that --mkfs creates when it does not exist", 1 << 20,
            std::int64_t{1} << 46),
@@ -48,11 +67,11 @@ const OptionSpec kOptions[] = {
            "--mkfs: size in MiB of the commit journal on the data device (at most 1/8 of it); 0: "
            "none, every commit syncs the RocksDB WAL instead",
            0, 1 << 20),
-    Other("osd_io_backend", OptionType::kEnum, "io_uring",
-          "device I/O: io_uring, or sync (pread/pwrite) where io_uring is unavailable",
-          "io_uring|sync"),
-    Other("public_addr", OptionType::kAddr, "127.0.0.1",
-          "IP address the messenger listens on (0.0.0.0 or :: for every interface)"),
+    Dev(Other("osd_io_backend", OptionType::kEnum, "io_uring",
+              "device I/O: io_uring, or sync (pread/pwrite) where io_uring is unavailable",
+              "io_uring|sync")),
+    Basic(Other("public_addr", OptionType::kAddr, "127.0.0.1",
+                "IP address the messenger listens on (0.0.0.0 or :: for every interface)")),
     Number("osd_port", OptionType::kInt, "6800", "messenger TCP port (0: kernel-chosen)", 0,
            kMaxPort, true),
     Number("ms_max_message_size", OptionType::kSize, "64M",
@@ -65,49 +84,53 @@ const OptionSpec kOptions[] = {
            "network I/O threads (one keeps round trips shortest)", 1, 64),
     Number("osd_op_num_threads", OptionType::kInt, "8",
            "threads running store operations (they mostly wait for the device)", 1, 256),
-    Number("osd_inline_read_max_size", OptionType::kSize, "64K",
-           "a read of at most this many bytes arriving while nothing else is in flight runs on "
-           "the network thread, not a worker (only with ms_async_op_threads 1); 0 disables",
-           0, 16 << 20),
-    Number("osd_inline_write_max_size", OptionType::kSize, "64K",
-           "a shard write of at most this many bytes starts on the thread that received it, not a "
-           "worker: alone, it waits for the device there; beside others, it completes with its "
-           "commit group; 0 disables",
-           0, 16 << 20),
+    Dev(Number("osd_inline_read_max_size", OptionType::kSize, "64K",
+               "a read of at most this many bytes arriving while nothing else is in flight runs on "
+               "the network thread, not a worker (only with ms_async_op_threads 1); 0 disables",
+               0, 16 << 20)),
+    Dev(Number(
+        "osd_inline_write_max_size", OptionType::kSize, "64K",
+        "a shard write of at most this many bytes starts on the thread that received it, not a "
+        "worker: alone, it waits for the device there; beside others, it completes with its "
+        "commit group; 0 disables",
+        0, 16 << 20)),
     Number("ms_handshake_timeout", OptionType::kDuration, "10s",
            "time a new connection has to complete the version handshake", 1, kHour),
     Number("ms_connection_idle_timeout", OptionType::kDuration, "900s",
            "close a connection with nothing in flight after this long idle (0: never)", 0,
            24 * kHour),
-    Text("log_file", "", "log file, appended to (empty: stderr)"),
-    Other("log_level", OptionType::kEnum, "info", "least severe level logged",
-          "trace|debug|info|warn|error|critical|off"),
+    Basic(Text("log_file", "", "log file, appended to (empty: stderr)")),
+    Live(Other("log_level", OptionType::kEnum, "info", "least severe level logged",
+               "trace|debug|info|warn|error|critical|off")),
     Other("osd_metrics_enabled", OptionType::kBool, "true",
           "serve /metrics (Prometheus text) and /status (JSON) over HTTP"),
     Other("osd_metrics_addr", OptionType::kAddr, "127.0.0.1", "IP address of the HTTP endpoint"),
     Number("osd_metrics_port", OptionType::kInt, "9283",
            "TCP port of the HTTP endpoint (0: kernel-chosen)", 0, kMaxPort, true),
-    Text("etcd_endpoints", "",
-         "etcd of the cluster map, comma-separated http://host:port (empty: run alone, outside "
-         "any cluster)"),
-    Text("etcd_prefix", "/ecstore/", "key prefix of the cluster map in etcd"),
+    Basic(FileOnly(
+        Text("etcd_endpoints", "",
+             "etcd of the cluster map, comma-separated http://host:port (empty: run alone, outside "
+             "any cluster)"))),
+    FileOnly(Text("etcd_prefix", "/ecstore/", "key prefix of the cluster map in etcd")),
     Number("etcd_op_timeout", OptionType::kDuration, "5s",
            "time one etcd request may take on one endpoint before the next is tried", 100, kHour),
-    Text("host", "",
-         "host name of this OSD in the map: the failure domain 'host' (empty: the machine's)"),
+    Basic(
+        Text("host", "",
+             "host name of this OSD in the map: the failure domain 'host' (empty: the machine's)")),
     Number("osd_heartbeat_grace", OptionType::kDuration, "20s",
            "an OSD is marked down when it has not renewed its etcd lease for this long (whole "
            "seconds, rounded up)",
            1000, kHour),
-    Number("mon_osd_down_out_interval", OptionType::kDuration, "600s",
-           "a down OSD is marked out after this long (0: never)", 0, 30 * 24 * kHour),
+    Live(Number("mon_osd_down_out_interval", OptionType::kDuration, "600s",
+                "a down OSD is marked out after this long (0: never)", 0, 30 * 24 * kHour)),
     Other("osd_mon_role", OptionType::kBool, "true",
           "take part in the election of the monitor that marks OSDs down and out (several may; "
           "one is elected through etcd)"),
-    Other("osd_pool_default_flag_ec_optimizations", OptionType::kBool, "true",
-          "ec-admin osd pool create (read from [global]): new pools get allow_ec_optimizations, "
-          "objects stored without stripe padding (Fast EC), fixed for the pool's life; ecstore's "
-          "default is true, Ceph's is false (Ceph's option)"),
+    Live(Other(
+        "osd_pool_default_flag_ec_optimizations", OptionType::kBool, "true",
+        "ec-admin osd pool create (read from [global]): new pools get allow_ec_optimizations, "
+        "objects stored without stripe padding (Fast EC), fixed for the pool's life; ecstore's "
+        "default is true, Ceph's is false (Ceph's option)")),
     Number("osd_pg_op_threads", OptionType::kInt, "16",
            "threads running object operations as a PG primary (they mostly wait for other OSDs)", 1,
            256),
@@ -120,53 +143,59 @@ const OptionSpec kOptions[] = {
            "did not take waits up to this long before it is acknowledged; every OSD of a cluster "
            "must have the same; 0 turns direct reads off",
            0, 60000),
-    Number("osd_min_size_wait", OptionType::kDuration, "30s",
-           "time a write waits for min_size shards of its PG to be up before it fails (EAGAIN)", 0,
-           kHour),
-    Number("osd_max_object_size", OptionType::kSize, "128M",
-           "largest object a client may write (Ceph's option)", 4096, std::int64_t{1} << 40),
+    Live(
+        Number("osd_min_size_wait", OptionType::kDuration, "30s",
+               "time a write waits for min_size shards of its PG to be up before it fails (EAGAIN)",
+               0, kHour)),
+    Live(Number("osd_max_object_size", OptionType::kSize, "128M",
+                "largest object a client may write (Ceph's option)", 4096, std::int64_t{1} << 40)),
     Number("osd_mon_report_interval", OptionType::kDuration, "5s",
            "how often an OSD reports its PGs' health and its recovery totals (for ec-admin -s and "
            "ec-admin progress; the recovery rates are measured over at least this interval); a "
            "new map and a PG state change are reported at once besides",
            100, kHour),
-    Number("osd_read_cost_network_weight", OptionType::kInt, "100",
-           "weight of a network byte when a degraded read picks its plan (percent)", 0, 1000000),
-    Number("osd_read_cost_device_weight", OptionType::kInt, "100",
-           "weight of a device byte (4 KiB-rounded) when a degraded read picks its plan "
-           "(percent)",
-           0, 1000000),
-    Number("osd_max_backfills", OptionType::kInt, "1",
-           "PGs a primary recovers or backfills at once (Ceph's option)", 1, 64),
-    Number("osd_recovery_max_active", OptionType::kInt, "3",
-           "objects a primary has in recovery at once per PG (one pull batch; Ceph's option)", 1,
-           1024),
-    Number("osd_recovery_sleep", OptionType::kDuration, "0s",
-           "pause between recovery batches (Ceph's option)", 0, kHour),
-    Number("osd_recovery_max_chunk", OptionType::kSize, "8M",
-           "object bytes in one recovery batch (at least one object; Ceph's option)", 4096,
-           std::int64_t{1} << 34),
-    Number("osd_recovery_max_bytes_per_sec", OptionType::kSize, "0",
-           "cap on the shard bytes a primary's recovery rebuilds per second (0: none)", 0,
-           std::int64_t{1} << 40),
-    Number("osd_recovery_max_network_bytes_per_sec", OptionType::kSize, "0",
-           "cap on the bytes a primary's recovery pulls over the network per second, received by "
-           "the rebuilding OSDs from helpers (0: none); under one cap a code that reads less per "
-           "rebuilt byte, CLAY, rebuilds sooner",
-           0, std::int64_t{1} << 40),
-    Number("osd_scrub_min_interval", OptionType::kDuration, "86400s",
-           "an active+clean PG is scrubbed when its last scrub is older than this (Ceph's option)",
-           1000, 365 * 24 * kHour),
-    Number("osd_deep_scrub_interval", OptionType::kDuration, "604800s",
-           "an active+clean PG is deep-scrubbed (every shard read, checksums verified, parity "
-           "re-encoded and compared) when its last deep scrub is older than this (Ceph's option)",
-           1000, 365 * 24 * kHour),
-    Number("osd_scrub_sleep", OptionType::kDuration, "0s",
-           "pause between the objects of a scrub (Ceph's option)", 0, kHour),
-    Number("osd_max_scrubs", OptionType::kInt, "1", "scrubs a primary runs at once (Ceph's option)",
-           1, 64),
-    Other("osd_scrub_auto_repair", OptionType::kBool, "false",
-          "scrubs repair the inconsistent shards they find, without a person (Ceph's option)"),
+    Dev(Number("osd_read_cost_network_weight", OptionType::kInt, "100",
+               "weight of a network byte when a degraded read picks its plan (percent)", 0,
+               1000000)),
+    Dev(Number("osd_read_cost_device_weight", OptionType::kInt, "100",
+               "weight of a device byte (4 KiB-rounded) when a degraded read picks its plan "
+               "(percent)",
+               0, 1000000)),
+    Live(Number("osd_max_backfills", OptionType::kInt, "1",
+                "PGs a primary recovers or backfills at once (Ceph's option)", 1, 64)),
+    Live(Number("osd_recovery_max_active", OptionType::kInt, "3",
+                "objects a primary has in recovery at once per PG (one pull batch; Ceph's option)",
+                1, 1024)),
+    Live(Number("osd_recovery_sleep", OptionType::kDuration, "0s",
+                "pause between recovery batches (Ceph's option)", 0, kHour)),
+    Live(Number("osd_recovery_max_chunk", OptionType::kSize, "8M",
+                "object bytes in one recovery batch (at least one object; Ceph's option)", 4096,
+                std::int64_t{1} << 34)),
+    Live(Number("osd_recovery_max_bytes_per_sec", OptionType::kSize, "0",
+                "cap on the shard bytes a primary's recovery rebuilds per second (0: none)", 0,
+                std::int64_t{1} << 40)),
+    Live(Number(
+        "osd_recovery_max_network_bytes_per_sec", OptionType::kSize, "0",
+        "cap on the bytes a primary's recovery pulls over the network per second, received by "
+        "the rebuilding OSDs from helpers (0: none); under one cap a code that reads less per "
+        "rebuilt byte, CLAY, rebuilds sooner",
+        0, std::int64_t{1} << 40)),
+    Live(Number(
+        "osd_scrub_min_interval", OptionType::kDuration, "86400s",
+        "an active+clean PG is scrubbed when its last scrub is older than this (Ceph's option)",
+        1000, 365 * 24 * kHour)),
+    Live(Number(
+        "osd_deep_scrub_interval", OptionType::kDuration, "604800s",
+        "an active+clean PG is deep-scrubbed (every shard read, checksums verified, parity "
+        "re-encoded and compared) when its last deep scrub is older than this (Ceph's option)",
+        1000, 365 * 24 * kHour)),
+    Live(Number("osd_scrub_sleep", OptionType::kDuration, "0s",
+                "pause between the objects of a scrub (Ceph's option)", 0, kHour)),
+    Live(Number("osd_max_scrubs", OptionType::kInt, "1",
+                "scrubs a primary runs at once (Ceph's option)", 1, 64)),
+    Live(
+        Other("osd_scrub_auto_repair", OptionType::kBool, "false",
+              "scrubs repair the inconsistent shards they find, without a person (Ceph's option)")),
     Number("osd_recovery_nice", OptionType::kInt, "10",
            "nice value of the threads doing recovery work (pulls and their decoding, serving other "
            "OSDs' recovery reads, their connections' io threads): client operations get the CPU "
@@ -242,6 +271,30 @@ std::string_view OptionTypeName(OptionType type) {
       return "addr";
     case OptionType::kEnum:
       return "enum";
+  }
+  return "?";
+}
+
+std::string_view OptionUpdateName(OptionUpdate update) {
+  switch (update) {
+    case OptionUpdate::kRestart:
+      return "restart";
+    case OptionUpdate::kLive:
+      return "live";
+    case OptionUpdate::kFileOnly:
+      return "file only";
+  }
+  return "?";
+}
+
+std::string_view OptionLevelName(OptionLevel level) {
+  switch (level) {
+    case OptionLevel::kBasic:
+      return "basic";
+    case OptionLevel::kAdvanced:
+      return "advanced";
+    case OptionLevel::kDev:
+      return "dev";
   }
   return "?";
 }
@@ -362,28 +415,32 @@ Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
 
 std::string OptionsHelpText() {
   std::string out =
-      "ec-osd options (config file sections [global], [osd], [osd.N]; --set name=value):\n";
+      "ec-osd options (config file sections [global], [osd], [osd.N]; --set name=value;\n"
+      "`ec-admin config set global|osd|osd.N NAME VALUE` in the cluster). \"applies\": live, a\n"
+      "running daemon takes a change from the cluster's config at once; restart, at its next\n"
+      "start; file only, the config file and --set alone may set it.\n";
   for (const OptionSpec& o : kOptions) {
     out += fmt::format("\n  {} ({}", o.name, OptionTypeName(o.type));
     const std::string range = RangeText(o);
     if (!range.empty()) out += ", " + range;
-    out += fmt::format(")\n      default: {}\n      {}\n", DefaultText(o), o.description);
+    out += fmt::format(")\n      default: {}; applies: {}\n      {}\n", DefaultText(o),
+                       OptionUpdateName(o.update), o.description);
   }
   return out;
 }
 
 std::string OptionsMarkdownTable() {
   std::string out =
-      "| option | type | range | default | description |\n"
-      "|---|---|---|---|---|\n";
+      "| option | type | range | default | applies | description |\n"
+      "|---|---|---|---|---|---|\n";
   for (const OptionSpec& o : kOptions) {
     std::string range;
     for (char c : RangeText(o)) {
       if (c == '|') range += '\\';  // a bare '|' would end the table cell
       range += c;
     }
-    out += fmt::format("| `{}` | {} | {} | `{}` | {} |\n", o.name, OptionTypeName(o.type), range,
-                       DefaultText(o), o.description);
+    out += fmt::format("| `{}` | {} | {} | `{}` | {} | {} |\n", o.name, OptionTypeName(o.type),
+                       range, DefaultText(o), OptionUpdateName(o.update), o.description);
   }
   return out;
 }
