@@ -511,6 +511,10 @@ Result<OsdConfig> ParseOsdConfig(std::string_view text, std::string_view origin,
   return ParseLayers(text, origin, osd_id, overrides, mon);
 }
 
+bool IsConfigSection(std::string_view name) {
+  return SectionOsdId(name).has_value();
+}
+
 Status CheckOptionValue(const OptionSpec& spec, std::string_view value) {
   Result<Typed> t = ParseTyped(spec, Trim(value));
   return t.ok() ? Status::OK() : t.status();

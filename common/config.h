@@ -101,6 +101,10 @@ const OptionSpec* FindOsdOption(std::string_view name);
 // hold $variables; they are expanded (and checked) only when a configuration is resolved.
 Status CheckOptionValue(const OptionSpec& spec, std::string_view value);
 
+// Whether `name` is a section of ecstore.conf, and so a "who" of the cluster's central config:
+// "global", "osd" or "osd.N" (N a decimal id >= 0 without leading zeros).
+bool IsConfigSection(std::string_view name);
+
 // One setting of the cluster's central config (etcd, `ec-admin config set WHO NAME VALUE`):
 // `who` is "global", "osd" or "osd.N"; `name` an option name in any spelling; `value` as a
 // config file would give it.
