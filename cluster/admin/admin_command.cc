@@ -276,6 +276,40 @@ const std::vector<CommandHelp>& CommandTable() {
       {"pg ls [STATE ...]", "PGs, those in any of the STATEs (active, degraded, ...) if given"},
       {"pg ls-by-pool POOL [STATE ...]", "the PGs of one pool, as pg ls"},
       {"pg PGID query", "one PG's state, up and acting sets, counts and scrub stamps (JSON)"},
+      {"config set WHO NAME VALUE",
+       "store an option in the cluster's config (WHO: global, osd or osd.N)",
+       "Stores NAME = VALUE in the cluster's config (etcd) for WHO: every daemon (global), every\n"
+       "OSD (osd) or one (osd.N). A daemon's value comes from, highest first: its --set, osd.N,\n"
+       "osd, global (the cluster's config), its ecstore.conf, the default (Ceph puts its local\n"
+       "file above the monitors; ecstore puts the cluster's config above the file so that what\n"
+       "the file sets can change at runtime). An option that can change at runtime (`config help\n"
+       "NAME`: \"Can update at runtime: true\") reaches the running OSDs within a second or two;\n"
+       "any other is stored and taken at each daemon's next start (said on stderr). Errors,\n"
+       "EINVAL: an unknown option (\"unrecognized config option\"), a bad value (\"error parsing\n"
+       "value: ...\"), an option only ecstore.conf may set (etcd_endpoints, osd_data, ...).\n"},
+      {"config get WHO [NAME]",
+       "the value of an option for WHO from the cluster's config (its default when not set)",
+       "With NAME: the value in force for WHO among the cluster's config (osd.N over osd over\n"
+       "global), else the option's default (ecstore.conf and --set are the daemons' own: see\n"
+       "`config show`). Without: a table WHO MASK LEVEL OPTION VALUE RO of the settings that\n"
+       "apply to WHO (RO \"*\": not changeable at runtime); json {NAME:{\"value\",\"section\",\n"
+       "\"mask\",\"can_update_at_runtime\"}}. An unknown NAME is ENOENT.\n"},
+      {"config rm WHO NAME", "remove an option from the cluster's config"},
+      {"config dump", "every option stored in the cluster's config",
+       "A table WHO MASK LEVEL OPTION VALUE RO (global, then osd, then osd.N); --format json: an\n"
+       "array of {\"section\",\"name\",\"value\",\"level\",\"can_update_at_runtime\",\"mask\"}\n"
+       "(Ceph's). A key in etcd that is no setting is named on stderr.\n"},
+      {"config show WHO [NAME]", "the values a running OSD uses, with their source (WHO: osd.N)",
+       "What osd.N reported it uses (at its start and after each change it takes): NAME VALUE\n"
+       "SOURCE OVERRIDES IGNORES for every option not at its default. SOURCE is default, file\n"
+       "(ecstore.conf), mon (the cluster's config) or cmdline (--set); OVERRIDES the other\n"
+       "sources that set it, highest first; IGNORES mon when the cluster's config holds a value\n"
+       "the OSD does not use yet (an option that cannot change at runtime: it applies at the\n"
+       "next start). With NAME, its value alone. ENOENT when the OSD never reported.\n"},
+      {"config show-with-defaults WHO", "as config show, every option, defaults included"},
+      {"config help NAME",
+       "an option's type, level, default, range and whether it can change "
+       "at runtime"},
       {"status", "cluster status (also: -s)"},
       {"health [detail]", "cluster health"},
       {"exporter", "the cluster's metrics once, in Prometheus text (ceph-mgr's names)",
@@ -468,6 +502,7 @@ CommandResult RunCommand(const std::vector<std::string>& words, const AdminConte
   if (words[0] == "exporter") return RunExporterCommand(words, ctx);
   if (words[0] == "pg") return RunPgCommand(Tail(words, 1), ctx);
   if (words[0] == "df") return RunDfCommand(Tail(words, 1), ctx);
+  if (words[0] == "config") return RunConfigCommand(Tail(words, 1), ctx);
   return UnknownCommand(words);
 }
 

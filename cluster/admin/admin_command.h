@@ -12,6 +12,7 @@
 //   df [detail] | osd df                        (capacity, capacity.h)
 //   exporter                                    (the cluster's Prometheus text,
 //                                                prometheus_exporter.h)
+//   config set|get|rm|dump|show|show-with-defaults|help   (the cluster's central config)
 //
 // Output, as Ceph's CLI: data goes to stdout (CommandResult::out) in the requested format;
 // status messages Ceph prints on stderr ("pool 'p' created", "marked out osd.1. ") go to
@@ -78,9 +79,10 @@ struct AdminContext {
   std::string plugin_dir;      // erasure-code plugins; "" = the registry's default directory
   std::string etcd_endpoints;  // as configured, for "cannot reach etcd at ..." messages
   std::string cluster_id;      // shown as the cluster id by `status` until the map has an fsid
-  // The config option osd_pool_default_flag_ec_optimizations: `osd pool create` gives the new
-  // pool allow_ec_optimizations (objects stored without stripe padding) when true. ecstore's
-  // default is true; Ceph's is false.
+  // The config option osd_pool_default_flag_ec_optimizations as the config file gives it:
+  // `osd pool create` gives the new pool allow_ec_optimizations (objects stored without stripe
+  // padding) when true; a value set in the cluster's config (`config set global ...`) wins.
+  // ecstore's default is true; Ceph's is false.
   bool osd_pool_default_flag_ec_optimizations = true;
   // Wall clock in ms since 1970 (stamps of osd in/out, ages in `status`); null = system clock.
   std::function<std::int64_t()> now_ms;

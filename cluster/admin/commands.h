@@ -89,6 +89,13 @@ CommandResult RunOsdDfCommand(const Words& words, const AdminContext& ctx);
 // After "pg": stat, dump, ls, ls-by-pool, PGID query (pg_query_commands.cc); nullopt when the
 // words are none of these.
 std::optional<CommandResult> RunPgQueryCommand(const Words& words, const AdminContext& ctx);
+// After "config": set, get, rm, dump, help, show, show-with-defaults (config_commands.cc).
+CommandResult RunConfigCommand(const Words& words, const AdminContext& ctx);
+// After "config show" or "config show-with-defaults" (config_show_commands.cc).
+CommandResult RunConfigShowCommand(bool with_defaults, const Words& args, const AdminContext& ctx);
+// What `osd pool create` gives a new pool: the cluster's config's global
+// osd_pool_default_flag_ec_optimizations when set there (and valid), else ctx's (the file's).
+bool PoolDefaultEcOptimizations(const AdminContext& ctx);
 
 // "3" or "osd.3". Errors: EINVAL "invalid osd id 'x'".
 Result<int> ParseOsdId(const std::string& text);

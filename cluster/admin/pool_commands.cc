@@ -67,7 +67,7 @@ Result<Pool> DesignPool(const std::string& name, std::uint32_t pg_num, const EcP
   pool.stripe_unit = *su;
   const unsigned m = chunks - k;
   pool.min_size = static_cast<int>(m > 1 ? k + 1 : k);
-  pool.ec_optimizations = ctx.osd_pool_default_flag_ec_optimizations;
+  pool.ec_optimizations = PoolDefaultEcOptimizations(ctx);
   // Where each data piece lives, for clients' direct reads (cluster_map.h Pool::data_chunks).
   Result<StripeLayout> layout = StripeLayout::Make(**code, *su);
   if (!layout.ok()) return layout.status().WithPrefix("erasure-code-profile " + profile.name);
