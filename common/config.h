@@ -199,6 +199,7 @@ struct OsdConfig {
     // The other sources that set the option too, below the one in force, lowest first (at most
     // one per level, that level's winner; the default is not listed): {level, value}.
     std::vector<std::pair<std::string, std::string>> overrides;
+    bool operator==(const Source&) const = default;
   };
   std::map<std::string, Source> effective;
   // The settings from etcd that were ignored, one line each naming who, the option and why

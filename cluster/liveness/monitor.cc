@@ -22,7 +22,8 @@ Monitor::Monitor(const etcd::ClientOptions& client, MonitorOptions options)
       store_(&client_, options_.prefix),
       ttl_seconds_(LeaseTtlSeconds(options_.grace)),
       tick_(std::clamp<std::chrono::milliseconds>(
-          options_.grace / 4, std::chrono::milliseconds(100), std::chrono::milliseconds(1000))) {}
+          options_.grace / 4, std::chrono::milliseconds(100), std::chrono::milliseconds(1000))),
+      down_out_ms_(options_.down_out_interval.count()) {}
 
 Result<std::unique_ptr<Monitor>> Monitor::Start(const etcd::ClientOptions& client,
                                                 MonitorOptions options) {
@@ -44,6 +45,12 @@ Monitor::~Monitor() {
 
 void Monitor::Log(const std::string& line) const {
   if (options_.log) options_.log(line);
+}
+
+Status Monitor::SetDownOutInterval(std::chrono::milliseconds interval) {
+  if (interval.count() < 0) return Status::Invalid("mon_osd_down_out_interval must be >= 0");
+  down_out_ms_.store(interval.count());
+  return Status::OK();
 }
 
 Monitor::State Monitor::state() const {
@@ -148,12 +155,13 @@ void Monitor::Lead() {
   // noout (`ec-admin osd set noout`): down OSDs stay in; once unset, those down for longer than
   // the interval go out at the next tick.
   const bool noout = map->HasFlag("noout");
+  const std::int64_t out_after_ms = down_out_ms_.load();
   std::vector<int> down, out;
   for (const auto& [id, o] : map->osds) {
     const bool has_alive = alive.contains(AliveKey(options_.prefix, id));
     if (o.up && !has_alive) down.push_back(id);
-    if (!o.up && o.in && !has_alive && !noout && options_.down_out_interval.count() > 0 &&
-        o.down_stamp_ms > 0 && now_ms - o.down_stamp_ms >= options_.down_out_interval.count())
+    if (!o.up && o.in && !has_alive && !noout && out_after_ms > 0 && o.down_stamp_ms > 0 &&
+        now_ms - o.down_stamp_ms >= out_after_ms)
       out.push_back(id);
   }
   auto apply = [&](const std::vector<int>& ids, bool mark_down) {

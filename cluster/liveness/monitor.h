@@ -14,11 +14,13 @@
 //     key is still absent" (a boot in between wins);
 //   - out:  every OSD down and in for at least mon_osd_down_out_interval (from its
 //     down_stamp_ms) -> OsdOut(automatic); 0 disables, and so does the map's flag noout while it
-//     is set (Ceph's). Its next boot marks it in again.
+//     is set (Ceph's). Its next boot marks it in again. The interval may change while the monitor
+//     runs (SetDownOutInterval: `ec-admin config set ... mon_osd_down_out_interval`), from the
+//     next tick.
 // The time from a lease's expiry to "down" in the map is at most one tick plus etcd's lease check
 // (every 500 ms); from a kill -9 it is the grace plus that.
 //
-// Thread safety: Start/Stop from one thread; is_leader()/state() from any.
+// Thread safety: Start/Stop from one thread; is_leader()/state()/SetDownOutInterval() from any.
 #pragma once
 
 #include <atomic>
@@ -61,6 +63,9 @@ class Monitor {
 
   bool is_leader() const { return leader_.load(); }
 
+  // A new mon_osd_down_out_interval (0: never), from the next tick. Errors: EINVAL when negative.
+  Status SetDownOutInterval(std::chrono::milliseconds interval);
+
   struct State {
     bool leader = false;
     std::int64_t marked_down = 0;  // OSDs this candidate marked down while leader
@@ -84,7 +89,8 @@ class Monitor {
   const std::chrono::milliseconds tick_;
 
   std::atomic<bool> leader_{false};
-  std::int64_t lease_ = 0;  // the thread's own; read by Stop after the join
+  std::atomic<std::int64_t> down_out_ms_;  // options_.down_out_interval, then as set
+  std::int64_t lease_ = 0;                 // the thread's own; read by Stop after the join
   std::chrono::steady_clock::time_point lease_renewed_{};
 
   mutable std::mutex mu_;

@@ -26,6 +26,18 @@ std::string HostName(const OsdConfig& c) {
 
 }  // namespace
 
+Result<etcd::ClientOptions> EtcdOptionsFor(const OsdConfig& c) {
+  auto endpoints = etcd::ParseEndpoints(c.etcd_endpoints);
+  if (!endpoints.ok()) {
+    return Status::Invalid("etcd_endpoints '" + c.etcd_endpoints +
+                           "': " + endpoints.status().message());
+  }
+  etcd::ClientOptions o;
+  o.endpoints = *endpoints;
+  o.timeout = c.etcd_op_timeout;
+  return o;
+}
+
 ClusterMembership::ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge* epoch_gauge,
                                      cluster::MapHolder* maps)
     : log_(std::move(log)), epoch_gauge_(epoch_gauge), maps_(maps) {}
@@ -33,17 +45,13 @@ ClusterMembership::ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge*
 Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
     const OsdConfig& c, std::uint16_t port, const std::string& store_uuid, MetricsRegistry* metrics,
     cluster::MapHolder* maps, std::shared_ptr<spdlog::logger> log) {
-  auto endpoints = etcd::ParseEndpoints(c.etcd_endpoints);
-  if (!endpoints.ok())
-    return Status::Invalid("etcd_endpoints '" + c.etcd_endpoints +
-                           "': " + endpoints.status().message());
+  auto client_options = EtcdOptionsFor(c);
+  if (!client_options.ok()) return client_options.status();
   if (IsWildcard(c.public_addr))
     return Status::Invalid("public_addr " + c.public_addr +
                            " is a wildcard; in a cluster the OSD needs an address others can "
                            "reach: set public_addr to one");
-  etcd::ClientOptions client;
-  client.endpoints = *endpoints;
-  client.timeout = c.etcd_op_timeout;
+  const etcd::ClientOptions& client = *client_options;
   const std::string addr = c.public_addr.find(':') != std::string::npos
                                ? fmt::format("[{}]:{}", c.public_addr, port)
                                : fmt::format("{}:{}", c.public_addr, port);
@@ -124,6 +132,12 @@ void ClusterMembership::Stop() {
   if (registration_) registration_->Stop(true);
   if (monitor_) monitor_->Stop(true);
   if (watcher_) watcher_->Stop();
+}
+
+void ClusterMembership::SetDownOutInterval(std::chrono::milliseconds interval) {
+  if (!monitor_) return;
+  Status st = monitor_->SetDownOutInterval(interval);
+  if (!st.ok()) log_->warn("mon_osd_down_out_interval: {}", st.message());
 }
 
 bool ClusterMembership::MayServe(std::chrono::milliseconds margin) const {

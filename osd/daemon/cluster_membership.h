@@ -30,6 +30,10 @@
 
 namespace ec::osd::daemon {
 
+// The etcd client of a daemon's configuration (etcd_endpoints, etcd_op_timeout). Errors: EINVAL
+// "etcd_endpoints '...': <why>" when they do not parse (or are empty).
+Result<etcd::ClientOptions> EtcdOptionsFor(const OsdConfig& c);
+
 class ClusterMembership {
  public:
   // `port` is the messenger's actual port; `store_uuid` the store's superblock uuid. Every map
@@ -43,6 +47,10 @@ class ClusterMembership {
   // A clean leave: marks this OSD down in the map (one epoch), resigns the monitor role, stops
   // following the map. Idempotent.
   void Stop();
+
+  // A new mon_osd_down_out_interval for this OSD's monitor candidate (none without osd_mon_role:
+  // nothing to do). Thread safety: any thread.
+  void SetDownOutInterval(std::chrono::milliseconds interval);
 
   // {"epoch", "epoch_received_ms", "up", "boots", "lease", "mon_leader", "last_error"} for /status.
   nlohmann::json StatusJson() const;

@@ -8,7 +8,9 @@
 //
 // With etcd_endpoints set, the daemon joins that cluster before it says ready: it boots into the
 // cluster map (up, its address and host), holds its liveness lease, stands as a monitor candidate
-// (osd_mon_role) and follows the map (osd/daemon/cluster_membership.h).
+// (osd_mon_role) and follows the map (osd/daemon/cluster_membership.h). Its options come from the
+// file, the cluster's central config in etcd (read at start, then followed: a live option's
+// change applies at once, osd/daemon/runtime_config.h) and --set.
 //
 // Once serving, one JSON line goes to stdout so that scripts and tests learn the ports chosen
 // (port 0 in the config means kernel-chosen) and the map epoch it booted at (0 alone):
@@ -32,8 +34,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cluster/config/config_watcher.h"
 #include "cluster/etcd/etcd_client.h"
-#include "cluster/etcd/http_connection.h"
 #include "cluster/map/map_holder.h"
 #include "common/cli.h"
 #include "common/config.h"
@@ -41,9 +43,11 @@
 #include "msg/server.h"
 #include "osd/daemon/cluster_exporter.h"
 #include "osd/daemon/cluster_membership.h"
+#include "osd/daemon/component_options.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
 #include "osd/daemon/osd_stats_publisher.h"
+#include "osd/daemon/runtime_config.h"
 #include "osd/pg/pg_stats_publisher.h"
 #include "osd/pg/primary.h"
 #include "osd/pg/pull_service.h"
@@ -57,6 +61,16 @@ namespace {
 using ec::Result;
 using ec::Status;
 namespace fs = std::filesystem;
+
+// What the daemon's options were resolved from, kept to resolve them again when the cluster's
+// config changes (runtime_config.h).
+struct ConfigSources {
+  std::string file_text;
+  std::string file_name;
+  std::vector<ec::ConfigOverride> overrides;
+  std::vector<ec::MonSetting> mon;  // etcd's settings at start
+  std::vector<std::string> notes;   // for the log once it exists
+};
 
 int Fail(const std::shared_ptr<spdlog::logger>& log, const std::string& what) {
   if (log) log->error("{}", what);
@@ -206,7 +220,9 @@ int Locate(const ec::OsdConfig& c, const std::string& coll, const std::string& n
   return 0;
 }
 
-int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
+int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
+          const std::shared_ptr<spdlog::logger>& log) {
+  for (const std::string& note : sources.notes) log->warn("{}", note);
   auto opened = ec::osd::store::ObjectStore::Open(StoreOptionsFor(c));
   if (!opened.ok()) {
     return Fail(log,
@@ -244,18 +260,11 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
     po.threads = static_cast<int>(c.osd_pg_op_threads);
     po.subop_timeout = c.osd_subop_timeout;
     po.read_lease = c.osd_read_lease_ms;
-    po.min_size_wait = c.osd_min_size_wait;
-    po.max_object_size = c.osd_max_object_size;
+    po.tunables = ec::osd::daemon::PrimaryTunablesFor(c);
     po.read_weight_net = c.osd_read_cost_network_weight / 100.0;
     po.read_weight_dev = c.osd_read_cost_device_weight / 100.0;
     po.shards = shards.get();
     po.inline_read_max_bytes = ss.inline_read_max_bytes;
-    po.recovery.max_backfills = static_cast<int>(c.osd_max_backfills);
-    po.recovery.max_active = static_cast<int>(c.osd_recovery_max_active);
-    po.recovery.sleep = c.osd_recovery_sleep;
-    po.recovery.max_chunk = c.osd_recovery_max_chunk;
-    po.recovery.bytes_per_sec = c.osd_recovery_max_bytes_per_sec;
-    po.recovery.network_bytes_per_sec = c.osd_recovery_max_network_bytes_per_sec;
     // The membership starts after the primary (it needs the messenger's port): until then, and
     // whenever the lease may have lapsed, the primary does not act on its map.
     po.may_serve = [m = &serving_membership] {
@@ -329,12 +338,9 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
   std::unique_ptr<ec::etcd::Client> stats_etcd;
   std::unique_ptr<ec::osd::pg::PgStatsPublisher> stats;
   if (membership && primary) {
-    auto endpoints = ec::etcd::ParseEndpoints(c.etcd_endpoints);
-    if (endpoints.ok()) {
-      ec::etcd::ClientOptions eo;
-      eo.endpoints = *endpoints;
-      eo.timeout = c.etcd_op_timeout;
-      stats_etcd = std::make_unique<ec::etcd::Client>(eo);
+    auto eo = ec::osd::daemon::EtcdOptionsFor(c);
+    if (eo.ok()) {
+      stats_etcd = std::make_unique<ec::etcd::Client>(*eo);
       stats = std::make_unique<ec::osd::pg::PgStatsPublisher>(
           &maps, [p = primary.get()] { return p->Health(); }, c.osd_id, c.osd_mon_report_interval,
           [client = stats_etcd.get(), prefix = c.etcd_prefix](const ec::cluster::PgStatsReport& r) {
@@ -396,13 +402,6 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
   // or due by the osd_scrub_* intervals; results published to etcd (osd/pg/scrub_scheduler.h).
   std::unique_ptr<ec::osd::pg::ScrubScheduler> scrubs;
   if (stats_etcd) {
-    ec::osd::pg::ScrubSchedule ss;
-    ss.min_interval = c.osd_scrub_min_interval;
-    ss.deep_interval = c.osd_deep_scrub_interval;
-    ss.sleep = c.osd_scrub_sleep;
-    ss.max_scrubs = static_cast<int>(c.osd_max_scrubs);
-    ss.auto_repair = c.osd_scrub_auto_repair;
-    ss.nice = static_cast<int>(c.osd_recovery_nice);
     ec::osd::pg::ScrubScheduler::Hooks hooks;
     const ec::etcd::Client* etcd = stats_etcd.get();
     const std::string prefix = c.etcd_prefix;
@@ -429,7 +428,36 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
       return !m->Get()->HasFlag(kind == ec::cluster::ScrubKind::kDeepScrub ? "nodeep-scrub"
                                                                            : "noscrub");
     };
-    scrubs = std::make_unique<ec::osd::pg::ScrubScheduler>(ss, std::move(hooks), log);
+    scrubs = std::make_unique<ec::osd::pg::ScrubScheduler>(ec::osd::daemon::ScrubScheduleFor(c),
+                                                           std::move(hooks), log);
+  }
+  // The options as the cluster's config changes them (runtime_config.h): live ones reach the
+  // components at once; the running config is published for `ec-admin config show`.
+  ec::osd::daemon::RuntimeConfig::Hooks rh;
+  rh.apply = [targets = ec::osd::daemon::LiveTargets{log.get(), primary.get(), pull.get(),
+                                                     scrubs.get(), membership.get()}](
+                 const ec::OsdConfig& now) { ec::osd::daemon::ApplyLiveOptions(now, targets); };
+  if (stats_etcd) {
+    rh.publish = [client = stats_etcd.get(),
+                  prefix = c.etcd_prefix](const ec::cluster::RunningConfig& r) {
+      return ec::cluster::PublishRunningConfig(*client, prefix, r);
+    };
+  }
+  ec::osd::daemon::RuntimeConfig runtime(sources.file_text, sources.file_name, c.osd_id,
+                                         sources.overrides, c, sources.mon, std::move(rh), log);
+  runtime.Publish();
+  std::unique_ptr<ec::cluster::ConfigWatcher> config_watch;
+  if (membership) {
+    auto eo = ec::osd::daemon::EtcdOptionsFor(c);  // parsed before: the membership started
+    if (eo.ok()) {
+      config_watch = std::make_unique<ec::cluster::ConfigWatcher>(
+          *eo, c.etcd_prefix,
+          [&runtime, log](const ec::cluster::ConfigDb& db) {
+            for (const std::string& bad : db.bad) log->warn("config: ignored key {}", bad);
+            runtime.Update(db.settings);
+          },
+          [log](const Status& st) { log->debug("config watch: {}", st.message()); });
+    }
   }
   std::unique_ptr<ec::osd::daemon::HttpServer> http;
   if (c.osd_metrics_enabled) {
@@ -438,7 +466,7 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
     ho.port = c.osd_metrics_port;
     ec::msg::Server* srv = server->get();
     const ec::osd::daemon::ClusterMembership* member = membership.get();
-    auto status = [&c, service, shard_service = shards.get(), srv, started, member]() {
+    auto status = [&c, &runtime, service, shard_service = shards.get(), srv, started, member]() {
       nlohmann::json j = shard_service->StatusJson();
       j["self_messages"] = service->self_messages();
       if (member != nullptr) j["cluster"] = member->StatusJson();
@@ -450,11 +478,7 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
       j["protocol_errors"] = ct.protocol_errors_total();
       j["started"] =
           std::chrono::duration_cast<std::chrono::seconds>(started.time_since_epoch()).count();
-      nlohmann::json cfg = nlohmann::json::object();
-      for (const auto& [name, src] : c.effective) {
-        cfg[name] = {{"value", src.value}, {"origin", src.origin}};
-      }
-      j["config"] = std::move(cfg);
+      j["config"] = runtime.StatusJson();
       return j;
     };
     // The cluster's metrics (ceph-mgr's names) while this OSD is the elected monitor.
@@ -463,6 +487,7 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
         stats_etcd ? ec::osd::daemon::ClusterMetricsPage(c, stats_etcd.get(), membership.get())
                    : nullptr);
     if (!h.ok()) {
+      config_watch.reset();
       serving_membership = nullptr;  // the membership goes before the primary on this way out
       if (membership) membership->Stop();
       (*server)->Stop();
@@ -497,7 +522,8 @@ int Serve(const ec::OsdConfig& c, const std::shared_ptr<spdlog::logger>& log) {
   }
   log->info("osd.{}: signal {} received, finishing {} requests in flight", c.osd_id, sig,
             (*server)->counters().inflight);
-  scrubs.reset();  // running scrubs end (cancelled) before the primary goes
+  config_watch.reset();  // no more changes applied to what stops below
+  scrubs.reset();        // running scrubs end (cancelled) before the primary goes
   osd_stats.reset();
   stats.reset();
   if (membership) membership->Stop();  // down in the map first
@@ -579,7 +605,16 @@ int main(int argc, char** argv) {
     if (!o.ok()) return Fail(nullptr, o.status().message());
     overrides.push_back(*o);
   }
-  auto config = ec::LoadOsdConfig(ec::ConfigPath(conf), id, overrides);
+  ConfigSources sources;
+  sources.overrides = overrides;
+  const std::string path = ec::ConfigPath(conf);
+  sources.file_name = path.empty() ? "(no config file)" : path;
+  if (!path.empty()) {
+    auto text = ec::ReadConfigText(path);
+    if (!text.ok()) return Fail(nullptr, text.status().message());
+    sources.file_text = std::move(text).value();
+  }
+  auto config = ec::ParseOsdConfig(sources.file_text, sources.file_name, id, overrides);
   if (!config.ok()) return Fail(nullptr, config.status().message());
 
   // Block the stop signals in every thread; Serve waits for them with sigtimedwait.
@@ -591,10 +626,33 @@ int main(int argc, char** argv) {
   // A client that goes away mid-reply must not kill the daemon.
   signal(SIGPIPE, SIG_IGN);
 
+  // A daemon that serves in a cluster starts with the cluster's config too (above the file,
+  // below --set). Without it (etcd unreachable, settings that do not resolve) it starts with the
+  // file and --set; the live settings reach it once its watch reads them.
+  const bool serving = !mkfs && !fsck && locate.empty();
+  if (serving && !config->etcd_endpoints.empty()) {
+    auto db = ec::osd::daemon::LoadStartupSettings(*config);
+    if (!db.ok()) {
+      sources.notes.push_back("config: cannot read the cluster's config, starting with " +
+                              sources.file_name + " and --set: " + db.status().message());
+    } else {
+      for (const std::string& bad : db->bad) sources.notes.push_back("config: ignored key " + bad);
+      auto with =
+          ec::ParseOsdConfig(sources.file_text, sources.file_name, id, overrides, db->settings);
+      if (with.ok()) {
+        config = std::move(with);
+        sources.mon = db->settings;
+      } else {
+        sources.notes.push_back("config: the cluster's settings do not resolve, starting with " +
+                                sources.file_name + " and --set: " + with.status().message());
+      }
+    }
+  }
+
   auto log = ec::osd::daemon::MakeOsdLogger(*config);
   if (!log.ok()) return Fail(nullptr, log.status().message());
   if (mkfs) return Mkfs(*config, force, *log);
   if (fsck) return Fsck(*config, deep, *log);
   if (!locate.empty()) return Locate(*config, locate[0], locate[1], *log);
-  return Serve(*config, *log);
+  return Serve(*config, sources, *log);
 }

@@ -249,14 +249,15 @@ Result<Primary::Impl::Prepared> Primary::Impl::Prepare(std::uint64_t pool, std::
   auto loc = CheckPrimary(*p.locator, pool, &object, 0);
   if (!loc.ok()) return loc.status();
   // A write waits for min_size shards up (the map changing), as Ceph's PG does.
-  const auto deadline = Clock::now() + options_.min_size_wait;
+  const std::chrono::milliseconds min_size_wait = MinSizeWait();
+  const auto deadline = Clock::now() + min_size_wait;
   while (write && loc->up_count() < loc->min_size) {
     const auto left = deadline - Clock::now();
     if (left <= Clock::duration::zero()) {
       return Status::Error(EAGAIN, fmt::format("pg {} has {} shard(s) up, fewer than min_size "
                                                "{}; gave up after {} s",
                                                loc->pgid, loc->up_count(), loc->min_size,
-                                               options_.min_size_wait.count() / 1000.0));
+                                               min_size_wait.count() / 1000.0));
     }
     const std::int64_t now_epoch = p.locator->map().epoch;
     map_->WaitForEpoch(now_epoch + 1, std::chrono::duration_cast<std::chrono::milliseconds>(left));
@@ -324,7 +325,7 @@ msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buf
   Fix(*p);
   CountOp(p->pool_name, "write");
   auto plan = PlanWrite(p->codec->layout, p->state.exists, p->state.size, r.mode, r.offset,
-                        data.size(), options_.max_object_size);
+                        data.size(), MaxObjectSize());
   if (!plan.ok()) {
     reply.status = plan.status();
     return reply;
@@ -596,6 +597,10 @@ Result<cluster::ScrubResult> Primary::Scrub(const std::string& pgid, const Scrub
 
 void Primary::NoteScrubResult(const cluster::ScrubResult& result) {
   impl_->NoteScrubResult(result);
+}
+
+void Primary::Tune(const PrimaryTunables& tunables) {
+  impl_->Tune(tunables);
 }
 
 Primary::~Primary() = default;

@@ -88,16 +88,24 @@ struct RecoveryOptions {
   std::chrono::milliseconds idle_poll{500};  // looking for work when there was none
 };
 
+// What a running primary may change at once (Primary::Tune; `ec-admin config set` through
+// osd/daemon/runtime_config.h): the write limits, from the next operation, and the recovery
+// throttles, from the next recovery round (a round under way ends with the ones it began with).
+struct PrimaryTunables {
+  std::chrono::milliseconds min_size_wait{30000};  // a write waiting for min_size shards up
+  std::uint64_t max_object_size = 128ull << 20;    // Ceph's osd_max_object_size
+  RecoveryOptions recovery;
+};
+
 struct PrimaryOptions {
   int osd_id = 0;
   int threads = 16;                                // workers running object operations
   std::chrono::milliseconds subop_timeout{10000};  // per sub-operation to a shard's OSD
-  std::chrono::milliseconds min_size_wait{30000};  // a write waiting for min_size shards up
   std::chrono::milliseconds map_wait{3000};        // waiting for the epoch a client has
   double read_weight_net = 1.0;                    // degraded-read plan weights (read_cost.h)
   double read_weight_dev = 1.0;
-  std::uint64_t max_object_size = 128ull << 20;  // Ceph's osd_max_object_size
-  std::string plugin_dir;                        // "" : the default plugin directory
+  PrimaryTunables tunables;  // the values to start with (Tune changes them later)
+  std::string plugin_dir;    // "" : the default plugin directory
   // This OSD's shards (borrowed): the position it holds itself is read, written, resolved and
   // scanned in process through it, never by a message to itself (shard_link.h). Required in
   // ec-osd; null only in tests that have no shard here (then every position is remote).
@@ -112,7 +120,6 @@ struct PrimaryOptions {
   // that needs one goes to a worker. 0: never; only with a messenger of one io thread, which
   // keeps the order of a connection's requests.
   std::uint64_t inline_read_max_bytes = 0;
-  RecoveryOptions recovery;
   // Whether this OSD may act on its map now (ClusterMembership::MayServe): false after it could
   // have been marked down without knowing it (SIGSTOP past the grace), until it has booted again
   // and has that map. Object operations then fail Retryable EAGAIN (the client retries). Null:
@@ -173,6 +180,10 @@ class Primary : public msg::RequestHandler {
   // The last published scrub result of a PG (from etcd, made by this or an earlier primary), so
   // that "+inconsistent" survives a change of primary until the next scrub.
   void NoteScrubResult(const cluster::ScrubResult& result);
+
+  // New write limits and recovery throttles (PrimaryTunables says from when). Thread safety: any
+  // thread, beside operations and recovery.
+  void Tune(const PrimaryTunables& tunables);
 
   class Impl;
 

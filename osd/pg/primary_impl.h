@@ -45,6 +45,9 @@ class Primary::Impl {
         metrics_(metrics),
         log_(log ? std::move(log) : spdlog::default_logger()),
         options_(std::move(options)),
+        recovery_(options_.tunables.recovery),
+        min_size_wait_ms_(options_.tunables.min_size_wait.count()),
+        max_object_size_(options_.tunables.max_object_size),
         codecs_(options_.plugin_dir),
         // One io thread for every peer: a write's sub-operations to k+m-1 OSDs and their
         // replies wake it once or twice, not once per OSD.
@@ -77,6 +80,24 @@ class Primary::Impl {
   void StartRecovery();
   // Starts the thread asking for the read leases of the PGs with direct reads (direct_read.cc).
   void StartLeases();
+
+  // Primary::Tune; what it changes is read through these, never from options_.tunables.
+  void Tune(const PrimaryTunables& t) {
+    {
+      std::lock_guard lock(tune_mu_);
+      recovery_ = t.recovery;
+    }
+    min_size_wait_ms_.store(t.min_size_wait.count(), std::memory_order_relaxed);
+    max_object_size_.store(t.max_object_size, std::memory_order_relaxed);
+  }
+  RecoveryOptions Recovery() const {
+    std::lock_guard lock(tune_mu_);
+    return recovery_;
+  }
+  std::chrono::milliseconds MinSizeWait() const {
+    return std::chrono::milliseconds(min_size_wait_ms_.load(std::memory_order_relaxed));
+  }
+  std::uint64_t MaxObjectSize() const { return max_object_size_.load(std::memory_order_relaxed); }
 
   // --- Scrub and repair (primary_scrub.cc) ---
   Result<cluster::ScrubResult> Scrub(const std::string& pgid, const ScrubRun& run);
@@ -265,6 +286,10 @@ class Primary::Impl {
   MetricsRegistry* metrics_;
   std::shared_ptr<spdlog::logger> log_;
   PrimaryOptions options_;
+  mutable std::mutex tune_mu_;
+  RecoveryOptions recovery_;  // under tune_mu_
+  std::atomic<std::int64_t> min_size_wait_ms_;
+  std::atomic<std::uint64_t> max_object_size_;
   PoolCodecs codecs_;
   msg::PeerClients peers_;
   // This OSD's own shards, in process (null without PrimaryOptions::shards).

@@ -20,16 +20,18 @@ void Primary::Impl::StartRecovery() {
 }
 
 void Primary::Impl::RecoveryLoop() {
-  RecoveryPacing pacing;
-  pacing.sleep = options_.recovery.sleep;
-  pacing.idle = options_.recovery.idle_poll;
-  pacing.bytes_per_sec = options_.recovery.bytes_per_sec;
-  pacing.network_bytes_per_sec = options_.recovery.network_bytes_per_sec;
   for (;;) {
     RecoveryRound round;
     const auto t0 = Clock::now();
     if (!Stopping()) round.worked = RecoverRound(&round.rebuilt_bytes, &round.network_bytes);
     round.spent = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0);
+    // The throttles as tuned now (Tune), for the pause after this round.
+    const RecoveryOptions throttles = Recovery();
+    RecoveryPacing pacing;
+    pacing.sleep = throttles.sleep;
+    pacing.idle = throttles.idle_poll;
+    pacing.bytes_per_sec = throttles.bytes_per_sec;
+    pacing.network_bytes_per_sec = throttles.network_bytes_per_sec;
     std::unique_lock lock(rec_mu_);
     if (stop_) return;
     // The pause, watching the map every kMapPoll: a new map ends an idle pause (the next round
@@ -64,6 +66,7 @@ bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network,
   if (!locator.ok()) return false;
   table_.Observe(**locator);
   const cluster::ClusterMap& map = (*locator)->map();
+  const int max_backfills = Recovery().max_backfills;
   std::vector<Prepared> work;
   for (const auto& [pool_id, pool] : map.pools) {
     for (std::uint32_t pg = 0; pg < pool.pg_num && !Stopping(); ++pg) {
@@ -79,8 +82,7 @@ bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network,
         log_->warn("pg {}: peering: {}", p.loc.pgid, peered.message());
         continue;
       }
-      if (!peer_only && static_cast<int>(work.size()) < options_.recovery.max_backfills &&
-          HasRecoveryWork(p)) {
+      if (!peer_only && static_cast<int>(work.size()) < max_backfills && HasRecoveryWork(p)) {
         work.push_back(std::move(p));
         Fix(work.back());
       }
@@ -161,11 +163,12 @@ void Primary::Impl::BackOff(const std::string& pgid, const std::string& object) 
 // the bytes rebuilt and received from helpers.
 Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
   const auto pool = static_cast<std::uint64_t>(p.loc.pool_id);
+  const RecoveryOptions throttles = Recovery();
   // Resolves and removals run on each object's strand (Impl::OnStrand): never beside a client
   // write of the object in flight, which a resolve could take for an unfinished write and roll
   // back on the shards it has reached while the write is still acknowledged (the thrasher lost
   // such writes).
-  for (const std::string& name : table_.Unknown(p.loc.pgid, options_.recovery.max_active)) {
+  for (const std::string& name : table_.Unknown(p.loc.pgid, throttles.max_active)) {
     OnStrand(pool, name, [&] {
       if (table_.Lookup(p.loc.pgid, name)) return;  // a client operation settled it meanwhile
       ObjectIo one = p.io;
@@ -178,7 +181,7 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
       }
     });
   }
-  const std::size_t max = static_cast<std::size_t>(options_.recovery.max_active);
+  const std::size_t max = static_cast<std::size_t>(throttles.max_active);
   const cluster::ClusterMap& map = p.locator->map();
   // With a pause set, the batch is chosen among every missing shard of the kinds not paused.
   const bool pause = map.HasFlag("norecover") || map.HasFlag("nobackfill");
@@ -198,7 +201,7 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
         }
         ObjectIo one = p.io;
         one.object = m.object;
-        ObjectState healed = HealStale(one, *now, options_.max_object_size);
+        ObjectState healed = HealStale(one, *now, MaxObjectSize());
         if (healed.stale.count(m.position) == 0) {
           table_.MarkRecovered(p.loc.pgid, m.object, m.position, m.state.version);
         } else {
@@ -212,7 +215,7 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
     auto& g = groups[{m.position, m.copy_from, m.state.current}];
     std::uint64_t bytes = 0;
     for (const MissingShard& o : g) bytes += o.state.size;
-    if (g.size() < max && (g.empty() || bytes + m.state.size <= options_.recovery.max_chunk)) {
+    if (g.size() < max && (g.empty() || bytes + m.state.size <= throttles.max_chunk)) {
       g.push_back(std::move(m));
     }
   }

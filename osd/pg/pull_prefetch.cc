@@ -105,7 +105,8 @@ PrefetchedRead TakeItem(const Planned& p, const msg::OsdShardSource::Holder& hol
 }  // namespace
 
 PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, shard::ShardService& shards,
-                              const PullOptions& options, std::vector<PrefetchedObject>* window) {
+                              const PullOptions& options, std::uint64_t batch_bytes,
+                              std::vector<PrefetchedObject>* window) {
   const std::vector<msg::SubPullObject>& objects = job.request.objects;
   const recovery::ShardSourceLimits limits = HelperLimits();
   PrefetchCounts counts;
@@ -118,7 +119,7 @@ PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, shard::Shar
     std::vector<Planned> reads = PlanObject(job, end, shards, options, limits, &prepared);
     std::uint64_t bytes = 0;
     for (const Planned& p : reads) bytes += p.bytes;
-    if (end > first && window_bytes + bytes > options.batch_bytes) break;
+    if (end > first && window_bytes + bytes > batch_bytes) break;
     window_bytes += bytes;
     if (!reads.empty()) ++counts.objects;
     for (Planned& p : reads) planned.push_back(std::move(p));

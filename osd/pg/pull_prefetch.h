@@ -53,8 +53,10 @@ struct PrefetchCounts {
 // (one entry per object of the window, in order: its request and plan when planned, its reads,
 // empty for an object with nothing fetched). Never fails: what could not be planned or fetched
 // the object's pull does itself. Reads only the job's immutable fields (request, codec, helpers),
-// so it may run while the job's other objects are being pulled.
+// so it may run while the job's other objects are being pulled. `batch_bytes` is the window's
+// limit (PullOptions::batch_bytes as tuned now: PullService::Tune).
 PrefetchCounts PrefetchWindow(const PullJob& job, std::size_t first, shard::ShardService& shards,
-                              const PullOptions& options, std::vector<PrefetchedObject>* window);
+                              const PullOptions& options, std::uint64_t batch_bytes,
+                              std::vector<PrefetchedObject>* window);
 
 }  // namespace ec::osd::pg

@@ -42,12 +42,18 @@ class PullService::Impl {
         pool_(static_cast<std::size_t>(std::clamp(options_.threads, 1, 256))) {
     options_.max_active = std::max(options_.max_active, 1);
     options_.cost.local.clear();
+    Tune(options_.max_active, options_.batch_bytes);
     Status niced = NiceEveryThread(
         static_cast<std::size_t>(std::clamp(options_.threads, 1, 256)), options_.nice,
         [this](std::function<void()> fn) { boost::asio::post(pool_, std::move(fn)); });
     if (!niced.ok()) log_->warn("recovery pulls run at the clients' priority: {}", niced.message());
     NameEveryThread(static_cast<std::size_t>(std::clamp(options_.threads, 1, 256)), "pull",
                     [this](std::function<void()> fn) { boost::asio::post(pool_, std::move(fn)); });
+  }
+
+  void Tune(int max_active, std::uint64_t batch_bytes) {
+    max_active_.store(std::max(max_active, 1), std::memory_order_relaxed);
+    batch_bytes_.store(batch_bytes, std::memory_order_relaxed);
   }
 
   ~Impl() {
@@ -104,13 +110,15 @@ class PullService::Impl {
   // of its objects.
   std::size_t Fetch(const PullJob& job, std::size_t first, std::vector<PrefetchedObject>* reads) {
     const std::size_t n = job.results.size();
-    if (stopping_.load() || options_.batch_bytes == 0) {
+    const std::uint64_t batch_bytes = batch_bytes_.load(std::memory_order_relaxed);
+    if (stopping_.load() || batch_bytes == 0) {
       // Shutting down: every object is answered ECANCELED, nothing to fetch. No batching: each
       // object reads its helpers itself.
       reads->assign(n - first, {});
       return n;
     }
-    const PrefetchCounts counts = PrefetchWindow(job, first, *shards_, options_, reads);
+    const PrefetchCounts counts =
+        PrefetchWindow(job, first, *shards_, options_, batch_bytes, reads);
     if (counts.requests > 0) {
       metrics_
           ->GetCounter("ecstore_recovery_read_batches_total",
@@ -138,7 +146,8 @@ class PullService::Impl {
       job->window_done = false;
       job->ahead_ready = false;
     }
-    const std::size_t starts = std::min<std::size_t>(end - first, options_.max_active);
+    const std::size_t starts = std::min<std::size_t>(
+        end - first, static_cast<std::size_t>(max_active_.load(std::memory_order_relaxed)));
     for (std::size_t i = 0; i < starts; ++i) PostNext(job);
     if (end == n) return;
     std::vector<PrefetchedObject> next;
@@ -319,6 +328,10 @@ class PullService::Impl {
   MetricsRegistry* metrics_;
   std::shared_ptr<spdlog::logger> log_;
   PullOptions options_;
+  // PullOptions::max_active and batch_bytes as tuned now (PullService::Tune); options_'s are the
+  // values it started with.
+  std::atomic<int> max_active_{1};
+  std::atomic<std::uint64_t> batch_bytes_{0};
   PoolCodecs codecs_;
   msg::PeerClients peers_;
   std::atomic<bool> stopping_{false};
@@ -350,6 +363,10 @@ void PullService::Handle(msg::Request request, std::shared_ptr<msg::Responder> r
            (void)r->SendError(reply.status());
          }
        });
+}
+
+void PullService::Tune(int max_active, std::uint64_t batch_bytes) {
+  impl_->Tune(max_active, batch_bytes);
 }
 
 PullTotals PullService::Totals() const {

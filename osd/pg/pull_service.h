@@ -141,6 +141,10 @@ class PullService : public msg::RequestHandler {
   // Any thread; each field is read on its own (a pull finishing meanwhile may show in some).
   PullTotals Totals() const;
 
+  // New PullOptions::max_active (at least 1) and batch_bytes, for the windows started from now
+  // on (osd_recovery_max_active and osd_recovery_max_chunk changed at runtime). Any thread.
+  void Tune(int max_active, std::uint64_t batch_bytes);
+
   class Impl;
 
  private:

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "common/thread_name.h"
@@ -36,6 +37,15 @@ ScrubScheduler::ScrubScheduler(ScrubSchedule schedule, Hooks hooks,
 
 ScrubScheduler::~ScrubScheduler() {
   Stop();
+}
+
+void ScrubScheduler::Retune(const ScrubSchedule& schedule) {
+  std::lock_guard lock(mu_);  // every pass reads schedule_ under mu_
+  schedule_.min_interval = schedule.min_interval;
+  schedule_.deep_interval = schedule.deep_interval;
+  schedule_.sleep = schedule.sleep;
+  schedule_.max_scrubs = std::max(schedule.max_scrubs, 1);
+  schedule_.auto_repair = schedule.auto_repair;
 }
 
 void ScrubScheduler::Stop() {

@@ -17,7 +17,7 @@
 //
 // The etcd side is behind Hooks, so that tests can drive the schedule in-process.
 // Thread safety: its own thread (and one per scrub running); Stop (or the destructor) joins them
-// and waits for running scrubs to end. Hooks are called on those threads.
+// and waits for running scrubs to end. Hooks are called on those threads. Retune from any thread.
 #pragma once
 
 #include <atomic>
@@ -79,6 +79,11 @@ class ScrubScheduler {
   ScrubScheduler(const ScrubScheduler&) = delete;
   ScrubScheduler& operator=(const ScrubScheduler&) = delete;
   void Stop();
+
+  // Takes `schedule`'s intervals, sleep, max_scrubs (at least 1) and auto_repair from the next
+  // pass on (osd_scrub_* changed at runtime); scrubs running keep theirs. nice, poll and retry
+  // stay as constructed.
+  void Retune(const ScrubSchedule& schedule);
 
  private:
   struct Stamps {

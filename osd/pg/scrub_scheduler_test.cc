@@ -192,6 +192,35 @@ TEST(ScrubScheduler, DueScrubsFollowTheIntervalsAndTheStoredStamps) {
   EXPECT_EQ(w.noted.size(), 3u);
 }
 
+// Retune (osd_scrub_* changed at runtime): a PG that was not due under the old intervals is
+// scrubbed from the next pass under the new ones, with the new sleep and auto_repair.
+TEST(ScrubScheduler, RetuneTakesNewIntervalsFromTheNextPass) {
+  World w;
+  w.health["3.0"] = Clean();
+  w.stored["3.0"].pgid = "3.0";
+  w.stored["3.0"].last_scrub_ms = NowMs() - 10'000;
+  w.stored["3.0"].last_deep_scrub_ms = NowMs() - 1'000;
+  ScrubScheduler s(Fast(), w.Hooks(), nullptr);  // a day's interval: not due
+  std::this_thread::sleep_for(milliseconds(150));
+  {
+    std::lock_guard lock(w.mu);
+    EXPECT_TRUE(w.scrubs.empty());
+  }
+  ScrubSchedule now = Fast();
+  now.min_interval = milliseconds(5'000);
+  now.sleep = milliseconds(7);
+  now.auto_repair = true;
+  now.max_scrubs = 0;  // taken as 1
+  s.Retune(now);
+  ASSERT_TRUE(w.WaitFor([&] { return w.published.count("3.0") != 0; }));
+  s.Stop();
+  std::lock_guard lock(w.mu);
+  ASSERT_EQ(w.scrubs.size(), 1u);
+  EXPECT_EQ(w.scrubs[0].second.kind, cluster::ScrubKind::kScrub);
+  EXPECT_EQ(w.scrubs[0].second.sleep, milliseconds(7));
+  EXPECT_TRUE(w.scrubs[0].second.auto_repair);
+}
+
 // noscrub / nodeep-scrub (the map's flags, through may_schedule): no scheduled scrub of the kind
 // starts while set (a PG due for a deep scrub under nodeep-scrub gets its scrub if one is due);
 // requested ones still run; once cleared, the due ones start.

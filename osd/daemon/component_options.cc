@@ -1,0 +1,49 @@
+#include "osd/daemon/component_options.h"
+
+#include <spdlog/logger.h>
+
+#include <algorithm>
+
+#include "osd/daemon/logging.h"
+
+namespace ec::osd::daemon {
+
+pg::PrimaryTunables PrimaryTunablesFor(const OsdConfig& c) {
+  pg::PrimaryTunables t;
+  t.min_size_wait = c.osd_min_size_wait;
+  t.max_object_size = c.osd_max_object_size;
+  t.recovery.max_backfills = static_cast<int>(c.osd_max_backfills);
+  t.recovery.max_active = static_cast<int>(c.osd_recovery_max_active);
+  t.recovery.sleep = c.osd_recovery_sleep;
+  t.recovery.max_chunk = c.osd_recovery_max_chunk;
+  t.recovery.bytes_per_sec = c.osd_recovery_max_bytes_per_sec;
+  t.recovery.network_bytes_per_sec = c.osd_recovery_max_network_bytes_per_sec;
+  return t;
+}
+
+pg::ScrubSchedule ScrubScheduleFor(const OsdConfig& c) {
+  pg::ScrubSchedule s;
+  s.min_interval = c.osd_scrub_min_interval;
+  s.deep_interval = c.osd_deep_scrub_interval;
+  s.sleep = c.osd_scrub_sleep;
+  s.max_scrubs = static_cast<int>(c.osd_max_scrubs);
+  s.auto_repair = c.osd_scrub_auto_repair;
+  s.nice = static_cast<int>(c.osd_recovery_nice);
+  return s;
+}
+
+void ApplyLiveOptions(const OsdConfig& c, const LiveTargets& t) {
+  if (t.log != nullptr) {
+    Result<spdlog::level::level_enum> level = ParseLogLevel(c.log_level);
+    if (level.ok()) t.log->set_level(*level);
+  }
+  if (t.primary != nullptr) t.primary->Tune(PrimaryTunablesFor(c));
+  if (t.pulls != nullptr) {
+    t.pulls->Tune(std::max(1, static_cast<int>(c.osd_recovery_max_active)),
+                  c.osd_recovery_max_chunk);
+  }
+  if (t.scrubs != nullptr) t.scrubs->Retune(ScrubScheduleFor(c));
+  if (t.membership != nullptr) t.membership->SetDownOutInterval(c.mon_osd_down_out_interval);
+}
+
+}  // namespace ec::osd::daemon
