@@ -97,9 +97,12 @@ std::string LocalCluster::ToolConf() {
 
 std::vector<std::string> LocalCluster::Args(int id) const {
   std::vector<std::string> args = {
-      "--set", "etcd_endpoints=" + Endpoint(),
-      "--set", "osd_heartbeat_grace=" + std::to_string(options.grace_seconds) + "s",
-      "--set", "mon_osd_down_out_interval=" + std::to_string(options.down_out_seconds)};
+      "--set", "etcd_endpoints=" + Endpoint(), "--set",
+      "osd_heartbeat_grace=" + std::to_string(options.grace_seconds) + "s"};
+  if (options.down_out_seconds >= 0) {
+    args.push_back("--set");
+    args.push_back("mon_osd_down_out_interval=" + std::to_string(options.down_out_seconds));
+  }
   if (options.fast_failure) {
     for (const char* s :
          {"osd_subop_timeout=3s", "osd_min_size_wait=3s", "osd_mon_report_interval=500ms"}) {

@@ -86,7 +86,9 @@ struct LocalClusterOptions {
   std::vector<PoolSpec> pools;
   // The monitor marks an OSD down this long after its last heartbeat (osd_heartbeat_grace).
   int grace_seconds = 2;
-  // mon_osd_down_out_interval: 0 never marks a down OSD out, so the tests decide when one is out.
+  // mon_osd_down_out_interval: 0 never marks a down OSD out, so the tests decide when one is out;
+  // -1 leaves it off the command line (ec-osd's default, or the cluster's config: a --set would
+  // hide a value set with `ec-admin config set`).
   int down_out_seconds = 0;
   // 3 s sub-op timeouts and min_size wait and 500 ms PG stats reports, so that failures show
   // within seconds and WaitClean sees them soon. False: ec-osd's own values, for the tests of the
