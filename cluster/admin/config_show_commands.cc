@@ -23,19 +23,6 @@ std::string OverridesText(const RunningOption& o) {
   return out;
 }
 
-nlohmann::json OptionJson(const RunningOption& o) {
-  nlohmann::json j = {{"name", o.name}, {"value", o.value}, {"source", o.source}};
-  if (!o.overrides.empty()) {
-    nlohmann::json ov = nlohmann::json::array();
-    for (const auto& [source, value] : o.overrides) {
-      ov.push_back({{"source", source}, {"value", value}});
-    }
-    j["overrides"] = std::move(ov);
-  }
-  if (o.ignores_mon) j["ignores"] = "mon";
-  return j;
-}
-
 // A word on stderr when the report may not be what the OSD uses now.
 std::string Staleness(const ClusterMap& map, const RunningConfig& c, std::int64_t now_ms) {
   auto osd = map.osds.find(c.osd);
@@ -89,7 +76,7 @@ CommandResult RunConfigShowCommand(bool with_defaults, const Words& args, const 
   }
   if (ctx.format != Format::kPlain) {
     nlohmann::json out = nlohmann::json::array();
-    for (const RunningOption* o : shown) out.push_back(OptionJson(*o));
+    for (const RunningOption* o : shown) out.push_back(RunningOptionJson(*o));
     return Success(DumpJson(out, ctx.format), note);
   }
   TextTable t;

@@ -23,6 +23,19 @@ struct Sink {
   std::vector<ConfigDb> states;
   std::vector<Status> errors;
 
+  ConfigWatcher::ChangeCallback OnChange() {
+    return [this](const ConfigDb& db) {
+      std::lock_guard lock(mu);
+      states.push_back(db);
+    };
+  }
+  ConfigWatcher::ErrorCallback OnError() {
+    return [this](const Status& st) {
+      std::lock_guard lock(mu);
+      errors.push_back(st);
+    };
+  }
+
   // Waits until a delivered state satisfies `done` (2 s); the number of states then, or 0.
   std::size_t WaitFor(const std::function<bool(const ConfigDb&)>& done,
                       milliseconds limit = milliseconds(2000)) {
@@ -51,16 +64,7 @@ TEST(ConfigWatcher, DeliversEveryChangeAsAWholeState) {
   etcd::Client client(server.client_options());
   ASSERT_TRUE(PutConfig(client, "/w/", "global", "osd_max_backfills", "2").ok());
   Sink sink;
-  ConfigWatcher watcher(
-      server.client_options(), "/w/",
-      [&](const ConfigDb& db) {
-        std::lock_guard lock(sink.mu);
-        sink.states.push_back(db);
-      },
-      [&](const Status& st) {
-        std::lock_guard lock(sink.mu);
-        sink.errors.push_back(st);
-      });
+  ConfigWatcher watcher(server.client_options(), "/w/", sink.OnChange(), sink.OnError());
   ASSERT_EQ(sink.WaitFor([](const ConfigDb& db) {
     return Has(db, {"global", "osd_max_backfills", "2"});
   }),
@@ -108,17 +112,7 @@ TEST(ConfigWatcher, RetriesUntilEtcdAnswers) {
   options.timeout = milliseconds(300);
   server.Kill();
   Sink sink;
-  ConfigWatcher watcher(
-      options, "/r/",
-      [&](const ConfigDb& db) {
-        std::lock_guard lock(sink.mu);
-        sink.states.push_back(db);
-      },
-      [&](const Status& st) {
-        std::lock_guard lock(sink.mu);
-        sink.errors.push_back(st);
-      },
-      milliseconds(100));
+  ConfigWatcher watcher(options, "/r/", sink.OnChange(), sink.OnError(), milliseconds(100));
   std::this_thread::sleep_for(milliseconds(400));
   {
     std::lock_guard lock(sink.mu);

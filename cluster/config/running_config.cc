@@ -29,20 +29,22 @@ std::string RunningConfigKey(std::string_view prefix, int osd) {
   return std::string(prefix) + "running_config/" + std::to_string(osd);
 }
 
+nlohmann::json RunningOptionJson(const RunningOption& o) {
+  nlohmann::json j = {{"name", o.name}, {"value", o.value}, {"source", o.source}};
+  if (!o.overrides.empty()) {
+    nlohmann::json overrides = nlohmann::json::array();
+    for (const auto& [source, value] : o.overrides) {
+      overrides.push_back({{"source", source}, {"value", value}});
+    }
+    j["overrides"] = std::move(overrides);
+  }
+  if (o.ignores_mon) j["ignores"] = "mon";
+  return j;
+}
+
 std::string EncodeRunningConfig(const RunningConfig& config) {
   nlohmann::json options = nlohmann::json::array();
-  for (const RunningOption& o : config.options) {
-    nlohmann::json j = {{"name", o.name}, {"value", o.value}, {"source", o.source}};
-    if (!o.overrides.empty()) {
-      nlohmann::json overrides = nlohmann::json::array();
-      for (const auto& [source, value] : o.overrides) {
-        overrides.push_back({{"source", source}, {"value", value}});
-      }
-      j["overrides"] = std::move(overrides);
-    }
-    if (o.ignores_mon) j["ignores"] = "mon";
-    options.push_back(std::move(j));
-  }
+  for (const RunningOption& o : config.options) options.push_back(RunningOptionJson(o));
   return nlohmann::json{{"v", kRunningConfigVersion},
                         {"osd", config.osd},
                         {"stamp_ms", config.stamp_ms},

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,6 +56,9 @@ struct RunningConfig {
 };
 
 std::string RunningConfigKey(std::string_view prefix, int osd);
+// One option as the report writes it (and `ec-admin config show --format json` prints it, as
+// Ceph's manager): {"name","value","source"[,"overrides":[{"source","value"}]][,"ignores":"mon"]}.
+nlohmann::json RunningOptionJson(const RunningOption& option);
 std::string EncodeRunningConfig(const RunningConfig& config);
 // Errors: EBADMSG "bad running config at <key>: <why>".
 Result<RunningConfig> DecodeRunningConfig(std::string_view key, std::string_view value);
