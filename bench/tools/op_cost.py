@@ -14,6 +14,14 @@ Workloads (ec-rados bench, 4 KiB objects):
   rewrite_t1, clay_rewrite_t1
                            4 KiB overwrites at random 4 KiB-aligned offsets inside 64 KiB objects
                            (ec-rados bench rewrite) of the RS and the CLAY pool, 1 in flight
+  small_read_t1, clay_small_read_t1
+                           4 KiB reads at random 4 KiB-aligned offsets inside the 64 KiB objects
+                           (ec-rados bench rand --read-size 4096) of the RS and the CLAY pool, 1
+                           in flight: one data chunk each, three in four of them not on the
+                           primary (a direct read from that shard's OSD, issue 28, unless the
+                           cluster's client has them off: --base-direct-reads-off)
+  shard_read_t1            one OSD's 4 KiB shard read (ec-osd-bench --shard-read 4k against
+                           osd.0): what a direct read's p50 is held to
   degraded_read_t1, degraded_read_t16
                            random reads with osd.1 killed (the reads that need its shard decode)
 Per run, from /proc and the OSDs' /metrics, before and after:
@@ -38,11 +46,14 @@ and the medians to OUT/op_cost.json.
 
 Usage: bench/op_cost.sh [--base BUILD] [--reps N] [--secs S] [--out DIR] [--threads]
                         [--workloads a,b,...] [--osd-opt NAME=VALUE ...]
-                        [--base-osd-opt NAME=VALUE ...] [--base-padded] BUILD
+                        [--base-osd-opt NAME=VALUE ...] [--base-padded]
+                        [--base-direct-reads-off] BUILD
 --osd-opt sets an ec-osd option in every cluster, --base-osd-opt in the base one only; with --base
 naming the same build as BUILD, the run compares two configurations instead of two builds.
 --base-padded makes the base cluster's pools padded to whole stripes (no allow_ec_optimizations):
-with the same build as BUILD, what Fast EC changes alone.
+with the same build as BUILD, what Fast EC changes alone. --base-direct-reads-off runs the base
+cluster's ec-rados with --direct-reads off (every read through the primary): with the same build,
+what direct reads change alone.
 """
 import argparse
 import glob
@@ -59,16 +70,18 @@ import time
 import urllib.request
 
 WORKLOADS = ["write_t1", "write_t16", "clay_write_t1", "seq_read_t1", "rand_read_t16", "shard_write_t1",
-             "rewrite_t1", "clay_rewrite_t1", "degraded_read_t1", "degraded_read_t16"]
+             "rewrite_t1", "clay_rewrite_t1", "small_read_t1", "clay_small_read_t1",
+             "shard_read_t1", "degraded_read_t1", "degraded_read_t16"]
 KEYS = ["ops_per_sec", "p50_us", "p99_us", "cluster_cpu_us", "client_cpu_us",
         "context_switches", "client_switches", "requests", "sub_writes", "device_bytes",
         "device_read_bytes"]
 
 
 class Cluster:
-    def __init__(self, name, build, root, repo, osd_opts, padded=False):
+    def __init__(self, name, build, root, repo, osd_opts, padded=False, direct_reads=True):
         self.name = name
         self.padded = padded
+        self.direct_reads = direct_reads
         self.bin = os.path.join(build, "bin")
         self.dir = os.path.join(root, name)
         self.repo = repo
@@ -235,8 +248,27 @@ def osd_bench_parse(j):
     return w["ops"], w["ops_per_sec"], w["latency_us"]["p50"], w["latency_us"]["p99"]
 
 
+def osd_read_parse(j):
+    w = j["shard_read"]
+    return w["ops"], w["ops_per_sec"], w["latency_us"]["p50"], w["latency_us"]["p99"]
+
+
 def run_workload(cluster, workload, rep, secs, ops):
-    rados = [os.path.join(cluster.bin, "ec-rados"), "-p", "rs", "bench", str(secs)]
+    rados_bin = [os.path.join(cluster.bin, "ec-rados")]
+    if not cluster.direct_reads:
+        rados_bin += ["--direct-reads", "off"]
+    rados = rados_bin + ["-p", "rs", "bench", str(secs)]
+    if workload in ("small_read_t1", "clay_small_read_t1"):
+        pool = "clay" if workload.startswith("clay") else "rs"
+        return measure(cluster, rados_bin + ["-p", pool, "bench", str(secs), "rand", "-t", "1",
+                                             "--read-size", "4096", "--run-name", "objects64",
+                                             "--format", "json"], rados_parse)
+    if workload == "shard_read_t1":
+        ready = cluster.ready(0)
+        return measure(cluster, [os.path.join(cluster.bin, "ec-osd-bench"), "--endpoints",
+                                 f"{ready['addr']}:{ready['port']}", "--shard-read", "4k",
+                                 "--inflight", "1", "--objects", "64", "--shard-ops", str(ops),
+                                 "--json"], osd_read_parse, only_osd=0)
     if workload == "clay_write_t1":
         clay = [os.path.join(cluster.bin, "ec-rados"), "-p", "clay", "bench", str(secs)]
         return measure(cluster, clay + ["write", "-b", "4096", "-t", "1", "--no-cleanup",
@@ -287,6 +319,9 @@ def main():
                     help="the base cluster's pools store shards padded to whole stripes (without "
                          "allow_ec_optimizations): with --base BUILD the same build, Fast EC's "
                          "effect alone")
+    ap.add_argument("--base-direct-reads-off", action="store_true",
+                    help="the base cluster's ec-rados runs with --direct-reads off: with --base "
+                         "BUILD the same build, direct reads' effect alone")
     ap.add_argument("--threads", action="store_true",
                     help="also print context switches and CPU per op by thread name")
     a = ap.parse_args()
@@ -304,7 +339,8 @@ def main():
                 sys.exit(f"missing {b}/bin/{p}: build it first")
     root = tempfile.mkdtemp(prefix="ec-op-cost.", dir=os.environ.get("TMPDIR", "/tmp"))
     clusters = [Cluster(n, b, root, repo, a.osd_opt + (a.base_osd_opt if n == "base" else []),
-                        padded=a.base_padded and n == "base")
+                        padded=a.base_padded and n == "base",
+                        direct_reads=not (a.base_direct_reads_off and n == "base"))
                 for n, b in builds.items()]
     runs = []
     try:

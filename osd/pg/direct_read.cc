@@ -160,7 +160,7 @@ msg::ReadLeaseReply Primary::Impl::GrantLeases(const msg::ReadLeaseRequest& r) {
     const std::uint64_t ticket = granter_.Generation(loc->pgid);
     const bool clean = table_.Clean(*loc);
     auto lease = granter_.Grant(loc->pgid, r.osd, std::chrono::milliseconds(reply.duration_ms),
-                                clean, ticket, now);
+                                clean, ticket, g.epoch << 32, now);
     if (!lease) continue;
     g.granted = true;
     g.settled_below = lease->settled_below;

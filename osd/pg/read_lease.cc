@@ -47,10 +47,12 @@ std::uint64_t LeaseGranter::Generation(const std::string& pgid) const {
 std::optional<LeaseGranter::Granted> LeaseGranter::Grant(const std::string& pgid, int osd,
                                                          std::chrono::milliseconds asked,
                                                          bool clean, std::uint64_t generation,
+                                                         std::uint64_t floor,
                                                          LeaseClock::time_point now) {
   std::lock_guard lock(mu_);
   Pg& pg = pgs_[pgid];
   if (!clean || pg.generation != generation) return std::nullopt;
+  last_version_ = std::max(last_version_, floor);
   // Clean, and nothing ended unsettled since the table said so: every write that did is settled
   // now (resolved, its positions recovered), so the watermark may pass it.
   pg.held_below = UINT64_MAX;

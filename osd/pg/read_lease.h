@@ -83,12 +83,17 @@ class LeaseGranter {
   // Grants `osd` a lease of `asked` (capped at duration()) for `pgid` when `clean` (PgTable::Clean
   // read after `generation` was) and nothing ended unsettled since `generation`; records it until
   // now + the granted duration. Returns settled_below and the duration granted, or nullopt.
+  // `floor`: a version above every version the PG's shards may hold from writes of earlier
+  // primaries (the map epoch << 32: each write's version begins with its primary's epoch), all
+  // settled when the PG is clean; no version given from now on is below it, so that a primary
+  // that has written nothing yet still grants a useful watermark.
   struct Granted {
     std::uint64_t settled_below = 0;
     std::chrono::milliseconds duration{0};
   };
   std::optional<Granted> Grant(const std::string& pgid, int osd, std::chrono::milliseconds asked,
-                               bool clean, std::uint64_t generation, LeaseClock::time_point now);
+                               bool clean, std::uint64_t generation, std::uint64_t floor,
+                               LeaseClock::time_point now);
 
   // This primary began to peer `pgid` at `now` (a new interval, or a restart): leases an earlier
   // primary granted may last until now + duration().

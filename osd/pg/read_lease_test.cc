@@ -38,28 +38,39 @@ TEST(LeaseGranter, AnUnsettledEndHoldsTheWatermarkUntilACleanGrantBegunAfterIt) 
   g.Assign("1.0", 0);
   EXPECT_EQ(g.SettledBelow("1.0"), v);
   // A grant whose clean verdict was read before the failure is refused.
-  EXPECT_FALSE(g.Grant("1.0", 3, milliseconds(1000), true, ticket, kT0));
+  EXPECT_FALSE(g.Grant("1.0", 3, milliseconds(1000), true, ticket, 0, kT0));
   // Not clean: refused.
-  EXPECT_FALSE(g.Grant("1.0", 3, milliseconds(1000), false, g.Generation("1.0"), kT0));
+  EXPECT_FALSE(g.Grant("1.0", 3, milliseconds(1000), false, g.Generation("1.0"), 0, kT0));
   EXPECT_EQ(g.SettledBelow("1.0"), v);
   // Clean after it: granted, and the watermark passes v (up to the write still in flight).
-  auto granted = g.Grant("1.0", 3, milliseconds(1000), true, g.Generation("1.0"), kT0);
+  auto granted = g.Grant("1.0", 3, milliseconds(1000), true, g.Generation("1.0"), 0, kT0);
   ASSERT_TRUE(granted);
   EXPECT_EQ(granted->settled_below, v + 1);
   EXPECT_EQ(granted->duration, milliseconds(1000));
 }
 
+TEST(LeaseGranter, AFloorFromTheMapEpochCoversEarlierPrimariesWrites) {
+  LeaseGranter g(milliseconds(2000));
+  // A new primary at epoch 7 that has written nothing: shards hold versions of epochs <= 6 (and
+  // of 7 by an earlier process), all settled as the PG is clean.
+  auto granted = g.Grant("1.0", 3, milliseconds(1000), true, 0, 7ull << 32, kT0);
+  ASSERT_TRUE(granted);
+  EXPECT_EQ(granted->settled_below, (7ull << 32) + 1);
+  // Every later version is above what was granted.
+  EXPECT_GT(g.Assign("1.1", 5ull << 32), granted->settled_below - 1);
+}
+
 TEST(LeaseGranter, GrantsAreCappedAndAWriteWithoutAnOsdWaitsForItsLeases) {
   LeaseGranter g(milliseconds(2000));
   EXPECT_EQ(g.AckDeadline("1.0", {3}), LeaseClock::time_point{});
-  auto granted = g.Grant("1.0", 3, milliseconds(60000), true, 0, kT0);
+  auto granted = g.Grant("1.0", 3, milliseconds(60000), true, 0, 0, kT0);
   ASSERT_TRUE(granted);
   EXPECT_EQ(granted->duration, milliseconds(2000));
   EXPECT_EQ(g.AckDeadline("1.0", {3}), kT0 + milliseconds(2000));
   EXPECT_EQ(g.AckDeadline("1.0", {4}), LeaseClock::time_point{});
   EXPECT_EQ(g.AckDeadline("1.1", {3}), LeaseClock::time_point{});
   // A shorter grant later does not shorten what was promised.
-  ASSERT_TRUE(g.Grant("1.0", 3, milliseconds(10), true, 0, kT0 + milliseconds(5)));
+  ASSERT_TRUE(g.Grant("1.0", 3, milliseconds(10), true, 0, 0, kT0 + milliseconds(5)));
   EXPECT_EQ(g.AckDeadline("1.0", {3, 4}), kT0 + milliseconds(2000));
   // After peering, an earlier primary's leases are waited out too.
   g.NotePeered("1.0", kT0 + milliseconds(1000));

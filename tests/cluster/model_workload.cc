@@ -118,10 +118,10 @@ std::vector<std::string> WorkloadCounts::Notes() const {
 
 std::string WorkloadCounts::Summary() const {
   return fmt::format(
-      "{} ops, {} acknowledged, {} failed, {} reads checked, {} read errors, {} mismatches, {} "
-      "lost",
-      ops.load(), acked.load(), failed.load(), reads_checked.load(), read_errors.load(),
-      mismatches.load(), lost.load());
+      "{} ops, {} acknowledged, {} failed, {} reads checked ({} direct), {} read errors, {} "
+      "mismatches, {} lost",
+      ops.load(), acked.load(), failed.load(), reads_checked.load(), direct_reads.load(),
+      read_errors.load(), mismatches.load(), lost.load());
 }
 
 ObjectModel::Content ReadWhole(ec::cluster::client::IoCtx& io, const std::string& name,
@@ -244,7 +244,8 @@ void RunWorkload(ec::cluster::client::IoCtx io, const WorkloadOptions& o, std::u
       Count(model.Settle(name, got), "read", name, before, got, n);
     } else {  // read a range
       const std::size_t off = rng() % before->size();
-      const std::size_t len = 1 + rng() % o.max_read;
+      // Half of them small: a read inside one chunk of a clean PG is a direct read.
+      const std::size_t len = 1 + rng() % (rng() % 2 == 0 ? o.max_read : o.max_small_read);
       auto got = io.Read(name, off, len);
       if (!got.ok()) {
         ++n.read_errors;
@@ -253,6 +254,7 @@ void RunWorkload(ec::cluster::client::IoCtx io, const WorkloadOptions& o, std::u
       }
       const auto v = model.CheckRange(name, off, len, ToVector(got->data));
       ++n.reads_checked;
+      if (got->direct) ++n.direct_reads;
       if (v == ObjectModel::Verdict::kLost) {
         ++n.lost;
         n.Note(fmt::format("LOST: read {} {}~{} shows an earlier acknowledged content", name, off,

@@ -68,6 +68,7 @@ struct WorkloadCounts {
   std::atomic<std::uint64_t> acked{0};          // writes, appends and removes acknowledged
   std::atomic<std::uint64_t> failed{0};         // ... that failed (outcome unknown)
   std::atomic<std::uint64_t> reads_checked{0};  // reads compared with the model
+  std::atomic<std::uint64_t> direct_reads{0};   // ... of them answered by a shard's OSD
   std::atomic<std::uint64_t> read_errors{0};    // reads that failed (client gave up)
   std::atomic<std::uint64_t> mismatches{0};     // reads that differ from every allowed content
   std::atomic<std::uint64_t> lost{0};           // reads that show an earlier acknowledged content
@@ -75,7 +76,8 @@ struct WorkloadCounts {
   // Keeps the first 200 notes (what failed, what differed, with the time since the first note).
   void Note(const std::string& text);
   std::vector<std::string> Notes() const;
-  // "N ops, N acknowledged, N failed, N reads checked, N read errors, N mismatches, N lost"
+  // "N ops, N acknowledged, N failed, N reads checked (N direct), N read errors, N mismatches,
+  // N lost"
   std::string Summary() const;
 
  private:
@@ -89,8 +91,9 @@ struct WorkloadOptions {
   std::size_t max_full = 70000;   // write_full sizes are 0 .. max_full - 1 bytes
   std::size_t max_write = 20000;  // range overwrites 1 .. max_write bytes, up to 2000 past the end
   std::size_t max_append = 9000;  // appends 1 .. max_append bytes
-  std::size_t max_read = 30000;   // range reads 1 .. max_read bytes
-  bool prefill = false;           // write_full every object once before the random operations
+  std::size_t max_read = 30000;   // range reads 1 .. max_read bytes (half of them) or
+  std::size_t max_small_read = 4096;  // 1 .. max_small_read bytes (the other half)
+  bool prefill = false;               // write_full every object once before the random operations
 };
 
 // Random operations (2/10 write_full, 2/10 range overwrites, 1/10 appends, 1/10 removes, 4/10

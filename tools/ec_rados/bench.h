@@ -11,7 +11,10 @@
 //          overwritten, so they and the metadata are removed too). <prefix> is
 //          benchmark_data_<host>_<pid>, or the run name when there is one.
 //   seq    reads the objects in order, whole, until all are read or `seconds` have passed.
-//   rand   reads objects picked at random, whole, for `seconds`.
+//   rand   reads objects picked at random, whole, for `seconds`; with read_size (ecstore's own
+//          --read-size), read_size bytes at a random read_size-aligned offset of each (it must
+//          divide the objects' size): small reads inside objects, which a clean PG serves by a
+//          direct read from the shard holding them (cluster/client/rados.h).
 //   rewrite (ecstore's own: rados bench has none) overwrites block_size bytes at a random
 //          block-aligned offset of objects picked at random, for `seconds`: small writes inside
 //          existing objects (the objects a write --no-cleanup run left, of their size; block_size
@@ -53,6 +56,7 @@ struct BenchOptions {
   int concurrency = kDefaultConcurrency;
   bool cleanup = true;            // write only
   std::uint64_t max_objects = 0;  // write only: stop after this many objects (0: no limit)
+  std::uint64_t read_size = 0;    // rand only: bytes per read (0: whole objects)
   std::string run_name;           // the metadata object; empty: benchmark_last_metadata
   bool progress = true;           // print the preamble and the per-second table on `out`
   // Write only: the object name prefix; empty: benchmark_data_<hostname>_<pid>, or with a

@@ -130,6 +130,7 @@ std::string FormatSummaryText(const BenchResult& r) {
   out += Line("Latency p99(s):", Num(s.p99_latency));
   if (read) {
     out += Line("Mismatches:", std::to_string(r.mismatches));
+    out += Line("Direct reads:", std::to_string(r.direct_reads));
     out += Line("Degraded reads:", std::to_string(r.degraded_reads));
     const double per = r.degraded_reads == 0 ? 0
                                              : static_cast<double>(r.degraded_network_bytes) /
@@ -175,6 +176,7 @@ nlohmann::json SummaryJson(const BenchResult& r) {
   j["latency_p99_s"] = s.p99_latency;
   if (read) {
     j["mismatches"] = r.mismatches;
+    j["direct_reads"] = r.direct_reads;
     j["degraded_reads"] = r.degraded_reads;
     j["degraded_read_network_bytes"] = r.degraded_network_bytes;
     j["degraded_read_network_bytes_per_read"] =

@@ -37,6 +37,7 @@ struct BenchResult {
   std::uint64_t degraded_network_bytes = 0;  // sum over the degraded reads
   std::uint64_t degraded_device_bytes = 0;   // sum over the degraded reads
   std::vector<double> degraded_latencies;    // seconds, of the degraded reads only (any order)
+  std::uint64_t direct_reads = 0;            // answered by a shard's OSD without the primary
 };
 
 struct Summary {

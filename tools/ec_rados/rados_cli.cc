@@ -51,6 +51,7 @@ struct Args {
   std::string max_objects;
   std::string pgid;
   std::string direct_reads = "on";
+  std::string read_size;
 };
 
 // Set by SIGINT/SIGTERM while a bench runs: the run ends early and still prints its summary (a
@@ -167,6 +168,16 @@ int Bench(IoCtx& ctx, const Args& a, const CliStreams& io) {
                                 std::to_string(kMaxBlockSize) + "]");
     }
     o.block_size = *size;
+  }
+  if (!a.read_size.empty()) {
+    auto size = ec::ParseSize(a.read_size);
+    if (!size.ok() || *size == 0 || *size > kMaxBlockSize || o.mode != BenchMode::kRand) {
+      return UsageError(io, "--read-size: '" + a.read_size + "': " +
+                                (o.mode != BenchMode::kRand
+                                     ? std::string("only for rand")
+                                     : "not a size in [1, " + std::to_string(kMaxBlockSize) + "]"));
+    }
+    o.read_size = *size;
   }
   o.concurrency = a.concurrency;
   o.cleanup = !a.no_cleanup;
@@ -354,6 +365,9 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   bench->add_option("-t", a.concurrency, "operations in flight (default 16)")
       ->check(CLI::Range(1, kMaxConcurrency));
   bench->add_flag("--no-cleanup", a.no_cleanup, "write: keep the objects (for seq and rand)");
+  bench->add_option("--read-size", a.read_size,
+                    "rand (ecstore's own): read this many bytes at a random aligned offset of each "
+                    "object instead of the whole object (4096, 16K ...; must divide its size)");
   bench->add_option("--run-name", a.run_name,
                     "the metadata object (default benchmark_last_metadata); a write run names "
                     "its objects after it");
