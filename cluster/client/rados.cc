@@ -115,8 +115,12 @@ class Rados::Impl {
         etcd_options_(etcd),
         etcd_(etcd),
         store_(&etcd_, options_.etcd_prefix),
+        // One io thread for every OSD: an operation's completion starts the next one to another
+        // OSD on the same thread, without a wake-up of that OSD's own thread (a context switch
+        // per operation; completions never block, rados.h).
         peers_(msg::PeerOptions{options_.name, std::chrono::milliseconds(3000),
-                                options_.attempt_timeout, 1, 1}),
+                                options_.attempt_timeout, 1, 1, msg::TrafficClass::kClient, 0,
+                                true}),
         pool_(static_cast<std::size_t>(std::max(1, options_.async_threads))) {}
 
   ~Impl() {

@@ -356,10 +356,7 @@ Result<BenchResult> RunWrite(IoCtx& io, const BenchOptions& o, std::ostream& out
 bool ReadMatches(std::uint64_t n, std::uint64_t size, std::uint64_t offset, std::uint64_t length,
                  const Buffer& data) {
   if (offset == 0 && length == size) return CheckObjectContent(n, size, data);
-  if (data.size() != length) return false;
-  Buffer whole = Buffer::Allocate(size, false);
-  FillObjectContent(n, {const_cast<std::byte*>(whole.data()), whole.size()});
-  return std::equal(data.data(), data.data() + length, whole.data() + offset);
+  return data.size() == length && CheckObjectRange(n, size, offset, data);
 }
 
 Result<BenchResult> RunRead(IoCtx& io, const BenchOptions& o, std::ostream& out,

@@ -14,8 +14,10 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
+constexpr std::uint64_t kGamma = 0x9e3779b97f4a7c15ULL;
+
 std::uint64_t SplitMix64(std::uint64_t* state) {
-  std::uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  std::uint64_t z = (*state += kGamma);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
@@ -235,6 +237,27 @@ bool CheckObjectContent(std::uint64_t n, std::uint64_t size, std::span<const std
   if (i < data.size()) {
     const std::uint64_t w = SplitMix64(&state);
     if (std::memcmp(data.data() + i, &w, data.size() - i) != 0) return false;
+  }
+  return true;
+}
+
+bool CheckObjectRange(std::uint64_t n, std::uint64_t size, std::uint64_t offset,
+                      std::span<const std::byte> data) {
+  if (offset > size || data.size() > size - offset) return false;
+  // Word j of the stream is SplitMix64 of the state after j steps: seed + j * gamma.
+  const std::uint64_t seed = Seed(n, size);
+  std::uint64_t word = offset / 8;
+  std::size_t i = 0;
+  while (i < data.size()) {
+    std::uint64_t state = seed + word * kGamma;
+    const std::uint64_t w = SplitMix64(&state);
+    std::byte bytes[8];
+    std::memcpy(bytes, &w, 8);
+    const std::size_t from = i == 0 ? offset % 8 : 0;
+    const std::size_t take = std::min<std::size_t>(8 - from, data.size() - i);
+    if (std::memcmp(data.data() + i, bytes + from, take) != 0) return false;
+    i += take;
+    ++word;
   }
   return true;
 }

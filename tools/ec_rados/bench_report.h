@@ -102,5 +102,9 @@ std::string FormatProgressRow(const ProgressRow& row);
 void FillObjectContent(std::uint64_t n, std::span<std::byte> out);
 // True when `data` is exactly object n's content of `size` bytes.
 bool CheckObjectContent(std::uint64_t n, std::uint64_t size, std::span<const std::byte> data);
+// True when `data` is exactly bytes [offset, offset + data.size()) of object n's content of `size`
+// bytes (the range within the object). Costs the range only: the stream is seekable.
+bool CheckObjectRange(std::uint64_t n, std::uint64_t size, std::uint64_t offset,
+                      std::span<const std::byte> data);
 
 }  // namespace ec::tools::rados

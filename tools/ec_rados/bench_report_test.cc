@@ -202,6 +202,28 @@ TEST(BenchReport, ObjectContentIsPerObjectAndChecked) {
   EXPECT_NE(one, two);
 }
 
+// Any range of an object checks as the bytes of the whole object there (the stream is seekable).
+TEST(BenchReport, ObjectRangesCheckAgainstTheWholeObject) {
+  const std::size_t size = 5001;
+  std::vector<std::byte> whole(size);
+  FillObjectContent(3, whole);
+  for (std::size_t off : {0u, 1u, 7u, 8u, 13u, 4096u, 5000u}) {
+    for (std::size_t len : {0u, 1u, 5u, 8u, 100u}) {
+      if (off + len > size) continue;
+      std::vector<std::byte> part(whole.begin() + static_cast<std::ptrdiff_t>(off),
+                                  whole.begin() + static_cast<std::ptrdiff_t>(off + len));
+      EXPECT_TRUE(CheckObjectRange(3, size, off, part)) << off << "+" << len;
+      if (len > 0) {
+        part[len / 2] ^= std::byte{0x40};
+        EXPECT_FALSE(CheckObjectRange(3, size, off, part)) << off << "+" << len;
+      }
+    }
+  }
+  EXPECT_FALSE(CheckObjectRange(3, size, 5000, std::vector<std::byte>(2)));  // past the end
+  EXPECT_TRUE(CheckObjectRange(3, size, 0, whole));
+  EXPECT_FALSE(CheckObjectRange(4, size, 0, whole));
+}
+
 TEST(BenchMetadata, RoundTripAndBadInput) {
   BenchMetadata m{"benchmark_data_h_42", 17, 4096};
   auto back = DecodeBenchMetadata(EncodeBenchMetadata(m));
