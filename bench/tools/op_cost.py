@@ -29,7 +29,8 @@ Per run, from /proc and the OSDs' /metrics, before and after:
   client_cpu_us       the benchmark program's own (getrusage of the child), per op
   context_switches    voluntary + nonvoluntary, every thread of those processes, per op
   client_switches     the benchmark program's, per op
-  requests            requests the OSDs received (ecstore_osd_ops_total + ecstore_pool_ops_total),
+  requests            requests the OSDs received (ecstore_osd_ops_total + ecstore_pool_ops_total +
+                      ecstore_osd_direct_reads_total + ecstore_osd_read_lease_requests_total),
                       per op; each is one message in and one reply out (a sub-operation an OSD
                       serves itself in process is not a message)
   device_bytes        write_bytes of /proc/PID/io of the ec-osd processes, per op
@@ -190,9 +191,10 @@ class Cluster:
                 continue
             text = urllib.request.urlopen(
                 f"http://127.0.0.1:{ready['metrics_port']}/metrics", timeout=10).read().decode()
-            for m in re.finditer(r'^ecstore_(osd_ops_total|pool_ops_total)\{[^}]*\} (\d+)', text,
-                                 re.M):
-                requests += int(m.group(2))
+            # Direct reads (issue 28) and read-lease requests are messages too.
+            for m in re.finditer(r'^ecstore_(osd_ops_total|pool_ops_total|osd_direct_reads_total|'
+                                 r'osd_read_lease_requests_total)(\{[^}]*\})? (\d+)', text, re.M):
+                requests += int(m.group(3))
             for m in re.finditer(r'^ecstore_osd_ops_total\{op="sub_write"\} (\d+)', text, re.M):
                 sub_writes += int(m.group(1))
         return {"cpu": cpu, "ctx": ctx, "dev": dev, "dev_read": dev_read, "requests": requests,

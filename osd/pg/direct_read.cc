@@ -137,6 +137,10 @@ void Primary::Impl::DirectRead(const msg::ObjDirectReadRequest& r, msg::Responde
 }
 
 msg::ReadLeaseReply Primary::Impl::GrantLeases(const msg::ReadLeaseRequest& r) {
+  metrics_
+      ->GetCounter("ecstore_osd_read_lease_requests_total",
+                   "ReadLease requests this OSD answered as primary (each asks for several PGs)")
+      .Inc();
   msg::ReadLeaseReply reply;
   reply.duration_ms = static_cast<std::uint32_t>(
       std::min<std::int64_t>(r.duration_ms, options_.read_lease.count()));

@@ -39,7 +39,8 @@
 // through the primary). As primary, this OSD grants such leases (ReadLease) while a PG is clean,
 // and waits out the leases it granted before it acknowledges a write that an up position did not
 // take. Counters: ecstore_osd_direct_reads_total{result="served"|reason refused},
-// ecstore_osd_read_leases_total{result="granted"|"refused"} (as primary),
+// ecstore_osd_read_leases_total{result="granted"|"refused"} (PGs, as primary),
+// ecstore_osd_read_lease_requests_total (messages, as primary),
 // ecstore_osd_read_lease_waits_total (writes that waited for leases to run out).
 //
 // Counters (MetricsRegistry), by pool: ecstore_pool_ops_total{pool,op},

@@ -248,18 +248,26 @@ bool CheckObjectRange(std::uint64_t n, std::uint64_t size, std::uint64_t offset,
   const std::uint64_t seed = Seed(n, size);
   std::uint64_t word = offset / 8;
   std::size_t i = 0;
-  while (i < data.size()) {
-    std::uint64_t state = seed + word * kGamma;
+  // A partial first word, whole words (compared as integers), a partial last word.
+  const auto partial = [&](std::size_t from, std::size_t take) {
+    std::uint64_t state = seed + word++ * kGamma;
     const std::uint64_t w = SplitMix64(&state);
     std::byte bytes[8];
     std::memcpy(bytes, &w, 8);
-    const std::size_t from = i == 0 ? offset % 8 : 0;
-    const std::size_t take = std::min<std::size_t>(8 - from, data.size() - i);
-    if (std::memcmp(data.data() + i, bytes + from, take) != 0) return false;
+    const bool same = std::memcmp(data.data() + i, bytes + from, take) == 0;
     i += take;
-    ++word;
+    return same;
+  };
+  if (offset % 8 != 0 && !partial(offset % 8, std::min<std::size_t>(8 - offset % 8, data.size()))) {
+    return false;
   }
-  return true;
+  std::uint64_t state = seed + word * kGamma;
+  for (; i + 8 <= data.size(); i += 8, ++word) {
+    std::uint64_t got;
+    std::memcpy(&got, data.data() + i, 8);
+    if (got != SplitMix64(&state)) return false;
+  }
+  return i == data.size() || partial(0, data.size() - i);
 }
 
 }  // namespace ec::tools::rados
