@@ -341,8 +341,11 @@ class Rados::Impl {
     std::string addr;
     std::uint32_t shard = 0;
     std::int64_t epoch = 0;
-    std::string backoff_key;  // "pgid/osd"
+    std::string pgid;
   };
+  static std::string BackoffKey(const std::string& pgid, int osd) {
+    return pgid + "/" + std::to_string(osd);
+  }
   // Where a direct read of bytes [offset, offset + length) of (pool, object) goes: the OSD of the
   // one data shard holding them, from this client's map; nullopt to read through the primary.
   std::optional<Direct> DirectTarget(std::int64_t pool, const std::string& object,
@@ -370,14 +373,15 @@ class Rados::Impl {
     if (osd == loc->primary) return std::nullopt;
     auto o = map.osds.find(osd);
     if (o == map.osds.end() || o->second.addr.empty()) return std::nullopt;
-    std::string key = loc->pgid + "/" + std::to_string(osd);
-    {
+    // The table of backoffs only while one may still run (most reads never look).
+    const auto now = Clock::now();
+    if (now.time_since_epoch().count() < backoff_latest_.load(std::memory_order_relaxed)) {
       std::lock_guard lock(direct_mu_);
-      auto b = backoff_.find(key);
-      if (b != backoff_.end() && Clock::now() < b->second) return std::nullopt;
+      auto b = backoff_.find(BackoffKey(loc->pgid, osd));
+      if (b != backoff_.end() && now < b->second) return std::nullopt;
     }
     return Direct{osd, o->second.addr, static_cast<std::uint32_t>(chunk), map.epoch,
-                  std::move(key)};
+                  std::move(loc->pgid)};
   }
 
   // One direct read try; `done` once, with the bytes or why not (the PG then backs off).
@@ -386,7 +390,7 @@ class Rados::Impl {
                    std::function<void(Result<Buffer>)> done) {
     auto osd = peers_.Get(d.osd, d.addr);
     if (!osd.ok()) {
-      BackOff(d.backoff_key);
+      BackOff(d.pgid, d.osd);
       return done(osd.status());
     }
     msg::ObjDirectReadRequest r;
@@ -400,25 +404,29 @@ class Rados::Impl {
     c.timeout = std::min(options_.direct_read_timeout, options_.attempt_timeout);
     (*osd)->ObjDirectReadAsync(
         std::move(r),
-        [this, key = d.backoff_key, done = std::move(done)](Result<Buffer> got) {
+        [this, pgid = d.pgid, osd_id = d.osd, done = std::move(done)](Result<Buffer> got) {
           if (got.ok()) {
             direct_served_.fetch_add(1, std::memory_order_relaxed);
           } else {
             direct_refused_.fetch_add(1, std::memory_order_relaxed);
-            BackOff(key);
+            BackOff(pgid, osd_id);
           }
           done(std::move(got));
         },
         c);
   }
 
-  void BackOff(const std::string& key) {
+  void BackOff(const std::string& pgid, int osd) {
     const auto now = Clock::now();
+    const auto until = now + kDirectBackoff;
     std::lock_guard lock(direct_mu_);
     if (backoff_.size() > 4096) {
       std::erase_if(backoff_, [&](const auto& e) { return e.second < now; });
     }
-    backoff_[key] = now + kDirectBackoff;
+    backoff_[BackoffKey(pgid, osd)] = until;
+    if (until.time_since_epoch().count() > backoff_latest_.load(std::memory_order_relaxed)) {
+      backoff_latest_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
+    }
   }
 
   DirectReadCounts direct_counts() const {
@@ -440,6 +448,7 @@ class Rados::Impl {
   std::mutex direct_mu_;
   // "pgid/osd" -> until when reads of the PG's shard on that OSD go through the primary
   std::map<std::string, Clock::time_point> backoff_;
+  std::atomic<Clock::rep> backoff_latest_{0};  // the latest end of any backoff set
   std::atomic<std::uint64_t> direct_served_{0};
   std::atomic<std::uint64_t> direct_refused_{0};
   boost::asio::thread_pool pool_;

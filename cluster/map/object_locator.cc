@@ -63,13 +63,27 @@ Result<PgLocation> ObjectLocator::Compute(std::int64_t pool_id, std::uint32_t pg
   return loc;
 }
 
-Result<PgLocation> ObjectLocator::LocateObject(std::int64_t pool_id,
-                                               std::string_view object) const {
+Result<PoolPlacement> ObjectLocator::PlacementOfPool(std::int64_t pool_id) const {
+  {
+    std::lock_guard lock(mu_);
+    auto hit = placements_.find(pool_id);
+    if (hit != placements_.end()) return hit->second;
+  }
   auto it = map_->pools.find(pool_id);
   if (it == map_->pools.end()) {
     return Status::NotFound("pool " + std::to_string(pool_id) + " does not exist");
   }
   auto pp = PlacementOf(*map_, it->second);
+  if (!pp.ok()) return pp.status();  // not remembered, as LocatePg's errors
+  std::lock_guard lock(mu_);
+  placements_.emplace(pool_id, *pp);
+  return pp;
+}
+
+Result<PgLocation> ObjectLocator::LocateObject(std::int64_t pool_id,
+                                               std::string_view object) const {
+  // Every object operation locates its object: the profile is parsed once per pool and map.
+  auto pp = PlacementOfPool(pool_id);
   if (!pp.ok()) return pp.status();
   auto pg = ObjectToPg(*pp, object);
   if (!pg.ok()) return pg.status();

@@ -56,11 +56,14 @@ class ObjectLocator {
   ObjectLocator(std::shared_ptr<const ClusterMap> map, Placement placement)
       : map_(std::move(map)), placement_(std::move(placement)) {}
   Result<PgLocation> Compute(std::int64_t pool_id, std::uint32_t pg) const;
+  // The pool's placement input (PlacementOf), made once per pool: it parses the profile.
+  Result<PoolPlacement> PlacementOfPool(std::int64_t pool_id) const;
 
   std::shared_ptr<const ClusterMap> map_;
   Placement placement_;
   mutable std::mutex mu_;
   mutable std::map<std::pair<std::int64_t, std::uint32_t>, PgLocation> located_;
+  mutable std::map<std::int64_t, PoolPlacement> placements_;  // by pool id
 };
 
 }  // namespace ec::cluster

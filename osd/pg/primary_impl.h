@@ -312,10 +312,11 @@ class Primary::Impl {
   std::map<std::string, std::size_t> inconsistent_;  // pgid -> objects its last scrub left bad
   // Moves when recovering_, scrubbing_ or inconsistent_ change (HealthChanges, with the table's).
   std::atomic<std::uint64_t> health_changes_{0};
-  std::atomic<int> client_ops_{0};  // client operations in flight
-  PoolIoStats io_stats_;            // client reads and writes served, by pool
-  LeaseGranter granter_;            // as primary: versions, writes in flight, leases granted
-  LeaseHolder held_;                // as a shard's OSD: leases held, PGs with direct reads
+  std::atomic<int> client_ops_{0};    // client operations in flight
+  PoolIoStats io_stats_;              // client reads and writes served, by pool
+  LeaseGranter granter_;              // as primary: versions, writes in flight, leases granted
+  LeaseHolder held_;                  // as a shard's OSD: leases held, PGs with direct reads
+  Counter* direct_served_ = nullptr;  // ecstore_osd_direct_reads_total{result="served"}
   std::mutex lease_mu_;
   std::condition_variable lease_cv_;
   bool lease_stop_ = false;
