@@ -1,8 +1,10 @@
-// Direct reads on a real local cluster (issue 28 item 3, osd/pg/read_lease.h): a real etcd, six
-// real ec-osd processes and the client library in-process, an RS(4,2) pool and a CLAY(4,2,5) pool
-// with 4 KiB stripe units, recorded with their data chunks as ec-admin records them.
+// Direct reads on a real local cluster (issue 28 item 3, osd/pg/read_lease.h): a real etcd, eight
+// real ec-osd processes and the client library in-process, an RS(4,2), a CLAY(4,2,5) and an
+// LRC(k=4, m=2, l=3) pool with 4 KiB stripe units, recorded with their data chunks as ec-admin
+// records them (LRC's data chunks are not its first four positions).
 //
-//   ServedByTheShardsOsd       reads inside one data chunk of a clean PG are answered by that
+//   ServedByTheShardsOsd       (every pool) reads inside one data chunk of a clean PG are answered
+//   by that
 //                              shard's OSD (the OSDs count them), with the written bytes; reads
 //                              of two chunks, of the primary's chunk and of the whole object go
 //                              through the primary; a read right after an overwrite sees it
@@ -40,25 +42,38 @@ using ectest::ToVector;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-constexpr std::uint64_t kUnit = 4096;  // the pools' stripe unit: chunk i of stripe s is object
-                                       // bytes [(4s + i) * 4096, +4096) (data chunks 0..3)
+constexpr std::uint64_t kUnit = 4096;  // the pools' stripe unit: data piece i of stripe s is
+                                       // object bytes [(4s + i) * 4096, +4096)
 constexpr std::uint64_t kObject = 16 * kUnit;  // four stripes
 
 class DirectRead : public ectest::ClusterTest {
  protected:
   static void SetUpTestSuite() {
     ectest::LocalClusterOptions o;
-    o.osds = 6;
+    o.osds = 8;
     o.pools = ectest::ClayAndRsPools(8);
+    o.pools.push_back(
+        {"lrc",
+         {{"plugin", "lrc"}, {"k", "4"}, {"m", "2"}, {"l", "3"}, {"crush-failure-domain", "host"}},
+         4096,
+         8});
     StartCluster(std::move(o));
   }
 
-  // The OSD holding data chunk `chunk` of `object` in `pool`, and the PG's primary.
-  std::pair<int, int> OsdOf(ec::cluster::client::IoCtx& io, const std::string& object, int chunk) {
+  // The chunk id (shard position) of data piece `piece` of `io`'s pool, as the map records it.
+  int ChunkOf(ec::cluster::client::IoCtx& io, int piece) {
+    const auto map = cluster_->Map();
+    const auto& chunks = map.pools.at(io.pool_id()).data_chunks;
+    EXPECT_EQ(chunks.size(), 4u);
+    return chunks.size() == 4 ? chunks[static_cast<std::size_t>(piece)] : piece;
+  }
+
+  // The OSD holding data piece `piece` of `object` in `io`'s pool, and the PG's primary.
+  std::pair<int, int> OsdOf(ec::cluster::client::IoCtx& io, const std::string& object, int piece) {
     auto loc = cluster_->Locate(io.pool_id(), object);
     EXPECT_TRUE(loc.ok()) << loc.status().ToString();
     if (!loc.ok()) return {-1, -1};
-    return {loc->acting.at(static_cast<std::size_t>(chunk)), loc->primary};
+    return {loc->acting.at(static_cast<std::size_t>(ChunkOf(io, piece))), loc->primary};
   }
 
   // The OSDs' refusals of direct reads so far, by reason, for failure messages.
@@ -74,8 +89,8 @@ class DirectRead : public ectest::ClusterTest {
     return out;
   }
 
-  // A data chunk of `object` that its PG's primary does not hold.
-  int NonPrimaryChunk(ec::cluster::client::IoCtx& io, const std::string& object) {
+  // A data piece of `object` whose chunk its PG's primary does not hold.
+  int NonPrimaryPiece(ec::cluster::client::IoCtx& io, const std::string& object) {
     for (int c = 0; c < 4; ++c) {
       auto [osd, primary] = OsdOf(io, object, c);
       if (osd != primary) return c;
@@ -110,7 +125,7 @@ class DirectRead : public ectest::ClusterTest {
 
 TEST_F(DirectRead, ServedByTheShardsOsd) {
   std::mt19937_64 rng(2803);
-  for (const std::string pool : {"rs", "clay"}) {
+  for (const std::string pool : {"rs", "clay", "lrc"}) {
     SCOPED_TRACE(pool);
     auto io = cluster_->Pool(pool);
     std::vector<std::string> names;
@@ -176,7 +191,7 @@ TEST_F(DirectRead, ServedByTheShardsOsd) {
     // shard has them).
     for (int round = 0; round < 20; ++round) {
       const std::string& name = names[static_cast<std::size_t>(round % 8)];
-      const int chunk = NonPrimaryChunk(io, name);
+      const int chunk = NonPrimaryPiece(io, name);
       const std::uint64_t off = static_cast<std::uint64_t>(4 + chunk) * kUnit;  // stripe 1
       auto patch = RandomBytes(rng, kUnit);
       ASSERT_TRUE(io.Write(name, patch, off).ok());
@@ -203,7 +218,8 @@ TEST_F(DirectRead, TheOsdRefusesWhatItCannotVouchFor) {
   ASSERT_TRUE(WarmUp(io, {name}, seconds(10)));
   auto loc = cluster_->Locate(io.pool_id(), name);
   ASSERT_TRUE(loc.ok());
-  const int chunk = NonPrimaryChunk(io, name);
+  const int chunk = NonPrimaryPiece(io, name);  // in "rs" piece i is chunk i
+  ASSERT_EQ(ChunkOf(io, chunk), chunk);
   const int osd = loc->acting[static_cast<std::size_t>(chunk)];
   ec::msg::ClientOptions co;
   co.port = cluster_->osds[static_cast<std::size_t>(osd)]->port();
@@ -285,7 +301,7 @@ TEST_F(DirectRead, AStaleOrDeadShardIsNeverReadDirectly) {
   auto bytes = RandomBytes(rng, kObject);
   ASSERT_TRUE(io.WriteFull(name, bytes).ok());
   ASSERT_TRUE(WarmUp(io, {name}, seconds(10)));
-  const int chunk = NonPrimaryChunk(io, name);
+  const int chunk = NonPrimaryPiece(io, name);
   const int osd = OsdOf(io, name, chunk).first;
   const std::uint64_t off = static_cast<std::uint64_t>(chunk) * kUnit;
   auto direct = io.Read(name, off, kUnit);
