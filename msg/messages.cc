@@ -286,7 +286,7 @@ void Put(Encoder& w, const ObjDirectReadReply& m) {
   PutStatus(w, m.status);
 }
 void Put(Encoder& w, const ReadLeaseRequest& m) {
-  w.U32(static_cast<std::uint32_t>(m.osd));
+  w.I32(m.osd);
   w.U64(m.epoch);
   w.U32(m.duration_ms);
   w.U32(static_cast<std::uint32_t>(m.pgs.size()));
@@ -306,7 +306,7 @@ void Put(Encoder& w, const ReadLeaseReply& m) {
     w.U64(g.epoch);
     w.U64(g.settled_below);
     w.U32(static_cast<std::uint32_t>(g.acting.size()));
-    for (std::int32_t osd : g.acting) w.U32(static_cast<std::uint32_t>(osd));
+    for (std::int32_t osd : g.acting) w.I32(osd);
   }
 }
 
@@ -554,13 +554,12 @@ bool Get(Decoder& r, const Limits& limits, ObjDirectReadReply* m) {
   return GetStatus(r, limits, &m->status);
 }
 bool Get(Decoder& r, const Limits& limits, ReadLeaseRequest* m) {
-  std::uint32_t osd = 0;
   std::uint32_t n = 0;
-  if (!r.U32(&osd, "osd") || !r.U64(&m->epoch, "epoch") || !r.U32(&m->duration_ms, "duration_ms") ||
+  if (!r.I32(&m->osd, "osd") || !r.U64(&m->epoch, "epoch") ||
+      !r.U32(&m->duration_ms, "duration_ms") ||
       !r.Count(&n, limits.max_list_entries, kReadLeasePgSize, "pgs")) {
     return false;
   }
-  m->osd = static_cast<std::int32_t>(osd);
   m->pgs.resize(n);
   for (ReadLeasePg& pg : m->pgs) {
     if (!r.U64(&pg.pool, "pg.pool") || !r.U32(&pg.pg, "pg.pg")) return false;
@@ -584,9 +583,7 @@ bool Get(Decoder& r, const Limits& limits, ReadLeaseReply* m) {
     }
     g.acting.resize(acting);
     for (std::int32_t& osd : g.acting) {
-      std::uint32_t v = 0;
-      if (!r.U32(&v, "grant.osd")) return false;
-      osd = static_cast<std::int32_t>(v);
+      if (!r.I32(&osd, "grant.osd")) return false;
     }
   }
   return true;

@@ -76,6 +76,16 @@ class DirectRead : public ectest::ClusterTest {
     return {loc->acting.at(static_cast<std::size_t>(ChunkOf(io, piece))), loc->primary};
   }
 
+  // Writes `name` (kObject random bytes, returned) and warms its direct reads up (a test failure
+  // if they do not come).
+  std::vector<std::byte> WriteAndWarmUp(ec::cluster::client::IoCtx& io, const std::string& name,
+                                        std::mt19937_64& rng) {
+    auto bytes = RandomBytes(rng, kObject);
+    EXPECT_TRUE(io.WriteFull(name, bytes).ok());
+    EXPECT_TRUE(WarmUp(io, {name}, seconds(10))) << "no direct read of " << name;
+    return bytes;
+  }
+
   // The OSDs' refusals of direct reads so far, by reason, for failure messages.
   std::string Refusals() {
     std::string out;
@@ -213,9 +223,7 @@ TEST_F(DirectRead, TheOsdRefusesWhatItCannotVouchFor) {
   std::mt19937_64 rng(2804);
   auto io = cluster_->Pool("rs");
   const std::string name = "vouch";
-  auto bytes = RandomBytes(rng, kObject);
-  ASSERT_TRUE(io.WriteFull(name, bytes).ok());
-  ASSERT_TRUE(WarmUp(io, {name}, seconds(10)));
+  const auto bytes = WriteAndWarmUp(io, name, rng);
   auto loc = cluster_->Locate(io.pool_id(), name);
   ASSERT_TRUE(loc.ok());
   const int chunk = NonPrimaryPiece(io, name);  // in "rs" piece i is chunk i
@@ -298,9 +306,7 @@ TEST_F(DirectRead, AStaleOrDeadShardIsNeverReadDirectly) {
   std::mt19937_64 rng(2805);
   auto io = cluster_->Pool("rs");
   const std::string name = "stale";
-  auto bytes = RandomBytes(rng, kObject);
-  ASSERT_TRUE(io.WriteFull(name, bytes).ok());
-  ASSERT_TRUE(WarmUp(io, {name}, seconds(10)));
+  auto bytes = WriteAndWarmUp(io, name, rng);
   const int chunk = NonPrimaryPiece(io, name);
   const int osd = OsdOf(io, name, chunk).first;
   const std::uint64_t off = static_cast<std::uint64_t>(chunk) * kUnit;
