@@ -245,6 +245,41 @@ TEST_F(ObjectIoTest, AFailedWriteThatKShardsMayHoldFailsEinprogressAndMayBeSettl
 // Which positions a write of part of the object changes: the data pieces its bytes cover (also
 // across a stripe boundary, and every piece once it spans k chunks), those whose stored length
 // changes, and the parity always.
+// A shard that missed a remove keeps the removed object's bytes; a write that creates the object
+// again (an append, a write at an offset: not a write_full) replaces it whole like every other
+// shard. It used to send it a range write, which the shard refused as shrinking it (EINVAL to the
+// client: the thrasher's "a range write may not shrink shard" notes), or would have kept old bytes
+// beside the new ones.
+TEST_F(ObjectIoTest, AWriteThatCreatesTheObjectAgainReplacesAShardThatMissedTheRemove) {
+  const std::uint64_t v1 = (kEpoch << 32) | 1, v2 = (kEpoch << 32) | 2, v3 = (kEpoch << 32) | 3;
+  auto first = WriteFull(Absent(), Bytes(20000, 'a'), v1);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ObjectIo without = io_;
+  without.clients.erase(3);
+  auto removed = RemoveObject(without, *first, v2, loc_.min_size);
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  ASSERT_FALSE(removed->exists);
+  ASSERT_EQ(removed->stale.count(3), 1u);  // position 3 still holds the old object
+  EXPECT_EQ(ShardVersion(3), v1);
+  for (const std::uint64_t offset : {std::uint64_t{0}, std::uint64_t{9000}}) {
+    SCOPED_TRACE(offset);
+    const std::uint64_t v = offset == 0 ? v3 : v3 + 2;
+    ASSERT_EQ(removed->stale.count(3), 1u);
+    auto again = WriteAt(*removed, offset, Bytes(100, 'b'), v);
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    EXPECT_EQ(ShardVersion(3), v);
+    std::string want(offset, '\0');
+    want += std::string(100, 'b');
+    EXPECT_EQ(Settled(), want);
+    if (offset == 0) {
+      // Remove it again with position 3 left behind, for the write at an offset.
+      auto gone = RemoveObject(without, *again, v3 + 1, loc_.min_size);
+      ASSERT_TRUE(gone.ok()) << gone.status().ToString();
+      removed = gone;
+    }
+  }
+}
+
 TEST_F(ObjectIoTest, ChangedPositionsAreTheCoveredPiecesTheResizedOnesAndTheParity) {
   // C 4096, stripe 8192, data 0 1, parity 2 3; without padding (the fixture's pool is padded).
   auto made = StripeLayout::Make(*codec_->code, 4096, Padding::kNone);

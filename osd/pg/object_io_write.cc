@@ -226,15 +226,20 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
     if (!s.ok()) return s;
   }
 
+  // A write that makes the object anew (write_full, or any write when it does not exist) replaces
+  // each shard whole: a shard that missed the object's remove still holds the removed object's
+  // bytes, none of which may survive beside the new ones (a range write would keep them, or be
+  // refused as shrinking the shard).
+  const msg::SubWriteKind kind =
+      plan.full || !state.exists ? msg::SubWriteKind::kFull : msg::SubWriteKind::kRange;
   std::vector<msg::SubWriteRequest> requests;
   std::vector<std::vector<Buffer>> payloads;
   for (int p : targets) {
     // Each shard gets its chunks of the re-encoded stripes up to what it stores (without
     // padding, a shard past the object's data gets none of those zeros, only its new length).
     const std::uint64_t stored = layout.stored_size(plan.new_size, p);
-    msg::SubWriteRequest w = SubWriteFor(
-        io, state, p, version, plan.full ? msg::SubWriteKind::kFull : msg::SubWriteKind::kRange,
-        plan.new_size, stored, versions);
+    msg::SubWriteRequest w =
+        SubWriteFor(io, state, p, version, kind, plan.new_size, stored, versions);
     std::vector<Buffer> payload;
     const std::uint64_t from = plan.first_stripe * C;
     const std::uint64_t length =
