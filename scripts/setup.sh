@@ -10,7 +10,7 @@ PACKAGES=(
   librocksdb-dev liburing-dev
   etcd-server etcd-client
   libgtest-dev libgmock-dev libbenchmark-dev
-  iproute2 python3
+  iproute2 python3 curl
 )
 
 missing=()
