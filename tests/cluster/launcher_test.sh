@@ -67,7 +67,10 @@ for id in 0 1 2; do
     fail "osd.$id's ports in status: $line"
   mport="${BASH_REMATCH[1]}"
   grep -q "\"metrics_port\":$mport," "$dir/osd.$id.out" || fail "osd.$id's metrics port is not $mport"
-  http_get "$mport" /metrics | grep -q '^ecstore_osd_map_epoch ' || fail "osd.$id's /metrics"
+  # The page first, then grep: `http_get | grep -q` under pipefail fails when grep stops
+  # reading at its match and the writer gets SIGPIPE (a flake, seen once).
+  metrics="$(http_get "$mport" /metrics)" || fail "osd.$id's /metrics: no page"
+  grep -q '^ecstore_osd_map_epoch ' <<<"$metrics" || fail "osd.$id's /metrics"
 done
 # The cluster's metrics on the elected monitor's OSD, with ceph-mgr's names.
 cm="$(grep '^cluster metrics' "$dir/status.txt")" || fail "status has no cluster metrics line"
