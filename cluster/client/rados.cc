@@ -361,7 +361,7 @@ class Rados::Impl {
     const std::uint64_t su = p->second.stripe_unit;
     const std::uint64_t width = su * p->second.data_chunks.size();
     const std::uint64_t in_stripe = offset % width;
-    if (in_stripe % su + length > su) return std::nullopt;  // more than one chunk
+    if (length > su || in_stripe % su > su - length) return std::nullopt;  // more than a chunk
     const int chunk = p->second.data_chunks[in_stripe / su];
     auto loc = (*locator)->LocateObject(pool, object);
     if (!loc.ok() || loc->up_count() != static_cast<int>(loc->acting.size()) || chunk < 0 ||
