@@ -231,15 +231,17 @@ void Primary::Impl::RenewLeases() {
     if (!client.ok()) continue;
     // The lease counts from now, before the primary grants it (read_lease.h).
     const auto asked_at = LeaseClock::now();
+    const std::uint32_t asked_ms = ask.duration_ms;
     msg::CallOptions call;
     call.timeout = std::max<std::chrono::milliseconds>(options_.read_lease / 2,
                                                        std::chrono::milliseconds(100));
     (*client)->ReadLeaseAsync(
         std::move(ask),
-        [this, asked_at](Result<msg::ReadLeaseReply> got) {
+        [this, asked_at, asked_ms](Result<msg::ReadLeaseReply> got) {
           if (!got.ok()) return;  // what is held runs out by itself
+          // Never longer than asked, whatever the reply says.
           const auto length = std::chrono::duration_cast<LeaseClock::duration>(
-                                  std::chrono::milliseconds(got->duration_ms)) *
+                                  std::chrono::milliseconds(std::min(got->duration_ms, asked_ms))) *
                               kHolderShare;
           for (const msg::ReadLeaseGrant& g : got->grants) {
             const std::string pgid = cluster::PgName(static_cast<std::int64_t>(g.pool), g.pg);
