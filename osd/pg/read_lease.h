@@ -24,10 +24,12 @@
 //      clean again. A shard that took a write still in flight is at a version at or above
 //      settled_below and is refused, so a direct read never returns what a rollback could take
 //      back (Ceph's "read instability").
+//      Versions of earlier primaries are below the map epoch << 32 (a version begins with its
+//      primary's epoch), all settled when the PG is clean: the grant's floor (Grant).
 //   So S may answer a read of its shard's bytes when its lease is live, its map still shows A
-//   with S at p, and the shard's version is below settled_below: they are the bytes the object's
-//   last acknowledged write left at p, or those of a write in flight that the read is ordered
-//   before.
+//   with S at p, and the shard's version is below settled_below: they are the bytes the last
+//   settled write to change position p left there; a write in flight that has not reached S yet
+//   is one the read is ordered before (it is not acknowledged).
 //   3. Leases of another primary: a lease names the acting set it is for, and S drops it when its
 //      map moves the PG (another interval) or when a newer primary's peering scan raised the
 //      collection's fence above the lease's epoch. A new primary, which cannot know what an
