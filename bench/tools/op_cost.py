@@ -265,14 +265,8 @@ def run_workload(cluster, workload, rep, secs, ops):
         return measure(cluster, rados_bin + ["-p", pool, "bench", str(secs), "rand", "-t", "1",
                                              "--read-size", "4096", "--run-name", "objects64",
                                              "--format", "json"], rados_parse)
-    if workload == "shard_read_t1":
-        ready = cluster.ready(0)
-        return measure(cluster, [os.path.join(cluster.bin, "ec-osd-bench"), "--endpoints",
-                                 f"{ready['addr']}:{ready['port']}", "--shard-read", "4k",
-                                 "--inflight", "1", "--objects", "64", "--shard-ops", str(ops),
-                                 "--json"], osd_read_parse, only_osd=0)
     if workload == "clay_write_t1":
-        clay = [os.path.join(cluster.bin, "ec-rados"), "-p", "clay", "bench", str(secs)]
+        clay = rados_bin + ["-p", "clay", "bench", str(secs)]
         return measure(cluster, clay + ["write", "-b", "4096", "-t", "1", "--no-cleanup",
                                         "--run-name", f"{workload}.{rep}", "--format", "json"],
                        rados_parse)
@@ -283,9 +277,9 @@ def run_workload(cluster, workload, rep, secs, ops):
                        rados_parse)
     if workload in ("rewrite_t1", "clay_rewrite_t1"):
         pool = "clay" if workload.startswith("clay") else "rs"
-        return measure(cluster, [os.path.join(cluster.bin, "ec-rados"), "-p", pool, "bench",
-                                 str(secs), "rewrite", "-b", "4096", "-t", "1", "--run-name",
-                                 "objects64", "--format", "json"], rados_parse)
+        return measure(cluster, rados_bin + ["-p", pool, "bench", str(secs), "rewrite", "-b",
+                                             "4096", "-t", "1", "--run-name", "objects64",
+                                             "--format", "json"], rados_parse)
     if workload == "seq_read_t1":
         return measure(cluster, rados + ["seq", "-t", "1", "--run-name", "objects", "--format",
                                          "json"], rados_parse)
@@ -293,12 +287,16 @@ def run_workload(cluster, workload, rep, secs, ops):
         t = workload.rsplit("_t", 1)[1]
         return measure(cluster, rados + ["rand", "-t", t, "--run-name", "objects", "--format",
                                          "json"], rados_parse)
-    if workload == "shard_write_t1":
+    if workload in ("shard_write_t1", "shard_read_t1"):
+        # One OSD's own 4 KiB shard operation, its CPU osd.0's alone.
         ready = cluster.ready(0)
+        write = workload == "shard_write_t1"
         return measure(cluster, [os.path.join(cluster.bin, "ec-osd-bench"), "--endpoints",
-                                 f"{ready['addr']}:{ready['port']}", "--shard-write", "4k",
+                                 f"{ready['addr']}:{ready['port']}",
+                                 "--shard-write" if write else "--shard-read", "4k",
                                  "--inflight", "1", "--objects", "64", "--shard-ops", str(ops),
-                                 "--json"], osd_bench_parse, only_osd=0)
+                                 "--json"], osd_bench_parse if write else osd_read_parse,
+                       only_osd=0)
     raise ValueError(workload)
 
 
