@@ -95,7 +95,8 @@ class ErasureCodeClay final : public ErasureCode {
   // Exactly Ceph's: when `want` is one chunk, not available, every other real chunk of its group
   // is available and |available| >= d, the repair plan (its group first, then ascending ids up to
   // d helpers, each with the ranges of clay::ClayLayout::repair_sub_chunks). Otherwise the base
-  // plan: want itself if available, else the first k available chunks, whole.
+  // plan: want itself if available, else the first k available chunks, whole (for a per-plane
+  // code that is not MDS, the first k that decode: decodable_set).
   Result<SubChunkPlan> minimum_to_decode(const ShardSet& want,
                                          const ShardSet& available) const override;
 
@@ -166,13 +167,17 @@ class ErasureCodeClay final : public ErasureCode {
   // chunk). For one missing chunk it returns the d-helper repair set (the lost chunk's group plus
   // the cheapest others) when its cost, sum(cost)/q, is below that of the k cheapest chunks, else
   // those k chunks. Feeding the result to minimum_to_decode gives the matching sub-chunk plan.
-  // Otherwise as the base class.
+  // Otherwise as the base class (the k cheapest that decode: decodable_set).
   Result<ShardSet> cheapest_to_decode(const ShardSet& want,
                                       const std::map<int, int>& available) const override;
 
  private:
   Status parse(Profile& profile, Profile* mds_profile, Profile* pft_profile);
   Status check_chunk_length(std::size_t length) const;
+  // `chosen` (k chunks) when the layered decode can run from them, else the first k chunks of
+  // `preference` (in its order) that it can; EIO when none can. Only a per-plane code that is
+  // not MDS (scalar_mds=shec) has k chunks it cannot decode from.
+  Result<ShardSet> decodable_set(const ShardSet& chosen, const std::vector<int>& preference) const;
   // The layered program for `erased` nodes, in the variant that suits sub-chunks of `sub` bytes.
   Result<std::shared_ptr<const clay::Program>> layered_program(const std::vector<int>& erased,
                                                                std::size_t sub) const;

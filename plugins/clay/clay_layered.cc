@@ -23,13 +23,15 @@ Result<std::shared_ptr<const Program>> BuildLayeredProgram(const ClayLayout& lay
       return Status::Invalid("bad erased node " + std::to_string(e));
     is_erased[e] = 1;
   }
-  // The MDS code needs k+nu known nodes; virtual nodes first (their C is zero), then the lowest
-  // known ids.
-  std::vector<int> sources;
-  for (int j = layout.k(); j < layout.k() + layout.nu(); ++j) sources.push_back(j);
-  for (int j = 0; j < n && static_cast<int>(sources.size()) < mds.data(); ++j)
-    if (!is_erased[j] && !layout.is_virtual(j)) sources.push_back(j);
-  std::sort(sources.begin(), sources.end());
+  // The per-plane code needs k+nu known nodes: the virtual ones (their C is zero), then the
+  // lowest known ids that determine the erased ones (any for an MDS sub-code).
+  std::vector<int> virtual_nodes, known;
+  for (int j = layout.k(); j < layout.k() + layout.nu(); ++j) virtual_nodes.push_back(j);
+  for (int j = 0; j < n; ++j)
+    if (!is_erased[j] && !layout.is_virtual(j)) known.push_back(j);
+  auto chosen = mds.ChooseSources(virtual_nodes, known);
+  if (!chosen.ok()) return chosen.status();
+  const std::vector<int> sources = std::move(*chosen);
   for (int s : sources) is_source[s] = 1;
   auto prepared = mds.Prepare(sources, erased);
   if (!prepared.ok()) return prepared.status();

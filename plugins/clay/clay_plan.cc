@@ -61,7 +61,39 @@ Result<SubChunkPlan> ErasureCodeClay::minimum_to_decode(const ShardSet& want,
     SubChunkPlan plan = layout_.minimum_to_repair(*want.begin(), available);
     if (can_repair(*want.begin(), Keys(plan))) return plan;
   }
-  return ErasureCode::minimum_to_decode(want, available);
+  auto plan = ErasureCode::minimum_to_decode(want, available);
+  if (!plan.ok() || std::includes(available.begin(), available.end(), want.begin(), want.end()))
+    return plan;
+  auto chosen = decodable_set(Keys(*plan), std::vector<int>(available.begin(), available.end()));
+  if (!chosen.ok()) return chosen.status();
+  const std::vector<SubChunkRange> whole = {{0, layout_.sub_chunk_count()}};
+  SubChunkPlan decodable;
+  for (int id : *chosen) decodable[id] = whole;
+  return decodable;
+}
+
+Result<ShardSet> ErasureCodeClay::decodable_set(const ShardSet& chosen,
+                                                const std::vector<int>& preference) const {
+  // The layered decode's sources are the virtual nodes and the known ones (clay_layered.cc).
+  std::vector<int> fixed;
+  for (int j = layout_.k(); j < layout_.k() + layout_.nu(); ++j) fixed.push_back(j);
+  auto determines = [&](const std::vector<int>& chunks) {
+    std::vector<int> sources = fixed;
+    for (int id : chunks) sources.push_back(layout_.node_of_chunk(id));
+    std::sort(sources.begin(), sources.end());
+    return mds_.Determines(sources);
+  };
+  if (determines(std::vector<int>(chosen.begin(), chosen.end()))) return chosen;
+  std::vector<int> known;
+  for (int id : preference) known.push_back(layout_.node_of_chunk(id));
+  auto nodes = mds_.ChooseSources(fixed, known);
+  if (!nodes.ok())
+    return Status::IOError("clay cannot decode from any " + std::to_string(k_) +
+                           " of the available chunks (its per-plane code is not MDS)");
+  ShardSet ids;
+  for (int id : preference)
+    if (std::binary_search(nodes->begin(), nodes->end(), layout_.node_of_chunk(id))) ids.insert(id);
+  return ids;
 }
 
 // A per-plane code that is not MDS (scalar_mds=shec) cannot decode every erasure pattern that a
@@ -73,20 +105,31 @@ bool ErasureCodeClay::can_repair(int lost, const ShardSet& helpers) const {
 
 Result<ShardSet> ErasureCodeClay::cheapest_to_decode(const ShardSet& want,
                                                      const std::map<int, int>& available) const {
-  if (!layout_.is_repair(want, Keys(available)))
-    return ErasureCode::cheapest_to_decode(want, available);
+  auto base = [&]() -> Result<ShardSet> {
+    auto chosen = ErasureCode::cheapest_to_decode(want, available);
+    if (!chosen.ok()) return chosen;
+    // The base class's order: cost, then wanted first, then id.
+    std::vector<std::tuple<int, int, int>> order;
+    for (const auto& [id, cost] : available) order.emplace_back(cost, want.count(id) ? 0 : 1, id);
+    std::sort(order.begin(), order.end());
+    std::vector<int> preference;
+    for (const auto& entry : order) preference.push_back(std::get<2>(entry));
+    return decodable_set(*chosen, preference);
+  };
+  if (!layout_.is_repair(want, Keys(available))) return base();
   const int lost = *want.begin();
   const ShardSet repair = CheapestRepairSet(layout_, lost, available);
   long long repair_cost = 0;
   for (int id : repair) repair_cost += available.at(id);
   const std::vector<int> decode = Cheapest(available, k_, lost);
-  if (!can_repair(lost, repair)) return ErasureCode::cheapest_to_decode(want, available);
+  if (!can_repair(lost, repair)) return base();
   long long decode_cost = 0;
   for (int id : decode) decode_cost += available.at(id);
   // A repair reads 1/q of each helper, a decode all of k chunks.
   if (decode.empty() || repair_cost <= static_cast<long long>(layout_.q()) * decode_cost)
     return repair;
-  return ShardSet(decode.begin(), decode.end());
+  auto decodable = base();
+  return decodable.ok() ? decodable : Result<ShardSet>(repair);
 }
 
 Result<std::shared_ptr<const clay::RepairProgram>> ErasureCodeClay::plan_repair(

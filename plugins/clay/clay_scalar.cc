@@ -3,6 +3,7 @@
 #include <isa-l/erasure_code.h>
 #include <isa-l/raid.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
@@ -214,8 +215,53 @@ Status MdsCode::Init(ErasureCodeInterfaceRef code, int data, int parity, bool al
   parity_ = parity;
   Result<bool> linear = ProbeByteMatrix(*code_, data, parity, &matrix_);
   if (!linear.ok()) return linear.status();
+  has_matrix_ = *linear;
   linear_ = *linear && allow_matrix;
   return Status::OK();
+}
+
+bool MdsCode::Determines(const std::vector<int>& sources) const {
+  const int k = data_;
+  if (!has_matrix_) return true;
+  if (static_cast<int>(sources.size()) != k) return false;
+  std::vector<std::uint8_t> sub(static_cast<std::size_t>(k) * k), inv(sub.size());
+  for (int r = 0; r < k; ++r) {
+    for (int c = 0; c < k; ++c) {
+      const int node = sources[r];
+      sub[r * k + c] =
+          node < k ? (node == c ? 1 : 0) : matrix_[static_cast<std::size_t>(node - k) * k + c];
+    }
+  }
+  return gf::InvertMatrix(sub.data(), inv.data(), k);
+}
+
+Result<std::vector<int>> MdsCode::ChooseSources(const std::vector<int>& fixed,
+                                                const std::vector<int>& known) const {
+  const int k = data_;
+  const int free_count = k - static_cast<int>(fixed.size());
+  if (free_count < 0 || free_count > static_cast<int>(known.size()))
+    return Status::IOError("the clay per-plane code cannot decode this erasure pattern");
+  auto with = [&](const std::vector<int>& pick) {
+    std::vector<int> sources = fixed;
+    for (int i : pick) sources.push_back(known[i]);
+    std::sort(sources.begin(), sources.end());
+    return sources;
+  };
+  std::vector<int> pick(free_count);
+  for (int i = 0; i < free_count; ++i) pick[i] = i;
+  const int n_known = static_cast<int>(known.size());
+  // Subsets in lexicographic order; bounded, since a code with no decodable subset among the
+  // first tens of thousands is not one whose pattern is worth searching further.
+  for (int tries = 0; tries < (1 << 16); ++tries) {
+    std::vector<int> sources = with(pick);
+    if (Determines(sources)) return sources;
+    int i = free_count - 1;
+    while (i >= 0 && pick[i] == n_known - free_count + i) --i;
+    if (i < 0) break;
+    ++pick[i];
+    for (int j = i + 1; j < free_count; ++j) pick[j] = pick[j - 1] + 1;
+  }
+  return Status::IOError("the clay per-plane code cannot decode this erasure pattern");
 }
 
 Result<std::shared_ptr<const MdsCode::Solve>> MdsCode::Prepare(

@@ -105,6 +105,18 @@ class MdsCode {
   int parity() const { return parity_; }
   const std::vector<std::uint8_t>& matrix() const { return matrix_; }
 
+  // Whether the uncoupled values of data() distinct `sources` determine every node's. Always
+  // true for an MDS code; a code that is not (SHEC) has singular data()-subsets. True as well
+  // when the code's matrix is unknown (nothing to check: as for MDS codes).
+  bool Determines(const std::vector<int>& sources) const;
+
+  // The data() nodes a solve reads: every node of `fixed` (nodes known without a read, e.g.
+  // virtual ones), then the earliest nodes of `known` (in its order) that with them Determine
+  // every node. For an MDS code those are simply the first ones. Errors: EIO when no subset of
+  // the known nodes does.
+  Result<std::vector<int>> ChooseSources(const std::vector<int>& fixed,
+                                         const std::vector<int>& known) const;
+
   // Prepares the solve. `sources` must be data() distinct nodes; `targets` distinct nodes not in
   // `sources`. Errors: EIO when the sources cannot determine the targets (singular sub-matrix).
   Result<std::shared_ptr<const Solve>> Prepare(const std::vector<int>& sources,
@@ -117,6 +129,7 @@ class MdsCode {
  private:
   ErasureCodeInterfaceRef code_;
   bool linear_ = false;
+  bool has_matrix_ = false;  // matrix_ is the code's (probed linear, whether or not used)
   int data_ = 0;
   int parity_ = 0;
   std::vector<std::uint8_t> matrix_;
