@@ -11,6 +11,7 @@
 
 #include "common/thread_name.h"
 #include "common/thread_nice.h"
+#include "msg/client_calls.h"
 #include "msg/client_connection.h"
 #include "msg/io_threads.h"
 
@@ -20,44 +21,11 @@ namespace asio = boost::asio;
 using detail::Call;
 using detail::ClientConnection;
 using detail::ClientShutdown;
-using detail::RawCallback;
-
-class OsdClient::Impl {
- public:
-  explicit Impl(ClientOptions options)
-      : shared_io_(options.shared_io),
-        own_io_(shared_io_ ? nullptr : std::make_unique<asio::io_context>()),
-        context_(std::make_shared<detail::ClientContext>()),
-        ctx_(*context_) {
-    ctx_.options = std::move(options);
-    ctx_.log = ctx_.options.logger ? ctx_.options.logger : spdlog::default_logger();
-    ctx_.io = shared_io_ ? &shared_io_->io() : own_io_.get();
-    if (own_io_) work_.emplace(asio::make_work_guard(*own_io_));
-  }
-
-  void Submit(Call call);
-  Status ConnectAll();
-  void Close();
-  // Own threads: waits until every handler has run (Close first) and joins them. On shared ones
-  // the connections' last handlers run later; they hold what they use.
-  void Join() {
-    work_.reset();
-    for (std::thread& t : threads_) t.join();
-    threads_.clear();
-  }
-
-  // Declared first, destroyed last: the handlers it still holds own connections, which own the
-  // context.
-  std::shared_ptr<IoThreads> shared_io_;
-  std::unique_ptr<asio::io_context> own_io_;
-  std::shared_ptr<detail::ClientContext> context_;
-  detail::ClientContext& ctx_;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
-  std::vector<std::thread> threads_;
-  std::vector<std::shared_ptr<ClientConnection>> conns_;
-  std::atomic<std::uint64_t> next_conn_{0};
-  std::atomic<bool> closed_{false};
-};
+using detail::MakeCall;
+using detail::StatusOnly;
+using detail::Typed;
+using detail::Wait;
+using detail::WaitStatus;
 
 void OsdClient::Impl::Submit(Call call) {
   if (closed_) return call.done(ClientShutdown(), {}, {});
@@ -94,57 +62,6 @@ void OsdClient::Impl::Close() {
   if (closed_.exchange(true)) return;
   for (auto& c : conns_) c->Close();
 }
-
-namespace {
-
-// Turns a raw completion into a typed one: transport errors and error replies become the Result's
-// Status; `convert` builds the value from a successful reply.
-template <typename Reply, typename T, typename Convert>
-RawCallback Typed(Callback<T> done, Convert convert) {
-  return [done = std::move(done), convert = std::move(convert)](Status s, ReplyBody body,
-                                                                Buffer payload) mutable {
-    if (!s.ok()) return done(Result<T>(std::move(s)));
-    auto* reply = std::get_if<Reply>(&body);
-    if (reply == nullptr) return done(Result<T>(Status::Error(EPROTO, "wrong reply type")));
-    if (!reply->status.ok()) return done(Result<T>(reply->status));
-    done(convert(*reply, std::move(payload)));
-  };
-}
-
-RawCallback StatusOnly(StatusCallback done) {
-  return [done = std::move(done)](Status s, ReplyBody body, Buffer) {
-    if (!s.ok()) return done(std::move(s));
-    done(StatusOf(body));
-  };
-}
-
-template <typename T, typename Start>
-Result<T> Wait(Start start) {
-  std::promise<Result<T>> p;
-  auto f = p.get_future();
-  start([&p](Result<T> r) { p.set_value(std::move(r)); });
-  return f.get();
-}
-
-Status WaitStatus(const std::function<void(StatusCallback)>& start) {
-  std::promise<Status> p;
-  auto f = p.get_future();
-  start([&p](Status s) { p.set_value(std::move(s)); });
-  return f.get();
-}
-
-Call MakeCall(const RequestBody& body, std::vector<Buffer> payload, CallOptions options,
-              RawCallback done) {
-  Call c;
-  c.type = TypeOf(body);
-  EncodeRequest(body, c.header);
-  c.payload = std::move(payload);
-  c.timeout = options.timeout;
-  c.done = std::move(done);
-  return c;
-}
-
-}  // namespace
 
 Result<std::unique_ptr<OsdClient>> OsdClient::Create(ClientOptions options) {
   if (options.port == 0) return Status::Invalid("client: port 0");
@@ -473,122 +390,6 @@ void OsdClient::SubPullAsync(SubPullRequest request, Callback<SubPullReply> done
 Result<SubPullReply> OsdClient::SubPull(SubPullRequest request, CallOptions options) {
   return Wait<SubPullReply>(
       [&](Callback<SubPullReply> cb) { SubPullAsync(std::move(request), std::move(cb), options); });
-}
-
-void OsdClient::ObjWriteAsync(ObjWriteRequest request, std::vector<Buffer> data,
-                              Callback<ObjWriteResult> done, CallOptions options) {
-  impl_->Submit(MakeCall(
-      std::move(request), std::move(data), options,
-      Typed<ObjWriteReply, ObjWriteResult>(std::move(done), [](const ObjWriteReply& r, Buffer) {
-        return Result<ObjWriteResult>(ObjWriteResult{r.version, r.object_size});
-      })));
-}
-
-Result<ObjWriteResult> OsdClient::ObjWrite(ObjWriteRequest request, std::vector<Buffer> data,
-                                           CallOptions options) {
-  return Wait<ObjWriteResult>([&](Callback<ObjWriteResult> cb) {
-    ObjWriteAsync(std::move(request), std::move(data), std::move(cb), options);
-  });
-}
-
-void OsdClient::ObjReadAsync(ObjReadRequest request, Callback<ObjReadResult> done,
-                             CallOptions options) {
-  auto convert = [asked = request.length](const ObjReadReply& r,
-                                          Buffer payload) -> Result<ObjReadResult> {
-    if (asked != 0 && payload.size() > asked) {
-      return Status::Error(
-          EBADMSG, fmt::format("ObjRead reply of {} bytes for {} asked", payload.size(), asked));
-    }
-    return ObjReadResult{std::move(payload), r.version,       r.object_size,
-                         r.degraded,         r.network_bytes, r.device_bytes};
-  };
-  impl_->Submit(MakeCall(std::move(request), {}, options,
-                         Typed<ObjReadReply, ObjReadResult>(std::move(done), std::move(convert))));
-}
-
-Result<ObjReadResult> OsdClient::ObjRead(ObjReadRequest request, CallOptions options) {
-  return Wait<ObjReadResult>([&](Callback<ObjReadResult> cb) {
-    ObjReadAsync(std::move(request), std::move(cb), options);
-  });
-}
-
-void OsdClient::ObjDirectReadAsync(ObjDirectReadRequest request, Callback<Buffer> done,
-                                   CallOptions options) {
-  auto convert = [asked = request.length](const ObjDirectReadReply&,
-                                          Buffer payload) -> Result<Buffer> {
-    if (payload.size() != asked) {
-      return Status::Error(EBADMSG, fmt::format("ObjDirectRead reply of {} bytes for {} asked",
-                                                payload.size(), asked));
-    }
-    return payload;
-  };
-  impl_->Submit(MakeCall(std::move(request), {}, options,
-                         Typed<ObjDirectReadReply, Buffer>(std::move(done), std::move(convert))));
-}
-
-void OsdClient::ReadLeaseAsync(ReadLeaseRequest request, Callback<ReadLeaseReply> done,
-                               CallOptions options) {
-  auto convert = [asked = request.pgs.size()](const ReadLeaseReply& r,
-                                              Buffer) -> Result<ReadLeaseReply> {
-    if (r.grants.size() != asked) {
-      return Status::Error(EBADMSG, fmt::format("ReadLease reply of {} grants for {} PGs asked",
-                                                r.grants.size(), asked));
-    }
-    return r;
-  };
-  impl_->Submit(
-      MakeCall(std::move(request), {}, options,
-               Typed<ReadLeaseReply, ReadLeaseReply>(std::move(done), std::move(convert))));
-}
-
-void OsdClient::ObjStatAsync(ObjStatRequest request, Callback<ObjStatResult> done,
-                             CallOptions options) {
-  impl_->Submit(MakeCall(
-      std::move(request), {}, options,
-      Typed<ObjStatReply, ObjStatResult>(std::move(done), [](const ObjStatReply& r, Buffer) {
-        return Result<ObjStatResult>(ObjStatResult{r.version, r.size});
-      })));
-}
-
-Result<ObjStatResult> OsdClient::ObjStat(ObjStatRequest request, CallOptions options) {
-  return Wait<ObjStatResult>([&](Callback<ObjStatResult> cb) {
-    ObjStatAsync(std::move(request), std::move(cb), options);
-  });
-}
-
-void OsdClient::ObjRemoveAsync(ObjRemoveRequest request, Callback<std::uint64_t> done,
-                               CallOptions options) {
-  impl_->Submit(MakeCall(
-      std::move(request), {}, options,
-      Typed<ObjRemoveReply, std::uint64_t>(std::move(done), [](const ObjRemoveReply& r, Buffer) {
-        return Result<std::uint64_t>(r.version);
-      })));
-}
-
-Result<std::uint64_t> OsdClient::ObjRemove(ObjRemoveRequest request, CallOptions options) {
-  return Wait<std::uint64_t>([&](Callback<std::uint64_t> cb) {
-    ObjRemoveAsync(std::move(request), std::move(cb), options);
-  });
-}
-
-void OsdClient::ObjListAsync(ObjListRequest request, Callback<ObjListResult> done,
-                             CallOptions options) {
-  auto convert = [max = request.max_entries](const ObjListReply& r,
-                                             Buffer) -> Result<ObjListResult> {
-    if (r.objects.size() > max) {
-      return Status::Error(
-          EBADMSG, fmt::format("ObjList reply has {} objects for {} asked", r.objects.size(), max));
-    }
-    return ObjListResult{r.objects, r.next_cursor, r.end};
-  };
-  impl_->Submit(MakeCall(std::move(request), {}, options,
-                         Typed<ObjListReply, ObjListResult>(std::move(done), std::move(convert))));
-}
-
-Result<ObjListResult> OsdClient::ObjList(ObjListRequest request, CallOptions options) {
-  return Wait<ObjListResult>([&](Callback<ObjListResult> cb) {
-    ObjListAsync(std::move(request), std::move(cb), options);
-  });
 }
 
 }  // namespace ec::msg

@@ -112,6 +112,12 @@ struct ObjReadResult {
 struct ObjStatResult {
   std::uint64_t version = 0;
   std::uint64_t size = 0;
+  std::uint64_t mtime = 0;  // microseconds since the Unix epoch (0: none recorded)
+};
+struct ObjXattrsResult {
+  std::uint64_t version = 0;
+  std::uint64_t mtime = 0;
+  std::vector<Attr> xattrs;  // sorted by name
 };
 struct ObjListResult {
   std::vector<std::string> objects;
@@ -247,6 +253,15 @@ class OsdClient {
   // ObjList. Errors also: EBADMSG when the reply has more objects than request.max_entries.
   void ObjListAsync(ObjListRequest request, Callback<ObjListResult> done, CallOptions options = {});
   Result<ObjListResult> ObjList(ObjListRequest request, CallOptions options = {});
+
+  // ObjSetXattrs: the value is the version of the write (messages.h has the semantics).
+  void ObjSetXattrsAsync(ObjSetXattrsRequest request, Callback<std::uint64_t> done,
+                         CallOptions options = {});
+  Result<std::uint64_t> ObjSetXattrs(ObjSetXattrsRequest request, CallOptions options = {});
+  // ObjGetXattrs: the object's xattrs and mtime.
+  void ObjGetXattrsAsync(ObjGetXattrsRequest request, Callback<ObjXattrsResult> done,
+                         CallOptions options = {});
+  Result<ObjXattrsResult> ObjGetXattrs(ObjGetXattrsRequest request, CallOptions options = {});
 
   // ObjDirectRead (a client -> the OSD of one data shard): exactly request.length bytes. Errors
   // also: EBADMSG when the reply carries another number of bytes.

@@ -20,7 +20,7 @@ Status Refuse(FrameError reason, FrameError* out, int code, std::string message)
 bool IsKnownType(std::uint16_t type) {
   const std::uint16_t base = type & ~kReplyBit;
   return base >= static_cast<std::uint16_t>(MsgType::kHello) &&
-         base <= static_cast<std::uint16_t>(MsgType::kObjList);
+         base <= static_cast<std::uint16_t>(MsgType::kObjGetXattrs);
 }
 
 bool IsReply(MsgType type) {
@@ -73,6 +73,10 @@ std::string_view TypeName(MsgType type) {
       return "ObjRemove";
     case MsgType::kObjList:
       return "ObjList";
+    case MsgType::kObjSetXattrs:
+      return "ObjSetXattrs";
+    case MsgType::kObjGetXattrs:
+      return "ObjGetXattrs";
     case MsgType::kHelloReply:
       return "HelloReply";
     case MsgType::kPingReply:
@@ -113,6 +117,10 @@ std::string_view TypeName(MsgType type) {
       return "ObjRemoveReply";
     case MsgType::kObjListReply:
       return "ObjListReply";
+    case MsgType::kObjSetXattrsReply:
+      return "ObjSetXattrsReply";
+    case MsgType::kObjGetXattrsReply:
+      return "ObjGetXattrsReply";
   }
   return "Unknown";
 }

@@ -24,8 +24,8 @@
 namespace ec::msg {
 
 inline constexpr std::uint32_t kFrameMagic = 0x4f434345;  // bytes "ECCO" on the wire
-inline constexpr std::uint16_t kProtocolVersionMin = 3;
-inline constexpr std::uint16_t kProtocolVersionMax = 3;
+inline constexpr std::uint16_t kProtocolVersionMin = 4;
+inline constexpr std::uint16_t kProtocolVersionMax = 4;
 inline constexpr std::size_t kFrameHeaderSize = 40;
 
 // Message types. A reply's type is its request's type | kReplyBit.
@@ -53,6 +53,9 @@ enum class MsgType : std::uint16_t {
   kObjStat = 18,
   kObjRemove = 19,
   kObjList = 20,
+  // Object metadata (issue 29): user xattrs and mtime.
+  kObjSetXattrs = 21,
+  kObjGetXattrs = 22,
   kHelloReply = 0x8001,
   kPingReply = 0x8002,
   kWriteShardReply = 0x8003,
@@ -73,13 +76,15 @@ enum class MsgType : std::uint16_t {
   kObjStatReply = 0x8012,
   kObjRemoveReply = 0x8013,
   kObjListReply = 0x8014,
+  kObjSetXattrsReply = 0x8015,
+  kObjGetXattrsReply = 0x8016,
 };
 inline constexpr std::uint16_t kReplyBit = 0x8000;
 // Request types are at most kMaxRequestType (index arrays of per-type counters with them); not
 // every number below it is a type (0 is not).
-inline constexpr std::uint16_t kMaxRequestType = 20;
+inline constexpr std::uint16_t kMaxRequestType = 22;
 
-// True for the 40 types above (each request type and its reply).
+// True for the 44 types above (each request type and its reply).
 bool IsKnownType(std::uint16_t type);
 bool IsReply(MsgType type);
 // The reply type of a request type (kPing -> kPingReply).

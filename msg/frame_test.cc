@@ -60,8 +60,8 @@ TEST(FrameTest, KnownAnswerBytes) {
   EncodeFrameHeader(h, std::span<std::byte, kFrameHeaderSize>(out.data(), kFrameHeaderSize));
   EXPECT_EQ(Hex(out),
             "4543434f"  // magic "ECCO"
-            "0300"
-            "0400"  // version 3, type ReadShard
+            "0400"
+            "0400"  // version 4, type ReadShard
             "0000"
             "0000"              // flags, reserved
             "11000000"          // header_len
@@ -69,7 +69,7 @@ TEST(FrameTest, KnownAnswerBytes) {
             "33220000"          // payload_len
             "efbeadde"          // header_crc
             "04030201"          // payload_crc
-            "9e631f09");        // crc32c of the 36 bytes before
+            "ef516fb9");        // crc32c of the 36 bytes before
   auto back = DecodeFrameHeader(out, Limits{});
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->tag, h.tag);
@@ -174,14 +174,14 @@ TEST(FrameTest, ValidatesFixedHeaderOnlyOnFirst40Bytes) {
 TEST(FrameTest, TypeHelpers) {
   EXPECT_TRUE(IsKnownType(0x8007));
   // 8..10 (PG sub-operations), 11..13 (recovery), 14..15 (direct reads and their leases) and
-  // 16..20 (object operations) are types too; 0 and 21 not.
-  for (std::uint16_t t : {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}) {
+  // 16..20 (object operations) and 21..22 (object metadata) are types too; 0 and 23 not.
+  for (std::uint16_t t : {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}) {
     EXPECT_TRUE(IsKnownType(t)) << t;
     EXPECT_TRUE(IsKnownType(t | kReplyBit)) << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t)), "Unknown") << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t | kReplyBit)), "Unknown") << t;
   }
-  for (std::uint16_t t : {0, 21, 0x8000 | 21, 0x8010 | 0x20}) {
+  for (std::uint16_t t : {0, 23, 0x8000 | 23, 0x8010 | 0x20}) {
     EXPECT_FALSE(IsKnownType(t)) << t;
   }
   EXPECT_TRUE(IsKnownType(0x800e));
@@ -189,6 +189,8 @@ TEST(FrameTest, TypeHelpers) {
   EXPECT_EQ(TypeName(MsgType::kReadLeaseReply), "ReadLeaseReply");
   EXPECT_EQ(TypeName(MsgType::kSubScanReply), "SubScanReply");
   EXPECT_EQ(TypeName(MsgType::kSubPull), "SubPull");
+  EXPECT_EQ(TypeName(MsgType::kObjSetXattrs), "ObjSetXattrs");
+  EXPECT_EQ(TypeName(MsgType::kObjGetXattrsReply), "ObjGetXattrsReply");
   EXPECT_FALSE(IsKnownType(0x8000));
   EXPECT_EQ(ReplyTypeOf(MsgType::kObjList), MsgType::kObjListReply);
   EXPECT_EQ(TypeName(MsgType::kSubResolveReply), "SubResolveReply");

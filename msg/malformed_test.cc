@@ -348,6 +348,29 @@ std::vector<std::pair<MsgType, std::vector<std::byte>>> NewMessages() {
                                       {{Status::OK(), 10, 5, {3, 2}},
                                        {Status::Error(ESTALE, "at 6"), 10, 6, {}},
                                        {Status::DataLoss("crc"), 0, 0, {}}}})},
+      {MsgType::kSubWrite, EncodedRequest(SubWriteRequest{"c",
+                                                          "o",
+                                                          1,
+                                                          2,
+                                                          1,
+                                                          SubWriteKind::kRange,
+                                                          10,
+                                                          5,
+                                                          {{0, 3}},
+                                                          7,
+                                                          {2, 2},
+                                                          SubWriteMeta::kReplace,
+                                                          99,
+                                                          {{"a", "1"}, {"b", ""}}})},
+      {MsgType::kObjWrite, EncodedRequest(ObjWriteRequest{1, 2, "o", ObjWriteMode::kTruncate, 8})},
+      {MsgType::kObjSetXattrs,
+       EncodedRequest(ObjSetXattrsRequest{
+           1, 2, "o", kXattrsCreate | kXattrsMtime, {{"a", "1"}, {"b", "22"}}, {"c", "d"}, 5})},
+      {MsgType::kObjSetXattrsReply, EncodedReply(ObjSetXattrsReply{Status::OK(), 7})},
+      {MsgType::kObjGetXattrs, EncodedRequest(ObjGetXattrsRequest{1, 2, "o"})},
+      {MsgType::kObjGetXattrsReply,
+       EncodedReply(ObjGetXattrsReply{Status::OK(), 7, 8, {{"a", "1"}, {"b", "22"}}})},
+      {MsgType::kObjStatReply, EncodedReply(ObjStatReply{Status::OK(), 1, 2, 3})},
   };
 }
 
@@ -385,7 +408,10 @@ TEST(MalformedMessageTest, BadEnumAndBoolValuesAreRefusedNamingTheField) {
       {MsgType::kSubStateReply,
        EncodedReply(SubStateReply{Status::OK(), ShardState::kAbsent, 0, 0, 0, 0}), 9, 2, "state"},
       {MsgType::kObjWrite, EncodedRequest(ObjWriteRequest{1, 2, "o", ObjWriteMode::kWrite, 0}), 21,
-       2, "mode"},
+       3, "mode"},
+      {MsgType::kSubWrite,
+       EncodedRequest(SubWriteRequest{"c", "o", 0, 2, 1, SubWriteKind::kFull, 0, 0, {}}), 63, 2,
+       "meta"},
       {MsgType::kObjReadReply, EncodedReply(ObjReadReply{Status::OK(), 1, 2, false, 3, 4}), 25, 1,
        "degraded"},
       {MsgType::kObjListReply, EncodedReply(ObjListReply{Status::OK(), {}, "", true}), 17, 1,
@@ -633,7 +659,7 @@ TEST(MalformedMessageTest, BatchCountsAboveTheLimitsOrTheBytesLeftAreRefused) {
 
 TEST(MalformedMessageTest, UnassignedTypesAreNeitherRequestsNorReplies) {
   const auto b = EncodedRequest(ObjStatRequest{1, 2, "o"});
-  for (std::uint16_t t : {21, 22, 0x7fff}) {
+  for (std::uint16_t t : {23, 24, 0x7fff}) {
     EXPECT_EQ(DecodeRequest(static_cast<MsgType>(t), b, Limits{}).status().code(), EBADMSG) << t;
     EXPECT_EQ(DecodeReply(static_cast<MsgType>(t | kReplyBit), b, Limits{}).status().code(),
               EBADMSG)
@@ -652,7 +678,7 @@ TEST_F(MalformedTest, NewRequestWithBadEnumOrUnassignedType) {
   s.payload.assign(4, std::byte{1});
   ExpectRefused(Build(s), FrameError::kMalformed);
   FrameSpec t;
-  t.type = static_cast<MsgType>(21);
+  t.type = static_cast<MsgType>(23);
   EncodeRequest(ObjStatRequest{1, 2, "o"}, t.header);
   ExpectRefused(Build(t), FrameError::kUnknownType);
 }

@@ -242,6 +242,9 @@ void Put(Encoder& w, const SubWriteRequest& m) {
   PutExtents(w, m.extents);
   w.U64(m.epoch);
   PutVersions(w, m.versions);
+  w.U8(static_cast<std::uint8_t>(m.meta));
+  w.U64(m.mtime);
+  PutAttrs(w, m.xattrs);
 }
 void Put(Encoder& w, const SubResolveRequest& m) {
   PutShardId(w, m.collection, m.object, m.shard);
@@ -343,6 +346,28 @@ void Put(Encoder& w, const ObjStatReply& m) {
   PutStatus(w, m.status);
   w.U64(m.version);
   w.U64(m.size);
+  w.U64(m.mtime);
+}
+void Put(Encoder& w, const ObjSetXattrsRequest& m) {
+  PutObjectId(w, m.pool, m.epoch, m.object);
+  w.U8(m.flags);
+  PutAttrs(w, m.set);
+  w.U32(static_cast<std::uint32_t>(m.remove.size()));
+  for (const std::string& name : m.remove) w.String(name);
+  w.U64(m.mtime);
+}
+void Put(Encoder& w, const ObjSetXattrsReply& m) {
+  PutStatus(w, m.status);
+  w.U64(m.version);
+}
+void Put(Encoder& w, const ObjGetXattrsRequest& m) {
+  PutObjectId(w, m.pool, m.epoch, m.object);
+}
+void Put(Encoder& w, const ObjGetXattrsReply& m) {
+  PutStatus(w, m.status);
+  w.U64(m.version);
+  w.U64(m.mtime);
+  PutAttrs(w, m.xattrs);
 }
 void Put(Encoder& w, const ObjRemoveReply& m) {
   PutStatus(w, m.status);
@@ -516,7 +541,8 @@ bool Get(Decoder& r, const Limits& limits, SubWriteRequest* m) {
          GetEnum(r, SubWriteKind::kRepair, "kind", &m->kind) &&
          r.U64(&m->object_size, "object_size") && r.U64(&m->shard_size, "shard_size") &&
          GetExtents(r, limits, &m->extents) && r.U64(&m->epoch, "epoch") &&
-         GetVersions(r, &m->versions);
+         GetVersions(r, &m->versions) && GetEnum(r, SubWriteMeta::kReplace, "meta", &m->meta) &&
+         r.U64(&m->mtime, "mtime") && GetAttrs(r, limits, "xattrs", &m->xattrs);
 }
 bool Get(Decoder& r, const Limits& limits, SubResolveRequest* m) {
   return GetShardId(r, limits, &m->collection, &m->object, &m->shard) &&
@@ -528,7 +554,7 @@ bool Get(Decoder& r, const Limits& limits, SubStateRequest* m) {
 }
 bool Get(Decoder& r, const Limits& limits, ObjWriteRequest* m) {
   return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object) &&
-         GetEnum(r, ObjWriteMode::kAppend, "mode", &m->mode) && r.U64(&m->offset, "offset");
+         GetEnum(r, ObjWriteMode::kTruncate, "mode", &m->mode) && r.U64(&m->offset, "offset");
 }
 bool Get(Decoder& r, const Limits& limits, ObjReadRequest* m) {
   return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object) && r.U64(&m->offset, "offset") &&
@@ -612,7 +638,35 @@ bool Get(Decoder& r, const Limits& limits, ObjReadReply* m) {
 }
 bool Get(Decoder& r, const Limits& limits, ObjStatReply* m) {
   return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version") &&
-         r.U64(&m->size, "size");
+         r.U64(&m->size, "size") && r.U64(&m->mtime, "mtime");
+}
+bool Get(Decoder& r, const Limits& limits, ObjSetXattrsRequest* m) {
+  std::uint32_t n = 0;
+  if (!GetObjectId(r, limits, &m->pool, &m->epoch, &m->object) || !r.U8(&m->flags, "flags")) {
+    return false;
+  }
+  if ((m->flags & ~kKnownXattrsFlags) != 0) {
+    return r.Fail(Status::Error(EBADMSG, fmt::format("flags: unknown bits {:#x}", m->flags)));
+  }
+  if (!GetAttrs(r, limits, "set", &m->set) ||
+      !r.Count(&n, limits.max_attrs, kMinNameSize, "remove")) {
+    return false;
+  }
+  m->remove.resize(n);
+  for (std::string& name : m->remove) {
+    if (!r.String(&name, limits.max_attr_len, "remove")) return false;
+  }
+  return r.U64(&m->mtime, "mtime");
+}
+bool Get(Decoder& r, const Limits& limits, ObjSetXattrsReply* m) {
+  return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version");
+}
+bool Get(Decoder& r, const Limits& limits, ObjGetXattrsRequest* m) {
+  return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object);
+}
+bool Get(Decoder& r, const Limits& limits, ObjGetXattrsReply* m) {
+  return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version") &&
+         r.U64(&m->mtime, "mtime") && GetAttrs(r, limits, "xattrs", &m->xattrs);
 }
 bool Get(Decoder& r, const Limits& limits, ObjRemoveReply* m) {
   return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version");
@@ -737,7 +791,8 @@ constexpr std::array<MsgType, std::variant_size_v<RequestBody>> kBodyTypes = {
     MsgType::kList,         MsgType::kRemove,        MsgType::kSubWrite,  MsgType::kSubResolve,
     MsgType::kSubState,     MsgType::kObjWrite,      MsgType::kObjRead,   MsgType::kObjStat,
     MsgType::kObjRemove,    MsgType::kObjList,       MsgType::kSubScan,   MsgType::kSubPull,
-    MsgType::kSubReadBatch, MsgType::kObjDirectRead, MsgType::kReadLease};
+    MsgType::kSubReadBatch, MsgType::kObjDirectRead, MsgType::kReadLease, MsgType::kObjSetXattrs,
+    MsgType::kObjGetXattrs};
 static_assert(std::variant_size_v<RequestBody> == std::variant_size_v<ReplyBody>);
 
 // The variant index of request type `base` (reply bit cleared), or kBodyTypes.size() if none.

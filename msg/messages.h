@@ -157,6 +157,12 @@ using ShardVersions = std::vector<std::uint64_t>;
 // kRepair rewrites the whole shard at the version it is at (version == prev_version), keeping its
 // undo record: the repair of a shard whose bytes failed a checksum or disagree with the others.
 enum class SubWriteKind : std::uint8_t { kFull = 0, kRange = 1, kRemove = 2, kRepair = 3 };
+// What a SubWrite does to the object's metadata (user xattrs and mtime, msg/xattrs.h) recorded with
+// the shard: kKeep leaves the shard's as they are (a remove); kMtime sets the mtime and keeps the
+// shard's xattrs (a write to a shard that holds the object's current ones); kReplace sets the
+// mtime and replaces the xattrs with the request's (a new object, a shard that may hold older
+// ones, an xattr change, a shard rebuilt by a pull).
+enum class SubWriteMeta : std::uint8_t { kKeep = 0, kMtime = 1, kReplace = 2 };
 // One shard's part of an object write, applied as ONE store transaction that also keeps an undo
 // record (the shard's previous state) so that the write can be rolled back (SubResolve).
 struct SubWriteRequest {
@@ -175,6 +181,12 @@ struct SubWriteRequest {
   // Partial writes (issue 28): the version each position's shard holds once the write is applied
   // (ShardVersions below), recorded with the shard; empty: every position at `version`.
   ShardVersions versions = {};
+  // The object's metadata after the write (issue 29): `meta` says what changes; `mtime` in
+  // microseconds since the Unix epoch (kMtime, kReplace); `xattrs` the object's whole set
+  // (kReplace only; ValidateRequest: msg/xattrs.h's limits).
+  SubWriteMeta meta = SubWriteMeta::kKeep;
+  std::uint64_t mtime = 0;
+  std::vector<Attr> xattrs = {};
 };
 struct SubWriteReply {
   Status status;
@@ -332,15 +344,17 @@ struct SubReadBatchReply {
 };
 
 // --- Object operations: a client -> the primary of the object's PG. ---
-enum class ObjWriteMode : std::uint8_t { kWrite = 0, kWriteFull = 1, kAppend = 2 };
+enum class ObjWriteMode : std::uint8_t { kWrite = 0, kWriteFull = 1, kAppend = 2, kTruncate = 3 };
 // kWrite: the payload at `offset` (the object grows if needed); kWriteFull: the payload becomes
-// the whole object; kAppend: the payload goes at the object's end.
+// the whole object; kAppend: the payload goes at the object's end; kTruncate (no payload): the
+// object's size becomes `offset`, cut or grown with zeros (an absent object: nothing happens, as
+// Ceph's truncate). Every write sets the object's mtime; its xattrs stay.
 struct ObjWriteRequest {
   std::uint64_t pool = 0;
   std::uint64_t epoch = 0;  // the client's map epoch
   std::string object;
   ObjWriteMode mode = ObjWriteMode::kWrite;
-  std::uint64_t offset = 0;  // kWrite only (0 otherwise); payload = the data
+  std::uint64_t offset = 0;  // kWrite: where; kTruncate: the new size; 0 otherwise
 };
 struct ObjWriteReply {
   Status status;
@@ -371,6 +385,7 @@ struct ObjStatReply {
   Status status;
   std::uint64_t version = 0;
   std::uint64_t size = 0;
+  std::uint64_t mtime = 0;  // microseconds since the Unix epoch (0: none recorded)
 };
 struct ObjRemoveRequest {
   std::uint64_t pool = 0;
@@ -394,6 +409,45 @@ struct ObjListReply {
   std::vector<std::string> objects;
   std::string next_cursor;
   bool end = true;
+};
+
+// --- Object metadata (issue 29): a client -> the primary of the object's PG. ---
+// ObjSetXattrsRequest::flags. kXattrsCreate: an absent object is created (empty) by the request;
+// kXattrsMtime: `mtime` is the object's new mtime (else the primary's clock gives it).
+inline constexpr std::uint8_t kXattrsCreate = 1;
+inline constexpr std::uint8_t kXattrsMtime = 2;
+inline constexpr std::uint8_t kKnownXattrsFlags = kXattrsCreate | kXattrsMtime;
+// Changes an object's user xattrs as one write (a new version on every shard, as atomic as any
+// write): each of `set` added or replaced, then each of `remove` taken out (an absent name is no
+// error, as Ceph's rmxattr); the object's mtime becomes the primary's clock, or `mtime` with
+// kXattrsMtime (rados touch OBJ TIMESTAMP). An absent object is created empty
+// with kXattrsCreate (setxattr, touch), else ENOENT (rmxattr). With nothing to set or remove it
+// sets the mtime only (touch). Errors also: msg/xattrs.h's (ENAMETOOLONG, EFBIG, E2BIG for the
+// object's set after the change).
+struct ObjSetXattrsRequest {
+  std::uint64_t pool = 0;
+  std::uint64_t epoch = 0;  // the client's map epoch
+  std::string object;
+  std::uint8_t flags = 0;  // kXattrs*; unknown bits are a decode error
+  std::vector<Attr> set;
+  std::vector<std::string> remove;
+  std::uint64_t mtime = 0;  // microseconds since the Unix epoch (with kXattrsMtime)
+};
+struct ObjSetXattrsReply {
+  Status status;
+  std::uint64_t version = 0;  // the write's
+};
+// The object's user xattrs (sorted by name) and mtime. ENOENT for an absent object.
+struct ObjGetXattrsRequest {
+  std::uint64_t pool = 0;
+  std::uint64_t epoch = 0;
+  std::string object;
+};
+struct ObjGetXattrsReply {
+  Status status;
+  std::uint64_t version = 0;
+  std::uint64_t mtime = 0;  // as ObjStatReply's
+  std::vector<Attr> xattrs;
 };
 
 // --- Direct reads (issue 28 item 3): a client -> the OSD holding the data chunk it reads. ---
@@ -445,16 +499,18 @@ struct ReadLeaseReply {
   std::vector<ReadLeaseGrant> grants;  // one per asked PG, in the request's order
 };
 
-using RequestBody = std::variant<PingRequest, WriteShardRequest, ReadShardRequest, StatRequest,
-                                 ListRequest, RemoveRequest, SubWriteRequest, SubResolveRequest,
-                                 SubStateRequest, ObjWriteRequest, ObjReadRequest, ObjStatRequest,
-                                 ObjRemoveRequest, ObjListRequest, SubScanRequest, SubPullRequest,
-                                 SubReadBatchRequest, ObjDirectReadRequest, ReadLeaseRequest>;
+using RequestBody =
+    std::variant<PingRequest, WriteShardRequest, ReadShardRequest, StatRequest, ListRequest,
+                 RemoveRequest, SubWriteRequest, SubResolveRequest, SubStateRequest,
+                 ObjWriteRequest, ObjReadRequest, ObjStatRequest, ObjRemoveRequest, ObjListRequest,
+                 SubScanRequest, SubPullRequest, SubReadBatchRequest, ObjDirectReadRequest,
+                 ReadLeaseRequest, ObjSetXattrsRequest, ObjGetXattrsRequest>;
 using ReplyBody =
     std::variant<PingReply, WriteShardReply, ReadShardReply, StatReply, ListReply, RemoveReply,
                  SubWriteReply, SubResolveReply, SubStateReply, ObjWriteReply, ObjReadReply,
                  ObjStatReply, ObjRemoveReply, ObjListReply, SubScanReply, SubPullReply,
-                 SubReadBatchReply, ObjDirectReadReply, ReadLeaseReply>;
+                 SubReadBatchReply, ObjDirectReadReply, ReadLeaseReply, ObjSetXattrsReply,
+                 ObjGetXattrsReply>;
 
 // The message type of a body.
 MsgType TypeOf(const RequestBody& body);
@@ -471,10 +527,13 @@ ReplyBody ErrorReply(MsgType request, Status status);
 // max_entries in 1..limits.max_list_entries; WriteShard: offset + payload_len no overflow.
 // SubWrite: at most max_extents extents, no offset + length overflow, the extents' lengths sum to
 // payload_len exactly, kRemove carries neither extents nor payload, non-empty `versions` (but for
-// kRemove) give `shard` the write's `version`. ObjWrite / ObjRead / ObjStat /
-// ObjRemove: object name 1..max_name_len bytes; ObjWrite: offset + payload_len no overflow, offset
-// 0 unless kWrite; ObjRead: offset + length no overflow, length <= reply_payload_limit (EMSGSIZE);
-// ObjList: max_entries in 1..max_list_entries. SubScan: non-empty collection, shard <
+// kRemove) give `shard` the write's `version`, xattrs only with kReplace and within
+// msg/xattrs.h's limits (CheckXattrSet's errors). ObjWrite / ObjRead / ObjStat / ObjRemove /
+// ObjSetXattrs / ObjGetXattrs: object name 1..max_name_len bytes; ObjWrite: offset + payload_len no
+// overflow, offset 0 unless kWrite or kTruncate, no payload with kTruncate; ObjSetXattrs: each of
+// `set` and `remove` as CheckXattr, at most kMaxXattrs of each, `set` within kMaxXattrsBytes
+// (E2BIG), no payload; ObjRead: offset + length no overflow, length <= reply_payload_limit
+// (EMSGSIZE); ObjList: max_entries in 1..max_list_entries. SubScan: non-empty collection, shard <
 // kMaxShardPositions, max_entries in 1..max_list_entries. SubPull: non-empty collection, shard and
 // every helper's shard < kMaxShardPositions, every helper's osd >= 0, at least one helper (kCopy:
 // helpers[0] holds `shard`), at most kMaxPullHelpers helpers and max_list_entries objects (an empty

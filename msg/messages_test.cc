@@ -272,7 +272,10 @@ TEST(MessagesTest, SubAndObjKnownAnswerBytes) {
             "03000000"          // 3 versions
             "0700000000000000"
             "0700000000000000"
-            "0900000000000000");
+            "0900000000000000"
+            "00"                // meta kKeep
+            "0000000000000000"  // mtime
+            "00000000");        // no xattrs
   v.clear();
   EncodeRequest(ObjWriteRequest{1, 7, "o", ObjWriteMode::kAppend, 0}, v);
   EXPECT_EQ(Hex(v),
@@ -613,7 +616,9 @@ TEST(MessagesTest, SubReadBatchRoundTrip) {
   EXPECT_TRUE(IsKnownType(13));
   EXPECT_TRUE(IsKnownType(0x800d));
   EXPECT_TRUE(IsKnownType(14));
-  EXPECT_FALSE(IsKnownType(21));
+  EXPECT_TRUE(IsKnownType(21));
+  EXPECT_TRUE(IsKnownType(0x8016));
+  EXPECT_FALSE(IsKnownType(23));
 }
 
 // SubReadBatch byte for byte (PROTOCOL.md).

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "msg/messages.h"
+#include "msg/xattrs.h"
 
 namespace ec::msg {
 
@@ -41,6 +42,10 @@ Status ValidateSubWrite(const SubWriteRequest& m, std::uint64_t payload_len, con
                                          m.versions.size(), m.shard, m.version));
     }
   }
+  if (m.meta != SubWriteMeta::kReplace && !m.xattrs.empty()) {
+    return Status::Invalid(fmt::format("{} xattrs without meta kReplace", m.xattrs.size()));
+  }
+  EC_RETURN_IF_ERROR(CheckXattrSet(m.xattrs));
   std::uint64_t total = 0;
   bool over = false;
   for (const ByteExtent& e : m.extents) {
@@ -92,6 +97,21 @@ Status ValidateSubPull(const SubPullRequest& m, const Limits& limits) {
                                          o.object, o.prev_version, o.version));
     }
   }
+  return Status::OK();
+}
+
+// The change a client asks for, each name and value within the limits (the object's set after it
+// is the primary's to check: msg/xattrs.h).
+Status ValidateSetXattrs(const ObjSetXattrsRequest& m, std::uint64_t payload_len,
+                         const Limits& limits) {
+  EC_RETURN_IF_ERROR(CheckObjectName(m.object, limits));
+  if (payload_len != 0) return Status::Invalid("ObjSetXattrs with a payload");
+  if (m.set.size() > kMaxXattrs || m.remove.size() > kMaxXattrs) {
+    return Status::Error(E2BIG, fmt::format("{} xattrs to set and {} to remove (at most {} each)",
+                                            m.set.size(), m.remove.size(), kMaxXattrs));
+  }
+  EC_RETURN_IF_ERROR(CheckXattrSet(m.set));
+  for (const std::string& name : m.remove) EC_RETURN_IF_ERROR(CheckXattr(name, 0));
   return Status::OK();
 }
 
@@ -183,8 +203,12 @@ Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const
       return Status::Invalid(
           fmt::format("write offset {} + length {} overflows", m->offset, payload_len));
     }
-    if (m->offset != 0 && m->mode != ObjWriteMode::kWrite) {
-      return Status::Invalid(fmt::format("offset {} with a mode other than write", m->offset));
+    if (m->offset != 0 && m->mode != ObjWriteMode::kWrite && m->mode != ObjWriteMode::kTruncate) {
+      return Status::Invalid(
+          fmt::format("offset {} with a mode other than write or truncate", m->offset));
+    }
+    if (m->mode == ObjWriteMode::kTruncate && payload_len != 0) {
+      return Status::Invalid(fmt::format("truncate with {} payload bytes", payload_len));
     }
   } else if (const auto* m = std::get_if<ObjReadRequest>(&body)) {
     EC_RETURN_IF_ERROR(CheckObjectName(m->object, limits));
@@ -219,6 +243,10 @@ Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const
   } else if (const auto* m = std::get_if<ObjStatRequest>(&body)) {
     EC_RETURN_IF_ERROR(CheckObjectName(m->object, limits));
   } else if (const auto* m = std::get_if<ObjRemoveRequest>(&body)) {
+    EC_RETURN_IF_ERROR(CheckObjectName(m->object, limits));
+  } else if (const auto* m = std::get_if<ObjSetXattrsRequest>(&body)) {
+    EC_RETURN_IF_ERROR(ValidateSetXattrs(*m, payload_len, limits));
+  } else if (const auto* m = std::get_if<ObjGetXattrsRequest>(&body)) {
     EC_RETURN_IF_ERROR(CheckObjectName(m->object, limits));
   } else if (const auto* m = std::get_if<ObjListRequest>(&body)) {
     if (m->max_entries == 0 || m->max_entries > limits.max_list_entries) {
