@@ -278,7 +278,7 @@ OsdService::~OsdService() = default;
 void OsdService::Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) {
   const auto start = Clock::now();
   const msg::MsgType type = msg::TypeOf(request.body);
-  if ((type >= msg::MsgType::kObjWrite && type <= msg::MsgType::kObjList) ||
+  if ((type >= msg::MsgType::kObjWrite && type <= msg::MsgType::kObjGetXattrs) ||
       type == msg::MsgType::kObjDirectRead || type == msg::MsgType::kReadLease) {
     // Object operations are the PG primary's: they wait on other OSDs, never on a store worker.
     // Direct reads and read leases go there too: both need the map and the PGs' leases.

@@ -37,7 +37,7 @@ struct OsdServiceOptions {
   // Handle is called from one thread only (a messenger with one io thread): small reads may run
   // inline on it (shard_service.h InlineHint).
   bool single_io_thread = false;
-  // Where object requests (ObjWrite ... ObjList: this OSD as a PG primary, osd/pg/primary.h),
+  // Where object requests (ObjWrite ... ObjGetXattrs: this OSD as a PG primary, osd/pg/primary.h),
   // direct reads of this OSD's shards and other OSDs' read-lease requests go;
   // borrowed, must outlive the service. Null: they are answered ENOTSUP.
   msg::RequestHandler* objects = nullptr;

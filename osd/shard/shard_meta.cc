@@ -1,5 +1,6 @@
 #include "osd/shard/shard_meta.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -30,6 +31,42 @@ bool ParseShardObjectName(const std::string& name, std::string* object, std::uin
   object->assign(name, 0, hash);
   *shard = value;
   return true;
+}
+
+std::vector<msg::Attr> XattrsOf(const std::vector<msg::Attr>& attrs) {
+  std::vector<msg::Attr> out;
+  for (const msg::Attr& a : attrs) {
+    if (a.key.size() > 1 && a.key[0] == kXattrPrefix) out.push_back({a.key.substr(1), a.value});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const msg::Attr& x, const msg::Attr& y) { return x.key < y.key; });
+  return out;
+}
+
+std::uint64_t DecimalAttr(const std::vector<msg::Attr>& attrs, std::string_view key) {
+  for (const msg::Attr& a : attrs) {
+    if (a.key != key) continue;
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(a.value.data(), a.value.data() + a.value.size(), v);
+    if (ec == std::errc() && p == a.value.data() + a.value.size()) return v;
+  }
+  return 0;
+}
+
+void SetMetaAttr(ShardMeta& meta, std::string_view key, std::string value) {
+  for (msg::Attr& a : meta.attrs) {
+    if (a.key == key) {
+      a.value = std::move(value);
+      return;
+    }
+  }
+  meta.attrs.push_back({std::string(key), std::move(value)});
+}
+
+void SetXattrs(ShardMeta& meta, const std::vector<msg::Attr>& xattrs) {
+  std::erase_if(meta.attrs,
+                [](const msg::Attr& a) { return a.key.size() > 1 && a.key[0] == kXattrPrefix; });
+  for (const msg::Attr& x : xattrs) meta.attrs.push_back({kXattrPrefix + x.key, x.value});
 }
 
 std::string EncodeShardMeta(const ShardMeta& meta) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -38,6 +39,24 @@ struct ShardMeta {
   msg::ShardVersions versions = {};
   bool operator==(const ShardMeta&) const = default;
 };
+
+// The object's metadata a shard records (issue 29), among ShardMeta::attrs beside
+// "ec.object_size" (sub_ops.h): each user xattr NAME as the attribute "_NAME" (Ceph's prefix for
+// user xattrs), the mtime as kMtimeAttr (decimal microseconds since the Unix epoch). Every shard a
+// write reaches records the same (sub_ops.h: SubWriteRequest::meta).
+inline constexpr const char* kMtimeAttr = "ec.mtime";
+inline constexpr char kXattrPrefix = '_';
+
+// The user xattrs among `attrs` (a ShardMeta's, or a shard Stat reply's), names without the
+// prefix, sorted by name.
+std::vector<msg::Attr> XattrsOf(const std::vector<msg::Attr>& attrs);
+// The value of attribute `key` among `attrs` as a decimal number: 0 without one or when it does
+// not parse (the object's size, the mtime).
+std::uint64_t DecimalAttr(const std::vector<msg::Attr>& attrs, std::string_view key);
+// Sets attribute `key` of `meta` (added when missing).
+void SetMetaAttr(ShardMeta& meta, std::string_view key, std::string value);
+// Replaces every user xattr of `meta` with `xattrs` (names without the prefix).
+void SetXattrs(ShardMeta& meta, const std::vector<msg::Attr>& xattrs);
 
 std::string EncodeShardMeta(const ShardMeta& meta);
 // Bounds-checked: every length is compared with the bytes left before it is used, and a count

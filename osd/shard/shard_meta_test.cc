@@ -121,5 +121,33 @@ TEST(ShardMetaTest, EveryTruncationAndCorruptionIsDataLoss) {
   ExpectCorrupt(long_key, "key length 2^31-1");
 }
 
+// The object's metadata among the record's attributes (issue 29): user xattrs under "_", the
+// mtime and the object's size in decimal, read back whatever else the record holds.
+TEST(ShardMetaTest, ObjectMetadataAttributes) {
+  ShardMeta m;
+  m.attrs = {
+      {"ec.object_size", "4096"}, {"_z", "last"}, {"other", "x"}, {"_a", std::string("\0", 1)}};
+  EXPECT_EQ(XattrsOf(m.attrs),
+            (std::vector<msg::Attr>{{"a", std::string("\0", 1)}, {"z", "last"}}));
+  EXPECT_EQ(DecimalAttr(m.attrs, "ec.object_size"), 4096u);
+  EXPECT_EQ(DecimalAttr(m.attrs, kMtimeAttr), 0u);  // none
+  SetMetaAttr(m, kMtimeAttr, "1700000000123456");
+  SetMetaAttr(m, "ec.object_size", "5");
+  EXPECT_EQ(DecimalAttr(m.attrs, kMtimeAttr), 1700000000123456u);
+  EXPECT_EQ(DecimalAttr(m.attrs, "ec.object_size"), 5u);
+  SetMetaAttr(m, kMtimeAttr, "12x");
+  EXPECT_EQ(DecimalAttr(m.attrs, kMtimeAttr), 0u);  // does not parse
+  SetXattrs(m, {{"b", "2"}});
+  EXPECT_EQ(XattrsOf(m.attrs), (std::vector<msg::Attr>{{"b", "2"}}));
+  EXPECT_EQ(m.attrs.size(), 4u);  // size, other, mtime, _b
+  auto back = DecodeShardMeta(EncodeShardMeta(m));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(XattrsOf(back->attrs), (std::vector<msg::Attr>{{"b", "2"}}));
+  SetXattrs(m, {});
+  EXPECT_TRUE(XattrsOf(m.attrs).empty());
+  // "_" alone is no xattr (an empty name).
+  EXPECT_TRUE(XattrsOf({{"_", "v"}}).empty());
+}
+
 }  // namespace
 }  // namespace ec::osd::shard

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -97,13 +96,21 @@ struct ShardNow {
 };
 
 void SetObjectSize(ShardMeta& meta, std::uint64_t size) {
-  for (msg::Attr& a : meta.attrs) {
-    if (a.key == kObjectSizeAttr) {
-      a.value = std::to_string(size);
-      return;
-    }
+  SetMetaAttr(meta, kObjectSizeAttr, std::to_string(size));
+}
+
+// The object's metadata of the new record `meta` from the write (SubWriteRequest::meta) and the
+// shard's record before it (`old`, null when the shard did not exist).
+void ApplyObjectMeta(const ShardMeta* old, const msg::SubWriteRequest& w, ShardMeta& meta) {
+  if (w.meta == msg::SubWriteMeta::kReplace) {
+    SetXattrs(meta, w.xattrs);
+  } else {
+    SetXattrs(meta, old != nullptr ? XattrsOf(old->attrs) : std::vector<msg::Attr>{});
   }
-  meta.attrs.push_back({kObjectSizeAttr, std::to_string(size)});
+  const std::uint64_t mtime = w.meta == msg::SubWriteMeta::kKeep
+                                  ? (old != nullptr ? DecimalAttr(old->attrs, kMtimeAttr) : 0)
+                                  : w.mtime;
+  if (mtime != 0) SetMetaAttr(meta, kMtimeAttr, std::to_string(mtime));
 }
 
 bool Missing(const Status& s) {
@@ -187,6 +194,7 @@ Status ApplyRepair(store::ObjectStore& store, const msg::SubWriteRequest& w, con
   }
   ShardMeta meta = now.meta;
   SetObjectSize(meta, w.object_size);
+  ApplyObjectMeta(&now.meta, w, meta);
   if (!w.versions.empty()) meta.versions = w.versions;
   store::Transaction t;
   t.Truncate(w.collection, name, 0);
@@ -302,6 +310,7 @@ Result<std::optional<store::Transaction>> BuildSubWrite(store::ObjectStore& stor
     meta.version = w.version;
     meta.versions = w.versions;
     SetObjectSize(meta, w.object_size);
+    ApplyObjectMeta(now.exists ? &now.meta : nullptr, w, meta);
     t.Touch(w.collection, name);
     EC_RETURN_IF_ERROR(AddShardBytes(t, w, name, data));
     t.SetAttr(w.collection, name, kShardMetaAttr, EncodeShardMeta(meta));
@@ -464,13 +473,7 @@ Result<msg::SubScanReply> ScanShards(store::ObjectStore& store, const msg::SubSc
 }
 
 std::uint64_t ObjectSizeOf(const ShardMeta& meta) {
-  for (const msg::Attr& a : meta.attrs) {
-    if (a.key != kObjectSizeAttr) continue;
-    std::uint64_t v = 0;
-    auto [p, ec] = std::from_chars(a.value.data(), a.value.data() + a.value.size(), v);
-    if (ec == std::errc() && p == a.value.data() + a.value.size()) return v;
-  }
-  return 0;
+  return DecimalAttr(meta.attrs, kObjectSizeAttr);
 }
 
 }  // namespace ec::osd::shard

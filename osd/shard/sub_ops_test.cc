@@ -197,6 +197,70 @@ TEST_F(SubOpsTest, TrimDropsTheUndoRecord) {
   EXPECT_EQ(State().version, 0u);
 }
 
+// The object's metadata (issue 29) with each kind of write: kReplace sets the xattrs and mtime,
+// kMtime keeps the shard's xattrs and sets the mtime, kKeep keeps both, a write of the metadata
+// alone (a range write without extents) changes nothing else, and each is rolled back with the
+// write; a repair replaces the metadata with its bytes.
+TEST_F(SubOpsTest, ObjectMetadataIsWrittenAndRolledBackWithTheShard) {
+  auto write = [&](msg::SubWriteKind kind, std::uint64_t version, std::uint64_t prev,
+                   const std::string& data, msg::SubWriteMeta meta, std::uint64_t mtime,
+                   std::vector<msg::Attr> xattrs, std::uint64_t shard_size = 4) {
+    msg::SubWriteRequest w{"pg.1.0", "obj", 2, version, prev, kind, 9, shard_size, {}};
+    if (!data.empty()) w.extents.push_back({0, data.size()});
+    w.meta = meta;
+    w.mtime = mtime;
+    w.xattrs = std::move(xattrs);
+    Status s = ApplySubWrite(*store_, w, Bytes(data), !created_);
+    if (s.ok()) created_ = true;
+    return s;
+  };
+  auto meta = [&] {
+    auto got = store_->GetAttr("pg.1.0", ShardObjectName("obj", 2), kShardMetaAttr);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    auto m = got.ok() ? DecodeShardMeta(*got) : Result<ShardMeta>(got.status());
+    EXPECT_TRUE(m.ok());
+    return m.ok() ? *m : ShardMeta{};
+  };
+  using K = msg::SubWriteKind;
+  using M = msg::SubWriteMeta;
+  ASSERT_TRUE(write(K::kFull, 10, 0, "abc", M::kReplace, 111, {{"a", "1"}, {"b", "2"}}, 3).ok());
+  EXPECT_EQ(XattrsOf(meta().attrs), (std::vector<msg::Attr>{{"a", "1"}, {"b", "2"}}));
+  EXPECT_EQ(DecimalAttr(meta().attrs, kMtimeAttr), 111u);
+  EXPECT_EQ(DecimalAttr(meta().attrs, kObjectSizeAttr), 9u);
+  // A whole rewrite that keeps the xattrs (a current shard) sets only the mtime.
+  ASSERT_TRUE(write(K::kFull, 11, 10, "defg", M::kMtime, 222, {}).ok());
+  EXPECT_EQ(XattrsOf(meta().attrs), (std::vector<msg::Attr>{{"a", "1"}, {"b", "2"}}));
+  EXPECT_EQ(DecimalAttr(meta().attrs, kMtimeAttr), 222u);
+  EXPECT_EQ(Content(), "defg");
+  // The metadata alone: a range write without extents, the shard's length as it is.
+  ASSERT_TRUE(write(K::kRange, 12, 11, "", M::kReplace, 333, {{"c", "3"}}).ok());
+  EXPECT_EQ(XattrsOf(meta().attrs), (std::vector<msg::Attr>{{"c", "3"}}));
+  EXPECT_EQ(DecimalAttr(meta().attrs, kMtimeAttr), 333u);
+  EXPECT_EQ(Content(), "defg");
+  EXPECT_EQ(State().version, 12u);
+  // Rolled back: the metadata of version 11, bytes untouched.
+  auto v = Resolve(msg::SubResolveAction::kRollback, 12);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, 11u);
+  EXPECT_EQ(XattrsOf(meta().attrs), (std::vector<msg::Attr>{{"a", "1"}, {"b", "2"}}));
+  EXPECT_EQ(DecimalAttr(meta().attrs, kMtimeAttr), 222u);
+  EXPECT_EQ(Content(), "defg");
+  // kKeep (what a remove sends; a write of an older sender) keeps both.
+  ASSERT_TRUE(write(K::kRange, 13, 11, "x", M::kKeep, 999, {}).ok());
+  EXPECT_EQ(XattrsOf(meta().attrs), (std::vector<msg::Attr>{{"a", "1"}, {"b", "2"}}));
+  EXPECT_EQ(DecimalAttr(meta().attrs, kMtimeAttr), 222u);
+  // A whole rewrite rolled back brings the old shard's metadata back with it.
+  ASSERT_TRUE(write(K::kFull, 14, 13, "new", M::kReplace, 444, {}, 3).ok());
+  EXPECT_TRUE(XattrsOf(meta().attrs).empty());
+  ASSERT_TRUE(Resolve(msg::SubResolveAction::kRollback, 14).ok());
+  EXPECT_EQ(XattrsOf(meta().attrs), (std::vector<msg::Attr>{{"a", "1"}, {"b", "2"}}));
+  // A repair at the shard's version replaces the metadata with its bytes.
+  ASSERT_TRUE(write(K::kRepair, 13, 13, "xefg", M::kReplace, 555, {{"r", "1"}}).ok());
+  EXPECT_EQ(XattrsOf(meta().attrs), (std::vector<msg::Attr>{{"r", "1"}}));
+  EXPECT_EQ(DecimalAttr(meta().attrs, kMtimeAttr), 555u);
+  EXPECT_EQ(State().version, 13u);
+}
+
 // A shard position's objects as SubScan pages them.
 class ScanShardsTest : public SubOpsTest {
  protected:
