@@ -16,6 +16,14 @@
 // e.g. a newer primary fenced them off, or they never answered), a later resolve may settle it:
 // Retryable EINPROGRESS, "may still be applied" (a client must not blindly repeat an append).
 //
+// Metadata (issue 29). An object's user xattrs and mtime are part of its state, recorded in every
+// shard's "_meta" (osd/shard/shard_meta.h) and versioned with it: every write carries them to the
+// shards it reaches (SubWriteRequest::meta), and a change of xattrs alone, or of the mtime alone
+// (touch), is a write of every current shard's metadata without data (WriteMeta), with its own
+// version, undo records and rollback as any write. So every shard at its position's version holds
+// the object's xattrs (a change of them moves every position to its version), and every shard at
+// the object's version its mtime: any k shards give them, and a read never mixes versions.
+//
 // Reads. recovery::ReadObjectRange over the shards at the object's version: only the chunk ranges
 // covering the byte range, one request per shard; a missing or failing shard makes the read
 // degraded, with the least-cost plan (network + 4 KiB-rounded device bytes, this OSD's own shard
@@ -32,6 +40,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +57,23 @@
 
 namespace ec::osd::pg {
 
+// The object's metadata: its user xattrs and mtime.
+struct ObjectMeta {
+  std::uint64_t mtime = 0;        // microseconds since the Unix epoch (0: none recorded)
+  std::vector<msg::Attr> xattrs;  // sorted by name
+};
+
+// What a write does to the object's metadata. It sets the mtime; `xattrs` is the object's set
+// after it when the caller knows it (a new object's is empty). A write that changes the set
+// (`changed`) must give it; the other shards it reaches keep theirs when they are current (they
+// hold the object's set) and are given it otherwise (WriteObject reads it from a current shard,
+// ReadObjectMeta, when a whole rewrite reaches a stale shard and the caller did not give it).
+struct MetaUpdate {
+  std::uint64_t mtime = 0;
+  std::optional<std::vector<msg::Attr>> xattrs;
+  bool changed = false;
+};
+
 // What the primary knows of one object.
 struct ObjectState {
   bool exists = false;
@@ -63,6 +89,9 @@ struct ObjectState {
   // Positions not current whose shard an OSD outside the acting set holds at `version` -> that
   // OSD (found by ResolveObject's search): recovery copies them from there.
   std::map<int, int> copy_from;
+  // The object's metadata when this primary knows it (it wrote it, or read it: ReadObjectMeta);
+  // null otherwise. Shared: a state is copied on every operation.
+  std::shared_ptr<const ObjectMeta> meta;
 };
 
 // Everything an operation on one object needs.
@@ -114,15 +143,33 @@ struct ReadOutcome {
 Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std::uint64_t offset,
                                std::uint64_t length);
 
-// Applies `plan` with the new bytes `data` as version `version`. Returns the new state.
+// The object's metadata (state.meta when known), else read from one shard at the object's version
+// (this OSD's own first; a shard Stat, checked against that version). Errors: ENOENT for a missing
+// object; EIO "pg P object O: no shard at version V gave its metadata: ..." naming each failure.
+Result<ObjectMeta> ReadObjectMeta(const ObjectIo& io, const ObjectState& state);
+
+// Applies `plan` with the new bytes `data` as version `version`, and `meta` (MetaUpdate) to the
+// object's metadata. Returns the new state (its meta known when the set of xattrs is). Errors
+// also: ReadObjectMeta's, when it must read the set first.
 Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, const WritePlan& plan,
-                                const Buffer& data, std::uint64_t version, int min_size);
+                                const Buffer& data, std::uint64_t version, int min_size,
+                                MetaUpdate meta);
+
+// A write of the existing object's metadata alone as version `version` (xattrs changed, or only
+// the mtime: touch): every current shard whose OSD is up gets a SubWrite without data that records
+// `meta` (`meta.xattrs` required when `meta.changed`), acknowledged at min_size or rolled back as
+// any write (object_io.h "Writes"); the positions it does not reach are left stale. Errors: ENOENT
+// for a missing object; EINVAL for a change without its set; the write's (EAGAIN, EINPROGRESS,
+// ...); ReadObjectMeta's.
+Result<ObjectState> WriteMeta(const ObjectIo& io, const ObjectState& state, std::uint64_t version,
+                              int min_size, MetaUpdate meta);
 
 // Brings the reachable stale shards up to the object's version by a push from the primary (its
 // background recovery uses it only for removed objects; shards of live objects are pulled): the
 // object is read (decoded from the current shards) and each stale shard rewritten whole at the
-// object's version, or removed when the object is. Objects above `max_size` bytes are left alone.
-// Best effort: a shard that fails stays stale. Returns the state with the healed shards current.
+// object's version with its metadata (ReadObjectMeta), or removed when the object is. Objects above
+// `max_size` bytes are left alone. Best effort: a shard that fails stays stale. Returns the state
+// with the healed shards current.
 ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_t max_size);
 
 // What every up shard of the object says of itself (SubState), by position: the reply, or the

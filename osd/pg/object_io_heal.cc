@@ -21,19 +21,25 @@ ObjectState HealStale(const ObjectIo& io, const ObjectState& state, std::uint64_
   if (state.exists) {
     auto whole = ReadObject(io, state, 0, state.size);
     if (!whole.ok()) return state;
+    auto meta = ReadObjectMeta(io, state);
+    if (!meta.ok()) return state;
     WritePlan plan;
     plan.full = true;
     plan.new_size = state.size;
     plan.stripes = io.codec->layout.stripes_of(state.size);
-    // Each stale shard at the version the object's versions give its position.
-    healed =
-        EncodeAndSend(io, state, plan, whole->bytes, state.version, targets, 1, state.versions, 0);
+    // Each stale shard at the version the object's versions give its position, with the
+    // object's metadata.
+    MetaUpdate update;
+    update.mtime = meta->mtime;
+    update.xattrs = std::move(meta->xattrs);
+    healed = EncodeAndSend(io, state, plan, whole->bytes, state.version, targets, 1, state.versions,
+                           0, update);
   } else {
     std::vector<msg::SubWriteRequest> requests;
     std::vector<std::vector<Buffer>> payloads(targets.size());
     for (int p : targets) {
       requests.push_back(
-          SubWriteFor(io, state, p, state.version, msg::SubWriteKind::kRemove, 0, 0, {}));
+          SubWriteFor(io, state, p, state.version, msg::SubWriteKind::kRemove, 0, 0, {}, {}));
     }
     healed = SendSubWrites(io, targets, std::move(requests), std::move(payloads), 1, 0);
   }

@@ -51,11 +51,16 @@ inline std::map<int, std::uint64_t> ExpectedVersions(const ObjectState& state) {
 
 // The SubWrite of `version` for position `p` (at the version `versions` gives p, which records
 // them), starting from the version that shard is at (its stale version, or the one the object's
-// versions give it).
+// versions give it), with the object's metadata as `meta` says (MetaUpdate: a current shard keeps
+// its xattrs unless they change; a remove keeps the shard's record as it is).
 msg::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, int p,
                                  std::uint64_t version, msg::SubWriteKind kind,
                                  std::uint64_t object_size, std::uint64_t shard_size,
-                                 const msg::ShardVersions& versions);
+                                 const msg::ShardVersions& versions, const MetaUpdate& meta);
+
+// Whether a SubWrite to position `p` needs the object's set of xattrs (SubWriteFor: the shard is
+// not current, or the set changes).
+bool NeedsXattrs(const ObjectState& state, int p, const MetaUpdate& meta);
 
 // The positions a write of part of an object (`plan`, `length` new bytes, the object `old_size`
 // bytes before) changes: every parity position, the data pieces the new bytes cover, and every
@@ -86,13 +91,42 @@ Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int
                                        std::vector<std::vector<Buffer>> payloads, int min_acks,
                                        int untouched);
 
+// What a write of part of the object goes to: `changed` (ChangedPositions; every position for a
+// write of the metadata alone), `targets` (those of them that are current and up), `versions`
+// after it, and the acknowledgement rule's counts.
+struct PartialTargets {
+  std::set<int> changed;
+  std::vector<int> targets;
+  msg::ShardVersions versions;
+  int min_acks = 1;   // targets that must take it
+  int untouched = 0;  // current positions left alone (they hold the write too)
+};
+
+// The targets of a write of an existing object that changes the positions `changed` and leaves
+// the others alone. Retryable EAGAIN when the positions that would hold it cannot reach min_size.
+Result<PartialTargets> PlanPartial(const ObjectIo& io, const ObjectState& state,
+                                   std::set<int> changed, std::uint64_t version, int min_size);
+
+// Every position of the layout.
+std::set<int> AllPositions(const StripeLayout& layout);
+
+// The object after a write of `version` that changed `changed` (every position for a whole
+// rewrite or a remove) and that `took` took: the current positions it left alone stay current;
+// those it changed but did not reach, and the stale ones it did not reach, are stale at the
+// version they are at (recovery asks their OSDs to pull from there: a pull names it).
+ObjectState After(const ObjectState& before, std::uint64_t version, const std::set<int>& changed,
+                  const std::vector<int>& took);
+
+// The state's meta after a write that recorded `meta` (null when the set of xattrs is unknown).
+std::shared_ptr<const ObjectMeta> MetaAfter(const MetaUpdate& meta);
+
 // Encodes `plan` with `data` (reading the plan's old bytes first) and sends each of `targets` its
-// part as version `version`, recording `versions` (VersionsAfter; empty for a whole rewrite);
-// SendSubWrites' rules with `min_acks` and `untouched`.
+// part as version `version`, recording `versions` (VersionsAfter; empty for a whole rewrite) and
+// `meta` (SubWriteFor); SendSubWrites' rules with `min_acks` and `untouched`.
 Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& state,
                                        const WritePlan& plan, const Buffer& data,
                                        std::uint64_t version, std::vector<int> targets,
                                        int min_acks, const msg::ShardVersions& versions,
-                                       int untouched);
+                                       int untouched, const MetaUpdate& meta);
 
 }  // namespace ec::osd::pg::object_io_detail

@@ -4,7 +4,9 @@
 // sub-operation timeout, as a slow or stalled OSD would. Checked: when fewer than k shards may
 // still hold a failed write, it fails Retryable EAGAIN and the object stays at its old content;
 // when k may, it fails Retryable EINPROGRESS (the client must not repeat an append), and indeed the
-// next resolve settles the write.
+// next resolve settles the write. And the object's metadata (issue 29): written with every write,
+// alone as a version of its own, rolled back with a failed write, given to a stale shard by a
+// whole rewrite, and read back from a shard at the object's version.
 #include "osd/pg/object_io.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +20,7 @@
 #include "osd/pg/object_io_internal.h"
 #include "osd/pg/pool_codecs.h"
 #include "osd/shard/osd_service.h"
+#include "osd/shard/shard_meta.h"
 #include "osd/store/store_test_support.h"
 
 namespace ec::osd::pg {
@@ -147,12 +150,12 @@ class ObjectIoTest : public ::testing::Test {
     return b;
   }
 
-  Result<ObjectState> WriteFull(const ObjectState& state, const Buffer& data,
-                                std::uint64_t version) {
+  Result<ObjectState> WriteFull(const ObjectState& state, const Buffer& data, std::uint64_t version,
+                                MetaUpdate meta = {}) {
     auto plan = PlanWrite(codec_->layout, state.exists, state.size, msg::ObjWriteMode::kWriteFull,
                           0, data.size(), 1ull << 30);
     if (!plan.ok()) return plan.status();
-    return WriteObject(io_, state, *plan, data, version, loc_.min_size);
+    return WriteObject(io_, state, *plan, data, version, loc_.min_size, std::move(meta));
   }
 
   // The object's content as a fresh resolve settles it (waiting for late SubWrites first).
@@ -167,11 +170,20 @@ class ObjectIoTest : public ::testing::Test {
   }
 
   Result<ObjectState> WriteAt(const ObjectState& state, std::uint64_t offset, const Buffer& data,
-                              std::uint64_t version) {
+                              std::uint64_t version, MetaUpdate meta = {}) {
     auto plan = PlanWrite(codec_->layout, state.exists, state.size, msg::ObjWriteMode::kWrite,
                           offset, data.size(), 1ull << 30);
     if (!plan.ok()) return plan.status();
-    return WriteObject(io_, state, *plan, data, version, loc_.min_size);
+    return WriteObject(io_, state, *plan, data, version, loc_.min_size, std::move(meta));
+  }
+
+  // Shard p's xattrs and mtime as its OSD records them.
+  std::pair<std::vector<msg::Attr>, std::uint64_t> ShardMeta(int p) {
+    auto st = osds_[p]->client->Stat(
+        msg::StatRequest{loc_.collection, "obj", static_cast<std::uint32_t>(p)});
+    EXPECT_TRUE(st.ok()) << st.status().ToString();
+    if (!st.ok()) return {};
+    return {shard::XattrsOf(st->attrs), shard::DecimalAttr(st->attrs, shard::kMtimeAttr)};
   }
 
   // SubWrites each OSD received since the last call.
@@ -407,6 +419,134 @@ TEST_F(ObjectIoTest, AnOverwriteThatAChangedShardMissesLeavesItStaleAndHealable)
 // A 4 KiB overwrite goes to its data chunk and every parity (the other local group's too: a
 // write leaves at most k-1 positions alone, resolve.h), 5 of 8; the object reads back whole and
 // degraded across the versions its shards are at.
+// The metadata with each write: a new object's xattrs on every shard; a partial write keeps them
+// and stamps its mtime on the shards it changes; a write of the metadata alone moves every shard
+// to its version, the bytes untouched; a fresh resolve (no metadata known) reads them back from a
+// shard at the object's version.
+TEST_F(ObjectIoTest, MetadataIsWrittenWithEveryWriteAndReadBack) {
+  using Attrs = std::vector<msg::Attr>;
+  MetaUpdate create;
+  create.mtime = 100;
+  create.xattrs = Attrs{{"a", "1"}};
+  create.changed = true;
+  auto st = WriteFull(Absent(), Bytes(20000, 'a'), (kEpoch << 32) | 1, create);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  ASSERT_TRUE(st->meta);
+  EXPECT_EQ(st->meta->xattrs, (Attrs{{"a", "1"}}));
+  for (int p = 0; p < positions_; ++p) {
+    EXPECT_EQ(ShardMeta(p), std::make_pair(Attrs{{"a", "1"}}, std::uint64_t{100})) << p;
+  }
+  // An overwrite inside data chunk 0: shard 1 keeps its metadata (mtime 100), the others get 200.
+  ObjectState unknown = *st;
+  unknown.meta = nullptr;
+  MetaUpdate touch;
+  touch.mtime = 200;
+  st = WriteAt(unknown, 0, Bytes(100, 'b'), (kEpoch << 32) | 2, touch);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_FALSE(st->meta);  // the xattrs were not known: the shards kept theirs
+  EXPECT_EQ(ShardMeta(0), std::make_pair(Attrs{{"a", "1"}}, std::uint64_t{200}));
+  EXPECT_EQ(ShardMeta(1), std::make_pair(Attrs{{"a", "1"}}, std::uint64_t{100}));
+  EXPECT_EQ(ShardMeta(2), std::make_pair(Attrs{{"a", "1"}}, std::uint64_t{200}));
+  auto read = ReadObjectMeta(io_, *st);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->mtime, 200u);  // from a shard at the object's version
+  EXPECT_EQ(read->xattrs, (Attrs{{"a", "1"}}));
+  // The metadata alone: every shard at the new version, the bytes as they were.
+  MetaUpdate change;
+  change.mtime = 300;
+  change.xattrs = Attrs{{"a", "1"}, {"b", std::string(1000, 'x')}};
+  change.changed = true;
+  const std::uint64_t v3 = (kEpoch << 32) | 3;
+  st = WriteMeta(io_, *st, v3, loc_.min_size, change);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_TRUE(st->versions.empty());
+  for (int p = 0; p < positions_; ++p) {
+    EXPECT_EQ(ShardVersion(p), v3) << p;
+    EXPECT_EQ(ShardMeta(p).second, 300u) << p;
+    EXPECT_EQ(ShardMeta(p).first.size(), 2u) << p;
+  }
+  auto fresh = ResolveObject(io_);
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  EXPECT_FALSE(fresh->meta);
+  read = ReadObjectMeta(io_, *fresh);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->mtime, 300u);
+  EXPECT_EQ(read->xattrs, *change.xattrs);
+  std::string want(20000, 'a');
+  want.replace(0, 100, std::string(100, 'b'));
+  EXPECT_EQ(Settled(), want);
+  EXPECT_EQ(WriteMeta(io_, Absent(), v3 + 1, loc_.min_size, touch).status().code(), ENOENT);
+}
+
+// A write of the metadata that too few shards take is rolled back on those that did: the old
+// xattrs and mtime are back everywhere and the object settles at its old version.
+TEST_F(ObjectIoTest, AFailedMetadataWriteIsRolledBack) {
+  using Attrs = std::vector<msg::Attr>;
+  MetaUpdate create;
+  create.mtime = 100;
+  create.xattrs = Attrs{{"a", "1"}};
+  create.changed = true;
+  const std::uint64_t v1 = (kEpoch << 32) | 1;
+  auto st = WriteFull(Absent(), Bytes(5000, 'a'), v1, create);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  // Shard 3's OSD refuses (a newer primary scanned it), shard 2's applies the write only after the
+  // timeout: shards 0 and 1 take it, fewer than min_size, and are rolled back.
+  msg::SubScanRequest scan{loc_.collection, 3, "", 10};
+  scan.epoch = kEpoch + 1;
+  ASSERT_TRUE(osds_[3]->client->SubScan(scan).ok());
+  osds_[2]->gate->delay_ms = 600;
+  MetaUpdate change;
+  change.mtime = 200;
+  change.xattrs = Attrs{{"b", "2"}};
+  change.changed = true;
+  auto failed = WriteMeta(io_, *st, (kEpoch << 32) | 2, loc_.min_size, change);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), EAGAIN) << failed.status().ToString();
+  osds_[2]->gate->delay_ms = 0;
+  EXPECT_EQ(Settled(), std::string(5000, 'a'));  // shard 2's late write rolled back too
+  auto fresh = ResolveObject(io_);
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  EXPECT_EQ(fresh->version, v1);
+  for (int p = 0; p < positions_; ++p) {
+    EXPECT_EQ(ShardVersion(p), v1) << p;
+    EXPECT_EQ(ShardMeta(p), std::make_pair(Attrs{{"a", "1"}}, std::uint64_t{100})) << p;
+  }
+}
+
+// A whole rewrite that reaches a stale shard gives it the object's xattrs, read from a current
+// shard when the caller does not know them; the current shards keep theirs.
+TEST_F(ObjectIoTest, AWholeRewriteGivesAStaleShardTheObjectsXattrs) {
+  using Attrs = std::vector<msg::Attr>;
+  MetaUpdate create;
+  create.mtime = 100;
+  create.xattrs = Attrs{{"a", "1"}};
+  create.changed = true;
+  auto st = WriteFull(Absent(), Bytes(5000, 'a'), (kEpoch << 32) | 1, create);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  // Shard 3's OSD is away while the xattrs change: it is left stale with the old ones.
+  auto link3 = io_.clients.at(3);
+  io_.clients.erase(3);
+  MetaUpdate change;
+  change.mtime = 200;
+  change.xattrs = Attrs{{"a", "2"}, {"c", "3"}};
+  change.changed = true;
+  st = WriteMeta(io_, *st, (kEpoch << 32) | 2, loc_.min_size, change);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_EQ(st->stale.count(3), 1u);
+  EXPECT_EQ(ShardMeta(3).first, (Attrs{{"a", "1"}}));
+  io_.clients[3] = link3;
+  ObjectState unknown = *st;
+  unknown.meta = nullptr;
+  MetaUpdate write;
+  write.mtime = 300;
+  st = WriteFull(unknown, Bytes(6000, 'b'), (kEpoch << 32) | 3, write);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_TRUE(st->stale.empty());
+  for (int p = 0; p < positions_; ++p) {
+    EXPECT_EQ(ShardMeta(p), std::make_pair(*change.xattrs, std::uint64_t{300})) << p;
+  }
+}
+
 class LrcObjectIoTest : public ObjectIoTest {
  protected:
   Geometry MakeGeometry() const override {

@@ -18,11 +18,17 @@
 
 namespace ec::osd::pg {
 
+using object_io_detail::After;
+using object_io_detail::AllPositions;
 using object_io_detail::Call;
 using object_io_detail::ChangedPositions;
 using object_io_detail::EncodeAndSend;
 using object_io_detail::ExpectedVersions;
+using object_io_detail::MetaAfter;
+using object_io_detail::NeedsXattrs;
 using object_io_detail::OsdName;
+using object_io_detail::PartialTargets;
+using object_io_detail::PlanPartial;
 using object_io_detail::SendSubWrites;
 using object_io_detail::StoredSizes;
 using object_io_detail::SubWriteFor;
@@ -57,10 +63,15 @@ bool NoAnswer(const Status& s) {
 
 namespace object_io_detail {
 
+bool NeedsXattrs(const ObjectState& state, int p, const MetaUpdate& meta) {
+  return meta.changed || !state.exists ||
+         std::find(state.current.begin(), state.current.end(), p) == state.current.end();
+}
+
 msg::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, int p,
                                  std::uint64_t version, msg::SubWriteKind kind,
                                  std::uint64_t object_size, std::uint64_t shard_size,
-                                 const msg::ShardVersions& versions) {
+                                 const msg::ShardVersions& versions, const MetaUpdate& meta) {
   msg::SubWriteRequest w;
   w.collection = io.loc->collection;
   w.object = io.object;
@@ -72,7 +83,16 @@ msg::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, i
   w.object_size = object_size;
   w.shard_size = shard_size;
   w.epoch = io.epoch;
-  if (kind != msg::SubWriteKind::kRemove) w.versions = versions;
+  if (kind == msg::SubWriteKind::kRemove) return w;
+  w.versions = versions;
+  w.mtime = meta.mtime;
+  // A shard that holds the object's set keeps it; the others are given it (the callers give the
+  // set whenever NeedsXattrs says so).
+  w.meta = msg::SubWriteMeta::kMtime;
+  if (NeedsXattrs(state, p, meta) && meta.xattrs) {
+    w.meta = msg::SubWriteMeta::kReplace;
+    w.xattrs = *meta.xattrs;
+  }
   return w;
 }
 
@@ -195,7 +215,7 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
                                        const WritePlan& plan, const Buffer& data,
                                        std::uint64_t version, std::vector<int> targets,
                                        int min_acks, const msg::ShardVersions& versions,
-                                       int untouched) {
+                                       int untouched, const MetaUpdate& meta) {
   const StripeLayout& layout = io.codec->layout;
   const std::size_t C = layout.chunk_size();
   const std::size_t W = layout.stripe_width();
@@ -239,7 +259,7 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
     // padding, a shard past the object's data gets none of those zeros, only its new length).
     const std::uint64_t stored = layout.stored_size(plan.new_size, p);
     msg::SubWriteRequest w =
-        SubWriteFor(io, state, p, version, kind, plan.new_size, stored, versions);
+        SubWriteFor(io, state, p, version, kind, plan.new_size, stored, versions, meta);
     std::vector<Buffer> payload;
     const std::uint64_t from = plan.first_stripe * C;
     const std::uint64_t length =
@@ -268,16 +288,6 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
 
 namespace {
 
-// What a write of part of the object goes to: `changed` (ChangedPositions), `targets` (those of
-// them that are current and up), `versions` after it, and the acknowledgement rule's counts.
-struct PartialTargets {
-  std::set<int> changed;
-  std::vector<int> targets;
-  msg::ShardVersions versions;
-  int min_acks = 1;   // targets that must take it
-  int untouched = 0;  // current positions left alone (they hold the write too)
-};
-
 // A small overwrite inside one stripe of the object, by parity delta: read the old chunks it
 // touches and the m parity chunks, and write those back (new data; parity + encode(old ^ new),
 // which holds for every code here: each is linear over GF(2)). Shards it does not change get no
@@ -286,8 +296,8 @@ struct PartialTargets {
 // whatever k is. nullopt: not applicable.
 std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const ObjectState& state,
                                                    const WritePlan& plan, const Buffer& data,
-                                                   std::uint64_t version,
-                                                   const PartialTargets& to) {
+                                                   std::uint64_t version, const PartialTargets& to,
+                                                   const MetaUpdate& meta) {
   const StripeLayout& layout = io.codec->layout;
   if (plan.full || !state.exists || plan.stripes != 1 || data.empty()) return std::nullopt;
   if (layout.padded_shard_size(plan.new_size) != layout.padded_shard_size(state.size))
@@ -379,7 +389,7 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
   for (int p : targets) {
     const std::uint64_t stored = layout.stored_size(plan.new_size, p);
     msg::SubWriteRequest w = SubWriteFor(io, state, p, version, msg::SubWriteKind::kRange,
-                                         plan.new_size, stored, to.versions);
+                                         plan.new_size, stored, to.versions, meta);
     std::vector<Buffer> payload;
     const int piece = layout.data_index(p);
     const auto& pids = layout.parity_ids();
@@ -401,12 +411,8 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
 
 }  // namespace
 
-namespace {
+namespace object_io_detail {
 
-// The object after a write of `version` that changed `changed` (every position for a whole
-// rewrite or a remove) and that `took` took: the current positions it left alone stay current;
-// those it changed but did not reach, and the stale ones it did not reach, are stale at the
-// version they are at (recovery asks their OSDs to pull from there: a pull names it).
 ObjectState After(const ObjectState& before, std::uint64_t version, const std::set<int>& changed,
                   const std::vector<int>& took) {
   ObjectState next;
@@ -437,14 +443,11 @@ std::set<int> AllPositions(const StripeLayout& layout) {
   return all;
 }
 
-// The targets of a write of part of an existing object (PartialTargets). Retryable EAGAIN when
-// the positions that would hold it cannot reach min_size.
 Result<PartialTargets> PlanPartial(const ObjectIo& io, const ObjectState& state,
-                                   const WritePlan& plan, std::uint64_t length,
-                                   std::uint64_t version, int min_size) {
+                                   std::set<int> changed, std::uint64_t version, int min_size) {
   const StripeLayout& layout = io.codec->layout;
   PartialTargets to;
-  to.changed = ChangedPositions(layout, state.size, plan, length);
+  to.changed = std::move(changed);
   int untouched_up = 0;
   for (int p : state.current) {
     const bool up = io.clients.count(p) != 0;
@@ -466,39 +469,58 @@ Result<PartialTargets> PlanPartial(const ObjectIo& io, const ObjectState& state,
   return to;
 }
 
-}  // namespace
+std::shared_ptr<const ObjectMeta> MetaAfter(const MetaUpdate& meta) {
+  if (!meta.xattrs) return nullptr;
+  return std::make_shared<const ObjectMeta>(ObjectMeta{meta.mtime, *meta.xattrs});
+}
+
+}  // namespace object_io_detail
 
 Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, const WritePlan& plan,
-                                const Buffer& data, std::uint64_t version, int min_size) {
+                                const Buffer& data, std::uint64_t version, int min_size,
+                                MetaUpdate meta) {
   if (!plan.full && plan.stripes == 0 && state.exists) return state;  // nothing changes
   const StripeLayout& layout = io.codec->layout;
+  if (!meta.xattrs && !state.exists) meta.xattrs.emplace();  // a new object has none
+  if (!meta.xattrs && state.meta) meta.xattrs = state.meta->xattrs;
   ObjectState next;
   if (!plan.full && state.exists) {
-    // Part of the object: only the shards whose bytes or length change, and the parity.
-    auto to = PlanPartial(io, state, plan, data.size(), version, min_size);
+    // Part of the object: only the shards whose bytes or length change, and the parity (all of
+    // them current: they keep their xattrs).
+    auto to = PlanPartial(io, state, ChangedPositions(layout, state.size, plan, data.size()),
+                          version, min_size);
     if (!to.ok()) return to.status();
     bool delta = true;
-    auto took = DeltaWrite(io, state, plan, data, version, *to);
+    auto took = DeltaWrite(io, state, plan, data, version, *to, meta);
     if (!took) {
       delta = false;
       took = EncodeAndSend(io, state, plan, data, version, to->targets, to->min_acks, to->versions,
-                           to->untouched);
+                           to->untouched, meta);
     }
     if (!took->ok()) return took->status();
     next = After(state, version, to->changed, **took);
     next.versions = to->versions;
     next.delta = delta;
   } else {
-    // A whole rewrite (or the first write): every shard, the stale ones too.
+    // A whole rewrite (or the first write): every shard, the stale ones too, which are given
+    // the object's xattrs.
     auto targets = Targets(io, state, min_size, "write");
     if (!targets.ok()) return targets.status();
-    auto took =
-        EncodeAndSend(io, state, plan, data, version, std::move(targets).value(), min_size, {}, 0);
+    const bool need = std::any_of(targets->begin(), targets->end(),
+                                  [&](int p) { return NeedsXattrs(state, p, meta); });
+    if (need && !meta.xattrs) {
+      auto known = ReadObjectMeta(io, state);
+      if (!known.ok()) return known.status();
+      meta.xattrs = std::move(known->xattrs);
+    }
+    auto took = EncodeAndSend(io, state, plan, data, version, std::move(targets).value(), min_size,
+                              {}, 0, meta);
     if (!took.ok()) return took.status();
     next = After(state, version, AllPositions(layout), *took);
   }
   next.exists = true;
   next.size = plan.new_size;
+  next.meta = MetaAfter(meta);
   return next;
 }
 
@@ -513,7 +535,8 @@ Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,
   std::vector<msg::SubWriteRequest> requests;
   std::vector<std::vector<Buffer>> payloads(targets->size());
   for (int p : *targets) {
-    requests.push_back(SubWriteFor(io, state, p, version, msg::SubWriteKind::kRemove, 0, 0, {}));
+    requests.push_back(
+        SubWriteFor(io, state, p, version, msg::SubWriteKind::kRemove, 0, 0, {}, MetaUpdate{}));
   }
   auto took = SendSubWrites(io, *targets, std::move(requests), std::move(payloads), min_size, 0);
   if (!took.ok()) return took.status();

@@ -189,6 +189,16 @@ void PgTable::Forget(const std::string& pgid, const std::string& object) {
   it->second.copies.erase(object);
 }
 
+void PgTable::NoteMeta(const std::string& pgid, const std::string& object, std::uint64_t version,
+                       std::shared_ptr<const ObjectMeta> meta) {
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(pgid);
+  if (it == pgs_.end() || !it->second.peered || it->second.unknown.count(object) != 0) return;
+  auto o = it->second.objects.find(object);
+  if (o != it->second.objects.end() && o->second.version == version)
+    o->second.meta = std::move(meta);
+}
+
 void PgTable::MarkRecovered(const std::string& pgid, const std::string& object, int position,
                             std::uint64_t version, std::uint64_t bytes) {
   std::lock_guard lock(mu_);

@@ -113,6 +113,10 @@ class PgTable {
   void Update(const cluster::PgLocation& loc, const std::string& object, const ObjectState& state);
   // An operation failed in a way that may have changed the shards: ask them next time.
   void Forget(const std::string& pgid, const std::string& object);
+  // The object's metadata, read from its shards at `version` (ReadObjectMeta): kept with its
+  // state if the object is still at that version.
+  void NoteMeta(const std::string& pgid, const std::string& object, std::uint64_t version,
+                std::shared_ptr<const ObjectMeta> meta);
   // Recovery rebuilt (or copied) `position` of `object` at `version`, writing `bytes` of shard:
   // the position is current if the object is still at that version (a write since then wins).
   void MarkRecovered(const std::string& pgid, const std::string& object, int position,

@@ -307,6 +307,10 @@ void Primary::Impl::Run(const msg::Request& req, msg::Responder& responder,
           (void)responder.Send(Remove(b));
         } else if constexpr (std::is_same_v<T, msg::ObjListRequest>) {
           (void)responder.Send(List(b));
+        } else if constexpr (std::is_same_v<T, msg::ObjSetXattrsRequest>) {
+          (void)responder.Send(SetXattrs(b));
+        } else if constexpr (std::is_same_v<T, msg::ObjGetXattrsRequest>) {
+          (void)responder.Send(GetXattrs(b));
         } else {
           (void)responder.SendError(Status::Invalid("not an object request"));
         }
@@ -314,8 +318,29 @@ void Primary::Impl::Run(const msg::Request& req, msg::Responder& responder,
       req.body);
 }
 
+Result<ObjectState> Primary::Impl::VersionedWrite(
+    Prepared& p, const std::function<Result<ObjectState>(std::uint64_t)>& apply) {
+  const std::uint64_t version = granter_.Assign(p.loc.pgid, NextVersion(p.locator->map().epoch));
+  if (version <= p.state.version) {
+    Forget(p);
+    granter_.Settle(p.loc.pgid, version, true);  // nothing sent
+    return Status::Retryable(
+        ESTALE, fmt::format("object {} is at version {}, newer than this OSD's map", p.io.object,
+                            p.state.version));
+  }
+  auto next = apply(version);
+  if (next.ok()) {
+    Remember(p, *next);
+  } else {
+    Forget(p);
+  }
+  SettleWrite(p, version, next);
+  return next;
+}
+
 msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buffer& data,
                                         Clock::time_point received) {
+  if (r.mode == msg::ObjWriteMode::kTruncate) return Truncate(r, received);
   msg::ObjWriteReply reply;
   auto p = Prepare(r.pool, r.epoch, r.object, true);
   if (!p.ok()) {
@@ -330,19 +355,11 @@ msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buf
     reply.status = plan.status();
     return reply;
   }
-  const std::uint64_t version = granter_.Assign(p->loc.pgid, NextVersion(p->locator->map().epoch));
-  if (version <= p->state.version) {
-    Forget(*p);
-    granter_.Settle(p->loc.pgid, version, true);  // nothing sent
-    reply.status = Status::Retryable(
-        ESTALE, fmt::format("object {} is at version {}, newer than this OSD's map", r.object,
-                            p->state.version));
-    return reply;
-  }
-  auto next = WriteObject(p->io, p->state, *plan, data, version, p->loc.min_size);
-  if (!next.ok()) Forget(*p);
-  if (next.ok()) Remember(*p, *next);
-  SettleWrite(*p, version, next);
+  MetaUpdate meta;
+  meta.mtime = NowMicros();
+  auto next = VersionedWrite(*p, [&](std::uint64_t version) {
+    return WriteObject(p->io, p->state, *plan, data, version, p->loc.min_size, meta);
+  });
   if (!next.ok()) {
     reply.status = next.status();
     return reply;
@@ -484,14 +501,21 @@ msg::ObjStatReply Primary::Impl::Stat(const msg::ObjStatRequest& r) {
     reply.status = p.status();
     return reply;
   }
+  Fix(*p);
   CountOp(p->pool_name, "stat");
   if (!p->state.exists) {
     reply.status =
         Status::NotFound(fmt::format("object {} does not exist in pg {}", r.object, p->loc.pgid));
     return reply;
   }
+  auto meta = MetaOf(*p);
+  if (!meta.ok()) {
+    reply.status = meta.status();
+    return reply;
+  }
   reply.version = p->state.version;
   reply.size = p->state.size;
+  reply.mtime = meta->mtime;
   return reply;
 }
 

@@ -118,6 +118,8 @@ class Primary::Impl {
                         std::is_same_v<T, msg::ObjReadRequest> ||
                         std::is_same_v<T, msg::ObjStatRequest> ||
                         std::is_same_v<T, msg::ObjRemoveRequest> ||
+                        std::is_same_v<T, msg::ObjSetXattrsRequest> ||
+                        std::is_same_v<T, msg::ObjGetXattrsRequest> ||
                         std::is_same_v<T, msg::ObjDirectReadRequest>) {
             return std::hash<std::string>()(CacheKey(b.pool, b.object));
           } else if constexpr (std::is_same_v<T, msg::ObjListRequest>) {
@@ -202,6 +204,25 @@ class Primary::Impl {
 
   msg::ObjListReply List(const msg::ObjListRequest& r);
 
+  // A write of `p`'s object: a version for it (above the object's; Retryable ESTALE when the
+  // object is newer than this OSD's map), `apply` with it, the table told the outcome and the
+  // write settled for the read leases (SettleWrite).
+  Result<ObjectState> VersionedWrite(
+      Prepared& p, const std::function<Result<ObjectState>(std::uint64_t)>& apply);
+
+  // --- Object metadata (primary_meta.cc, issue 29; object_io.h "Metadata") ---
+  // ObjSetXattrs: setxattr, rmxattr and touch.
+  msg::ObjSetXattrsReply SetXattrs(const msg::ObjSetXattrsRequest& r);
+  msg::ObjGetXattrsReply GetXattrs(const msg::ObjGetXattrsRequest& r);
+  // ObjWrite kTruncate: the object cut, or grown with zeros, by a whole rewrite (the bytes it
+  // keeps read first); to its own size, its mtime alone.
+  msg::ObjWriteReply Truncate(const msg::ObjWriteRequest& r, Clock::time_point received);
+  // The object's metadata: the table's, else read from a shard at its version and noted in the
+  // table. An error forgets the object's state (the next operation asks its shards).
+  Result<ObjectMeta> MetaOf(Prepared& p);
+  // The wall clock in microseconds since the Unix epoch: the mtime of every write.
+  static std::uint64_t NowMicros();
+
   // --- Direct reads and read leases (direct_read.cc, read_lease.h) ---
   // A client's direct read of this OSD's shard: the bytes, or a refusal (Retryable EAGAIN) the
   // client answers by reading through the primary. Cheap and local; never waits on the network.
@@ -261,6 +282,9 @@ class Primary::Impl {
   };
   // On the object's strand: its shards' states and (deep) bytes, and what they show alone.
   ObjectScrub ReadForScrub(const Prepared& pg, const std::string& name, bool deep);
+  // On the object's strand: the metadata of the shards of `positions` against one another
+  // (primary_scrub.cc).
+  void CheckScrubMeta(const ObjectIo& io, const std::vector<int>& positions, ObjectScrub& out);
   // Anywhere (CPU only): the deep check of the bytes against the code, and `found`.
   void CheckScrubbed(const Prepared& pg, const std::string& name, ObjectScrub& o);
   int RepairObject(const Prepared& pg, const std::string& name,

@@ -4,7 +4,11 @@
 // Each object is checked on its own strand (the one its client operations run on), so a scrub
 // never sees half of a write and a repair never races one. What is compared:
 //   scrub       every up shard's SubState: present, at the object's version, the object's size,
-//               and the shard size the layout gives for it;
+//               and the shard size the layout gives for it; and its metadata (a shard Stat):
+//               the object's xattrs on every shard at its position's version, the object's
+//               mtime on every shard at the object's version (object_io.h "Metadata"), against
+//               what most of them hold ("attr_name_mismatch" / "attr_value_mismatch",
+//               "object_info_inconsistency" for the mtime);
 //   deep-scrub  also every shard's bytes, read whole (the store verifies each 4 KiB block's crc32c:
 //               a failure is "read_error"), and the shards against the code: the parity must be
 //               what the data encodes to (recovery/shard_consistency.h), the wrong shard located
@@ -22,7 +26,9 @@
 #include <thread>
 
 #include "cluster/map/pool_geometry.h"
+#include "osd/pg/object_io_internal.h"
 #include "osd/pg/primary_impl.h"
+#include "osd/shard/shard_meta.h"
 #include "recovery/shard_consistency.h"
 
 namespace ec::osd::pg {
@@ -32,7 +38,75 @@ void AddError(std::vector<std::string>& errors, const char* name) {
   if (std::find(errors.begin(), errors.end(), name) == errors.end()) errors.emplace_back(name);
 }
 
+// What most of `values` are (position -> value; a tie goes to the value of the lowest position).
+template <typename T>
+T Majority(const std::map<int, T>& values) {
+  std::vector<std::pair<T, int>> votes;
+  for (const auto& [p, v] : values) {
+    auto it = std::find_if(votes.begin(), votes.end(), [&](const auto& e) { return e.first == v; });
+    if (it == votes.end()) {
+      votes.emplace_back(v, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  auto best = votes.begin();
+  for (auto it = votes.begin(); it != votes.end(); ++it) {
+    if (it->second > best->second) best = it;
+  }
+  return best->first;
+}
+
+bool SameNames(const std::vector<msg::Attr>& a, const std::vector<msg::Attr>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const msg::Attr& x, const msg::Attr& y) { return x.key == y.key; });
+}
+
 }  // namespace
+
+// The object's metadata on the shards of `positions` (each present at its position's version):
+// the xattrs every one of them must hold and the mtime those at the object's version must, each
+// against what most of them hold; a shard that differs is bad (its repair rewrites the metadata
+// with its bytes, from a good shard).
+void Primary::Impl::CheckScrubMeta(const ObjectIo& io, const std::vector<int>& positions,
+                                   ObjectScrub& out) {
+  const ObjectState& st = out.state;
+  std::map<int, std::vector<msg::Attr>> xattrs;
+  std::map<int, std::uint64_t> mtimes;
+  for (int p : positions) {
+    auto got = io.clients.at(p)->Stat(
+        msg::StatRequest{io.loc->collection, io.object, static_cast<std::uint32_t>(p)},
+        object_io_detail::Call(io));
+    if (!got.ok()) {
+      if (got.status().is_data_loss()) {
+        AddError(out.shards[p].errors, "stat_error");
+        out.bad[p] = st.VersionOf(p);
+      }
+      continue;  // else unreachable: its OSD is going away; not judged
+    }
+    if (got->version != st.VersionOf(p)) continue;  // changed meanwhile: the next scrub sees it
+    xattrs[p] = shard::XattrsOf(got->attrs);
+    if (st.VersionOf(p) == st.version)
+      mtimes[p] = shard::DecimalAttr(got->attrs, shard::kMtimeAttr);
+  }
+  if (!xattrs.empty()) {
+    const std::vector<msg::Attr> want = Majority(xattrs);
+    for (const auto& [p, have] : xattrs) {
+      if (have == want) continue;
+      AddError(out.object_errors,
+               SameNames(have, want) ? "attr_value_mismatch" : "attr_name_mismatch");
+      out.bad[p] = st.VersionOf(p);
+    }
+  }
+  if (!mtimes.empty()) {
+    const std::uint64_t want = Majority(mtimes);
+    for (const auto& [p, have] : mtimes) {
+      if (have == want) continue;
+      AddError(out.object_errors, "object_info_inconsistency");
+      out.bad[p] = st.VersionOf(p);
+    }
+  }
+}
 
 // One object's shards as the strand sees them: their states (scrub) and whole bytes (deep), with
 // what those show on their own. The comparison with the code is CheckScrubbed's.
@@ -49,6 +123,7 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
   io.object = name;
   const StripeLayout& layout = pg.codec->layout;
   std::map<int, std::uint64_t> readable;  // position -> shard size, for the deep read
+  std::vector<int> at_version;            // present at their position's version
   for (auto& [p, reply] : AskStates(io)) {
     cluster::ShardScrubError& e = out.shards[p];
     e.osd = pg.loc.acting[p];
@@ -76,6 +151,7 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
       out.bad[p] = s.version;
       continue;
     }
+    at_version.push_back(p);
     bool ok = true;
     // A shard a partial write left alone records the object's size of its own write: only a
     // shard whose record is the object's own must give the object's size.
@@ -98,6 +174,7 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
       out.bad[p] = st.VersionOf(p);
     }
   }
+  CheckScrubMeta(io, at_version, out);
   if (!deep || readable.empty()) return out;
   for (auto& [p, got] : ReadWholeShards(io, st, readable)) {
     if (got.ok() && got->size() < layout.padded_shard_size(st.size)) {

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "osd/pg/osd_shard_source.h"
+#include "osd/shard/shard_meta.h"
 #include "recovery/prefetched_shard_source.h"
 #include "recovery/read_cost.h"
 #include "recovery/stored_shard_source.h"
@@ -169,8 +170,10 @@ Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
       return s;
     }
   }
-  EC_RETURN_IF_ERROR(
-      Write(job, o, stored, stored == data.size() ? std::move(data) : data.Slice(0, stored)));
+  auto meta = ReadMeta(job, o);
+  if (!meta.ok()) return meta.status();
+  EC_RETURN_IF_ERROR(Write(job, o, stored,
+                           stored == data.size() ? std::move(data) : data.Slice(0, stored), *meta));
   result->rebuilt_bytes = stored;
   return Status::OK();
 }
@@ -263,8 +266,39 @@ Status ObjectPuller::Copy(const PullJob& job, const msg::SubPullObject& o,
   return last;
 }
 
+Result<msg::StatResult> ObjectPuller::ReadMeta(const PullJob& job,
+                                               const msg::SubPullObject& o) const {
+  const msg::SubPullRequest& r = job.request;
+  // (position, holder): the helpers at the object's version (they hold its mtime), then the copy
+  // sources and the other helpers (the object's xattrs; an mtime as old as their version).
+  std::vector<std::pair<int, const msg::OsdShardSource::Holder*>> from;
+  for (const auto& [position, holder] : job.holders) {
+    if (PulledVersion(o, position) == o.version) from.emplace_back(position, &holder);
+  }
+  for (const auto& holder : job.copy_from) from.emplace_back(static_cast<int>(r.shard), &holder);
+  for (const auto& [position, holder] : job.holders) {
+    if (PulledVersion(o, position) != o.version) from.emplace_back(position, &holder);
+  }
+  msg::CallOptions call;
+  call.timeout = options_->helper_timeout;
+  std::vector<std::string> failed;
+  for (const auto& [position, holder] : from) {
+    auto got = holder->client->Stat(
+        msg::StatRequest{r.collection, o.object, static_cast<std::uint32_t>(position)}, call);
+    if (!got.ok()) {
+      failed.push_back(holder->name + ": " + got.status().message());
+    } else if (got->version != PulledVersion(o, position)) {
+      failed.push_back(fmt::format("{}: at version {}", holder->name, got->version));
+    } else {
+      return got;
+    }
+  }
+  return Status::IOError(fmt::format("object {}: no helper gave its metadata{}{}", o.object,
+                                     failed.empty() ? "" : ": ", fmt::join(failed, "; ")));
+}
+
 Status ObjectPuller::Write(const PullJob& job, const msg::SubPullObject& o,
-                           std::uint64_t shard_size, Buffer data) {
+                           std::uint64_t shard_size, Buffer data, const msg::StatResult& meta) {
   msg::SubWriteRequest w;
   w.collection = job.request.collection;
   w.object = o.object;
@@ -278,6 +312,9 @@ Status ObjectPuller::Write(const PullJob& job, const msg::SubPullObject& o,
   w.shard_size = shard_size;
   if (shard_size > 0) w.extents.push_back({0, shard_size});
   w.epoch = job.request.epoch;  // fenced as the primary's own writes (interval_fence.h)
+  w.meta = msg::SubWriteMeta::kReplace;
+  w.mtime = shard::DecimalAttr(meta.attrs, shard::kMtimeAttr);
+  w.xattrs = shard::XattrsOf(meta.attrs);
   // On the shard's strand of the shard service, after (or before) the primary's SubWrites of the
   // same shard, never in between: see "Ordering" in pull_service.h.
   auto written = std::make_shared<std::promise<Status>>();

@@ -10,6 +10,11 @@
 // reads; device_bytes = the same requests' extents priced as the helpers' stores read them
 // (4 KiB blocks); a failed read or batch item counts nothing.
 //
+// The object's metadata (user xattrs and mtime, osd/pg/object_io.h "Metadata") comes with the
+// rebuilt or copied bytes: read (a shard Stat) from a helper at the object's version, else from
+// the copy source or any helper at its own version (they all hold the object's xattrs), and
+// written with the shard (SubWriteMeta::kReplace).
+//
 // The local shard is read and written through this OSD's ShardService (osd/shard/): its state
 // checked in process (StateNow), the rebuilt shard written as a SubWrite on the shard's strand, so
 // that it never interleaves with the primary's SubWrites of the same shard.
@@ -65,8 +70,11 @@ class ObjectPuller {
   Status Copy(const PullJob& job, const msg::SubPullObject& o,
               std::vector<PrefetchedRead> prefetched, Buffer& data,
               msg::SubPullResult* result) const;
+  // The object's xattrs and mtime as a helper's shard records them (see the header). Errors: EIO
+  // naming each helper that failed (or was at another version).
+  Result<msg::StatResult> ReadMeta(const PullJob& job, const msg::SubPullObject& o) const;
   Status Write(const PullJob& job, const msg::SubPullObject& o, std::uint64_t shard_size,
-               Buffer data);
+               Buffer data, const msg::StatResult& meta);
 
   shard::ShardService* shards_;
   const PullOptions* options_;

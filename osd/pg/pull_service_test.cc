@@ -125,7 +125,8 @@ class PullServiceTest : public ::testing::Test {
     return *held_.back();
   }
 
-  // Writes shard i of `shard` on OSD i (i in `positions`) at `version`, as a SubWrite would.
+  // Writes shard i of `shard` on OSD i (i in `positions`) at `version`, as a SubWrite would, with
+  // the object's metadata: xattr "name" = the object's name, mtime version x 1000.
   static Status PutShard(Osd& osd, const std::string& object, int shard, std::uint64_t version,
                          std::uint64_t prev, std::uint64_t object_size, const Buffer& bytes) {
     msg::SubWriteRequest w;
@@ -138,6 +139,9 @@ class PullServiceTest : public ::testing::Test {
     w.object_size = object_size;
     w.shard_size = bytes.size();
     if (!bytes.empty()) w.extents.push_back({0, bytes.size()});
+    w.meta = msg::SubWriteMeta::kReplace;
+    w.mtime = version * 1000;
+    w.xattrs = {{"name", object}};
     Status s = shard::ApplySubWrite(*osd.store, w, bytes, true);
     if (s.code() == EEXIST) s = shard::ApplySubWrite(*osd.store, w, bytes, false);
     return s;
@@ -216,6 +220,18 @@ class PullServiceTest : public ::testing::Test {
                                        std::vector<store::Extent>{{0, 1 << 24}});
     if (!got.ok()) return "<" + got.status().ToString() + ">";
     return store::testing::ToString((*got)[0]);
+  }
+  // The xattrs and mtime shard `shard` of `object` records on OSD `osd`.
+  std::pair<std::vector<msg::Attr>, std::uint64_t> Meta(int osd, const std::string& object,
+                                                        int shard) {
+    auto got = osds_[osd]->store->GetAttr(kCollection, shard::ShardObjectName(object, shard),
+                                          shard::kShardMetaAttr);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    if (!got.ok()) return {};
+    auto meta = shard::DecodeShardMeta(*got);
+    EXPECT_TRUE(meta.ok());
+    if (!meta.ok()) return {};
+    return {shard::XattrsOf(meta->attrs), shard::DecimalAttr(meta->attrs, shard::kMtimeAttr)};
   }
   msg::SubStateReply State(int osd, const std::string& object, int shard) {
     auto st = shard::ReadSubState(
@@ -322,6 +338,9 @@ TEST_F(PullServiceTest, RsRebuildReadsKChunks) {
     EXPECT_EQ(res.device_bytes, kStripes * 4 * kStripeUnit);
     EXPECT_EQ(Stored(6, res.object, 4), store::testing::ToString(shards[i][4]));
     EXPECT_EQ(State(6, res.object, 4).version, 10u + i);
+    // The object's metadata comes with the rebuilt bytes (issue 29).
+    EXPECT_EQ(Meta(6, res.object, 4), std::make_pair(std::vector<msg::Attr>{{"name", res.object}},
+                                                     std::uint64_t{(10u + i) * 1000}));
   }
   EXPECT_EQ(Metric(6, "ecstore_recovery_objects_total{pool=\"rs-pool\",result=\"ok\"}"), "5");
 }
@@ -539,6 +558,8 @@ TEST_F(PullServiceTest, CopyReadsTheShardOnce) {
   EXPECT_EQ(reply.results[0].rebuilt_bytes, shards[2].size());
   EXPECT_EQ(Stored(6, "obj", 2), store::testing::ToString(shards[2]));
   EXPECT_EQ(State(6, "obj", 2).version, 5u);
+  EXPECT_EQ(Meta(6, "obj", 2),
+            std::make_pair(std::vector<msg::Attr>{{"name", "obj"}}, std::uint64_t{5000}));
 }
 
 TEST_F(PullServiceTest, CopyFallsBackToRebuildWhenTheSourceIsGone) {

@@ -81,6 +81,14 @@ void ShardLink::SubScanAsync(msg::SubScanRequest request, msg::Callback<msg::Sub
   shards_->SubScan(std::move(request), std::move(done));
 }
 
+Result<msg::StatResult> ShardLink::Stat(msg::StatRequest request, msg::CallOptions options) {
+  if (shards_ == nullptr) return client_->Stat(std::move(request), options);
+  Result<msg::StatReply> got = Wait<Result<msg::StatReply>>(
+      [&](auto done) { shards_->Stat(std::move(request), std::move(done)); });
+  if (!got.ok()) return got.status();
+  return msg::StatResult{got->size, got->version, std::move(got->attrs)};
+}
+
 Result<msg::ListResult> ShardLink::List(msg::ListRequest request, msg::CallOptions options) {
   if (shards_ == nullptr) return client_->List(std::move(request), options);
   Result<msg::ListReply> page = Wait<Result<msg::ListReply>>(

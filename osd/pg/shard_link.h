@@ -40,6 +40,9 @@ class ShardLink {
   // One page of the position's shards (local: ShardService::SubScan, which raises the fence).
   void SubScanAsync(msg::SubScanRequest request, msg::Callback<msg::SubScanReply> done,
                     msg::CallOptions options = {});
+  // The shard's size, version and "_meta" attributes (the object's metadata among them,
+  // osd/shard/shard_meta.h); waits for it.
+  Result<msg::StatResult> Stat(msg::StatRequest request, msg::CallOptions options = {});
   // One page of the position's shard names (waits for it).
   Result<msg::ListResult> List(msg::ListRequest request, msg::CallOptions options = {});
   void SubPullAsync(msg::SubPullRequest request, msg::Callback<msg::SubPullReply> done,

@@ -11,6 +11,9 @@ Result<WritePlan> PlanWrite(const StripeLayout& layout, bool exists, std::uint64
                             msg::ObjWriteMode mode, std::uint64_t offset, std::uint64_t length,
                             std::uint64_t max_object_size) {
   if (!exists) old_size = 0;
+  if (mode == msg::ObjWriteMode::kTruncate) {
+    return Status::Invalid("a truncate is planned as the write_full of what the object becomes");
+  }
   if (mode != msg::ObjWriteMode::kWrite && offset != 0) {
     return Status::Invalid("an offset is only for a write, not for write_full or append");
   }

@@ -1,0 +1,174 @@
+// The object-metadata operations of Primary (issue 29; object_io.h "Metadata"): ObjSetXattrs
+// (rados setxattr, rmxattr, touch), ObjGetXattrs (getxattr, listxattr), ObjWrite kTruncate, and
+// the metadata ObjStat reports. Each write has a version, min_size and rollback as any write.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "msg/xattrs.h"
+#include "osd/pg/primary_impl.h"
+#include "osd/pg/write_plan.h"
+
+namespace ec::osd::pg {
+
+std::uint64_t Primary::Impl::NowMicros() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+}
+
+Result<ObjectMeta> Primary::Impl::MetaOf(Prepared& p) {
+  if (p.state.meta) return *p.state.meta;
+  auto meta = ReadObjectMeta(p.io, p.state);
+  if (!meta.ok()) {
+    // The shards may be at another version than the table says: the client's retry asks them.
+    Forget(p);
+    if (meta.status().code() == EIO) return Status::Retryable(EAGAIN, meta.status().message());
+    return meta.status();
+  }
+  p.state.meta = std::make_shared<const ObjectMeta>(*meta);
+  table_.NoteMeta(p.loc.pgid, p.io.object, p.state.version, p.state.meta);
+  return meta;
+}
+
+msg::ObjSetXattrsReply Primary::Impl::SetXattrs(const msg::ObjSetXattrsRequest& r) {
+  msg::ObjSetXattrsReply reply;
+  auto p = Prepare(r.pool, r.epoch, r.object, true);
+  if (!p.ok()) {
+    reply.status = p.status();
+    return reply;
+  }
+  Fix(*p);
+  const bool change = !r.set.empty() || !r.remove.empty();
+  CountOp(p->pool_name, change ? "setxattrs" : "touch");
+  MetaUpdate meta;
+  meta.mtime = (r.flags & msg::kXattrsMtime) != 0 ? r.mtime : NowMicros();
+  Result<ObjectState> next = Status::OK();
+  if (!p->state.exists) {
+    if ((r.flags & msg::kXattrsCreate) == 0) {
+      reply.status =
+          Status::NotFound(fmt::format("object {} does not exist in pg {}", r.object, p->loc.pgid));
+      return reply;
+    }
+    // Created empty, with the xattrs set (a removal of what it does not have changes nothing).
+    meta.xattrs = msg::XattrsAfter({}, r.set, r.remove);
+    meta.changed = true;
+    Status fits = msg::CheckXattrSet(*meta.xattrs);
+    auto plan =
+        PlanWrite(p->codec->layout, false, 0, msg::ObjWriteMode::kWriteFull, 0, 0, MaxObjectSize());
+    if (!fits.ok() || !plan.ok()) {
+      reply.status = fits.ok() ? plan.status() : fits;
+      return reply;
+    }
+    next = VersionedWrite(*p, [&](std::uint64_t version) {
+      return WriteObject(p->io, p->state, *plan, Buffer(), version, p->loc.min_size, meta);
+    });
+  } else {
+    if (change) {
+      auto now = MetaOf(*p);
+      if (!now.ok()) {
+        reply.status = now.status();
+        return reply;
+      }
+      meta.xattrs = msg::XattrsAfter(std::move(now->xattrs), r.set, r.remove);
+      meta.changed = true;
+      if (Status fits = msg::CheckXattrSet(*meta.xattrs); !fits.ok()) {
+        reply.status = fits;
+        return reply;
+      }
+    }
+    next = VersionedWrite(*p, [&](std::uint64_t version) {
+      return WriteMeta(p->io, p->state, version, p->loc.min_size, meta);
+    });
+  }
+  if (!next.ok()) {
+    reply.status = next.status();
+    return reply;
+  }
+  reply.version = next->version;
+  return reply;
+}
+
+msg::ObjGetXattrsReply Primary::Impl::GetXattrs(const msg::ObjGetXattrsRequest& r) {
+  msg::ObjGetXattrsReply reply;
+  auto p = Prepare(r.pool, r.epoch, r.object, false);
+  if (!p.ok()) {
+    reply.status = p.status();
+    return reply;
+  }
+  Fix(*p);
+  CountOp(p->pool_name, "getxattrs");
+  if (!p->state.exists) {
+    reply.status =
+        Status::NotFound(fmt::format("object {} does not exist in pg {}", r.object, p->loc.pgid));
+    return reply;
+  }
+  auto meta = MetaOf(*p);
+  if (!meta.ok()) {
+    reply.status = meta.status();
+    return reply;
+  }
+  reply.version = p->state.version;
+  reply.mtime = meta->mtime;
+  reply.xattrs = std::move(meta->xattrs);
+  return reply;
+}
+
+msg::ObjWriteReply Primary::Impl::Truncate(const msg::ObjWriteRequest& r,
+                                           Clock::time_point received) {
+  msg::ObjWriteReply reply;
+  auto p = Prepare(r.pool, r.epoch, r.object, true);
+  if (!p.ok()) {
+    reply.status = p.status();
+    return reply;
+  }
+  Fix(*p);
+  CountOp(p->pool_name, "truncate");
+  const ObjectState& st = p->state;
+  if (!st.exists) return reply;  // as Ceph's truncate of an absent object: nothing happens
+  const std::uint64_t size = r.offset;
+  MetaUpdate meta;
+  meta.mtime = NowMicros();
+  Result<ObjectState> next = Status::OK();
+  if (size == st.size) {
+    next = VersionedWrite(*p, [&](std::uint64_t version) {
+      return WriteMeta(p->io, st, version, p->loc.min_size, meta);
+    });
+  } else {
+    auto plan = PlanWrite(p->codec->layout, true, st.size, msg::ObjWriteMode::kWriteFull, 0, size,
+                          MaxObjectSize());
+    if (!plan.ok()) {
+      reply.status = plan.status();
+      return reply;
+    }
+    // What the object becomes: the bytes it keeps, then zeros.
+    Buffer data = Buffer::Allocate(size, true);
+    const std::uint64_t keep = std::min(size, st.size);
+    if (keep > 0) {
+      auto got = ReadObject(p->io, st, 0, keep);
+      if (!got.ok() || got->bytes.size() != keep) {
+        Forget(*p);
+        const Status s = got.ok() ? Status::Error(EIO, "short read of the bytes a truncate keeps")
+                                  : got.status();
+        // A shard at another version than the table says: the client's retry asks the shards.
+        reply.status = s.code() == ESTALE ? Status::Retryable(EAGAIN, s.message()) : s;
+        return reply;
+      }
+      std::memcpy(data.data(), got->bytes.data(), keep);
+    }
+    next = VersionedWrite(*p, [&](std::uint64_t version) {
+      return WriteObject(p->io, st, *plan, data, version, p->loc.min_size, meta);
+    });
+  }
+  if (!next.ok()) {
+    reply.status = next.status();
+    return reply;
+  }
+  io_stats_.Write(p->loc.pool_id, 0, Clock::now() - received);
+  reply.version = next->version;
+  reply.object_size = next->size;
+  return reply;
+}
+
+}  // namespace ec::osd::pg
