@@ -21,6 +21,12 @@
 // and no version or object size (0: the shard does not know the object's); a caller that needs
 // them turns direct reads off for its IoCtx (set_direct_reads) or calls Stat.
 //
+// Object metadata (issue 29): user xattrs and the mtime (set by the primary's clock on every
+// write) are part of the object, written with a version of their own as any write (SetXattr,
+// RmXattr, Touch; Truncate rewrites the object). These are retried after an ambiguous failure as
+// write and write_full are (each sets a state rather than adding to it: doing it twice is doing it
+// once); only an append is not.
+//
 // until ClientOptions::op_timeout (Ceph's rados_osd_op_timeout), then the last error, prefixed
 // "gave up after N s: ". Other errors return at once: ENOENT (no such pool or object), EINVAL (a
 // read past the end, a bad name), EFBIG, EIO (fewer than k shards readable: the PG and shards are
@@ -36,9 +42,12 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cluster/map/cluster_map.h"
@@ -82,6 +91,7 @@ struct ReadResult {
 struct ObjectStat {
   std::uint64_t size = 0;
   std::uint64_t version = 0;
+  std::uint64_t mtime = 0;  // microseconds since the Unix epoch (0: none recorded)
 };
 
 // Direct reads this client made (Rados::direct_reads): answered by the shard's OSD, or refused
@@ -115,6 +125,26 @@ class IoCtx {
   Status Remove(const std::string& object);
   // Every object of the pool, PG by PG (names sorted within a PG).
   Result<std::vector<std::string>> List();
+
+  // --- Object metadata, librados's setxattr, getxattr, getxattrs, rmxattr, trunc and the
+  // create + mtime of rados touch (see the header). Names and values are bytes; the limits are
+  // msg/xattrs.h's, checked before anything is sent: EINVAL for an empty name, ENAMETOOLONG for a
+  // name over 255 bytes, EFBIG for a value over 32 KiB, E2BIG for an object that would hold more
+  // than 60 xattrs or 48 KiB of them (the primary checks that one). ---
+  // Sets one xattr; an absent object is created empty (as Ceph).
+  Status SetXattr(const std::string& object, const std::string& name, std::string_view value);
+  // One xattr's value. Errors: ENOENT for an absent object, ENODATA for an absent xattr (Ceph's).
+  Result<std::string> GetXattr(const std::string& object, const std::string& name);
+  // Every xattr of the object, by name. Errors: ENOENT for an absent object.
+  Result<std::map<std::string, std::string>> GetXattrs(const std::string& object);
+  // Removes one xattr (an absent one is no error, as Ceph's). Errors: ENOENT for an absent object.
+  Status RmXattr(const std::string& object, const std::string& name);
+  // The object's size becomes `size`: cut, or grown with zeros (the primary rewrites it whole).
+  // An absent object stays absent (as Ceph's truncate). Errors: EFBIG above osd_max_object_size.
+  Status Truncate(const std::string& object, std::uint64_t size);
+  // Creates an empty object when there is none, and sets the mtime: the primary's clock, or
+  // `mtime` microseconds since the Unix epoch (rados touch OBJ [TIMESTAMP]).
+  Status Touch(const std::string& object, std::optional<std::uint64_t> mtime = std::nullopt);
 
   // The same, asynchronously. The data is copied before the call returns.
   std::future<Result<std::uint64_t>> WriteAsync(const std::string& object,
