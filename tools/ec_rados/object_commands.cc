@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "tools/ec_rados/errors.h"
+#include "tools/ec_rados/meta_commands.h"
 
 namespace ec::tools::rados {
 namespace {
@@ -157,8 +158,10 @@ Status GetObject(IoCtx& pool, const std::string& object, const std::string& file
 
 Status StatObject(IoCtx& io, const std::string& object, std::ostream& out) {
   auto st = io.Stat(object);
-  if (!st.ok()) return Failed("stat " + Where(io, object), st.status());
-  out << Where(io, object) << " size " << st->size << " version " << st->version << "\n";
+  if (!st.ok()) return Failed("stat-ing " + Where(io, object), st.status());
+  // rados stat prints whole seconds (its utime_t of a time_t).
+  out << Where(io, object) << " mtime " << RadosTime(st->mtime / 1000000, 0) << ", size "
+      << st->size << "\n";
   return Status::OK();
 }
 

@@ -30,7 +30,7 @@ Status AppendObject(cluster::client::IoCtx& io, const std::string& object, const
 // version; if the object changes meanwhile the read starts over (a few times, then EAGAIN).
 Status GetObject(cluster::client::IoCtx& io, const std::string& object, const std::string& file,
                  std::ostream& out);
-// stat: "POOL/OBJ size N version V".
+// stat: "POOL/OBJ mtime 2026-11-28T10:00:00.000000+0000, size N", as rados stat prints it.
 Status StatObject(cluster::client::IoCtx& io, const std::string& object, std::ostream& out);
 // rm: each object in turn; stops at the first error (rados's behaviour).
 Status RemoveObjects(cluster::client::IoCtx& io, const std::vector<std::string>& objects);

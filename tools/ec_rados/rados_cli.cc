@@ -18,6 +18,7 @@
 #include "common/config.h"
 #include "tools/ec_rados/bench.h"
 #include "tools/ec_rados/errors.h"
+#include "tools/ec_rados/meta_commands.h"
 #include "tools/ec_rados/object_commands.h"
 #include "tools/ec_rados/pool_commands.h"
 #include "tools/ec_rados/scrub_commands.h"
@@ -52,6 +53,10 @@ struct Args {
   std::string pgid;
   std::string direct_reads = "on";
   std::string read_size;
+  std::string xattr;      // setxattr, getxattr, rmxattr: NAME
+  std::string value;      // setxattr: VALUE (when given)
+  std::string timestamp;  // touch: TIMESTAMP (when given)
+  std::string size;       // truncate: SIZE
 };
 
 // Set by SIGINT/SIGTERM while a bench runs: the run ends early and still prints its summary (a
@@ -347,8 +352,30 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   auto* get = app.add_subcommand("get", "read OBJ into FILE (\"-\": stdout)");
   get->add_option("OBJ", a.object)->required();
   get->add_option("FILE", a.file)->required();
-  auto* stat = app.add_subcommand("stat", "print \"POOL/OBJ size N version V\"");
+  auto* stat = app.add_subcommand(
+      "stat", "print \"POOL/OBJ mtime 2026-11-28T10:00:00.000000+0000, size N\" (rados's)");
   stat->add_option("OBJ", a.object)->required();
+  auto* setxattr = app.add_subcommand(
+      "setxattr", "set xattr NAME of OBJ to VALUE (no VALUE: standard input); creates OBJ");
+  setxattr->add_option("OBJ", a.object)->required();
+  setxattr->add_option("NAME", a.xattr)->required();
+  setxattr->add_option("VALUE", a.value);
+  auto* getxattr = app.add_subcommand("getxattr", "print the value of xattr NAME of OBJ");
+  getxattr->add_option("OBJ", a.object)->required();
+  getxattr->add_option("NAME", a.xattr)->required();
+  auto* listxattr = app.add_subcommand("listxattr", "list the xattrs of OBJ, one name per line");
+  listxattr->add_option("OBJ", a.object)->required();
+  auto* rmxattr = app.add_subcommand("rmxattr", "remove xattr NAME of OBJ");
+  rmxattr->add_option("OBJ", a.object)->required();
+  rmxattr->add_option("NAME", a.xattr)->required();
+  auto* touch = app.add_subcommand(
+      "touch", "create OBJ empty if absent; its mtime becomes TIMESTAMP (seconds) or now");
+  touch->add_option("OBJ", a.object)->required();
+  touch->add_option("TIMESTAMP", a.timestamp);
+  auto* truncate = app.add_subcommand(
+      "truncate", "cut OBJ to SIZE bytes, or grow it with zeros (an absent OBJ stays absent)");
+  truncate->add_option("OBJ", a.object)->required();
+  truncate->add_option("SIZE", a.size)->required();
   auto* rm = app.add_subcommand("rm", "remove objects");
   rm->add_option("OBJ", a.objects)->required();
   auto* ls = app.add_subcommand("ls", "list the pool's objects, one per line");
@@ -416,6 +443,21 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
     }
     offset = v;
   }
+  // rados's words for touch's and truncate's numbers.
+  std::optional<std::uint64_t> timestamp;
+  std::uint64_t size = 0;
+  if (touch->parsed() && touch->count("TIMESTAMP") > 0) {
+    std::uint64_t v = 0;
+    if (!ParseDecimal(a.timestamp, &v) || v > UINT64_MAX / 1000000) {
+      return UsageError(io, "Invalid value for timestamp: '" + a.timestamp + "'");
+    }
+    timestamp = v;
+  }
+  if (truncate->parsed() && !ParseDecimal(a.size, &size)) {
+    return UsageError(io, a.size.starts_with("-") && ParseDecimal(a.size.substr(1), &size)
+                              ? std::string("error, cannot truncate to negative value")
+                              : "Invalid value for size: '" + a.size + "'");
+  }
   if (inconsistent->parsed()) return ListInconsistent(a, io);
   if (lspools->parsed()) return PoolCommand(a, io, false);
   if (df->parsed()) return PoolCommand(a, io, true);
@@ -439,6 +481,20 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
     s = GetObject(*ctx, a.object, a.file, io.out);
   } else if (stat->parsed()) {
     s = StatObject(*ctx, a.object, io.out);
+  } else if (setxattr->parsed()) {
+    s = SetXattrCommand(
+        *ctx, a.object, a.xattr,
+        setxattr->count("VALUE") > 0 ? std::optional<std::string>(a.value) : std::nullopt, io.in);
+  } else if (getxattr->parsed()) {
+    s = GetXattrCommand(*ctx, a.object, a.xattr, io.out);
+  } else if (listxattr->parsed()) {
+    s = ListXattrCommand(*ctx, a.object, io.out);
+  } else if (rmxattr->parsed()) {
+    s = RmXattrCommand(*ctx, a.object, a.xattr);
+  } else if (touch->parsed()) {
+    s = TouchCommand(*ctx, a.object, timestamp);
+  } else if (truncate->parsed()) {
+    s = TruncateCommand(*ctx, a.object, size);
   } else if (rm->parsed()) {
     s = RemoveObjects(*ctx, a.objects);
   } else if (ls->parsed()) {

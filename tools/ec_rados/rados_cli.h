@@ -3,7 +3,13 @@
 //   ec-rados [-c CONF] -p POOL put OBJ FILE [--offset N]   (FILE "-": standard input)
 //   ec-rados [-c CONF] -p POOL append OBJ FILE
 //   ec-rados [-c CONF] -p POOL get OBJ FILE                (FILE "-": standard output)
-//   ec-rados [-c CONF] -p POOL stat OBJ                    "POOL/OBJ size N version V"
+//   ec-rados [-c CONF] -p POOL stat OBJ                    "POOL/OBJ mtime T, size N" (rados's)
+//   ec-rados [-c CONF] -p POOL setxattr OBJ NAME [VALUE]   (no VALUE: standard input)
+//   ec-rados [-c CONF] -p POOL getxattr OBJ NAME           the value as it is (no newline)
+//   ec-rados [-c CONF] -p POOL listxattr OBJ               one name per line
+//   ec-rados [-c CONF] -p POOL rmxattr OBJ NAME
+//   ec-rados [-c CONF] -p POOL touch OBJ [TIMESTAMP]       create if absent; mtime now or TIMESTAMP
+//   ec-rados [-c CONF] -p POOL truncate OBJ SIZE           cut, or grow with zeros
 //   ec-rados [-c CONF] -p POOL rm OBJ...
 //   ec-rados [-c CONF] -p POOL ls                          one name per line
 //   ec-rados [-c CONF] -p POOL bench SECONDS write|seq|rand [-b SIZE] [-t CONCURRENCY]
