@@ -24,7 +24,12 @@
 // names (ParseShardObjectName), so List skips them.
 //
 // A SubWrite records its `versions` with the shard (msg/messages.h "Versions"): a range write
-// replaces the ones the shard had, a repair keeps them unless it brings its own.
+// replaces the ones the shard had, a repair keeps them unless it brings its own. It records the
+// object's metadata (user xattrs and mtime, shard_meta.h) as its `meta` says: kKeep keeps the
+// shard's, kMtime sets the mtime and keeps the shard's xattrs, kReplace sets both; in the same
+// "_meta" as the version, so a rollback restores them with the bytes (a range write's undo record
+// keeps the old "_meta"; a full rewrite's is the old shard itself). A change of the metadata
+// alone is a range write without extents.
 //
 // The shard's state, as SubState reports it: present at meta.version when "O#S" exists; removed at
 // v when it does not and an undo record of a remove at v does; absent (version 0) otherwise.

@@ -17,6 +17,11 @@
 //                              then resumed: every read after the write sees the new bytes while
 //                              it comes back and is recovered; then killed (-9) while readers run:
 //                              every read right
+//   ATruncatedRangeIsNeverReadDirectly
+//                              a truncate (issue 29) rewrites the shards: a direct read of the
+//                              range it cut is refused and the read through the primary answers
+//                              the new size (EINVAL past the end), never the old bytes; grown
+//                              again with zeros, the range reads zeros, directly too
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -362,6 +367,58 @@ TEST_F(DirectRead, AStaleOrDeadShardIsNeverReadDirectly) {
   EXPECT_GT(done.load(), 10);
   cluster_->Restart(osd);
   EXPECT_TRUE(cluster_->WaitClean(seconds(60)));
+}
+
+TEST_F(DirectRead, ATruncatedRangeIsNeverReadDirectly) {
+  std::mt19937_64 rng(2806);
+  auto io = cluster_->Pool("rs");
+  const std::string name = "truncated";
+  auto bytes = RandomBytes(rng, kObject);
+  ASSERT_TRUE(io.WriteFull(name, bytes).ok());
+  ASSERT_TRUE(WarmUp(io, {name}, seconds(10))) << Refusals();
+  const int piece = NonPrimaryPiece(io, name);  // in "rs" piece i is chunk i
+  // That piece of the third stripe: object bytes [(8 + piece) * 4096, +4096).
+  const std::uint64_t off = (8 + static_cast<std::uint64_t>(piece)) * kUnit;
+  auto before = io.Read(name, off, kUnit);
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  EXPECT_TRUE(ToVector(before->data) ==
+              std::vector<std::byte>(bytes.begin() + static_cast<std::ptrdiff_t>(off),
+                                     bytes.begin() + static_cast<std::ptrdiff_t>(off + kUnit)));
+
+  // Cut to two stripes: the chunk's bytes are gone from its shard.
+  ASSERT_TRUE(io.Truncate(name, 8 * kUnit).ok());
+  const auto refused_before = cluster_->rados->direct_reads().refused;
+  for (int i = 0; i < 10; ++i) {
+    auto got = io.Read(name, off, kUnit);
+    ASSERT_FALSE(got.ok()) << "read " << i << " returned " << got->data.size() << " bytes"
+                           << (got->direct ? " (direct)" : "");
+    EXPECT_EQ(got.status().code(), EINVAL) << got.status().ToString();
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  // The first tries went to the shard's OSD, which refused them (then the PG backs off).
+  EXPECT_GT(cluster_->rados->direct_reads().refused, refused_before);
+  auto st = io.Stat(name);
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(st->size, 8 * kUnit);
+
+  // Grown back with zeros: zeros, read directly once the lease covers the new version.
+  ASSERT_TRUE(io.Truncate(name, kObject).ok());
+  const std::vector<std::byte> zeros(kUnit, std::byte{0});
+  bool direct = false;
+  const auto deadline = Clock::now() + seconds(10);
+  while (!direct && Clock::now() < deadline) {
+    auto got = io.Read(name, off, kUnit);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_TRUE(ToVector(got->data) == zeros) << (got->direct ? "direct" : "through the primary");
+    direct = got->direct;
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  EXPECT_TRUE(direct) << Refusals();
+  // The bytes the truncate kept are the old ones.
+  auto head = io.Read(name, 0, 8 * kUnit);
+  ASSERT_TRUE(head.ok());
+  EXPECT_TRUE(ToVector(head->data) ==
+              std::vector<std::byte>(bytes.begin(), bytes.begin() + 8 * kUnit));
 }
 
 }  // namespace

@@ -159,7 +159,8 @@ class Scrub : public ectest::ClusterTest {
   }
 
   // Rewrites shard `position` of `object` with `bytes` at `version` through the raw shard write
-  // (below the PG layer: checksums good, whatever the length).
+  // (below the PG layer: checksums good, whatever the length), keeping the shard's other
+  // attributes (the object's metadata: only the bytes are forged).
   static void PutShard(const ec::cluster::PgLocation& loc, const std::string& object, int position,
                        std::uint64_t version, std::uint64_t object_size,
                        const std::vector<std::byte>& bytes) {
@@ -171,6 +172,9 @@ class Scrub : public ectest::ClusterTest {
     w.shard = static_cast<std::uint32_t>(position);
     w.version = version;
     w.flags = ec::msg::kWriteReplace;
+    auto st = client->Stat({loc.collection, object, static_cast<std::uint32_t>(position)});
+    if (st.ok()) w.attrs = st->attrs;
+    std::erase_if(w.attrs, [](const ec::msg::Attr& a) { return a.key == "ec.object_size"; });
     w.attrs.push_back({"ec.object_size", std::to_string(object_size)});
     ec::Buffer b = ec::Buffer::Allocate(bytes.size(), false);
     if (!bytes.empty()) std::memcpy(b.data(), bytes.data(), bytes.size());
@@ -406,6 +410,65 @@ TEST_F(Scrub, DeepScrubFindsCorruptionAndRepairFixesIt) {
     EXPECT_TRUE(ToVector(got->data) == bytes) << name;
     EXPECT_FALSE(got->degraded) << name;
   }
+}
+
+// The object's metadata (issue 29) forged on one shard below the PG layer, its bytes left alone:
+// an xattr's value on one shard and the mtime on another. A shallow scrub finds both
+// (attr_value_mismatch, object_info_inconsistency), repair rewrites the two shards from the good
+// ones, the next deep scrub is clean and every shard holds the object's metadata again.
+TEST_F(Scrub, AShardWithOtherMetadataIsFoundAndRepaired) {
+  auto io = cluster_->Pool("rs");
+  const auto content = Bytes(2 * 16384 + 100, 41);
+  ASSERT_TRUE(io.WriteFull("tagged", content).ok());
+  ASSERT_TRUE(io.SetXattr("tagged", "owner", "alice").ok());
+  ASSERT_TRUE(io.SetXattr("tagged", "empty", "").ok());
+  const auto loc = Locate("rs", "tagged");
+  const ScrubResult clean = RunScrub(loc.pgid, ScrubKind::kScrub);
+  EXPECT_EQ(clean.errors, 0);
+
+  // Shard 1's "owner" and shard 4's mtime, each merged into the shard's record at its version.
+  auto forge = [&](int position, const std::string& key, const std::string& value) {
+    auto client = ClientOf(loc, position);
+    ASSERT_NE(client, nullptr);
+    auto st = client->Stat({loc.collection, "tagged", static_cast<std::uint32_t>(position)});
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    ec::msg::WriteShardRequest w{loc.collection, "tagged", static_cast<std::uint32_t>(position),
+                                 st->version,    0,        0,
+                                 {{key, value}}};
+    ASSERT_TRUE(client->WriteShard(std::move(w), {}).ok());
+  };
+  forge(1, "_owner", "mallory");
+  forge(4, "ec.mtime", "1000000");
+  const ScrubResult found = RunScrub(loc.pgid, ScrubKind::kScrub);
+  const auto* f = Find(found, "tagged");
+  ASSERT_NE(f, nullptr) << found.errors;
+  EXPECT_EQ(f->errors,
+            (std::vector<std::string>{"attr_value_mismatch", "object_info_inconsistency"}));
+
+  const ScrubResult repaired = RunScrub(loc.pgid, ScrubKind::kRepair);
+  EXPECT_EQ(repaired.repaired, 2);
+  EXPECT_TRUE(repaired.inconsistents.empty());
+  const ScrubResult again = RunScrub(loc.pgid, ScrubKind::kDeepScrub);
+  EXPECT_EQ(again.errors, 0);
+  auto owner = io.GetXattr("tagged", "owner");
+  ASSERT_TRUE(owner.ok()) << owner.status().ToString();
+  EXPECT_EQ(*owner, "alice");
+  auto stat = io.Stat("tagged");
+  ASSERT_TRUE(stat.ok());
+  for (int p : {1, 4}) {
+    auto client = ClientOf(loc, p);
+    ASSERT_NE(client, nullptr);
+    auto st = client->Stat({loc.collection, "tagged", static_cast<std::uint32_t>(p)});
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    std::map<std::string, std::string> attrs;
+    for (const auto& a : st->attrs) attrs[a.key] = a.value;
+    EXPECT_EQ(attrs["_owner"], "alice") << p;
+    EXPECT_EQ(attrs["_empty"], "") << p;
+    EXPECT_EQ(attrs["ec.mtime"], std::to_string(stat->mtime)) << p;
+  }
+  auto got = io.Read("tagged");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(ToVector(got->data) == content);
 }
 
 // Random bit rot on random OSDs, one block of one shard per object (at most m per object would
