@@ -4,32 +4,14 @@
 
 #include "common/codec.h"
 #include "msg/test_hex.h"
+#include "msg/test_round_trip.h"
 
 namespace ec::msg {
 namespace {
 
-template <typename T>
-T RoundTripRequest(const T& m, const Limits& limits = Limits{}) {
-  std::vector<std::byte> bytes;
-  EncodeRequest(m, bytes);
-  auto back = DecodeRequest(TypeOf(RequestBody(m)), bytes, limits);
-  EXPECT_TRUE(back.ok()) << back.status().message();
-  if (!back.ok()) return T{};
-  EXPECT_TRUE(std::holds_alternative<T>(*back));
-  return std::get<T>(*back);
-}
-
-template <typename T>
-T RoundTripReply(const T& m) {
-  std::vector<std::byte> bytes;
-  EncodeReply(m, bytes);
-  auto back = DecodeReply(TypeOf(ReplyBody(m)), bytes, Limits{});
-  EXPECT_TRUE(back.ok()) << back.status().message();
-  if (!back.ok()) return T{};
-  return std::get<T>(*back);
-}
-
 using testing::Hex;
+using testing::RoundTripReply;
+using testing::RoundTripRequest;
 
 // Message headers byte for byte, as the protocol's first codec wrote them (PROTOCOL.md).
 TEST(MessagesTest, KnownAnswerBytes) {

@@ -5,32 +5,15 @@
 
 #include "msg/messages.h"
 #include "msg/test_hex.h"
+#include "msg/test_round_trip.h"
 #include "msg/xattrs.h"
 
 namespace ec::msg {
 namespace {
 
 using testing::Hex;
-
-template <typename T>
-T RoundTripRequest(const T& m) {
-  std::vector<std::byte> bytes;
-  EncodeRequest(m, bytes);
-  auto back = DecodeRequest(TypeOf(RequestBody(m)), bytes, Limits{});
-  EXPECT_TRUE(back.ok()) << back.status().message();
-  if (!back.ok()) return T{};
-  return std::get<T>(*back);
-}
-
-template <typename T>
-T RoundTripReply(const T& m) {
-  std::vector<std::byte> bytes;
-  EncodeReply(m, bytes);
-  auto back = DecodeReply(TypeOf(ReplyBody(m)), bytes, Limits{});
-  EXPECT_TRUE(back.ok()) << back.status().message();
-  if (!back.ok()) return T{};
-  return std::get<T>(*back);
-}
+using testing::RoundTripReply;
+using testing::RoundTripRequest;
 
 TEST(XattrMessagesTest, KnownAnswerBytes) {
   std::vector<std::byte> v;

@@ -177,6 +177,15 @@ class ObjectIoTest : public ::testing::Test {
     return WriteObject(io_, state, *plan, data, version, loc_.min_size, std::move(meta));
   }
 
+  // A MetaUpdate that sets the mtime and changes the xattrs to `xattrs`.
+  static MetaUpdate Change(std::uint64_t mtime, std::vector<msg::Attr> xattrs) {
+    MetaUpdate m;
+    m.mtime = mtime;
+    m.xattrs = std::move(xattrs);
+    m.changed = true;
+    return m;
+  }
+
   // Shard p's xattrs and mtime as its OSD records them.
   std::pair<std::vector<msg::Attr>, std::uint64_t> ShardMeta(int p) {
     auto st = osds_[p]->client->Stat(
@@ -425,10 +434,7 @@ TEST_F(ObjectIoTest, AnOverwriteThatAChangedShardMissesLeavesItStaleAndHealable)
 // shard at the object's version.
 TEST_F(ObjectIoTest, MetadataIsWrittenWithEveryWriteAndReadBack) {
   using Attrs = std::vector<msg::Attr>;
-  MetaUpdate create;
-  create.mtime = 100;
-  create.xattrs = Attrs{{"a", "1"}};
-  create.changed = true;
+  const MetaUpdate create = Change(100, Attrs{{"a", "1"}});
   auto st = WriteFull(Absent(), Bytes(20000, 'a'), (kEpoch << 32) | 1, create);
   ASSERT_TRUE(st.ok()) << st.status().ToString();
   ASSERT_TRUE(st->meta);
@@ -452,10 +458,7 @@ TEST_F(ObjectIoTest, MetadataIsWrittenWithEveryWriteAndReadBack) {
   EXPECT_EQ(read->mtime, 200u);  // from a shard at the object's version
   EXPECT_EQ(read->xattrs, (Attrs{{"a", "1"}}));
   // The metadata alone: every shard at the new version, the bytes as they were.
-  MetaUpdate change;
-  change.mtime = 300;
-  change.xattrs = Attrs{{"a", "1"}, {"b", std::string(1000, 'x')}};
-  change.changed = true;
+  const MetaUpdate change = Change(300, Attrs{{"a", "1"}, {"b", std::string(1000, 'x')}});
   const std::uint64_t v3 = (kEpoch << 32) | 3;
   st = WriteMeta(io_, *st, v3, loc_.min_size, change);
   ASSERT_TRUE(st.ok()) << st.status().ToString();
@@ -482,10 +485,7 @@ TEST_F(ObjectIoTest, MetadataIsWrittenWithEveryWriteAndReadBack) {
 // xattrs and mtime are back everywhere and the object settles at its old version.
 TEST_F(ObjectIoTest, AFailedMetadataWriteIsRolledBack) {
   using Attrs = std::vector<msg::Attr>;
-  MetaUpdate create;
-  create.mtime = 100;
-  create.xattrs = Attrs{{"a", "1"}};
-  create.changed = true;
+  const MetaUpdate create = Change(100, Attrs{{"a", "1"}});
   const std::uint64_t v1 = (kEpoch << 32) | 1;
   auto st = WriteFull(Absent(), Bytes(5000, 'a'), v1, create);
   ASSERT_TRUE(st.ok()) << st.status().ToString();
@@ -495,10 +495,7 @@ TEST_F(ObjectIoTest, AFailedMetadataWriteIsRolledBack) {
   scan.epoch = kEpoch + 1;
   ASSERT_TRUE(osds_[3]->client->SubScan(scan).ok());
   osds_[2]->gate->delay_ms = 600;
-  MetaUpdate change;
-  change.mtime = 200;
-  change.xattrs = Attrs{{"b", "2"}};
-  change.changed = true;
+  const MetaUpdate change = Change(200, Attrs{{"b", "2"}});
   auto failed = WriteMeta(io_, *st, (kEpoch << 32) | 2, loc_.min_size, change);
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), EAGAIN) << failed.status().ToString();
@@ -517,19 +514,13 @@ TEST_F(ObjectIoTest, AFailedMetadataWriteIsRolledBack) {
 // shard when the caller does not know them; the current shards keep theirs.
 TEST_F(ObjectIoTest, AWholeRewriteGivesAStaleShardTheObjectsXattrs) {
   using Attrs = std::vector<msg::Attr>;
-  MetaUpdate create;
-  create.mtime = 100;
-  create.xattrs = Attrs{{"a", "1"}};
-  create.changed = true;
+  const MetaUpdate create = Change(100, Attrs{{"a", "1"}});
   auto st = WriteFull(Absent(), Bytes(5000, 'a'), (kEpoch << 32) | 1, create);
   ASSERT_TRUE(st.ok()) << st.status().ToString();
   // Shard 3's OSD is away while the xattrs change: it is left stale with the old ones.
   auto link3 = io_.clients.at(3);
   io_.clients.erase(3);
-  MetaUpdate change;
-  change.mtime = 200;
-  change.xattrs = Attrs{{"a", "2"}, {"c", "3"}};
-  change.changed = true;
+  const MetaUpdate change = Change(200, Attrs{{"a", "2"}, {"c", "3"}});
   st = WriteMeta(io_, *st, (kEpoch << 32) | 2, loc_.min_size, change);
   ASSERT_TRUE(st.ok()) << st.status().ToString();
   EXPECT_EQ(st->stale.count(3), 1u);

@@ -496,26 +496,14 @@ void Primary::Impl::SendRead(const Prepared& p, const std::string& object, ReadO
 
 msg::ObjStatReply Primary::Impl::Stat(const msg::ObjStatRequest& r) {
   msg::ObjStatReply reply;
-  auto p = Prepare(r.pool, r.epoch, r.object, false);
-  if (!p.ok()) {
-    reply.status = p.status();
+  auto d = Describe(r.pool, r.epoch, r.object, "stat");
+  if (!d.ok()) {
+    reply.status = d.status();
     return reply;
   }
-  Fix(*p);
-  CountOp(p->pool_name, "stat");
-  if (!p->state.exists) {
-    reply.status =
-        Status::NotFound(fmt::format("object {} does not exist in pg {}", r.object, p->loc.pgid));
-    return reply;
-  }
-  auto meta = MetaOf(*p);
-  if (!meta.ok()) {
-    reply.status = meta.status();
-    return reply;
-  }
-  reply.version = p->state.version;
-  reply.size = p->state.size;
-  reply.mtime = meta->mtime;
+  reply.version = d->state.version;
+  reply.size = d->state.size;
+  reply.mtime = d->meta.mtime;
   return reply;
 }
 

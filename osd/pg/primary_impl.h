@@ -220,6 +220,14 @@ class Primary::Impl {
   // The object's metadata: the table's, else read from a shard at its version and noted in the
   // table. An error forgets the object's state (the next operation asks its shards).
   Result<ObjectMeta> MetaOf(Prepared& p);
+  // A read of an object's metadata (ObjStat, ObjGetXattrs, counted as `op`): its state and
+  // metadata. Errors: Prepare's, ENOENT for an absent object, MetaOf's.
+  struct Described {
+    ObjectState state;
+    ObjectMeta meta;
+  };
+  Result<Described> Describe(std::uint64_t pool, std::uint64_t epoch, const std::string& object,
+                             const char* op);
   // The wall clock in microseconds since the Unix epoch: the mtime of every write.
   static std::uint64_t NowMicros();
 

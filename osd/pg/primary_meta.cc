@@ -90,28 +90,31 @@ msg::ObjSetXattrsReply Primary::Impl::SetXattrs(const msg::ObjSetXattrsRequest& 
   return reply;
 }
 
-msg::ObjGetXattrsReply Primary::Impl::GetXattrs(const msg::ObjGetXattrsRequest& r) {
-  msg::ObjGetXattrsReply reply;
-  auto p = Prepare(r.pool, r.epoch, r.object, false);
-  if (!p.ok()) {
-    reply.status = p.status();
-    return reply;
-  }
+Result<Primary::Impl::Described> Primary::Impl::Describe(std::uint64_t pool, std::uint64_t epoch,
+                                                         const std::string& object,
+                                                         const char* op) {
+  auto p = Prepare(pool, epoch, object, false);
+  if (!p.ok()) return p.status();
   Fix(*p);
-  CountOp(p->pool_name, "getxattrs");
+  CountOp(p->pool_name, op);
   if (!p->state.exists) {
-    reply.status =
-        Status::NotFound(fmt::format("object {} does not exist in pg {}", r.object, p->loc.pgid));
-    return reply;
+    return Status::NotFound(fmt::format("object {} does not exist in pg {}", object, p->loc.pgid));
   }
   auto meta = MetaOf(*p);
-  if (!meta.ok()) {
-    reply.status = meta.status();
+  if (!meta.ok()) return meta.status();
+  return Described{p->state, std::move(meta).value()};
+}
+
+msg::ObjGetXattrsReply Primary::Impl::GetXattrs(const msg::ObjGetXattrsRequest& r) {
+  msg::ObjGetXattrsReply reply;
+  auto d = Describe(r.pool, r.epoch, r.object, "getxattrs");
+  if (!d.ok()) {
+    reply.status = d.status();
     return reply;
   }
-  reply.version = p->state.version;
-  reply.mtime = meta->mtime;
-  reply.xattrs = std::move(meta->xattrs);
+  reply.version = d->state.version;
+  reply.mtime = d->meta.mtime;
+  reply.xattrs = std::move(d->meta.xattrs);
   return reply;
 }
 

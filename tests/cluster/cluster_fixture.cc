@@ -51,6 +51,18 @@ std::string LastLines(const std::string& text, int lines) {
   return pos == std::string::npos ? text : text.substr(pos + 1);
 }
 
+ProcessResult RunPoolTool(const std::string& program, const std::string& conf,
+                          const std::string& pool, std::vector<std::string> args) {
+  args.insert(args.begin(), {"-c", conf, "-p", pool});
+  return RunProgram(program, args);
+}
+
+ProcessResult PoolToolShell(const std::string& program, const std::string& conf,
+                            const std::string& pool, const std::string& line) {
+  return RunProgram("/bin/sh",
+                    {"-c", "R='" + program + " -c " + conf + " -p " + pool + "'; " + line});
+}
+
 LocalCluster::LocalCluster(LocalClusterOptions o) : options(std::move(o)) {
   const Status started = etcd.Start();
   EXPECT_TRUE(started.ok()) << started.ToString();

@@ -198,6 +198,13 @@ class ClusterTest : public ::testing::Test {
 // The last `lines` lines of `text` (a log), for failure messages.
 std::string LastLines(const std::string& text, int lines);
 
+// A tool of a pool (ec-rados at `program`) run with "-c CONF -p POOL" before `args`.
+ProcessResult RunPoolTool(const std::string& program, const std::string& conf,
+                          const std::string& pool, std::vector<std::string> args);
+// A shell line (/bin/sh -c) in which $R stands for "PROGRAM -c CONF -p POOL".
+ProcessResult PoolToolShell(const std::string& program, const std::string& conf,
+                            const std::string& pool, const std::string& line);
+
 // The bytes of a buffer, for comparisons with a model.
 std::vector<std::byte> ToVector(const ec::Buffer& b);
 

@@ -74,13 +74,11 @@ class EcRadosCli : public ectest::ClusterTest {
   }
 
   static ProcessResult Rados(std::vector<std::string> args) {
-    args.insert(args.begin(), {"-c", conf_, "-p", "p"});
-    return ectest::RunProgram(EC_RADOS_PATH, args);
+    return ectest::RunPoolTool(EC_RADOS_PATH, conf_, "p", std::move(args));
   }
   // A shell line with $R standing for ec-rados -c CONF -p p.
   static ProcessResult Shell(const std::string& line) {
-    return ectest::RunProgram(
-        "/bin/sh", {"-c", "R='" + std::string(EC_RADOS_PATH) + " -c " + conf_ + " -p p'; " + line});
+    return ectest::PoolToolShell(EC_RADOS_PATH, conf_, "p", line);
   }
   static std::vector<std::string> Ls() {
     ProcessResult r = Rados({"ls"});

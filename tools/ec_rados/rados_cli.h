@@ -25,7 +25,8 @@
 // The config is -c CONF, else $EC_CONF, else /etc/ecstore/ecstore.conf; its [global] names etcd.
 // Exit status: 0 on success; else the errno of the error (ec::cli::ExitStatus), its message on
 // `err` ("error: ..."; rados's "error opening pool p: (2) No such file or directory" and "No scrub
-// information available for pg 1.3"): ENOENT 2 for a missing pool, object or scrub record, EIO 5
+// information available for pg 1.3"): ENOENT 2 for a missing pool, object or scrub record,
+// ENODATA 61 for a missing xattr, ENAMETOOLONG / EFBIG / E2BIG for the xattr limits, EIO 5
 // for a bench whose reads found mismatches (as rados bench's read runs), ECONNREFUSED 111 for an
 // unreachable etcd, ... A usage error (bad argument or option, unknown command: "no valid command
 // found; 'frob' is not a command (see ec-rados --help)" with the closest commands) exits EINVAL
