@@ -145,7 +145,8 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
 
 // The object's metadata (state.meta when known), else read from one shard at the object's version
 // (this OSD's own first; a shard Stat, checked against that version). Errors: ENOENT for a missing
-// object; EIO "pg P object O: no shard at version V gave its metadata: ..." naming each failure.
+// object; Retryable EAGAIN "pg P object O: no shard at version V gave its metadata: ..." naming
+// each failure (the state is older than the shards, or they are unreachable: settle it again).
 Result<ObjectMeta> ReadObjectMeta(const ObjectIo& io, const ObjectState& state);
 
 // Applies `plan` with the new bytes `data` as version `version`, and `meta` (MetaUpdate) to the

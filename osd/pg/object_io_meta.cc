@@ -47,10 +47,12 @@ Result<ObjectMeta> ReadObjectMeta(const ObjectIo& io, const ObjectState& state) 
                         shard::XattrsOf(got->attrs)};
     }
   }
-  return Status::Error(EIO, fmt::format("pg {} object {}: no shard at version {} gave its "
-                                        "metadata{}{}",
-                                        io.loc->pgid, io.object, state.version,
-                                        failed.empty() ? "" : ": ", fmt::join(failed, "; ")));
+  // The primary's view is older than the shards, or they are going away: asked again, it settles.
+  return Status::Retryable(
+      EAGAIN, fmt::format("pg {} object {}: no shard at version {} gave its "
+                          "metadata{}{}",
+                          io.loc->pgid, io.object, state.version, failed.empty() ? "" : ": ",
+                          fmt::join(failed, "; ")));
 }
 
 Result<ObjectState> WriteMeta(const ObjectIo& io, const ObjectState& state, std::uint64_t version,

@@ -285,6 +285,16 @@ Result<Primary::Impl::Prepared> Primary::Impl::Prepare(std::uint64_t pool, std::
   return p;
 }
 
+Status Primary::Impl::Open(Prepared& out, std::uint64_t pool, std::uint64_t epoch,
+                           const std::string& object, bool write, const char* op) {
+  auto p = Prepare(pool, epoch, object, write);
+  if (!p.ok()) return p.status();
+  out = std::move(p).value();
+  Fix(out);
+  CountOp(out.pool_name, op);
+  return Status::OK();
+}
+
 void Primary::Impl::CountOp(const std::string& pool, const char* op) {
   metrics_
       ->GetCounter("ecstore_pool_ops_total", "Object operations served as primary",
@@ -342,14 +352,12 @@ msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buf
                                         Clock::time_point received) {
   if (r.mode == msg::ObjWriteMode::kTruncate) return Truncate(r, received);
   msg::ObjWriteReply reply;
-  auto p = Prepare(r.pool, r.epoch, r.object, true);
-  if (!p.ok()) {
-    reply.status = p.status();
+  Prepared p;
+  if (Status s = Open(p, r.pool, r.epoch, r.object, true, "write"); !s.ok()) {
+    reply.status = s;
     return reply;
   }
-  Fix(*p);
-  CountOp(p->pool_name, "write");
-  auto plan = PlanWrite(p->codec->layout, p->state.exists, p->state.size, r.mode, r.offset,
+  auto plan = PlanWrite(p.codec->layout, p.state.exists, p.state.size, r.mode, r.offset,
                         data.size(), MaxObjectSize());
   if (!plan.ok()) {
     reply.status = plan.status();
@@ -357,18 +365,18 @@ msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buf
   }
   MetaUpdate meta;
   meta.mtime = NowMicros();
-  auto next = VersionedWrite(*p, [&](std::uint64_t version) {
-    return WriteObject(p->io, p->state, *plan, data, version, p->loc.min_size, meta);
+  auto next = VersionedWrite(p, [&](std::uint64_t version) {
+    return WriteObject(p.io, p.state, *plan, data, version, p.loc.min_size, meta);
   });
   if (!next.ok()) {
     reply.status = next.status();
     return reply;
   }
-  io_stats_.Write(p->loc.pool_id, data.size(), Clock::now() - received);
+  io_stats_.Write(p.loc.pool_id, data.size(), Clock::now() - received);
   if (next->delta) {
     metrics_
         ->GetCounter("ecstore_pool_delta_writes_total",
-                     "Small overwrites that updated parity by delta", {{"pool", p->pool_name}})
+                     "Small overwrites that updated parity by delta", {{"pool", p.pool_name}})
         .Inc();
   }
   reply.version = next->version;
@@ -509,27 +517,25 @@ msg::ObjStatReply Primary::Impl::Stat(const msg::ObjStatRequest& r) {
 
 msg::ObjRemoveReply Primary::Impl::Remove(const msg::ObjRemoveRequest& r) {
   msg::ObjRemoveReply reply;
-  auto p = Prepare(r.pool, r.epoch, r.object, true);
-  if (!p.ok()) {
-    reply.status = p.status();
+  Prepared p;
+  if (Status s = Open(p, r.pool, r.epoch, r.object, true, "remove"); !s.ok()) {
+    reply.status = s;
     return reply;
   }
-  Fix(*p);
-  CountOp(p->pool_name, "remove");
-  const std::uint64_t version = granter_.Assign(p->loc.pgid, NextVersion(p->locator->map().epoch));
-  if (p->state.exists && version <= p->state.version) {
-    Forget(*p);
-    granter_.Settle(p->loc.pgid, version, true);  // nothing sent
+  const std::uint64_t version = granter_.Assign(p.loc.pgid, NextVersion(p.locator->map().epoch));
+  if (p.state.exists && version <= p.state.version) {
+    Forget(p);
+    granter_.Settle(p.loc.pgid, version, true);  // nothing sent
     reply.status = Status::Retryable(ESTALE, "object version newer than this OSD's map");
     return reply;
   }
-  auto next = RemoveObject(p->io, p->state, version, p->loc.min_size);
-  if (!next.ok() && next.status().code() != ENOENT) Forget(*p);
-  if (next.ok()) Remember(*p, *next);
+  auto next = RemoveObject(p.io, p.state, version, p.loc.min_size);
+  if (!next.ok() && next.status().code() != ENOENT) Forget(p);
+  if (next.ok()) Remember(p, *next);
   if (!next.ok() && next.status().code() == ENOENT) {
-    granter_.Settle(p->loc.pgid, version, true);  // no such object: nothing sent
+    granter_.Settle(p.loc.pgid, version, true);  // no such object: nothing sent
   } else {
-    SettleWrite(*p, version, next);
+    SettleWrite(p, version, next);
   }
   if (!next.ok()) {
     reply.status = next.status();

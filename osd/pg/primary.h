@@ -1,5 +1,6 @@
 // Primary: the erasure-code backend of the PGs this OSD is primary of (issue 14 items 1-4). It
-// serves the object requests of clients (ObjWrite, ObjRead, ObjStat, ObjRemove, ObjList):
+// serves the object requests of clients (ObjWrite, ObjRead, ObjStat, ObjRemove, ObjList, and the
+// object metadata's ObjSetXattrs and ObjGetXattrs: object_io.h "Metadata"):
 //
 //   request --(is this OSD the first up OSD of the object's PG at my map's epoch?)-- no: ESTALE
 //     | yes                                    (a client with a newer map makes it wait for that
@@ -10,6 +11,10 @@
 //     -> read / write / remove through object_io.h, each write with a new version:
 //        (epoch << 32) + a counter of this process, above the object's version (unique across
 //        primaries: a new primary, or a restarted one, has a newer epoch)
+//
+// Every write (setxattr, rmxattr, touch and truncate too) sets the object's mtime to this OSD's
+// wall clock (touch may give it) and keeps its xattrs (msg/xattrs.h has their limits: E2BIG for
+// an object's set over them).
 //
 // Writes wait while fewer than min_size shards of the PG are up (for a map with more, up to
 // min_size_wait), then fail with EAGAIN naming the PG. Errors reach the client as the reply's
@@ -151,8 +156,8 @@ class Primary : public msg::RequestHandler {
   Primary(const Primary&) = delete;
   Primary& operator=(const Primary&) = delete;
 
-  // Object requests (ObjWrite ... ObjList), direct reads (ObjDirectRead) and read leases
-  // (ReadLease); others are answered EINVAL.
+  // Object requests (ObjWrite ... ObjList, ObjSetXattrs, ObjGetXattrs), direct reads
+  // (ObjDirectRead) and read leases (ReadLease); others are answered EINVAL.
   void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) override;
 
   // The health of every PG this OSD is primary of at its newest map, by pgid (pg_table.h), with

@@ -175,6 +175,11 @@ class Primary::Impl {
   Result<Prepared> Prepare(std::uint64_t pool, std::uint64_t epoch, const std::string& object,
                            bool write);
 
+  // Prepare into `out` (fixed, Fix) and the operation counted as `op` (CountOp): how an object
+  // operation that answers with a reply begins. Errors: Prepare's.
+  Status Open(Prepared& out, std::uint64_t pool, std::uint64_t epoch, const std::string& object,
+              bool write, const char* op);
+
   // The Prepared's ObjectIo points into the Prepared itself: fix it after a move.
   static void Fix(Prepared& p) { p.io.loc = &p.loc; }
 

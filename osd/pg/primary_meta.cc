@@ -24,7 +24,6 @@ Result<ObjectMeta> Primary::Impl::MetaOf(Prepared& p) {
   if (!meta.ok()) {
     // The shards may be at another version than the table says: the client's retry asks them.
     Forget(p);
-    if (meta.status().code() == EIO) return Status::Retryable(EAGAIN, meta.status().message());
     return meta.status();
   }
   p.state.meta = std::make_shared<const ObjectMeta>(*meta);
@@ -34,21 +33,20 @@ Result<ObjectMeta> Primary::Impl::MetaOf(Prepared& p) {
 
 msg::ObjSetXattrsReply Primary::Impl::SetXattrs(const msg::ObjSetXattrsRequest& r) {
   msg::ObjSetXattrsReply reply;
-  auto p = Prepare(r.pool, r.epoch, r.object, true);
-  if (!p.ok()) {
-    reply.status = p.status();
+  const bool change = !r.set.empty() || !r.remove.empty();
+  Prepared p;
+  if (Status s = Open(p, r.pool, r.epoch, r.object, true, change ? "setxattrs" : "touch");
+      !s.ok()) {
+    reply.status = s;
     return reply;
   }
-  Fix(*p);
-  const bool change = !r.set.empty() || !r.remove.empty();
-  CountOp(p->pool_name, change ? "setxattrs" : "touch");
   MetaUpdate meta;
   meta.mtime = (r.flags & msg::kXattrsMtime) != 0 ? r.mtime : NowMicros();
   Result<ObjectState> next = Status::OK();
-  if (!p->state.exists) {
+  if (!p.state.exists) {
     if ((r.flags & msg::kXattrsCreate) == 0) {
       reply.status =
-          Status::NotFound(fmt::format("object {} does not exist in pg {}", r.object, p->loc.pgid));
+          Status::NotFound(fmt::format("object {} does not exist in pg {}", r.object, p.loc.pgid));
       return reply;
     }
     // Created empty, with the xattrs set (a removal of what it does not have changes nothing).
@@ -56,17 +54,17 @@ msg::ObjSetXattrsReply Primary::Impl::SetXattrs(const msg::ObjSetXattrsRequest& 
     meta.changed = true;
     Status fits = msg::CheckXattrSet(*meta.xattrs);
     auto plan =
-        PlanWrite(p->codec->layout, false, 0, msg::ObjWriteMode::kWriteFull, 0, 0, MaxObjectSize());
+        PlanWrite(p.codec->layout, false, 0, msg::ObjWriteMode::kWriteFull, 0, 0, MaxObjectSize());
     if (!fits.ok() || !plan.ok()) {
       reply.status = fits.ok() ? plan.status() : fits;
       return reply;
     }
-    next = VersionedWrite(*p, [&](std::uint64_t version) {
-      return WriteObject(p->io, p->state, *plan, Buffer(), version, p->loc.min_size, meta);
+    next = VersionedWrite(p, [&](std::uint64_t version) {
+      return WriteObject(p.io, p.state, *plan, Buffer(), version, p.loc.min_size, meta);
     });
   } else {
     if (change) {
-      auto now = MetaOf(*p);
+      auto now = MetaOf(p);
       if (!now.ok()) {
         reply.status = now.status();
         return reply;
@@ -78,8 +76,8 @@ msg::ObjSetXattrsReply Primary::Impl::SetXattrs(const msg::ObjSetXattrsRequest& 
         return reply;
       }
     }
-    next = VersionedWrite(*p, [&](std::uint64_t version) {
-      return WriteMeta(p->io, p->state, version, p->loc.min_size, meta);
+    next = VersionedWrite(p, [&](std::uint64_t version) {
+      return WriteMeta(p.io, p.state, version, p.loc.min_size, meta);
     });
   }
   if (!next.ok()) {
@@ -93,16 +91,14 @@ msg::ObjSetXattrsReply Primary::Impl::SetXattrs(const msg::ObjSetXattrsRequest& 
 Result<Primary::Impl::Described> Primary::Impl::Describe(std::uint64_t pool, std::uint64_t epoch,
                                                          const std::string& object,
                                                          const char* op) {
-  auto p = Prepare(pool, epoch, object, false);
-  if (!p.ok()) return p.status();
-  Fix(*p);
-  CountOp(p->pool_name, op);
-  if (!p->state.exists) {
-    return Status::NotFound(fmt::format("object {} does not exist in pg {}", object, p->loc.pgid));
+  Prepared p;
+  EC_RETURN_IF_ERROR(Open(p, pool, epoch, object, false, op));
+  if (!p.state.exists) {
+    return Status::NotFound(fmt::format("object {} does not exist in pg {}", object, p.loc.pgid));
   }
-  auto meta = MetaOf(*p);
+  auto meta = MetaOf(p);
   if (!meta.ok()) return meta.status();
-  return Described{p->state, std::move(meta).value()};
+  return Described{p.state, std::move(meta).value()};
 }
 
 msg::ObjGetXattrsReply Primary::Impl::GetXattrs(const msg::ObjGetXattrsRequest& r) {
@@ -121,25 +117,23 @@ msg::ObjGetXattrsReply Primary::Impl::GetXattrs(const msg::ObjGetXattrsRequest& 
 msg::ObjWriteReply Primary::Impl::Truncate(const msg::ObjWriteRequest& r,
                                            Clock::time_point received) {
   msg::ObjWriteReply reply;
-  auto p = Prepare(r.pool, r.epoch, r.object, true);
-  if (!p.ok()) {
-    reply.status = p.status();
+  Prepared p;
+  if (Status s = Open(p, r.pool, r.epoch, r.object, true, "truncate"); !s.ok()) {
+    reply.status = s;
     return reply;
   }
-  Fix(*p);
-  CountOp(p->pool_name, "truncate");
-  const ObjectState& st = p->state;
+  const ObjectState& st = p.state;
   if (!st.exists) return reply;  // as Ceph's truncate of an absent object: nothing happens
   const std::uint64_t size = r.offset;
   MetaUpdate meta;
   meta.mtime = NowMicros();
   Result<ObjectState> next = Status::OK();
   if (size == st.size) {
-    next = VersionedWrite(*p, [&](std::uint64_t version) {
-      return WriteMeta(p->io, st, version, p->loc.min_size, meta);
+    next = VersionedWrite(p, [&](std::uint64_t version) {
+      return WriteMeta(p.io, st, version, p.loc.min_size, meta);
     });
   } else {
-    auto plan = PlanWrite(p->codec->layout, true, st.size, msg::ObjWriteMode::kWriteFull, 0, size,
+    auto plan = PlanWrite(p.codec->layout, true, st.size, msg::ObjWriteMode::kWriteFull, 0, size,
                           MaxObjectSize());
     if (!plan.ok()) {
       reply.status = plan.status();
@@ -149,9 +143,9 @@ msg::ObjWriteReply Primary::Impl::Truncate(const msg::ObjWriteRequest& r,
     Buffer data = Buffer::Allocate(size, true);
     const std::uint64_t keep = std::min(size, st.size);
     if (keep > 0) {
-      auto got = ReadObject(p->io, st, 0, keep);
+      auto got = ReadObject(p.io, st, 0, keep);
       if (!got.ok() || got->bytes.size() != keep) {
-        Forget(*p);
+        Forget(p);
         const Status s = got.ok() ? Status::Error(EIO, "short read of the bytes a truncate keeps")
                                   : got.status();
         // A shard at another version than the table says: the client's retry asks the shards.
@@ -160,15 +154,15 @@ msg::ObjWriteReply Primary::Impl::Truncate(const msg::ObjWriteRequest& r,
       }
       std::memcpy(data.data(), got->bytes.data(), keep);
     }
-    next = VersionedWrite(*p, [&](std::uint64_t version) {
-      return WriteObject(p->io, st, *plan, data, version, p->loc.min_size, meta);
+    next = VersionedWrite(p, [&](std::uint64_t version) {
+      return WriteObject(p.io, st, *plan, data, version, p.loc.min_size, meta);
     });
   }
   if (!next.ok()) {
     reply.status = next.status();
     return reply;
   }
-  io_stats_.Write(p->loc.pool_id, 0, Clock::now() - received);
+  io_stats_.Write(p.loc.pool_id, 0, Clock::now() - received);
   reply.version = next->version;
   reply.object_size = next->size;
   return reply;

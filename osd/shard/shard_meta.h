@@ -43,7 +43,9 @@ struct ShardMeta {
 // The object's metadata a shard records (issue 29), among ShardMeta::attrs beside
 // "ec.object_size" (sub_ops.h): each user xattr NAME as the attribute "_NAME" (Ceph's prefix for
 // user xattrs), the mtime as kMtimeAttr (decimal microseconds since the Unix epoch). Every shard a
-// write reaches records the same (sub_ops.h: SubWriteRequest::meta).
+// write reaches records the same (sub_ops.h: SubWriteRequest::meta). The record's byte format is
+// unchanged (they are attributes like the object's size): a record written before them reads as
+// an object with no xattrs and mtime 0.
 inline constexpr const char* kMtimeAttr = "ec.mtime";
 inline constexpr char kXattrPrefix = '_';
 
