@@ -2,8 +2,10 @@
 """What one small operation costs a local cluster: CPU, context switches, messages, device bytes.
 
 Starts one local cluster per build (etcd and 6 ec-osd on 6 simulated hosts, an RS(4,2) isa pool
-and a CLAY(4,2,5) pool of 32 PGs each, 4 KiB stripe units), all up for the whole run, and runs each workload on every
-cluster in turn, REPS times (the builds alternate, so that a noisy machine weighs on both alike).
+and a CLAY(4,2,5) pool of 32 PGs each, 4 KiB stripe units; with an lrc_ workload 8 OSDs on 8 hosts
+and an LRC(k=4, m=2, l=3) pool beside them, whose 8 chunks need 8 hosts), all up for the whole
+run, and runs each workload on every cluster in turn, REPS times (the builds alternate, so that a
+noisy machine weighs on both alike).
 Workloads (ec-rados bench, 4 KiB objects):
   write_t1, write_t16      writes to the RS pool, 1 and 16 in flight
   clay_write_t1            writes to the CLAY pool, 1 in flight (its cost against write_t1)
@@ -20,6 +22,8 @@ Workloads (ec-rados bench, 4 KiB objects):
                            in flight: one data chunk each, three in four of them not on the
                            primary (a direct read from that shard's OSD, issue 28, unless the
                            cluster's client has them off: --base-direct-reads-off)
+  lrc_write_t1, lrc_rewrite_t1, lrc_small_read_t1
+                           write_t1, rewrite_t1 and small_read_t1 on the LRC pool
   shard_read_t1            one OSD's 4 KiB shard read (ec-osd-bench --shard-read 4k against
                            osd.0): what a direct read's p50 is held to
   degraded_read_t1, degraded_read_t16
@@ -72,15 +76,18 @@ import urllib.request
 
 WORKLOADS = ["write_t1", "write_t16", "clay_write_t1", "seq_read_t1", "rand_read_t16", "shard_write_t1",
              "rewrite_t1", "clay_rewrite_t1", "small_read_t1", "clay_small_read_t1",
-             "shard_read_t1", "degraded_read_t1", "degraded_read_t16"]
+             "shard_read_t1", "degraded_read_t1", "degraded_read_t16", "lrc_write_t1",
+             "lrc_rewrite_t1", "lrc_small_read_t1"]
 KEYS = ["ops_per_sec", "p50_us", "p99_us", "cluster_cpu_us", "client_cpu_us",
         "context_switches", "client_switches", "requests", "sub_writes", "device_bytes",
         "device_read_bytes"]
 
 
 class Cluster:
-    def __init__(self, name, build, root, repo, osd_opts, padded=False, direct_reads=True):
+    def __init__(self, name, build, root, repo, osd_opts, padded=False, direct_reads=True,
+                 lrc=False):
         self.name = name
+        self.lrc = lrc  # 8 OSDs and an LRC pool
         self.padded = padded
         self.direct_reads = direct_reads
         self.bin = os.path.join(build, "bin")
@@ -94,7 +101,8 @@ class Cluster:
 
     def start(self):
         self.run(os.path.join(self.repo, "scripts/cluster.sh"), "start", "--dir", self.dir,
-                 "--osds", "6", "--hosts", "6", "--grace", "3", "--down-out", "0",
+                 "--osds", "8" if self.lrc else "6", "--hosts", "8" if self.lrc else "6",
+                 "--grace", "3", "--down-out", "0",
                  "--bin", self.bin, *[a for o in self.osd_opts for a in ("--osd-opt", o)],
                  stdout=subprocess.DEVNULL)
         if self.padded:
@@ -112,6 +120,11 @@ class Cluster:
                  "m=2", "d=5", "crush-failure-domain=host", stdout=subprocess.DEVNULL)
         self.run(admin, "osd", "pool", "create", "clay", "32", "32", "erasure", "clay42",
                  stdout=subprocess.DEVNULL)
+        if self.lrc:
+            self.run(admin, "osd", "erasure-code-profile", "set", "lrc423", "plugin=lrc", "k=4",
+                     "m=2", "l=3", "crush-failure-domain=host", stdout=subprocess.DEVNULL)
+            self.run(admin, "osd", "pool", "create", "lrc", "32", "32", "erasure", "lrc423",
+                     stdout=subprocess.DEVNULL)
 
     def stop(self):
         subprocess.run([os.path.join(self.repo, "scripts/cluster.sh"), "stop", "--dir", self.dir],
@@ -260,14 +273,14 @@ def run_workload(cluster, workload, rep, secs, ops):
     if not cluster.direct_reads:
         rados_bin += ["--direct-reads", "off"]
     rados = rados_bin + ["-p", "rs", "bench", str(secs)]
-    if workload in ("small_read_t1", "clay_small_read_t1"):
-        pool = "clay" if workload.startswith("clay") else "rs"
+    pool = workload.split("_")[0] if workload.startswith(("clay_", "lrc_")) else "rs"
+    if workload in ("small_read_t1", "clay_small_read_t1", "lrc_small_read_t1"):
         return measure(cluster, rados_bin + ["-p", pool, "bench", str(secs), "rand", "-t", "1",
                                              "--read-size", "4096", "--run-name", "objects64",
                                              "--format", "json"], rados_parse)
-    if workload == "clay_write_t1":
-        clay = rados_bin + ["-p", "clay", "bench", str(secs)]
-        return measure(cluster, clay + ["write", "-b", "4096", "-t", "1", "--no-cleanup",
+    if workload in ("clay_write_t1", "lrc_write_t1"):
+        other = rados_bin + ["-p", pool, "bench", str(secs)]
+        return measure(cluster, other + ["write", "-b", "4096", "-t", "1", "--no-cleanup",
                                         "--run-name", f"{workload}.{rep}", "--format", "json"],
                        rados_parse)
     if workload.startswith("write_t"):
@@ -275,8 +288,7 @@ def run_workload(cluster, workload, rep, secs, ops):
         return measure(cluster, rados + ["write", "-b", "4096", "-t", t, "--no-cleanup",
                                          "--run-name", f"{workload}.{rep}", "--format", "json"],
                        rados_parse)
-    if workload in ("rewrite_t1", "clay_rewrite_t1"):
-        pool = "clay" if workload.startswith("clay") else "rs"
+    if workload in ("rewrite_t1", "clay_rewrite_t1", "lrc_rewrite_t1"):
         return measure(cluster, rados_bin + ["-p", pool, "bench", str(secs), "rewrite", "-b",
                                              "4096", "-t", "1", "--run-name", "objects64",
                                              "--format", "json"], rados_parse)
@@ -340,7 +352,8 @@ def main():
     root = tempfile.mkdtemp(prefix="ec-op-cost.", dir=os.environ.get("TMPDIR", "/tmp"))
     clusters = [Cluster(n, b, root, repo, a.osd_opt + (a.base_osd_opt if n == "base" else []),
                         padded=a.base_padded and n == "base",
-                        direct_reads=not (a.base_direct_reads_off and n == "base"))
+                        direct_reads=not (a.base_direct_reads_off and n == "base"),
+                        lrc=any(w.startswith("lrc_") for w in workloads))
                 for n, b in builds.items()]
     runs = []
     try:
@@ -353,7 +366,7 @@ def main():
                             "objects", "--format", "json"], env=c.env, check=True,
                            stdout=subprocess.DEVNULL)
             # The 64 KiB objects the rewrite workloads overwrite, in both pools.
-            for pool in ("rs", "clay"):
+            for pool in ("rs", "clay") + (("lrc",) if c.lrc else ()):
                 subprocess.run([os.path.join(c.bin, "ec-rados"), "-p", pool, "bench", "60",
                                 "write", "-b", "65536", "-t", "16", "--max-objects", "256",
                                 "--no-cleanup", "--run-name", "objects64", "--format", "json"],
