@@ -183,6 +183,7 @@ int Main(int argc, char** argv) {
   std::uint64_t write_size = 0, read_size = 0;
   std::uint64_t objects = 16;
   std::uint32_t shard_inflight = 1;
+  bool prepared = false;
   std::uint64_t shard_ops = 0;
   int timeout_ms = 30000;
   app.add_option("--endpoints", endpoints_text, "Comma-separated HOST:PORT list of OSDs");
@@ -206,6 +207,10 @@ int Main(int argc, char** argv) {
                  "Time ReadShard of SIZE-byte shards (written first if --shard-write is absent)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  app.add_flag("--prepared", prepared,
+               "--shard-read only: the shards exist (an earlier run with the same --objects and "
+               "--endpoints wrote them at least --shard-read bytes long); no write before the "
+               "reads, so that the process's CPU and context switches are the reads' alone");
   app.add_option("--objects", objects, "Distinct shards used by the shard runs")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000}));
   app.add_option("--inflight", shard_inflight, "Shard operations outstanding at once")
@@ -332,7 +337,7 @@ int Main(int argc, char** argv) {
     out["shard_write"] = j;
   }
   if (read_size > 0) {
-    if (write_size < read_size) {
+    if (write_size < read_size && !prepared) {
       auto prep = write_all(read_size, objects * clients.size(), 4);
       if (prep.errors) {
         std::cerr << "ec-osd-bench: writing the shards to read: " << prep.first_error << "\n";

@@ -26,6 +26,9 @@ Workloads (ec-rados bench, 4 KiB objects):
                            write_t1, rewrite_t1 and small_read_t1 on the LRC pool
   shard_read_t1            one OSD's 4 KiB shard read (ec-osd-bench --shard-read 4k against
                            osd.0): what a direct read's p50 is held to
+  shard_read_spread_t1     the same shard reads round-robin over every OSD of the cluster (each
+                           read wakes another process, as the reads of objects spread over the
+                           OSDs do); its CPU is the whole cluster's
   degraded_read_t1, degraded_read_t16
                            random reads with osd.1 killed (the reads that need its shard decode)
 Per run, from /proc and the OSDs' /metrics, before and after:
@@ -76,7 +79,7 @@ import urllib.request
 
 WORKLOADS = ["write_t1", "write_t16", "clay_write_t1", "seq_read_t1", "rand_read_t16", "shard_write_t1",
              "rewrite_t1", "clay_rewrite_t1", "small_read_t1", "clay_small_read_t1",
-             "shard_read_t1", "degraded_read_t1", "degraded_read_t16", "lrc_write_t1",
+             "shard_read_t1", "shard_read_spread_t1", "degraded_read_t1", "degraded_read_t16", "lrc_write_t1",
              "lrc_rewrite_t1", "lrc_small_read_t1"]
 KEYS = ["ops_per_sec", "p50_us", "p99_us", "cluster_cpu_us", "client_cpu_us",
         "context_switches", "client_switches", "requests", "sub_writes", "device_bytes",
@@ -143,6 +146,15 @@ class Cluster:
             if p is not None and os.path.exists(f"/proc/{p}"):
                 out.append(p)
         return out
+
+    def endpoint(self, osd):
+        ready = self.ready(osd)
+        return f"{ready['addr']}:{ready['port']}"
+
+    def all_endpoints(self):
+        osds = sorted(int(os.path.basename(f)[4:-4])
+                      for f in glob.glob(os.path.join(self.dir, "osd.*.out")))
+        return ",".join(self.endpoint(o) for o in osds)
 
     def ready(self, osd):
         with open(os.path.join(self.dir, f"osd.{osd}.out")) as f:
@@ -299,16 +311,19 @@ def run_workload(cluster, workload, rep, secs, ops):
         t = workload.rsplit("_t", 1)[1]
         return measure(cluster, rados + ["rand", "-t", t, "--run-name", "objects", "--format",
                                          "json"], rados_parse)
-    if workload in ("shard_write_t1", "shard_read_t1"):
-        # One OSD's own 4 KiB shard operation, its CPU osd.0's alone.
-        ready = cluster.ready(0)
+    if workload in ("shard_write_t1", "shard_read_t1", "shard_read_spread_t1"):
+        # One OSD's own 4 KiB shard operation, its CPU osd.0's alone; or the reads round-robin
+        # over every OSD, the whole cluster's CPU. The shards to read were written at start.
         write = workload == "shard_write_t1"
-        return measure(cluster, [os.path.join(cluster.bin, "ec-osd-bench"), "--endpoints",
-                                 f"{ready['addr']}:{ready['port']}",
-                                 "--shard-write" if write else "--shard-read", "4k",
-                                 "--inflight", "1", "--objects", "64", "--shard-ops", str(ops),
-                                 "--json"], osd_bench_parse if write else osd_read_parse,
-                       only_osd=0)
+        spread = workload == "shard_read_spread_t1"
+        argv = [os.path.join(cluster.bin, "ec-osd-bench"), "--endpoints",
+                cluster.all_endpoints() if spread else cluster.endpoint(0),
+                "--shard-write" if write else "--shard-read", "4k", "--inflight", "1",
+                "--objects", "64", "--shard-ops", str(ops), "--json"]
+        if not write:
+            argv.append("--prepared")
+        return measure(cluster, argv, osd_bench_parse if write else osd_read_parse,
+                       only_osd=None if spread else 0)
     raise ValueError(workload)
 
 
@@ -365,6 +380,14 @@ def main():
                             "write", "-b", "4096", "-t", "16", "--no-cleanup", "--run-name",
                             "objects", "--format", "json"], env=c.env, check=True,
                            stdout=subprocess.DEVNULL)
+            # The shards the shard_read workloads read, on every OSD (ec-osd-bench's own
+            # collection, outside every pool).
+            # (Each OSD all 64: a round-robin run reads object i from OSD i mod N.)
+            for endpoint in c.all_endpoints().split(","):
+                subprocess.run([os.path.join(c.bin, "ec-osd-bench"), "--endpoints", endpoint,
+                                "--shard-write", "4k", "--inflight", "4", "--objects", "64",
+                                "--shard-ops", "64", "--json"],
+                               env=c.env, check=True, stdout=subprocess.DEVNULL)
             # The 64 KiB objects the rewrite workloads overwrite, in both pools.
             for pool in ("rs", "clay") + (("lrc",) if c.lrc else ()):
                 subprocess.run([os.path.join(c.bin, "ec-rados"), "-p", pool, "bench", "60",
