@@ -545,6 +545,31 @@ class LrcObjectIoTest : public ObjectIoTest {
   }
 };
 
+// A new 4 KiB object in LRC(k=4, m=2, l=3) with 4 KiB chunks stores 16 KiB on 4 shards: its one
+// data chunk, the two global parities and its local group's parity; nothing on the three other
+// data shards nor on the other group's local parity, whose inputs the object does not reach.
+TEST_F(LrcObjectIoTest, ANewSmallObjectStoresItsDataChunkAndTheParitiesItReaches) {
+  const StripeLayout& layout = codec_->layout;
+  ASSERT_EQ(layout.chunk_size(), 4096u);
+  auto first = WriteFull(Absent(), Bytes(4096, 'a'), (kEpoch << 32) | 1);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  std::uint64_t total = 0;
+  int holding = 0;
+  for (int p = 0; p < 8; ++p) {
+    auto st = osds_[p]->client->Stat(
+        msg::StatRequest{loc_.collection, "obj", static_cast<std::uint32_t>(p)});
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    EXPECT_EQ(st->size, layout.stored_size(4096, p)) << "shard " << p;
+    if (layout.data_index(p) >= 0) {
+      EXPECT_EQ(st->size, p == layout.data_ids()[0] ? 4096u : 0u) << "shard " << p;
+    }
+    total += st->size;
+    holding += st->size != 0;
+  }
+  EXPECT_EQ(total, 16384u);
+  EXPECT_EQ(holding, 4);
+}
+
 TEST_F(LrcObjectIoTest, AnOverwriteGoesToItsDataChunkAndEveryParity) {
   const StripeLayout& layout = codec_->layout;
   const std::uint64_t v1 = (kEpoch << 32) | 1, v2 = (kEpoch << 32) | 2;
