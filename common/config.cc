@@ -214,6 +214,12 @@ Result<Typed> ParseTyped(const OptionSpec& spec, std::string_view text) {
       t.d = *v;
       return t;
     }
+    case OptionType::kRanges: {
+      Result<ByteRanges> v = ParseByteRanges(text);
+      if (!v.ok()) return v.status();
+      t.s = std::string(text);
+      return t;
+    }
     case OptionType::kAddr: {
       const std::string s(text);
       std::array<unsigned char, 16> buf{};
@@ -463,6 +469,10 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_pg_op_threads = static_cast<std::uint32_t>(typed.at("osd_pg_op_threads").i);
   c.osd_subop_timeout = typed.at("osd_subop_timeout").d;
   c.osd_read_lease_ms = typed.at("osd_read_lease_ms").d;
+  c.bdev_slow_op_ms = std::chrono::milliseconds(typed.at("bdev_slow_op_ms").i);
+  c.bdev_inject_read_eio = typed.at("bdev_inject_read_eio").s;
+  c.bdev_inject_write_eio = typed.at("bdev_inject_write_eio").s;
+  c.bdev_inject_stall_ms = std::chrono::milliseconds(typed.at("bdev_inject_stall_ms").i);
   c.osd_min_size_wait = typed.at("osd_min_size_wait").d;
   c.osd_max_object_size = typed.at("osd_max_object_size").u;
   c.osd_max_backfills = static_cast<std::uint32_t>(typed.at("osd_max_backfills").i);

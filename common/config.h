@@ -51,9 +51,9 @@
 
 namespace ec {
 
-enum class OptionType { kString, kInt, kSize, kBool, kDuration, kAddr, kEnum };
+enum class OptionType { kString, kInt, kSize, kBool, kDuration, kAddr, kEnum, kRanges };
 
-// "string", "int", "size", "bool", "duration", "addr", "enum".
+// "string", "int", "size", "bool", "duration", "addr", "enum", "ranges".
 std::string_view OptionTypeName(OptionType type);
 
 // When a new value of an option takes effect in a running daemon (`ec-admin config set`).
@@ -167,6 +167,10 @@ struct OsdConfig {
   std::uint32_t osd_pg_op_threads = 0;
   std::chrono::milliseconds osd_subop_timeout{0};
   std::chrono::milliseconds osd_read_lease_ms{0};  // direct reads' lease (0: off)
+  std::chrono::milliseconds bdev_slow_op_ms{0};    // a device request slower is slow (0: none)
+  std::string bdev_inject_read_eio;                // kRanges (drills and tests)
+  std::string bdev_inject_write_eio;               // kRanges
+  std::chrono::milliseconds bdev_inject_stall_ms{0};
   std::chrono::milliseconds osd_min_size_wait{0};
   std::uint64_t osd_max_object_size = 0;
   std::uint32_t osd_max_backfills = 0;
@@ -270,6 +274,15 @@ Result<OsdConfig> ParseOsdConfig(std::string_view text, std::string_view origin,
 // Errors: EINVAL with the reason ("not a size", "out of range [0, 65535]", ...).
 Result<std::uint64_t> ParseSize(std::string_view text);
 Result<bool> ParseBool(std::string_view text);
+// A kRanges value: "" (none), "all", or "OFFSET+LENGTH[,OFFSET+LENGTH...]" with byte counts as
+// ParseSize reads them ("1G+4K"). Errors: EINVAL naming the bad part; at most kMaxByteRanges
+// ranges, each of a length above 0 that does not wrap past 2^64.
+struct ByteRanges {
+  bool all = false;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;  // (offset, length)
+};
+inline constexpr std::size_t kMaxByteRanges = 64;
+Result<ByteRanges> ParseByteRanges(std::string_view text);
 // The shortest exact spelling of a byte count that ParseSize reads back: 65536 -> "64K",
 // 1000 -> "1000", 0 -> "0".
 std::string FormatSize(std::uint64_t bytes);

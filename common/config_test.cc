@@ -239,6 +239,41 @@ TEST(Config, BoolsAndDurations) {
   EXPECT_FALSE(ParseDuration("99999999999h").ok());
 }
 
+// kRanges values (bdev_inject_read_eio, bdev_inject_write_eio): none, all, or OFFSET+LENGTH
+// lists; a bad one is refused with the part that is wrong, as every option value.
+TEST(Config, ByteRanges) {
+  auto none = ParseByteRanges("  ");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->all);
+  EXPECT_TRUE(none->ranges.empty());
+  auto all = ParseByteRanges("all");
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(all->all);
+  auto some = ParseByteRanges("1M+4K, 8192+4096");
+  ASSERT_TRUE(some.ok()) << some.status().ToString();
+  ASSERT_EQ(some->ranges.size(), 2u);
+  EXPECT_EQ(some->ranges[0], std::make_pair(std::uint64_t{1} << 20, std::uint64_t{4096}));
+  EXPECT_EQ(some->ranges[1], std::make_pair(std::uint64_t{8192}, std::uint64_t{4096}));
+  for (const char* bad : {"12", "x+4K", "4K+0", "4K+", "+4K", "18446744073709551615+2", "al"}) {
+    auto r = ParseByteRanges(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), EINVAL) << bad;
+  }
+  std::string many;
+  for (int i = 0; i < 65; ++i) many += (i ? "," : "") + std::to_string(i * 4096) + "+4096";
+  EXPECT_FALSE(ParseByteRanges(many).ok());
+  const OptionSpec* spec = FindOsdOption("bdev_inject_read_eio");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_EQ(OptionTypeName(spec->type), "ranges");
+  EXPECT_TRUE(CheckOptionValue(*spec, "0+4K").ok());
+  Status s = CheckOptionValue(*spec, "zero");
+  EXPECT_EQ(s.code(), EINVAL);
+  EXPECT_NE(s.message().find("OFFSET+LENGTH"), std::string::npos) << s.message();
+  EXPECT_EQ(Error("[osd]\nbdev_inject_write_eio = 4K\n"),
+            "test.conf:2: bad value '4K' for option 'bdev_inject_write_eio' in [osd]: '4K': "
+            "expected OFFSET+LENGTH, or all");
+}
+
 TEST(Config, ValueErrors) {
   EXPECT_EQ(
       Error("[osd]\nosd_port = 70000\n"),

@@ -143,6 +143,20 @@ const OptionSpec kOptions[] = {
            "did not take waits up to this long before it is acknowledged; every OSD of a cluster "
            "must have the same; 0 turns direct reads off",
            0, 60000),
+    Number("bdev_slow_op_ms", OptionType::kInt, "1000",
+           "milliseconds: a device request or flush slower than this counts as slow (metrics, "
+           "health OSD_SLOW_DEVICE; 0: none is)",
+           0, kHour),
+    Live(Dev(
+        Other("bdev_inject_read_eio", OptionType::kRanges, "",
+              "drills and tests: device reads touching these bytes fail with EIO ('all', or "
+              "OFFSET+LENGTH,...; empty: none); the shards they hit are read from the others"))),
+    Live(Dev(Other("bdev_inject_write_eio", OptionType::kRanges, "",
+                   "drills and tests: device writes touching these bytes fail with EIO ('all' "
+                   "fails flushes too); a failed write takes the OSD out of service"))),
+    Live(Dev(Number("bdev_inject_stall_ms", OptionType::kInt, "0",
+                    "drills and tests: milliseconds every device request and flush waits first", 0,
+                    600000))),
     Live(
         Number("osd_min_size_wait", OptionType::kDuration, "30s",
                "time a write waits for min_size shards of its PG to be up before it fails (EAGAIN)",
@@ -271,6 +285,8 @@ std::string_view OptionTypeName(OptionType type) {
       return "addr";
     case OptionType::kEnum:
       return "enum";
+    case OptionType::kRanges:
+      return "ranges";
   }
   return "?";
 }
@@ -384,6 +400,36 @@ Result<bool> ParseBool(std::string_view text) {
   if (t == "true" || t == "yes" || t == "on" || t == "1") return true;
   if (t == "false" || t == "no" || t == "off" || t == "0") return false;
   return Status::Invalid("not a boolean (true/false, yes/no, on/off, 1/0)");
+}
+
+Result<ByteRanges> ParseByteRanges(std::string_view text) {
+  ByteRanges out;
+  text = Trim(text);
+  if (text.empty()) return out;
+  if (text == "all") {
+    out.all = true;
+    return out;
+  }
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view part = Trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    const std::size_t plus = part.find('+');
+    if (plus == std::string_view::npos) {
+      return Status::Invalid(fmt::format("'{}': expected OFFSET+LENGTH, or all", part));
+    }
+    Result<std::uint64_t> offset = ParseSize(part.substr(0, plus));
+    Result<std::uint64_t> length = ParseSize(part.substr(plus + 1));
+    if (!offset.ok() || !length.ok() || *length == 0 || *offset + *length < *offset) {
+      return Status::Invalid(
+          fmt::format("'{}': OFFSET and LENGTH must be byte counts, LENGTH above 0", part));
+    }
+    if (out.ranges.size() == kMaxByteRanges) {
+      return Status::Invalid(fmt::format("more than {} ranges", kMaxByteRanges));
+    }
+    out.ranges.emplace_back(*offset, *length);
+  }
+  return out;
 }
 
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {

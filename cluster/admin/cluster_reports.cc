@@ -5,6 +5,7 @@
 
 #include "cluster/admin/capacity.h"
 #include "cluster/admin/commands.h"
+#include "cluster/admin/device_health.h"
 #include "cluster/admin/scrub_health.h"
 
 namespace ec::cluster::admin {
@@ -37,6 +38,7 @@ Result<StatusReport> BuildClusterStatus(const ClusterReports& reports, std::stri
       ScrubHealthChecks(reports.map, reports.pgs, reports.scrubs);
   if (!scrub_checks.ok()) return scrub_checks.status();
   AddHealthChecks(std::move(scrub_checks).value(), &*report);
+  AddHealthChecks(DeviceHealthChecks(reports.map, reports.osds), &*report);
   Result<ClusterUsage> usage = BuildUsage(reports.map, reports.pgs, reports.osds);
   if (usage.ok()) report->usage = std::move(usage).value();
   return report;

@@ -94,7 +94,12 @@ std::string EncodeOsdStats(const OsdStatsReport& report) {
        {{"commit_latency_ms", report.perf.commit_latency_ms},
         {"apply_latency_ms", report.perf.apply_latency_ms},
         {"ops", report.perf.ops}}},
-      {"op_latency", {{"rd_ns", report.op_latency.rd_ns}, {"wr_ns", report.op_latency.wr_ns}}}};
+      {"op_latency", {{"rd_ns", report.op_latency.rd_ns}, {"wr_ns", report.op_latency.wr_ns}}},
+      {"device",
+       {{"read_errors", report.device.read_errors},
+        {"write_errors", report.device.write_errors},
+        {"slow_ops", report.device.slow_ops},
+        {"slow_ops_interval", report.slow_ops_interval}}}};
   return j.dump();
 }
 
@@ -111,9 +116,10 @@ Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view val
   for (const char* field : {"v", "osd", "stamp_ms"}) {
     if (!j.contains(field) || !j[field].is_number_integer()) return bad(field);
   }
-  // Version 2 lacks op_latency, version 1 perf_stat too; the field set is otherwise the same.
+  // Version 3 lacks device, 2 op_latency too, 1 perf_stat too; the field set is otherwise the
+  // same.
   const std::int64_t version = j["v"].get<std::int64_t>();
-  if (version < 1 || version > 3) return bad("unknown format");
+  if (version < 1 || version > 4) return bad("unknown format");
   if (j.size() != 6u + static_cast<std::size_t>(version)) return bad("unknown field");
   OsdStatsReport r;
   const std::int64_t osd = j["osd"].get<std::int64_t>();
@@ -160,6 +166,17 @@ Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view val
         !GetCount(*lat, "rd_ns", &r.op_latency.rd_ns) ||
         !GetCount(*lat, "wr_ns", &r.op_latency.wr_ns)) {
       return bad("op_latency");
+    }
+  }
+  if (version >= 4) {
+    const auto dev = j.find("device");
+    if (dev == j.end() || !dev->is_object() || dev->size() != 4 ||
+        !GetCount(*dev, "read_errors", &r.device.read_errors) ||
+        !GetCount(*dev, "write_errors", &r.device.write_errors) ||
+        !GetCount(*dev, "slow_ops", &r.device.slow_ops) ||
+        !GetCount(*dev, "slow_ops_interval", &r.slow_ops_interval) ||
+        r.slow_ops_interval > r.device.slow_ops) {
+      return bad("device");
     }
   }
   return r;

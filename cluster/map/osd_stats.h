@@ -85,6 +85,16 @@ struct OsdOpLatency {
   bool operator==(const OsdOpLatency&) const = default;
 };
 
+// What the OSD's device did wrong since the OSD started (osd/store/watched_device.h): requests
+// that failed reading or writing (flushes count as writes) and requests slower than
+// bdev_slow_op_ms. For health (OSD_DEVICE_ERRORS, OSD_SLOW_DEVICE) and the exporter.
+struct OsdDeviceHealth {
+  std::int64_t read_errors = 0;
+  std::int64_t write_errors = 0;
+  std::int64_t slow_ops = 0;
+  bool operator==(const OsdDeviceHealth&) const = default;
+};
+
 struct OsdStatsReport {
   int osd = 0;
   std::int64_t stamp_ms = 0;  // wall clock when it was made
@@ -94,10 +104,12 @@ struct OsdStatsReport {
   std::map<std::int64_t, OsdIo> pools;  // cumulative, by pool id
   OsdPerfStat perf;                     // over the last interval (zero from a version 1 report)
   OsdOpLatency op_latency;              // cumulative as io (zero from a version 1 or 2 report)
+  OsdDeviceHealth device;               // cumulative as io (zero from a version 1 to 3 report)
+  std::int64_t slow_ops_interval = 0;   // device.slow_ops added over the last interval
   bool operator==(const OsdStatsReport&) const = default;
 };
 
-inline constexpr std::int64_t kOsdStatsVersion = 3;
+inline constexpr std::int64_t kOsdStatsVersion = 4;
 inline constexpr std::size_t kMaxOsdStatsBytes = 256 * 1024;
 inline constexpr std::size_t kMaxOsdStatsPools = 4096;
 inline constexpr double kMaxOsdLatencyMs = 1e9;
@@ -105,7 +117,7 @@ inline constexpr double kMaxOsdLatencyMs = 1e9;
 std::string OsdStatsKey(std::string_view prefix, int osd);
 // Always the current version, kOsdStatsVersion.
 std::string EncodeOsdStats(const OsdStatsReport& report);
-// Versions 1 to 3. Errors: EBADMSG "bad osd stats at <key>: <what>". `key` only names the value.
+// Versions 1 to 4. Errors: EBADMSG "bad osd stats at <key>: <what>". `key` only names the value.
 Result<OsdStatsReport> DecodeOsdStats(std::string_view key, std::string_view value);
 
 // Writes `report` under its OSD's key. Errors: the etcd client's.

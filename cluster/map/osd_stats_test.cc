@@ -1,4 +1,4 @@
-// The OSD stats report's codec: round trip, versions 1 and 2 still read, bad values refused (strict
+// The OSD stats report's codec: round trip, versions 1 to 3 still read, bad values refused (strict
 // and bounded).
 #include "cluster/map/osd_stats.h"
 
@@ -21,6 +21,8 @@ OsdStatsReport Sample() {
   r.pools[7] = {};
   r.perf = {0.84, 0.84, 120};
   r.op_latency = {123456789, 987654321};
+  r.device = {2, 1, 5};
+  r.slow_ops_interval = 3;
   return r;
 }
 
@@ -47,17 +49,27 @@ TEST(OsdStats, ReadsVersion1) {
   OsdStatsReport want = Sample();
   want.perf = {};
   want.op_latency = {};
+  want.device = {};
+  want.slow_ops_interval = 0;
   EXPECT_EQ(*back, want);
   // Strict still: version 1 with the later fields is refused.
   std::string v1_with_perf = EncodeOsdStats(Sample());
-  v1_with_perf.replace(v1_with_perf.find("\"v\":3"), 5, "\"v\":1");
+  v1_with_perf.replace(v1_with_perf.find("\"v\":4"), 5, "\"v\":1");
   EXPECT_EQ(DecodeOsdStats("k", v1_with_perf).status().code(), EBADMSG);
 }
 
 // A version 2 report, as OSDs before the op_latency field wrote it: read with zero latency sums;
 // version 2 with op_latency is refused.
+// (JSON keys come sorted: "device" first.)
+const std::string kDevice =
+    "\"device\":{\"read_errors\":2,\"slow_ops\":5,\"slow_ops_interval\":3,"
+    "\"write_errors\":1},";
+
 TEST(OsdStats, ReadsVersion2) {
   std::string v3 = EncodeOsdStats(Sample());
+  ASSERT_NE(v3.find(kDevice), std::string::npos) << v3;
+  v3.erase(v3.find(kDevice), kDevice.size());
+  v3.replace(v3.find("\"v\":4"), 5, "\"v\":3");
   std::string v2 = v3;
   const std::string lat = ",\"op_latency\":{\"rd_ns\":123456789,\"wr_ns\":987654321}";
   ASSERT_NE(v2.find(lat), std::string::npos) << v2;
@@ -67,9 +79,28 @@ TEST(OsdStats, ReadsVersion2) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   OsdStatsReport want = Sample();
   want.op_latency = {};
+  want.device = {};
+  want.slow_ops_interval = 0;
   EXPECT_EQ(*back, want);
   v3.replace(v3.find("\"v\":3"), 5, "\"v\":2");
   EXPECT_EQ(DecodeOsdStats("k", v3).status().code(), EBADMSG);
+}
+
+// A version 3 report, as OSDs before the device field wrote it: read with a healthy device;
+// version 3 with the device field is refused.
+TEST(OsdStats, ReadsVersion3) {
+  std::string v4 = EncodeOsdStats(Sample());
+  std::string v3 = v4;
+  v3.erase(v3.find(kDevice), kDevice.size());
+  v3.replace(v3.find("\"v\":4"), 5, "\"v\":3");
+  auto back = DecodeOsdStats("k", v3);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  OsdStatsReport want = Sample();
+  want.device = {};
+  want.slow_ops_interval = 0;
+  EXPECT_EQ(*back, want);
+  v4.replace(v4.find("\"v\":4"), 5, "\"v\":3");
+  EXPECT_EQ(DecodeOsdStats("k", v4).status().code(), EBADMSG);
 }
 
 TEST(OsdStats, RefusesBadValuesNamingTheKey) {
@@ -84,8 +115,8 @@ TEST(OsdStats, RefusesBadValuesNamingTheKey) {
       "",
       "[]",
       "{",
-      replace("\"v\":3", "\"v\":4"),
-      replace("\"v\":3", "\"v\":0"),
+      replace("\"v\":4", "\"v\":5"),
+      replace("\"v\":4", "\"v\":0"),
       replace("\"osd\":3", "\"osd\":-3"),
       replace("\"osd\":3", "\"osd\":\"3\""),
       replace("\"total\":1073741824", "\"total\":1"),       // parts above total
@@ -95,7 +126,7 @@ TEST(OsdStats, RefusesBadValuesNamingTheKey) {
       replace("\"pools\":{\"1\"", "\"pools\":{\"01\""),     // padded pool id
       replace("\"pools\":{\"1\"", "\"pools\":{\"-1\""),
       replace("\"pools\":{\"1\"", "\"pools\":{\"x\""),
-      replace("\"v\":3", "\"v\":3,\"extra\":0"),
+      replace("\"v\":4", "\"v\":4,\"extra\":0"),
       replace("\"wr_bytes\":4096", "\"wr_bytes\":4096,\"more\":1"),
       // perf_stat: missing, not an object, a field missing, extra, of the wrong type or range.
       replace(",\"perf_stat\":{\"apply_latency_ms\":0.84,\"commit_latency_ms\":0.84,\"ops\":120}",
@@ -116,6 +147,12 @@ TEST(OsdStats, RefusesBadValuesNamingTheKey) {
       replace("\"wr_ns\":987654321", "\"wr_ns\":987654321,\"x\":1"),
       replace("\"wr_ns\":987654321", "\"wr_ns\":-1"),
       replace("\"rd_ns\":123456789", "\"rd_ns\":1.5"),
+      // device: missing, a count missing, extra, negative, more slow in the interval than in all.
+      replace(kDevice, ""),
+      replace("\"read_errors\":2,", ""),
+      replace("\"write_errors\":1", "\"write_errors\":1,\"x\":0"),
+      replace("\"write_errors\":1", "\"write_errors\":-1"),
+      replace("\"slow_ops_interval\":3", "\"slow_ops_interval\":6"),
       std::string(kMaxOsdStatsBytes + 1, ' '),
   };
   for (const std::string& value : bad) {

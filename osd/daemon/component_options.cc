@@ -32,6 +32,20 @@ pg::ScrubSchedule ScrubScheduleFor(const OsdConfig& c) {
   return s;
 }
 
+store::DeviceFaults DeviceFaultsFor(const OsdConfig& c) {
+  const auto ranges = [](const std::string& text) {
+    store::FaultRanges out;
+    Result<ByteRanges> parsed = ParseByteRanges(text);
+    if (parsed.ok()) {
+      out.all = parsed->all;
+      out.ranges = std::move(parsed->ranges);
+    }
+    return out;
+  };
+  return store::DeviceFaults{ranges(c.bdev_inject_read_eio), ranges(c.bdev_inject_write_eio),
+                             c.bdev_inject_stall_ms};
+}
+
 void ApplyLiveOptions(const OsdConfig& c, const LiveTargets& t) {
   if (t.log != nullptr) {
     Result<spdlog::level::level_enum> level = ParseLogLevel(c.log_level);
@@ -44,6 +58,7 @@ void ApplyLiveOptions(const OsdConfig& c, const LiveTargets& t) {
   }
   if (t.scrubs != nullptr) t.scrubs->Retune(ScrubScheduleFor(c));
   if (t.membership != nullptr) t.membership->SetDownOutInterval(c.mon_osd_down_out_interval);
+  if (t.device != nullptr) t.device->SetFaults(DeviceFaultsFor(c));
 }
 
 }  // namespace ec::osd::daemon

@@ -15,6 +15,8 @@
 //   osd_scrub_auto_repair
 //   mon_osd_down_out_interval                  this OSD's monitor candidate (Monitor: next tick)
 //   osd_pool_default_flag_ec_optimizations     read by ec-admin at each `osd pool create`
+//   bdev_inject_read_eio, bdev_inject_write_eio, the device (WatchedDevice::SetFaults: from the
+//   bdev_inject_stall_ms                       next request)
 //
 // Thread safety: pure functions; ApplyLiveOptions calls thread-safe setters (any thread).
 #pragma once
@@ -26,6 +28,7 @@
 #include "osd/pg/primary.h"
 #include "osd/pg/pull_service.h"
 #include "osd/pg/scrub_scheduler.h"
+#include "osd/store/watched_device.h"
 
 namespace spdlog {
 class logger;
@@ -35,6 +38,9 @@ namespace ec::osd::daemon {
 
 pg::PrimaryTunables PrimaryTunablesFor(const OsdConfig& c);
 pg::ScrubSchedule ScrubScheduleFor(const OsdConfig& c);
+// The faults bdev_inject_* ask the device to play (the config checked their values; a value that
+// does not parse plays no fault).
+store::DeviceFaults DeviceFaultsFor(const OsdConfig& c);
 
 // The running components a live option reaches; any may be null (not running: an OSD outside a
 // cluster has no primary, scrubs or monitor). Borrowed.
@@ -44,6 +50,7 @@ struct LiveTargets {
   pg::PullService* pulls = nullptr;
   pg::ScrubScheduler* scrubs = nullptr;
   ClusterMembership* membership = nullptr;
+  store::WatchedDevice* device = nullptr;
 };
 
 // Gives every target the live options of `c` (the table above); restart-only options are not

@@ -37,6 +37,7 @@
 #include "cluster/config/config_watcher.h"
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/map/map_holder.h"
+#include "cluster/map/map_store.h"
 #include "common/cli.h"
 #include "common/config.h"
 #include "common/metrics.h"
@@ -44,6 +45,7 @@
 #include "osd/daemon/cluster_exporter.h"
 #include "osd/daemon/cluster_membership.h"
 #include "osd/daemon/component_options.h"
+#include "osd/daemon/device_watch.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
 #include "osd/daemon/osd_stats_publisher.h"
@@ -223,7 +225,26 @@ int Locate(const ec::OsdConfig& c, const std::string& coll, const std::string& n
 int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
           const std::shared_ptr<spdlog::logger>& log) {
   for (const std::string& note : sources.notes) log->warn("{}", note);
-  auto opened = ec::osd::store::ObjectStore::Open(StoreOptionsFor(c));
+  // The device, watched (osd/store/watched_device.h): its errors and slow requests are counted,
+  // and a failed write takes this OSD out of service (the loop at the end).
+  ec::osd::store::StoreOptions store_options = StoreOptionsFor(c);
+  std::shared_ptr<ec::osd::store::WatchedDevice> device;
+  {
+    ec::osd::store::DeviceOptions d;
+    d.backend = store_options.backend;
+    auto base = ec::osd::store::OpenFileDevice(store_options.device_path, d);
+    if (!base.ok()) {
+      return Fail(log,
+                  fmt::format("cannot open the store of osd.{} ({}): {}{}", c.osd_id,
+                              c.bluestore_block_path, base.status().message(),
+                              base.status().code() == ENOENT ? " (run ec-osd --mkfs first)" : ""));
+    }
+    device =
+        std::make_shared<ec::osd::store::WatchedDevice>(std::move(base).value(), c.bdev_slow_op_ms);
+    device->SetFaults(ec::osd::daemon::DeviceFaultsFor(c));
+    store_options.device = device;
+  }
+  auto opened = ec::osd::store::ObjectStore::Open(store_options);
   if (!opened.ok()) {
     return Fail(log,
                 fmt::format("cannot open the store of osd.{} ({}): {}{}", c.osd_id,
@@ -233,6 +254,7 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   std::unique_ptr<ec::osd::store::ObjectStore> store = std::move(*opened);
 
   ec::MetricsRegistry metrics;
+  ec::osd::daemon::DeviceWatch device_watch(device.get(), &metrics);
   // This OSD's shards (osd/shard/shard_service.h): the messenger's requests, the PG primary's own
   // position and the pulled shards all reach the store through it.
   ec::osd::shard::ShardServiceOptions ss;
@@ -393,6 +415,12 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
           return out;
         },
         ec::osd::daemon::ShardWriteLatency(metrics),
+        [dev = device.get()] {
+          const ec::osd::store::DeviceErrorCounts n = dev->counts();
+          return ec::cluster::OsdDeviceHealth{static_cast<std::int64_t>(n.read_errors),
+                                              static_cast<std::int64_t>(n.write_errors),
+                                              static_cast<std::int64_t>(n.slow_ops)};
+        },
         [client = stats_etcd.get(), prefix = c.etcd_prefix](const ec::cluster::OsdStatsReport& r) {
           return ec::cluster::PublishOsdStats(*client, prefix, r);
         },
@@ -435,7 +463,7 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   // components at once; the running config is published for `ec-admin config show`.
   ec::osd::daemon::RuntimeConfig::Hooks rh;
   rh.apply = [targets = ec::osd::daemon::LiveTargets{log.get(), primary.get(), pull.get(),
-                                                     scrubs.get(), membership.get()}](
+                                                     scrubs.get(), membership.get(), device.get()}](
                  const ec::OsdConfig& now) { ec::osd::daemon::ApplyLiveOptions(now, targets); };
   if (stats_etcd) {
     rh.publish = [client = stats_etcd.get(),
@@ -514,16 +542,34 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   int sig = 0;
+  bool device_failed = false;
   while (true) {
     server_metrics.Update((*server)->counters());
+    if (device_watch.Poll()) {
+      device_failed = true;
+      break;
+    }
     timespec one_second{1, 0};
     sig = sigtimedwait(&stop_signals, nullptr, &one_second);
     if (sig > 0) break;
   }
-  log->info("osd.{}: signal {} received, finishing {} requests in flight", c.osd_id, sig,
-            (*server)->counters().inflight);
+  if (device_failed) {
+    log->error(
+        "osd.{}: its device failed a write ({} write errors): the store takes no more "
+        "transactions; taking osd.{} out of service (marked out and down) and exiting",
+        c.osd_id, device->counts().write_errors, c.osd_id);
+    if (stats_etcd) {
+      Status out = ec::osd::daemon::TakeOutOfService(
+          ec::cluster::MapStore(stats_etcd.get(), c.etcd_prefix), c.osd_id);
+      if (!out.ok()) log->error("osd.{}: cannot mark itself out: {}", c.osd_id, out.message());
+    }
+  } else {
+    log->info("osd.{}: signal {} received, finishing {} requests in flight", c.osd_id, sig,
+              (*server)->counters().inflight);
+  }
   config_watch.reset();  // no more changes applied to what stops below
   scrubs.reset();        // running scrubs end (cancelled) before the primary goes
+  if (osd_stats) osd_stats->Stop(device_failed);  // the failure's counts reach the cluster
   osd_stats.reset();
   stats.reset();
   if (membership) membership->Stop();  // down in the map first
@@ -539,6 +585,10 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   service.reset();
   shards.reset();
   store.reset();
+  if (device_failed) {
+    std::fprintf(stderr, "ec-osd: osd.%d left service: its device failed a write\n", c.osd_id);
+    return EIO;
+  }
   log->info("osd.{} stopped", c.osd_id);
   return 0;
 }

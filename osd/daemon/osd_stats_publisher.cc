@@ -83,12 +83,14 @@ std::function<LatencyTotals()> ShardWriteLatency(MetricsRegistry& registry) {
 
 OsdStatsPublisher::OsdStatsPublisher(int osd_id, std::chrono::milliseconds interval,
                                      StatfsOf statfs, PoolIoOf pools, WritesOf writes,
-                                     Publish publish, std::shared_ptr<spdlog::logger> log)
+                                     DeviceOf device, Publish publish,
+                                     std::shared_ptr<spdlog::logger> log)
     : osd_id_(osd_id),
       interval_(interval),
       statfs_(std::move(statfs)),
       pools_(std::move(pools)),
       writes_(std::move(writes)),
+      device_(std::move(device)),
       publish_(std::move(publish)),
       log_(log ? std::move(log) : spdlog::default_logger()),
       thread_([this] { Loop(); }) {}
@@ -97,10 +99,11 @@ OsdStatsPublisher::~OsdStatsPublisher() {
   Stop();
 }
 
-void OsdStatsPublisher::Stop() {
+void OsdStatsPublisher::Stop(bool final_report) {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
+    final_report_ = final_report;
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
@@ -108,9 +111,7 @@ void OsdStatsPublisher::Stop() {
 
 void OsdStatsPublisher::Loop() {
   bool warned = false;
-  std::unique_lock lock(mu_);
-  do {
-    lock.unlock();
+  const auto report_once = [&] {
     cluster::OsdStatsReport report;
     report.osd = osd_id_;
     report.stamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -129,11 +130,25 @@ void OsdStatsPublisher::Loop() {
       report.perf.commit_latency_ms = latency_.Next(w.count, w.sum_seconds, &report.perf.ops);
       report.perf.apply_latency_ms = report.perf.commit_latency_ms;
     }
+    if (device_) {
+      report.device = device_();
+      report.slow_ops_interval = std::max<std::int64_t>(0, report.device.slow_ops - prev_slow_ops_);
+      prev_slow_ops_ = report.device.slow_ops;
+    }
     const Status s = publish_(report);
     if (!s.ok() && !warned) log_->warn("osd stats not published: {}", s.message());
     warned = !s.ok();
+  };
+  std::unique_lock lock(mu_);
+  do {
+    lock.unlock();
+    report_once();
     lock.lock();
   } while (!cv_.wait_for(lock, interval_, [this] { return stop_; }));
+  if (final_report_) {
+    lock.unlock();
+    report_once();
+  }
 }
 
 }  // namespace ec::osd::daemon

@@ -88,12 +88,18 @@ class OsdStatsPublisher {
   using PoolIoOf = std::function<ClientIo()>;
   // Cumulative write latency totals (ShardWriteLatency); null: none (a zero perf_stat).
   using WritesOf = std::function<LatencyTotals()>;
+  // The device's cumulative error and slow-request counts (WatchedDevice::counts); null: a healthy
+  // device. The report's slow_ops_interval is their change since the previous report.
+  using DeviceOf = std::function<cluster::OsdDeviceHealth()>;
   using Publish = std::function<Status(const cluster::OsdStatsReport&)>;
   // Publishes at once, then every `interval`.
   OsdStatsPublisher(int osd_id, std::chrono::milliseconds interval, StatfsOf statfs, PoolIoOf pools,
-                    WritesOf writes, Publish publish, std::shared_ptr<spdlog::logger> log);
+                    WritesOf writes, DeviceOf device, Publish publish,
+                    std::shared_ptr<spdlog::logger> log);
   ~OsdStatsPublisher();
-  void Stop();
+  // Ends the thread (idempotent). With `final_report`, it publishes one last report first (an
+  // OSD leaving service after a device failure: its last counts must reach the cluster).
+  void Stop(bool final_report = false);
 
  private:
   void Loop();
@@ -102,6 +108,8 @@ class OsdStatsPublisher {
   StatfsOf statfs_;
   PoolIoOf pools_;
   WritesOf writes_;
+  DeviceOf device_;
+  std::int64_t prev_slow_ops_ = 0;  // the thread's
   Publish publish_;
   std::shared_ptr<spdlog::logger> log_;
   IoRateTracker rates_;    // the thread's
@@ -109,6 +117,7 @@ class OsdStatsPublisher {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  bool final_report_ = false;
   std::thread thread_;
 };
 

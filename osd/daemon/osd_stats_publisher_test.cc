@@ -101,6 +101,10 @@ TEST(OsdStatsPublisher, PublishesStatfsAndIoEveryInterval) {
           const auto n = static_cast<std::uint64_t>(reads.load() / 5);
           return LatencyTotals{2 * n, 0.25 * static_cast<double>(n)};
         },
+        [&reads] {
+          // 3 slow requests more every report, and one read error in all.
+          return cluster::OsdDeviceHealth{1, 0, 3 * (reads.load() / 5)};
+        },
         [&](const cluster::OsdStatsReport& r) {
           std::lock_guard lock(mu);
           published.push_back(r);
@@ -128,6 +132,40 @@ TEST(OsdStatsPublisher, PublishesStatfsAndIoEveryInterval) {
   EXPECT_EQ(first.perf, (cluster::OsdPerfStat{125.0, 125.0, 2}));
   EXPECT_EQ(published[1].perf.ops, 2);
   EXPECT_DOUBLE_EQ(published[1].perf.commit_latency_ms, 125.0);
+  EXPECT_EQ(first.device, (cluster::OsdDeviceHealth{1, 0, 3}));
+  EXPECT_EQ(first.slow_ops_interval, 3);  // since 0
+  EXPECT_EQ(published[1].slow_ops_interval, 3);
+}
+
+// Stop(true) publishes one last report, with what the device counted meanwhile.
+TEST(OsdStatsPublisher, AFinalReportAtStop) {
+  std::mutex mu;
+  std::vector<cluster::OsdStatsReport> published;
+  std::atomic<std::int64_t> write_errors{0};
+  OsdStatsPublisher pub(
+      2, std::chrono::hours(1), [] { return cluster::OsdStatfs{}; }, nullptr, nullptr,
+      [&] {
+        return cluster::OsdDeviceHealth{0, write_errors.load(), 0};
+      },
+      [&](const cluster::OsdStatsReport& r) {
+        std::lock_guard lock(mu);
+        published.push_back(r);
+        return Status::OK();
+      },
+      nullptr);
+  for (int i = 0; i < 200; ++i) {
+    {
+      std::lock_guard lock(mu);
+      if (!published.empty()) break;
+    }
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  write_errors = 1;
+  pub.Stop(true);
+  pub.Stop(true);  // idempotent: no third report
+  ASSERT_EQ(published.size(), 2u);
+  EXPECT_EQ(published[0].device.write_errors, 0);
+  EXPECT_EQ(published[1].device.write_errors, 1);
 }
 
 TEST(OsdStatsPublisher, WithoutWriteTotalsPerfIsZero) {
@@ -135,7 +173,7 @@ TEST(OsdStatsPublisher, WithoutWriteTotalsPerfIsZero) {
   std::vector<cluster::OsdStatsReport> published;
   {
     OsdStatsPublisher pub(
-        1, milliseconds(1000), [] { return cluster::OsdStatfs{}; }, nullptr, nullptr,
+        1, milliseconds(1000), [] { return cluster::OsdStatfs{}; }, nullptr, nullptr, nullptr,
         [&](const cluster::OsdStatsReport& r) {
           std::lock_guard lock(mu);
           published.push_back(r);

@@ -40,7 +40,13 @@ class Gate final : public msg::RequestHandler {
     for (std::thread& t : late_) t.join();
   }
   void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) override {
-    if (std::holds_alternative<msg::SubWriteRequest>(request.body)) ++sub_writes;
+    if (std::holds_alternative<msg::SubWriteRequest>(request.body)) {
+      ++sub_writes;
+      if (const int e = fail_errno.load(); e != 0) {
+        (void)responder->SendError(Status::Error(e, "the gate's injected store error"));
+        return;
+      }
+    }
     const std::chrono::milliseconds d(delay_ms.load());
     if (d > 0ms && std::holds_alternative<msg::SubWriteRequest>(request.body)) {
       late_.emplace_back([this, d, r = std::move(request), resp = std::move(responder)]() mutable {
@@ -53,6 +59,7 @@ class Gate final : public msg::RequestHandler {
   }
   std::atomic<int> delay_ms{0};
   std::atomic<int> sub_writes{0};  // SubWrites received
+  std::atomic<int> fail_errno{0};  // answer SubWrites with this error instead (0: none)
 
  private:
   std::shared_ptr<shard::OsdService> service_;
@@ -241,6 +248,27 @@ TEST_F(ObjectIoTest, AFailedWriteThatFewerThanKShardsMayHoldFailsEagainAndIsUndo
   // Shards 0 and 1 were rolled back; shard 2 alone holds the write: never settled.
   osds_[2]->gate->delay_ms = 0;
   EXPECT_EQ(Settled(), std::string(10000, 'a'));
+}
+
+// A shard whose store fails the write (EIO: a failing device) is a position that did not take
+// it, not a refusal: the write is acknowledged from the other three (min_size 3 of 2+2) and that
+// shard is left at its old version, for recovery. Any other error from a shard still fails the
+// write.
+TEST_F(ObjectIoTest, AShardWhoseStoreFailsTheWriteIsLeftBehind) {
+  const std::uint64_t v1 = (kEpoch << 32) | 1, v2 = (kEpoch << 32) | 2;
+  auto first = WriteFull(Absent(), Bytes(16384, 'a'), v1);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  osds_[3]->gate->fail_errno = EIO;
+  auto second = WriteFull(*first, Bytes(16384, 'b'), v2);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(ShardVersion(3), v1);
+  for (int p = 0; p < 3; ++p) EXPECT_EQ(ShardVersion(p), v2) << p;
+  osds_[3]->gate->fail_errno = EINVAL;
+  auto third = WriteFull(*second, Bytes(16384, 'c'), (kEpoch << 32) | 3);
+  ASSERT_FALSE(third.ok());
+  EXPECT_EQ(third.status().code(), EINVAL) << third.status().ToString();
+  osds_[3]->gate->fail_errno = 0;
+  EXPECT_EQ(Settled(), std::string(16384, 'b'));
 }
 
 TEST_F(ObjectIoTest, AFailedWriteThatKShardsMayHoldFailsEinprogressAndMayBeSettled) {

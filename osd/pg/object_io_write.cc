@@ -59,6 +59,15 @@ bool NoAnswer(const Status& s) {
           s.code() == EPIPE || s.code() == ESHUTDOWN || s.code() == EAGAIN);
 }
 
+// A shard whose store failed the write (EIO: its device failed it, or a block the write had to
+// read back failed its checksum). Not a refusal of the write but a position that did not take
+// it, as one that did not answer: the write stands on the others (min_size) and the shard is
+// left behind for recovery; its OSD leaves service when its device fails writes
+// (osd/daemon/device_watch.h). A failed group commit may yet be found applied: "may hold".
+bool StoreFailed(const Status& s) {
+  return s.code() == EIO;
+}
+
 }  // namespace
 
 namespace object_io_detail {
@@ -164,7 +173,7 @@ Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (results[i].ok()) {
       took.push_back(positions[i]);
-    } else if (NoAnswer(results[i].status())) {
+    } else if (NoAnswer(results[i].status()) || StoreFailed(results[i].status())) {
       silent.push_back(OsdName(io, positions[i]) + ": " + results[i].status().message());
       if (results[i].status().code() != ECONNREFUSED) ++silent_maybe_applied;
     } else if (!real_error) {
