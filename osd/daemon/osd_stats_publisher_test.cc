@@ -79,6 +79,18 @@ TEST(ShardWriteLatency, SumsTheWriteHistogramsOfTheRegistry) {
   EXPECT_DOUBLE_EQ(t.sum_seconds, 0.006);
 }
 
+// Until `published` holds `n` reports (2 s at most).
+void WaitForReports(std::mutex& mu, const std::vector<cluster::OsdStatsReport>& published,
+                    std::size_t n) {
+  for (int i = 0; i < 200; ++i) {
+    {
+      std::lock_guard lock(mu);
+      if (published.size() >= n) return;
+    }
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+}
+
 TEST(OsdStatsPublisher, PublishesStatfsAndIoEveryInterval) {
   std::mutex mu;
   std::vector<cluster::OsdStatsReport> published;
@@ -111,13 +123,7 @@ TEST(OsdStatsPublisher, PublishesStatfsAndIoEveryInterval) {
           return Status::OK();
         },
         nullptr);
-    for (int i = 0; i < 200; ++i) {
-      {
-        std::lock_guard lock(mu);
-        if (published.size() >= 3) break;
-      }
-      std::this_thread::sleep_for(milliseconds(10));
-    }
+    WaitForReports(mu, published, 3);
   }
   ASSERT_GE(published.size(), 3u);
   const cluster::OsdStatsReport& first = published.front();
@@ -153,13 +159,7 @@ TEST(OsdStatsPublisher, AFinalReportAtStop) {
         return Status::OK();
       },
       nullptr);
-  for (int i = 0; i < 200; ++i) {
-    {
-      std::lock_guard lock(mu);
-      if (!published.empty()) break;
-    }
-    std::this_thread::sleep_for(milliseconds(10));
-  }
+  WaitForReports(mu, published, 1);
   write_errors = 1;
   pub.Stop(true);
   pub.Stop(true);  // idempotent: no third report
@@ -180,13 +180,7 @@ TEST(OsdStatsPublisher, WithoutWriteTotalsPerfIsZero) {
           return Status::OK();
         },
         nullptr);
-    for (int i = 0; i < 200; ++i) {
-      {
-        std::lock_guard lock(mu);
-        if (!published.empty()) break;
-      }
-      std::this_thread::sleep_for(milliseconds(10));
-    }
+    WaitForReports(mu, published, 1);
   }
   ASSERT_FALSE(published.empty());
   EXPECT_EQ(published.front().perf, cluster::OsdPerfStat{});

@@ -57,6 +57,17 @@ ProcessResult RunPoolTool(const std::string& program, const std::string& conf,
   return RunProgram(program, args);
 }
 
+ProcessResult RunAdminLine(const std::string& program, const std::string& conf,
+                           const std::string& line) {
+  std::vector<std::string> args = {"-c", conf};
+  for (std::size_t at = 0; at < line.size();) {
+    const std::size_t end = std::min(line.find(' ', at), line.size());
+    args.push_back(line.substr(at, end - at));
+    at = end + 1;
+  }
+  return RunProgram(program, args);
+}
+
 ProcessResult PoolToolShell(const std::string& program, const std::string& conf,
                             const std::string& pool, const std::string& line) {
   return RunProgram("/bin/sh",

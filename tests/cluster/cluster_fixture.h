@@ -201,6 +201,10 @@ std::string LastLines(const std::string& text, int lines);
 // A tool of a pool (ec-rados at `program`) run with "-c CONF -p POOL" before `args`.
 ProcessResult RunPoolTool(const std::string& program, const std::string& conf,
                           const std::string& pool, std::vector<std::string> args);
+// An admin tool (ec-admin at `program`) run with "-c CONF" and the words of `line`, split at
+// single spaces ("osd set noout").
+ProcessResult RunAdminLine(const std::string& program, const std::string& conf,
+                           const std::string& line);
 // A shell line (/bin/sh -c) in which $R stands for "PROGRAM -c CONF -p POOL".
 ProcessResult PoolToolShell(const std::string& program, const std::string& conf,
                             const std::string& pool, const std::string& line);

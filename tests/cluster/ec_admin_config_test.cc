@@ -38,13 +38,7 @@ TEST(EcAdminConfig, LiveOptionsReachRunningOsdsRestartOnlyOnesTheNextStart) {
   ASSERT_TRUE(c.Whole());
   const std::string conf = c.ToolConf();
   const auto admin = [&](const std::string& line) {
-    std::vector<std::string> args = {"-c", conf};
-    for (std::size_t at = 0; at < line.size();) {
-      const std::size_t end = std::min(line.find(' ', at), line.size());
-      args.push_back(line.substr(at, end - at));
-      at = end + 1;
-    }
-    return ectest::RunProgram(EC_ADMIN_PATH, args);
+    return ectest::RunAdminLine(EC_ADMIN_PATH, conf, line);
   };
   const auto shows = [&](int osd, const std::string& name, const std::string& value) {
     return admin("config show osd." + std::to_string(osd) + " " + name).out == value + "\n";

@@ -44,13 +44,7 @@ TEST(OpsFlags, TheDaemonsHonourTheFlagsAndMinSize) {
   const auto pool_made = Clock::now();  // the PGs' scrub intervals count from about now
   const std::string conf = c.ToolConf();
   const auto admin = [&](const std::string& line, int want_exit = 0) {
-    std::vector<std::string> args = {"-c", conf};
-    for (std::size_t at = 0; at < line.size();) {
-      const std::size_t end = std::min(line.find(' ', at), line.size());
-      args.push_back(line.substr(at, end - at));
-      at = end + 1;
-    }
-    const ectest::ProcessResult r = ectest::RunProgram(EC_ADMIN_PATH, args);
+    const ectest::ProcessResult r = ectest::RunAdminLine(EC_ADMIN_PATH, conf, line);
     EXPECT_EQ(r.exit_code, want_exit) << line << "\n" << r.out << r.err;
     return r;
   };
