@@ -1,5 +1,7 @@
 #include "cluster/etcd/etcd_client.h"
 
+#include <thread>
+
 #include "cluster/etcd/etcd_json.h"
 
 namespace ec::etcd {
@@ -8,45 +10,11 @@ using nlohmann::json;
 
 namespace {
 
-// gRPC status codes the gateway puts in "code", mapped to errno values.
-Status GatewayError(unsigned http_status, const std::string& body, const std::string& where) {
-  std::string message;
-  std::int64_t code = -1;
-  json j = json::parse(body, nullptr, false);
-  if (j.is_object()) {
-    if (auto it = j.find("message"); it != j.end() && it->is_string()) message = *it;
-    if (message.empty()) {
-      if (auto it = j.find("error"); it != j.end() && it->is_string()) message = *it;
-    }
-    if (auto it = j.find("code"); it != j.end() && it->is_number_integer()) code = *it;
-  }
-  if (message.empty()) message = body.substr(0, 200);
-  std::string text = where + ": " + message + " (HTTP " + std::to_string(http_status) + ")";
-  switch (code) {
-    case 3:
-      return Status::Error(EINVAL, text);
-    case 4:
-      return Status::Retryable(ETIMEDOUT, text);
-    case 5:
-      return Status::NotFound(text);
-    case 11:
-      return Status::Error(ERANGE, text);
-    case 8:
-      return Status::Error(EMSGSIZE, text);
-    case 14:
-      return Status::Retryable(EAGAIN, text);
-    default:
-      break;
-  }
-  if (http_status == 404) return Status::NotFound(text);
-  if (http_status == 400) return Status::Error(EINVAL, text);
-  if (http_status == 503) return Status::Retryable(EAGAIN, text);
-  return Status::Error(EIO, text);
-}
-
 bool NotSent(const Status& s, bool connected) {
   return !connected && s.is_retryable();
 }
+
+constexpr auto kElectionRetry = std::chrono::milliseconds(100);
 
 }  // namespace
 
@@ -60,10 +28,25 @@ Result<json> Client::Call(std::string_view path, const json& body, bool idempote
                            " bytes exceeds max_request_bytes " +
                            std::to_string(options_.max_request_bytes));
   }
+  // A member without a leader answers at once (the requests ask for one): while an election is
+  // under way, the endpoints are tried again until the call has taken `timeout`.
+  const auto give_up = Clock::now() + options_.timeout;
+  for (;;) {
+    bool election = false;
+    Result<json> reply = TryEndpoints(path, text, idempotent, &election);
+    if (!election || Clock::now() + kElectionRetry >= give_up) return reply;
+    std::this_thread::sleep_for(kElectionRetry);
+  }
+}
+
+Result<json> Client::TryEndpoints(std::string_view path, const std::string& text, bool idempotent,
+                                  bool* election) const {
   const std::size_t n = options_.endpoints.size();
   const std::size_t first = preferred_.load() % n;
   std::string tried;
   Status last;
+  bool all_unapplied = true;  // every endpoint refused without applying anything
+  bool no_leader = false;
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t index = (first + i) % n;
     const Endpoint& ep = options_.endpoints[index];
@@ -80,12 +63,15 @@ Result<json> Client::Call(std::string_view path, const json& body, bool idempote
           preferred_.store(index);
           return gw::ParseObject(reply->body, where);
         }
-        s = GatewayError(reply->status, reply->body, where);
-        if (s.code() != EAGAIN) {
+        s = gw::GatewayError(reply->status, reply->body, where);
+        if (s.code() != EAGAIN && !(s.code() == ETIMEDOUT && s.is_retryable())) {
           preferred_.store(index);
           return s;
         }
-        connected = false;  // UNAVAILABLE: nothing was applied, the next endpoint may serve it
+        // UNAVAILABLE (no leader, leader changed): nothing was applied, another member may serve
+        // it. etcd's "request timed out": the proposal may still commit, as a write without reply.
+        connected = s.code() == ETIMEDOUT;
+        no_leader = no_leader || gw::IsNoLeader(s);
       } else {
         s = reply.status();
         if (s.code() == EPROTO) return s;
@@ -94,12 +80,20 @@ Result<json> Client::Call(std::string_view path, const json& body, bool idempote
     if (!tried.empty()) tried += "; ";
     tried += s.message();
     last = s;
+    all_unapplied = all_unapplied && NotSent(s, connected);
     if (!NotSent(s, connected) && !idempotent) {
       tried += " (a write without a reply is not resent: it may have been applied)";
       break;
     }
   }
-  return Status::Retryable(last.code(), "etcd: no endpoint answered: " + tried);
+  *election = no_leader && all_unapplied;
+  if (no_leader) {
+    tried +=
+        " (no member that answered has a leader: an election is under way, or etcd has lost "
+        "its quorum)";
+  }
+  return Status::Retryable(no_leader && all_unapplied ? EAGAIN : last.code(),
+                           "etcd: no endpoint answered: " + tried);
 }
 
 Result<RangeResponse> Client::Range(const RangeRequest& req) const {
@@ -187,10 +181,9 @@ Result<std::int64_t> Client::LeaseKeepAlive(std::int64_t id) const {
   if (!reply.ok()) return reply.status();
   auto it = reply->find("result");
   if (it == reply->end() || !it->is_object()) {
-    auto err = reply->find("error");
-    if (err != reply->end()) {
-      return Status::Error(EIO, "etcd lease keepalive: " + err->dump().substr(0, 200));
-    }
+    // An error after the stream started ({"error":{"grpc_code":14,...}}): etcd's, mapped.
+    if (reply->contains("error"))
+      return gw::GatewayError(200, reply->dump(), "etcd lease keepalive");
     return Status::Error(EPROTO, "etcd lease keepalive: reply without 'result'");
   }
   Result<std::int64_t> ttl = gw::GetInt64(*it, "TTL");

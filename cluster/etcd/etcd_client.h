@@ -1,13 +1,22 @@
-// etcd::Client: a blocking etcd v3 client over etcd's JSON gateway (HTTP/1.1 POST to /v3/...).
+// etcd::Client: a blocking etcd v3 client over etcd's JSON gateway (HTTP/1.1 POST to /v3/...),
+// for one etcd or a cluster of several members.
 //
 // Every call opens a connection to an endpoint, sends one request and reads one reply, all within
 // ClientOptions::timeout per endpoint tried. Endpoints are tried in order starting with the last
 // one that answered; the client moves to the next endpoint when
 //   - the connect fails or times out (the request was not sent), or
-//   - etcd answers UNAVAILABLE (HTTP 503: no leader, shutting down; nothing was applied), or
-//   - the request was sent but no reply came, and the request is a read (Range, LeaseKeepAlive).
-// A write (Put, DeleteRange, Txn, LeaseGrant, LeaseRevoke) sent without a reply is not resent:
-// it returns ETIMEDOUT/ECONNRESET and may or may not have been applied.
+//   - etcd answers UNAVAILABLE saying nothing was applied (HTTP 503: "no leader", "leader
+//     changed", shutting down), or
+//   - the request was sent but no reply came, or etcd answered that it stopped waiting for it
+//     ("request timed out", e.g. after its leader died), and the request is a read (Range,
+//     LeaseKeepAlive).
+// A write (Put, DeleteRange, Txn, LeaseGrant, LeaseRevoke) sent without a reply, or that etcd
+// timed out, is not resent: it returns ETIMEDOUT/ECONNRESET and may or may not have been applied.
+// Every request asks for a member with a leader (gRPC metadata hasleader=true, etcd clientv3's
+// WithRequireLeader): a member cut off from its quorum answers "no leader" at once rather than
+// queueing the request until etcd's own 7 s timeout. When every member answered "no leader" (an
+// election under way; or the quorum is lost) and nothing was sent anywhere, the call tries the
+// endpoints again every 100 ms until it has taken `timeout`, then fails EAGAIN.
 //
 // Errors (ec::Status codes):
 //   ECONNREFUSED / ETIMEDOUT / ECONNRESET / EHOSTUNREACH  no endpoint answered (retryable); the
@@ -19,7 +28,9 @@
 //   ENOENT         the lease does not exist or has expired (LeaseKeepAlive, LeaseRevoke, Put
 //                  with a lease);
 //   ERANGE         Range at a revision that has been compacted (gRPC OutOfRange);
-//   EAGAIN         every endpoint answered UNAVAILABLE (retryable);
+//   EAGAIN         every endpoint answered UNAVAILABLE, or the members that answered have no
+//                  leader and the others could not be reached (retryable); the message names every
+//                  endpoint and says when no member has a leader;
 //   EMSGSIZE       etcd refused a message above its gRPC size cap (ResourceExhausted);
 //   EIO            another error from etcd; the message is etcd's.
 // An error from etcd carries etcd's own message ("etcd 127.0.0.1:2379: etcdserver: ...").
@@ -45,7 +56,7 @@ namespace ec::etcd {
 
 struct ClientOptions {
   std::vector<Endpoint> endpoints;               // at least one
-  std::chrono::milliseconds timeout{5000};       // per endpoint tried
+  std::chrono::milliseconds timeout{5000};       // per endpoint tried (and per election wait)
   std::size_t max_reply_bytes = 64u << 20;       // a bigger reply is EPROTO
   std::size_t max_request_bytes = 1536u * 1024;  // etcd's --max-request-bytes default
   std::size_t max_txn_ops = 128;                 // etcd's --max-txn-ops default
@@ -85,6 +96,11 @@ class Client {
                               bool idempotent) const;
 
  private:
+  // Each endpoint once, from the preferred one (the list above). *election: every endpoint refused
+  // without applying anything and one of them has no leader (worth trying again soon).
+  Result<nlohmann::json> TryEndpoints(std::string_view path, const std::string& text,
+                                      bool idempotent, bool* election) const;
+
   ClientOptions options_;
   mutable std::atomic<std::size_t> preferred_{0};
 };

@@ -149,6 +149,64 @@ Result<json> ParseObject(std::string_view body, std::string_view what) {
   return j;
 }
 
+namespace {
+constexpr std::string_view kNoLeader = "etcdserver: no leader";
+}  // namespace
+
+Status GatewayError(unsigned http_status, std::string_view body, std::string_view where) {
+  std::string message;
+  std::int64_t code = -1;
+  json j = json::parse(body, nullptr, false);
+  // Streaming calls nest the error: {"error":{"grpc_code":14,"message":"..."}}.
+  if (j.is_object()) {
+    if (auto it = j.find("error"); it != j.end() && it->is_object()) {
+      json inner = *it;
+      j = std::move(inner);
+    }
+  }
+  if (j.is_object()) {
+    if (auto it = j.find("message"); it != j.end() && it->is_string()) message = *it;
+    if (message.empty()) {
+      if (auto it = j.find("error"); it != j.end() && it->is_string()) message = *it;
+    }
+    for (const char* field : {"code", "grpc_code"}) {
+      if (auto it = j.find(field); it != j.end() && it->is_number_integer()) code = *it;
+    }
+  }
+  if (message.empty()) message = std::string(body.substr(0, 200));
+  const std::string text =
+      std::string(where) + ": " + message + " (HTTP " + std::to_string(http_status) + ")";
+  switch (code) {
+    case 3:
+      return Status::Error(EINVAL, text);
+    case 4:
+      return Status::Retryable(ETIMEDOUT, text);
+    case 5:
+      return Status::NotFound(text);
+    case 11:
+      return Status::Error(ERANGE, text);
+    case 8:
+      return Status::Error(EMSGSIZE, text);
+    case 14:
+      // "request timed out" (possibly due to a previous leader failure or a lost connection):
+      // etcd stopped waiting for a proposal that may still be applied.
+      if (message.find("request timed out") != std::string::npos) {
+        return Status::Retryable(ETIMEDOUT, text);
+      }
+      return Status::Retryable(EAGAIN, text);
+    default:
+      break;
+  }
+  if (http_status == 404) return Status::NotFound(text);
+  if (http_status == 400) return Status::Error(EINVAL, text);
+  if (http_status == 503) return Status::Retryable(EAGAIN, text);
+  return Status::Error(EIO, text);
+}
+
+bool IsNoLeader(const Status& s) {
+  return s.code() == EAGAIN && s.message().find(kNoLeader) != std::string::npos;
+}
+
 #define EC_ASSIGN(lhs, expr)                \
   do {                                      \
     auto ec_r_ = (expr);                    \

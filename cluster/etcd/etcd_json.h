@@ -36,6 +36,18 @@ Result<RangeResponse> ParseRange(const nlohmann::json& reply);
 Result<TxnResponse> ParseTxn(const nlohmann::json& reply);
 Result<Event> ParseEvent(const nlohmann::json& obj);
 
+// An error reply of the gateway as a Status: `body` is {"error","message","code"} (unary calls) or
+// {"error":{"grpc_code","message",...}} (streaming calls), `where` names the endpoint and call.
+// The message is etcd's; the gRPC code decides the errno: InvalidArgument EINVAL, NotFound ENOENT,
+// OutOfRange ERANGE, ResourceExhausted EMSGSIZE, DeadlineExceeded ETIMEDOUT (retryable),
+// Unavailable EAGAIN (retryable) except etcd's "request timed out" family, ETIMEDOUT (retryable):
+// a proposal etcd stopped waiting for, which may still commit. Without a code, the HTTP status
+// decides (404 ENOENT, 400 EINVAL, 503 EAGAIN); anything else is EIO.
+Status GatewayError(unsigned http_status, std::string_view body, std::string_view where);
+// Whether an error of GatewayError says the member has no leader ("etcdserver: no leader"): it
+// applied nothing, and another member (or the same after an election) may serve the request.
+bool IsNoLeader(const Status& s);
+
 // Request builders.
 nlohmann::json RangeJson(const RangeRequest& req);
 nlohmann::json PutJson(const PutRequest& req);

@@ -39,6 +39,11 @@ class CannedServer {
     return o;
   }
   int requests() const { return requests_.load(); }
+  // The last request's header and body as received.
+  std::string last_request() const {
+    std::lock_guard lock(mu_);
+    return last_request_;
+  }
 
  private:
   void Serve() {
@@ -47,7 +52,11 @@ class CannedServer {
       if (::poll(&p, 1, 50) <= 0) continue;
       int c = ::accept(fd_, nullptr, nullptr);
       if (c < 0) continue;
-      ReadRequest(c);
+      std::string request = ReadRequest(c);
+      {
+        std::lock_guard lock(mu_);
+        last_request_ = std::move(request);
+      }
       ++requests_;
       std::size_t off = 0;
       while (off < reply_.size() && !stop_.load()) {
@@ -59,15 +68,15 @@ class CannedServer {
     }
   }
   // Reads the header and a Content-Length body, so that the close is not a reset.
-  static void ReadRequest(int c) {
+  static std::string ReadRequest(int c) {
     std::string in;
     char buf[4096];
     std::size_t need = std::string::npos;
     while (in.size() < need) {
       pollfd p{c, POLLIN, 0};
-      if (::poll(&p, 1, 1000) <= 0) return;
+      if (::poll(&p, 1, 1000) <= 0) return in;
       ssize_t n = ::recv(c, buf, sizeof(buf), 0);
-      if (n <= 0) return;
+      if (n <= 0) return in;
       in.append(buf, static_cast<std::size_t>(n));
       std::size_t end = in.find("\r\n\r\n");
       if (end != std::string::npos && need == std::string::npos) {
@@ -76,6 +85,7 @@ class CannedServer {
         need = end + 4 + len;
       }
     }
+    return in;
   }
 
   std::string reply_;
@@ -83,6 +93,8 @@ class CannedServer {
   std::uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<int> requests_{0};
+  mutable std::mutex mu_;
+  std::string last_request_;
   std::thread thread_;
 };
 
@@ -163,14 +175,75 @@ TEST(EtcdMalformed, EtcdErrorsCarryEtcdsMessage) {
     EXPECT_NE(r.status().message().find("bad gateway"), std::string::npos);
   }
   {
-    // UNAVAILABLE: tried on every endpoint (here the same one twice), then EAGAIN.
-    CannedServer server(Http(503, R"({"message":"etcdserver: no leader","code":14})"));
+    // UNAVAILABLE without "no leader": nothing was applied; tried on every endpoint (here the
+    // same one twice), then EAGAIN.
+    CannedServer server(Http(503, R"({"message":"etcdserver: leader changed","code":14})"));
     ClientOptions o = server.options();
     o.endpoints.push_back(o.endpoints[0]);
     auto r = Client(o).Put({"a", "b", 0});
     EXPECT_EQ(r.status().code(), EAGAIN);
     EXPECT_TRUE(r.status().is_retryable());
     EXPECT_EQ(server.requests(), 2);
+  }
+}
+
+// A cluster of several members: what a member without a leader, and one whose leader died while it
+// waited, answer.
+TEST(EtcdMalformed, NoLeaderIsTriedAgainUntilTheTimeoutAndSaysSo) {
+  CannedServer server(Http(503, R"({"message":"etcdserver: no leader","code":14})"));
+  ClientOptions o = server.options();
+  o.endpoints.push_back(o.endpoints[0]);
+  o.timeout = std::chrono::milliseconds(600);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = Client(o).Put({"a", "b", 0});
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.status().code(), EAGAIN);
+  EXPECT_TRUE(r.status().is_retryable());
+  EXPECT_NE(r.status().message().find("etcd has lost its quorum"), std::string::npos)
+      << r.status().message();
+  // Both endpoints again every 100 ms for the 600 ms timeout (at least twice), then the error.
+  EXPECT_GE(server.requests(), 4);
+  EXPECT_GE(took, std::chrono::milliseconds(500));
+  EXPECT_LT(took, std::chrono::milliseconds(1500));
+  // Every request asks for a member with a leader.
+  EXPECT_NE(server.last_request().find("Grpc-Metadata-Hasleader: true"), std::string::npos)
+      << server.last_request();
+}
+
+TEST(EtcdMalformed, RequestTimedOutIsAWriteWithoutReply) {
+  const std::string timed_out = Http(
+      503,
+      R"({"message":"etcdserver: request timed out, possibly due to previous leader failure","code":14})");
+  {
+    // A write etcd gave up waiting for may still be applied: not sent to the next endpoint.
+    CannedServer server(timed_out);
+    ClientOptions o = server.options();
+    o.endpoints.push_back(o.endpoints[0]);
+    auto r = Client(o).Txn({});
+    EXPECT_EQ(r.status().code(), ETIMEDOUT);
+    EXPECT_TRUE(r.status().is_retryable());
+    EXPECT_NE(r.status().message().find("may have been applied"), std::string::npos)
+        << r.status().message();
+    EXPECT_EQ(server.requests(), 1);
+  }
+  {
+    // A read is tried on the next endpoint.
+    CannedServer server(timed_out);
+    ClientOptions o = server.options();
+    o.endpoints.push_back(o.endpoints[0]);
+    auto r = Client(o).Range({"a", {}, 0, 0});
+    EXPECT_EQ(r.status().code(), ETIMEDOUT);
+    EXPECT_EQ(server.requests(), 2);
+  }
+  {
+    // A streaming call's error ({"error":{...}} inside a 200 stream) is etcd's, mapped.
+    CannedServer server(Http(
+        200,
+        R"({"error":{"grpc_code":14,"http_code":503,"message":"etcdserver: no leader","http_status":"Service Unavailable"}})"));
+    auto r = Client(server.options()).LeaseKeepAlive(5);
+    EXPECT_EQ(r.status().code(), EAGAIN);
+    EXPECT_NE(r.status().message().find("etcdserver: no leader"), std::string::npos)
+        << r.status().message();
   }
 }
 

@@ -54,11 +54,9 @@ void Watch::Run() {
       return;
     }
     if (on_error_) on_error_(s);
-    if (created) {
-      backoff = std::chrono::milliseconds(100);
-    } else {
-      index = (index + 1) % client_.endpoints.size();
-    }
+    if (created) backoff = std::chrono::milliseconds(100);
+    // The next member: the one that failed may be dead, or cut off from its quorum.
+    index = (index + 1) % client_.endpoints.size();
     std::unique_lock lock(mu_);
     cv_.wait_for(lock, backoff, [this] { return stop_.load(); });
     backoff = std::min<std::chrono::milliseconds>(backoff * 2, std::chrono::seconds(1));
@@ -78,7 +76,15 @@ Status Watch::RunStream(const Endpoint& ep, bool* terminal, bool* created) {
       conn.StartStream("/v3/watch", json{{"create_request", create}}.dump(), deadline);
   if (!status.ok()) return status.status();
   if (*status != 200) {
-    return Status::Retryable(EAGAIN, where + ": HTTP " + std::to_string(*status));
+    // etcd's error in the body ({"error":{"grpc_code":14,"message":"etcdserver: no leader"}}).
+    std::string body;
+    while (body.size() < 4096) {
+      Result<std::string> chunk = conn.ReadSome(deadline);
+      if (!chunk.ok()) break;
+      body += *chunk;
+    }
+    Status error = gw::GatewayError(*status, body, where);
+    return error.is_retryable() ? error : Status::Retryable(EAGAIN, error.message());
   }
   std::string pending;
   while (!stop_.load()) {
@@ -93,6 +99,11 @@ Status Watch::RunStream(const Endpoint& ep, bool* terminal, bool* created) {
       Result<json> msg = gw::ParseObject(line, where);
       if (!msg.ok()) return Status::Retryable(EPROTO, msg.status().message());
       auto result = msg->find("result");
+      if ((result == msg->end() || !result->is_object()) && msg->contains("error")) {
+        // The stream ended on etcd's error (the member lost its leader, say): another try.
+        Status error = gw::GatewayError(200, line, where);
+        return error.is_retryable() ? error : Status::Retryable(EAGAIN, error.message());
+      }
       if (result == msg->end() || !result->is_object()) {
         return Status::Retryable(
             EPROTO, where + ": message without 'result': " + msg->dump().substr(0, 200));

@@ -3,9 +3,13 @@
 //
 // The thread opens the stream with start_revision = the revision after the last event it
 // delivered (or WatchOptions::start_revision, or "from now" when that is 0), and delivers each
-// PUT/DELETE once, in revision order. When the stream breaks (etcd restarted, endpoint dead, a
-// malformed message) it reconnects, trying the endpoints in turn with a backoff of 100 ms doubling
-// to 1 s, and resumes from that revision: events written while it was away are delivered then.
+// PUT/DELETE once, in revision order. When the stream breaks (etcd restarted, the member died, or
+// lost its leader: the stream asks for one, as every request does (etcd_client.h), and etcd
+// cancels it when the member has had none for a few election timeouts; a malformed message) it
+// reconnects to the next endpoint in turn, after a backoff of 100 ms doubling to 1 s while no
+// stream is created, and resumes from that revision on whichever member serves it: events written
+// while it was away are delivered then, none twice (a member behind the last one holds the watch
+// until it has caught up to that revision).
 //
 // Errors go to on_error:
 //   - retryable Status (ECONNREFUSED, ETIMEDOUT, ECONNRESET, EPROTO, EAGAIN): the stream broke or

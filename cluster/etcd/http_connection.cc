@@ -163,6 +163,9 @@ Status HttpConnection::WriteRequest(std::string_view target, std::string_view bo
   http::request<http::string_body> req{http::verb::post, std::string(target), 11};
   req.set(http::field::host, host_header_);
   req.set(http::field::content_type, "application/json");
+  // gRPC metadata hasleader=true (clientv3's WithRequireLeader): a member without a leader answers
+  // UNAVAILABLE "no leader" at once, and cancels a watch stream when it loses its leader.
+  req.set("Grpc-Metadata-Hasleader", "true");
   req.body() = std::string(body);
   req.prepare_payload();
   bool done = false;

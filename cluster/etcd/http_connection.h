@@ -8,6 +8,9 @@
 // (not HTTP, or a reply body above the cap), EHOSTUNREACH (the name does not resolve). All of
 // them are Status::Retryable: another endpoint or a later attempt may succeed.
 //
+// Every request carries the gRPC metadata hasleader=true (header Grpc-Metadata-Hasleader), so that
+// a member without a leader refuses it at once (etcd_client.h).
+//
 // Thread safety: none; one thread uses one connection. The connection owns its io_context.
 #pragma once
 
