@@ -72,10 +72,11 @@ OsdRegistration::State OsdRegistration::state() const {
 Status OsdRegistration::BootOnce(bool* retry_later) {
   *retry_later = true;
   const std::string name = "osd." + std::to_string(options_.osd_id);
+  // The lease lives its TTL from when etcd granted it, which is after this.
+  const auto granted_at = std::chrono::steady_clock::now();
   auto grant = client_.LeaseGrantTtl(ttl_seconds_);
   if (!grant.ok()) return grant.status();
   const std::int64_t lease = grant->id;
-  const auto granted_at = std::chrono::steady_clock::now();
   const std::string key = AliveKey(options_.prefix, options_.osd_id);
   AliveValue mine{options_.osd_id, options_.uuid, options_.addr,
                   static_cast<std::int64_t>(::getpid())};
@@ -184,10 +185,13 @@ void OsdRegistration::Run() {
       now = state_;
     }
     if (now.up) {
+      // Stamped before it is sent: etcd renews the lease at some moment after this (a keepalive
+      // may wait seconds at a member for a new leader), never before.
+      const auto sent = std::chrono::steady_clock::now();
       auto ttl = client_.LeaseKeepAlive(now.lease);
       if (ttl.ok() && *ttl > 0) {
         std::lock_guard<std::mutex> lock(mu_);
-        lease_renewed_ = std::chrono::steady_clock::now();
+        lease_renewed_ = sent;
         state_.last_error.clear();
       } else if ((ttl.ok() && *ttl <= 0) || ttl.status().code() == ENOENT) {
         std::lock_guard<std::mutex> lock(mu_);

@@ -76,8 +76,8 @@ class OsdRegistration {
     std::int64_t boot_epoch = 0;  // epoch of the last boot txn
     int boots = 0;                // boots so far (1 after Start)
     std::string last_error;       // empty when the last etcd call succeeded
-    // When the lease was last granted or renewed (steady clock): it lives at least the grace from
-    // a little before then.
+    // When the request that last granted or renewed the lease was sent (steady clock): it lives at
+    // least its TTL from then.
     std::chrono::steady_clock::time_point lease_renewed{};
   };
   State state() const;
