@@ -75,7 +75,7 @@ ProcessResult PoolToolShell(const std::string& program, const std::string& conf,
 }
 
 LocalCluster::LocalCluster(LocalClusterOptions o) : options(std::move(o)) {
-  const Status started = etcd.Start();
+  const Status started = etcd.Start(options.etcd_members);
   EXPECT_TRUE(started.ok()) << started.ToString();
   client = std::make_unique<ec::etcd::Client>(etcd.client_options());
   store = std::make_unique<ec::cluster::MapStore>(client.get());
@@ -86,7 +86,7 @@ LocalCluster::LocalCluster(LocalClusterOptions o) : options(std::move(o)) {
   }
   for (const PoolSpec& pool : options.pools) AddPool(pool);
   ec::cluster::client::ClientOptions co;
-  co.etcd_endpoints = Endpoint();
+  co.etcd_endpoints = Endpoints();
   co.op_timeout = seconds(40);
   co.attempt_timeout = seconds(5);
   auto r = ec::cluster::client::Rados::Connect(co);
@@ -95,6 +95,11 @@ LocalCluster::LocalCluster(LocalClusterOptions o) : options(std::move(o)) {
 }
 
 ::testing::AssertionResult LocalCluster::Whole() const {
+  for (int i = 0; i < etcd.members(); ++i) {
+    if (!etcd.member_running(i)) {
+      return ::testing::AssertionFailure() << "etcd member " << i << " is not running";
+    }
+  }
   if (!etcd.running()) return ::testing::AssertionFailure() << "etcd is not running";
   if (rados == nullptr) return ::testing::AssertionFailure() << "the client is not connected";
   for (std::size_t id = 0; id < osds.size(); ++id) {
@@ -106,21 +111,21 @@ LocalCluster::LocalCluster(LocalClusterOptions o) : options(std::move(o)) {
   return ::testing::AssertionSuccess();
 }
 
-std::string LocalCluster::Endpoint() const {
-  return "http://127.0.0.1:" + std::to_string(etcd.endpoint().port);
+std::string LocalCluster::Endpoints() const {
+  return etcd.endpoints_text();
 }
 
 std::string LocalCluster::ToolConf() {
   if (tool_conf_.empty()) {
     tool_conf_ = (dir / "ecstore.conf").string();
-    WriteText(tool_conf_, "[global]\netcd_endpoints = " + Endpoint() + "\netcd_op_timeout = 5s\n");
+    WriteText(tool_conf_, "[global]\netcd_endpoints = " + Endpoints() + "\netcd_op_timeout = 5s\n");
   }
   return tool_conf_;
 }
 
 std::vector<std::string> LocalCluster::Args(int id) const {
   std::vector<std::string> args = {
-      "--set", "etcd_endpoints=" + Endpoint(), "--set",
+      "--set", "etcd_endpoints=" + Endpoints(), "--set",
       "osd_heartbeat_grace=" + std::to_string(options.grace_seconds) + "s"};
   if (options.down_out_seconds >= 0) {
     args.push_back("--set");

@@ -4,7 +4,8 @@
 // (tests/osd/osd_process.h), erasure-code pools, and the client library (cluster/client/rados.h)
 // connected to it, all on loopback; nothing is mocked.
 //
-//   LocalCluster c(options);            etcd, options.osds OSDs (mkfs + start), options.pools
+//   LocalCluster c(options);            etcd (options.etcd_members), options.osds OSDs (mkfs +
+//                                       start), options.pools
 //   c.Pool("clay").WriteFull(...)       the client library
 //   c.Kill(3); c.WaitUp(3, false, ..)   kill -9 an OSD; the monitor marks it down after the grace
 //   c.Restart(3)                        start it again on its data; waits until the map says up
@@ -83,6 +84,9 @@ std::vector<PoolSpec> ClayAndRsPools(std::uint32_t pg_num = 8);
 struct LocalClusterOptions {
   // OSDs started by the constructor (ids 0..osds-1); 0 for etcd alone (AddOsd adds them later).
   int osds = 6;
+  // etcd's members (EtcdServer::Start): 3 for a cluster map that survives the loss of one member
+  // (etcd.KillMember / StartMember, etcd.Leader()). Every program is given every member.
+  int etcd_members = 1;
   std::vector<PoolSpec> pools;
   // The monitor marks an OSD down this long after its last heartbeat (osd_heartbeat_grace).
   int grace_seconds = 2;
@@ -109,12 +113,12 @@ class LocalCluster {
   LocalCluster(const LocalCluster&) = delete;
   LocalCluster& operator=(const LocalCluster&) = delete;
 
-  // Success when etcd runs, the client is connected and every OSD process runs (not that the map
-  // says up: WaitUp); otherwise what is missing, for ASSERT_TRUE.
+  // Success when every etcd member runs, the client is connected and every OSD process runs (not
+  // that the map says up: WaitUp); otherwise what is missing, for ASSERT_TRUE.
   ::testing::AssertionResult Whole() const;
 
-  // etcd's client URL, "http://127.0.0.1:<port>".
-  std::string Endpoint() const;
+  // etcd's client URLs, "http://127.0.0.1:<port>[,http://127.0.0.1:<port>...]" (etcd_endpoints).
+  std::string Endpoints() const;
   // The path of a config file (written on the first call, in the cluster's folder) that points
   // ec-admin and ec-rados at this etcd, with a 5 s etcd_op_timeout.
   std::string ToolConf();

@@ -75,7 +75,7 @@ class EcAdminCli : public ectest::ClusterTest {
     // Each test its own prefix, so they do not see each other's map.
     conf_ = (dir_ / "ecstore.conf").string();
     ectest::WriteText(conf_, "# written by ec_admin_cli_test\n[global]\netcd_endpoints = " +
-                                 cluster_->Endpoint() + "\netcd_prefix = /" +
+                                 cluster_->Endpoints() + "\netcd_prefix = /" +
                                  ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                                  "/\netcd_op_timeout = 2s\n");
   }
@@ -235,7 +235,7 @@ TEST_F(EcAdminCli, StatusJsonWithEcConf) {
   // -c wins over $EC_CONF.
   ectest::TempDir other;
   const std::string other_conf = (other / "ecstore.conf").string();
-  ectest::WriteText(other_conf, "[global]\netcd_endpoints = " + cluster_->Endpoint() +
+  ectest::WriteText(other_conf, "[global]\netcd_endpoints = " + cluster_->Endpoints() +
                                     "\netcd_prefix = /other-cluster/\n");
   r = Admin({"-c", other_conf, "osd", "pool", "ls"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
