@@ -3,7 +3,7 @@
 # and N ec-osd daemons, each on a device file standing in for an NVMe device, spread over H
 # simulated hosts, all under one directory.
 #
-#   scripts/cluster.sh start  --dir DIR [--osds N] [--hosts H] [--grace SECONDS]
+#   scripts/cluster.sh start  --dir DIR [--osds N] [--hosts H] [--etcd M] [--grace SECONDS]
 #                             [--down-out SECONDS] [--device-size SIZE] [--bin DIR]
 #                             [--osd-opt NAME=VALUE ...]
 #   scripts/cluster.sh status --dir DIR
@@ -12,32 +12,47 @@
 # start: starts etcd (data in DIR/etcd), makes the OSD stores that do not exist yet (DIR/osd.N),
 # writes DIR/ecstore.conf and starts the OSDs; it returns once every OSD is up in the cluster map,
 # and prints how to use it. Every program takes `-c DIR/ecstore.conf` (or reads $EC_CONF).
+# --etcd M: etcd as a cluster of M members (1..9; default 1), each on its own client and peer
+# ports, with its data in DIR/etcd.I and its log in DIR/etcd.I.log (I = 0..M-1; one member keeps
+# DIR/etcd and DIR/etcd.log). ecstore.conf's etcd_endpoints names every member's client URL, and
+# every program (ec-osd, ec-admin, ec-rados) tries them in turn: with 3 members the cluster map
+# survives the loss of any one (5: any two); with a majority of them down (the quorum lost) a
+# program that needs etcd fails with an error naming every endpoint, and running OSDs serve I/O
+# for at most osd_heartbeat_grace more (README.md, "A local cluster").
 # A cluster keeps the shape of its first start: DIR/ecstore.conf is its record (OSDs, hosts,
-# grace, down-out, device size, --osd-opt options). start on a DIR that has one resumes that
-# cluster (after a stop) or starts whatever is not running (an OSD that was killed, say), and
-# never rewrites the config with other values; options may be given again if they agree, and
-# start refuses (exit 1, nothing started or changed) options that contradict it, growing
-# included (more OSDs or hosts): make a new cluster in another --dir for another shape.
-# status: which daemons run (each OSD with its ports and /metrics address), where the cluster's
-# metrics are served (/metrics/cluster of the elected monitor's OSD), and `ec-admin -s`.
-# stop: SIGTERM to every OSD (each marks itself down), then etcd; SIGKILL after 30 s.
+# etcd members, grace, down-out, device size, --osd-opt options). start on a DIR that has one
+# resumes that cluster (after a stop) or starts whatever is not running (an OSD or an etcd member
+# that was killed, say), and never rewrites the config with other values; options may be given
+# again if they agree, and start refuses (exit 1, nothing started or changed) options that
+# contradict it, growing included (more OSDs, hosts or etcd members): make a new cluster in
+# another --dir for another shape.
+# status: which daemons run (each etcd member with its client URL and whether it leads, as its
+# /v3/maintenance/status says through etcdctl; each OSD with its ports and /metrics address),
+# where the cluster's metrics are served (/metrics/cluster of the elected monitor's OSD), and
+# `ec-admin -s`.
+# stop: SIGTERM to every OSD (each marks itself down), then to every etcd member; SIGKILL after
+# 30 s.
 # --osd-opt NAME=VALUE (repeatable) adds an ec-osd option to the [osd] section of the config
 # (not one the launcher sets itself: use --grace, --down-out, --device-size for those).
 # Defaults: 3 OSDs on 3 hosts, grace 20 s and down-out 600 s (Ceph's), 256M device files.
-# Ports: etcd's two loopback ports are chosen among free ones below the kernel's ephemeral range
-# (/proc/sys/net/ipv4/ip_local_port_range: 10000..low-1, or above the range if it starts too low
-# to leave room), so that no outgoing connection can take them; they are kept in DIR/etcd.ports
-# and used again at the next start unless something took them meanwhile (then others are chosen
-# and only etcd_endpoints in ecstore.conf changes). OSDs bind port 0: the kernel gives each a
+# Ports: each etcd member's two loopback ports are chosen among free ones below the kernel's
+# ephemeral range (/proc/sys/net/ipv4/ip_local_port_range: 10000..low-1, or above the range if it
+# starts too low to leave room), so that no outgoing connection can take them; they are kept in
+# DIR/etcd.ports (DIR/etcd.I.ports) and used again at the next start unless something took them
+# meanwhile (then others are chosen and only etcd_endpoints in ecstore.conf changes; a member of
+# several keeps its peer port, which the others have recorded: start refuses to run it elsewhere
+# and says which program holds it). OSDs bind port 0: the kernel gives each a
 # free port as it binds, and the OSD publishes its address in the cluster map, where clients and
 # other OSDs find it. Each OSD's HTTP endpoint (/metrics, /status; osd_metrics_port 0) gets a
 # kernel-chosen port too: the OSD prints both ports in its ready line, the launcher keeps them in
 # DIR/osd.N.ports ("PORT METRICS_PORT") and start and status print them, with the address of the
 # cluster's metrics (ceph-mgr's names, /metrics/cluster) on the elected monitor's OSD.
-# Daemons: etcd and each ec-osd run in their own session with stdin /dev/null, stdout and stderr
-# in their log (DIR/etcd.log, DIR/osd.N.out) and no other descriptor of the caller's (so
+# Daemons: each etcd member and each ec-osd run in their own session with stdin /dev/null, stdout
+# and stderr in their log (DIR/etcd.log or DIR/etcd.I.log, DIR/osd.N.out) and no other descriptor
+# of the caller's (so
 # `flock LOCK scripts/cluster.sh start ...` releases LOCK when start returns).
-# Needs: the build (scripts/build.sh release, or --bin), /usr/bin/etcd and etcdctl (setup.sh).
+# Needs: the build (scripts/build.sh release, or --bin), /usr/bin/etcd and etcdctl (setup.sh), and
+# scripts/cluster_etcd.sh beside it (etcd's members and ports).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -50,7 +65,7 @@ shift
 case "$cmd" in -h|--help|help) usage; exit 0 ;; esac
 # Shape options stay empty unless given: on an existing cluster they are checked against its
 # record, on a new one the defaults fill them.
-dir="" osds="" hosts="" grace="" down_out="" device_size="" bin="$root/build/bin"
+dir="" osds="" hosts="" etcd_n="" grace="" down_out="" device_size="" bin="$root/build/bin"
 osd_opts=()
 # The options the launcher writes itself, which --osd-opt may not set again.
 own_keys=" etcd_endpoints osd_heartbeat_grace mon_osd_down_out_interval osd_data
@@ -62,6 +77,7 @@ while [ $# -gt 0 ]; do
     --dir) dir="${2:-}"; shift 2 ;;
     --osds) osds="${2:-}"; shift 2 ;;
     --hosts) hosts="${2:-}"; shift 2 ;;
+    --etcd) etcd_n="${2:-}"; shift 2 ;;
     --grace) grace="${2:-}"; shift 2 ;;
     --down-out) down_out="${2:-}"; shift 2 ;;
     --device-size) device_size="${2:-}"; shift 2 ;;
@@ -80,6 +96,9 @@ done
 num() { [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }  # V MIN MAX
 if [ -n "$osds" ] && ! num "$osds" 1 64; then die "--osds must be 1..64"; fi
 if [ -n "$hosts" ] && ! num "$hosts" 1 64; then die "--hosts must be 1..--osds"; fi
+if [ -n "$etcd_n" ] && ! num "$etcd_n" 1 9; then
+  die "--etcd must be 1..9 etcd members (3 survives the loss of one, 5 of two)"
+fi
 if [ -n "$grace" ] && ! num "$grace" 1 99999999; then die "--grace must be whole seconds >= 1"; fi
 if [ -n "$down_out" ] && ! num "$down_out" 0 99999999; then
   die "--down-out must be whole seconds >= 0"
@@ -92,7 +111,14 @@ mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 conf="$dir/ecstore.conf"
 
-alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# Whether process PID runs: one that died and that its adopter has not reaped yet (a zombie; PID 1
+# of a container may be slow to) does not.
+pid_alive() {  # PID
+  kill -0 "$1" 2>/dev/null || return 1
+  ! sed -E 's/^[0-9]+ \(.*\) //' "/proc/$1/stat" 2>/dev/null | grep -q '^Z'
+}
+# Whether the daemon of pid file F runs.
+alive() { [ -f "$1" ] && pid_alive "$(cat "$1")"; }  # F
 
 # Runs CMD as a daemon: its own session, stdin /dev/null, stdout and stderr appended to LOG, and
 # no other descriptor (the subshell closes every one above 2 before exec, so a lock or pipe the
@@ -109,52 +135,24 @@ spawn() {  # LOG CMD...
   ) >> "$log" 2>&1 < /dev/null &
 }
 
-# Ports for the launcher to pick: below the kernel's ephemeral range, where only a program that
-# binds a port by number can take one (above it if the range starts too low to leave room).
-port_lo="" port_hi=""
-port_range() {
-  [ -z "$port_lo" ] || return 0
-  local lo=32768 hi=60999
-  read -r lo hi < /proc/sys/net/ipv4/ip_local_port_range || true
-  if [ "$lo" -gt 11000 ]; then port_lo=10000 port_hi=$((lo - 1))
-  elif [ "$lo" -gt 1124 ]; then port_lo=1024 port_hi=$((lo - 1))
-  elif [ "$hi" -lt 65435 ]; then port_lo=$((hi + 1)) port_hi=65535
-  else die "the ephemeral port range $lo..$hi leaves no room for etcd's ports"
-  fi
-}
-safe_port() { port_range; [ "$1" -ge "$port_lo" ] && [ "$1" -le "$port_hi" ]; }
-
-# A TCP port on 127.0.0.1 in the range above that no socket holds (/proc/net/tcp{,6}: any state,
-# any address) and nothing answers on (bash's /dev/tcp: a refused connect is free).
-free_port() {
-  port_range
-  local -A used=()
-  local hex p
-  while read -r hex; do
-    used[$((16#$hex))]=1
-  done < <(awk 'FNR > 1 { split($2, a, ":"); print a[2] }' /proc/net/tcp /proc/net/tcp6 2>/dev/null)
-  for _ in $(seq 1 200); do
-    p=$((port_lo + (RANDOM * 32768 + RANDOM) % (port_hi - port_lo + 1)))
-    [ -z "${used[$p]:-}" ] || continue
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-  done
-  die "no free port found in $port_lo..$port_hi"
-}
-
 stop_pid() {  # pidfile name
   local f="$1" name="$2" pid
   [ -f "$f" ] || return 0
   pid="$(cat "$f")"
-  if kill -0 "$pid" 2>/dev/null; then
+  if pid_alive "$pid"; then
     kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then
+    for _ in $(seq 1 300); do pid_alive "$pid" || break; sleep 0.1; done
+    if pid_alive "$pid"; then
       echo "$name did not stop in 30 s: SIGKILL" >&2
       kill -KILL "$pid" 2>/dev/null || true
     fi
   fi
   rm -f "$f"
 }
+
+# etcd's members and the launcher's ports (etcd_base, etcd_ports, start_etcd, ...).
+# shellcheck source=scripts/cluster_etcd.sh
+source "$root/scripts/cluster_etcd.sh"
 
 do_stop() {
   local f
@@ -163,13 +161,20 @@ do_stop() {
     stop_pid "$f" "$(basename "$f" .pid)" &
   done
   wait
-  stop_pid "$dir/etcd.pid" etcd
+  for f in $(etcd_pidfiles); do stop_pid "$f" "$(basename "$f" .pid)" & done
+  wait
   echo "cluster in $dir stopped (data kept; 'start --dir $dir' resumes it)"
 }
 
 do_status() {
   [ -f "$conf" ] || die "no cluster in $dir (no ecstore.conf)"
-  if alive "$dir/etcd.pid"; then echo "etcd: running (pid $(cat "$dir/etcd.pid"))"; else echo "etcd: not running"; fi
+  read_shape
+  etcd_n="$rec_etcd"
+  if [ "$etcd_n" -eq 1 ]; then
+    if alive "$dir/etcd.pid"; then echo "etcd: running (pid $(cat "$dir/etcd.pid"))"; else echo "etcd: not running"; fi
+  else
+    etcd_member_lines
+  fi
   local f name
   for f in "$dir"/osd.*.pid; do
     [ -e "$f" ] || continue
@@ -179,67 +184,13 @@ do_status() {
       echo "$name: running (pid $(cat "$f")), $(osd_ports_text "${name#osd.}")"
     else echo "$name: not running"; fi
   done
-  if alive "$dir/etcd.pid"; then show_cluster_metrics; fi
-  if [ -x "$bin/ec-admin" ] && alive "$dir/etcd.pid"; then "$bin/ec-admin" -c "$conf" -s; fi
-}
-
-# Starts etcd on the ports in DIR/etcd.ports (chosen now if absent, or if they lie outside the
-# range free_port picks from, as a cluster made by an older launcher's may). Returns 1 if the ports
-# were taken meanwhile (another program got there between the check and the bind), dies on other
-# errors.
-try_etcd() {
-  local client_port="" peer_port=""
-  if [ -f "$dir/etcd.ports" ]; then
-    read -r client_port peer_port < "$dir/etcd.ports" || true
-    if ! [[ "$client_port" =~ ^[0-9]+$ && "$peer_port" =~ ^[0-9]+$ ]] ||
-       ! safe_port "$client_port" || ! safe_port "$peer_port"; then
-      client_port="" peer_port=""
-    fi
-  fi
-  if [ -z "$client_port" ]; then
-    client_port="$(free_port)"
-    peer_port="$(free_port)"
-    while [ "$peer_port" = "$client_port" ]; do peer_port="$(free_port)"; done
-    echo "$client_port $peer_port" > "$dir/etcd.ports"
-  fi
-  local c="http://127.0.0.1:$client_port" p="http://127.0.0.1:$peer_port"
-  touch "$dir/etcd.log"
-  local log_start; log_start=$(( $(wc -l < "$dir/etcd.log") + 1 ))
-  spawn "$dir/etcd.log" /usr/bin/etcd --name ecstore --data-dir "$dir/etcd" \
-    --listen-client-urls "$c" --advertise-client-urls "$c" \
-    --listen-peer-urls "$p" --initial-advertise-peer-urls "$p" \
-    --initial-cluster "ecstore=$p" --initial-cluster-state new
-  echo $! > "$dir/etcd.pid"
-  for _ in $(seq 1 200); do
-    if ETCDCTL_API=3 etcdctl --endpoints "$c" --dial-timeout 1s endpoint health >/dev/null 2>&1; then
-      echo "etcd: $c (data $dir/etcd, log $dir/etcd.log)"
-      endpoints="$c"
-      return 0
-    fi
-    if ! alive "$dir/etcd.pid"; then
-      if tail -n "+$log_start" "$dir/etcd.log" | grep -q 'address already in use'; then
-        rm -f "$dir/etcd.ports" "$dir/etcd.pid"
-        return 1
-      fi
-      tail -n 20 "$dir/etcd.log" >&2
-      die "etcd did not start"
-    fi
-    sleep 0.1
-  done
-  die "etcd did not become healthy in 20 s (log: $dir/etcd.log)"
-}
-
-start_etcd() {
-  for _ in 1 2 3 4 5; do
-    if try_etcd; then return; fi
-    echo "etcd's ports were taken meanwhile; choosing others" >&2
-  done
-  die "etcd could not bind its ports in 5 attempts (log: $dir/etcd.log)"
+  if etcd_any_alive; then show_cluster_metrics; fi
+  if [ -x "$bin/ec-admin" ] && etcd_any_alive; then "$bin/ec-admin" -c "$conf" -s; fi
 }
 
 # The shape of the cluster DIR/ecstore.conf records (as write_conf writes it; names in any of
-# Ceph's spellings): rec_osds, rec_hosts, rec_grace, rec_down_out, rec_device_size as written
-# there, rec_opts[NAME]=VALUE for the [osd] options the launcher does not set itself.
+# Ceph's spellings): rec_osds, rec_hosts, rec_etcd (the members etcd_endpoints names), rec_grace,
+# rec_down_out, rec_device_size as written there, rec_opts[NAME]=VALUE for the [osd] options the launcher does not set itself.
 declare -A rec_opts=()
 read_shape() {
   local line section="" key value ids=0
@@ -264,6 +215,9 @@ read_shape() {
       osd.*:host) host_names[$value]=1 ;;
     esac
   done < "$conf"
+  # etcd's members: as many as etcd_endpoints names.
+  rec_etcd="$(tr ',' '\n' <<< "$rec_endpoints" | grep -c '[^[:space:]]' || true)"
+  [ "$rec_etcd" -ge 1 ] || rec_etcd=1
   ids="$(grep -c '^[[:space:]]*\[osd\.[0-9]*\]' "$conf" || true)"
   rec_osds="$ids"
   rec_hosts="${#host_names[@]}"
@@ -285,7 +239,8 @@ bytes_of() {  # a size as ParseSize reads it (64K, 64KiB, 64KB, 3M, 512B) in byt
 # A new one: the defaults for what was not given.
 resolve_shape() {
   if [ ! -f "$conf" ]; then
-    osds="${osds:-3}" hosts="${hosts:-$osds}" grace="${grace:-20}" down_out="${down_out:-600}"
+    osds="${osds:-3}" hosts="${hosts:-$osds}" etcd_n="${etcd_n:-1}" grace="${grace:-20}"
+    down_out="${down_out:-600}"
     device_size="${device_size:-256M}"
     [ "$hosts" -le "$osds" ] || die "--hosts must be 1..--osds"
     return
@@ -297,6 +252,10 @@ resolve_shape() {
   fi
   if [ -n "$hosts" ] && [ "$hosts" != "$rec_hosts" ]; then
     bad+=("--hosts $hosts, but the cluster has $rec_hosts hosts")
+  fi
+  if [ -n "$etcd_n" ] && [ "$etcd_n" != "$rec_etcd" ]; then
+    bad+=("--etcd $etcd_n, but the cluster has $rec_etcd etcd member$([ "$rec_etcd" -eq 1 ] ||
+          echo s) (etcd_endpoints = $rec_endpoints)")
   fi
   if [ -n "$grace" ] && [ "$grace" != "$(seconds_of "$rec_grace")" ]; then
     bad+=("--grace $grace, but the cluster has osd_heartbeat_grace = ${rec_grace:-(unset)}")
@@ -325,7 +284,7 @@ resolve_shape() {
     } >&2
     exit 1
   fi
-  osds="$rec_osds" hosts="$rec_hosts"
+  osds="$rec_osds" hosts="$rec_hosts" etcd_n="$rec_etcd"
 }
 
 write_conf() {
@@ -428,11 +387,12 @@ do_start() {
   [ -x "$bin/ec-osd" ] || die "no $bin/ec-osd: build first (scripts/build.sh release)"
   [ -x /usr/bin/etcd ] || die "no /usr/bin/etcd: run scripts/setup.sh"
   command -v etcdctl >/dev/null || die "no etcdctl: run scripts/setup.sh"
-  if alive "$dir/etcd.pid" && [ ! -f "$conf" ]; then die "etcd runs in $dir but there is no $conf"; fi
+  if etcd_any_alive && [ ! -f "$conf" ]; then die "etcd runs in $dir but there is no $conf"; fi
   resolve_shape   # before anything starts: a refusal leaves DIR as it was
   endpoints=""
-  local id
-  if alive "$dir/etcd.pid"; then
+  local id all_alive=1
+  for id in $(seq 0 $((etcd_n - 1))); do alive "$(etcd_base "$id").pid" || all_alive=0; done
+  if [ "$all_alive" -eq 1 ]; then
     # Running: keep its config; start what is not running.
     endpoints="$rec_endpoints"
     echo "etcd: $endpoints (running)"

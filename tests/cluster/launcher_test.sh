@@ -8,19 +8,28 @@
 # returns and no daemon holds any of the caller's descriptors; etcd's ports lie below the
 # kernel's ephemeral range; an object written before a stop reads back after a start without
 # options, which brings back the same 4 OSDs and leaves ecstore.conf as it was; `start --osds 3`
-# on it is refused with both counts named, running or stopped, and changes nothing. Whatever it
-# started is stopped even when a check fails.
+# on it is refused with both counts named, running or stopped, and changes nothing. Then a third
+# cluster on three etcd members (--etcd 3): status names each member and the one leader, the
+# config every client URL; the leader killed (kill -9), the cluster map is still read and written
+# through the others and an object reads back; `start` restarts the member; --etcd 1 is refused;
+# after a stop, a member's client port taken by another program moves (etcd_endpoints follows),
+# its peer port taken is refused before anything starts. Whatever it started is stopped even
+# when a check fails.
 # Usage: launcher_test.sh BIN_DIR
 set -euo pipefail
 bin="$1"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="$(mktemp -d /tmp/ecstore-launcher.XXXXXX)"
 dir2="$(mktemp -d /tmp/ecstore-launcher.XXXXXX)"
+dir3="$(mktemp -d /tmp/ecstore-launcher.XXXXXX)"
+holder=""  # a listener this test starts on a port, to take it from etcd
 launcher() { "$root/scripts/cluster.sh" "$@"; }
 cleanup() {
+  if [ -n "$holder" ]; then kill "$holder" 2>/dev/null || true; fi
   launcher stop --dir "$dir" >/dev/null 2>&1 || true
   launcher stop --dir "$dir2" >/dev/null 2>&1 || true
-  rm -rf "$dir" "$dir2"
+  launcher stop --dir "$dir3" >/dev/null 2>&1 || true
+  rm -rf "$dir" "$dir2" "$dir3"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -178,4 +187,82 @@ launcher stop --dir "$dir2" > /dev/null
 refused
 ! ls "$dir2"/*.pid > /dev/null 2>&1 || fail "a refused start on a stopped cluster started something"
 for p in $pids; do ! running "$p" || fail "pid $p still runs after stop"; done
+
+# The third cluster: etcd as three members.
+cur="$dir3"
+launcher start --dir "$dir3" --etcd 3 --osds 3 --hosts 3 --grace 2 --bin "$bin" > "$dir3/start.txt"
+grep -q '3 OSDs up on 3 hosts' "$dir3/start.txt" || fail "start --etcd 3: $(cat "$dir3/start.txt")"
+ports=()
+for i in 0 1 2; do
+  grep -q "^etcd.$i: http://127.0.0.1:[0-9]* (data $dir3/etcd.$i, log $dir3/etcd.$i.log)" \
+    "$dir3/start.txt" || fail "start does not name etcd.$i: $(cat "$dir3/start.txt")"
+  read -r cp pp < "$dir3/etcd.$i.ports"
+  if [ "$cp" -ge "$eph_lo" ] || [ "$pp" -ge "$eph_lo" ]; then fail "etcd.$i's ports $cp $pp"; fi
+  ports+=("$cp" "$pp")
+done
+[ "$(printf '%s\n' "${ports[@]}" | sort -u | wc -l)" = 6 ] || fail "members share ports: ${ports[*]}"
+endpoints="$(sed -n 's/^etcd_endpoints = //p' "$dir3/ecstore.conf")"
+[ "$endpoints" = "http://127.0.0.1:${ports[0]},http://127.0.0.1:${ports[2]},http://127.0.0.1:${ports[4]}" ] ||
+  fail "etcd_endpoints = $endpoints, ports ${ports[*]}"
+# status: each member running, exactly one leader.
+leader_of() {
+  launcher status --dir "$dir3" --bin "$bin" > "$dir3/status.txt"
+  grep -c '^etcd\.[0-2]: running (pid [0-9]*), http://127\.0\.0\.1:[0-9]*, \(leader\|follower\)$' \
+    "$dir3/status.txt" > "$dir3/members.txt" || true
+  [ "$(cat "$dir3/members.txt")" = "$1" ] || fail "not $1 members answering: $(cat "$dir3/status.txt")"
+  [ "$(grep -c ', leader$' "$dir3/status.txt")" = 1 ] || fail "not one leader: $(cat "$dir3/status.txt")"
+  sed -n 's/^etcd\.\([0-2]\): .*, leader$/\1/p' "$dir3/status.txt"
+}
+leader="$(leader_of 3)"
+admin osd erasure-code-profile set p21 plugin=jerasure k=2 m=1 crush-failure-domain=host > /dev/null
+admin osd pool create p 8 8 erasure p21 > /dev/null 2>&1
+"$bin/ec-rados" -c "$dir3/ecstore.conf" -p p put o "$dir2/obj"
+# The leader killed: the map is read and written through the other two, the object reads back.
+kill -KILL "$(cat "$dir3/etcd.$leader.pid")"
+grep -q "^etcd.$leader: not running" <(launcher status --dir "$dir3" --bin "$bin") ||
+  fail "status does not say etcd.$leader is not running"
+admin osd pool create q 8 8 erasure p21 > /dev/null 2>&1 || fail "pool create without the leader"
+"$bin/ec-rados" -c "$dir3/ecstore.conf" -p p get o "$dir3/obj.back"
+cmp -s "$dir2/obj" "$dir3/obj.back" || fail "object read back without the leader differs"
+launcher start --dir "$dir3" --bin "$bin" > "$dir3/start.txt" || fail "restart of etcd.$leader"
+grep -q "^etcd.$leader: http" "$dir3/start.txt" || fail "start did not restart etcd.$leader"
+leader_of 3 > /dev/null
+if launcher start --dir "$dir3" --etcd 1 --bin "$bin" > "$dir3/out.txt" 2>&1; then
+  fail "start --etcd 1 on a 3-member cluster succeeded"
+fi
+grep -q -- '--etcd 1, but the cluster has 3 etcd members' "$dir3/out.txt" ||
+  fail "start --etcd 1: $(cat "$dir3/out.txt")"
+launcher stop --dir "$dir3" > /dev/null
+# A member's client port taken while the cluster is stopped: start moves it.
+listen_on() {  # port: a listener in the background, its pid in $holder
+  python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(600)' "$1" &
+  holder=$!
+  for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.1; done
+  fail "no listener on $1"
+}
+listen_on "${ports[2]}"
+launcher start --dir "$dir3" --bin "$bin" > "$dir3/start.txt" 2>&1 ||
+  fail "start with etcd.1's client port taken: $(cat "$dir3/start.txt")"
+grep -q "etcd.1's client port ${ports[2]} is taken; choosing another" "$dir3/start.txt" ||
+  fail "start did not say etcd.1's client port moved: $(cat "$dir3/start.txt")"
+read -r cp pp < "$dir3/etcd.1.ports"
+if [ "$cp" = "${ports[2]}" ] || [ "$pp" != "${ports[3]}" ]; then fail "etcd.1's ports now $cp $pp"; fi
+grep -qx "etcd_endpoints = http://127.0.0.1:${ports[0]},http://127.0.0.1:$cp,http://127.0.0.1:${ports[4]}" \
+  "$dir3/ecstore.conf" || fail "etcd_endpoints not moved: $(grep etcd_endpoints "$dir3/ecstore.conf")"
+leader_of 3 > /dev/null
+"$bin/ec-rados" -c "$dir3/ecstore.conf" -p p get o "$dir3/obj.back"
+cmp -s "$dir2/obj" "$dir3/obj.back" || fail "object read back after the move differs"
+launcher stop --dir "$dir3" > /dev/null
+kill "$holder"; wait "$holder" 2>/dev/null || true; holder=""
+# Its peer port taken: the others know it there; start refuses before anything runs.
+listen_on "${ports[3]}"
+if launcher start --dir "$dir3" --bin "$bin" > "$dir3/out.txt" 2>&1; then
+  fail "start with etcd.1's peer port taken succeeded"
+fi
+grep -q "etcd.1's peer port ${ports[3]} is held by another program" "$dir3/out.txt" ||
+  fail "start with etcd.1's peer port taken: $(cat "$dir3/out.txt")"
+! ls "$dir3"/*.pid > /dev/null 2>&1 || fail "a refused start started something: $(ls "$dir3"/*.pid)"
+kill "$holder"; wait "$holder" 2>/dev/null || true; holder=""
 echo "launcher test passed"
