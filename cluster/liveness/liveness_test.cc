@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <thread>
 
@@ -343,6 +344,38 @@ TEST_F(LivenessTest, LeaderFailover) {
   auto value = DecodeLeader(leader->key, leader->value);
   ASSERT_TRUE(value.ok());
   EXPECT_NE(value->name, "m" + std::to_string(first));
+}
+
+// etcd away for longer than the leader's TTL (down, or without quorum): the leader stops leading;
+// etcd back, it leads again on its old lease (which etcd could not expire and extended) within a
+// tick, not after that lease has run out.
+TEST_F(LivenessTest, LeaderLeadsAgainOnItsLeaseWhenEtcdReturns) {
+  MonitorOptions o = Mon("mon");
+  o.grace = seconds(4);
+  auto mon = Monitor::Start(server_.client_options(), o);
+  ASSERT_TRUE(mon.ok());
+  const auto deadline = Clock::now() + seconds(5);
+  while (!(*mon)->is_leader() && Clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  ASSERT_TRUE((*mon)->is_leader());
+  server_.Kill();
+  const auto gone = Clock::now();
+  while ((*mon)->is_leader() && Clock::now() - gone < seconds(10)) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  EXPECT_FALSE((*mon)->is_leader()) << "still leading 10 s without etcd";
+  ASSERT_TRUE(server_.Restart().ok());
+  const auto back = Clock::now();
+  while (!(*mon)->is_leader() && Clock::now() - back < seconds(10)) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  const auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - back);
+  ASSERT_TRUE((*mon)->is_leader());
+  // A tick is 1 s; the old lease would live 4 s (its TTL) and more after the restart.
+  EXPECT_LT(took, milliseconds(3000));
+  std::printf("monitor leading again %lld ms after etcd returned\n",
+              static_cast<long long>(took.count()));
 }
 
 }  // namespace

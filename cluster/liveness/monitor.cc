@@ -75,12 +75,18 @@ void Monitor::Tick() {
     auto ttl = client_.LeaseKeepAlive(lease_);
     if (ttl.ok() && *ttl > 0) {
       lease_renewed_ = now;
-    } else if ((ttl.ok() && *ttl <= 0) || ttl.status().code() == ENOENT ||
-               now - lease_renewed_ > std::chrono::seconds(ttl_seconds_)) {
+    } else if ((ttl.ok() && *ttl <= 0) || ttl.status().code() == ENOENT) {
       if (leader_.exchange(false))
         Log(options_.name + ": lost the monitor lease; no longer leader");
       lease_ = 0;
     } else {
+      // Not renewed for its TTL, the lease may have expired and another candidate lead: stop
+      // acting as leader. The lease is kept, though: etcd could not expire it if it lost its
+      // quorum (or was down), and extends every lease when it is back; renewed then, it makes
+      // this candidate leader again at once rather than after the TTL (Campaign finds the key
+      // on it).
+      if (now - lease_renewed_ > std::chrono::seconds(ttl_seconds_) && leader_.exchange(false))
+        Log(options_.name + ": monitor lease not renewed for its TTL; no longer leader");
       std::lock_guard<std::mutex> lock(mu_);
       state_.last_error = ttl.status().message();
       return;

@@ -20,6 +20,10 @@
 // The time from a lease's expiry to "down" in the map is at most one tick plus etcd's lease check
 // (every 500 ms); from a kill -9 it is the grace plus that.
 //
+// etcd out of reach (down, or without quorum) for longer than the TTL: the leader stops acting as
+// one (its lease may have expired), but keeps the lease; if etcd could not expire it, renewing it
+// once etcd is back makes the candidate leader again within a tick.
+//
 // Thread safety: Start/Stop from one thread; is_leader()/state()/SetDownOutInterval() from any.
 #pragma once
 
