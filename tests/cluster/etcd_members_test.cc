@@ -181,6 +181,15 @@ class EtcdMembersTest : public ectest::ClusterTest {
     if (!v.ok() || v->name.rfind("osd.", 0) != 0) return -1;
     return std::stoi(v->name.substr(4));
   }
+  // kill -9 of an OSD that is not the elected monitor's, and the time until the map says it is
+  // down (-1 when it does not within the grace + 10 s): {its id, ms}.
+  static std::pair<int, long long> KillAnOsdUntilDown() {
+    const int victim = MonitorOsd() == 5 ? 4 : 5;
+    if (!cluster_->Kill(victim)) return {victim, -1};
+    const auto killed = Clock::now();
+    if (!cluster_->WaitUp(victim, false, seconds(kGraceSeconds + 10))) return {victim, -1};
+    return {victim, std::chrono::duration_cast<milliseconds>(Clock::now() - killed).count()};
+  }
   // Waits until every PG's primary reports an active state at the map's epoch (no "peering", no
   // "(no report)"); false after `limit`.
   static bool WaitActive(seconds limit) {
@@ -247,14 +256,9 @@ TEST_F(EtcdMembersTest, LeaderKilledDuringClientIo) {
   EXPECT_EQ(ectest::ToVector(back->data), bytes);
 
   // An OSD (not the monitor's) killed after the leader change: marked down, its PGs peer.
-  const int monitor = MonitorOsd();
-  const int victim = monitor == 5 ? 4 : 5;
-  ASSERT_TRUE(cluster_->Kill(victim));
   const auto victim_killed = Clock::now();
-  ASSERT_TRUE(cluster_->WaitUp(victim, false, seconds(kGraceSeconds + 10)))
-      << cluster_->DescribeOsds();
-  const auto down_ms =
-      std::chrono::duration_cast<milliseconds>(Clock::now() - victim_killed).count();
+  const auto [victim, down_ms] = KillAnOsdUntilDown();
+  ASSERT_GE(down_ms, 0) << "osd." << victim << " not marked down; " << cluster_->DescribeOsds();
   ASSERT_TRUE(WaitActive(seconds(20)));
   std::this_thread::sleep_for(seconds(1));  // I/O on the peered PGs
   io.Stop();
@@ -385,14 +389,17 @@ TEST_F(EtcdMembersTest, QuorumLostThenBack) {
     EXPECT_TRUE(cluster_->WaitUp(id, true, seconds(10))) << cluster_->DescribeOsds();
   }
   EXPECT_TRUE(cluster_->WaitClean(seconds(30)));
+  // The monitor leads again: an OSD killed now is marked down.
+  const auto [victim, down_ms] = KillAnOsdUntilDown();
+  ASSERT_GE(down_ms, 0) << "osd." << victim << " not marked down; " << cluster_->DescribeOsds();
   const std::int64_t last = cluster_->Map().epoch;
   ASSERT_TRUE(epochs.WaitFor(last, seconds(10)));
   epochs.ExpectEveryEpochOnceUpTo(last);
   std::printf(
-      "quorum back: the waiting write done %lld ms after the restart; epochs %lld..%lld seen "
-      "once each (%zu)\n",
-      static_cast<long long>(resumed_ms), static_cast<long long>(initial.epoch + 1),
-      static_cast<long long>(last), epochs.count());
+      "quorum back: the waiting write done %lld ms after the restart; osd.%d killed then, marked "
+      "down in %lld ms; epochs %lld..%lld seen once each (%zu)\n",
+      static_cast<long long>(resumed_ms), victim, static_cast<long long>(down_ms),
+      static_cast<long long>(initial.epoch + 1), static_cast<long long>(last), epochs.count());
   Restore();
 }
 
