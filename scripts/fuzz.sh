@@ -14,7 +14,8 @@ mkdir -p "$OUT/corpus" "$OUT/seeds"
 
 # Only the codec and what it needs: the base layer's Status, byte codec and crc32c (common/), fmt,
 # ISA-L (under common/crc32c.cc).
-CODEC=(msg/frame.cc msg/messages.cc msg/validate_request.cc common/codec.cc common/crc32c.cc common/status.cc)
+CODEC=(msg/frame.cc msg/messages.cc msg/validate_request.cc msg/xattrs.cc common/codec.cc common/crc32c.cc
+  common/status.cc)
 FLAGS=(-std=c++20 -O1 -g -I"$ROOT" -fno-omit-frame-pointer)
 
 cd "$ROOT"
