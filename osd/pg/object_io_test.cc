@@ -36,8 +36,13 @@ constexpr std::uint64_t kEpoch = 9;
 class Gate final : public msg::RequestHandler {
  public:
   explicit Gate(std::shared_ptr<shard::OsdService> service) : service_(std::move(service)) {}
-  ~Gate() override {
-    for (std::thread& t : late_) t.join();
+  ~Gate() override { JoinLate(); }
+  // Waits for the late SubWrites to be handed over. Only once the server has stopped (its io
+  // thread adds to late_).
+  void JoinLate() {
+    for (std::thread& t : late_) {
+      if (t.joinable()) t.join();
+    }
   }
   void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) override {
     if (std::holds_alternative<msg::SubWriteRequest>(request.body)) {
@@ -145,8 +150,11 @@ class ObjectIoTest : public ::testing::Test {
   void TearDown() override {
     for (auto& osd : osds_) osd->client->Close();
     for (auto& osd : osds_) osd->server->Stop();
+    // The late SubWrites reach the shard services before they drain: an operation still queued
+    // after that would end (and free its connection) once the server is gone. (The server holds
+    // the gate too, so resetting the fixture's pointer alone joined nothing.)
     for (auto& osd : osds_) {
-      osd->gate.reset();  // joins the late SubWrites
+      osd->gate->JoinLate();
       osd->shards->Drain();
     }
   }
