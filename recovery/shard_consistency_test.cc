@@ -276,7 +276,10 @@ INSTANTIATE_TEST_SUITE_P(
         CodeCase{"clay_k4_m2_d5", "plugin=clay k=4 m=2 d=5", 4096, true},
         CodeCase{"clay_k3_m3_d5", "plugin=clay k=3 m=3 d=5", 9 * 512, true},
         CodeCase{"shec_k4_m3_c2", "plugin=shec k=4 m=3 c=2", 4096, false},
-        CodeCase{"lrc_k4_m2_l3", "plugin=lrc k=4 m=2 l=3", 4096, false}),
+        CodeCase{"lrc_k4_m2_l3", "plugin=lrc k=4 m=2 l=3", 4096, false},
+        // A replicated pool's (osd/pg/pool_codecs.h): 3 copies name the odd one out, 2 do not.
+        CodeCase{"replicated_3", "plugin=replicated size=3", 4096, true},
+        CodeCase{"replicated_4", "plugin=replicated size=4", 4096, true}),
     [](const ::testing::TestParamInfo<CodeCase>& info) { return std::string(info.param.name); });
 
 // Beyond the contract's promise, made visible: with distance 3 (k=4 m=2), two wrong shards in one

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ec/plugin.h"
+#include "ec/repetition_code.h"
 #include "ec/stripe_codec.h"
 #include "ec/stripe_layout.h"
 #include "recovery/testing/memory_shard_source.h"
@@ -27,14 +28,31 @@ struct EncodedObject {
   std::uint64_t stripes = 0;
 };
 
+// The code of `profile`: a plugin's, or with plugin=replicated the repetition code of `size`
+// copies (a replicated pool's, ec/repetition_code.h: no plugin has it).
+inline Status MakeCode(Profile& profile, ErasureCodeInterfaceRef* code) {
+  if (profile["plugin"] == "replicated") {
+    int copies = 0;
+    std::string err;
+    if (!StrictToInt(profile["size"], &copies, &err) || copies < 1) {
+      return Status::Invalid("size=" + profile["size"]);
+    }
+    auto made = MakeRepetitionCode(static_cast<unsigned>(copies));
+    if (!made.ok()) return made.status();
+    *code = *made;
+    return Status::OK();
+  }
+  return PluginRegistry::instance().factory(profile["plugin"], PluginRegistry::default_directory(),
+                                            profile, code);
+}
+
 inline EncodedObject EncodeObject(const std::string& profile_text, std::size_t stripe_unit,
                                   std::uint64_t object_size, unsigned seed) {
   EncodedObject o;
   auto profile = ParseProfile(profile_text);
   EXPECT_TRUE(profile.ok());
   if (!profile.ok()) return o;
-  Status s = PluginRegistry::instance().factory(
-      (*profile)["plugin"], PluginRegistry::default_directory(), *profile, &o.code);
+  Status s = MakeCode(*profile, &o.code);
   EXPECT_TRUE(s.ok()) << s.message();
   if (!s.ok()) return o;
   auto layout = StripeLayout::Make(*o.code, stripe_unit);
@@ -58,8 +76,7 @@ inline EncodedObject EncodeStripes(const std::string& profile_text, std::size_t 
   EXPECT_TRUE(profile.ok());
   if (!profile.ok()) return {};
   ErasureCodeInterfaceRef code;
-  Status s = PluginRegistry::instance().factory(
-      (*profile)["plugin"], PluginRegistry::default_directory(), *profile, &code);
+  Status s = MakeCode(*profile, &code);
   EXPECT_TRUE(s.ok()) << s.message();
   if (!s.ok()) return {};
   auto layout = StripeLayout::Make(*code, stripe_unit);
