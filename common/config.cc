@@ -466,6 +466,8 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.mon_osd_down_out_interval = typed.at("mon_osd_down_out_interval").d;
   c.osd_mon_role = typed.at("osd_mon_role").b;
   c.osd_pool_default_flag_ec_optimizations = typed.at("osd_pool_default_flag_ec_optimizations").b;
+  c.osd_pool_default_size = static_cast<int>(typed.at("osd_pool_default_size").i);
+  c.osd_pool_default_min_size = static_cast<int>(typed.at("osd_pool_default_min_size").i);
   c.osd_pg_op_threads = static_cast<std::uint32_t>(typed.at("osd_pg_op_threads").i);
   c.osd_subop_timeout = typed.at("osd_subop_timeout").d;
   c.osd_read_lease_ms = typed.at("osd_read_lease_ms").d;
@@ -545,6 +547,8 @@ Result<ClientConfig> LoadClientConfig(const std::string& path,
   c.etcd_prefix = std::move(all->etcd_prefix);
   c.etcd_op_timeout = all->etcd_op_timeout;
   c.osd_pool_default_flag_ec_optimizations = all->osd_pool_default_flag_ec_optimizations;
+  c.osd_pool_default_size = all->osd_pool_default_size;
+  c.osd_pool_default_min_size = all->osd_pool_default_min_size;
   return c;
 }
 

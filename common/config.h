@@ -162,6 +162,8 @@ struct OsdConfig {
   std::chrono::milliseconds mon_osd_down_out_interval{0};  // 0: never
   bool osd_mon_role = true;
   bool osd_pool_default_flag_ec_optimizations = true;  // for ec-admin; the daemon ignores it
+  int osd_pool_default_size = 3;                       // for ec-admin, as the one above
+  int osd_pool_default_min_size = 0;                   // for ec-admin; 0: size - size/2
 
   // The PG primary (osd/pg/primary.h).
   std::uint32_t osd_pg_op_threads = 0;
@@ -253,6 +255,9 @@ struct ClientConfig {
   std::chrono::milliseconds etcd_op_timeout{0};
   // ec-admin's `osd pool create`: whether new pools get allow_ec_optimizations (no padding).
   bool osd_pool_default_flag_ec_optimizations = true;
+  // ... and a replicated pool's size and min_size (0: size - size/2).
+  int osd_pool_default_size = 3;
+  int osd_pool_default_min_size = 0;
 };
 
 // The configuration of a client: the file is read and validated as a whole, as for a daemon (a

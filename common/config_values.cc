@@ -131,6 +131,15 @@ const OptionSpec kOptions[] = {
         "ec-admin osd pool create (read from [global]): new pools get allow_ec_optimizations, "
         "objects stored without stripe padding (Fast EC), fixed for the pool's life; ecstore's "
         "default is true, Ceph's is false (Ceph's option)")),
+    Live(Number("osd_pool_default_size", OptionType::kInt, "3",
+                "ec-admin osd pool create ... replicated (read from [global]): the copies a new "
+                "replicated pool keeps, fixed for the pool's life (Ceph's option)",
+                1, 10)),
+    Live(Number("osd_pool_default_min_size", OptionType::kInt, "0",
+                "ec-admin osd pool create ... replicated (read from [global]): the copies a new "
+                "replicated pool needs up for I/O; 0 gives size - size/2 (2 of 3), as Ceph's "
+                "option; at most the size",
+                0, 10)),
     Number("osd_pg_op_threads", OptionType::kInt, "16",
            "threads running object operations as a PG primary (they mostly wait for other OSDs)", 1,
            256),

@@ -184,24 +184,32 @@ const std::vector<CommandHelp>& CommandTable() {
       {"osd erasure-code-profile get NAME", "show a profile"},
       {"osd erasure-code-profile ls", "list profiles"},
       {"osd erasure-code-profile rm NAME", "remove a profile no pool uses"},
-      {"osd pool create NAME PG_NUM [PGP_NUM] erasure [PROFILE]",
-       "create an erasure-coded pool (PROFILE default: default)",
-       "Creates the pool on PROFILE (created as Ceph's k=2 m=2 jerasure profile when it is\n"
-       "`default` and absent). size is the code's k+m, min_size k+1 (k when m is 1), the stripe\n"
-       "unit the profile's stripe_unit or 4096. The pool gets allow_ec_optimizations (Fast EC:\n"
-       "objects stored without stripe padding) when the config option\n"
+      {"osd pool create NAME PG_NUM [PGP_NUM] [erasure [PROFILE] | replicated [--size N]]",
+       "create an erasure-coded pool (PROFILE default: default) or a replicated pool (the "
+       "default type)",
+       "erasure: creates the pool on PROFILE (created as Ceph's k=2 m=2 jerasure profile when it\n"
+       "is `default` and absent). size is the code's k+m, min_size k+1 (k when m is 1), the\n"
+       "stripe unit the profile's stripe_unit or 4096. The pool gets allow_ec_optimizations\n"
+       "(Fast EC: objects stored without stripe padding) when the config option\n"
        "osd_pool_default_flag_ec_optimizations is true, ecstore's default (Ceph's is false); set\n"
        "it false in [global] for padded pools. The flag is fixed for the pool's life. `osd pool\n"
-       "ls detail` shows it as `flags ec_optimizations`.\n"},
+       "ls detail` shows it as `flags ec_optimizations`.\n"
+       "replicated (also when the type is left out, as Ceph): each object kept whole on size\n"
+       "OSDs of different hosts; size from --size or osd_pool_default_size (3), 1..10 (1 only\n"
+       "with --yes-i-really-mean-it); min_size from osd_pool_default_min_size (0: size - size/2,\n"
+       "2 of 3). An optional rule may only be replicated_rule. The size is fixed for the pool's\n"
+       "life here.\n"},
       {"osd pool ls [detail]", "list pools"},
       {"osd pool get NAME size|min_size|pg_num|pgp_num|erasure_code_profile|"
        "allow_ec_optimizations|all",
        "show pool options"},
-      {"osd pool set NAME min_size N", "set a pool option (only min_size can change)",
-       "min_size: the shards a write must reach before it is acknowledged, and the shards a PG\n"
-       "needs up to take writes; k <= N <= size (k+m), else EINVAL. The OSDs use the new value\n"
-       "from the next map. pg_num, pgp_num, size and erasure_code_profile cannot change here\n"
-       "(EPERM); allow_ec_optimizations is fixed at pool creation (EINVAL).\n"},
+      {"osd pool set NAME min_size|size N", "set a pool option (only min_size can change)",
+       "min_size: the shards (copies) a write must reach before it is acknowledged, and the\n"
+       "shards a PG needs up to take I/O; k <= N <= size (k+m; 1..size for a replicated pool),\n"
+       "else EINVAL. The OSDs use the new value from the next map. size: an erasure pool's is\n"
+       "its k+m (EPERM); a replicated pool's is fixed at creation (EINVAL, unless N is its size).\n"
+       "pg_num, pgp_num and erasure_code_profile cannot change here (EPERM);\n"
+       "allow_ec_optimizations is fixed at pool creation (EINVAL).\n"},
       {"osd pool rm NAME NAME --yes-i-really-really-mean-it", "remove a pool"},
       {"osd tree", "OSDs by host, with status and weight"},
       {"osd out ID [ID ...]", "mark OSDs out (ID: N or osd.N)"},

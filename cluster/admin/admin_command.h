@@ -84,6 +84,11 @@ struct AdminContext {
   // padding) when true; a value set in the cluster's config (`config set global ...`) wins.
   // ecstore's default is true; Ceph's is false.
   bool osd_pool_default_flag_ec_optimizations = true;
+  // osd_pool_default_size and osd_pool_default_min_size as the config file gives them (1..10;
+  // 0..10, 0 meaning size - size/2): a new replicated pool's size and min_size, unless the
+  // cluster's config sets them (as above). Ceph's defaults.
+  int osd_pool_default_size = 3;
+  int osd_pool_default_min_size = 0;
   // Wall clock in ms since 1970 (stamps of osd in/out, ages in `status`); null = system clock.
   std::function<std::int64_t()> now_ms;
 };

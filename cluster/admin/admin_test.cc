@@ -106,8 +106,8 @@ TEST_F(AdminTest, UsageErrorsNameTheCommand) {
             "osd pool ls [detail]\n"
             "osd pool get NAME "
             "size|min_size|pg_num|pgp_num|erasure_code_profile|allow_ec_optimizations|all\n"
-            "osd pool set NAME min_size N\n"
-            "osd pool create NAME PG_NUM [PGP_NUM] erasure [PROFILE]\n"
+            "osd pool set NAME min_size|size N\n"
+            "osd pool create NAME PG_NUM [PGP_NUM] [erasure [PROFILE] | replicated [--size N]]\n"
             "Error EINVAL: invalid command\n");
   const std::string osd = Unknown("osd foo", "osd foo");
   EXPECT_TRUE(Contains(osd, "; 10 closest matches:\n")) << osd;  // at most 10, as ceph

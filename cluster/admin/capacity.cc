@@ -86,13 +86,10 @@ Result<ClusterUsage> BuildUsage(const ClusterMap& map, const std::map<int, PgSta
     p.id = id;
     p.name = pool.name;
     p.pg_num = pool.pg_num;
-    auto profile = map.profiles.find(pool.profile);
-    if (profile != map.profiles.end()) {
-      Result<PoolGeometry> g = GeometryOf(profile->second.profile);
-      if (g.ok()) {
-        p.k = g->k;
-        p.size = g->size;
-      }
+    Result<PoolGeometry> g = GeometryOfPool(map, pool);
+    if (g.ok()) {
+      p.k = g->k;
+      p.size = g->size;
     }
   }
   for (const PgView& v : *views) {

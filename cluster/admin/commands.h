@@ -60,6 +60,10 @@ CommandResult Success(std::string out, std::string err = {});
 // prints no "flags" then).
 std::string PoolFlagNames(const Pool& pool);
 std::string PoolFlagsText(const Pool& pool);
+// How `osd pool ls detail` and `osd dump` name a pool's kind: "replicated" or "erasure profile
+// NAME" (Ceph's words); and Ceph's pg_pool_t type number (1 replicated, 3 erasure) for JSON.
+std::string PoolKindText(const Pool& pool);
+int PoolTypeNumber(const Pool& pool);
 
 // words start after the group's prefix: "osd erasure-code-profile" -> {"set", "rs", "k=4"}.
 CommandResult RunProfileCommand(const Words& words, const AdminContext& ctx);
@@ -96,6 +100,11 @@ CommandResult RunConfigShowCommand(bool with_defaults, const Words& args, const 
 // What `osd pool create` gives a new pool: the cluster's config's global
 // osd_pool_default_flag_ec_optimizations when set there (and valid), else ctx's (the file's).
 bool PoolDefaultEcOptimizations(const AdminContext& ctx);
+// A new replicated pool's size: the cluster's config's global osd_pool_default_size when set
+// there (and 1..10), else ctx's. Its min_size for that size: osd_pool_default_min_size likewise,
+// 0 giving size - size/2 (Ceph's rule: 2 of 3), never above the size.
+int PoolDefaultSize(const AdminContext& ctx);
+int PoolDefaultMinSize(const AdminContext& ctx, int size);
 
 // "3" or "osd.3". Errors: EINVAL "invalid osd id 'x'".
 Result<int> ParseOsdId(const std::string& text);

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
+#include <optional>
 
 #include "cluster/admin/commands.h"
 #include "cluster/config/config_db.h"
@@ -246,13 +248,45 @@ CommandResult ConfigHelp(const Words& args, const AdminContext& ctx) {
 
 }  // namespace
 
+namespace {
+
+// The value the cluster's config sets for `option` in [global], or nullopt (none, or etcd
+// cannot say: the file's value stands then).
+std::optional<std::string> ClusterGlobalValue(const AdminContext& ctx, const char* option) {
+  if (ctx.store->client() == nullptr) return std::nullopt;
+  auto kv = ctx.store->client()->Get(ConfigKey(ctx.store->prefix(), "global", option));
+  if (!kv.ok()) return std::nullopt;
+  return kv->value;
+}
+
+// An integer option of the cluster's config in lo..hi, else `fallback`.
+int PoolDefaultInt(const AdminContext& ctx, const char* option, int lo, int hi, int fallback) {
+  const std::optional<std::string> v = ClusterGlobalValue(ctx, option);
+  int n = 0;
+  if (!v || v->empty()) return fallback;
+  auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  return ec == std::errc() && p == v->data() + v->size() && n >= lo && n <= hi ? n : fallback;
+}
+
+}  // namespace
+
 bool PoolDefaultEcOptimizations(const AdminContext& ctx) {
-  if (ctx.store->client() == nullptr) return ctx.osd_pool_default_flag_ec_optimizations;
-  auto kv = ctx.store->client()->Get(
-      ConfigKey(ctx.store->prefix(), "global", "osd_pool_default_flag_ec_optimizations"));
-  if (!kv.ok()) return ctx.osd_pool_default_flag_ec_optimizations;
-  Result<bool> v = ParseBool(kv->value);
-  return v.ok() ? *v : ctx.osd_pool_default_flag_ec_optimizations;
+  const std::optional<std::string> v =
+      ClusterGlobalValue(ctx, "osd_pool_default_flag_ec_optimizations");
+  if (!v) return ctx.osd_pool_default_flag_ec_optimizations;
+  Result<bool> b = ParseBool(*v);
+  return b.ok() ? *b : ctx.osd_pool_default_flag_ec_optimizations;
+}
+
+int PoolDefaultSize(const AdminContext& ctx) {
+  return PoolDefaultInt(ctx, "osd_pool_default_size", 1, kMaxReplicatedSize,
+                        ctx.osd_pool_default_size);
+}
+
+int PoolDefaultMinSize(const AdminContext& ctx, int size) {
+  const int set = PoolDefaultInt(ctx, "osd_pool_default_min_size", 0, kMaxReplicatedSize,
+                                 ctx.osd_pool_default_min_size);
+  return set == 0 ? size - size / 2 : std::min(set, size);
 }
 
 CommandResult RunConfigCommand(const Words& words, const AdminContext& ctx) {

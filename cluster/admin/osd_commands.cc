@@ -207,8 +207,11 @@ CommandResult OsdDump(const Words& args, const AdminContext& ctx) {
     }
     nlohmann::json pools = nlohmann::json::array();
     for (const auto& [id, p] : map->pools) {
+      Result<PoolGeometry> g = GeometryOfPool(*map, p);
       pools.push_back({{"pool", id},
                        {"pool_name", p.name},
+                       {"type", PoolTypeNumber(p)},
+                       {"size", g.ok() ? g->size : 0},
                        {"erasure_code_profile", p.profile},
                        {"pg_num", p.pg_num},
                        {"stripe_unit", p.stripe_unit},
@@ -235,7 +238,10 @@ CommandResult OsdDump(const Words& args, const AdminContext& ctx) {
   out += "flags " + map->FlagsText() + "\n";
   out += "pool_max " + std::to_string(map->pool_max) + "\n";
   for (const auto& [id, p] : map->pools) {
-    out += "pool " + std::to_string(id) + " '" + p.name + "' erasure profile " + p.profile +
+    // Ceph's words for a replicated pool: "replicated size 3 min_size 2".
+    const std::string size =
+        p.type == PoolType::kReplicated ? " size " + std::to_string(p.size) : "";
+    out += "pool " + std::to_string(id) + " '" + p.name + "' " + PoolKindText(p) + size +
            " min_size " + std::to_string(p.min_size) + " pg_num " + std::to_string(p.pg_num) +
            PoolFlagsText(p) + " stripe_unit " + std::to_string(p.stripe_unit) + "\n";
   }

@@ -74,8 +74,7 @@ Result<std::vector<PgView>> ViewPgs(const ClusterMap& map,
   std::vector<PgView> out;
   for (const auto& [pool_id, pool] : map.pools) {
     Result<PoolPlacement> pp = PlacementOf(map, pool);
-    Result<PoolGeometry> geometry =
-        pp.ok() ? GeometryOf(map.profiles.at(pool.profile).profile) : pp.status();
+    Result<PoolGeometry> geometry = pp.ok() ? GeometryOfPool(map, pool) : pp.status();
     for (std::uint32_t pg = 0; pg < pool.pg_num; ++pg) {
       PgView v;
       v.pool_id = pool_id;

@@ -97,10 +97,6 @@ TEST_F(PoolAdminTest, PoolCreateMakesTheDefaultProfileInTheSameEpoch) {
 TEST_F(PoolAdminTest, PoolCreateErrors) {
   Ok("osd erasure-code-profile set rs k=4 m=2");
   const std::int64_t epoch = Map().epoch;
-  EXPECT_EQ(Fails("osd pool create p 8 replicated", "EINVAL"),
-            "Error EINVAL: only erasure pools are supported\n");
-  EXPECT_EQ(Fails("osd pool create p 8", "EINVAL"),
-            "Error EINVAL: only erasure pools are supported\n");
   const std::string range = "'pg_num' must be greater than 0 and less than or equal to 65536";
   EXPECT_TRUE(Contains(Fails("osd pool create p 0 erasure rs", "ERANGE"), range));
   EXPECT_TRUE(Contains(Fails("osd pool create p 65537 erasure rs", "ERANGE"), range));
@@ -113,8 +109,142 @@ TEST_F(PoolAdminTest, PoolCreateErrors) {
   EXPECT_TRUE(Contains(Fails("osd pool create p 8 erasure nope", "ENOENT"),
                        "erasure-code-profile nope does not exist"));
   EXPECT_TRUE(Contains(Fails("osd pool create p 8 mirrored", "EINVAL"), "pool type 'mirrored'"));
+  // Replicated pools: Ceph's size bounds and messages, a rule other than replicated_rule.
+  EXPECT_EQ(Fails("osd pool create p 8 replicated --size 11", "EINVAL"),
+            "Error EINVAL: pool size must be between 1 and 10\n");
+  EXPECT_EQ(Fails("osd pool create p 8 replicated --size 0", "EINVAL"),
+            "Error EINVAL: pool size must be between 1 and 10\n");
+  EXPECT_TRUE(Contains(Fails("osd pool create p 8 replicated --size 1", "EPERM"),
+                       "configuring pool size as 1 is disabled by default"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 8 replicated --size three", "EINVAL"),
+                       "error parsing integer value 'three' for size"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 8 replicated rs", "ENOENT"),
+                       "specified rule rs doesn't exist"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 8 replicated --frob", "EINVAL"), "'--frob'"));
+  EXPECT_TRUE(Contains(Fails("osd pool create p 0 replicated", "ERANGE"), range));
   EXPECT_EQ(Map().epoch, epoch);
   EXPECT_EQ(Map().pools.size(), 0u);
+}
+
+// ---- replicated pools (issue 30) ---------------------------------------------------------------
+
+// Ceph's syntax and defaults: `replicated` (or no type at all) makes a pool of
+// osd_pool_default_size (3) copies and min_size size - size/2 (2), no profile, data chunk 0,
+// shown as Ceph shows a replicated pool.
+TEST_F(PoolAdminTest, ReplicatedPoolCreateAndLs) {
+  CommandResult r = Ok("osd pool create rep 16 replicated");
+  EXPECT_EQ(r.err, "pool 'rep' created\n");
+  Ok("osd pool create plain 8");  // Ceph's default type
+  Ok("osd pool create two 8 8 replicated replicated_rule --size 2");
+  Ok("osd pool create one 8 replicated --size=1 --yes-i-really-mean-it");
+  Ok("osd pool create four 8 --size 4");
+  const ClusterMap map = Map();
+  const Pool* rep = map.FindPool("rep");
+  ASSERT_NE(rep, nullptr);
+  EXPECT_EQ(rep->type, PoolType::kReplicated);
+  EXPECT_EQ(rep->size, 3);
+  EXPECT_EQ(rep->min_size, 2);
+  EXPECT_EQ(rep->profile, "");
+  EXPECT_EQ(rep->pg_num, 16u);
+  EXPECT_EQ(rep->stripe_unit, 4096u);
+  EXPECT_EQ(rep->data_chunks, (std::vector<int>{0}));
+  EXPECT_FALSE(rep->ec_optimizations);
+  EXPECT_EQ(map.FindPool("plain")->type, PoolType::kReplicated);
+  EXPECT_EQ(map.FindPool("two")->size, 2);
+  EXPECT_EQ(map.FindPool("two")->min_size, 1);  // 2 - 2/2
+  EXPECT_EQ(map.FindPool("one")->size, 1);
+  EXPECT_EQ(map.FindPool("one")->min_size, 1);
+  EXPECT_EQ(map.FindPool("four")->min_size, 2);  // 4 - 4/2
+  EXPECT_TRUE(map.profiles.empty());             // no default profile made for them
+
+  const std::string detail = Ok("osd pool ls detail").out;
+  EXPECT_TRUE(Contains(detail, "pool " + std::to_string(rep->id) +
+                                   " 'rep' replicated size 3 min_size 2 pg_num 16 pgp_num 16 "
+                                   "stripe_width 0\n"))
+      << detail;
+  json j = Json("osd pool ls detail");
+  EXPECT_EQ(j[0]["pool_name"], "rep");
+  EXPECT_EQ(j[0]["type"], 1);  // Ceph's pg_pool_t::TYPE_REPLICATED
+  EXPECT_EQ(j[0]["size"], 3);
+  EXPECT_EQ(j[0]["min_size"], 2);
+  EXPECT_EQ(j[0]["erasure_code_profile"], "");
+  EXPECT_EQ(j[0]["stripe_width"], 0);
+  EXPECT_EQ(j[0]["flags_names"], "");
+  const std::string dump = Ok("osd dump").out;
+  EXPECT_TRUE(Contains(dump, "'rep' replicated size 3 min_size 2 pg_num 16 stripe_unit 4096\n"))
+      << dump;
+  j = Json("osd dump");
+  EXPECT_EQ(j["pools"][0]["type"], 1);
+  EXPECT_EQ(j["pools"][0]["size"], 3);
+
+  // The map refuses a change of its size or type, and a profile on it.
+  Pool changed = *rep;
+  changed.size = 4;
+  Result<ClusterMap> refused = store_->Apply({MapChange::PutPool(changed)});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), EINVAL);
+  EXPECT_TRUE(Contains(refused.status().message(), "type and size are fixed at pool creation"));
+  Pool with_profile = *rep;
+  with_profile.id = -1;
+  with_profile.name = "x";
+  with_profile.profile = "rs";
+  EXPECT_EQ(store_->Apply({MapChange::PutPool(with_profile)}).status().code(), EINVAL);
+}
+
+// The size and min_size come from osd_pool_default_size / osd_pool_default_min_size: the file's
+// (ctx), unless the cluster's config sets them.
+TEST_F(PoolAdminTest, ReplicatedPoolTakesItsSizeFromTheConfigOptions) {
+  ctx_.osd_pool_default_size = 4;
+  ctx_.osd_pool_default_min_size = 3;
+  Ok("osd pool create a 8 replicated");
+  EXPECT_EQ(Map().FindPool("a")->size, 4);
+  EXPECT_EQ(Map().FindPool("a")->min_size, 3);
+  Ok("config set global osd_pool_default_size 5");
+  Ok("config set global osd_pool_default_min_size 0");
+  Ok("osd pool create b 8 replicated");
+  EXPECT_EQ(Map().FindPool("b")->size, 5);
+  EXPECT_EQ(Map().FindPool("b")->min_size, 3);  // 5 - 5/2
+  Ok("config set global osd_pool_default_min_size 9");
+  Ok("osd pool create c 8 replicated --size 2");
+  EXPECT_EQ(Map().FindPool("c")->size, 2);
+  EXPECT_EQ(Map().FindPool("c")->min_size, 2);  // at most the size
+}
+
+// get and set on a replicated pool: Ceph's outputs, exit codes and messages.
+TEST_F(PoolAdminTest, ReplicatedPoolGetAndSet) {
+  Ok("osd pool create rep 8 replicated");
+  const std::int64_t id = Map().FindPool("rep")->id;
+  EXPECT_EQ(Ok("osd pool get rep size").out, "size: 3\n");
+  EXPECT_EQ(Ok("osd pool get rep min_size").out, "min_size: 2\n");
+  EXPECT_EQ(Ok("osd pool get rep all").out, "size: 3\nmin_size: 2\npg_num: 8\npgp_num: 8\n");
+  json all = Json("osd pool get rep all");
+  EXPECT_EQ(all["size"], 3);
+  EXPECT_EQ(all["min_size"], 2);
+  EXPECT_FALSE(all.contains("erasure_code_profile"));
+  EXPECT_EQ(Fails("osd pool get rep erasure_code_profile", "EACCES"),
+            "Error EACCES: pool 'rep' is not a erasure pool: variable not applicable\n");
+  Fails("osd pool get rep allow_ec_optimizations", "EACCES");
+
+  EXPECT_EQ(Ok("osd pool set rep min_size 1").err,
+            "set pool " + std::to_string(id) + " min_size to 1\n");
+  EXPECT_EQ(Map().FindPool("rep")->min_size, 1);
+  Ok("osd pool set rep min_size 3");
+  EXPECT_EQ(Fails("osd pool set rep min_size 4", "EINVAL"),
+            "Error EINVAL: pool min_size must be between 1 and size, which is set to 3\n");
+  Fails("osd pool set rep min_size 0", "EINVAL");
+  EXPECT_EQ(Map().FindPool("rep")->min_size, 3);
+
+  const std::int64_t epoch = Map().epoch;
+  EXPECT_EQ(Ok("osd pool set rep size 3").err, "set pool " + std::to_string(id) + " size to 3\n");
+  const std::string refused = Fails("osd pool set rep size 2", "EINVAL");
+  EXPECT_TRUE(Contains(refused, "can not change the size of replicated pool 'rep' from 3 to 2"))
+      << refused;
+  EXPECT_TRUE(Contains(refused, "fixed at creation")) << refused;
+  EXPECT_EQ(Fails("osd pool set rep size 11", "EINVAL"),
+            "Error EINVAL: pool size must be between 1 and 10\n");
+  EXPECT_TRUE(Contains(Fails("osd pool set rep size x", "EINVAL"), "'x'"));
+  EXPECT_TRUE(Contains(Fails("osd pool set nope size 2", "ENOENT"), "unrecognized pool 'nope'"));
+  EXPECT_EQ(Map().epoch, epoch);
 }
 
 TEST_F(PoolAdminTest, PoolRmNeedsCephsConfirmation) {

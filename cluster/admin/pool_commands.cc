@@ -1,6 +1,7 @@
-// osd pool create|ls|rm: Ceph's OSDMonitor rules and messages, for erasure pools only.
+// osd pool create|ls|rm: Ceph's OSDMonitor rules and messages, for erasure and replicated pools.
 #include <charconv>
 #include <limits>
+#include <optional>
 
 #include "cluster/admin/commands.h"
 #include "cluster/map/pool_geometry.h"
@@ -12,6 +13,8 @@ namespace {
 constexpr std::uint32_t kDefaultStripeUnit = 4096;  // Ceph's osd_pool_erasure_code_stripe_unit
 constexpr const char* kDefaultProfileName = "default";
 constexpr const char* kPoolRmFlag = "--yes-i-really-really-mean-it";
+constexpr const char* kReplicatedRule = "replicated_rule";  // Ceph's default rule, the only one
+constexpr const char* kSizeOneFlag = "--yes-i-really-mean-it";
 
 bool AllDigits(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
@@ -75,6 +78,66 @@ Result<Pool> DesignPool(const std::string& name, std::uint32_t pg_num, const EcP
   return pool;
 }
 
+// A replicated pool (issue 30): `size` copies (Ceph's "pool size must be between 1 and 10"; 1
+// only with --yes-i-really-mean-it, as Ceph's mon_allow_pool_size_one), min_size from the
+// config, the default stripe unit (each 4 KiB of an object a "stripe" of the repetition code:
+// what a partial write rewrites on every copy), data chunk 0.
+Result<Pool> DesignReplicatedPool(const std::string& name, std::uint32_t pg_num, int size,
+                                  bool size_one_ok, const AdminContext& ctx) {
+  if (size < 1 || size > kMaxReplicatedSize) {
+    return Status::Invalid("pool size must be between 1 and " + std::to_string(kMaxReplicatedSize));
+  }
+  if (size == 1 && !size_one_ok) {
+    return Status::Error(EPERM, "configuring pool size as 1 is disabled by default; pass " +
+                                    std::string(kSizeOneFlag) + " to keep one copy of each object");
+  }
+  Pool pool;
+  pool.name = name;
+  pool.type = PoolType::kReplicated;
+  pool.size = size;
+  pool.pg_num = pg_num;
+  pool.stripe_unit = kDefaultStripeUnit;
+  pool.min_size = PoolDefaultMinSize(ctx, size);
+  pool.data_chunks = {0};
+  return pool;
+}
+
+// What follows `replicated`: [RULE] [--size N] [--yes-i-really-mean-it], in any order.
+struct ReplicatedArgs {
+  std::optional<int> size;
+  bool size_one_ok = false;
+};
+Result<ReplicatedArgs> ParseReplicatedArgs(const Words& args, std::size_t i,
+                                           const std::string& usage) {
+  ReplicatedArgs out;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string value;
+    if (a == "--size" && i + 1 < args.size()) {
+      value = args[++i];
+    } else if (a.starts_with("--size=")) {
+      value = a.substr(7);
+    } else if (a == kSizeOneFlag) {
+      out.size_one_ok = true;
+      continue;
+    } else if (a == kReplicatedRule) {
+      continue;
+    } else if (!a.starts_with("-")) {
+      return Status::NotFound("specified rule " + a + " doesn't exist (the one rule here is " +
+                              kReplicatedRule + ": one copy per host)");
+    } else {
+      return Status::Invalid("invalid command: unexpected '" + a + "'; usage: " + usage);
+    }
+    int n = 0;
+    auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (value.empty() || ec != std::errc() || p != value.data() + value.size()) {
+      return Status::Invalid("error parsing integer value '" + value + "' for size");
+    }
+    out.size = n;
+  }
+  return out;
+}
+
 CommandResult PoolCreate(const Words& args, const AdminContext& ctx) {
   const std::string usage = UsageOf("osd pool create");
   if (args.size() < 2) return UsageError("missing NAME or PG_NUM", usage);
@@ -93,11 +156,26 @@ CommandResult PoolCreate(const Words& args, const AdminContext& ctx) {
     ++i;
   }
   const std::string type = i < args.size() ? args[i++] : "replicated";  // Ceph's default type
-  if (type == "replicated") {
-    return ErrorResult(Status::Invalid("only erasure pools are supported"));
+  if (type == "replicated" || type.starts_with("--")) {
+    if (type != "replicated") --i;  // `create p 8 --size 2`: replicated, Ceph's default
+    Result<ReplicatedArgs> r = ParseReplicatedArgs(args, i, usage);
+    if (!r.ok()) return ErrorResult(r.status());
+    return ChangeMap(ctx, [&](const ClusterMap& map) -> Result<Plan> {
+      Plan plan;
+      if (map.FindPool(name) != nullptr) {
+        plan.err = "pool '" + name + "' already exists";
+        return plan;
+      }
+      Result<Pool> pool = DesignReplicatedPool(
+          name, *pg_num, r->size ? *r->size : PoolDefaultSize(ctx), r->size_one_ok, ctx);
+      if (!pool.ok()) return pool.status();
+      plan.changes.push_back(MapChange::PutPool(*pool));
+      plan.err = "pool '" + name + "' created";
+      return plan;
+    });
   }
   if (type != "erasure") {
-    return UsageError("pool type '" + type + "' (expected erasure)", usage);
+    return UsageError("pool type '" + type + "' (expected erasure or replicated)", usage);
   }
   const std::string profile_name = i < args.size() ? args[i++] : kDefaultProfileName;
   if (i < args.size()) return UsageError("too many arguments", usage);
@@ -129,24 +207,23 @@ CommandResult PoolCreate(const Words& args, const AdminContext& ctx) {
 nlohmann::json PoolJson(const ClusterMap& map, const Pool& pool) {
   int size = 0;
   int k = 0;
-  auto profile = map.profiles.find(pool.profile);
-  if (profile != map.profiles.end()) {
-    Result<PoolGeometry> g = GeometryOf(profile->second.profile);
-    if (g.ok()) {
-      size = g->size;
-      k = g->k;
-    }
+  Result<PoolGeometry> g = GeometryOfPool(map, pool);
+  if (g.ok()) {
+    size = g->size;
+    k = g->k;
   }
+  const bool replicated = pool.type == PoolType::kReplicated;
   return {{"pool_id", pool.id},
           {"pool_name", pool.name},
-          {"type", 3},  // Ceph's pg_pool_t::TYPE_ERASURE
+          {"type", PoolTypeNumber(pool)},
           {"size", size},
           {"min_size", pool.min_size},
           {"pg_num", pool.pg_num},
           {"pg_placement_num", pool.pg_num},
           {"erasure_code_profile", pool.profile},
           {"flags_names", PoolFlagNames(pool)},
-          {"stripe_width", static_cast<std::uint64_t>(k) * pool.stripe_unit}};
+          // Ceph's stripe_width: 0 for a replicated pool.
+          {"stripe_width", replicated ? 0 : static_cast<std::uint64_t>(k) * pool.stripe_unit}};
 }
 
 CommandResult PoolLs(const Words& args, const AdminContext& ctx) {
@@ -172,8 +249,8 @@ CommandResult PoolLs(const Words& args, const AdminContext& ctx) {
       continue;
     }
     const nlohmann::json p = PoolJson(*map, pool);
-    out += "pool " + std::to_string(id) + " '" + pool.name + "' erasure profile " + pool.profile +
-           " size " + p["size"].dump() + " min_size " + std::to_string(pool.min_size) + " pg_num " +
+    out += "pool " + std::to_string(id) + " '" + pool.name + "' " + PoolKindText(pool) + " size " +
+           p["size"].dump() + " min_size " + std::to_string(pool.min_size) + " pg_num " +
            std::to_string(pool.pg_num) + " pgp_num " + std::to_string(pool.pg_num) +
            PoolFlagsText(pool) + " stripe_width " + p["stripe_width"].dump() + "\n";
   }
@@ -213,6 +290,15 @@ std::string PoolFlagNames(const Pool& pool) {
 std::string PoolFlagsText(const Pool& pool) {
   const std::string names = PoolFlagNames(pool);
   return names.empty() ? "" : " flags " + names;
+}
+
+std::string PoolKindText(const Pool& pool) {
+  if (pool.type == PoolType::kReplicated) return "replicated";
+  return "erasure profile " + pool.profile;
+}
+
+int PoolTypeNumber(const Pool& pool) {
+  return pool.type == PoolType::kReplicated ? 1 : 3;
 }
 
 CommandResult RunPoolCommand(const Words& words, const AdminContext& ctx) {

@@ -1,7 +1,9 @@
 // osd pool get NAME OPTION | osd pool set NAME OPTION VALUE: the pool options the map keeps, with
 // Ceph's names, output and refusals. Only min_size can change here: pg_num is fixed (placement
 // has no PG split or merge), size is the code's k+m, allow_ec_optimizations is fixed at creation
-// (the objects' layout depends on it), the profile is the pool's for life (as Ceph).
+// (the objects' layout depends on it), the profile is the pool's for life (as Ceph). A replicated
+// pool's size is fixed at creation too (EINVAL saying why; Ceph adds or removes copies): each
+// object keeps a version per position of its PG, and a PG's positions are the size.
 #include <cerrno>
 #include <charconv>
 
@@ -13,6 +15,12 @@ namespace {
 
 constexpr const char* kGettable[] = {
     "size", "min_size", "pg_num", "pgp_num", "erasure_code_profile", "allow_ec_optimizations"};
+
+// Options that only an erasure pool has: Ceph's EACCES "pool 'p' is not a erasure pool: variable
+// not applicable" for a replicated one, which `get all` leaves out.
+bool ErasureOnly(const std::string& option) {
+  return option == "erasure_code_profile" || option == "allow_ec_optimizations";
+}
 
 // The value of `option` of `pool` as JSON (number, string or bool) for Ceph's get.
 nlohmann::json OptionValue(const Pool& pool, const PoolGeometry& g, const std::string& option) {
@@ -34,14 +42,6 @@ bool Gettable(const std::string& option) {
   return false;
 }
 
-Result<PoolGeometry> GeometryOfPool(const ClusterMap& map, const Pool& pool) {
-  auto profile = map.profiles.find(pool.profile);
-  if (profile == map.profiles.end()) {
-    return Status::NotFound("erasure-code-profile " + pool.profile + " does not exist");
-  }
-  return GeometryOf(profile->second.profile);
-}
-
 // Ceph: "size: 6" per option (all: every one, in Ceph's order); JSON {"pool","pool_id",OPTION}.
 CommandResult PoolGet(const Words& args, const AdminContext& ctx) {
   const std::string usage = UsageOf("osd pool get");
@@ -59,10 +59,16 @@ CommandResult PoolGet(const Words& args, const AdminContext& ctx) {
   if (pool == nullptr) return ErrorResult(Status::NotFound("unrecognized pool '" + name + "'"));
   Result<PoolGeometry> g = GeometryOfPool(*map, *pool);
   if (!g.ok()) return ErrorResult(g.status());
+  const bool replicated = pool->type == PoolType::kReplicated;
+  if (replicated && ErasureOnly(option)) {
+    return ErrorResult(Status::Error(
+        EACCES, "pool '" + pool->name + "' is not a erasure pool: variable not applicable"));
+  }
   nlohmann::json j = {{"pool", pool->name}, {"pool_id", pool->id}};
   std::string out;
   for (const char* o : kGettable) {
     if (option != "all" && option != o) continue;
+    if (replicated && ErasureOnly(o)) continue;
     const nlohmann::json v = OptionValue(*pool, *g, o);
     j[o] = v;
     out += std::string(o) + ": " + PlainValue(v) + "\n";
@@ -80,6 +86,37 @@ Result<int> ParseInt(const std::string& option, const std::string& text) {
   return v;
 }
 
+// `osd pool set NAME size N`. An erasure pool: EPERM (its size is its profile's k+m). A replicated
+// pool: Ceph's checks and messages (EINVAL "error parsing integer value", "pool size must be
+// between 1 and 10"), then the size it has ("set pool 3 size to 3", nothing changes) or EINVAL
+// naming why it cannot change here. ENOENT for an unknown pool.
+CommandResult SetSize(const std::string& name, const std::string& value, const AdminContext& ctx) {
+  Result<ClusterMap> map = LoadMap(ctx);
+  if (!map.ok()) return ErrorResult(map.status());
+  const Pool* pool = map->FindPool(name);
+  if (pool == nullptr) return ErrorResult(Status::NotFound("unrecognized pool '" + name + "'"));
+  if (pool->type != PoolType::kReplicated) {
+    return ErrorResult(Status::Error(
+        EPERM, "can not change the size of an erasure-coded pool: it is the profile's k+m"));
+  }
+  Result<int> size = ParseInt("size", value);
+  if (!size.ok()) return ErrorResult(size.status());
+  if (*size < 1 || *size > kMaxReplicatedSize) {
+    return ErrorResult(
+        Status::Invalid("pool size must be between 1 and " + std::to_string(kMaxReplicatedSize)));
+  }
+  if (*size != pool->size) {
+    return ErrorResult(Status::Invalid(
+        "can not change the size of replicated pool '" + name + "' from " +
+        std::to_string(pool->size) + " to " + std::to_string(*size) +
+        ": a pool's size is fixed at creation here (its PGs' positions, and each object's "
+        "version per position, depend on it); create a new pool with `osd pool create NAME "
+        "PG_NUM replicated --size " +
+        std::to_string(*size) + "` and copy the objects"));
+  }
+  return Success("", "set pool " + std::to_string(pool->id) + " size to " + value + "\n");
+}
+
 // Ceph's messages: "set pool 1 min_size to 5" (stderr); EINVAL "pool min_size must be between
 // K and size, which is set to SIZE" (Ceph's OSDMonitor for erasure pools); EPERM or EINVAL for
 // options that cannot change here.
@@ -89,10 +126,7 @@ CommandResult PoolSet(const Words& args, const AdminContext& ctx) {
   const std::string& name = args[0];
   const std::string& option = args[1];
   const std::string& value = args[2];
-  if (option == "size") {
-    return ErrorResult(Status::Error(
-        EPERM, "can not change the size of an erasure-coded pool: it is the profile's k+m"));
-  }
+  if (option == "size") return SetSize(name, value, ctx);
   if (option == "pg_num" || option == "pgp_num") {
     return ErrorResult(Status::Error(EPERM, "can not change " + option +
                                                 ": placement here has no PG split or merge; create "
@@ -119,6 +153,7 @@ CommandResult PoolSet(const Words& args, const AdminContext& ctx) {
     if (pool == nullptr) return Status::NotFound("unrecognized pool '" + name + "'");
     Result<PoolGeometry> g = GeometryOfPool(map, *pool);
     if (!g.ok()) return g.status();
+    // Ceph's bounds: k for an erasure pool (fewer cannot decode), 1 for a replicated one.
     if (*min_size < g->k || *min_size > g->size) {
       return Status::Invalid("pool min_size must be between " + std::to_string(g->k) +
                              " and size, which is set to " + std::to_string(g->size));

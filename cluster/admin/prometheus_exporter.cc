@@ -101,9 +101,12 @@ void OsdMetadataAndStatus(const ClusterMap& map, PrometheusText* t) {
 void PoolMetadata(const ClusterMap& map, PrometheusText* t) {
   t->Family("ceph_pool_metadata", "POOL Metadata", Type::kUntyped);
   for (const auto& [id, pool] : map.pools) {
+    // Ceph's mgr module: "replica:3" for a replicated pool, "ec:4+2" for an erasure pool.
     std::string description = "ec:unknown";
     auto profile = map.profiles.find(pool.profile);
-    if (profile != map.profiles.end()) {
+    if (pool.type == PoolType::kReplicated) {
+      description = "replica:" + std::to_string(pool.size);
+    } else if (profile != map.profiles.end()) {
       const ec::Profile& p = profile->second.profile;
       auto k = p.find("k");
       auto m = p.find("m");
@@ -111,7 +114,7 @@ void PoolMetadata(const ClusterMap& map, PrometheusText* t) {
     }
     t->IntSample({{"pool_id", std::to_string(id)},
                   {"name", pool.name},
-                  {"type", "erasure"},
+                  {"type", std::string(PoolTypeName(pool.type))},
                   {"description", description},
                   {"compression_mode", "none"}},
                  1);

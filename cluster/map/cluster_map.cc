@@ -135,7 +135,7 @@ Result<Pool> DecodePool(std::string_view key, std::int64_t id, const std::string
   if (!j.ok()) return j.status();
   Reader r(key, *j);
   EC_RETURN_IF_ERROR(r.Check({"v", "id", "name", "profile", "pg_num", "stripe_unit", "min_size",
-                              "allow_ec_optimizations", "data_chunks"}));
+                              "allow_ec_optimizations", "data_chunks", "type", "size"}));
   Pool p;
   std::int64_t n = 0;
   EC_RETURN_IF_ERROR(r.Int("id", 0, std::numeric_limits<std::int64_t>::max(), &p.id));
@@ -166,6 +166,23 @@ Result<Pool> DecodePool(std::string_view key, std::int64_t id, const std::string
       }
       p.data_chunks.push_back(c.get<int>());
     }
+  }
+  // Absent in records written before replicated pools existed: erasure.
+  if (r.obj().contains("type")) {
+    std::string type;
+    EC_RETURN_IF_ERROR(r.Str("type", &type));
+    if (type == PoolTypeName(PoolType::kReplicated)) {
+      p.type = PoolType::kReplicated;
+    } else if (type != PoolTypeName(PoolType::kErasure)) {
+      return Bad(key, "field 'type' is '" + type + "', not erasure or replicated");
+    }
+  }
+  if (p.type == PoolType::kReplicated) {
+    std::int64_t size = 0;
+    EC_RETURN_IF_ERROR(r.Int("size", 1, kMaxPoolSize, &size));
+    p.size = static_cast<int>(size);
+  } else if (r.obj().contains("size")) {
+    return Bad(key, "field 'size' is for replicated pools only");
   }
   return p;
 }
@@ -220,6 +237,10 @@ bool StartsWith(std::string_view s, std::string_view p) {
 }
 
 }  // namespace
+
+std::string_view PoolTypeName(PoolType type) {
+  return type == PoolType::kReplicated ? "replicated" : "erasure";
+}
 
 bool IsOsdFlag(std::string_view name) {
   for (std::string_view f : kOsdFlags) {
@@ -294,16 +315,20 @@ std::string EncodeProfile(const EcProfile& p) {
   return json{{"v", 1}, {"name", p.name}, {"profile", prof}}.dump();
 }
 std::string EncodePool(const Pool& p) {
-  return json{{"v", 1},
-              {"id", p.id},
-              {"name", p.name},
-              {"profile", p.profile},
-              {"pg_num", p.pg_num},
-              {"stripe_unit", p.stripe_unit},
-              {"min_size", p.min_size},
-              {"allow_ec_optimizations", p.ec_optimizations},
-              {"data_chunks", p.data_chunks}}
-      .dump();
+  json j{{"v", 1},
+         {"id", p.id},
+         {"name", p.name},
+         {"profile", p.profile},
+         {"pg_num", p.pg_num},
+         {"stripe_unit", p.stripe_unit},
+         {"min_size", p.min_size},
+         {"allow_ec_optimizations", p.ec_optimizations},
+         {"data_chunks", p.data_chunks}};
+  if (p.type == PoolType::kReplicated) {
+    j["type"] = PoolTypeName(p.type);
+    j["size"] = p.size;
+  }
+  return j.dump();
 }
 std::string EncodeOsd(const OsdEntry& o) {
   return json{{"v", 1},

@@ -12,8 +12,11 @@
 // |                           |  set (`ec-admin osd set`), sorted; absent = none set             |
 // | <prefix>profile/<name>    | {"v":1,"name":"rs","profile":{"k":"4","m":"2",...}}             |
 // | <prefix>pool/<id>         | {"v":1,"id":1,"name":"p","profile":"rs","pg_num":64,            |
-// |                           |  "stripe_unit":4096,"min_size":5,"allow_ec_optimizations":true}  |
-// |                           |  (<id> decimal, no padding; allow_ec_optimizations optional)    |
+// |                           |  "stripe_unit":4096,"min_size":5,"allow_ec_optimizations":true,  |
+// |                           |  "data_chunks":[0,1,2,3]}                                       |
+// |                           |  (<id> decimal, no padding; allow_ec_optimizations, data_chunks  |
+// |                           |  optional); a replicated pool adds "type":"replicated","size":3  |
+// |                           |  and has "profile":""                                            |
 // | <prefix>osd/<id>          | {"v":1,"id":3,"addr":"127.0.0.1:6800","host":"h1",             |
 // |                           |  "weight":1.0,"in":true,"up":true,"uuid":"..","up_stamp_ms":..,  |
 // |                           |  "down_stamp_ms":0,"auto_out":false}                             |
@@ -27,9 +30,12 @@
 //
 // Decoding is strict: a value that is not JSON, lacks a field, has a field of the wrong type or out
 // of range, an unknown field, a "v" other than 1, or a name/id that differs from its key is refused
-// with EBADMSG and a message naming the key. Nothing in a value can crash the decoder. The one
-// optional field is a pool's "allow_ec_optimizations" (added after v 1 was in use): Encode always
-// writes it; absent it decodes as false, so pools written before it stay padded and readable.
+// with EBADMSG and a message naming the key. Nothing in a value can crash the decoder. The
+// optional fields are a pool's, added after v 1 was in use: "allow_ec_optimizations" (Encode
+// always writes it; absent it decodes as false, so pools written before it stay padded and
+// readable), "data_chunks" (absent: empty), "type" ("erasure" or "replicated"; absent: erasure)
+// and "size" (present exactly when the type is replicated: 1..kMaxPoolSize copies). Encode writes
+// "type" and "size" for replicated pools only, so an erasure pool's record is what it was.
 // The flags value must name only flags of kOsdFlags, each once, at most kOsdFlags.size() of them.
 //
 // Thread safety: plain values and pure functions.
@@ -72,10 +78,18 @@ struct EcProfile {
   bool operator==(const EcProfile&) const = default;
 };
 
+// Ceph's pool types (pg_pool_t::TYPE_REPLICATED = 1, TYPE_ERASURE = 3).
+enum class PoolType { kErasure, kReplicated };
+// "erasure" / "replicated": the record's "type" and Ceph's words in `osd pool ls detail`.
+std::string_view PoolTypeName(PoolType type);
+
+// The most copies a replicated pool may keep (Ceph's "pool size must be between 1 and 10").
+inline constexpr int kMaxReplicatedSize = 10;
+
 struct Pool {
   std::int64_t id = -1;           // >= 0 in the map; -1 in MapChange::PutPool means "give a new id"
   std::string name;               // non-empty, printable ASCII, unique in the map
-  std::string profile;            // an EcProfile's name
+  std::string profile;            // an EcProfile's name; "" for a replicated pool
   std::uint32_t pg_num = 0;       // 1..kMaxPgNum
   std::uint32_t stripe_unit = 0;  // bytes per chunk of a stripe, > 0
   int min_size = 0;               // 1..k+m (checked when the profile's k and m are integers)
@@ -90,6 +104,14 @@ struct Pool {
   // issue 28). Record key "data_chunks"; empty for pools recorded without it, whose clients read
   // everything through the primary. Fixed at creation as the layout is.
   std::vector<int> data_chunks = {};
+  // A replicated pool (issue 30) keeps `size` whole copies of each object, one per position of
+  // its PG: the erasure-code machinery with the repetition code k=1, m=size-1
+  // (ec/repetition_code.h, osd/pg/pool_codecs.h), a "stripe" of stripe_unit bytes being one chunk
+  // that every position holds. Record keys "type" and "size"; fixed at creation (MapStore
+  // refuses a change of either: the PG's positions and each object's versions per position
+  // depend on them).
+  PoolType type = PoolType::kErasure;
+  int size = 0;  // replicated: the copies, 1..kMaxReplicatedSize; erasure: 0 (the profile's k+m)
   bool operator==(const Pool&) const = default;
 };
 

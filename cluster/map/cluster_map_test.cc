@@ -207,5 +207,55 @@ TEST(MapCodec, PoolFlagOfTheWrongTypeIsRefused) {
   }
 }
 
+// A replicated pool (issue 30) round-trips with its type and size; an erasure pool's record has
+// neither (as before them); a record without "type" is erasure.
+TEST(MapCodec, ReplicatedPoolRoundTrips) {
+  Pool pool = MakePool("rep", "");
+  pool.id = 1;
+  pool.type = PoolType::kReplicated;
+  pool.size = 3;
+  pool.min_size = 2;
+  pool.data_chunks = {0};
+  const std::string value = EncodePool(pool);
+  const nlohmann::json j = nlohmann::json::parse(value);
+  EXPECT_EQ(j["type"], "replicated") << value;
+  EXPECT_EQ(j["size"], 3) << value;
+  Result<Pool> back = DecodePoolValue(value);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, pool);
+  Pool ec = MakePool("p");
+  ec.id = 1;
+  const nlohmann::json ej = nlohmann::json::parse(EncodePool(ec));
+  EXPECT_FALSE(ej.contains("type"));
+  EXPECT_FALSE(ej.contains("size"));
+  Result<Pool> typed = DecodePoolValue(
+      R"({"v":1,"id":1,"name":"p","profile":"rs","pg_num":8,"stripe_unit":4096,"min_size":3,)"
+      R"("type":"erasure"})");
+  ASSERT_TRUE(typed.ok()) << typed.status().ToString();
+  EXPECT_EQ(typed->type, PoolType::kErasure);
+  EXPECT_EQ(PoolTypeName(PoolType::kReplicated), "replicated");
+  EXPECT_EQ(PoolTypeName(PoolType::kErasure), "erasure");
+}
+
+TEST(MapCodec, BadPoolTypesAndSizesAreRefused) {
+  const std::string head =
+      R"({"v":1,"id":1,"name":"p","profile":"","pg_num":8,"stripe_unit":4096,"min_size":1,)";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"("type":"mirrored","size":2})", "field 'type' is 'mirrored', not erasure or replicated"},
+      {R"("type":3,"size":2})", "field 'type' is not a string"},
+      {R"("type":"replicated"})", "missing field 'size'"},
+      {R"("type":"replicated","size":0})", "field 'size' = 0 is outside 1..64"},
+      {R"("type":"replicated","size":65})", "field 'size' = 65 is outside 1..64"},
+      {R"("type":"replicated","size":"3"})", "field 'size' is not an integer"},
+      {R"("size":3})", "field 'size' is for replicated pools only"},
+  };
+  for (const auto& [tail, why] : bad) {
+    Result<Pool> p = DecodePoolValue(head + tail);
+    ASSERT_FALSE(p.ok()) << tail;
+    EXPECT_EQ(p.status().code(), EBADMSG) << tail;
+    EXPECT_EQ(p.status().message(), "cluster map key '/ecstore/pool/1': " + why) << tail;
+  }
+}
+
 }  // namespace
 }  // namespace ec::cluster

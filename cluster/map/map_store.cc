@@ -70,10 +70,26 @@ Status PutPool(Pool p, ClusterMap* map) {
     return Status::Invalid("pg_num " + std::to_string(p.pg_num) + " out of range 1.." +
                            std::to_string(kMaxPgNum) + " for pool '" + p.name + "'");
   if (p.stripe_unit == 0) return Status::Invalid("stripe_unit 0 for pool '" + p.name + "'");
-  auto prof = map->profiles.find(p.profile);
-  if (prof == map->profiles.end())
-    return Status::NotFound("erasure-code-profile " + p.profile + " does not exist");
-  int size = ProfileSize(prof->second);
+  int size = 0;
+  if (p.type == PoolType::kReplicated) {
+    if (!p.profile.empty()) {
+      return Status::Invalid("pool '" + p.name + "' is replicated: it has no erasure-code profile");
+    }
+    if (p.size < 1 || p.size > kMaxReplicatedSize) {
+      return Status::Invalid("pool size must be between 1 and " +
+                             std::to_string(kMaxReplicatedSize));
+    }
+    size = p.size;
+  } else {
+    if (p.size != 0) {
+      return Status::Invalid("pool '" + p.name +
+                             "' is erasure-coded: its size is its profile's k+m, not a field");
+    }
+    auto prof = map->profiles.find(p.profile);
+    if (prof == map->profiles.end())
+      return Status::NotFound("erasure-code-profile " + p.profile + " does not exist");
+    size = ProfileSize(prof->second);
+  }
   if (p.min_size < 1 || p.min_size > size)
     return Status::Invalid("min_size " + std::to_string(p.min_size) + " out of range 1.." +
                            std::to_string(size) + " for pool '" + p.name + "'");
@@ -89,6 +105,12 @@ Status PutPool(Pool p, ClusterMap* map) {
       return Status::NotFound("pool id " + std::to_string(p.id) + " does not exist");
     if (same_name && same_name->id != p.id)
       return Status::Error(EEXIST, "pool '" + p.name + "' already exists");
+    const Pool& was = map->pools.at(p.id);
+    if (was.type != p.type || was.size != p.size) {
+      return Status::Invalid("pool '" + p.name +
+                             "': its type and size are fixed at pool creation (each object's "
+                             "versions are kept per position of its PG)");
+    }
     if (map->pools.at(p.id).data_chunks != p.data_chunks)
       return Status::Invalid("pool '" + p.name +
                              "': its data chunks are fixed at pool creation, as its layout is");

@@ -29,7 +29,11 @@
 //                objects already stored depend on it" if it changes the pool's ec_optimizations.
 //                EINVAL: empty/unprintable name, pg_num outside 1..65536, stripe_unit 0,
 //                min_size outside 1..k+m (k and m read from the profile when they are integers,
-//                else 1..64); ENOENT "erasure-code-profile NAME does not exist".
+//                else 1..64); ENOENT "erasure-code-profile NAME does not exist". A replicated
+//                pool: EINVAL for a profile (it has none), "pool size must be between 1 and 10",
+//                min_size outside 1..size; an erasure pool with a size: EINVAL. Replacing a pool:
+//                EINVAL "pool 'NAME': its type and size are fixed at pool creation ..." when
+//                either changes.
 //   RemovePool   by name: ENOENT "pool 'NAME' does not exist".
 //   PutOsd       EINVAL for id < 0, empty host, weight negative or not finite; adds or replaces.
 //   RemoveOsd    ENOENT "osd.N does not exist"; EBUSY "osd.N is still up; stop it first".

@@ -46,7 +46,7 @@ Result<PgLocation> ObjectLocator::Compute(std::int64_t pool_id, std::uint32_t pg
   const Pool& pool = it->second;
   auto pp = PlacementOf(*map_, pool);
   if (!pp.ok()) return pp.status();
-  auto geometry = GeometryOf(map_->profiles.at(pool.profile).profile);
+  auto geometry = GeometryOfPool(*map_, pool);
   if (!geometry.ok()) return geometry.status();
   auto acting = placement_.Place(*pp, pg);
   if (!acting.ok()) return acting.status();

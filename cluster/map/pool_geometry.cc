@@ -60,13 +60,29 @@ Result<PoolGeometry> GeometryOf(const ec::Profile& profile) {
   return g;
 }
 
-Result<PoolPlacement> PlacementOf(const ClusterMap& map, const Pool& pool) {
+Result<PoolGeometry> GeometryOfPool(const ClusterMap& map, const Pool& pool) {
+  if (pool.type == PoolType::kReplicated) {
+    if (pool.size < 1 || pool.size > kMaxPoolSize) {
+      return Status::Invalid("pool " + pool.name + " has size " + std::to_string(pool.size));
+    }
+    PoolGeometry g;
+    g.k = 1;
+    g.size = pool.size;
+    g.failure_domain = FailureDomain::kHost;
+    return g;
+  }
   auto profile = map.profiles.find(pool.profile);
   if (profile == map.profiles.end()) {
     return Status::NotFound("erasure-code-profile " + pool.profile + " does not exist");
   }
   Result<PoolGeometry> g = GeometryOf(profile->second.profile);
   if (!g.ok()) return g.status().WithPrefix("erasure-code-profile " + pool.profile);
+  return g;
+}
+
+Result<PoolPlacement> PlacementOf(const ClusterMap& map, const Pool& pool) {
+  Result<PoolGeometry> g = GeometryOfPool(map, pool);
+  if (!g.ok()) return g.status();
   PoolPlacement p;
   p.pool_id = pool.id;
   p.pg_num = pool.pg_num;

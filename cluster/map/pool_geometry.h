@@ -1,5 +1,6 @@
 // A pool's shape as the map implies it, without loading a plugin: k, chunks per stripe (the
-// pool's size), min_size and the placement failure domain, read from its profile. For the pure
+// pool's size) and the placement failure domain, read from its profile (a replicated pool's from
+// its record: k=1, its copies). For the pure
 // functions (status, osd map) that must not load plugins; pool creation checks the same numbers
 // against the loaded plugin (pool_commands.cc).
 //
@@ -28,8 +29,13 @@ struct PoolGeometry {
 // profile key that is missing or not a number, or a size outside 1..kMaxPoolSize.
 Result<PoolGeometry> GeometryOf(const ec::Profile& profile);
 
-// The placement input of a pool of `map` (its profile's geometry). Errors: ENOENT for a missing
-// profile, GeometryOf's.
+// The geometry of a pool of `map`: an erasure pool's is its profile's (GeometryOf); a replicated
+// pool's is k=1 and size = its copies, failure domain host (Ceph's replicated_rule). Errors:
+// ENOENT "erasure-code-profile NAME does not exist", GeometryOf's prefixed with
+// "erasure-code-profile NAME", EINVAL for a replicated pool's size outside 1..kMaxPoolSize.
+Result<PoolGeometry> GeometryOfPool(const ClusterMap& map, const Pool& pool);
+
+// The placement input of a pool of `map` (GeometryOfPool). Errors: GeometryOfPool's.
 Result<PoolPlacement> PlacementOf(const ClusterMap& map, const Pool& pool);
 
 // Placement over every OSD of the map (ToOsdInfo).

@@ -45,5 +45,35 @@ TEST(PoolGeometry, LrcExplicitMappingAsGivenAndAsNormalised) {
   EXPECT_EQ(g->failure_domain, FailureDomain::kOsd);
 }
 
+// A replicated pool's geometry is its record's (no profile): k = 1, size = its copies, one per
+// host; an erasure pool's is its profile's, and a missing profile is ENOENT.
+TEST(PoolGeometry, OfAPool) {
+  ClusterMap map;
+  map.profiles["rs"] = EcProfile{"rs", {{"plugin", "isa"}, {"k", "4"}, {"m", "2"}}};
+  Pool rep;
+  rep.id = 3;
+  rep.name = "rep";
+  rep.type = PoolType::kReplicated;
+  rep.size = 3;
+  rep.pg_num = 16;
+  auto g = GeometryOfPool(map, rep);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->k, 1);
+  EXPECT_EQ(g->size, 3);
+  EXPECT_EQ(g->failure_domain, FailureDomain::kHost);
+  auto pp = PlacementOf(map, rep);
+  ASSERT_TRUE(pp.ok());
+  EXPECT_EQ(pp->size, 3);
+  EXPECT_EQ(pp->pg_num, 16u);
+  const Pool ec{.id = 1, .name = "p", .profile = "rs"};
+  g = GeometryOfPool(map, ec);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->size, 6);
+  const Pool missing{.id = 2, .name = "q", .profile = "nope"};
+  EXPECT_EQ(GeometryOfPool(map, missing).status().code(), ENOENT);
+  rep.size = 0;
+  EXPECT_EQ(GeometryOfPool(map, rep).status().code(), EINVAL);
+}
+
 }  // namespace
 }  // namespace ec::cluster

@@ -17,6 +17,7 @@
 //   osd_pool_default_flag_ec_optimizations     read by ec-admin at each `osd pool create`
 //   bdev_inject_read_eio, bdev_inject_write_eio, the device (WatchedDevice::SetFaults: from the
 //   bdev_inject_stall_ms                       next request)
+//   osd_pool_default_size, _min_size           read by ec-admin at each replicated pool create
 //
 // Thread safety: pure functions; ApplyLiveOptions calls thread-safe setters (any thread).
 #pragma once

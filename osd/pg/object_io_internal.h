@@ -122,7 +122,8 @@ std::shared_ptr<const ObjectMeta> MetaAfter(const MetaUpdate& meta);
 
 // Encodes `plan` with `data` (reading the plan's old bytes first) and sends each of `targets` its
 // part as version `version`, recording `versions` (VersionsAfter; empty for a whole rewrite) and
-// `meta` (SubWriteFor); SendSubWrites' rules with `min_acks` and `untouched`.
+// `meta` (SubWriteFor); SendSubWrites' rules with `min_acks` and `untouched`. A replicated pool's
+// (PoolCodec::replicated) stripes are sent as they are to every copy: no encode, one buffer.
 Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& state,
                                        const WritePlan& plan, const Buffer& data,
                                        std::uint64_t version, std::vector<int> targets,

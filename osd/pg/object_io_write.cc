@@ -241,14 +241,15 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
     std::memcpy(dst + (r.offset - base), old->bytes.data(), r.length);
   }
   if (!data.empty()) std::memcpy(dst + (plan.write_offset - base), data.data(), data.size());
-  const unsigned m = layout.m();
+  // A replicated pool's copies are the data chunk's bytes: nothing to encode.
+  const unsigned m = io.codec->replicated ? 0 : layout.m();
   std::vector<Buffer> parity;
   std::vector<std::span<std::byte>> parity_spans;
   for (unsigned j = 0; j < m; ++j) {
     parity.push_back(Buffer::Allocate(plan.stripes * C, false));
     parity_spans.emplace_back(const_cast<std::byte*>(parity.back().data()), plan.stripes * C);
   }
-  if (plan.stripes > 0) {
+  if (plan.stripes > 0 && m > 0) {
     StripeCodec codec(*io.codec->code, layout);
     Status s = codec.EncodeObject(std::span<const std::byte>(stripes.data(), stripes.size()),
                                   plan.stripes, parity_spans);
@@ -276,7 +277,10 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
     if (length > 0) {
       w.extents.push_back({from, length});
       const int piece = layout.data_index(p);
-      if (piece >= 0) {
+      if (io.codec->replicated) {
+        // k = 1: the stripes are the one data chunk's, back to back; every copy gets them.
+        payload.push_back(stripes.Slice(0, length));
+      } else if (piece >= 0) {
         for (std::uint64_t s = 0; s * C < length; ++s) {
           payload.push_back(
               stripes.Slice(s * W + piece * C, std::min<std::uint64_t>(C, length - s * C)));

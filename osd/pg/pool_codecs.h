@@ -3,8 +3,13 @@
 // The layout stores shards without padding when the pool has allow_ec_optimizations (fixed at
 // the pool's creation, cluster_map.h).
 //
+// A replicated pool (issue 30) gets the repetition code of its size (ec/repetition_code.h: k=1,
+// every position a whole copy; no plugin is loaded) and a layout without padding, so each shard
+// is exactly the object's bytes; its type and size are fixed at creation, as a profile is.
+//
 // Errors of Get: the plugin's (a profile the plugin refuses, a missing plugin), the layout's
-// ("invalid stripe unit ..."), ENOENT for a missing profile.
+// ("invalid stripe unit ..."), ENOENT for a missing profile, EINVAL for a replicated pool's size
+// outside the code's range.
 // Thread safety: Get may be called from any thread; the codecs are immutable.
 #pragma once
 
@@ -25,6 +30,9 @@ struct PoolCodec {
   ErasureCodeInterfaceRef code;
   StripeLayout layout;
   std::shared_ptr<const recovery::RepairEngine> engine;
+  // A replicated pool's repetition code: every position stores the data chunk's bytes, so a
+  // write sends the same bytes to every copy without encoding them.
+  bool replicated = false;
 };
 
 class PoolCodecs {

@@ -76,6 +76,8 @@ int main(int argc, char** argv) {
   ctx.etcd_endpoints = config->etcd_endpoints;
   ctx.cluster_id = config->etcd_prefix;
   ctx.osd_pool_default_flag_ec_optimizations = config->osd_pool_default_flag_ec_optimizations;
+  ctx.osd_pool_default_size = config->osd_pool_default_size;
+  ctx.osd_pool_default_min_size = config->osd_pool_default_min_size;
   const admin::CommandResult result = admin::RunCommand(global->words, ctx);
   std::cout << result.out << std::flush;
   std::cerr << result.err << std::flush;
