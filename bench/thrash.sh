@@ -8,9 +8,11 @@
 # kills, restarts, outs, ins, stops, etcd restarts; and `ec-osd --fsck --deep` of every OSD.
 # Exit status: the test's (0 when every check held).
 #
-# Usage: bench/thrash.sh [--duration 1h|30m|600s|600] [--seed N] [--build DIR] [--log FILE]
+# Usage: bench/thrash.sh [--duration 1h|30m|600s|600] [--seed N] [--replicated] [--build DIR]
+#                        [--log FILE]
 #   --duration  how long to thrash (default 1h); the round in progress then finishes
 #   --seed      replay a schedule (default: a random one, printed)
+#   --replicated  thrash a replicated pool of 3 copies (issue 30) instead of the two EC pools
 #   --build     the build directory (default build); builds thrash_test and what it needs
 #   --log       also write the output to FILE (default /tmp/ec-thrash-<seed>.log)
 set -euo pipefail
@@ -18,13 +20,15 @@ duration=1h
 seed=""
 build=build
 log=""
+case_name=ModelCheckedWorkloadSurvivesKillsOutsStopsAndEtcdRestarts
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
     --log) log="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --replicated) case_name=ReplicatedPoolSurvivesKillsOutsStopsAndEtcdRestarts; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "thrash.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -46,5 +50,5 @@ if [ ! -f "$build/build.ninja" ]; then cmake -S . -B "$build" -G Ninja -DCMAKE_B
 cmake --build "$build" -j2 --target thrash_test ec-osd ec_isa ec_clay >/dev/null
 echo "thrash: seed $seed, $secs s, log $log"
 ECSTORE_THRASH_SEED="$seed" ECSTORE_THRASH_SECONDS="$secs" EC_PLUGIN_DIR="$build/lib" \
-  "$build/bin/thrash_test" 2>&1 | tee "$log"
+  "$build/bin/thrash_test" --gtest_filter="Thrash.$case_name" 2>&1 | tee "$log"
 exit "${PIPESTATUS[0]}"

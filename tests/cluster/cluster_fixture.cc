@@ -10,6 +10,7 @@
 #include "cluster/map/pg_stats.h"
 #include "ec/plugin.h"
 #include "ec/stripe_layout.h"
+#include "osd/store/store_test_support.h"
 
 namespace ectest {
 
@@ -39,8 +40,49 @@ std::vector<PoolSpec> ClayAndRsPools(std::uint32_t pg_num) {
   return {{"clay", ClayProfile(), 4096, pg_num}, {"rs", RsProfile(), 4096, pg_num}};
 }
 
+PoolSpec ReplicatedPool(const std::string& name, int size, std::uint32_t pg_num) {
+  PoolSpec spec;
+  spec.name = name;
+  spec.pg_num = pg_num;
+  spec.replicated_size = size;
+  return spec;
+}
+
 std::vector<std::byte> ToVector(const ec::Buffer& b) {
   return std::vector<std::byte>(b.data(), b.data() + b.size());
+}
+
+std::vector<std::byte> WriteFullWithAKill(LocalCluster& cluster, ec::cluster::client::IoCtx& io,
+                                          const std::string& name, int round, std::size_t size,
+                                          std::mt19937_64& rng, std::chrono::microseconds max_delay,
+                                          bool* ended_new) {
+  *ended_new = false;
+  const auto before = ec::osd::store::testing::RandomBytes(rng, size);
+  EXPECT_TRUE(io.WriteFull(name, before).ok()) << name;
+  auto loc = cluster.Locate(io.pool_id(), name);
+  EXPECT_TRUE(loc.ok()) << loc.status().ToString();
+  if (!loc.ok() || loc->acting.size() < 2) return {};
+  const int victim =
+      round % 2 == 0 ? loc->primary : loc->acting[1 + rng() % (loc->acting.size() - 1)];
+  const auto after = ec::osd::store::testing::RandomBytes(rng, size);
+  auto write = io.WriteFullAsync(name, after);
+  std::this_thread::sleep_for(std::chrono::microseconds(rng() % max_delay.count()));
+  cluster.Kill(victim);
+  auto result = write.get();
+  cluster.Restart(victim);
+  auto got = io.Read(name);
+  EXPECT_TRUE(got.ok()) << "round " << round << ": " << got.status().ToString();
+  if (!got.ok()) return {};
+  std::vector<std::byte> bytes = ToVector(got->data);
+  if (result.ok()) {
+    EXPECT_TRUE(bytes == after) << "an acknowledged write was lost (round " << round << ")";
+  } else {
+    EXPECT_TRUE(bytes == before || bytes == after)
+        << "round " << round << ": a mix of the old and the new object after "
+        << result.status().ToString();
+  }
+  *ended_new = bytes == after;
+  return bytes;
 }
 
 std::string LastLines(const std::string& text, int lines) {
@@ -172,6 +214,20 @@ int LocalCluster::AddOsd() {
 }
 
 void LocalCluster::AddPool(const PoolSpec& spec) {
+  if (spec.replicated_size > 0) {
+    ec::cluster::Pool pool;
+    pool.name = spec.name;
+    pool.type = ec::cluster::PoolType::kReplicated;
+    pool.size = spec.replicated_size;
+    pool.pg_num = spec.pg_num;
+    pool.stripe_unit = spec.stripe_unit;
+    pool.min_size =
+        spec.min_size > 0 ? spec.min_size : spec.replicated_size - spec.replicated_size / 2;
+    pool.data_chunks = {0};
+    auto s = store->Apply({MapChange::PutPool(pool)});
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return;
+  }
   ec::cluster::EcProfile p{spec.name, spec.profile};
   ec::cluster::Pool pool;
   pool.name = spec.name;
@@ -195,6 +251,15 @@ void LocalCluster::AddPool(const PoolSpec& spec) {
   }
   auto s = store->Apply({MapChange::PutProfile(p), MapChange::PutPool(pool)});
   EXPECT_TRUE(s.ok()) << s.status().ToString();
+}
+
+ec::cluster::admin::StatusReport LocalCluster::ClusterStatus() const {
+  auto stats = ec::cluster::LoadPgStats(*client, std::string(ec::cluster::kDefaultMapPrefix));
+  EXPECT_TRUE(stats.ok()) << stats.status().ToString();
+  auto r = ec::cluster::admin::BuildStatusReport(
+      Map(), "id", stats.ok() ? *stats : std::map<int, ec::cluster::PgStatsReport>{});
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : ec::cluster::admin::StatusReport{};
 }
 
 ClusterMap LocalCluster::Map() const {

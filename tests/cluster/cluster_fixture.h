@@ -39,9 +39,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "cluster/admin/status_report.h"
 #include "cluster/client/rados.h"
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/etcd/etcd_test_server.h"
@@ -61,8 +63,10 @@ namespace ectest {
 ec::Profile ClayProfile(int k = 4, int m = 2, int d = 5);
 ec::Profile RsProfile(int k = 4, int m = 2);
 
-// One erasure-code pool of the cluster: its profile has the pool's name; min_size is k (writes go
-// on with m OSDs down).
+// One pool of the cluster. An erasure pool: its profile has the pool's name; min_size is k
+// (writes go on with m OSDs down). A replicated pool (replicated_size > 0): no profile, that many
+// copies, min_size `min_size` (0: Ceph's size - size/2), data chunk 0, as `ec-admin osd pool
+// create NAME PG_NUM replicated` records it.
 struct PoolSpec {
   std::string name;
   ec::Profile profile;  // "plugin", "k", "m", ... ; crush-failure-domain=host to spread over hosts
@@ -74,7 +78,12 @@ struct PoolSpec {
   // Record the pool's data chunks in the map, as ec-admin does (clients then read directly from
   // a data shard's OSD where they can); false for a pool recorded before they were.
   bool record_data_chunks = true;
+  int replicated_size = 0;  // > 0: a replicated pool of that many copies (profile unused)
+  int min_size = 0;         // a replicated pool's; 0: size - size/2
 };
+
+// A replicated pool "NAME" of `size` copies (min_size size - size/2), stripe unit 4 KiB.
+PoolSpec ReplicatedPool(const std::string& name, int size = 3, std::uint32_t pg_num = 8);
 
 // A CLAY(4,2,5) pool "clay" and an RS(4,2) pool "rs", stripe unit 4 KiB, `pg_num` PGs each: the
 // pair the recovery, scrub and thrash tests run on, so that CLAY's sub-chunk repair and a plain
@@ -164,6 +173,9 @@ class LocalCluster {
   // Waits until PgStates() is only "active+clean"; false after `limit` (the states last seen are
   // printed then).
   bool WaitClean(std::chrono::seconds limit) const;
+  // The cluster's status as `ec-admin -s` builds it, from the map and the primaries' last PG
+  // reports (an empty report, with a gtest failure, when etcd cannot be read).
+  ec::cluster::admin::StatusReport ClusterStatus() const;
 
   // The value of Prometheus sample `sample` (name with its exact labels, as in MetricValue) on OSD
   // `id`'s /metrics page; 0 when the OSD is not running or has not counted it yet.
@@ -215,5 +227,16 @@ ProcessResult PoolToolShell(const std::string& program, const std::string& conf,
 
 // The bytes of a buffer, for comparisons with a model.
 std::vector<std::byte> ToVector(const ec::Buffer& b);
+
+// One round of "a write killed anywhere": `size` random bytes written whole to `name`, then
+// another `size` whole while the object's primary (even `round`) or another OSD of its acting set
+// (odd) is killed -9 at a random moment below `max_delay` into the write; the OSD is restarted and
+// the object read. An acknowledged write must read as the new bytes, a failed one as the old or
+// the new, never a mix (gtest failures otherwise, naming the round). Returns what it read;
+// *ended_new says whether that is the new content.
+std::vector<std::byte> WriteFullWithAKill(LocalCluster& cluster, ec::cluster::client::IoCtx& io,
+                                          const std::string& name, int round, std::size_t size,
+                                          std::mt19937_64& rng, std::chrono::microseconds max_delay,
+                                          bool* ended_new);
 
 }  // namespace ectest

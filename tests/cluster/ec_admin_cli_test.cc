@@ -215,6 +215,59 @@ TEST_F(EcAdminCli, PoolCreateTakesEcOptimizationsFromTheConfig) {
       << r.err;
 }
 
+// Replicated pools (issue 30) through the program: created with Ceph's syntax and the config's
+// osd_pool_default_size, `osd pool get|set` outputs on stdout / stderr and their exit codes (the
+// errno: EINVAL 22, EACCES 13, EPERM 1, ENOENT 2).
+TEST_F(EcAdminCli, ReplicatedPoolGetSetOutputsAndExitCodes) {
+  ProcessResult r = Admin({"-c", conf_, "osd", "pool", "create", "rep", "8", "replicated"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "pool 'rep' created\n");
+  const std::string two_conf = (dir_ / "two.conf").string();
+  ectest::WriteText(two_conf, ectest::ReadText(conf_) + "\nosd pool default size = 2\n");
+  r = Admin({"-c", two_conf, "osd", "pool", "create", "two", "8"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Admin({"-c", conf_, "osd", "pool", "ls", "detail"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out,
+                       "'rep' replicated size 3 min_size 2 pg_num 8 pgp_num 8 "
+                       "stripe_width 0\n"))
+      << r.out;
+  EXPECT_TRUE(Contains(r.out,
+                       "'two' replicated size 2 min_size 1 pg_num 8 pgp_num 8 "
+                       "stripe_width 0\n"))
+      << r.out;
+  r = Admin({"-c", conf_, "osd", "pool", "get", "rep", "all"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "size: 3\nmin_size: 2\npg_num: 8\npgp_num: 8\n");
+  r = Admin({"-c", conf_, "osd", "pool", "get", "rep", "size", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "\"size\":3")) << r.out;
+  r = Admin({"-c", conf_, "osd", "pool", "get", "rep", "erasure_code_profile"});
+  EXPECT_EQ(r.exit_code, EACCES);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "Error EACCES: pool 'rep' is not a erasure pool: variable not applicable\n");
+  r = Admin({"-c", conf_, "osd", "pool", "set", "rep", "min_size", "1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.err, "min_size to 1\n")) << r.err;
+  r = Admin({"-c", conf_, "osd", "pool", "set", "rep", "min_size", "4"});
+  EXPECT_EQ(r.exit_code, EINVAL);
+  EXPECT_EQ(r.err, "Error EINVAL: pool min_size must be between 1 and size, which is set to 3\n");
+  r = Admin({"-c", conf_, "osd", "pool", "set", "rep", "size", "3"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = Admin({"-c", conf_, "osd", "pool", "set", "rep", "size", "4"});
+  EXPECT_EQ(r.exit_code, EINVAL);
+  EXPECT_TRUE(Contains(r.err, "can not change the size of replicated pool 'rep' from 3 to 4"))
+      << r.err;
+  r = Admin({"-c", conf_, "osd", "pool", "set", "rep", "size", "11"});
+  EXPECT_EQ(r.exit_code, EINVAL);
+  r = Admin({"-c", conf_, "osd", "pool", "create", "one", "8", "replicated", "--size", "1"});
+  EXPECT_EQ(r.exit_code, EPERM);
+  r = Admin({"-c", conf_, "osd", "pool", "get", "nope", "size"});
+  EXPECT_EQ(r.exit_code, ENOENT);
+  r = Admin({"-c", conf_, "osd", "pool", "get", "rep", "min_size"});
+  EXPECT_EQ(r.out, "min_size: 1\n");
+}
+
 TEST_F(EcAdminCli, StatusJsonWithEcConf) {
   ScopedEnv env("EC_CONF", conf_.c_str());
   ProcessResult r = Admin({"osd", "pool", "create", "p", "8", "erasure"});

@@ -724,30 +724,10 @@ TEST_F(PoolIo, AWriteKilledAnywhereLeavesTheOldOrTheNewObject) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(ec::osd::store::testing::TestSeed()) + 7);
   int old_seen = 0, new_seen = 0;
   for (int round = 0; round < 8; ++round) {
-    const std::string name = "atomic-" + std::to_string(round);
-    const auto before = RandomBytes(rng, 4 << 20);
-    ASSERT_TRUE(io.WriteFull(name, before).ok());
-    auto loc = cluster_->Locate(io.pool_id(), name);
-    ASSERT_TRUE(loc.ok()) << loc.status().ToString();
-    // Even rounds kill the primary, odd ones a replica, at a random moment of the write.
-    const int victim = round % 2 == 0 ? loc->primary : loc->acting[1 + rng() % 5];
-    const auto after = RandomBytes(rng, 4 << 20);
-    auto write = io.WriteFullAsync(name, after);
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 6000));
-    cluster_->Kill(victim);
-    auto result = write.get();
-    cluster_->Restart(victim);
-    auto got = io.Read(name);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    const auto bytes = ToVector(got->data);
-    if (result.ok()) {
-      EXPECT_EQ(bytes, after) << "an acknowledged write was lost (round " << round << ")";
-    } else {
-      EXPECT_TRUE(bytes == before || bytes == after)
-          << "round " << round << ": a mix of the old and the new object after "
-          << result.status().ToString();
-    }
-    (bytes == before ? old_seen : new_seen)++;
+    bool ended_new = false;
+    ectest::WriteFullWithAKill(*cluster_, io, "atomic-" + std::to_string(round), round, 4 << 20,
+                               rng, std::chrono::microseconds(6000), &ended_new);
+    (ended_new ? new_seen : old_seen)++;
   }
   std::printf("kill -9 during a 4 MiB write_full: %d rounds ended old, %d new\n", old_seen,
               new_seen);
@@ -766,14 +746,7 @@ TEST_F(PoolIo, StatusCountsObjectsAndDegradedObjects) {
     listed += names->size();
   }
   // The status once every primary has reported what is there now.
-  auto status = [&]() {
-    auto stats = ec::cluster::LoadPgStats(*cluster_->client, "/ecstore/");
-    EXPECT_TRUE(stats.ok());
-    auto r = ec::cluster::admin::BuildStatusReport(
-        cluster_->Map(), "id", stats.ok() ? *stats : std::map<int, ec::cluster::PgStatsReport>{});
-    EXPECT_TRUE(r.ok());
-    return r.ok() ? *r : ec::cluster::admin::StatusReport{};
-  };
+  auto status = [&]() { return cluster_->ClusterStatus(); };
   const auto deadline = Clock::now() + seconds(10);
   ec::cluster::admin::StatusReport r = status();
   while (r.num_objects != listed && Clock::now() < deadline) {

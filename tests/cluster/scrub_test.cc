@@ -69,6 +69,7 @@ class Scrub : public ectest::ClusterTest {
     o.osds = 6;
     o.grace_seconds = 3;
     o.pools = ectest::ClayAndRsPools(4);
+    o.pools.push_back(ectest::ReplicatedPool("rep", 3, 4));  // issue 30: 3 copies
     o.osd_options = {"osd_scrub_min_interval=1000000s", "osd_deep_scrub_interval=1000000s"};
     StartCluster(std::move(o));
   }
@@ -243,6 +244,88 @@ class Scrub : public ectest::ClusterTest {
     }
     return false;
   }
+
+  // Deep scrub against two corruptions in one PG of `pool`: block 0 of shard 1 of object
+  // PREFIX"rotten" rots (read_error), shard `forged` of another object is forged with good
+  // checksums and `forged_bytes` wrong bytes (ec_hash_error, located by the others). The PG shows
+  // +inconsistent; repair rebuilds both from the good shards; a second deep scrub is clean; both
+  // objects read back direct and right, and every shard is what a clean write left.
+  static void DeepScrubFindsAndRepairs(const std::string& pool, const std::string& prefix,
+                                       std::size_t rotten_size, std::size_t forged_size, int forged,
+                                       std::size_t forged_bytes) {
+    auto io = cluster_->Pool(pool);
+    const std::string rotten_name = prefix + "rotten";
+    const auto rotten = Bytes(rotten_size, 11);
+    ASSERT_TRUE(io.WriteFull(rotten_name, rotten).ok());
+    const auto loc = Locate(pool, rotten_name);
+    // Another object of the same PG.
+    const std::string forged_name = NameInPg(pool, loc.pgid, prefix + "forged");
+    ASSERT_FALSE(forged_name.empty());
+    const auto forged_content = Bytes(forged_size, 12);
+    auto v = io.WriteFull(forged_name, forged_content);
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(io.WriteFull(prefix + "bystander" + std::to_string(i),
+                               Bytes(5000, 20 + static_cast<std::uint64_t>(i)))
+                      .ok());
+    }
+    std::vector<std::vector<std::byte>> clean_shards;  // of the forged object, as written
+    for (std::size_t p = 0; p < loc.acting.size(); ++p) {
+      clean_shards.push_back(ShardBytes(loc, forged_name, static_cast<int>(p)).first);
+    }
+
+    // A clean shallow scrub first: metadata agrees.
+    const ScrubResult shallow = RunScrub(loc.pgid, ScrubKind::kScrub);
+    EXPECT_GE(shallow.objects, 2);
+    EXPECT_EQ(shallow.errors, 0);
+
+    RotBlock(loc, rotten_name, 1, 0);
+    ForgeShard(loc, forged_name, forged, *v, forged_content.size(), forged_bytes);
+
+    const ScrubResult found = RunScrub(loc.pgid, ScrubKind::kDeepScrub);
+    EXPECT_EQ(found.errors, 2);
+    EXPECT_EQ(found.repaired, 0);
+    ASSERT_EQ(found.inconsistents.size(), 2u);
+    const auto* r = Find(found, rotten_name);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(ShardErrors(*r, 1), std::vector<std::string>{"read_error"});
+    const auto* f = Find(found, forged_name);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(ShardErrors(*f, forged), std::vector<std::string>{"ec_hash_error"});
+    for (int s = 0; s < static_cast<int>(loc.acting.size()); ++s) {
+      if (s != forged) {
+        EXPECT_TRUE(ShardErrors(*f, s).empty()) << "shard " << s;
+      }
+    }
+    EXPECT_TRUE(WaitPgState(loc.pgid, "active+clean+inconsistent"));
+    const auto listed = ec::cluster::ListInconsistentObjJson(found);
+    EXPECT_EQ(listed["inconsistents"].size(), 2u) << listed.dump();
+
+    const ScrubResult repaired = RunScrub(loc.pgid, ScrubKind::kRepair);
+    EXPECT_EQ(repaired.errors, 2);
+    EXPECT_EQ(repaired.repaired, 2);
+    EXPECT_TRUE(repaired.inconsistents.empty());
+    EXPECT_TRUE(WaitPgState(loc.pgid, "active+clean"));
+    EXPECT_GE(cluster_->MetricSum("ecstore_pool_shards_repaired_total{pool=\"" + pool +
+                                  "\",reason=\"scrub\"}"),
+              2u);
+
+    const ScrubResult again = RunScrub(loc.pgid, ScrubKind::kDeepScrub);
+    EXPECT_EQ(again.errors, 0);
+    EXPECT_TRUE(again.inconsistents.empty());
+    const std::map<std::string, std::vector<std::byte>> expected = {{rotten_name, rotten},
+                                                                    {forged_name, forged_content}};
+    for (const auto& [name, bytes] : expected) {
+      auto got = io.Read(name);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_TRUE(ToVector(got->data) == bytes) << name;
+      EXPECT_FALSE(got->degraded) << name;
+    }
+    for (std::size_t p = 0; p < loc.acting.size(); ++p) {
+      EXPECT_TRUE(ShardBytes(loc, forged_name, static_cast<int>(p)).first == clean_shards[p])
+          << "shard " << p;
+    }
+  }
 };
 
 // A client read of an object whose data shard has a rotten block gets the right bytes (rebuilt
@@ -350,66 +433,16 @@ TEST_F(Scrub, AShardOfTheWrongLengthIsAnIoErrorThatRepairFixes) {
 // (ec_hash_error: the parity check locates it); the PG shows +inconsistent; repair rebuilds both
 // from the good shards; a second deep scrub is clean; both objects read back direct and right.
 TEST_F(Scrub, DeepScrubFindsCorruptionAndRepairFixesIt) {
-  auto io = cluster_->Pool("clay");
-  const auto rotten = Bytes(3 * 16384 + 500, 11);
-  ASSERT_TRUE(io.WriteFull("rotten", rotten).ok());
-  const auto loc = Locate("clay", "rotten");
-  // Another object of the same PG.
-  const std::string forged = NameInPg("clay", loc.pgid, "forged");
-  ASSERT_FALSE(forged.empty());
-  const auto forged_content = Bytes(2 * 16384 + 77, 12);
-  auto v = io.WriteFull(forged, forged_content);
-  ASSERT_TRUE(v.ok()) << v.status().ToString();
-  for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(io.WriteFull("bystander" + std::to_string(i),
-                             Bytes(5000, 20 + static_cast<std::uint64_t>(i)))
-                    .ok());
-  }
+  // Shard 1 of the rotten object is a data shard; parity shard 5 of the forged object: 3 stripes
+  // of 4 KiB chunks.
+  DeepScrubFindsAndRepairs("clay", "", 3 * 16384 + 500, 2 * 16384 + 77, 5, 3 * 4096);
+}
 
-  // A clean shallow scrub first: metadata agrees.
-  const ScrubResult shallow = RunScrub(loc.pgid, ScrubKind::kScrub);
-  EXPECT_GE(shallow.objects, 2);
-  EXPECT_EQ(shallow.errors, 0);
-
-  RotBlock(loc, "rotten", 1, 0);  // shard 1: a data shard
-  // Parity shard 5 of the forged object: 3 stripes of 4 KiB chunks.
-  ForgeShard(loc, forged, 5, *v, forged_content.size(), 3 * 4096);
-
-  const ScrubResult found = RunScrub(loc.pgid, ScrubKind::kDeepScrub);
-  EXPECT_EQ(found.errors, 2);
-  EXPECT_EQ(found.repaired, 0);
-  ASSERT_EQ(found.inconsistents.size(), 2u);
-  const auto* r = Find(found, "rotten");
-  ASSERT_NE(r, nullptr);
-  EXPECT_EQ(ShardErrors(*r, 1), std::vector<std::string>{"read_error"});
-  const auto* f = Find(found, forged);
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(ShardErrors(*f, 5), std::vector<std::string>{"ec_hash_error"});
-  for (int s : {0, 2, 3, 4}) EXPECT_TRUE(ShardErrors(*f, s).empty()) << "shard " << s;
-  EXPECT_TRUE(WaitPgState(loc.pgid, "active+clean+inconsistent"));
-  const auto listed = ec::cluster::ListInconsistentObjJson(found);
-  EXPECT_EQ(listed["inconsistents"].size(), 2u) << listed.dump();
-
-  const ScrubResult repaired = RunScrub(loc.pgid, ScrubKind::kRepair);
-  EXPECT_EQ(repaired.errors, 2);
-  EXPECT_EQ(repaired.repaired, 2);
-  EXPECT_TRUE(repaired.inconsistents.empty());
-  EXPECT_TRUE(WaitPgState(loc.pgid, "active+clean"));
-  EXPECT_GE(
-      cluster_->MetricSum("ecstore_pool_shards_repaired_total{pool=\"clay\",reason=\"scrub\"}"),
-      2u);
-
-  const ScrubResult again = RunScrub(loc.pgid, ScrubKind::kDeepScrub);
-  EXPECT_EQ(again.errors, 0);
-  EXPECT_TRUE(again.inconsistents.empty());
-  const std::map<std::string, std::vector<std::byte>> expected = {{"rotten", rotten},
-                                                                  {forged, forged_content}};
-  for (const auto& [name, bytes] : expected) {
-    auto got = io.Read(name);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    EXPECT_TRUE(ToVector(got->data) == bytes) << name;
-    EXPECT_FALSE(got->degraded) << name;
-  }
+// A replicated pool (issue 30): the deep scrub compares the replicas and names the odd one out (a
+// replica forged with good checksums: ec_hash_error on it alone, located by the two others) and a
+// rotten replica of another object (read_error); repair copies a good replica over each.
+TEST_F(Scrub, ReplicatedDeepScrubNamesTheOddReplicaAndRepairFixesIt) {
+  DeepScrubFindsAndRepairs("rep", "rep-", 3 * 4096 + 500, 2 * 4096 + 77, 2, 2 * 4096 + 77);
 }
 
 // The object's metadata (issue 29) forged on one shard below the PG layer, its bytes left alone:

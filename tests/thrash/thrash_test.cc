@@ -1,5 +1,6 @@
 // The thrasher (issue 16 item 1) on a real local cluster: etcd, seven ec-osd processes on hosts
-// h0..h6, a CLAY(4,2,5) and an RS(4,2) pool. Four workload threads (two per pool, 50 objects
+// h0..h6, a CLAY(4,2,5) and an RS(4,2) pool (and, in a second case, a replicated pool of 3
+// copies, issue 30). Four workload threads (two per pool, 50 objects
 // each, written once first) run full writes, range overwrites, appends, removes and whole and
 // range reads through the client library, each read compared with the model
 // (tests/cluster/model_workload.h), while the seeded schedule (thrash_schedule.h) kills -9 and
@@ -142,9 +143,17 @@ class Progress {
   std::thread thread_;
 };
 
-TEST(Thrash, ModelCheckedWorkloadSurvivesKillsOutsStopsAndEtcdRestarts) {
+// What one bounded thrash runs on: the pools, the workload threads per pool, and how long it
+// thrashes unless ECSTORE_THRASH_SECONDS says otherwise.
+struct ThrashSetup {
+  std::vector<PoolSpec> pools;
+  int workers_per_pool = kWorkersPerPool;
+  std::uint64_t default_seconds = 75;
+};
+
+void RunThrash(const ThrashSetup& setup) {
   const std::uint64_t seed = EnvOr("ECSTORE_THRASH_SEED", std::random_device{}());
-  const auto duration = seconds(EnvOr("ECSTORE_THRASH_SECONDS", 75));
+  const auto duration = seconds(EnvOr("ECSTORE_THRASH_SECONDS", setup.default_seconds));
   std::printf("thrash seed %llu, %lld s (replay the schedule: ECSTORE_THRASH_SEED=%llu)\n",
               static_cast<unsigned long long>(seed), static_cast<long long>(duration.count()),
               static_cast<unsigned long long>(seed));
@@ -153,14 +162,14 @@ TEST(Thrash, ModelCheckedWorkloadSurvivesKillsOutsStopsAndEtcdRestarts) {
 
   LocalClusterOptions o;
   o.osds = kOsds;
-  o.pools = ClayAndRsPools();
+  o.pools = setup.pools;
   o.grace_seconds = kGraceSeconds;
   LocalCluster cluster(std::move(o));
   ASSERT_TRUE(cluster.Whole());
 
   ScheduleOptions so;
   so.osds = kOsds;
-  so.max_impaired = 2;  // m of both pools
+  so.max_impaired = 2;  // m of both EC pools; size - 1 of a replicated pool of 3
   so.grace = seconds(kGraceSeconds);
   const Schedule schedule(seed, so);
   Thrasher thrasher(cluster, {});
@@ -172,8 +181,8 @@ TEST(Thrash, ModelCheckedWorkloadSurvivesKillsOutsStopsAndEtcdRestarts) {
     ObjectModel model;
   };
   std::vector<Slot> slots;
-  for (const PoolSpec& p : ClayAndRsPools()) {
-    for (int w = 0; w < kWorkersPerPool; ++w) {
+  for (const PoolSpec& p : setup.pools) {
+    for (int w = 0; w < setup.workers_per_pool; ++w) {
       slots.push_back({p.name, fmt::format("w{}-", slots.size()), {}});
     }
   }
@@ -239,6 +248,16 @@ TEST(Thrash, ModelCheckedWorkloadSurvivesKillsOutsStopsAndEtcdRestarts) {
   const ec::Status fsck = thrasher.FsckAll(&report);
   std::printf("%s", report.c_str());
   EXPECT_TRUE(fsck.ok()) << fsck.ToString();
+}
+
+TEST(Thrash, ModelCheckedWorkloadSurvivesKillsOutsStopsAndEtcdRestarts) {
+  RunThrash({ClayAndRsPools(), kWorkersPerPool, 75});
+}
+
+// Issue 30: a replicated pool of 3 copies (min_size 2) under the same faults, two at once (every
+// copy but one), for a shorter run: 25 s of rounds, at least four (one of each fault).
+TEST(Thrash, ReplicatedPoolSurvivesKillsOutsStopsAndEtcdRestarts) {
+  RunThrash({{ReplicatedPool("rep", 3, 8)}, 3, 25});
 }
 
 }  // namespace
