@@ -4,7 +4,9 @@
 # bytes, and (for CLAY) repair a lost shard from the planned sub-chunks, printing what was read.
 # Then a local cluster on loopback (scripts/cluster.sh): etcd and seven ec-osd daemons on seven
 # simulated hosts, each on a 256 MiB file standing in for an NVMe device. ec-admin sets a CLAY and
-# an RS profile and creates two pools; the six shards of a CLAY object go to the OSDs that
+# an RS profile and creates two erasure pools and a replicated pool of 3 copies beside them (each
+# copy the whole object, a lost copy pulled from one other); the six shards of a CLAY object go
+# to the OSDs that
 # placement gives its PG; one OSD is killed (down within the grace, out after the interval, its
 # position remapped), the object is read back degraded, the lost shard is rebuilt onto the OSD now
 # in its position, the killed OSD comes back up, and the daemons' metrics and status are shown.
@@ -109,6 +111,8 @@ admin osd erasure-code-profile set rs42 plugin=jerasure technique=reed_sol_van k
 admin osd erasure-code-profile get clay42
 admin osd pool create claypool 32 32 erasure clay42
 admin osd pool create rspool 32 32 erasure rs42
+admin osd pool create reppool 32 32 replicated      # 3 copies, min_size 2 (Ceph's defaults)
+admin osd pool get reppool all
 admin osd pool ls detail
 admin osd tree
 admin -s
@@ -170,7 +174,7 @@ echo
 echo "== objects through pools (ec-rados, the client library): each PG's primary encodes them"
 admin osd map claypool obj
 read -r -a set <<< "$(acting)"
-for p in claypool rspool; do
+for p in claypool rspool reppool; do
   rados -p "$p" put obj "$object"
   for n in 1 2 3 4 5; do
     head -c $((n * 37000)) "$object" > "$cl/small.$n"
@@ -221,6 +225,13 @@ for i in "${!part_before[@]}"; do
   fi
 done
 echo "  $part_changed of ${#part_before[@]} shards written by the overwrite"
+echo "== replicated pool: each of reppool/obj's three copies holds the whole object (no padding, no"
+echo "   parity); a lost copy is pulled from ONE other copy"
+rep_size="$(stat -c %s "$object")"
+while read -r i osd size; do
+  echo "  copy $i on osd.$osd: $size bytes"
+  [ "$size" = "$rep_size" ] || { echo "copy $i of reppool/obj has $size bytes, not $rep_size" >&2; exit 1; }
+done < <(shard_stats reppool obj size)
 rados -p claypool bench 3 write -b 4096 -t 4 --no-cleanup --run-name demo
 echo "the six shards of claypool/obj are on osd.${set[0]},${set[1]},${set[2]},${set[3]},${set[4]},${set[5]}"
 victim="${set[1]}"
@@ -235,7 +246,7 @@ echo "\$ ec-admin health detail   (first lines)"
 head -n 6 "$cl/health.txt"
 echo
 echo "== degraded reads: every object read back while osd.$victim is down"
-for p in claypool rspool; do
+for p in claypool rspool reppool; do
   "$root/build/bin/ec-rados" -p "$p" get obj "$cl/read.obj"
   cmp -s "$cl/read.obj" "$object" || { echo "MISMATCH in $p/obj" >&2; exit 1; }
   for n in 1 2 3 4 5; do
@@ -269,8 +280,8 @@ cmp -s "$cl/read.obj" "$object" || { echo "MISMATCH after recovery" >&2; exit 1;
 echo "shard 1 of obj now lives on osd.$new, rebuilt there; obj reads back identical"
 "$root/build/bin/ec-rados" -p claypool cleanup --run-name demo
 echo
-echo "== while osd.$victim is out, small-1 and small-2 change in both pools"
-for p in claypool rspool; do
+echo "== while osd.$victim is out, small-1 and small-2 change in the three pools"
+for p in claypool rspool reppool; do
   for n in 1 2; do
     head -c $((n * 41000)) "$object" | tail -c $((n * 30000)) > "$cl/small.$n"
     "$root/build/bin/ec-rados" -p "$p" put "small-$n" "$cl/small.$n"
@@ -289,18 +300,19 @@ echo "-- recovery counters before the restart, then after (the difference: the s
 echo "   changed objects, copied whole from the OSDs that held them, not rebuilt):"
 echo "$before"
 recovery_bytes
-for p in claypool rspool; do
+for p in claypool rspool reppool; do
   for n in 1 2 3 4 5; do
     "$root/build/bin/ec-rados" -p "$p" get "small-$n" "$cl/read.small"
     cmp -s "$cl/read.small" "$cl/small.$n" || { echo "MISMATCH in $p/small-$n" >&2; exit 1; }
   done
 done
-echo "every small object reads back identical in both pools"
+echo "every small object reads back identical in the three pools"
 admin -s
 echo "-- osd.${set[0]} metrics (excerpt):"
 http_get "$(osd_mport "${set[0]}")" /metrics |
   grep -E '^ecstore_osd_(ops_total|op_bytes_total\{op="(write|read)"|map_epoch)'
 echo "-- osd.$new status (excerpt):"
-http_get "$(osd_mport "$new")" /status | head -c 400; echo " ..."
+# head stops reading after 400 bytes: the reader's SIGPIPE is no failure (pipefail).
+{ http_get "$(osd_mport "$new")" /status || true; } | head -c 400; echo " ..."
 stop_cluster
 echo "== cluster stopped (each OSD marked itself down); logs were in $cl/osd.N.log"
