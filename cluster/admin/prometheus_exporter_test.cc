@@ -414,6 +414,24 @@ TEST(PrometheusExporter, HealthFlagsOsdsAndPools) {
   EXPECT_EQ(page.Value("ceph_pool_metadata", {{"pool_id", "2"}, {"name", "q"}}), 1);
 }
 
+// A replicated pool (issue 30) is described as ceph-mgr describes one: type replicated,
+// "replica:3".
+TEST(PrometheusExporter, ReplicatedPoolMetadata) {
+  ClusterReports reports = TestReports();
+  Pool& q = reports.map.pools.at(2);
+  q.profile = "";
+  q.type = PoolType::kReplicated;
+  q.size = 3;
+  q.min_size = 2;
+  const Page page = Render(reports);
+  EXPECT_EQ(page.Value("ceph_pool_metadata", {{"pool_id", "2"},
+                                              {"name", "q"},
+                                              {"type", "replicated"},
+                                              {"description", "replica:3"},
+                                              {"compression_mode", "none"}}),
+            1);
+}
+
 TEST(PrometheusExporter, CapacityAndObjects) {
   const Page page = Render(TestReports());
   // Six OSDs up and reported (osd.6 is down).
