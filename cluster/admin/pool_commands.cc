@@ -80,8 +80,8 @@ Result<Pool> DesignPool(const std::string& name, std::uint32_t pg_num, const EcP
 
 // A replicated pool (issue 30): `size` copies (Ceph's "pool size must be between 1 and 10"; 1
 // only with --yes-i-really-mean-it, as Ceph's mon_allow_pool_size_one), min_size from the
-// config, the default stripe unit (each 4 KiB of an object a "stripe" of the repetition code:
-// what a partial write rewrites on every copy), data chunk 0.
+// config, the default stripe unit (each 4 KiB of an object a "stripe" of the repetition code,
+// osd/pg/README.md), data chunk 0.
 Result<Pool> DesignReplicatedPool(const std::string& name, std::uint32_t pg_num, int size,
                                   bool size_one_ok, const AdminContext& ctx) {
   if (size < 1 || size > kMaxReplicatedSize) {

@@ -15,6 +15,10 @@
 // object stays visible. When k or more shards may still hold the write (their rollback failed,
 // e.g. a newer primary fenced them off, or they never answered), a later resolve may settle it:
 // Retryable EINPROGRESS, "may still be applied" (a client must not blindly repeat an append).
+// A replicated pool's (PoolCodec::replicated, issue 30) every position is a copy: a write of part
+// of the object sends every copy exactly the new bytes (from the old end when it starts past it,
+// the gap as zeros), reading nothing first; a write_full sends every copy the object; nothing is
+// encoded.
 //
 // Metadata (issue 29). An object's user xattrs and mtime are part of its state, recorded in every
 // shard's "_meta" (osd/shard/shard_meta.h) and versioned with it: every write carries them to the

@@ -1,6 +1,6 @@
 // object_io.h: writing and removing an object across its shards: the targets, one SubWrite each
-// (re-encoded stripes, or a parity delta for a small overwrite), acknowledged at min_size or
-// rolled back.
+// (re-encoded stripes, a parity delta for a small overwrite, or a replicated pool's new bytes
+// as they are), acknowledged at min_size or rolled back.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -422,6 +422,35 @@ std::optional<Result<std::vector<int>>> DeltaWrite(const ObjectIo& io, const Obj
                        to.untouched);
 }
 
+// A write of part of an object of a replicated pool: every copy gets exactly the new bytes (from
+// the old end when the write starts past it, the gap as zeros), nothing is read first and nothing
+// encoded; each copy's undo record keeps the old bytes of that range. nullopt: not applicable.
+std::optional<Result<std::vector<int>>> ReplicaRangeWrite(
+    const ObjectIo& io, const ObjectState& state, const WritePlan& plan, const Buffer& data,
+    std::uint64_t version, const PartialTargets& to, const MetaUpdate& meta) {
+  if (!io.codec->replicated || plan.full || !state.exists || data.empty()) return std::nullopt;
+  const std::uint64_t from = std::min(plan.write_offset, state.size);
+  Buffer bytes = data;
+  if (from < plan.write_offset) {
+    const std::size_t gap = static_cast<std::size_t>(plan.write_offset - from);
+    bytes = Buffer::Allocate(gap + data.size(), false);
+    std::byte* out = const_cast<std::byte*>(bytes.data());
+    std::memset(out, 0, gap);
+    std::memcpy(out + gap, data.data(), data.size());
+  }
+  std::vector<msg::SubWriteRequest> writes;
+  std::vector<std::vector<Buffer>> payloads;
+  for (int p : to.targets) {
+    msg::SubWriteRequest w = SubWriteFor(io, state, p, version, msg::SubWriteKind::kRange,
+                                         plan.new_size, plan.new_size, to.versions, meta);
+    w.extents.push_back({from, bytes.size()});
+    writes.push_back(std::move(w));
+    payloads.push_back({bytes});
+  }
+  return SendSubWrites(io, to.targets, std::move(writes), std::move(payloads), to.min_acks,
+                       to.untouched);
+}
+
 }  // namespace
 
 namespace object_io_detail {
@@ -503,8 +532,9 @@ Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, co
     auto to = PlanPartial(io, state, ChangedPositions(layout, state.size, plan, data.size()),
                           version, min_size);
     if (!to.ok()) return to.status();
-    bool delta = true;
-    auto took = DeltaWrite(io, state, plan, data, version, *to, meta);
+    bool delta = !io.codec->replicated;
+    auto took = io.codec->replicated ? ReplicaRangeWrite(io, state, plan, data, version, *to, meta)
+                                     : DeltaWrite(io, state, plan, data, version, *to, meta);
     if (!took) {
       delta = false;
       took = EncodeAndSend(io, state, plan, data, version, to->targets, to->min_acks, to->versions,

@@ -148,12 +148,24 @@ TEST_F(Replicated, EveryReplicaHoldsTheWholeObject) {
       EXPECT_EQ(replicas[p].first, replicas[0].first) << "replica " << p;
     }
   }
-  // A small overwrite moves every replica to the new version.
+  // A small overwrite moves every replica to the new version, and sends each copy exactly its
+  // 100 bytes (nothing read first, no 4 KiB unit rewritten): 200 to 300 payload bytes of
+  // SubWrites taken, as the primary's own copy is written in process.
+  const std::string sub_write_in = "ecstore_osd_op_bytes_total{dir=\"in\",op=\"sub_write\"}";
+  const std::uint64_t in_before = cluster_->MetricSum(sub_write_in);
   const auto before = Replicas("obj-4096");
-  ASSERT_TRUE(io.Write("obj-4096", RandomBytes(rng, 100), 200).ok());
+  ASSERT_TRUE(apply("obj-4096", 200, 100));
   const auto after = Replicas("obj-4096");
   ASSERT_EQ(after.size(), 3u);
-  for (std::size_t p = 0; p < after.size(); ++p) EXPECT_GT(after[p].first, before[p].first);
+  for (std::size_t p = 0; p < after.size(); ++p) {
+    EXPECT_GT(after[p].first, before[p].first);
+    EXPECT_TRUE(after[p].second == model["obj-4096"]) << "replica " << p;
+  }
+  const std::uint64_t sent = cluster_->MetricSum(sub_write_in) - in_before;
+  EXPECT_GE(sent, 200u);
+  EXPECT_LE(sent, 300u);
+  std::printf("a 100-byte overwrite: %llu payload bytes of SubWrites taken by the OSDs\n",
+              static_cast<unsigned long long>(sent));
 
   auto listed = io.List();
   ASSERT_TRUE(listed.ok());
