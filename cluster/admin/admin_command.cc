@@ -197,19 +197,21 @@ const std::vector<CommandHelp>& CommandTable() {
        "replicated (also when the type is left out, as Ceph): each object kept whole on size\n"
        "OSDs of different hosts; size from --size or osd_pool_default_size (3), 1..10 (1 only\n"
        "with --yes-i-really-mean-it); min_size from osd_pool_default_min_size (0: size - size/2,\n"
-       "2 of 3). An optional rule may only be replicated_rule. The size is fixed for the pool's\n"
-       "life here.\n"},
+       "2 of 3). An optional rule may only be replicated_rule. `osd pool set NAME size N`\n"
+       "changes it later.\n"},
       {"osd pool ls [detail]", "list pools"},
       {"osd pool get NAME size|min_size|pg_num|pgp_num|erasure_code_profile|"
        "allow_ec_optimizations|all",
        "show pool options"},
-      {"osd pool set NAME min_size|size N", "set a pool option (only min_size can change)",
+      {"osd pool set NAME min_size|size N",
+       "set a pool option (min_size; a replicated pool's size)",
        "min_size: the shards (copies) a write must reach before it is acknowledged, and the\n"
        "shards a PG needs up to take I/O; k <= N <= size (k+m; 1..size for a replicated pool),\n"
        "else EINVAL. The OSDs use the new value from the next map. size: an erasure pool's is\n"
-       "its k+m (EPERM); a replicated pool's is fixed at creation (EINVAL, unless N is its size).\n"
-       "pg_num, pgp_num and erasure_code_profile cannot change here (EPERM);\n"
-       "allow_ec_optimizations is fixed at pool creation (EINVAL).\n"},
+       "its k+m (EPERM); a replicated pool's may be 1..10 (1 only with --yes-i-really-mean-it):\n"
+       "every PG then places N copies, new copies are pulled from one other, min_size is\n"
+       "lowered to N when above it. pg_num, pgp_num and erasure_code_profile cannot change here\n"
+       "(EPERM); allow_ec_optimizations is fixed at pool creation (EINVAL).\n"},
       {"osd pool rm NAME NAME --yes-i-really-really-mean-it", "remove a pool"},
       {"osd tree", "OSDs by host, with status and weight"},
       {"osd out ID [ID ...]", "mark OSDs out (ID: N or osd.N)"},

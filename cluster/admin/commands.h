@@ -63,6 +63,11 @@ std::string PoolFlagsText(const Pool& pool);
 // How `osd pool ls detail` and `osd dump` name a pool's kind: "replicated" or "erasure profile
 // NAME" (Ceph's words); and Ceph's pg_pool_t type number (1 replicated, 3 erasure) for JSON.
 std::string PoolKindText(const Pool& pool);
+// A replicated pool of one copy needs this flag (Ceph's, which also wants its
+// mon_allow_pool_size_one; ecstore has no such option): `osd pool create ... --size 1` and
+// `osd pool set NAME size 1` without it are EPERM with Ceph's warning (SizeOneRefused).
+inline constexpr const char* kSizeOneFlag = "--yes-i-really-mean-it";
+Status SizeOneRefused();
 int PoolTypeNumber(const Pool& pool);
 
 // words start after the group's prefix: "osd erasure-code-profile" -> {"set", "rs", "k=4"}.

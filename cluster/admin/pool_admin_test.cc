@@ -114,8 +114,10 @@ TEST_F(PoolAdminTest, PoolCreateErrors) {
             "Error EINVAL: pool size must be between 1 and 10\n");
   EXPECT_EQ(Fails("osd pool create p 8 replicated --size 0", "EINVAL"),
             "Error EINVAL: pool size must be between 1 and 10\n");
-  EXPECT_TRUE(Contains(Fails("osd pool create p 8 replicated --size 1", "EPERM"),
-                       "configuring pool size as 1 is disabled by default"));
+  EXPECT_EQ(Fails("osd pool create p 8 replicated --size 1", "EPERM"),
+            "Error EPERM: WARNING: setting pool size 1 could lead to data loss without recovery. "
+            "If you are *ABSOLUTELY CERTAIN* that is what you want, pass the flag "
+            "--yes-i-really-mean-it.\n");
   EXPECT_TRUE(Contains(Fails("osd pool create p 8 replicated --size three", "EINVAL"),
                        "error parsing integer value 'three' for size"));
   EXPECT_TRUE(Contains(Fails("osd pool create p 8 replicated rs", "ENOENT"),
@@ -177,13 +179,20 @@ TEST_F(PoolAdminTest, ReplicatedPoolCreateAndLs) {
   EXPECT_EQ(j["pools"][0]["type"], 1);
   EXPECT_EQ(j["pools"][0]["size"], 3);
 
-  // The map refuses a change of its size or type, and a profile on it.
+  // The map refuses a change of its type, a profile on it, a size out of range.
+  Ok("osd erasure-code-profile set rs k=4 m=2");
   Pool changed = *rep;
-  changed.size = 4;
+  changed.type = PoolType::kErasure;
+  changed.size = 0;
+  changed.profile = "rs";
   Result<ClusterMap> refused = store_->Apply({MapChange::PutPool(changed)});
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), EINVAL);
-  EXPECT_TRUE(Contains(refused.status().message(), "type and size are fixed at pool creation"));
+  EXPECT_TRUE(Contains(refused.status().message(), "type is fixed at pool creation"))
+      << refused.status().message();
+  Pool too_big = *rep;
+  too_big.size = 11;
+  EXPECT_EQ(store_->Apply({MapChange::PutPool(too_big)}).status().code(), EINVAL);
   Pool with_profile = *rep;
   with_profile.id = -1;
   with_profile.name = "x";
@@ -234,17 +243,33 @@ TEST_F(PoolAdminTest, ReplicatedPoolGetAndSet) {
   Fails("osd pool set rep min_size 0", "EINVAL");
   EXPECT_EQ(Map().FindPool("rep")->min_size, 3);
 
-  const std::int64_t epoch = Map().epoch;
+  // The size: its own changes nothing; another is one epoch, min_size lowered to it when above.
+  std::int64_t epoch = Map().epoch;
   EXPECT_EQ(Ok("osd pool set rep size 3").err, "set pool " + std::to_string(id) + " size to 3\n");
-  const std::string refused = Fails("osd pool set rep size 2", "EINVAL");
-  EXPECT_TRUE(Contains(refused, "can not change the size of replicated pool 'rep' from 3 to 2"))
-      << refused;
-  EXPECT_TRUE(Contains(refused, "fixed at creation")) << refused;
+  EXPECT_EQ(Map().epoch, epoch);
+  EXPECT_EQ(Ok("osd pool set rep size 4").err, "set pool " + std::to_string(id) + " size to 4\n");
+  EXPECT_EQ(Map().epoch, epoch + 1);
+  EXPECT_EQ(Map().FindPool("rep")->size, 4);
+  EXPECT_EQ(Map().FindPool("rep")->min_size, 3);
+  EXPECT_EQ(Ok("osd pool get rep size").out, "size: 4\n");
+  Ok("osd pool set rep size 2");
+  EXPECT_EQ(Map().FindPool("rep")->size, 2);
+  EXPECT_EQ(Map().FindPool("rep")->min_size, 2);
+  epoch = Map().epoch;
+  EXPECT_TRUE(Contains(Fails("osd pool set rep size 1", "EPERM"), "--yes-i-really-mean-it"));
   EXPECT_EQ(Fails("osd pool set rep size 11", "EINVAL"),
+            "Error EINVAL: pool size must be between 1 and 10\n");
+  EXPECT_EQ(Fails("osd pool set rep size 0", "EINVAL"),
             "Error EINVAL: pool size must be between 1 and 10\n");
   EXPECT_TRUE(Contains(Fails("osd pool set rep size x", "EINVAL"), "'x'"));
   EXPECT_TRUE(Contains(Fails("osd pool set nope size 2", "ENOENT"), "unrecognized pool 'nope'"));
   EXPECT_EQ(Map().epoch, epoch);
+  Ok("osd pool set rep size 1 --yes-i-really-mean-it");
+  EXPECT_EQ(Map().FindPool("rep")->size, 1);
+  EXPECT_EQ(Map().FindPool("rep")->min_size, 1);
+  // An erasure pool's size is its profile's.
+  Ok("osd pool create ec 8 erasure");
+  EXPECT_TRUE(Contains(Fails("osd pool set ec size 5", "EPERM"), "erasure-coded pool"));
 }
 
 TEST_F(PoolAdminTest, PoolRmNeedsCephsConfirmation) {

@@ -14,7 +14,6 @@ constexpr std::uint32_t kDefaultStripeUnit = 4096;  // Ceph's osd_pool_erasure_c
 constexpr const char* kDefaultProfileName = "default";
 constexpr const char* kPoolRmFlag = "--yes-i-really-really-mean-it";
 constexpr const char* kReplicatedRule = "replicated_rule";  // Ceph's default rule, the only one
-constexpr const char* kSizeOneFlag = "--yes-i-really-mean-it";
 
 bool AllDigits(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
@@ -87,10 +86,7 @@ Result<Pool> DesignReplicatedPool(const std::string& name, std::uint32_t pg_num,
   if (size < 1 || size > kMaxReplicatedSize) {
     return Status::Invalid("pool size must be between 1 and " + std::to_string(kMaxReplicatedSize));
   }
-  if (size == 1 && !size_one_ok) {
-    return Status::Error(EPERM, "configuring pool size as 1 is disabled by default; pass " +
-                                    std::string(kSizeOneFlag) + " to keep one copy of each object");
-  }
+  if (size == 1 && !size_one_ok) return SizeOneRefused();
   Pool pool;
   pool.name = name;
   pool.type = PoolType::kReplicated;
@@ -290,6 +286,13 @@ std::string PoolFlagNames(const Pool& pool) {
 std::string PoolFlagsText(const Pool& pool) {
   const std::string names = PoolFlagNames(pool);
   return names.empty() ? "" : " flags " + names;
+}
+
+Status SizeOneRefused() {
+  return Status::Error(EPERM,
+                       "WARNING: setting pool size 1 could lead to data loss without recovery. If "
+                       "you are *ABSOLUTELY CERTAIN* that is what you want, pass the flag " +
+                           std::string(kSizeOneFlag) + ".");
 }
 
 std::string PoolKindText(const Pool& pool) {

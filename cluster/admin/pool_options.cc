@@ -1,9 +1,9 @@
 // osd pool get NAME OPTION | osd pool set NAME OPTION VALUE: the pool options the map keeps, with
-// Ceph's names, output and refusals. Only min_size can change here: pg_num is fixed (placement
-// has no PG split or merge), size is the code's k+m, allow_ec_optimizations is fixed at creation
-// (the objects' layout depends on it), the profile is the pool's for life (as Ceph). A replicated
-// pool's size is fixed at creation too (EINVAL saying why; Ceph adds or removes copies): each
-// object keeps a version per position of its PG, and a PG's positions are the size.
+// Ceph's names, output and refusals. min_size can change, and a replicated pool's size (as Ceph:
+// copies added or dropped); pg_num is fixed (placement has no PG split or merge), an erasure
+// pool's size is its code's k+m, allow_ec_optimizations is fixed at creation (the objects' layout
+// depends on it), the profile is the pool's for life (as Ceph).
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 
@@ -86,35 +86,38 @@ Result<int> ParseInt(const std::string& option, const std::string& text) {
   return v;
 }
 
-// `osd pool set NAME size N`. An erasure pool: EPERM (its size is its profile's k+m). A replicated
-// pool: Ceph's checks and messages (EINVAL "error parsing integer value", "pool size must be
-// between 1 and 10"), then the size it has ("set pool 3 size to 3", nothing changes) or EINVAL
-// naming why it cannot change here. ENOENT for an unknown pool.
-CommandResult SetSize(const std::string& name, const std::string& value, const AdminContext& ctx) {
-  Result<ClusterMap> map = LoadMap(ctx);
-  if (!map.ok()) return ErrorResult(map.status());
-  const Pool* pool = map->FindPool(name);
-  if (pool == nullptr) return ErrorResult(Status::NotFound("unrecognized pool '" + name + "'"));
-  if (pool->type != PoolType::kReplicated) {
-    return ErrorResult(Status::Error(
-        EPERM, "can not change the size of an erasure-coded pool: it is the profile's k+m"));
-  }
+// `osd pool set NAME size N [--yes-i-really-mean-it]`. An erasure pool: EPERM (its size is its
+// profile's k+m). A replicated pool: Ceph's checks and messages (EINVAL "error parsing integer
+// value", "pool size must be between 1 and 10"; EPERM for 1 without the flag), then one epoch
+// with the new size and min_size lowered to it when above ("set pool 3 size to 2"). Every PG then
+// places N copies: the OSDs of new positions pull theirs from one other copy, moved positions are
+// backfilled, and a dropped position's copies stay where they were, unused. ENOENT for an unknown
+// pool.
+CommandResult SetSize(const std::string& name, const std::string& value, bool size_one_ok,
+                      const AdminContext& ctx) {
   Result<int> size = ParseInt("size", value);
-  if (!size.ok()) return ErrorResult(size.status());
-  if (*size < 1 || *size > kMaxReplicatedSize) {
-    return ErrorResult(
-        Status::Invalid("pool size must be between 1 and " + std::to_string(kMaxReplicatedSize)));
-  }
-  if (*size != pool->size) {
-    return ErrorResult(Status::Invalid(
-        "can not change the size of replicated pool '" + name + "' from " +
-        std::to_string(pool->size) + " to " + std::to_string(*size) +
-        ": a pool's size is fixed at creation here (its PGs' positions, and each object's "
-        "version per position, depend on it); create a new pool with `osd pool create NAME "
-        "PG_NUM replicated --size " +
-        std::to_string(*size) + "` and copy the objects"));
-  }
-  return Success("", "set pool " + std::to_string(pool->id) + " size to " + value + "\n");
+  return ChangeMap(ctx, [&](const ClusterMap& map) -> Result<Plan> {
+    const Pool* pool = map.FindPool(name);
+    if (pool == nullptr) return Status::NotFound("unrecognized pool '" + name + "'");
+    if (pool->type != PoolType::kReplicated) {
+      return Status::Error(
+          EPERM, "can not change the size of an erasure-coded pool: it is the profile's k+m");
+    }
+    if (!size.ok()) return size.status();
+    if (*size < 1 || *size > kMaxReplicatedSize) {
+      return Status::Invalid("pool size must be between 1 and " +
+                             std::to_string(kMaxReplicatedSize));
+    }
+    if (*size == 1 && !size_one_ok) return SizeOneRefused();
+    Plan plan;
+    plan.err = "set pool " + std::to_string(pool->id) + " size to " + value;
+    if (pool->size == *size) return plan;
+    Pool changed = *pool;
+    changed.size = *size;
+    changed.min_size = std::min(changed.min_size, *size);
+    plan.changes.push_back(MapChange::PutPool(std::move(changed)));
+    return plan;
+  });
 }
 
 // Ceph's messages: "set pool 1 min_size to 5" (stderr); EINVAL "pool min_size must be between
@@ -122,11 +125,12 @@ CommandResult SetSize(const std::string& name, const std::string& value, const A
 // options that cannot change here.
 CommandResult PoolSet(const Words& args, const AdminContext& ctx) {
   const std::string usage = UsageOf("osd pool set");
-  if (args.size() != 3) return UsageError("expected NAME OPTION VALUE", usage);
+  const bool sure = args.size() == 4 && args[3] == kSizeOneFlag;
+  if (args.size() != 3 && !sure) return UsageError("expected NAME OPTION VALUE", usage);
   const std::string& name = args[0];
   const std::string& option = args[1];
   const std::string& value = args[2];
-  if (option == "size") return SetSize(name, value, ctx);
+  if (option == "size") return SetSize(name, value, sure, ctx);
   if (option == "pg_num" || option == "pgp_num") {
     return ErrorResult(Status::Error(EPERM, "can not change " + option +
                                                 ": placement here has no PG split or merge; create "

@@ -107,9 +107,11 @@ struct Pool {
   // A replicated pool (issue 30) keeps `size` whole copies of each object, one per position of
   // its PG: the erasure-code machinery with the repetition code k=1, m=size-1
   // (ec/repetition_code.h, osd/pg/pool_codecs.h), a "stripe" of stripe_unit bytes being one chunk
-  // that every position holds. Record keys "type" and "size"; fixed at creation (MapStore
-  // refuses a change of either: the PG's positions and each object's versions per position
-  // depend on them).
+  // that every position holds. Record keys "type" and "size". The type is fixed at creation
+  // (MapStore refuses a change); the size may change (`osd pool set NAME size N`): every PG
+  // then places N copies, a new position's copy is pulled from one other (recovery), copies of
+  // positions that moved are backfilled, and a dropped position's copies stay where they were,
+  // unused (strays).
   PoolType type = PoolType::kErasure;
   int size = 0;  // replicated: the copies, 1..kMaxReplicatedSize; erasure: 0 (the profile's k+m)
   bool operator==(const Pool&) const = default;

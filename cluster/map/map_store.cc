@@ -106,10 +106,10 @@ Status PutPool(Pool p, ClusterMap* map) {
     if (same_name && same_name->id != p.id)
       return Status::Error(EEXIST, "pool '" + p.name + "' already exists");
     const Pool& was = map->pools.at(p.id);
-    if (was.type != p.type || was.size != p.size) {
+    if (was.type != p.type) {
       return Status::Invalid("pool '" + p.name +
-                             "': its type and size are fixed at pool creation (each object's "
-                             "versions are kept per position of its PG)");
+                             "': its type is fixed at pool creation (its objects are stored "
+                             "by it)");
     }
     if (map->pools.at(p.id).data_chunks != p.data_chunks)
       return Status::Invalid("pool '" + p.name +

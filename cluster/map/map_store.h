@@ -32,8 +32,8 @@
 //                else 1..64); ENOENT "erasure-code-profile NAME does not exist". A replicated
 //                pool: EINVAL for a profile (it has none), "pool size must be between 1 and 10",
 //                min_size outside 1..size; an erasure pool with a size: EINVAL. Replacing a pool:
-//                EINVAL "pool 'NAME': its type and size are fixed at pool creation ..." when
-//                either changes.
+//                EINVAL "pool 'NAME': its type is fixed at pool creation ..." when it changes (a
+//                replicated pool's size may change: its PGs then place that many copies).
 //   RemovePool   by name: ENOENT "pool 'NAME' does not exist".
 //   PutOsd       EINVAL for id < 0, empty host, weight negative or not finite; adds or replaces.
 //   RemoveOsd    ENOENT "osd.N does not exist"; EBUSY "osd.N is still up; stop it first".

@@ -12,7 +12,11 @@ Result<std::shared_ptr<const PoolCodec>> PoolCodecs::Get(const cluster::ClusterM
   {
     std::lock_guard lock(mu_);
     auto it = codecs_.find(pool.id);
-    if (it != codecs_.end()) return it->second;
+    // A replicated pool's size may change (cluster_map.h): its code is made again for it.
+    const bool same =
+        pool.type != cluster::PoolType::kReplicated ||
+        (it != codecs_.end() && static_cast<int>(it->second->layout.chunk_count()) == pool.size);
+    if (it != codecs_.end() && same) return it->second;
   }
   auto codec = std::make_shared<PoolCodec>();
   if (pool.type == cluster::PoolType::kReplicated) {
@@ -41,7 +45,7 @@ Result<std::shared_ptr<const PoolCodec>> PoolCodecs::Get(const cluster::ClusterM
   codec->layout = *layout;
   codec->engine = std::make_shared<const recovery::RepairEngine>(codec->code, *layout);
   std::lock_guard lock(mu_);
-  return codecs_.emplace(pool.id, std::move(codec)).first->second;
+  return codecs_.insert_or_assign(pool.id, std::move(codec)).first->second;
 }
 
 }  // namespace ec::osd::pg

@@ -5,7 +5,9 @@
 //
 // A replicated pool (issue 30) gets the repetition code of its size (ec/repetition_code.h: k=1,
 // every position a whole copy; no plugin is loaded) and a layout without padding, so each shard
-// is exactly the object's bytes; its type and size are fixed at creation, as a profile is.
+// is exactly the object's bytes; its type is fixed at creation, as a profile is, and when its
+// size changes the next Get makes the code of the new size (a caller holding the old one keeps it:
+// the codecs are shared and immutable).
 //
 // Errors of Get: the plugin's (a profile the plugin refuses, a missing plugin), the layout's
 // ("invalid stripe unit ..."), ENOENT for a missing profile, EINVAL for a replicated pool's size

@@ -563,7 +563,10 @@ msg::ObjListReply Primary::Impl::List(const msg::ObjListRequest& r) {
     return reply;
   }
   // The union of the shards' lists: an object is listed when any up shard has it (a shard that
-  // missed a write may lack it; one in the middle of a create may have it first).
+  // missed a write may lack it; one in the middle of a create may have it first). Only each OSD's
+  // shards of the position it holds count: a shard it kept of a position that moved away (a
+  // stray, after an OSD out and in or a replicated pool's size change) may be of an object
+  // removed since.
   std::set<std::string> names;
   for (const auto& [pos, client] : *clients) {
     std::string cursor;
@@ -576,7 +579,9 @@ msg::ObjListReply Primary::Impl::List(const msg::ObjListRequest& r) {
       call.timeout = options_.subop_timeout;
       auto page = client->List(std::move(lr), call);
       if (!page.ok()) break;  // a missing collection or a dead OSD: the others list
-      for (const msg::ListEntry& e : page->entries) names.insert(e.object);
+      for (const msg::ListEntry& e : page->entries) {
+        if (static_cast<int>(e.shard) == pos) names.insert(e.object);
+      }
       if (page->end) break;
       cursor = page->next_cursor;
     }

@@ -217,7 +217,7 @@ TEST_F(EcAdminCli, PoolCreateTakesEcOptimizationsFromTheConfig) {
 
 // Replicated pools (issue 30) through the program: created with Ceph's syntax and the config's
 // osd_pool_default_size, `osd pool get|set` outputs on stdout / stderr and their exit codes (the
-// errno: EINVAL 22, EACCES 13, EPERM 1, ENOENT 2).
+// errno: EINVAL 22, EACCES 13, EPERM 1, ENOENT 2); a size set to another.
 TEST_F(EcAdminCli, ReplicatedPoolGetSetOutputsAndExitCodes) {
   ProcessResult r = Admin({"-c", conf_, "osd", "pool", "create", "rep", "8", "replicated"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -255,9 +255,10 @@ TEST_F(EcAdminCli, ReplicatedPoolGetSetOutputsAndExitCodes) {
   r = Admin({"-c", conf_, "osd", "pool", "set", "rep", "size", "3"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   r = Admin({"-c", conf_, "osd", "pool", "set", "rep", "size", "4"});
-  EXPECT_EQ(r.exit_code, EINVAL);
-  EXPECT_TRUE(Contains(r.err, "can not change the size of replicated pool 'rep' from 3 to 4"))
-      << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.err, "size to 4\n")) << r.err;
+  r = Admin({"-c", conf_, "osd", "pool", "set", "rep", "size", "1"});
+  EXPECT_EQ(r.exit_code, EPERM);
   r = Admin({"-c", conf_, "osd", "pool", "set", "rep", "size", "11"});
   EXPECT_EQ(r.exit_code, EINVAL);
   r = Admin({"-c", conf_, "osd", "pool", "create", "one", "8", "replicated", "--size", "1"});
