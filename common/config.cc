@@ -472,6 +472,8 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_subop_timeout = typed.at("osd_subop_timeout").d;
   c.osd_read_lease_ms = typed.at("osd_read_lease_ms").d;
   c.bdev_slow_op_ms = std::chrono::milliseconds(typed.at("bdev_slow_op_ms").i);
+  c.osd_op_thread_timeout = typed.at("osd_op_thread_timeout").d;
+  c.osd_op_thread_suicide_timeout = typed.at("osd_op_thread_suicide_timeout").d;
   c.bdev_inject_read_eio = typed.at("bdev_inject_read_eio").s;
   c.bdev_inject_write_eio = typed.at("bdev_inject_write_eio").s;
   c.bdev_inject_stall_ms = std::chrono::milliseconds(typed.at("bdev_inject_stall_ms").i);

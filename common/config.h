@@ -168,10 +168,12 @@ struct OsdConfig {
   // The PG primary (osd/pg/primary.h).
   std::uint32_t osd_pg_op_threads = 0;
   std::chrono::milliseconds osd_subop_timeout{0};
-  std::chrono::milliseconds osd_read_lease_ms{0};  // direct reads' lease (0: off)
-  std::chrono::milliseconds bdev_slow_op_ms{0};    // a device request slower is slow (0: none)
-  std::string bdev_inject_read_eio;                // kRanges (drills and tests)
-  std::string bdev_inject_write_eio;               // kRanges
+  std::chrono::milliseconds osd_read_lease_ms{0};      // direct reads' lease (0: off)
+  std::chrono::milliseconds bdev_slow_op_ms{0};        // a device request slower is slow (0: none)
+  std::chrono::milliseconds osd_op_thread_timeout{0};  // device hang: leave the map
+  std::chrono::milliseconds osd_op_thread_suicide_timeout{0};  // device hang: exit
+  std::string bdev_inject_read_eio;                            // kRanges (drills and tests)
+  std::string bdev_inject_write_eio;                           // kRanges
   std::chrono::milliseconds bdev_inject_stall_ms{0};
   std::chrono::milliseconds osd_min_size_wait{0};
   std::uint64_t osd_max_object_size = 0;

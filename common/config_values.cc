@@ -156,6 +156,15 @@ const OptionSpec kOptions[] = {
            "milliseconds: a device request or flush slower than this counts as slow (metrics, "
            "health OSD_SLOW_DEVICE; 0: none is)",
            0, kHour),
+    Live(Number("osd_op_thread_timeout", OptionType::kDuration, "15s",
+                "a device request in progress this long makes the OSD leave the map (marked "
+                "down, its PGs go on without it) until its device answers again (Ceph's name for "
+                "an op thread stuck this long; 0: never)",
+                0, kHour)),
+    Live(Number("osd_op_thread_suicide_timeout", OptionType::kDuration, "150s",
+                "a device request in progress this long ends the OSD process (exit 5, Ceph's "
+                "suicide timeout; its supervisor restarts it; 0: never)",
+                0, kHour)),
     Live(Dev(
         Other("bdev_inject_read_eio", OptionType::kRanges, "",
               "drills and tests: device reads touching these bytes fail with EIO ('all', or "

@@ -249,6 +249,35 @@ TEST_F(LivenessTest, MonitorMarksDownThenOutAndBootBringsItBack) {
   EXPECT_TRUE(Map().osds.at(1).up);
 }
 
+// Hold (a daemon whose device hangs): the lease is revoked at once, so the monitor marks the OSD
+// down well within the grace; held, it neither renews nor boots; released, it boots again.
+TEST_F(LivenessTest, AHeldOsdLeavesTheMapAtOnceAndBootsAgainWhenReleased) {
+  auto mon = Monitor::Start(server_.client_options(), Mon("mon-a"));
+  ASSERT_TRUE(mon.ok());
+  auto r = OsdRegistration::Start(server_.client_options(), Reg(3, "u-3"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  (*r)->Hold(true, "test");
+  EXPECT_TRUE((*r)->state().held);
+  EXPECT_FALSE((*r)->state().up);
+  EXPECT_EQ(client_->Get(AliveKey(kPrefix, 3)).status().code(), ENOENT);
+  const milliseconds to_down =
+      WaitFor([](const ClusterMap& m) { return !m.osds.at(3).up; }, kGrace + seconds(5));
+  ASSERT_GE(to_down.count(), 0) << "a held OSD was never marked down";
+  EXPECT_LT(to_down, kGrace) << "marked down by its lease's expiry, not by the revocation";
+  // Held past the grace and more: no boot.
+  std::this_thread::sleep_for(kGrace + seconds(1));
+  EXPECT_FALSE(Map().osds.at(3).up);
+  EXPECT_EQ((*r)->state().boots, 1);
+  (*r)->Hold(true, "again");  // no change
+  (*r)->Hold(false, "test");
+  const milliseconds to_up =
+      WaitFor([](const ClusterMap& m) { return m.osds.at(3).up; }, kGrace + seconds(5));
+  ASSERT_GE(to_up.count(), 0) << "a released OSD never booted again";
+  EXPECT_EQ((*r)->state().boots, 2);
+  EXPECT_TRUE((*r)->state().up);
+  EXPECT_FALSE((*r)->state().held);
+}
+
 // noout: a down OSD stays in past the interval while the flag is set; once it is unset, the
 // monitor marks the OSD out at its next tick (the interval already passed).
 TEST_F(LivenessTest, NooutKeepsDownOsdsInUntilUnset) {

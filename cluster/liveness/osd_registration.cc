@@ -184,6 +184,7 @@ void OsdRegistration::Run() {
       if (cv_.wait_for(lock, period, [&] { return stopping_; })) return;
       now = state_;
     }
+    if (now.held) continue;  // neither renewed nor booted until released (Hold)
     if (now.up) {
       // Stamped before it is sent: etcd renews the lease at some moment after this (a keepalive
       // may wait seconds at a member for a new leader), never before.
@@ -227,7 +228,7 @@ void OsdRegistration::Run() {
         }
       }
     }
-    if (!state().up) {
+    if (const State s = state(); !s.up && !s.held) {
       bool retry = false;
       Status st = BootOnce(&retry);
       if (!st.ok()) {
@@ -235,6 +236,25 @@ void OsdRegistration::Run() {
         Log("boot of osd." + std::to_string(options_.osd_id) + " failed: " + st.message());
       }
     }
+  }
+}
+
+void OsdRegistration::Hold(bool held, const std::string& why) {
+  std::int64_t revoke = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_.held == held || stopping_) return;
+    state_.held = held;
+    if (held && state_.up) revoke = state_.lease;
+    if (held) state_.up = false;
+  }
+  const std::string osd = "osd." + std::to_string(options_.osd_id);
+  if (held) {
+    // Revoked rather than left to expire: the monitor marks the OSD down now, not a grace later.
+    if (revoke != 0) (void)client_.LeaseRevoke(revoke);
+    Log(osd + ": leaving the map (lease revoked, marked down) until released: " + why);
+  } else {
+    Log(osd + ": released (" + why + "); booting again within a third of the grace");
   }
 }
 

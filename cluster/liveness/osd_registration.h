@@ -21,6 +21,12 @@
 // this OSD down while it runs) the thread boots again with a new lease, as Ceph's OSD does when
 // "wrongly marked me down". Errors reaching etcd are retried every renew period; state() tells.
 //
+// Hold(true) takes the OSD out of the map while its daemon cannot serve (its device hangs:
+// osd/daemon/device_watch.h), as Ceph's OSD stops answering heartbeats when an op thread is stuck:
+// the lease is revoked at once (the monitor marks the OSD down and its PGs peer without it), and
+// it is neither renewed nor taken again until Hold(false), after which the thread boots again at
+// its next renewal period (a third of the grace).
+//
 // Stop(true) marks the OSD down in the map at once (an epoch) and revokes the lease, as a clean
 // shutdown should; Stop(false) only stops the thread, which to the cluster looks like a crash
 // (tests use it to stand in for kill -9).
@@ -70,11 +76,17 @@ class OsdRegistration {
 
   void Stop(bool mark_down);
 
+  // See above. `why` is logged. Returns at once when the hold does not change; otherwise a held
+  // OSD's lease is revoked on the caller's thread (one etcd call, at most the client's timeout).
+  // Thread safety: any thread.
+  void Hold(bool held, const std::string& why);
+
   struct State {
     bool up = false;              // the lease is believed alive
     std::int64_t lease = 0;       // current lease id
     std::int64_t boot_epoch = 0;  // epoch of the last boot txn
     int boots = 0;                // boots so far (1 after Start)
+    bool held = false;            // Hold(true): out of the map until released
     std::string last_error;       // empty when the last etcd call succeeded
     // When the request that last granted or renewed the lease was sent (steady clock): it lives at
     // least its TTL from then.

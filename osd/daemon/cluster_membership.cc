@@ -147,6 +147,10 @@ bool ClusterMembership::MayServe(std::chrono::milliseconds margin) const {
   return std::chrono::steady_clock::now() - s.lease_renewed < grace_ - margin;
 }
 
+void ClusterMembership::Hold(bool held, const std::string& why) {
+  if (registration_) registration_->Hold(held, why);
+}
+
 nlohmann::json ClusterMembership::StatusJson() const {
   nlohmann::json j;
   j["epoch"] = epoch_.load();
@@ -154,6 +158,7 @@ nlohmann::json ClusterMembership::StatusJson() const {
   if (registration_) {
     const auto s = registration_->state();
     j["up"] = s.up;
+    j["held"] = s.held;
     j["boots"] = s.boots;
     j["lease"] = s.lease;
     j["last_error"] = s.last_error;

@@ -52,7 +52,12 @@ class ClusterMembership {
   // nothing to do). Thread safety: any thread.
   void SetDownOutInterval(std::chrono::milliseconds interval);
 
-  // {"epoch", "epoch_received_ms", "up", "boots", "lease", "mon_leader", "last_error"} for /status.
+  // Out of the map while `held` (the device watchdog: device_watch.h), back in when released
+  // (OsdRegistration::Hold). Thread safety: any thread.
+  void Hold(bool held, const std::string& why);
+
+  // {"epoch", "epoch_received_ms", "up", "held", "boots", "lease", "mon_leader", "last_error"} for
+  // /status.
   nlohmann::json StatusJson() const;
   std::int64_t epoch() const { return epoch_.load(); }
   // Whether this OSD's monitor candidate is the elected leader now (false without osd_mon_role).

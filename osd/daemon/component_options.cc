@@ -59,6 +59,9 @@ void ApplyLiveOptions(const OsdConfig& c, const LiveTargets& t) {
   if (t.scrubs != nullptr) t.scrubs->Retune(ScrubScheduleFor(c));
   if (t.membership != nullptr) t.membership->SetDownOutInterval(c.mon_osd_down_out_interval);
   if (t.device != nullptr) t.device->SetFaults(DeviceFaultsFor(c));
+  if (t.device_watch != nullptr) {
+    t.device_watch->SetTimeouts(c.osd_op_thread_timeout, c.osd_op_thread_suicide_timeout);
+  }
 }
 
 }  // namespace ec::osd::daemon

@@ -18,6 +18,8 @@
 //   bdev_inject_read_eio, bdev_inject_write_eio, the device (WatchedDevice::SetFaults: from the
 //   bdev_inject_stall_ms                       next request)
 //   osd_pool_default_size, _min_size           read by ec-admin at each replicated pool create
+//   osd_op_thread_timeout,                     the device watchdog (DeviceWatch::SetTimeouts:
+//   osd_op_thread_suicide_timeout              from its next poll)
 //
 // Thread safety: pure functions; ApplyLiveOptions calls thread-safe setters (any thread).
 #pragma once
@@ -26,6 +28,7 @@
 
 #include "common/config.h"
 #include "osd/daemon/cluster_membership.h"
+#include "osd/daemon/device_watch.h"
 #include "osd/pg/primary.h"
 #include "osd/pg/pull_service.h"
 #include "osd/pg/scrub_scheduler.h"
@@ -52,6 +55,7 @@ struct LiveTargets {
   pg::ScrubScheduler* scrubs = nullptr;
   ClusterMembership* membership = nullptr;
   store::WatchedDevice* device = nullptr;
+  DeviceWatch* device_watch = nullptr;
 };
 
 // Gives every target the live options of `c` (the table above); restart-only options are not

@@ -8,10 +8,20 @@
 // error only fails that read: the primary reads the shard's object from the others, and scrub
 // repairs the shard.
 //
-// Thread safety: Poll from one thread (the main loop); SlowOpsSince from the stats publisher's
-// thread (atomic counts).
+// A device that hangs (a request in progress for longer than osd_op_thread_timeout, Ceph's name
+// for an op thread stuck that long) makes the OSD leave the map until the device answers again:
+// its messenger serves small reads inline and would hang with it, while its liveness lease, kept
+// on a thread of its own, kept it up and its PGs waiting. Held out (cluster_membership.h), it is
+// marked down, its PGs peer without it and reads decode from the other shards; once no request
+// has hung that long it boots again. A request in progress past osd_op_thread_suicide_timeout
+// ends the process (Ceph's suicide timeout): the store's journal makes that a crash it recovers
+// from at the next start, and a supervisor (systemd) restarts it.
+//
+// Thread safety: Poll from one thread (the main loop); SetTimeouts from any (a live option).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 
 #include "common/metrics.h"
@@ -24,19 +34,32 @@ class MapStore;
 
 namespace ec::osd::daemon {
 
+// What a Poll found.
+struct DeviceVerdict {
+  bool write_failed = false;            // the device has failed a write (and from then on)
+  bool hung = false;                    // a request in progress for osd_op_thread_timeout or longer
+  bool suicide = false;                 // ... for osd_op_thread_suicide_timeout or longer
+  std::chrono::milliseconds oldest{0};  // the oldest request in progress has run this long
+};
+
 class DeviceWatch {
  public:
-  // Borrowed: both must outlive the watch.
-  DeviceWatch(const store::WatchedDevice* device, MetricsRegistry* metrics);
+  // Borrowed: both must outlive the watch. A timeout of 0 turns its check off.
+  DeviceWatch(const store::WatchedDevice* device, MetricsRegistry* metrics,
+              std::chrono::milliseconds hang_timeout, std::chrono::milliseconds suicide_timeout);
 
-  // Updates the metrics; true once the device has failed a write (and from then on).
-  bool Poll();
+  // Updates the metrics (and ecstore_osd_device_oldest_op_milliseconds) and judges the device.
+  DeviceVerdict Poll();
+  void SetTimeouts(std::chrono::milliseconds hang, std::chrono::milliseconds suicide);
 
  private:
   const store::WatchedDevice* device_;
   Counter& read_errors_;
   Counter& write_errors_;
   Counter& slow_ops_;
+  Gauge& oldest_op_;
+  std::atomic<std::int64_t> hang_ms_;
+  std::atomic<std::int64_t> suicide_ms_;
   store::DeviceErrorCounts seen_;
 };
 

@@ -29,6 +29,7 @@
 #include <array>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -254,7 +255,8 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   std::unique_ptr<ec::osd::store::ObjectStore> store = std::move(*opened);
 
   ec::MetricsRegistry metrics;
-  ec::osd::daemon::DeviceWatch device_watch(device.get(), &metrics);
+  ec::osd::daemon::DeviceWatch device_watch(device.get(), &metrics, c.osd_op_thread_timeout,
+                                            c.osd_op_thread_suicide_timeout);
   // This OSD's shards (osd/shard/shard_service.h): the messenger's requests, the PG primary's own
   // position and the pulled shards all reach the store through it.
   ec::osd::shard::ShardServiceOptions ss;
@@ -463,8 +465,10 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   // components at once; the running config is published for `ec-admin config show`.
   ec::osd::daemon::RuntimeConfig::Hooks rh;
   rh.apply = [targets = ec::osd::daemon::LiveTargets{log.get(), primary.get(), pull.get(),
-                                                     scrubs.get(), membership.get(), device.get()}](
-                 const ec::OsdConfig& now) { ec::osd::daemon::ApplyLiveOptions(now, targets); };
+                                                     scrubs.get(), membership.get(), device.get(),
+                                                     &device_watch}](const ec::OsdConfig& now) {
+    ec::osd::daemon::ApplyLiveOptions(now, targets);
+  };
   if (stats_etcd) {
     rh.publish = [client = stats_etcd.get(),
                   prefix = c.etcd_prefix](const ec::cluster::RunningConfig& r) {
@@ -543,11 +547,39 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   sigaddset(&stop_signals, SIGINT);
   int sig = 0;
   bool device_failed = false;
+  bool held = false;  // out of the map while the device hangs (device_watch.h)
   while (true) {
     server_metrics.Update((*server)->counters());
-    if (device_watch.Poll()) {
+    const ec::osd::daemon::DeviceVerdict device_state = device_watch.Poll();
+    if (device_state.write_failed) {
       device_failed = true;
       break;
+    }
+    if (device_state.suicide) {
+      // Nothing stops cleanly behind a hung request: end the process as a crash would (the
+      // store's journal recovers at the next start).
+      log->critical(
+          "osd.{}: a device request has been in progress for {} ms "
+          "(osd_op_thread_suicide_timeout): exiting",
+          c.osd_id, device_state.oldest.count());
+      log->flush();
+      std::fprintf(stderr, "ec-osd: osd.%d: its device hangs (a request in progress for %lld ms)\n",
+                   c.osd_id, static_cast<long long>(device_state.oldest.count()));
+      std::_Exit(EIO);
+    }
+    if (device_state.hung != held && membership) {
+      held = device_state.hung;
+      const std::string why = held ? fmt::format(
+                                         "a device request has been in progress for {} ms "
+                                         "(osd_op_thread_timeout)",
+                                         device_state.oldest.count())
+                                   : "the device answers again";
+      if (held) {
+        log->error("osd.{}: {}: leaving the map until it answers", c.osd_id, why);
+      } else {
+        log->warn("osd.{}: {}: joining the map again", c.osd_id, why);
+      }
+      membership->Hold(held, why);
     }
     timespec one_second{1, 0};
     sig = sigtimedwait(&stop_signals, nullptr, &one_second);

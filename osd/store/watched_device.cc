@@ -12,6 +12,27 @@ bool FaultRanges::Hits(std::uint64_t offset, std::uint64_t length) const {
   return false;
 }
 
+class WatchedDevice::InProgress {
+ public:
+  explicit InProgress(WatchedDevice* d) : d_(d) {
+    std::lock_guard lock(d_->in_progress_mu_);
+    start_ = std::chrono::steady_clock::now();
+    it_ = d_->in_progress_.insert(d_->in_progress_.end(), start_);
+  }
+  ~InProgress() {
+    std::lock_guard lock(d_->in_progress_mu_);
+    d_->in_progress_.erase(it_);
+  }
+  InProgress(const InProgress&) = delete;
+  InProgress& operator=(const InProgress&) = delete;
+  std::chrono::steady_clock::time_point start() const { return start_; }
+
+ private:
+  WatchedDevice* d_;
+  std::chrono::steady_clock::time_point start_;
+  std::list<std::chrono::steady_clock::time_point>::iterator it_;
+};
+
 WatchedDevice::WatchedDevice(std::unique_ptr<BlockDevice> base, std::chrono::milliseconds slow)
     : base_(std::move(base)), slow_(slow), faults_(std::make_shared<DeviceFaults>()) {}
 
@@ -30,6 +51,12 @@ std::shared_ptr<const DeviceFaults> WatchedDevice::Faults() const {
   return faults_;
 }
 
+std::chrono::steady_clock::duration WatchedDevice::OldestInProgress() const {
+  std::lock_guard lock(in_progress_mu_);
+  if (in_progress_.empty()) return std::chrono::steady_clock::duration::zero();
+  return std::chrono::steady_clock::now() - in_progress_.front();
+}
+
 DeviceErrorCounts WatchedDevice::counts() const {
   return DeviceErrorCounts{read_errors_.load(), write_errors_.load(), slow_ops_.load(),
                            injected_.load()};
@@ -42,7 +69,8 @@ void WatchedDevice::Timed(std::chrono::steady_clock::time_point start) {
 }
 
 Status WatchedDevice::Submit(std::span<IoRequest> batch) {
-  const auto start = std::chrono::steady_clock::now();
+  const InProgress op(this);
+  const auto start = op.start();
   bool reads = false, writes = false;
   for (const IoRequest& r : batch) (r.op == IoRequest::Op::kRead ? reads : writes) = true;
   if (auto f = Faults()) {
@@ -69,7 +97,8 @@ Status WatchedDevice::Submit(std::span<IoRequest> batch) {
 }
 
 Status WatchedDevice::Flush() {
-  const auto start = std::chrono::steady_clock::now();
+  const InProgress op(this);
+  const auto start = op.start();
   if (auto f = Faults()) {
     if (f->stall.count() > 0) std::this_thread::sleep_for(f->stall);
     if (f->write_eio.all) {

@@ -4,7 +4,10 @@
 // writes, as Ceph's OSDs do. For tests and drills it also plays a failing or a slow device on
 // request: EIO for reads or writes that touch chosen byte ranges (or every one), and a stall of
 // every request and flush. The faults can change at any time (ec-osd's live options
-// bdev_inject_read_eio, bdev_inject_write_eio and bdev_inject_stall_ms).
+// bdev_inject_read_eio, bdev_inject_write_eio and bdev_inject_stall_ms). It also knows how long
+// the oldest request still in progress has waited, for the daemon's stall watchdog
+// (osd/daemon/device_watch.h): a device that hangs shows there while its requests hang, long
+// before any of them completes and counts as slow.
 //
 // An injected error fails the whole batch it is in before any of it reaches the device (a batch
 // is one store read or one group's writes), which the BlockDevice contract allows; a write fault
@@ -17,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -63,8 +67,13 @@ class WatchedDevice final : public BlockDevice {
 
   void SetFaults(DeviceFaults faults);
   DeviceErrorCounts counts() const;
+  // How long the oldest submission or flush still in progress has run (zero when none is).
+  std::chrono::steady_clock::duration OldestInProgress() const;
 
  private:
+  // A submission or flush in progress, from its start to its return (RAII).
+  class InProgress;
+
   std::shared_ptr<const DeviceFaults> Faults() const;
   void Timed(std::chrono::steady_clock::time_point start);
 
@@ -74,6 +83,10 @@ class WatchedDevice final : public BlockDevice {
   std::shared_ptr<const DeviceFaults> faults_;
   std::atomic<bool> any_faults_{false};  // spares the common case the lock
   std::atomic<std::uint64_t> read_errors_{0}, write_errors_{0}, slow_ops_{0}, injected_{0};
+  // Start times of the requests in progress, oldest first (each is appended with the time it
+  // started, under the lock, so the list stays in order).
+  mutable std::mutex in_progress_mu_;
+  std::list<std::chrono::steady_clock::time_point> in_progress_;
 };
 
 }  // namespace ec::osd::store

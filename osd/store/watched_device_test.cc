@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <thread>
 
 #include "osd/store/store_test_support.h"
 
@@ -99,6 +100,20 @@ TEST_F(WatchedDeviceTest, AStallIsPlayedAndCountedSlow) {
   EXPECT_TRUE(Io(IoRequest::Op::kRead, 0).ok());
   EXPECT_EQ(dev_->counts().slow_ops, 2u);
   EXPECT_EQ(dev_->counts().read_errors, 0u);
+}
+
+// While a request hangs, OldestInProgress grows with it (what the daemon's stall watchdog reads);
+// once it returns, nothing is in progress.
+TEST_F(WatchedDeviceTest, AHangingRequestShowsAsInProgressUntilItReturns) {
+  EXPECT_EQ(dev_->OldestInProgress(), std::chrono::steady_clock::duration::zero());
+  dev_->SetFaults(Faults(FaultRanges{}, FaultRanges{}, milliseconds(400)));
+  std::thread reader([&] { EXPECT_TRUE(Io(IoRequest::Op::kRead, 0).ok()); });
+  std::this_thread::sleep_for(milliseconds(150));
+  const auto seen = dev_->OldestInProgress();
+  EXPECT_GE(seen, milliseconds(100));
+  EXPECT_LT(seen, milliseconds(400));
+  reader.join();
+  EXPECT_EQ(dev_->OldestInProgress(), std::chrono::steady_clock::duration::zero());
 }
 
 // A request the device refuses as malformed is the caller's mistake, not a device error.

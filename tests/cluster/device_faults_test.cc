@@ -1,14 +1,15 @@
 // Issue 31 item 3 on a real cluster: failing and slow devices, played by ec-osd's own device
 // wrapper (osd/store/watched_device.h) behind its live options, set and cleared through the real
 // ec-admin (`config set osd.N bdev_inject_...`). Seven ec-osd on seven hosts, an RS(4,2) pool; one
-// case (~45 s):
+// case (~60 s):
 //   - reads that fail on one OSD's device: every object still reads back right (from the other
 //     shards), the OSD counts the errors (metrics) and `health detail` names it
 //     (OSD_DEVICE_ERRORS);
 //   - a device that stalls every request for 300 ms (bdev_slow_op_ms 100 ms here): reads still
-//     complete, right, and `health detail` names the OSD (OSD_SLOW_DEVICE). (A stall of seconds
-//     stalls the whole OSD, whose messenger serves small reads inline, and its PGs with it while
-//     its etcd lease keeps it up: not handled yet, see osd/daemon/README.md.)
+//     complete, right, and `health detail` names the OSD (OSD_SLOW_DEVICE);
+//   - a device that hangs (every request 6 s, osd_op_thread_timeout 2 s): the OSD leaves the map
+//     (down) while it hangs, every object reads back right meanwhile, each read within a bound
+//     (from the other shards), and once the device answers again the OSD is up and the PGs clean;
 //   - writes that fail on one OSD's device: the OSD takes itself out of service (out and down in
 //     the map, exit status EIO), recovery rebuilds its shards on the seventh OSD, every PG gets
 //     clean, and every object acknowledged before and during the failure reads back right;
@@ -124,7 +125,59 @@ TEST(DeviceFaults, ErrorsAndStallsAreReportedAndAFailingDeviceLeavesService) {
   std::printf("six reads with osd.2's device stalled: %.1f s\n",
               std::chrono::duration<double>(Clock::now() - slow_start).count());
 
-  // 3. osd.3's device fails every write: it leaves service on the first one.
+  // 3. osd.2's device hangs: every request takes 6 s, past osd_op_thread_timeout (2 s here). A
+  // read that reaches it hangs with it; the OSD's watchdog takes it out of the map, and the
+  // objects read from the other shards meanwhile.
+  admin("config set osd.2 osd_op_thread_timeout 2");
+  admin("config set osd.2 bdev_inject_stall_ms 6000");
+  std::this_thread::sleep_for(seconds(1));
+  const auto hang_start = Clock::now();
+  std::thread hung_reader([&] {
+    // Every object: some read osd.2's device (directly or through it as a primary) and hang.
+    for (int i = 0; i < 24; ++i) {
+      const std::string name = "obj-" + std::to_string(i);
+      auto got = io.Read(name);
+      EXPECT_TRUE(got.ok()) << "during the hang: " << name << ": " << got.status().ToString();
+      if (got.ok()) {
+        EXPECT_TRUE(ectest::ToVector(got->data) == model[name]) << name;
+      }
+    }
+  });
+  const auto went_down = c.WaitForMap(
+      [](const ec::cluster::ClusterMap& m) {
+        const auto it = m.osds.find(2);
+        return it != m.osds.end() && !it->second.up;
+      },
+      seconds(20));
+  EXPECT_GE(went_down.count(), 0) << c.DescribeOsds();
+  std::printf("osd.2 marked down %.1f s after its device began to hang\n",
+              std::chrono::duration<double>(Clock::now() - hang_start).count());
+  EXPECT_NE(c.osds[2]->LogFile().find("leaving the map until it answers"), std::string::npos);
+  // Down, osd.2 is read by nobody: every object reads back right, each within the sub-op timeout
+  // of a read that had been sent to it before the map changed.
+  auto other = c.Pool("rs");
+  for (const auto& [name, bytes] : model) {
+    const auto t0 = Clock::now();
+    auto got = other.Read(name);
+    ASSERT_TRUE(got.ok()) << "osd.2 down and hung: " << name << ": " << got.status().ToString();
+    EXPECT_TRUE(ectest::ToVector(got->data) == bytes) << name;
+    EXPECT_LT(Clock::now() - t0, seconds(12)) << name;
+  }
+  admin("config rm osd.2 bdev_inject_stall_ms");
+  hung_reader.join();
+  const auto back_up = c.WaitForMap(
+      [](const ec::cluster::ClusterMap& m) {
+        const auto it = m.osds.find(2);
+        return it != m.osds.end() && it->second.up;
+      },
+      seconds(30));
+  EXPECT_GE(back_up.count(), 0) << c.DescribeOsds();
+  EXPECT_NE(c.osds[2]->LogFile().find("joining the map again"), std::string::npos);
+  admin("config rm osd.2 osd_op_thread_timeout");
+  ASSERT_TRUE(c.WaitClean(seconds(60))) << c.DescribeOsds();
+  read_all("after osd.2's device answered again");
+
+  // 4. osd.3's device fails every write: it leaves service on the first one.
   admin("config set osd.3 bdev_inject_write_eio all");
   std::this_thread::sleep_for(seconds(1));
   write(24, 48);
