@@ -84,8 +84,9 @@ link_prefix="ecn$tag-"  # root-side links (at most 15 characters): ecnTAG-br, ec
 bridge="${link_prefix}br"
 
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
-our_namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep "^$ns_prefix" || true; }
-host_ip() { echo "$net.$((10 + $1))"; }  # host number (1..) -> address
+# The namespaces, links and their shaping: our_namespaces, host_ip, make_network, delete_network.
+# shellcheck source=bench/netns_hosts.sh
+. "$root/bench/netns_hosts.sh"
 
 # --- stop ------------------------------------------------------------------------------------
 
@@ -107,134 +108,16 @@ stop_pid() {  # pidfile name
 # Everything is found by name (the tag) and by the pid files, not by what the state file says,
 # so a start that died half way is still undone.
 do_stop() {
-  local f ns pid l
+  local f
   for f in "$dir"/osd.*.pid; do
     [ -e "$f" ] || continue
     stop_pid "$f" "$(basename "$f" .pid)" &
   done
   wait
   stop_pid "$dir/etcd.pid" etcd
-  # Whatever still runs inside our namespaces (an `exec` left behind) would keep them alive.
-  for ns in $(our_namespaces); do
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
-  done
-  for ns in $(our_namespaces); do
-    for _ in $(seq 1 50); do [ -z "$(ip netns pids "$ns" 2>/dev/null)" ] && break; sleep 0.1; done
-    ip netns delete "$ns" 2>/dev/null || echo "could not delete namespace $ns" >&2
-  done
-  # Deleting a namespace deletes its veth ends and so their peers; the bridge and any veth that
-  # never made it into a namespace go here.
-  for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 |
-             grep "^$link_prefix" || true); do
-    ip link delete "$l" 2>/dev/null || true
-  done
-  local left
-  left="$(our_namespaces; ip -o link show | awk -F': ' '{print $2}' | grep "^$link_prefix" || true)"
-  [ -z "$left" ] || { echo "left behind: $left" >&2; return 1; }
+  # Whatever still runs inside our namespaces (an `exec` left behind) is killed with them.
+  delete_network || return 1
   echo "cluster in $dir stopped, namespaces and links deleted (data kept; 'start --dir $dir' resumes it)"
-}
-
-# --- network ---------------------------------------------------------------------------------
-
-# RATE -> tbf burst in bytes: --burst, else 100 us of traffic, at least 16 KiB. A larger bucket
-# lets an idle link send a burst above RATE (a 96 KiB reply crossed a 1gbit link with a 125000-byte
-# burst at 2.6 Gbit/s), which no real NIC does.
-burst_bytes() {
-  if [ -n "$burst" ]; then
-    [[ "$burst" =~ ^[0-9]+$ ]] && [ "$burst" -ge 2048 ] || die "--burst must be bytes >= 2048"
-    echo "$burst"; return
-  fi
-  [[ "$rate" =~ ^([0-9]+)(bit|kbit|mbit|gbit)$ ]] || die "--rate '$rate': expected e.g. 1gbit, 500mbit"
-  local n="${BASH_REMATCH[1]}" mult
-  case "${BASH_REMATCH[2]}" in bit) mult=1 ;; kbit) mult=1000 ;; mbit) mult=1000000 ;;
-    gbit) mult=1000000000 ;; esac
-  local b=$((n * mult / 8 / 10000))
-  [ "$b" -ge 16384 ] || b=16384
-  echo "$b"
-}
-
-# Egress shaping of one device: tbf at RATE, under netem when DELAY is not zero. With DSCP bands
-# on (the default), the tbf's queue is a pfifo_fast qdisc, whose three bands go strictly in order
-# by the packet's socket priority: background connections (recovery, msg/traffic_class.h:
-# DSCP CS1 and socket priority 1) wait in the last band, so the tbf sends every other packet
-# first, as a switch port with a strict-priority queue for CS1 would. (pfifo_fast rather than a
-# prio qdisc with a DSCP filter: some kernels, this project's CI VMs among them, lack sch_prio.)
-# NSARGS: "" for the root namespace or "-n NS".
-shape() {  # nsargs dev
-  local nsargs="$1" dev="$2" bucket tbf_handle=1
-  bucket="$(burst_bytes)"
-  # shellcheck disable=SC2086
-  if [[ "$delay" =~ ^0+(\.0*)?(ms|us|s)$ ]]; then
-    tc $nsargs qdisc replace dev "$dev" root handle 1: tbf rate "$rate" burst "$bucket" latency 20ms
-  else
-    tc $nsargs qdisc replace dev "$dev" root handle 1: netem delay "$delay" limit 100000
-    tc $nsargs qdisc replace dev "$dev" parent 1:1 handle 10: tbf rate "$rate" burst "$bucket" \
-      latency 20ms
-    tbf_handle=10
-  fi
-  if [ "$dscp_bands" = on ]; then
-    # shellcheck disable=SC2086
-    tc $nsargs qdisc replace dev "$dev" parent "$tbf_handle:1" handle 20: pfifo_fast
-  fi
-}
-
-# A namespace NAME with address ADDR on eth0, its peer LINK on the bridge, both ends shaped.
-add_host() {  # ns-suffix link-suffix addr
-  local ns="$ns_prefix$1" peer="$link_prefix$2" tmp="${link_prefix}x$2"
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  ip link add "$peer" type veth peer name "$tmp"
-  ip link set "$tmp" netns "$ns"
-  ip -n "$ns" link set "$tmp" name eth0
-  ip -n "$ns" addr add "$3/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ip -n "$ns" route add default via "$net.1"
-  ip link set "$peer" master "$bridge"
-  ip link set "$peer" up
-  shape "-n $ns" eth0
-  shape "" "$peer"
-}
-
-# The first 10.213.X.0/24 (X from a hash of the tag on) that no address or route of the root
-# namespace uses. Called under a lock so two starts do not pick the same X.
-pick_net() {
-  local start=$((16#${tag:0:2})) i x used
-  used="$(ip -4 -o addr show; ip -4 route show)"
-  for i in $(seq 0 255); do
-    x=$(((start + i) % 256))
-    if ! grep -q "10\.213\.$x\." <<< "$used"; then echo "10.213.$x"; return; fi
-  done
-  die "no free 10.213.X.0/24 subnet"
-}
-
-make_network() {
-  exec 9> /run/ecn-netns.lock
-  flock 9
-  if [ -z "${net:-}" ]; then net="$(pick_net)"; fi
-  if ip -4 -o addr show | grep -q "inet $net\.1/"; then
-    die "$net.0/24 is in use by another link; stop that cluster or remove $state"
-  fi
-  local probe="${ns_prefix}probe"
-  ip netns add "$probe" 2>/dev/null || die "'ip netns add' failed: no network namespaces here?"
-  ip -n "$probe" link set lo up
-  tc -n "$probe" qdisc add dev lo root handle 1: tbf rate "$rate" burst "$(burst_bytes)" latency 20ms 2>/dev/null ||
-    { ip netns delete "$probe"; die "tc cannot add a tbf qdisc (kernel without sch_tbf?)"; }
-  if ! [[ "$delay" =~ ^0+(\.0*)?(ms|us|s)$ ]]; then
-    tc -n "$probe" qdisc replace dev lo root netem delay "$delay" 2>/dev/null ||
-      { ip netns delete "$probe"; die "--delay needs tc's netem qdisc, which this kernel lacks (sch_netem)"; }
-  fi
-  if [ "$dscp_bands" = on ]; then
-    tc -n "$probe" qdisc replace dev lo parent 1:1 handle 20: pfifo_fast 2>/dev/null ||
-      { ip netns delete "$probe"; die "--dscp-bands on needs a pfifo_fast qdisc under the tbf; use --dscp-bands off"; }
-  fi
-  ip netns delete "$probe"
-  ip link add "$bridge" type bridge
-  ip addr add "$net.1/24" dev "$bridge"
-  ip link set "$bridge" up
-  add_host etcd e "$net.2"
-  local h
-  for h in $(seq 1 "$hosts"); do add_host "h$h" "h$h" "$(host_ip "$h")"; done
-  exec 9>&-
 }
 
 # --- daemons ---------------------------------------------------------------------------------
@@ -351,7 +234,9 @@ do_start() {
       per_host="$(sed -n 's/^per_host=//p' "$state")"
     fi
     trap on_failed_start EXIT
-    make_network
+    local hosts_args=()
+    for h in $(seq 1 "$hosts"); do hosts_args+=("h$h h$h $((10 + h))"); done
+    make_network "etcd e 2" "${hosts_args[@]}"
     write_state
     start_etcd
     write_conf
