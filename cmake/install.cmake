@@ -7,11 +7,15 @@
 #   PREFIX/LIBDIR/ecstore/erasure-code   the plugins, libec_<name>.so (not the broken test ones)
 #   PREFIX/INCLUDEDIR/ecstore        cluster/client/rados.h and the headers it includes
 #   PREFIX/LIBDIR/pkgconfig          ecstore-rados.pc
-#   PREFIX/lib/systemd/system        ec-osd@.service and ecstore.target (nothing is enabled)
+#   PREFIX/lib/systemd/system        ec-osd@.service, ecstore.target and etcd-ecstore.service
+#                                    (nothing is enabled)
+#   PREFIX/DATADIR/ecstore/deploy    the templates of a host's /etc/ecstore (ecstore.conf.in,
+#                                    etcd.env.in) and render.sh, which fills them in (docs/deploy.md)
 #
 # Nothing needs an environment variable once installed: the programs find our libraries through an
 # RPATH relative to themselves ($ORIGIN/../lib), and libec finds the plugins relative to itself
-# (PluginRegistry::default_directory(), ec/plugin.h). Components: runtime, bench, dev, systemd.
+# (PluginRegistry::default_directory(), ec/plugin.h). Components: runtime, bench, dev, systemd,
+# deploy.
 
 set(ECSTORE_SYSTEMD_UNITDIR "lib/systemd/system" CACHE STRING
     "Where the systemd units go, relative to the install prefix")
@@ -75,10 +79,17 @@ install(CODE "
   if(NOT IS_ABSOLUTE \"\${ECSTORE_EC_OSD}\")
     set(ECSTORE_EC_OSD \"\${CMAKE_INSTALL_PREFIX}/\${ECSTORE_EC_OSD}\")
   endif()
-  foreach(unit ec-osd@.service ecstore.target)
+  foreach(unit ec-osd@.service ecstore.target etcd-ecstore.service)
     set(dest \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${ECSTORE_SYSTEMD_UNITDIR}/\${unit}\")
     message(STATUS \"Installing: \${dest}\")
     configure_file(\"${PROJECT_SOURCE_DIR}/systemd/\${unit}.in\" \"\${dest}\" @ONLY)
     list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${dest}\")
   endforeach()
 " COMPONENT systemd)
+
+# A host's config templates and the script that fills them in, where an installed host finds them:
+# PREFIX/share/ecstore/deploy/render.sh (docs/deploy.md).
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/render.sh
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/ecstore/deploy COMPONENT deploy)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/ecstore.conf.in ${PROJECT_SOURCE_DIR}/deploy/etcd.env.in
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/ecstore/deploy COMPONENT deploy)

@@ -3,7 +3,9 @@
 # programs run from it with no environment variable and find their libraries and plugins there
 # (not the build tree's), ec-tool encodes and decodes a file, a C++ program builds against the
 # client library with `pkg-config --cflags --libs ecstore-rados` and runs, and the systemd units
-# are there and pass `systemd-analyze verify` (skipped, saying why, without systemd-analyze).
+# are there and pass `systemd-analyze verify` (skipped, saying why, without systemd-analyze), and
+# the deployment templates render a host's config (docs/deploy.md; tests/cluster's
+# deploy_guide_test runs a cluster on what they render).
 # The prefix is removed at the end, pass or fail.
 # Usage: install_test.sh BUILD_DIR CXX BUILD_BENCH(ON|OFF) [SANITIZERS]
 set -euo pipefail
@@ -112,15 +114,30 @@ step "systemd units"
 units="$prefix/lib/systemd/system"
 [ -f "$units/ec-osd@.service" ] || fail "lib/systemd/system/ec-osd@.service not installed"
 [ -f "$units/ecstore.target" ] || fail "lib/systemd/system/ecstore.target not installed"
+[ -f "$units/etcd-ecstore.service" ] || fail "lib/systemd/system/etcd-ecstore.service not installed"
+grep -qxF "EnvironmentFile=/etc/ecstore/etcd.env" "$units/etcd-ecstore.service" ||
+  fail "etcd-ecstore.service: $(grep EnvironmentFile "$units/etcd-ecstore.service")"
 grep -qxF "ExecStart=$prefix/bin/ec-osd -c /etc/ecstore/ecstore.conf --id %i" "$units/ec-osd@.service" ||
   fail "ExecStart: $(grep ExecStart "$units/ec-osd@.service")"
 if command -v systemd-analyze > /dev/null; then
   # It verifies a template through an instance (ec-osd@i); it only warns of an unknown key, so
   # any output at all fails too.
-  (cd "$units" && systemd-analyze verify --man=no ./ec-osd@.service ./ecstore.target) \
+  (cd "$units" && systemd-analyze verify --man=no ./ec-osd@.service ./ecstore.target \
+                                          ./etcd-ecstore.service) \
     > "$dir/verify.txt" 2>&1 || fail "systemd-analyze verify: $(cat "$dir/verify.txt")"
   [ ! -s "$dir/verify.txt" ] || fail "systemd-analyze verify says: $(cat "$dir/verify.txt")"
 else
   echo "SKIP systemd-analyze verify: systemd-analyze is not installed (package systemd)"
 fi
+
+step "a host's config rendered from the installed templates (share/ecstore/deploy)"
+deploy="$prefix/share/ecstore/deploy"
+for f in render.sh ecstore.conf.in etcd.env.in; do
+  [ -f "$deploy/$f" ] || fail "share/ecstore/deploy/$f not installed"
+done
+"$deploy/render.sh" --host node2 --addr 192.0.2.12 --out "$dir/etc" \
+  --etcd node1=192.0.2.11,node2=192.0.2.12,node3=192.0.2.13 > "$dir/render.txt" ||
+  fail "render.sh: $(cat "$dir/render.txt")"
+grep -qxF "host = node2" "$dir/etc/ecstore.conf" || fail "rendered ecstore.conf: no 'host = node2'"
+grep -qxF "ETCD_NAME=node2" "$dir/etc/etcd.env" || fail "rendered etcd.env: no ETCD_NAME=node2"
 step "install test passed"
