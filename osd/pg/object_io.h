@@ -106,8 +106,11 @@ struct ObjectIo {
   // Up position -> the way to its shard (shard_link.h: this OSD's own in process, the others
   // through their OSDs' clients).
   std::map<int, std::shared_ptr<ShardLink>> clients;
-  // Up OSDs outside the acting set (OSD id -> client): where ResolveObject looks for shards of
-  // the object before it would roll a version back or give up (positions move between OSDs).
+  // Up OSDs but this one (OSD id -> client): where ResolveObject looks for shards of the object
+  // before it would roll a version back or give up (positions move between OSDs), asking each
+  // for every position but the one it is acting for: an OSD of the acting set may hold the shard
+  // of a position it held before the positions were permuted among the same OSDs. This OSD's
+  // own shards of the other positions are asked in process (SelfLink).
   std::map<int, std::shared_ptr<msg::OsdClient>> others;
   // OSDs outside the acting set that are down but in: they may hold shards of a write that the
   // shards we can ask do not show (resolve.h `unknown`).
@@ -122,6 +125,11 @@ struct ObjectIo {
   std::chrono::milliseconds timeout{10000};  // per sub-operation
   recovery::ReadCostModel cost;              // weights; `local` is filled from self_position
 };
+
+// The link to this OSD's own shards (io.clients' entry of io.self_position), through which any
+// position's shards here can be asked about in process; null when this OSD holds no up position
+// of the PG.
+std::shared_ptr<ShardLink> SelfLink(const ObjectIo& io);
 
 // The state of a settled resolution (r.action == kSettled) of `views`.
 ObjectState SettledState(const Resolution& r, const std::vector<ShardView>& views);

@@ -58,19 +58,30 @@ ObjectState SettledState(const Resolution& r, const std::vector<ShardView>& view
 
 namespace {
 
-// What the OSDs of io.others hold of each position of the object (their SubStates; those that
-// fail or hold nothing are left out), by position.
+// What the OSDs of io.others, and this one in process, hold of each position of the object but
+// the one each is acting for (the acting view has that): their SubStates, those that fail or hold
+// nothing left out, by position.
 std::vector<std::vector<OtherHolder>> AskOthers(const ObjectIo& io) {
   const int size = static_cast<int>(io.loc->acting.size());
   std::vector<std::pair<int, int>> asked;  // (osd, position)
   for (const auto& [osd, client] : io.others) {
-    for (int p = 0; p < size; ++p) asked.emplace_back(osd, p);
+    for (int p = 0; p < size; ++p) {
+      if (io.loc->acting[static_cast<std::size_t>(p)] != osd) asked.emplace_back(osd, p);
+    }
+  }
+  const std::shared_ptr<ShardLink> self = SelfLink(io);
+  const int self_osd = self != nullptr ? io.loc->acting[io.self_position] : cluster::kItemNone;
+  if (self != nullptr) {
+    for (int p = 0; p < size; ++p) {
+      if (p != io.self_position) asked.emplace_back(self_osd, p);
+    }
   }
   auto replies = GatherAll<Result<msg::SubStateReply>>(asked.size(), [&](std::size_t i, auto done) {
     msg::SubStateRequest r;
     r.collection = io.loc->collection;
     r.object = io.object;
     r.shard = static_cast<std::uint32_t>(asked[i].second);
+    if (asked[i].first == self_osd) return self->SubStateAsync(std::move(r), std::move(done));
     io.others.at(asked[i].first)->SubStateAsync(std::move(r), std::move(done), Call(io));
   });
   std::vector<std::vector<OtherHolder>> out(static_cast<std::size_t>(size));
@@ -82,6 +93,12 @@ std::vector<std::vector<OtherHolder>> AskOthers(const ObjectIo& io) {
 }
 
 }  // namespace
+
+std::shared_ptr<ShardLink> SelfLink(const ObjectIo& io) {
+  if (io.self_position < 0) return nullptr;
+  auto it = io.clients.find(io.self_position);
+  return it == io.clients.end() ? nullptr : it->second;
+}
 
 std::map<int, Result<msg::SubStateReply>> AskStates(const ObjectIo& io) {
   std::vector<int> asked;
@@ -109,7 +126,7 @@ Result<ObjectState> ResolveObject(const ObjectIo& io) {
       views[pos].state = *reply;
     }
     Resolution r = Resolve(views, io.loc->k, io.loc->min_size, {}, io.down_others);
-    if (r.action != Resolution::Action::kSettled && !io.others.empty()) {
+    if (r.action != Resolution::Action::kSettled && (!io.others.empty() || SelfLink(io))) {
       r = Resolve(views, io.loc->k, io.loc->min_size, AskOthers(io), io.down_others);
     }
     if (r.action == Resolution::Action::kSettled) {

@@ -75,12 +75,22 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
       if (pos >= 0 && pos < size) prior_keys.emplace_back(pos, osd);
     }
   }
+  // This OSD's own shards of the other positions, in process: a permutation of the positions
+  // among the OSDs that keep the PG leaves each one (this one too) with its former position's.
+  const std::shared_ptr<ShardLink> self = SelfLink(io);
+  const int self_osd = self != nullptr ? io.loc->acting[io.self_position] : cluster::kItemNone;
+  if (self != nullptr) {
+    for (int p = 0; p < size; ++p) {
+      if (p != io.self_position) prior_keys.emplace_back(p, self_osd);
+    }
+  }
   std::vector<Scan> results =
       GatherAll<Scan>(positions.size() + prior_keys.size(), [&](std::size_t i, auto done) {
         if (i < positions.size()) {
           return StartScan(io, positions[i], io.clients.at(positions[i]), std::move(done));
         }
         const auto [pos, osd] = prior_keys[i - positions.size()];
+        if (osd == self_osd) return StartScan(io, pos, self, std::move(done));
         StartScan(io, pos, priors.at(pos).at(osd), std::move(done));
       });
   std::map<int, Scan> scans;

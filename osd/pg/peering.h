@@ -7,13 +7,16 @@
 // A shard whose scan fails counts as unreachable, as if its OSD were down (so nothing it may hold
 // is rolled back on its account).
 //
-// Other OSDs ("priors"; the primary passes every up OSD outside the acting set): they are scanned
-// for every position too, since a position that moved (an OSD marked out or in) may have left its
-// shards there. What they hold takes part in settling (resolve.h: a version they hold is never
-// rolled back, and counts towards k, so an acknowledged write whose shards sit outside the acting
-// set is not lost), and a shard they hold at the object's settled version is a copy source
-// (PeeringOutcome::copies) for a position whose acting OSD lacks it. A scan that fails is just not
-// a source.
+// Other OSDs ("priors"; the primary passes, for each position, every other up OSD but itself,
+// the acting set's included): they are scanned for that position too, since a position that
+// moved (an OSD marked out or in, added or removed) may have left its shards there; when the
+// positions are permuted among the OSDs that keep the PG, each holds its former position's
+// shards. This OSD's own shards of the positions it does not act for are scanned too, in process
+// (io.clients' link of its own position). What they hold takes part in settling (resolve.h: a
+// version they hold is never rolled back, and counts towards k, so an acknowledged write whose
+// shards sit outside the acting set is not lost), and a shard they hold at the object's settled
+// version is a copy source (PeeringOutcome::copies) for a position whose acting OSD lacks it. A
+// scan that fails is just not a source.
 //
 // Blocking: starts every scan at once and waits for them (common/fan_out.h); each scan asks for
 // its next page from the completion of the one before (on the client's io thread, or a
@@ -38,7 +41,7 @@ struct PeeringOutcome {
   CopySources copies;  // missing positions a prior OSD holds at the settled version
 };
 
-// position -> prior OSD id -> its client.
+// position -> prior OSD id -> its client (never this OSD's: PeerPg scans its own in process).
 using PriorClients = std::map<int, std::map<int, std::shared_ptr<msg::OsdClient>>>;
 
 // `io`: the PG's location, codec and clients (io.object is not used).

@@ -164,21 +164,26 @@ Status Primary::Impl::EnsurePeered(const cluster::ObjectLocator& locator, const 
   return Status::OK();
 }
 
-// Every up OSD outside the PG's acting set, for every position: peering scans them all, since
-// any of them may hold a shard of a position that moved (an OSD marked out or in, a backfill not
-// finished), even one this process never saw in an earlier map (it restarted since). What they
-// hold at an object's newest version counts when settling it (resolve.h), and is copied back.
+// For every position, every up OSD but the position's acting one and this one (PeerPg scans
+// this OSD's own shards in process): peering scans them all, since any of them may hold a shard of
+// a position that moved (an OSD marked out or in, a backfill not finished), even one this process
+// never saw in an earlier map (it restarted since). That includes the acting set's other OSDs:
+// when the positions of a PG are permuted among the OSDs that keep it (an OSD added to or removed
+// from the map changes the draws), each holds the shard of its former position, and counting only
+// the acting OSD of each position would find fewer than k and roll back acknowledged writes (the
+// deployment guide's test lost objects so). What they hold at an object's newest version counts
+// when settling it (resolve.h), and is copied back.
 PriorClients Primary::Impl::Priors(const cluster::ObjectLocator& locator,
                                    const cluster::PgLocation& loc) {
   PriorClients out;
   const cluster::ClusterMap& now = locator.map();
   for (const auto& [osd, entry] : now.osds) {
-    if (!entry.up || entry.addr.empty()) continue;
-    if (std::find(loc.acting.begin(), loc.acting.end(), osd) != loc.acting.end()) continue;
+    // This OSD's own shards: PeerPg scans them in process.
+    if (!entry.up || entry.addr.empty() || osd == options_.osd_id) continue;
     auto client = peers_.Get(osd, entry.addr);
     if (!client.ok()) continue;
     for (std::size_t p = 0; p < loc.acting.size(); ++p) {
-      out[static_cast<int>(p)][osd] = *client;
+      if (loc.acting[p] != osd) out[static_cast<int>(p)][osd] = *client;
     }
   }
   return out;
@@ -212,12 +217,17 @@ Status Primary::Impl::FillPg(Prepared& p) {
   auto clients = Clients(map, p.loc);
   if (!clients.ok()) return clients.status();
   p.io.clients = std::move(clients).value();
-  // Every other up OSD: where ResolveObject looks for shards of positions that moved (object_io.h).
+  // Every up OSD but this one: where ResolveObject looks for shards of positions that moved
+  // (object_io.h), the acting set's own OSDs included (for the positions they do not hold now;
+  // see Priors).
   p.io.others.clear();
   p.io.down_others = 0;
   for (const auto& [id, osd] : map.osds) {
-    if (std::find(p.loc.acting.begin(), p.loc.acting.end(), id) != p.loc.acting.end()) continue;
+    if (id == options_.osd_id) continue;
+    const bool acting =
+        std::find(p.loc.acting.begin(), p.loc.acting.end(), id) != p.loc.acting.end();
     if (!osd.up) {
+      if (acting) continue;
       // Down but in: back soon, perhaps with shards of writes the others do not show. Down and
       // out: gone; what it held was recovered elsewhere.
       if (osd.in) ++p.io.down_others;
