@@ -255,9 +255,15 @@ std::vector<MissingShard> PgTable::Missing(const std::string& pgid, std::size_t 
   auto it = pgs_.find(pgid);
   if (it == pgs_.end() || !it->second.peered) return out;
   const Pg& pg = it->second;
-  for (const auto& [name, st] : pg.objects) {
+  // Only the objects lacking a position (Track keeps them): walking every object from the first
+  // made each batch cost the PG's size, and recovery of 10^5 objects per OSD ran at a quarter of
+  // 10^4's rate (bench/scale.sh).
+  for (const std::string& name : pg.lacking) {
     if (out.size() >= max) break;
     if (busy.count(name) != 0 || pg.unknown.count(name) != 0) continue;
+    auto o = pg.objects.find(name);
+    if (o == pg.objects.end()) continue;
+    const ObjectState& st = o->second;
     if (st.exists) {
       for (int p : MissingPositions(st, pg.up)) {
         out.push_back({name, p, st, CopySource(pg.copies, name, p)});
