@@ -88,8 +88,10 @@ KEYS = ["ops_per_sec", "p50_us", "p99_us", "cluster_cpu_us", "client_cpu_us",
 
 class Cluster:
     def __init__(self, name, build, root, repo, osd_opts, padded=False, direct_reads=True,
-                 lrc=False):
+                 lrc=False, device_size=None, osds=None):
         self.name = name
+        self.osds = osds or (8 if lrc else 6)  # on as many hosts
+        self.device_size = device_size  # each OSD's device file (the launcher's default if None)
         self.lrc = lrc  # 8 OSDs and an LRC pool
         self.padded = padded
         self.direct_reads = direct_reads
@@ -104,10 +106,14 @@ class Cluster:
 
     def start(self):
         self.run(os.path.join(self.repo, "scripts/cluster.sh"), "start", "--dir", self.dir,
-                 "--osds", "8" if self.lrc else "6", "--hosts", "8" if self.lrc else "6",
+                 "--osds", str(self.osds), "--hosts", str(self.osds),
                  "--grace", "3", "--down-out", "0",
+                 *(["--device-size", self.device_size] if self.device_size else []),
                  "--bin", self.bin, *[a for o in self.osd_opts for a in ("--osd-opt", o)],
                  stdout=subprocess.DEVNULL)
+        self.create_pools()
+
+    def create_pools(self):
         if self.padded:
             # Pools in the padded layout (no Fast EC): ec-admin reads the default from [global].
             conf = os.path.join(self.dir, "ecstore.conf")
@@ -206,16 +212,7 @@ class Cluster:
             except FileNotFoundError:
                 pass
         requests = sub_writes = 0
-        for f in glob.glob(os.path.join(self.dir, "osd.*.out")):
-            osd = int(os.path.basename(f)[4:-4])
-            p = self.pid(f"osd.{osd}")
-            if p is None or not os.path.exists(f"/proc/{p}") or p not in pids:
-                continue
-            ready = self.ready(osd)
-            if not ready:
-                continue
-            text = urllib.request.urlopen(
-                f"http://127.0.0.1:{ready['metrics_port']}/metrics", timeout=10).read().decode()
+        for text in self.metrics_texts(pids):
             # Direct reads (issue 28) and read-lease requests are messages too.
             for m in re.finditer(r'^ecstore_(osd_ops_total|pool_ops_total|osd_direct_reads_total|'
                                  r'osd_read_lease_requests_total)(\{[^}]*\})? (\d+)', text, re.M):
@@ -224,6 +221,21 @@ class Cluster:
                 sub_writes += int(m.group(1))
         return {"cpu": cpu, "ctx": ctx, "dev": dev, "dev_read": dev_read, "requests": requests,
                 "sub_writes": sub_writes, "threads": by_thread}
+
+    def metrics_texts(self, pids=None):
+        """The /metrics page of every running OSD (of those among PIDS when given)."""
+        texts = []
+        for f in glob.glob(os.path.join(self.dir, "osd.*.out")):
+            osd = int(os.path.basename(f)[4:-4])
+            p = self.pid(f"osd.{osd}")
+            if p is None or not os.path.exists(f"/proc/{p}") or (pids is not None and p not in pids):
+                continue
+            ready = self.ready(osd)
+            if not ready:
+                continue
+            texts.append(urllib.request.urlopen(
+                f"http://127.0.0.1:{ready['metrics_port']}/metrics", timeout=10).read().decode())
+        return texts
 
     def kill_osd(self, osd):
         p = self.pid(f"osd.{osd}")
