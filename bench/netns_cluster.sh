@@ -11,6 +11,8 @@
 #   bench/netns_cluster.sh status --dir DIR
 #   bench/netns_cluster.sh stop   --dir DIR
 #   bench/netns_cluster.sh exec   --dir DIR HOST CMD...   HOST: hN (or N), etcd (or client)
+#   bench/netns_cluster.sh fault  --dir DIR HOST RULE...  (network faults on HOST's link)
+#   bench/netns_cluster.sh heal   --dir DIR HOST
 #
 # start: makes the namespaces, links and qdiscs, starts etcd in ecn-TAG-etcd, makes the OSD stores
 # that do not exist yet (DIR/osd.ID), writes DIR/ecstore.conf (usable from the root namespace and
@@ -23,6 +25,12 @@
 # namespaces and deletes namespaces, veths and the bridge; works after a failed start too. The data
 # (DIR/osd.ID, DIR/etcd) is kept: start on the same DIR resumes the same cluster.
 # exec: runs CMD in a namespace (kill an OSD, read its /metrics, run ec-rados as a client would).
+# fault: drops packets on both ends of HOST's link until `heal` (which prints how many it
+# dropped and puts the link's shaping back); RULEs, several allowed: `all` (HOST cut off),
+# `peer:HOST2` (nothing between HOST and HOST2), `peer:HOST2:PORT` (nothing to or from HOST2's TCP
+# port PORT: peer:etcd:2379 cuts HOST from etcd only), `loss:MASK` (TCP segments sent in about
+# 1/(MASK+1) of the milliseconds: loss:7 is ~12%), `rate:RATE` (a slow link). With htb, u32
+# and blackhole (bench/netns_hosts.sh impair_link), not netem, which some kernels lack.
 #
 # RATE is a tc rate (bit, kbit, mbit, gbit); tbf burst is 100 us of RATE, at least 16 KiB (--burst
 # BYTES sets it), queue latency 20 ms. DELAY (netem, where the kernel has it) is added on each
@@ -37,7 +45,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "netns_cluster.sh: $*" >&2; exit 1; }
 
 cmd="${1:-}"
@@ -45,7 +53,7 @@ cmd="${1:-}"
 shift
 case "$cmd" in -h|--help|help) usage; exit 0 ;; esac
 dir="" hosts="" rate=1gbit delay=0ms per_host=1 device_size=1G bin="$root/build/bin" grace=20
-down_out=600 burst="" dscp_bands=on exec_host="" exec_argv=() osd_opts=()
+down_out=600 burst="" dscp_bands=on exec_host="" exec_argv=() osd_opts=() fault_host="" rules=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="${2:-}"; shift 2 ;;
@@ -67,8 +75,11 @@ while [ $# -gt 0 ]; do
     -h|--help) usage; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *)
-      [ "$cmd" = exec ] || die "unexpected argument '$1' (see --help)"
-      exec_host="$1"; shift; exec_argv=("$@"); break ;;
+      case "$cmd" in
+        exec) exec_host="$1"; shift; exec_argv=("$@"); break ;;
+        fault|heal) if [ -z "$fault_host" ]; then fault_host="$1"; else rules+=("$1"); fi; shift ;;
+        *) die "unexpected argument '$1' (see --help)" ;;
+      esac ;;
   esac
 done
 [ -n "$dir" ] || die "--dir DIR is required"
@@ -129,6 +140,8 @@ write_state() {
     echo "per_host=$per_host"
     echo "rate=$rate"
     echo "delay=$delay"
+    echo "burst=$burst"
+    echo "dscp_bands=$dscp_bands"
   } > "$state"
 }
 
@@ -310,10 +323,65 @@ do_exec() {
   exec ip netns exec "$ns_prefix$h" "${exec_argv[@]}"
 }
 
+# --- fault, heal ----------------------------------------------------------------------------
+
+# HOST (hN, N, etcd or client) -> "namespace-suffix link-suffix address".
+host_link() {
+  local h="$1"
+  case "$h" in client|etcd) echo "etcd e $net.2"; return ;; [0-9]*) h="h$h" ;; esac
+  [[ "$h" =~ ^h([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] && [ "${BASH_REMATCH[1]}" -le "$hosts" ] ||
+    die "no host '$1' (h1..h$hosts, etcd)"
+  echo "$h $h $(host_ip "${BASH_REMATCH[1]}")"
+}
+
+do_fault() {
+  [ -f "$state" ] && [ -n "$(our_namespaces)" ] || die "$cmd: no cluster running in $dir"
+  # shellcheck disable=SC1090
+  . "$state"
+  [ -n "$fault_host" ] || die "$cmd: HOST is required (hN or etcd)"
+  local ns link addr rule out=() peer hl
+  hl="$(host_link "$fault_host")"
+  read -r ns link addr <<< "$hl"
+  if [ "$cmd" = heal ]; then
+    [ "${#rules[@]}" -eq 0 ] || die "heal: unexpected argument '${rules[0]}'"
+    echo "$fault_host: $(impaired_drops "$ns" "$link") packets dropped; link healed"
+    heal_link "$ns" "$link"
+    return
+  fi
+  [ "${#rules[@]}" -gt 0 ] || die "fault: no RULE (all, peer:HOST, peer:HOST:PORT, loss:MASK, rate:RATE)"
+  for rule in "${rules[@]}"; do
+    case "$rule" in
+      all) out+=(all) ;;
+      peer:*)
+        peer="${rule#peer:}"
+        local p_addr port=""
+        if [[ "$peer" == *:* ]]; then
+          port="${peer#*:}"; peer="${peer%%:*}"
+          [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] ||
+            die "fault: bad port in '$rule'"
+        fi
+        hl="$(host_link "$peer")"
+        read -r _ _ p_addr <<< "$hl"
+        [ "$p_addr" != "$addr" ] || die "fault: '$rule' names the host itself"
+        out+=("peer:$p_addr${port:+:$port}") ;;
+      loss:*) [[ "${rule#loss:}" =~ ^(1|3|7|15|31|63|127|255)$ ]] ||
+          die "fault: '$rule': MASK is 1, 3, 7, 15, 31, 63, 127 or 255"
+        out+=("$rule") ;;
+      rate:*) [[ "${rule#rate:}" =~ ^[0-9]+(bit|kbit|mbit|gbit)$ ]] ||
+          die "fault: '$rule': expected e.g. rate:4mbit"
+        out+=("$rule") ;;
+      *) die "fault: unknown rule '$rule' (all, peer:HOST, peer:HOST:PORT, loss:MASK, rate:RATE)" ;;
+    esac
+  done
+  impair_link "$ns" "$link" "${out[@]}"
+  echo "$fault_host: ${rules[*]}"
+}
+
 case "$cmd" in
   start) do_start ;;
+  fault|heal) do_fault ;;
   status) do_status ;;
   stop) do_stop ;;
   exec) do_exec ;;
-  *) die "unknown command '$cmd': start, status, stop or exec (see --help)" ;;
+  *) die "unknown command '$cmd': start, status, stop, exec, fault or heal (see --help)" ;;
 esac

@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2154  # the caller's variables, below
-# Sourced (not a program) by bench/netns_cluster.sh and tests/cluster/deploy_guide_test.sh: hosts
-# that are network namespaces, each joined by a veth pair to a bridge in the root namespace, with
-# an address in a private 10.213.X.0/24, and tc tbf at RATE on both ends of every link (under
-# netem when DELAY is not zero; pfifo_fast bands under the tbf with DSCP bands on).
+# Sourced (not a program) by bench/netns_cluster.sh, tests/cluster/deploy_guide_test.sh and
+# tests/cluster/partition_test.sh: hosts that are network namespaces, each joined by a veth pair
+# to a bridge in the root namespace, with an address in a private 10.213.X.0/24, and tc tbf at
+# RATE on both ends of every link (under netem when DELAY is not zero; pfifo_fast bands under the
+# tbf with DSCP bands on); faults on a host's link (impair_link, heal_link).
 #
 # The caller sets, before calling anything here:
 #   tag          6 hex digits naming its cluster (namespaces and links of two tags coexist)
@@ -58,6 +59,75 @@ shape() {  # nsargs dev
     # shellcheck disable=SC2086
     tc $nsargs qdisc replace dev "$dev" parent "$tbf_handle:1" handle 20: pfifo_fast
   fi
+}
+
+# Faults on one host's link, on both of its ends, with what kernels without sch_netem have too
+# (this project's machine lacks it): each end's root becomes an htb whose default class 1:1 passes
+# at RATE and whose class 1:2 ends in a blackhole qdisc; u32 filters send chosen packets to 1:2.
+# RULEs (several may be given):
+#   all          every packet: the host is cut off from every other
+#   peer:ADDR    packets between the host and ADDR (dst ADDR leaving the host, src ADDR reaching it)
+#   peer:ADDR:PORT   ... of ADDR's TCP port PORT only (the host's etcd client traffic: etcd's 2379)
+#   loss:MASK    TCP segments whose timestamp (TSval, milliseconds) has bits MASK all zero: a
+#                loss of about 1/(MASK+1) of the milliseconds in which a segment is sent, on
+#                each end; a retransmission carries a new timestamp, so it gets through as often
+#   rate:RATE    the default class at RATE instead of the link's (a slow link)
+# heal_link puts the link's shaping back. Needs sch_htb, sch_blackhole and cls_u32.
+impair_end() {  # nsargs dev side(host|bridge) rule...
+  local nsargs="$1" dev="$2" side="$3" r="$rate" rule addr port dir pdir
+  shift 3
+  for rule in "$@"; do [[ "$rule" == rate:* ]] && r="${rule#rate:}"; done
+  if [ "$side" = host ]; then dir=dst pdir=dport; else dir=src pdir=sport; fi
+  # shellcheck disable=SC2086
+  {
+    tc $nsargs qdisc del dev "$dev" root 2>/dev/null || true
+    tc $nsargs qdisc add dev "$dev" root handle 1: htb default 1
+    tc $nsargs class add dev "$dev" parent 1: classid 1:1 htb rate "$r" quantum 60000
+    tc $nsargs class add dev "$dev" parent 1: classid 1:2 htb rate "$rate" quantum 60000
+    tc $nsargs qdisc add dev "$dev" parent 1:2 handle 12: blackhole
+    for rule in "$@"; do
+      local m=()
+      case "$rule" in
+        all) m=(match u32 0 0) ;;
+        peer:*:*) addr="${rule#peer:}"; port="${addr#*:}"; addr="${addr%%:*}"
+          m=(match ip "$dir" "$addr/32" match ip protocol 6 0xff match ip "$pdir" "$port" 0xffff) ;;
+        peer:*) m=(match ip "$dir" "${rule#peer:}/32") ;;
+        # TCP, a 32-byte header (doff 8) opening with NOP NOP TIMESTAMP(10): TSval at 44 when the
+        # IP header has no options (ours never do).
+        loss:*) m=(match ip protocol 6 0xff match u8 0x80 0xf0 at 32
+                   match u32 0x0101080a 0xffffffff at 40 match u8 0 "${rule#loss:}" at 47) ;;
+        rate:*) continue ;;
+        *) die "impair_link: unknown rule '$rule'" ;;
+      esac
+      tc $nsargs filter add dev "$dev" parent 1: protocol ip prio 1 u32 "${m[@]}" flowid 1:2
+    done
+  } || die "impair_link: tc failed on $dev (a kernel without sch_htb, sch_blackhole or cls_u32?)"
+}
+
+impair_link() {  # ns-suffix link-suffix rule...
+  local ns="$ns_prefix$1" peer="$link_prefix$2"
+  shift 2
+  impair_end "-n $ns" eth0 host "$@"
+  impair_end "" "$peer" bridge "$@"
+}
+
+# Packets the faults of impair_link dropped on both ends of the link (blackhole's counter).
+impaired_drops() {  # ns-suffix link-suffix
+  local n=0 d
+  for d in "$(tc -n "$ns_prefix$1" -s class show dev eth0 classid 1:2 2>/dev/null)" \
+           "$(tc -s class show dev "$link_prefix$2" classid 1:2 2>/dev/null)"; do
+    d="$(sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' <<< "$d" | head -n 1)"
+    n=$((n + ${d:-0}))
+  done
+  echo "$n"
+}
+
+heal_link() {  # ns-suffix link-suffix
+  local ns="$ns_prefix$1" peer="$link_prefix$2"
+  tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true
+  tc qdisc del dev "$peer" root 2>/dev/null || true
+  shape "-n $ns" eth0
+  shape "" "$peer"
 }
 
 # A namespace NAME with address ADDR on eth0, its peer LINK on the bridge, both ends shaped. Also

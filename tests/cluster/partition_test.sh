@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Real network partitions on network-namespace hosts (issue 31 item 2; as root: it fails, never
+# skips, without network namespaces and tc's htb, u32 and blackhole). A bench/netns_cluster.sh
+# cluster of four OSD hosts h1..h4 (one OSD each, grace 4 s, osd_subop_timeout 5 s) with an
+# RS(2,2) pool of 16 PGs (every PG has a shard on every host; min_size 3); netns_workload, the
+# model-checked workload (tests/cluster/model_workload.h: full writes, range overwrites, appends,
+# removes, whole and range reads, each compared with the model), runs from the client host
+# (etcd's namespace) the whole time. One after another, each fault on h1's link (both ends, with
+# `netns_cluster.sh fault`):
+#   1. cut off      every packet dropped for 12 s: osd.0 marked down, writes acknowledged while
+#                   it is down (degraded); healed, the same process boots again
+#   2. no peers     h1 reaches etcd and the client but no other OSD host for 20 s: measured (how
+#                   many operations failed, whether osd.0 stayed up: its lease is in etcd)
+#   3. no etcd      h1 reaches the OSDs and the client but not etcd's port for 12 s: osd.0 marked
+#                   down, it serves nothing as a primary meanwhile (its ops counter stays), writes
+#                   acknowledged; healed, the same process boots again
+#   4. lossy, slow  TCP segments of 1 in 4 milliseconds dropped (loss:3), then the link at
+#                   2 Mbit/s (rate:2mbit), 15 s each: writes acknowledged during each
+# After each: heal, every PG active+clean (bounded), every object read back whole and the pool
+# listed against the model. Printed: a table of operations, acknowledged, failed, reads checked,
+# read errors, mismatches (must be 0), lost (must be 0), packets dropped. Whatever it started is
+# stopped by a trap even when a check fails; the logs of a failed run are kept in its directory.
+# Usage: partition_test.sh BIN_DIR
+set -euo pipefail
+bin="$(cd "$1" && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+dir="$(mktemp -d /tmp/ecstore-partition.XXXXXX)"
+conf="$dir/ecstore.conf"
+nc() { "$root/bench/netns_cluster.sh" "$@"; }
+admin() { "$bin/ec-admin" -c "$conf" "$@"; }
+wl_pid=""
+passed=0
+cleanup() {
+  if [ -n "$wl_pid" ] && kill -0 "$wl_pid" 2>/dev/null; then kill -KILL "$wl_pid" 2>/dev/null || true; fi
+  exec 7>&- 2>/dev/null || true
+  nc stop --dir "$dir" > /dev/null 2>&1 || true
+  if [ "$passed" = 1 ]; then rm -rf "$dir"; else echo "logs kept in $dir" >&2; fi
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  echo "--- workload notes (last 30)" >&2; tail -n 30 "$dir/workload.err" >&2 2>/dev/null || true
+  exit 1
+}
+[ "$(id -u)" = 0 ] || fail "must run as root (network namespaces)"
+[ -x "$bin/netns_workload" ] || fail "no $bin/netns_workload (cmake --build build --target netns_workload)"
+
+status_json() { admin -s --format json 2>/dev/null || true; }
+up_osds() { status_json | grep -o '"num_up_osds":[0-9]*' | head -n 1 | cut -d: -f2; }
+all_clean() {
+  status_json | grep -q '"pgs_by_state":\[{"count":[0-9]*,"state_name":"active+clean"}\]'
+}
+t0=$SECONDS
+wait_for() {  # seconds what command...: polls every 0.2 s; the seconds it took, or fails
+  local limit="$1" what="$2" start=$SECONDS
+  shift 2
+  until "$@"; do
+    [ $((SECONDS - start)) -lt "$limit" ] || fail "$what: not within $limit s"
+    sleep 0.2
+  done
+  echo $((SECONDS - start))
+}
+up_is() { [ "$(up_osds)" = "$1" ]; }
+# A counter of osd.0's /metrics summed over its labels (read from the client host, which reaches
+# h1 in every scenario where it is read).
+osd0_counter() {
+  nc exec --dir "$dir" client curl -s --max-time 2 "http://$net.11:9283/metrics" 2>/dev/null |
+    awk -v m="$1" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%d\n", s }'
+}
+
+# --- the cluster and the workload ------------------------------------------------------------
+nc start --dir "$dir" --hosts 4 --device-size 256M --grace 4 --bin "$bin" \
+  --osd-opt osd_subop_timeout=5s > "$dir/start.txt" 2>&1 || fail "start: $(cat "$dir/start.txt")"
+net="$(sed -n 's/^net=//p' "$dir/netns.env")"
+admin osd erasure-code-profile set rs22 plugin=isa k=2 m=2 crush-failure-domain=host
+admin osd pool create p 16 16 erasure rs22 > /dev/null
+wait_for 60 "the new pool active+clean" all_clean > /dev/null
+mkfifo "$dir/ctl"
+nc exec --dir "$dir" client "$bin/netns_workload" -c "$conf" -p p --threads 4 --objects 10 \
+  --op-timeout 30 --verify-timeout 60 < "$dir/ctl" > "$dir/workload.out" 2> "$dir/workload.err" &
+wl_pid=$!
+exec 7> "$dir/ctl"
+osd0_pid="$(cat "$dir/osd.0.pid")"
+
+ask() {  # verify|counts LABEL: the answer's line
+  local kind="$1" label="$2" tag=COUNTS line
+  if [ "$kind" = verify ]; then tag=VERIFIED; fi
+  echo "$kind $label" >&7
+  for _ in $(seq 1 900); do
+    line="$(grep "^$tag $label " "$dir/workload.out" || true)"
+    [ -n "$line" ] && { echo "$line"; return; }
+    kill -0 "$wl_pid" 2>/dev/null || fail "netns_workload exited: $(tail -n 5 "$dir/workload.err")"
+    sleep 0.2
+  done
+  fail "no answer from netns_workload to '$kind $label' in 180 s"
+}
+val() { sed -n "s/.* $2=\([0-9]*\).*/\1/p" <<< "$1"; }
+acked_during() {  # label-of-first-counts label-of-second-counts: acked between them
+  echo $(($(val "$2" acked) - $(val "$1" acked)))
+}
+
+table="$dir/table.md"
+echo "| scenario | what happened | ops | acked | failed | reads checked | read errors | mismatches | lost | dropped |" > "$table"
+echo "|---|---|---|---|---|---|---|---|---|---|" >> "$table"
+# Heals h1's link: $dropped, the packets its fault dropped; $heal_start, when.
+heal_h1() {
+  local healed
+  healed="$(nc heal --dir "$dir" h1)"
+  dropped="$(sed -n 's/^h1: \([0-9]*\) packets.*/\1/p' <<< "$healed")"
+  heal_start=$SECONDS
+}
+# After heal_h1: waits for every PG active+clean, verifies; a row of the table. Fails on a
+# mismatch, a lost write or an object left unreadable.
+verify_row() {  # label what-happened
+  local label="$1" what="$2" clean v
+  clean="$(wait_for 90 "$label: every PG active+clean after healing" all_clean)"
+  v="$(ask verify "$label")"
+  echo "$label: healed ($dropped packets dropped), active+clean after $clean s; $v"
+  echo "| $label | $what; active+clean ${clean} s after healing | $(val "$v" ops) | $(val "$v" acked) | $(val "$v" failed) | $(val "$v" reads) | $(val "$v" read_errors) | $(val "$v" mismatches) | $(val "$v" lost) | $dropped |" >> "$table"
+  [ "$(val "$v" mismatches)" = 0 ] || fail "$label: $(val "$v" mismatches) reads differ from the model"
+  [ "$(val "$v" lost)" = 0 ] || fail "$label: $(val "$v" lost) acknowledged writes lost"
+  [ "$(val "$v" unreadable)" = 0 ] || fail "$label: objects unreadable after healing"
+}
+sleep 3
+base="$(ask verify warmup)"
+[ "$(val "$base" acked)" -gt 0 ] || fail "no write acknowledged before the faults: $base"
+
+# --- 1. h1 cut off from every host ----------------------------------------------------------
+nc fault --dir "$dir" h1 all > /dev/null
+down="$(wait_for 20 "1: osd.0 marked down after h1 was cut off" up_is 3)"
+a="$(ask counts cut-a)"
+sleep 8
+b="$(ask counts cut-b)"
+during="$(acked_during "$a" "$b")"
+[ "$during" -gt 0 ] || fail "1: no write acknowledged in 8 s while h1 was cut off ($a / $b)"
+heal_h1
+wait_for 40 "1: osd.0 up again after healing" up_is 4 > /dev/null
+up_after=$((SECONDS - heal_start))
+[ "$(cat "$dir/osd.0.pid")" = "$osd0_pid" ] && kill -0 "$osd0_pid" || fail "1: osd.0's process did not survive"
+verify_row "1. cut off" "osd.0 down ${down} s after the cut; $during writes acknowledged in 8 s while down; up again ${up_after} s after healing"
+
+# --- 2. h1 reaches etcd and the client, not the other OSD hosts ------------------------------
+nc fault --dir "$dir" h1 peer:h2 peer:h3 peer:h4 > /dev/null
+a="$(ask counts nopeers-a)"
+min_up=4
+for _ in $(seq 1 20); do
+  u="$(up_osds)"; [ -n "$u" ] && [ "$u" -lt "$min_up" ] && min_up="$u"
+  sleep 1
+done
+b="$(ask counts nopeers-b)"
+during="$(acked_during "$a" "$b")"
+failed_during=$(($(val "$b" failed) - $(val "$a" failed)))
+errors_during=$(($(val "$b" read_errors) - $(val "$a" read_errors)))
+if [ "$min_up" = 4 ]; then stayed="osd.0 stayed up (its etcd lease renewed)"; else stayed="osd.0 marked down"; fi
+heal_h1
+verify_row "2. no peers" "$stayed; in 20 s: $during writes acknowledged, $failed_during failed, $errors_during read errors"
+
+# --- 3. h1 reaches the other OSDs and the client, not etcd ----------------------------------
+ops_before="$(osd0_counter ecstore_pool_ops_total)"
+nc fault --dir "$dir" h1 peer:etcd:2379 > /dev/null
+down="$(wait_for 20 "3: osd.0 marked down after h1 lost etcd" up_is 3)"
+sleep 1
+ops_down="$(osd0_counter ecstore_pool_ops_total)"
+a="$(ask counts noetcd-a)"
+sleep 8
+b="$(ask counts noetcd-b)"
+ops_end="$(osd0_counter ecstore_pool_ops_total)"
+during="$(acked_during "$a" "$b")"
+[ "$during" -gt 0 ] || fail "3: no write acknowledged in 8 s while osd.0 was down ($a / $b)"
+[ "$ops_end" = "$ops_down" ] ||
+  fail "3: osd.0 served $((ops_end - ops_down)) operations as a primary with its lease lapsed"
+heal_h1
+wait_for 40 "3: osd.0 up again after etcd is reachable" up_is 4 > /dev/null
+up_after=$((SECONDS - heal_start))
+[ "$(cat "$dir/osd.0.pid")" = "$osd0_pid" ] && kill -0 "$osd0_pid" || fail "3: osd.0's process did not survive"
+verify_row "3. no etcd" "osd.0 down ${down} s after the cut, served no op as primary while down ($((ops_down - ops_before)) before, 0 after); $during writes acknowledged in 8 s; up again ${up_after} s after etcd was reachable"
+
+# --- 4. a lossy link, then a slow one --------------------------------------------------------
+for fault in loss:3 rate:2mbit; do
+  nc fault --dir "$dir" h1 "$fault" > /dev/null
+  a="$(ask counts "$fault-a")"
+  sleep 15
+  b="$(ask counts "$fault-b")"
+  during="$(acked_during "$a" "$b")"
+  [ "$during" -gt 0 ] || fail "4: no write acknowledged in 15 s with $fault on h1 ($a / $b)"
+  [ "$(up_osds)" = 4 ] || echo "4: $fault: $(up_osds) OSDs up" >&2
+  heal_h1
+  verify_row "4. $fault" "in 15 s: $during writes acknowledged, $(($(val "$b" failed) - $(val "$a" failed))) failed; $(up_osds) OSDs up"
+done
+
+echo quit >&7
+exec 7>&-
+rc=0
+wait "$wl_pid" || rc=$?
+wl_pid=""
+[ "$rc" = 0 ] || fail "netns_workload exited $rc"
+cat "$table"
+echo "partition test passed in $((SECONDS - t0)) s"
+passed=1
