@@ -344,7 +344,9 @@ do_fault() {
   read -r ns link addr <<< "$hl"
   if [ "$cmd" = heal ]; then
     [ "${#rules[@]}" -eq 0 ] || die "heal: unexpected argument '${rules[0]}'"
-    echo "$fault_host: $(impaired_drops "$ns" "$link") packets dropped; link healed"
+    local counts
+    counts="$(impaired_drops "$ns" "$link")"
+    echo "$fault_host: ${counts% *} packets dropped, ${counts#* } sent; link healed"
     heal_link "$ns" "$link"
     return
   fi

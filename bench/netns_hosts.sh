@@ -74,21 +74,24 @@ shape() {  # nsargs dev
 #   rate:RATE    the default class at RATE instead of the link's (a slow link)
 # heal_link puts the link's shaping back. Needs sch_htb, sch_blackhole and cls_u32.
 impair_end() {  # nsargs dev side(host|bridge) rule...
-  local nsargs="$1" dev="$2" side="$3" r="$rate" rule addr port dir pdir
+  local nsargs="$1" dev="$2" side="$3" r="$rate" rule addr port dir pdir default=1
   shift 3
-  for rule in "$@"; do [[ "$rule" == rate:* ]] && r="${rule#rate:}"; done
+  for rule in "$@"; do
+    case "$rule" in rate:*) r="${rule#rate:}" ;; all) default=2 ;; esac
+  done
   if [ "$side" = host ]; then dir=dst pdir=dport; else dir=src pdir=sport; fi
   # shellcheck disable=SC2086
   {
     tc $nsargs qdisc del dev "$dev" root 2>/dev/null || true
-    tc $nsargs qdisc add dev "$dev" root handle 1: htb default 1
+    # `all`: the default is the blackhole from the start (no packet slips by before a filter).
+    tc $nsargs qdisc add dev "$dev" root handle 1: htb default "$default"
     tc $nsargs class add dev "$dev" parent 1: classid 1:1 htb rate "$r" quantum 60000
     tc $nsargs class add dev "$dev" parent 1: classid 1:2 htb rate "$rate" quantum 60000
     tc $nsargs qdisc add dev "$dev" parent 1:2 handle 12: blackhole
     for rule in "$@"; do
       local m=()
       case "$rule" in
-        all) m=(match u32 0 0) ;;
+        all) continue ;;
         peer:*:*) addr="${rule#peer:}"; port="${addr#*:}"; addr="${addr%%:*}"
           m=(match ip "$dir" "$addr/32" match ip protocol 6 0xff match ip "$pdir" "$port" 0xffff) ;;
         peer:*) m=(match ip "$dir" "${rule#peer:}/32") ;;
@@ -111,15 +114,18 @@ impair_link() {  # ns-suffix link-suffix rule...
   impair_end "" "$peer" bridge "$@"
 }
 
-# Packets the faults of impair_link dropped on both ends of the link (blackhole's counter).
+# "DROPPED SENT": the packets the faults of impair_link dropped on both ends of the link
+# (blackhole's counter) and those they let through.
 impaired_drops() {  # ns-suffix link-suffix
-  local n=0 d
-  for d in "$(tc -n "$ns_prefix$1" -s class show dev eth0 classid 1:2 2>/dev/null)" \
-           "$(tc -s class show dev "$link_prefix$2" classid 1:2 2>/dev/null)"; do
-    d="$(sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' <<< "$d" | head -n 1)"
-    n=$((n + ${d:-0}))
+  local dropped=0 sent=0 out c
+  for out in "$(tc -n "$ns_prefix$1" -s class show dev eth0 2>/dev/null)" \
+             "$(tc -s class show dev "$link_prefix$2" 2>/dev/null)"; do
+    c="$(awk '/^class htb 1:2 /{b=1} /^class htb 1:1 /{b=0}
+              /Sent/ { gsub(/[(),]/, " "); if (b) d += $7; else s += $4 } END { print d + 0, s + 0 }' \
+         <<< "$out")"
+    dropped=$((dropped + ${c% *})) sent=$((sent + ${c#* }))
   done
-  echo "$n"
+  echo "$dropped $sent"
 }
 
 heal_link() {  # ns-suffix link-suffix

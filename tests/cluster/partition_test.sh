@@ -14,7 +14,7 @@
 #   3. no etcd      h1 reaches the OSDs and the client but not etcd's port for 12 s: osd.0 marked
 #                   down, it serves nothing as a primary meanwhile (its ops counter stays), writes
 #                   acknowledged; healed, the same process boots again
-#   4. lossy, slow  TCP segments of 1 in 4 milliseconds dropped (loss:3), then the link at
+#   4. lossy, slow  TCP segments of 1 in 8 milliseconds dropped (loss:7), then the link at
 #                   2 Mbit/s (rate:2mbit), 15 s each: writes acknowledged during each
 # After each: heal, every PG active+clean (bounded), every object read back whole and the pool
 # listed against the model. Printed: a table of operations, acknowledged, failed, reads checked,
@@ -34,7 +34,7 @@ cleanup() {
   if [ -n "$wl_pid" ] && kill -0 "$wl_pid" 2>/dev/null; then kill -KILL "$wl_pid" 2>/dev/null || true; fi
   exec 7>&- 2>/dev/null || true
   nc stop --dir "$dir" > /dev/null 2>&1 || true
-  if [ "$passed" = 1 ]; then rm -rf "$dir"; else echo "logs kept in $dir" >&2; fi
+  if [ "$passed" = 1 ] && [ -z "${PARTITION_TEST_KEEP:-}" ]; then rm -rf "$dir"; else echo "logs kept in $dir" >&2; fi
 }
 trap cleanup EXIT
 fail() {
@@ -72,6 +72,14 @@ osd0_counter() {
 nc start --dir "$dir" --hosts 4 --device-size 256M --grace 4 --bin "$bin" \
   --osd-opt osd_subop_timeout=5s > "$dir/start.txt" 2>&1 || fail "start: $(cat "$dir/start.txt")"
 net="$(sed -n 's/^net=//p' "$dir/netns.env")"
+# Bad faults: a message and exit 1, the link untouched.
+for args in "h9 all" "h1" "h1 bogus" "h1 peer:h1" "h1 peer:h2:x" "h1 loss:5" "h1 rate:fast" "etcd2 all"; do
+  # shellcheck disable=SC2086
+  if nc fault --dir "$dir" $args > "$dir/out.txt" 2>&1; then fail "'fault $args' succeeded"; fi
+  grep -q 'netns_cluster.sh' "$dir/out.txt" || fail "'fault $args' printed no message: $(cat "$dir/out.txt")"
+done
+qdiscs="$(tc qdisc show dev "ecn$(printf '%s' "$dir" | sha1sum | cut -c1-6)-h1")"
+grep -q '^qdisc tbf' <<< "$qdiscs" || fail "a refused fault changed h1's link: $qdiscs"
 admin osd erasure-code-profile set rs22 plugin=isa k=2 m=2 crush-failure-domain=host
 admin osd pool create p 16 16 erasure rs22 > /dev/null
 wait_for 60 "the new pool active+clean" all_clean > /dev/null
@@ -106,7 +114,12 @@ echo "|---|---|---|---|---|---|---|---|---|---|" >> "$table"
 heal_h1() {
   local healed
   healed="$(nc heal --dir "$dir" h1)"
-  dropped="$(sed -n 's/^h1: \([0-9]*\) packets.*/\1/p' <<< "$healed")"
+  dropped="$(sed -n 's/^h1: \([0-9]*\) packets dropped, \([0-9]*\) sent.*/\1 of \1+\2/p' <<< "$healed")"
+  # "D of D+S" -> "D of N (P %)"
+  if [[ "$dropped" =~ ^([0-9]+)\ of\ ([0-9]+)\+([0-9]+)$ ]]; then
+    local d="${BASH_REMATCH[1]}" n=$((BASH_REMATCH[2] + BASH_REMATCH[3]))
+    dropped="$d of $n ($((n > 0 ? d * 100 / n : 0)) %)"
+  fi
   heal_start=$SECONDS
 }
 # After heal_h1: waits for every PG active+clean, verifies; a row of the table. Fails on a
@@ -176,7 +189,7 @@ up_after=$((SECONDS - heal_start))
 verify_row "3. no etcd" "osd.0 down ${down} s after the cut, served no op as primary while down ($((ops_down - ops_before)) before, 0 after); $during writes acknowledged in 8 s; up again ${up_after} s after etcd was reachable"
 
 # --- 4. a lossy link, then a slow one --------------------------------------------------------
-for fault in loss:3 rate:2mbit; do
+for fault in loss:7 rate:2mbit; do
   nc fault --dir "$dir" h1 "$fault" > /dev/null
   a="$(ask counts "$fault-a")"
   sleep 15
