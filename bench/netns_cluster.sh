@@ -45,7 +45,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-usage() { sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "netns_cluster.sh: $*" >&2; exit 1; }
 
 cmd="${1:-}"
