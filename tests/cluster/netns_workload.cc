@@ -17,10 +17,10 @@
 // Exit status: 0 when no read ever differed from the model (mismatches and lost 0) and every
 // verify read every object, 1 otherwise, 2 for bad arguments or no cluster.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
   Args a;
   CLI::App app{
       "netns_workload: the model-checked workload against a running cluster; commands on stdin: "
-      "'verify LABEL' (stop, read everything back, print the counts, go on), 'quit'"};
+      "'verify LABEL' (stop, read everything back, print the counts, go on), 'counts LABEL' "
+      "(the counts so far), 'quit'"};
   app.add_option("-c,--conf", a.conf, "the cluster's config file ([global] etcd_endpoints)")
       ->required();
   app.add_option("-p,--pool", a.pool, "the pool")->required();

@@ -37,6 +37,7 @@ cleanup() {
   if [ "$passed" = 1 ] && [ -z "${PARTITION_TEST_KEEP:-}" ]; then rm -rf "$dir"; else echo "logs kept in $dir" >&2; fi
 }
 trap cleanup EXIT
+trap "exit 143" TERM INT  # the EXIT trap runs on a signal too
 fail() {
   echo "FAIL: $*" >&2
   echo "--- workload notes (last 30)" >&2; tail -n 30 "$dir/workload.err" >&2 2>/dev/null || true
