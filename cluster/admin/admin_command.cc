@@ -201,17 +201,22 @@ const std::vector<CommandHelp>& CommandTable() {
        "changes it later.\n"},
       {"osd pool ls [detail]", "list pools"},
       {"osd pool get NAME size|min_size|pg_num|pgp_num|erasure_code_profile|"
-       "allow_ec_optimizations|all",
+       "allow_ec_optimizations|ec_min_object_size|all",
        "show pool options"},
-      {"osd pool set NAME min_size|size N",
-       "set a pool option (min_size; a replicated pool's size)",
+      {"osd pool set NAME min_size|size|ec_min_object_size N",
+       "set a pool option (min_size; a replicated pool's size; an erasure pool's small objects)",
        "min_size: the shards (copies) a write must reach before it is acknowledged, and the\n"
        "shards a PG needs up to take I/O; k <= N <= size (k+m; 1..size for a replicated pool),\n"
        "else EINVAL. The OSDs use the new value from the next map. size: an erasure pool's is\n"
        "its k+m (EPERM); a replicated pool's may be 1..10 (1 only with --yes-i-really-mean-it):\n"
        "every PG then places N copies, new copies are pulled from one other, min_size is\n"
        "lowered to N when above it. pg_num, pgp_num and erasure_code_profile cannot change here\n"
-       "(EPERM); allow_ec_optimizations is fixed at pool creation (EINVAL).\n"},
+       "(EPERM); allow_ec_optimizations is fixed at pool creation (EINVAL).\n"
+       "ec_min_object_size BYTES (an erasure pool of k+m only, else EINVAL; 0..134217728,\n"
+       "default 0 = off): an object written smaller than BYTES is kept as m+1 whole copies on\n"
+       "its PG's first m+1 OSDs (the failures the code survives), one that grows to BYTES or\n"
+       "past is turned into k+m shards by that write; applies to objects as they are next\n"
+       "written. `osd pool ls detail` shows it when not 0.\n"},
       {"osd pool rm NAME NAME --yes-i-really-really-mean-it", "remove a pool"},
       {"osd tree", "OSDs by host, with status and weight"},
       {"osd out ID [ID ...]", "mark OSDs out (ID: N or osd.N)"},

@@ -105,8 +105,9 @@ TEST_F(AdminTest, UsageErrorsNameTheCommand) {
             "osd pool rm NAME NAME --yes-i-really-really-mean-it\n"
             "osd pool ls [detail]\n"
             "osd pool get NAME "
-            "size|min_size|pg_num|pgp_num|erasure_code_profile|allow_ec_optimizations|all\n"
-            "osd pool set NAME min_size|size N\n"
+            "size|min_size|pg_num|pgp_num|erasure_code_profile|allow_ec_optimizations|"
+            "ec_min_object_size|all\n"
+            "osd pool set NAME min_size|size|ec_min_object_size N\n"
             "osd pool create NAME PG_NUM [PGP_NUM] [erasure [PROFILE] | replicated [--size N]]\n"
             "Error EINVAL: invalid command\n");
   const std::string osd = Unknown("osd foo", "osd foo");

@@ -60,6 +60,9 @@ CommandResult Success(std::string out, std::string err = {});
 // prints no "flags" then).
 std::string PoolFlagNames(const Pool& pool);
 std::string PoolFlagsText(const Pool& pool);
+// A pool's options that are not at their defaults, as Ceph's pg_pool_t prints its opts after the
+// rest of the line: " ec_min_object_size 16384", or "" (issue 30).
+std::string PoolOptionsText(const Pool& pool);
 // How `osd pool ls detail` and `osd dump` name a pool's kind: "replicated" or "erasure profile
 // NAME" (Ceph's words); and Ceph's pg_pool_t type number (1 replicated, 3 erasure) for JSON.
 std::string PoolKindText(const Pool& pool);

@@ -107,7 +107,7 @@ TEST_F(OpsAdminTest, PoolGetAndSetMinSize) {
   EXPECT_EQ(Ok("osd pool get p allow_ec_optimizations").out, "allow_ec_optimizations: true\n");
   EXPECT_EQ(Ok("osd pool get p all").out,
             "size: 6\nmin_size: 5\npg_num: 8\npgp_num: 8\nerasure_code_profile: rs\n"
-            "allow_ec_optimizations: true\n");
+            "allow_ec_optimizations: true\nec_min_object_size: 0\n");
   EXPECT_EQ(Ok("osd pool get p min_size", Format::kJson).out,
             "{\"min_size\":5,\"pool\":\"p\",\"pool_id\":" + pid + "}\n");
   json all = Json("osd pool get p all");

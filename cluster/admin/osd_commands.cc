@@ -243,7 +243,8 @@ CommandResult OsdDump(const Words& args, const AdminContext& ctx) {
         p.type == PoolType::kReplicated ? " size " + std::to_string(p.size) : "";
     out += "pool " + std::to_string(id) + " '" + p.name + "' " + PoolKindText(p) + size +
            " min_size " + std::to_string(p.min_size) + " pg_num " + std::to_string(p.pg_num) +
-           PoolFlagsText(p) + " stripe_unit " + std::to_string(p.stripe_unit) + "\n";
+           PoolFlagsText(p) + " stripe_unit " + std::to_string(p.stripe_unit) + PoolOptionsText(p) +
+           "\n";
   }
   for (const auto& [id, o] : map->osds) {
     out += "osd." + std::to_string(id) + (o.up ? " up  " : " down") + (o.in ? " in " : " out") +

@@ -272,6 +272,43 @@ TEST_F(PoolAdminTest, ReplicatedPoolGetAndSet) {
   EXPECT_TRUE(Contains(Fails("osd pool set ec size 5", "EPERM"), "erasure-coded pool"));
 }
 
+// ec_min_object_size (issue 30 item 2): an erasure pool's small-object class, set and shown as
+// Ceph's pool options; refused on a replicated pool.
+TEST_F(PoolAdminTest, EcMinObjectSize) {
+  Ok("osd pool create ec 8 erasure");
+  Ok("osd pool create rep 8 replicated");
+  const std::string id = std::to_string(Map().FindPool("ec")->id);
+  EXPECT_EQ(Ok("osd pool get ec ec_min_object_size").out, "ec_min_object_size: 0\n");
+  EXPECT_FALSE(Contains(Ok("osd pool ls detail").out, "ec_min_object_size"));
+  std::int64_t epoch = Map().epoch;
+  EXPECT_EQ(Ok("osd pool set ec ec_min_object_size 16384").err,
+            "set pool " + id + " ec_min_object_size to 16384\n");
+  EXPECT_EQ(Map().epoch, epoch + 1);
+  EXPECT_EQ(Map().FindPool("ec")->ec_min_object_size, 16384u);
+  Ok("osd pool set ec ec_min_object_size 16384");
+  EXPECT_EQ(Map().epoch, epoch + 1);  // no change, no epoch
+  EXPECT_EQ(Ok("osd pool get ec ec_min_object_size").out, "ec_min_object_size: 16384\n");
+  EXPECT_EQ(Json("osd pool get ec all")["ec_min_object_size"], 16384);
+  EXPECT_TRUE(
+      Contains(Ok("osd pool ls detail").out, " stripe_width 8192 ec_min_object_size 16384\n"))
+      << Ok("osd pool ls detail").out;
+  EXPECT_TRUE(Contains(Ok("osd dump").out, " stripe_unit 4096 ec_min_object_size 16384\n"));
+  EXPECT_EQ(Json("osd pool ls detail")[0]["ec_min_object_size"], 16384);
+
+  EXPECT_EQ(Fails("osd pool set rep ec_min_object_size 4096", "EINVAL"),
+            "Error EINVAL: pool 'rep' is replicated: ec_min_object_size applies to erasure-coded "
+            "pools only (every object of a replicated pool is kept as copies)\n");
+  Fails("osd pool get rep ec_min_object_size", "EACCES");
+  EXPECT_FALSE(Contains(Ok("osd pool get rep all").out, "ec_min_object_size"));
+  EXPECT_TRUE(Contains(Fails("osd pool set ec ec_min_object_size 4k", "EINVAL"), "'4k'"));
+  Fails("osd pool set ec ec_min_object_size -1", "EINVAL");
+  EXPECT_EQ(Fails("osd pool set ec ec_min_object_size 134217729", "EINVAL"),
+            "Error EINVAL: ec_min_object_size must be between 0 and 134217728 bytes\n");
+  Fails("osd pool set nope ec_min_object_size 1", "ENOENT");
+  Ok("osd pool set ec ec_min_object_size 0");
+  EXPECT_EQ(Map().FindPool("ec")->ec_min_object_size, 0u);
+}
+
 TEST_F(PoolAdminTest, PoolRmNeedsCephsConfirmation) {
   Ok("osd pool create p 8 erasure");
   const std::string warning =

@@ -218,6 +218,7 @@ nlohmann::json PoolJson(const ClusterMap& map, const Pool& pool) {
           {"pg_placement_num", pool.pg_num},
           {"erasure_code_profile", pool.profile},
           {"flags_names", PoolFlagNames(pool)},
+          {"ec_min_object_size", pool.ec_min_object_size},
           // Ceph's stripe_width: 0 for a replicated pool.
           {"stripe_width", replicated ? 0 : static_cast<std::uint64_t>(k) * pool.stripe_unit}};
 }
@@ -248,7 +249,8 @@ CommandResult PoolLs(const Words& args, const AdminContext& ctx) {
     out += "pool " + std::to_string(id) + " '" + pool.name + "' " + PoolKindText(pool) + " size " +
            p["size"].dump() + " min_size " + std::to_string(pool.min_size) + " pg_num " +
            std::to_string(pool.pg_num) + " pgp_num " + std::to_string(pool.pg_num) +
-           PoolFlagsText(pool) + " stripe_width " + p["stripe_width"].dump() + "\n";
+           PoolFlagsText(pool) + " stripe_width " + p["stripe_width"].dump() +
+           PoolOptionsText(pool) + "\n";
   }
   return Success(out);
 }
@@ -286,6 +288,11 @@ std::string PoolFlagNames(const Pool& pool) {
 std::string PoolFlagsText(const Pool& pool) {
   const std::string names = PoolFlagNames(pool);
   return names.empty() ? "" : " flags " + names;
+}
+
+std::string PoolOptionsText(const Pool& pool) {
+  if (pool.ec_min_object_size == 0) return "";
+  return " ec_min_object_size " + std::to_string(pool.ec_min_object_size);
 }
 
 Status SizeOneRefused() {

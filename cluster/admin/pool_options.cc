@@ -2,7 +2,8 @@
 // Ceph's names, output and refusals. min_size can change, and a replicated pool's size (as Ceph:
 // copies added or dropped); pg_num is fixed (placement has no PG split or merge), an erasure
 // pool's size is its code's k+m, allow_ec_optimizations is fixed at creation (the objects' layout
-// depends on it), the profile is the pool's for life (as Ceph).
+// depends on it), the profile is the pool's for life (as Ceph). ec_min_object_size (issue 30, an
+// erasure pool's small-object class) can change: it applies to objects as they are next written.
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -13,13 +14,19 @@
 namespace ec::cluster::admin {
 namespace {
 
-constexpr const char* kGettable[] = {
-    "size", "min_size", "pg_num", "pgp_num", "erasure_code_profile", "allow_ec_optimizations"};
+constexpr const char* kGettable[] = {"size",
+                                     "min_size",
+                                     "pg_num",
+                                     "pgp_num",
+                                     "erasure_code_profile",
+                                     "allow_ec_optimizations",
+                                     "ec_min_object_size"};
 
 // Options that only an erasure pool has: Ceph's EACCES "pool 'p' is not a erasure pool: variable
 // not applicable" for a replicated one, which `get all` leaves out.
 bool ErasureOnly(const std::string& option) {
-  return option == "erasure_code_profile" || option == "allow_ec_optimizations";
+  return option == "erasure_code_profile" || option == "allow_ec_optimizations" ||
+         option == "ec_min_object_size";
 }
 
 // The value of `option` of `pool` as JSON (number, string or bool) for Ceph's get.
@@ -28,6 +35,7 @@ nlohmann::json OptionValue(const Pool& pool, const PoolGeometry& g, const std::s
   if (option == "min_size") return pool.min_size;
   if (option == "pg_num" || option == "pgp_num") return pool.pg_num;
   if (option == "erasure_code_profile") return pool.profile;
+  if (option == "ec_min_object_size") return pool.ec_min_object_size;
   return pool.ec_optimizations;  // allow_ec_optimizations
 }
 
@@ -51,7 +59,7 @@ CommandResult PoolGet(const Words& args, const AdminContext& ctx) {
   if (option != "all" && !Gettable(option)) {
     return ErrorResult(Status::Invalid("invalid pool option '" + option + "'; expected one of " +
                                        "size, min_size, pg_num, pgp_num, erasure_code_profile, "
-                                       "allow_ec_optimizations, all"));
+                                       "allow_ec_optimizations, ec_min_object_size, all"));
   }
   Result<ClusterMap> map = LoadMap(ctx);
   if (!map.ok()) return ErrorResult(map.status());
@@ -120,6 +128,40 @@ CommandResult SetSize(const std::string& name, const std::string& value, bool si
   });
 }
 
+// `osd pool set NAME ec_min_object_size BYTES`: an erasure pool's objects written smaller than
+// BYTES are kept as m+1 copies (0: none). EINVAL for a value that is not a whole number of bytes in
+// 0..kMaxEcMinObjectSize, or for a replicated pool (every object there is copies already); ENOENT
+// for an unknown pool. "set pool 3 ec_min_object_size to 16384" as Ceph's other options.
+CommandResult SetEcMinObjectSize(const std::string& name, const std::string& value,
+                                 const AdminContext& ctx) {
+  std::uint64_t bytes = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), bytes);
+  const bool parsed = !value.empty() && ec == std::errc() && end == value.data() + value.size();
+  return ChangeMap(ctx, [&](const ClusterMap& map) -> Result<Plan> {
+    const Pool* pool = map.FindPool(name);
+    if (pool == nullptr) return Status::NotFound("unrecognized pool '" + name + "'");
+    if (pool->type != PoolType::kErasure) {
+      return Status::Invalid("pool '" + name +
+                             "' is replicated: ec_min_object_size applies to erasure-coded pools "
+                             "only (every object of a replicated pool is kept as copies)");
+    }
+    if (!parsed) {
+      return Status::Invalid("error parsing integer value '" + value + "' for ec_min_object_size");
+    }
+    if (bytes > kMaxEcMinObjectSize) {
+      return Status::Invalid("ec_min_object_size must be between 0 and " +
+                             std::to_string(kMaxEcMinObjectSize) + " bytes");
+    }
+    Plan plan;
+    plan.err = "set pool " + std::to_string(pool->id) + " ec_min_object_size to " + value;
+    if (pool->ec_min_object_size == bytes) return plan;
+    Pool changed = *pool;
+    changed.ec_min_object_size = bytes;
+    plan.changes.push_back(MapChange::PutPool(std::move(changed)));
+    return plan;
+  });
+}
+
 // Ceph's messages: "set pool 1 min_size to 5" (stderr); EINVAL "pool min_size must be between
 // K and size, which is set to SIZE" (Ceph's OSDMonitor for erasure pools); EPERM or EINVAL for
 // options that cannot change here.
@@ -131,6 +173,7 @@ CommandResult PoolSet(const Words& args, const AdminContext& ctx) {
   const std::string& option = args[1];
   const std::string& value = args[2];
   if (option == "size") return SetSize(name, value, sure, ctx);
+  if (option == "ec_min_object_size") return SetEcMinObjectSize(name, value, ctx);
   if (option == "pg_num" || option == "pgp_num") {
     return ErrorResult(Status::Error(EPERM, "can not change " + option +
                                                 ": placement here has no PG split or merge; create "
@@ -148,7 +191,8 @@ CommandResult PoolSet(const Words& args, const AdminContext& ctx) {
   }
   if (option != "min_size") {
     return ErrorResult(
-        Status::Invalid("unrecognized variable '" + option + "'; only min_size can be set here"));
+        Status::Invalid("unrecognized variable '" + option +
+                        "'; only min_size, size and ec_min_object_size can be set here"));
   }
   Result<int> min_size = ParseInt(option, value);
   if (!min_size.ok()) return ErrorResult(min_size.status());

@@ -134,8 +134,9 @@ Result<Pool> DecodePool(std::string_view key, std::int64_t id, const std::string
   auto j = ParseValue(key, value);
   if (!j.ok()) return j.status();
   Reader r(key, *j);
-  EC_RETURN_IF_ERROR(r.Check({"v", "id", "name", "profile", "pg_num", "stripe_unit", "min_size",
-                              "allow_ec_optimizations", "data_chunks", "type", "size"}));
+  EC_RETURN_IF_ERROR(
+      r.Check({"v", "id", "name", "profile", "pg_num", "stripe_unit", "min_size",
+               "allow_ec_optimizations", "data_chunks", "type", "size", "ec_min_object_size"}));
   Pool p;
   std::int64_t n = 0;
   EC_RETURN_IF_ERROR(r.Int("id", 0, std::numeric_limits<std::int64_t>::max(), &p.id));
@@ -183,6 +184,16 @@ Result<Pool> DecodePool(std::string_view key, std::int64_t id, const std::string
     p.size = static_cast<int>(size);
   } else if (r.obj().contains("size")) {
     return Bad(key, "field 'size' is for replicated pools only");
+  }
+  // Absent in records written before object classes existed (and while it is 0).
+  if (r.obj().contains("ec_min_object_size")) {
+    if (p.type != PoolType::kErasure) {
+      return Bad(key, "field 'ec_min_object_size' is for erasure pools only");
+    }
+    std::int64_t bytes = 0;
+    EC_RETURN_IF_ERROR(
+        r.Int("ec_min_object_size", 0, static_cast<std::int64_t>(kMaxEcMinObjectSize), &bytes));
+    p.ec_min_object_size = static_cast<std::uint64_t>(bytes);
   }
   return p;
 }
@@ -328,6 +339,7 @@ std::string EncodePool(const Pool& p) {
     j["type"] = PoolTypeName(p.type);
     j["size"] = p.size;
   }
+  if (p.ec_min_object_size != 0) j["ec_min_object_size"] = p.ec_min_object_size;
   return j.dump();
 }
 std::string EncodeOsd(const OsdEntry& o) {

@@ -85,6 +85,8 @@ std::string_view PoolTypeName(PoolType type);
 
 // The most copies a replicated pool may keep (Ceph's "pool size must be between 1 and 10").
 inline constexpr int kMaxReplicatedSize = 10;
+// The largest ec_min_object_size (Pool below): Ceph's osd_max_object_size default, 128 MiB.
+inline constexpr std::uint64_t kMaxEcMinObjectSize = 128ull << 20;
 
 struct Pool {
   std::int64_t id = -1;           // >= 0 in the map; -1 in MapChange::PutPool means "give a new id"
@@ -114,6 +116,14 @@ struct Pool {
   // unused (strays).
   PoolType type = PoolType::kErasure;
   int size = 0;  // replicated: the copies, 1..kMaxReplicatedSize; erasure: 0 (the profile's k+m)
+  // Object classes (issue 30 item 2, DAOS's fallback): in an erasure pool of k+m, an object
+  // written smaller than this many bytes is stored as m+1 whole copies on its PG's first m+1
+  // positions (as a replicated pool of size m+1 stores it) instead of k+m shards; one that grows
+  // to it or past is turned into shards by the write that takes it there (osd/pg/README.md
+  // "Small objects as replicas"). 0 (the default): every object erasure-coded. Changes apply to
+  // objects as they are next written. Record key "ec_min_object_size" (absent: 0);
+  // 0..kMaxEcMinObjectSize, erasure pools only (MapStore refuses others).
+  std::uint64_t ec_min_object_size = 0;
   bool operator==(const Pool&) const = default;
 };
 

@@ -168,6 +168,28 @@ TEST(MapCodec, PoolEcOptimizationsRoundTrips) {
   }
 }
 
+// ec_min_object_size (issue 30): written only when set, read back, absent = 0; refused on a
+// replicated pool's record and above its bound.
+TEST(MapCodec, PoolEcMinObjectSizeRoundTrips) {
+  Pool pool = MakePool("p");
+  pool.id = 1;
+  EXPECT_FALSE(nlohmann::json::parse(EncodePool(pool)).contains("ec_min_object_size"));
+  pool.ec_min_object_size = 65536;
+  const std::string value = EncodePool(pool);
+  Result<Pool> back = DecodePoolValue(value);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->ec_min_object_size, 65536u);
+  nlohmann::json j = nlohmann::json::parse(value);
+  j["ec_min_object_size"] = kMaxEcMinObjectSize + 1;
+  EXPECT_FALSE(DecodePoolValue(j.dump()).ok());
+  j["ec_min_object_size"] = 4096;
+  j["type"] = "replicated";
+  j["size"] = 3;
+  Result<Pool> rep = DecodePoolValue(j.dump());
+  ASSERT_FALSE(rep.ok());
+  EXPECT_NE(rep.status().message().find("erasure pools only"), std::string::npos);
+}
+
 // The data chunks (direct reads) survive a round trip; a record without them has none.
 TEST(MapCodec, PoolDataChunksRoundTrip) {
   Pool pool = MakePool("p");

@@ -90,6 +90,14 @@ Status PutPool(Pool p, ClusterMap* map) {
       return Status::NotFound("erasure-code-profile " + p.profile + " does not exist");
     size = ProfileSize(prof->second);
   }
+  if (p.ec_min_object_size != 0 && p.type != PoolType::kErasure) {
+    return Status::Invalid("pool '" + p.name +
+                           "' is replicated: ec_min_object_size is for erasure-coded pools");
+  }
+  if (p.ec_min_object_size > kMaxEcMinObjectSize) {
+    return Status::Invalid("ec_min_object_size " + std::to_string(p.ec_min_object_size) +
+                           " out of range 0.." + std::to_string(kMaxEcMinObjectSize));
+  }
   if (p.min_size < 1 || p.min_size > size)
     return Status::Invalid("min_size " + std::to_string(p.min_size) + " out of range 1.." +
                            std::to_string(size) + " for pool '" + p.name + "'");
