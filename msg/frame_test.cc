@@ -60,8 +60,8 @@ TEST(FrameTest, KnownAnswerBytes) {
   EncodeFrameHeader(h, std::span<std::byte, kFrameHeaderSize>(out.data(), kFrameHeaderSize));
   EXPECT_EQ(Hex(out),
             "4543434f"  // magic "ECCO"
-            "0400"
-            "0400"  // version 4, type ReadShard
+            "0500"
+            "0400"  // version 5, type ReadShard
             "0000"
             "0000"              // flags, reserved
             "11000000"          // header_len
@@ -69,7 +69,7 @@ TEST(FrameTest, KnownAnswerBytes) {
             "33220000"          // payload_len
             "efbeadde"          // header_crc
             "04030201"          // payload_crc
-            "ef516fb9");        // crc32c of the 36 bytes before
+            "2481c984");        // crc32c of the 36 bytes before
   auto back = DecodeFrameHeader(out, Limits{});
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->tag, h.tag);

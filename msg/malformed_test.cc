@@ -424,7 +424,16 @@ TEST(MalformedMessageTest, BadEnumAndBoolValuesAreRefusedNamingTheField) {
        18, 2, "entry.state"},
       {MsgType::kSubScanReply,
        EncodedReply(SubScanReply{Status::OK(), {{"o", ShardState::kAbsent, 0, 0, 0, 1}}, "", true}),
-       59, 1, "end"},
+       60, 1, "end"},
+      {MsgType::kSubScanReply,
+       EncodedReply(SubScanReply{Status::OK(), {{"o", ShardState::kAbsent, 0, 0, 0, 1}}, "", true}),
+       55, 1, "entry.form"},
+      {MsgType::kSubWrite,
+       EncodedRequest(SubWriteRequest{"c", "o", 0, 2, 1, SubWriteKind::kFull, 0, 0, {}}), 76, 1,
+       "form"},
+      {MsgType::kSubStateReply,
+       EncodedReply(SubStateReply{Status::OK(), ShardState::kAbsent, 0, 0, 0, 0}), 46, 1, "form"},
+      {MsgType::kObjStatReply, EncodedReply(ObjStatReply{Status::OK(), 1, 2, 3}), 33, 1, "form"},
   };
   for (const Case& c : cases) {
     ASSERT_LT(c.at, c.bytes.size()) << c.field;

@@ -19,9 +19,10 @@ constexpr std::size_t kMinEntrySize = 8;    // empty name, shard
 constexpr std::size_t kMinNameSize = 4;     // empty string
 constexpr std::size_t kMinStatusSize = 9;   // code, class, empty message
 // name, state, 4 u64, versions count
-constexpr std::size_t kMinScanEntrySize = kMinNameSize + 1 + 4 * 8 + 4;
-constexpr std::size_t kMinPullHelperSize = 8;                         // shard, osd
-constexpr std::size_t kMinPullObjectSize = kMinNameSize + 3 * 8 + 4;  // name, 3 u64, versions
+constexpr std::size_t kMinScanEntrySize = kMinNameSize + 1 + 4 * 8 + 4 + 1;
+constexpr std::size_t kMinPullHelperSize = 8;  // shard, osd
+constexpr std::size_t kMinPullObjectSize =
+    kMinNameSize + 3 * 8 + 4 + 1;  // name, 3 u64, versions, form
 constexpr std::size_t kMinPullResultSize = kMinNameSize + kMinStatusSize + 3 * 8;  // + 3 u64
 constexpr std::size_t kReadLeasePgSize = 12;                                       // pool, pg
 // pool, pg, granted, epoch, settled_below, acting count
@@ -245,6 +246,7 @@ void Put(Encoder& w, const SubWriteRequest& m) {
   w.U8(static_cast<std::uint8_t>(m.meta));
   w.U64(m.mtime);
   PutAttrs(w, m.xattrs);
+  w.U8(static_cast<std::uint8_t>(m.form));
 }
 void Put(Encoder& w, const SubResolveRequest& m) {
   PutShardId(w, m.collection, m.object, m.shard);
@@ -328,6 +330,7 @@ void Put(Encoder& w, const SubStateReply& m) {
   w.U64(m.shard_size);
   w.U64(m.undo_version);
   PutVersions(w, m.versions);
+  w.U8(static_cast<std::uint8_t>(m.form));
 }
 void Put(Encoder& w, const ObjWriteReply& m) {
   PutStatus(w, m.status);
@@ -347,6 +350,7 @@ void Put(Encoder& w, const ObjStatReply& m) {
   w.U64(m.version);
   w.U64(m.size);
   w.U64(m.mtime);
+  w.U8(static_cast<std::uint8_t>(m.form));
 }
 void Put(Encoder& w, const ObjSetXattrsRequest& m) {
   PutObjectId(w, m.pool, m.epoch, m.object);
@@ -406,6 +410,7 @@ void Put(Encoder& w, const SubPullRequest& m) {
     w.U64(o.object_size);
     w.U64(o.prev_version);
     PutVersions(w, o.versions);
+    w.U8(static_cast<std::uint8_t>(o.form));
   }
 }
 void Put(Encoder& w, const SubScanReply& m) {
@@ -419,6 +424,7 @@ void Put(Encoder& w, const SubScanReply& m) {
     w.U64(e.shard_size);
     w.U64(e.undo_version);
     PutVersions(w, e.versions);
+    w.U8(static_cast<std::uint8_t>(e.form));
   }
   w.String(m.next_cursor);
   w.U8(m.end ? 1 : 0);
@@ -542,7 +548,8 @@ bool Get(Decoder& r, const Limits& limits, SubWriteRequest* m) {
          r.U64(&m->object_size, "object_size") && r.U64(&m->shard_size, "shard_size") &&
          GetExtents(r, limits, &m->extents) && r.U64(&m->epoch, "epoch") &&
          GetVersions(r, &m->versions) && GetEnum(r, SubWriteMeta::kReplace, "meta", &m->meta) &&
-         r.U64(&m->mtime, "mtime") && GetAttrs(r, limits, "xattrs", &m->xattrs);
+         r.U64(&m->mtime, "mtime") && GetAttrs(r, limits, "xattrs", &m->xattrs) &&
+         GetEnum(r, ObjectForm::kReplicas, "form", &m->form);
 }
 bool Get(Decoder& r, const Limits& limits, SubResolveRequest* m) {
   return GetShardId(r, limits, &m->collection, &m->object, &m->shard) &&
@@ -625,7 +632,7 @@ bool Get(Decoder& r, const Limits& limits, SubStateReply* m) {
   return GetStatus(r, limits, &m->status) && GetEnum(r, ShardState::kRemoved, "state", &m->state) &&
          r.U64(&m->version, "version") && r.U64(&m->object_size, "object_size") &&
          r.U64(&m->shard_size, "shard_size") && r.U64(&m->undo_version, "undo_version") &&
-         GetVersions(r, &m->versions);
+         GetVersions(r, &m->versions) && GetEnum(r, ObjectForm::kReplicas, "form", &m->form);
 }
 bool Get(Decoder& r, const Limits& limits, ObjWriteReply* m) {
   return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version") &&
@@ -638,7 +645,8 @@ bool Get(Decoder& r, const Limits& limits, ObjReadReply* m) {
 }
 bool Get(Decoder& r, const Limits& limits, ObjStatReply* m) {
   return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version") &&
-         r.U64(&m->size, "size") && r.U64(&m->mtime, "mtime");
+         r.U64(&m->size, "size") && r.U64(&m->mtime, "mtime") &&
+         GetEnum(r, ObjectForm::kReplicas, "form", &m->form);
 }
 bool Get(Decoder& r, const Limits& limits, ObjSetXattrsRequest* m) {
   std::uint32_t n = 0;
@@ -707,7 +715,8 @@ bool Get(Decoder& r, const Limits& limits, SubPullRequest* m) {
   for (SubPullObject& o : m->objects) {
     if (!r.String(&o.object, limits.max_name_len, "object.object") ||
         !r.U64(&o.version, "object.version") || !r.U64(&o.object_size, "object.object_size") ||
-        !r.U64(&o.prev_version, "object.prev_version") || !GetVersions(r, &o.versions)) {
+        !r.U64(&o.prev_version, "object.prev_version") || !GetVersions(r, &o.versions) ||
+        !GetEnum(r, ObjectForm::kReplicas, "object.form", &o.form)) {
       return false;
     }
   }
@@ -725,7 +734,8 @@ bool Get(Decoder& r, const Limits& limits, SubScanReply* m) {
         !GetEnum(r, ShardState::kRemoved, "entry.state", &e.state) ||
         !r.U64(&e.version, "entry.version") || !r.U64(&e.object_size, "entry.object_size") ||
         !r.U64(&e.shard_size, "entry.shard_size") ||
-        !r.U64(&e.undo_version, "entry.undo_version") || !GetVersions(r, &e.versions)) {
+        !r.U64(&e.undo_version, "entry.undo_version") || !GetVersions(r, &e.versions) ||
+        !GetEnum(r, ObjectForm::kReplicas, "entry.form", &e.form)) {
       return false;
     }
   }
@@ -937,8 +947,9 @@ std::uint64_t EncodedSize(const SubReadBatchItem& item) {
 }
 
 std::uint64_t EncodedSize(const SubScanEntry& entry) {
-  // name, state, version, object_size, shard_size, undo_version, versions (as Put encodes it).
-  return 4 + entry.object.size() + 1 + 4 * 8 + 4 + 8 * entry.versions.size();
+  // name, state, version, object_size, shard_size, undo_version, versions, form (as Put encodes
+  // it).
+  return 4 + entry.object.size() + 1 + 4 * 8 + 4 + 8 * entry.versions.size() + 1;
 }
 
 std::uint64_t EncodedSize(const SubReadBatchRequest& request) {

@@ -154,6 +154,12 @@ struct RemoveReply {
 // vector). Empty means every position at the shard's own version (a whole-object write).
 // At most kMaxShardPositions entries (the decoders refuse more: EMSGSIZE).
 using ShardVersions = std::vector<std::uint64_t>;
+// How an object version is stored (protocol version 5, issue 30 item 2): kErasure as k+m shards of
+// its pool's code; kReplicas (an erasure pool's small object, below its ec_min_object_size) as
+// m+1 whole copies on positions 0..m, positions m+1..k+m-1 holding an empty shard at the same
+// version. Every shard written for a version records its form (the form of every position of
+// that version is the same); a replicated pool's objects are kErasure of its repetition code.
+enum class ObjectForm : std::uint8_t { kErasure = 0, kReplicas = 1 };
 // kRepair rewrites the whole shard at the version it is at (version == prev_version), keeping its
 // undo record: the repair of a shard whose bytes failed a checksum or disagree with the others.
 enum class SubWriteKind : std::uint8_t { kFull = 0, kRange = 1, kRemove = 2, kRepair = 3 };
@@ -187,6 +193,8 @@ struct SubWriteRequest {
   SubWriteMeta meta = SubWriteMeta::kKeep;
   std::uint64_t mtime = 0;
   std::vector<Attr> xattrs = {};
+  // The object's form at `version`, recorded with the shard (not for kRemove).
+  ObjectForm form = ObjectForm::kErasure;
 };
 struct SubWriteReply {
   Status status;
@@ -219,8 +227,9 @@ struct SubStateReply {
   std::uint64_t version = 0;
   std::uint64_t object_size = 0;
   std::uint64_t shard_size = 0;
-  std::uint64_t undo_version = 0;  // 0: no undo record
-  ShardVersions versions = {};     // the object's, as this shard recorded them (see above)
+  std::uint64_t undo_version = 0;          // 0: no undo record
+  ShardVersions versions = {};             // the object's, as this shard recorded them (see above)
+  ObjectForm form = ObjectForm::kErasure;  // as this shard recorded it (kPresent only)
 };
 
 // --- Recovery: a PG primary -> the OSDs of its shards (osd/pg/). ---
@@ -248,8 +257,9 @@ struct SubScanEntry {
   std::uint64_t version = 0;
   std::uint64_t object_size = 0;
   std::uint64_t shard_size = 0;
-  std::uint64_t undo_version = 0;  // 0: no undo record
-  ShardVersions versions = {};     // as SubStateReply
+  std::uint64_t undo_version = 0;          // 0: no undo record
+  ShardVersions versions = {};             // as SubStateReply
+  ObjectForm form = ObjectForm::kErasure;  // as SubStateReply
   bool operator==(const SubScanEntry&) const = default;
 };
 // What the entries of one SubScan page encode to at most (an OSD ends a page early rather than
@@ -284,6 +294,9 @@ struct SubPullObject {
   // The object's ShardVersions at `version` (empty: every position at `version`): helper h must
   // be at versions[h], and the rebuilt shard is written at versions[shard] recording them.
   ShardVersions versions = {};
+  // Its form at `version`: kReplicas pulls a copy (positions 0..m) from one other copy, or writes
+  // the empty shard of a position past m; the rebuilt shard records it.
+  ObjectForm form = ObjectForm::kErasure;
   bool operator==(const SubPullObject&) const = default;
 };
 struct SubPullRequest {
@@ -385,7 +398,8 @@ struct ObjStatReply {
   Status status;
   std::uint64_t version = 0;
   std::uint64_t size = 0;
-  std::uint64_t mtime = 0;  // microseconds since the Unix epoch (0: none recorded)
+  std::uint64_t mtime = 0;                 // microseconds since the Unix epoch (0: none recorded)
+  ObjectForm form = ObjectForm::kErasure;  // how the object is stored (ec-rados stat)
 };
 struct ObjRemoveRequest {
   std::uint64_t pool = 0;

@@ -257,7 +257,8 @@ TEST(MessagesTest, SubAndObjKnownAnswerBytes) {
             "0900000000000000"
             "00"                // meta kKeep
             "0000000000000000"  // mtime
-            "00000000");        // no xattrs
+            "00000000"          // no xattrs
+            "00");              // form kErasure
   v.clear();
   EncodeRequest(ObjWriteRequest{1, 7, "o", ObjWriteMode::kAppend, 0}, v);
   EXPECT_EQ(Hex(v),
@@ -428,7 +429,8 @@ TEST(MessagesTest, RecoveryKnownAnswerBytes) {
             "0900000000000000"  // version
             "6400000000000000"  // object_size
             "0800000000000000"  // prev_version
-            "00000000");        // no versions
+            "00000000"          // no versions
+            "00");              // form kErasure
   v.clear();
   EncodeReply(SubPullReply{Status::OK(), {{"o", Status::OK(), 3, 4096, 2}}}, v);
   EXPECT_EQ(Hex(v),
@@ -451,8 +453,40 @@ TEST(MessagesTest, RecoveryKnownAnswerBytes) {
             "0000000000000000"    // shard_size
             "0400000000000000"    // undo_version
             "00000000"            // no versions
+            "00"                  // form kErasure
             "00000000"            // next_cursor ""
             "01");                // end
+}
+
+// The object's form (protocol version 5, issue 30 item 2) travels with SubWrite, SubState,
+// SubScan, SubPull and ObjStat; a value past kReplicas is refused.
+TEST(MessagesTest, ObjectFormRoundTripsAndIsBounded) {
+  SubWriteRequest w{"c", "o", 1, 9, 7, SubWriteKind::kFull, 10, 10, {}, 3};
+  w.form = ObjectForm::kReplicas;
+  EXPECT_EQ(RoundTripRequest(w).form, ObjectForm::kReplicas);
+  SubStateReply st{Status::OK(), ShardState::kPresent, 9, 1, 1, 9, {}};
+  st.form = ObjectForm::kReplicas;
+  EXPECT_EQ(RoundTripReply(st).form, ObjectForm::kReplicas);
+  SubScanEntry e{"o", ShardState::kPresent, 9, 1, 1, 0, {}};
+  e.form = ObjectForm::kReplicas;
+  SubScanReply sc{Status::OK(), {e}, "", true};
+  EXPECT_EQ(RoundTripReply(sc).entries.at(0).form, ObjectForm::kReplicas);
+  // EncodedSize counts the form byte: one entry more is exactly its size more.
+  std::vector<std::byte> one, two;
+  EncodeReply(sc, one);
+  sc.entries.push_back(e);
+  EncodeReply(sc, two);
+  EXPECT_EQ(two.size() - one.size(), EncodedSize(e));
+  SubPullRequest pull{1, 2, "c", 0, SubPullMode::kRebuild, {{1, 1}}, {{"o", 9, 10, 0, {}}}};
+  pull.objects[0].form = ObjectForm::kReplicas;
+  EXPECT_EQ(RoundTripRequest(pull).objects.at(0).form, ObjectForm::kReplicas);
+  ObjStatReply stat{Status::OK(), 3, 4, 5, ObjectForm::kReplicas};
+  EXPECT_EQ(RoundTripReply(stat).form, ObjectForm::kReplicas);
+  // The form is the last byte of a SubWrite's header: 2 is no form.
+  std::vector<std::byte> v;
+  EncodeRequest(w, v);
+  v.back() = std::byte{2};
+  EXPECT_FALSE(DecodeRequest(MsgType::kSubWrite, v, Limits{}).ok());
 }
 
 // ShardVersions (PROTOCOL.md "Versions") travel with SubWrite, SubState, SubScan and SubPull, and

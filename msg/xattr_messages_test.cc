@@ -43,7 +43,8 @@ TEST(XattrMessagesTest, KnownAnswerBytes) {
             "000000000000000000"  // status OK
             "0300000000000000"    // version
             "0a00000000000000"    // size
-            "2000000000000000");  // mtime
+            "2000000000000000"    // mtime
+            "00");                // form kErasure (protocol version 5)
   v.clear();
   EncodeRequest(ObjWriteRequest{1, 7, "o", ObjWriteMode::kTruncate, 4096}, v);
   EXPECT_EQ(Hex(v),
@@ -58,11 +59,12 @@ TEST(XattrMessagesTest, KnownAnswerBytes) {
   w.mtime = 0x40;
   w.xattrs = {{"n", "v"}};
   EncodeRequest(w, v);
-  EXPECT_EQ(Hex(v).substr(Hex(v).size() - 2 * (1 + 8 + 4 + 10)),
+  EXPECT_EQ(Hex(v).substr(Hex(v).size() - 2 * (1 + 8 + 4 + 10 + 1)),
             "02"                    // meta kReplace
             "4000000000000000"      // mtime
             "01000000"              // 1 xattr
             "010000006e0100000076"  // "n" = "v"
+            "00"                    // form kErasure (protocol version 5)
   );
 }
 

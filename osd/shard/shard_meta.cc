@@ -63,6 +63,24 @@ void SetMetaAttr(ShardMeta& meta, std::string_view key, std::string value) {
   meta.attrs.push_back({std::string(key), std::move(value)});
 }
 
+namespace {
+constexpr std::string_view kReplicasForm = "replicas";
+}  // namespace
+
+msg::ObjectForm FormOf(const ShardMeta& meta) {
+  for (const msg::Attr& a : meta.attrs) {
+    if (a.key == kFormAttr && a.value == kReplicasForm) return msg::ObjectForm::kReplicas;
+  }
+  return msg::ObjectForm::kErasure;
+}
+
+void SetForm(ShardMeta& meta, msg::ObjectForm form) {
+  std::erase_if(meta.attrs, [](const msg::Attr& a) { return a.key == kFormAttr; });
+  if (form == msg::ObjectForm::kReplicas) {
+    meta.attrs.push_back({kFormAttr, std::string(kReplicasForm)});
+  }
+}
+
 void SetXattrs(ShardMeta& meta, const std::vector<msg::Attr>& xattrs) {
   std::erase_if(meta.attrs,
                 [](const msg::Attr& a) { return a.key.size() > 1 && a.key[0] == kXattrPrefix; });

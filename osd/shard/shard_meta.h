@@ -49,6 +49,15 @@ struct ShardMeta {
 inline constexpr const char* kMtimeAttr = "ec.mtime";
 inline constexpr char kXattrPrefix = '_';
 
+// The object's form (msg::ObjectForm, issue 30 item 2) a shard records among ShardMeta::attrs: the
+// attribute kFormAttr = "replicas" for msg::ObjectForm::kReplicas, none for kErasure (so every
+// shard written before object classes reads as erasure-coded, as it is). The byte format is
+// unchanged.
+inline constexpr const char* kFormAttr = "ec.form";
+msg::ObjectForm FormOf(const ShardMeta& meta);
+// Records `form` in `meta` (kErasure: the attribute removed).
+void SetForm(ShardMeta& meta, msg::ObjectForm form);
+
 // The user xattrs among `attrs` (a ShardMeta's, or a shard Stat reply's), names without the
 // prefix, sorted by name.
 std::vector<msg::Attr> XattrsOf(const std::vector<msg::Attr>& attrs);

@@ -149,5 +149,25 @@ TEST(ShardMetaTest, ObjectMetadataAttributes) {
   EXPECT_TRUE(XattrsOf({{"_", "v"}}).empty());
 }
 
+// The object's form (issue 30 item 2): an attribute only for copies, so a record without it (every
+// record written before) is erasure-coded; user xattrs never see it.
+TEST(ShardMetaTest, FormAttribute) {
+  ShardMeta m;
+  m.attrs = {{"_user", "1"}};
+  EXPECT_EQ(FormOf(m), msg::ObjectForm::kErasure);
+  SetForm(m, msg::ObjectForm::kReplicas);
+  EXPECT_EQ(FormOf(m), msg::ObjectForm::kReplicas);
+  SetForm(m, msg::ObjectForm::kReplicas);
+  EXPECT_EQ(m.attrs.size(), 2u);
+  auto back = DecodeShardMeta(EncodeShardMeta(m));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(FormOf(*back), msg::ObjectForm::kReplicas);
+  EXPECT_EQ(XattrsOf(back->attrs), (std::vector<msg::Attr>{{"user", "1"}}));
+  SetForm(m, msg::ObjectForm::kErasure);
+  EXPECT_EQ(FormOf(m), msg::ObjectForm::kErasure);
+  EXPECT_EQ(m.attrs.size(), 1u);
+  EXPECT_EQ(FormOf(ShardMeta{1, {{kFormAttr, "bogus"}}, {}}), msg::ObjectForm::kErasure);
+}
+
 }  // namespace
 }  // namespace ec::osd::shard

@@ -194,6 +194,7 @@ Status ApplyRepair(store::ObjectStore& store, const msg::SubWriteRequest& w, con
   }
   ShardMeta meta = now.meta;
   SetObjectSize(meta, w.object_size);
+  SetForm(meta, w.form);
   ApplyObjectMeta(&now.meta, w, meta);
   if (!w.versions.empty()) meta.versions = w.versions;
   store::Transaction t;
@@ -310,6 +311,7 @@ Result<std::optional<store::Transaction>> BuildSubWrite(store::ObjectStore& stor
     meta.version = w.version;
     meta.versions = w.versions;
     SetObjectSize(meta, w.object_size);
+    SetForm(meta, w.form);
     ApplyObjectMeta(now.exists ? &now.meta : nullptr, w, meta);
     t.Touch(w.collection, name);
     EC_RETURN_IF_ERROR(AddShardBytes(t, w, name, data));
@@ -402,6 +404,7 @@ Result<msg::SubStateReply> ReadSubState(store::ObjectStore& store, const msg::Su
     reply.shard_size = now.size;
     reply.object_size = ObjectSizeOf(now.meta);
     reply.versions = now.meta.versions;
+    reply.form = FormOf(now.meta);
   } else if (now.undo && now.undo->removed) {
     reply.state = msg::ShardState::kRemoved;
   }
@@ -458,7 +461,8 @@ Result<msg::SubScanReply> ScanShards(store::ObjectStore& store, const msg::SubSc
                         st->object_size,
                         st->shard_size,
                         st->undo_version,
-                        std::move(st->versions)};
+                        std::move(st->versions),
+                        st->form};
     const std::uint64_t size = msg::EncodedSize(e);
     if (!reply.entries.empty() && bytes + size > msg::kMaxScanReplyBytes) {
       reply.end = false;

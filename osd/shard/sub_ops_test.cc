@@ -33,8 +33,9 @@ class SubOpsTest : public ::testing::Test {
 
   Status Write(msg::SubWriteKind kind, std::uint64_t version, std::uint64_t prev,
                std::uint64_t offset, const std::string& data, std::uint64_t shard_size,
-               std::uint64_t object_size = 0) {
+               std::uint64_t object_size = 0, msg::ObjectForm form = msg::ObjectForm::kErasure) {
     msg::SubWriteRequest w;
+    w.form = form;
     w.collection = "pg.1.0";
     w.object = "obj";
     w.shard = 2;
@@ -167,6 +168,34 @@ TEST_F(SubOpsTest, RemoveIsATombstoneUntilRolledBackOrRewritten) {
   ASSERT_TRUE(Write(msg::SubWriteKind::kFull, 13, 12, 0, "fresh", 5, 5).ok());
   EXPECT_EQ(Content(), "fresh");
   EXPECT_EQ(State().undo_version, 13u);
+}
+
+// The object's form (issue 30 item 2) is recorded by every write but a remove, reported by
+// SubState and the scan, and rolled back with the shard: a conversion undone leaves the old form.
+TEST_F(SubOpsTest, FormIsRecordedReportedAndRolledBack) {
+  using msg::ObjectForm;
+  ASSERT_TRUE(Write(msg::SubWriteKind::kFull, 10, 0, 0, "small", 5, 5, ObjectForm::kReplicas).ok());
+  EXPECT_EQ(State().form, ObjectForm::kReplicas);
+  ASSERT_TRUE(Write(msg::SubWriteKind::kRange, 11, 10, 5, "er", 7, 7, ObjectForm::kReplicas).ok());
+  EXPECT_EQ(State().form, ObjectForm::kReplicas);
+  // The write that turns it into shards, rolled back: a copy again, with its bytes.
+  ASSERT_TRUE(Write(msg::SubWriteKind::kFull, 12, 11, 0, "shard", 5, 9000).ok());
+  EXPECT_EQ(State().form, ObjectForm::kErasure);
+  auto v = Resolve(msg::SubResolveAction::kRollback, 12);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, 11u);
+  EXPECT_EQ(State().form, ObjectForm::kReplicas);
+  EXPECT_EQ(Content(), "smaller");
+  ASSERT_TRUE(Write(msg::SubWriteKind::kFull, 12, 11, 0, "shard", 5, 9000).ok());
+  EXPECT_EQ(State().form, ObjectForm::kErasure);
+  auto scan = ScanShards(*store_, msg::SubScanRequest{"pg.1.0", 2, "", 10});
+  ASSERT_TRUE(scan.ok());
+  ASSERT_EQ(scan->entries.size(), 1u);
+  EXPECT_EQ(scan->entries[0].form, ObjectForm::kErasure);
+  ASSERT_TRUE(Write(msg::SubWriteKind::kFull, 13, 12, 0, "", 0, 3, ObjectForm::kReplicas).ok());
+  scan = ScanShards(*store_, msg::SubScanRequest{"pg.1.0", 2, "", 10});
+  ASSERT_TRUE(scan.ok());
+  EXPECT_EQ(scan->entries[0].form, ObjectForm::kReplicas);
 }
 
 TEST_F(SubOpsTest, RetriedAndStaleWrites) {
