@@ -19,6 +19,12 @@
 // of the object sends every copy exactly the new bytes (from the old end when it starts past it,
 // the gap as zeros), reading nothing first; a write_full sends every copy the object; nothing is
 // encoded.
+// Small objects of an erasure pool (issue 30 item 2, resolve.h "Object forms"): with io.codec of
+// form kReplicas a write sends positions 0..m the object's bytes as a replicated pool's does and
+// every position past m an empty shard (kFull; a write of part of the object leaves those alone,
+// as it leaves an erasure object's untouched shards), each recording the form; the positions
+// count towards min_size as any. A write whose io.codec's form differs from the state's converts
+// the object: it must be a whole rewrite (plan.full, the caller gives the whole new content).
 //
 // Metadata (issue 29). An object's user xattrs and mtime are part of its state, recorded in every
 // shard's "_meta" (osd/shard/shard_meta.h) and versioned with it: every write carries them to the
@@ -83,6 +89,9 @@ struct ObjectState {
   bool exists = false;
   std::uint64_t version = 0;  // 0: never written (or its shards were all rolled back)
   std::uint64_t size = 0;
+  // How `version` is stored (issue 30 item 2): kReplicas, copies on positions 0..m of an erasure
+  // pool (read, written and rebuilt with PoolCodec::replicas); kErasure otherwise.
+  msg::ObjectForm form = msg::ObjectForm::kErasure;
   // The version each position's shard must be at (msg/messages.h "Versions"); empty: every
   // position at `version`. VersionOf reads it.
   msg::ShardVersions versions;
@@ -101,6 +110,9 @@ struct ObjectState {
 // Everything an operation on one object needs.
 struct ObjectIo {
   const cluster::PgLocation* loc = nullptr;
+  // The code of the object's form (PoolCodec::ForForm of the state's form): reads use it, a write
+  // stores the object in its form (a write in another form than the state's is a conversion: a
+  // whole rewrite), and ResolveObject uses its small_copies.
   const PoolCodec* codec = nullptr;
   std::string object;
   // Up position -> the way to its shard (shard_link.h: this OSD's own in process, the others
@@ -167,6 +179,20 @@ Result<ObjectMeta> ReadObjectMeta(const ObjectIo& io, const ObjectState& state);
 Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, const WritePlan& plan,
                                 const Buffer& data, std::uint64_t version, int min_size,
                                 MetaUpdate meta);
+
+// WriteObject in form `form` (issue 30 item 2; PoolCodec::ForForm of `pool`, the object's pool
+// codec; io.codec is the code of the state's form): when that is io.codec, WriteObject itself;
+// otherwise a conversion (or a new object stored as copies): the object's content after the
+// write (its old bytes read through io, the write's bytes placed as `plan` says: a plan of
+// io.codec's layout) written whole in the new form as version `version`, every position
+// rewritten with the new form recorded, acknowledged or rolled back as any write (resolve.h
+// "Object forms": a reader sees the old or the new content, each in its form). Keeps the xattrs
+// (read first when the state does not know them). Errors: WriteObject's, ReadObject's,
+// ReadObjectMeta's.
+Result<ObjectState> WriteObjectInForm(const ObjectIo& io, const PoolCodec& pool,
+                                      msg::ObjectForm form, const ObjectState& state,
+                                      const WritePlan& plan, const Buffer& data,
+                                      std::uint64_t version, int min_size, MetaUpdate meta);
 
 // A write of the existing object's metadata alone as version `version` (xattrs changed, or only
 // the mtime: touch): every current shard whose OSD is up gets a SubWrite without data that records

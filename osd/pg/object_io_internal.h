@@ -107,8 +107,8 @@ struct PartialTargets {
 Result<PartialTargets> PlanPartial(const ObjectIo& io, const ObjectState& state,
                                    std::set<int> changed, std::uint64_t version, int min_size);
 
-// Every position of the layout.
-std::set<int> AllPositions(const StripeLayout& layout);
+// Every position of the PG (k+m; for a small object's copies too: its empty shards past m).
+std::set<int> AllPositions(const ObjectIo& io);
 
 // The object after a write of `version` that changed `changed` (every position for a whole
 // rewrite or a remove) and that `took` took: the current positions it left alone stay current;

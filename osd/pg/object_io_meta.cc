@@ -66,7 +66,7 @@ Result<ObjectState> WriteMeta(const ObjectIo& io, const ObjectState& state, std:
   const StripeLayout& layout = io.codec->layout;
   // Every position changes (to the new version); the current ones that are up are written, each
   // its metadata only: no extents, its length as it is. The others are left stale.
-  auto to = PlanPartial(io, state, AllPositions(layout), version, min_size);
+  auto to = PlanPartial(io, state, AllPositions(io), version, min_size);
   if (!to.ok()) return to.status();
   std::vector<msg::SubWriteRequest> requests;
   std::vector<std::vector<Buffer>> payloads(to->targets.size());
@@ -81,6 +81,7 @@ Result<ObjectState> WriteMeta(const ObjectIo& io, const ObjectState& state, std:
   next.versions = to->versions;
   next.exists = true;
   next.size = state.size;
+  next.form = state.form;
   next.meta = MetaAfter(meta);
   return next;
 }

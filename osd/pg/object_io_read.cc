@@ -141,9 +141,11 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
   const std::map<int, std::uint64_t> sizes = StoredSizes(io.codec->layout, state.size);
   so.shard_sizes = sizes;
   model.stored = sizes;  // plans priced for what the shards store (absent bytes cost nothing)
+  const int chunks = static_cast<int>(io.codec->layout.chunk_count());
   for (int p : state.current) {
     auto c = io.clients.find(p);
-    if (c == io.clients.end()) continue;
+    // A small object's positions past its copies hold no bytes of it (PoolCodec::replicas).
+    if (c == io.clients.end() || p >= chunks) continue;
     req.available[p] = p == io.self_position ? 0 : 1;
     if (p == io.self_position) model.local.insert(p);
     if (msg::OsdClient* client = c->second->remote()) {

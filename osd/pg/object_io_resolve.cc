@@ -53,6 +53,7 @@ ObjectState SettledState(const Resolution& r, const std::vector<ShardView>& view
   st.current = r.current;
   for (int p : r.stale) st.stale[p] = views[p].state.version;
   st.copy_from = r.copy_from;
+  st.form = r.form;
   return st;
 }
 
@@ -125,9 +126,10 @@ Result<ObjectState> ResolveObject(const ObjectIo& io) {
       views[pos].reachable = true;
       views[pos].state = *reply;
     }
-    Resolution r = Resolve(views, io.loc->k, io.loc->min_size, {}, io.down_others);
+    const int copies = io.codec->small_copies;
+    Resolution r = Resolve(views, io.loc->k, io.loc->min_size, {}, io.down_others, copies);
     if (r.action != Resolution::Action::kSettled && (!io.others.empty() || SelfLink(io))) {
-      r = Resolve(views, io.loc->k, io.loc->min_size, AskOthers(io), io.down_others);
+      r = Resolve(views, io.loc->k, io.loc->min_size, AskOthers(io), io.down_others, copies);
     }
     if (r.action == Resolution::Action::kSettled) {
       return SettledState(r, views);

@@ -93,6 +93,7 @@ msg::SubWriteRequest SubWriteFor(const ObjectIo& io, const ObjectState& state, i
   w.shard_size = shard_size;
   w.epoch = io.epoch;
   if (kind == msg::SubWriteKind::kRemove) return w;
+  w.form = io.codec->form;
   w.versions = versions;
   w.mtime = meta.mtime;
   // A shard that holds the object's set keeps it; the others are given it (the callers give the
@@ -479,15 +480,14 @@ ObjectState After(const ObjectState& before, std::uint64_t version, const std::s
   return next;
 }
 
-std::set<int> AllPositions(const StripeLayout& layout) {
+std::set<int> AllPositions(const ObjectIo& io) {
   std::set<int> all;
-  for (unsigned p = 0; p < layout.chunk_count(); ++p) all.insert(static_cast<int>(p));
+  for (std::size_t p = 0; p < io.loc->acting.size(); ++p) all.insert(static_cast<int>(p));
   return all;
 }
 
 Result<PartialTargets> PlanPartial(const ObjectIo& io, const ObjectState& state,
                                    std::set<int> changed, std::uint64_t version, int min_size) {
-  const StripeLayout& layout = io.codec->layout;
   PartialTargets to;
   to.changed = std::move(changed);
   int untouched_up = 0;
@@ -500,7 +500,7 @@ Result<PartialTargets> PlanPartial(const ObjectIo& io, const ObjectState& state,
       if (up) ++untouched_up;
     }
   }
-  to.versions = VersionsAfter(state, to.changed, version, layout.chunk_count());
+  to.versions = VersionsAfter(state, to.changed, version, io.loc->acting.size());
   to.min_acks = std::max(1, min_size - untouched_up);
   if (static_cast<int>(to.targets.size()) < to.min_acks) {
     return Status::Retryable(
@@ -523,6 +523,10 @@ Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, co
                                 MetaUpdate meta) {
   if (!plan.full && plan.stripes == 0 && state.exists) return state;  // nothing changes
   const StripeLayout& layout = io.codec->layout;
+  if (state.exists && state.form != io.codec->form && !plan.full) {
+    return Status::Invalid(fmt::format("pg {} object {}: a change of form must rewrite it whole",
+                                       io.loc->pgid, io.object));
+  }
   if (!meta.xattrs && !state.exists) meta.xattrs.emplace();  // a new object has none
   if (!meta.xattrs && state.meta) meta.xattrs = state.meta->xattrs;
   ObjectState next;
@@ -559,8 +563,9 @@ Result<ObjectState> WriteObject(const ObjectIo& io, const ObjectState& state, co
     auto took = EncodeAndSend(io, state, plan, data, version, std::move(targets).value(), min_size,
                               {}, 0, meta);
     if (!took.ok()) return took.status();
-    next = After(state, version, AllPositions(layout), *took);
+    next = After(state, version, AllPositions(io), *took);
   }
+  next.form = io.codec->form;
   next.exists = true;
   next.size = plan.new_size;
   next.meta = MetaAfter(meta);
@@ -583,7 +588,7 @@ Result<ObjectState> RemoveObject(const ObjectIo& io, const ObjectState& state,
   }
   auto took = SendSubWrites(io, *targets, std::move(requests), std::move(payloads), min_size, 0);
   if (!took.ok()) return took.status();
-  ObjectState next = After(state, version, AllPositions(io.codec->layout), *took);
+  ObjectState next = After(state, version, AllPositions(io), *took);
   next.exists = false;
   return next;
 }

@@ -15,6 +15,19 @@ namespace {
 
 constexpr std::uint32_t kScanPage = 1024;
 
+// What SubState would say of the shard a scan entry lists.
+msg::SubStateReply StateOf(const msg::SubScanEntry& e) {
+  msg::SubStateReply st;
+  st.state = e.state;
+  st.version = e.version;
+  st.object_size = e.object_size;
+  st.shard_size = e.shard_size;
+  st.undo_version = e.undo_version;
+  st.versions = e.versions;
+  st.form = e.form;
+  return st;
+}
+
 using Scan = Result<std::vector<msg::SubScanEntry>>;
 
 // One shard's paged scan: every entry, or its error. Each page is asked for from the completion
@@ -111,14 +124,7 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
     scanned.insert(pos);
     for (msg::SubScanEntry& e : *result) {
       ++out.scanned_entries;
-      msg::SubStateReply st;
-      st.state = e.state;
-      st.version = e.version;
-      st.object_size = e.object_size;
-      st.shard_size = e.shard_size;
-      st.undo_version = e.undo_version;
-      st.versions = std::move(e.versions);
-      seen[std::move(e.object)][pos] = st;
+      seen[e.object][pos] = StateOf(e);
     }
   }
   if (static_cast<int>(scanned.size()) < io.loc->k) {
@@ -148,14 +154,7 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
       if (e.version == 0) continue;
       auto& per = prior_states[e.object];
       per.resize(static_cast<std::size_t>(size));
-      msg::SubStateReply st;
-      st.state = e.state;
-      st.version = e.version;
-      st.object_size = e.object_size;
-      st.shard_size = e.shard_size;
-      st.undo_version = e.undo_version;
-      st.versions = e.versions;
-      per[static_cast<std::size_t>(pos)].push_back({osd, st});
+      per[static_cast<std::size_t>(pos)].push_back({osd, StateOf(e)});
       seen[e.object];  // an object only priors hold is settled too
     }
   }
@@ -169,8 +168,10 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
     }
     auto prior = prior_states.find(name);
     Resolution r = prior == prior_states.end()
-                       ? Resolve(views, io.loc->k, io.loc->min_size, {}, io.down_others)
-                       : Resolve(views, io.loc->k, io.loc->min_size, prior->second, io.down_others);
+                       ? Resolve(views, io.loc->k, io.loc->min_size, {}, io.down_others,
+                                 io.codec->small_copies)
+                       : Resolve(views, io.loc->k, io.loc->min_size, prior->second, io.down_others,
+                                 io.codec->small_copies);
     if (r.action == Resolution::Action::kSettled) {
       out.objects.emplace(name, SettledState(r, views));
       continue;

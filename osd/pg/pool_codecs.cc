@@ -44,6 +44,22 @@ Result<std::shared_ptr<const PoolCodec>> PoolCodecs::Get(const cluster::ClusterM
   if (!layout.ok()) return layout.status().WithPrefix("pool " + pool.name);
   codec->layout = *layout;
   codec->engine = std::make_shared<const recovery::RepairEngine>(codec->code, *layout);
+  if (pool.type == cluster::PoolType::kErasure) {
+    const unsigned copies = layout->m() + 1;
+    auto code = MakeRepetitionCode(copies);
+    if (!code.ok()) return code.status().WithPrefix("pool " + pool.name + " small objects");
+    auto small = StripeLayout::Make(**code, pool.stripe_unit, Padding::kNone);
+    if (!small.ok()) return small.status().WithPrefix("pool " + pool.name + " small objects");
+    auto replicas = std::make_shared<PoolCodec>();
+    replicas->code = *code;
+    replicas->layout = *small;
+    replicas->engine = std::make_shared<const recovery::RepairEngine>(replicas->code, *small);
+    replicas->replicated = true;
+    replicas->form = msg::ObjectForm::kReplicas;
+    replicas->small_copies = static_cast<int>(copies);
+    codec->small_copies = static_cast<int>(copies);
+    codec->replicas = std::move(replicas);
+  }
   std::lock_guard lock(mu_);
   return codecs_.insert_or_assign(pool.id, std::move(codec)).first->second;
 }

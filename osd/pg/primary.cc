@@ -292,6 +292,7 @@ Result<Primary::Impl::Prepared> Primary::Impl::Prepare(std::uint64_t pool, std::
     p.state = *st;
   }
   if (!known) Remember(p, p.state);
+  p.io.codec = &p.codec->ForForm(p.state.form);
   return p;
 }
 
@@ -338,6 +339,13 @@ void Primary::Impl::Run(const msg::Request& req, msg::Responder& responder,
       req.body);
 }
 
+msg::ObjectForm Primary::Impl::FormOfWrite(const Prepared& p, bool whole, const WritePlan& plan) {
+  if (!p.codec->replicas) return p.state.form;  // a replicated pool: one form
+  const cluster::Pool& pool = p.locator->map().pools.at(p.loc.pool_id);
+  return FormAfter(p.state.form, p.state.exists, whole || plan.full, plan.new_size,
+                   pool.ec_min_object_size);
+}
+
 Result<ObjectState> Primary::Impl::VersionedWrite(
     Prepared& p, const std::function<Result<ObjectState>(std::uint64_t)>& apply) {
   const std::uint64_t version = granter_.Assign(p.loc.pgid, NextVersion(p.locator->map().epoch));
@@ -367,7 +375,7 @@ msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buf
     reply.status = s;
     return reply;
   }
-  auto plan = PlanWrite(p.codec->layout, p.state.exists, p.state.size, r.mode, r.offset,
+  auto plan = PlanWrite(p.io.codec->layout, p.state.exists, p.state.size, r.mode, r.offset,
                         data.size(), MaxObjectSize());
   if (!plan.ok()) {
     reply.status = plan.status();
@@ -375,8 +383,10 @@ msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buf
   }
   MetaUpdate meta;
   meta.mtime = NowMicros();
+  const msg::ObjectForm form = FormOfWrite(p, r.mode == msg::ObjWriteMode::kWriteFull, *plan);
   auto next = VersionedWrite(p, [&](std::uint64_t version) {
-    return WriteObject(p.io, p.state, *plan, data, version, p.loc.min_size, meta);
+    return WriteObjectInForm(p.io, *p.codec, form, p.state, *plan, data, version, p.loc.min_size,
+                             meta);
   });
   if (!next.ok()) {
     reply.status = next.status();
@@ -457,7 +467,8 @@ bool Primary::Impl::TryLocalRead(const msg::ObjReadRequest& r, msg::Responder& r
       std::find(p.state.current.begin(), p.state.current.end(), self) == p.state.current.end()) {
     return false;
   }
-  auto extents = p.codec->layout.data_extents(r.offset, length);
+  p.io.codec = &p.codec->ForForm(p.state.form);  // a small object's copy 0 is the whole object
+  auto extents = p.io.codec->layout.data_extents(r.offset, length);
   if (!extents.ok()) return false;
   for (const ShardExtent& e : *extents) {
     if (e.shard != self) return false;  // another OSD's shard: never wait for it here
@@ -523,6 +534,7 @@ msg::ObjStatReply Primary::Impl::Stat(const msg::ObjStatRequest& r) {
   reply.version = d->state.version;
   reply.size = d->state.size;
   reply.mtime = d->meta.mtime;
+  reply.form = d->state.form;
   return reply;
 }
 

@@ -180,6 +180,10 @@ class Primary::Impl {
   Status Open(Prepared& out, std::uint64_t pool, std::uint64_t epoch, const std::string& object,
               bool write, const char* op);
 
+  // The form the object of `p` is to have after a write of `plan` (`whole`: write_full or
+  // truncate): write_plan.h FormAfter with its pool's ec_min_object_size (issue 30 item 2).
+  msg::ObjectForm FormOfWrite(const Prepared& p, bool whole, const WritePlan& plan);
+
   // The Prepared's ObjectIo points into the Prepared itself: fix it after a move.
   static void Fix(Prepared& p) { p.io.loc = &p.loc; }
 

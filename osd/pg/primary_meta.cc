@@ -53,14 +53,16 @@ msg::ObjSetXattrsReply Primary::Impl::SetXattrs(const msg::ObjSetXattrsRequest& 
     meta.xattrs = msg::XattrsAfter({}, r.set, r.remove);
     meta.changed = true;
     Status fits = msg::CheckXattrSet(*meta.xattrs);
-    auto plan =
-        PlanWrite(p.codec->layout, false, 0, msg::ObjWriteMode::kWriteFull, 0, 0, MaxObjectSize());
+    auto plan = PlanWrite(p.io.codec->layout, false, 0, msg::ObjWriteMode::kWriteFull, 0, 0,
+                          MaxObjectSize());
     if (!fits.ok() || !plan.ok()) {
       reply.status = fits.ok() ? plan.status() : fits;
       return reply;
     }
+    const msg::ObjectForm form = FormOfWrite(p, true, *plan);
     next = VersionedWrite(p, [&](std::uint64_t version) {
-      return WriteObject(p.io, p.state, *plan, Buffer(), version, p.loc.min_size, meta);
+      return WriteObjectInForm(p.io, *p.codec, form, p.state, *plan, Buffer(), version,
+                               p.loc.min_size, meta);
     });
   } else {
     if (change) {
@@ -133,7 +135,7 @@ msg::ObjWriteReply Primary::Impl::Truncate(const msg::ObjWriteRequest& r,
       return WriteMeta(p.io, st, version, p.loc.min_size, meta);
     });
   } else {
-    auto plan = PlanWrite(p.codec->layout, true, st.size, msg::ObjWriteMode::kWriteFull, 0, size,
+    auto plan = PlanWrite(p.io.codec->layout, true, st.size, msg::ObjWriteMode::kWriteFull, 0, size,
                           MaxObjectSize());
     if (!plan.ok()) {
       reply.status = plan.status();
@@ -154,8 +156,10 @@ msg::ObjWriteReply Primary::Impl::Truncate(const msg::ObjWriteRequest& r,
       }
       std::memcpy(data.data(), got->bytes.data(), keep);
     }
+    const msg::ObjectForm form = FormOfWrite(p, true, *plan);
     next = VersionedWrite(p, [&](std::uint64_t version) {
-      return WriteObject(p.io, st, *plan, data, version, p.loc.min_size, meta);
+      return WriteObjectInForm(p.io, *p.codec, form, st, *plan, data, version, p.loc.min_size,
+                               meta);
     });
   }
   if (!next.ok()) {

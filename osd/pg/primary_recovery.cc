@@ -253,7 +253,7 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
       auto stale = m.state.stale.find(s.position);
       r.objects.push_back(msg::SubPullObject{m.object, m.state.version, m.state.size,
                                              stale == m.state.stale.end() ? 0 : stale->second,
-                                             m.state.versions});
+                                             m.state.versions, m.state.form});
     }
     msg::CallOptions call;
     call.timeout = options_.subop_timeout * static_cast<int>(s.objects.size() + 1);

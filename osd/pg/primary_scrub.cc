@@ -121,7 +121,8 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
   ObjectIo io = pg.io;
   io.loc = &pg.loc;
   io.object = name;
-  const StripeLayout& layout = pg.codec->layout;
+  io.codec = &pg.codec->ForForm(st.form);  // a small object's copies (issue 30 item 2)
+  const StripeLayout& layout = io.codec->layout;
   std::map<int, std::uint64_t> readable;  // position -> shard size, for the deep read
   std::vector<int> at_version;            // present at their position's version
   for (auto& [p, reply] : AskStates(io)) {
@@ -201,11 +202,15 @@ Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const
 void Primary::Impl::CheckScrubbed(const Prepared& pg, const std::string& name, ObjectScrub& o) {
   if (!o.scrubbed) return;
   if (!o.bytes.empty()) {
-    const StripeLayout& layout = pg.codec->layout;
+    // A small object's copies are compared as a replicated pool's (the repetition code); its
+    // empty shards past them hold nothing to compare.
+    const PoolCodec& codec = pg.codec->ForForm(o.state.form);
+    const StripeLayout& layout = codec.layout;
     std::map<int, std::span<const std::byte>> good;
-    for (const auto& [p, b] : o.bytes) good[p] = b.span();
-    auto check =
-        recovery::CheckShards(*pg.codec->code, layout, layout.stripes_of(o.state.size), good);
+    for (const auto& [p, b] : o.bytes) {
+      if (p < static_cast<int>(layout.chunk_count())) good[p] = b.span();
+    }
+    auto check = recovery::CheckShards(*codec.code, layout, layout.stripes_of(o.state.size), good);
     if (!check.ok()) {
       log_->warn("pg {} object {}: consistency check: {}", pg.loc.pgid, name,
                  check.status().message());
@@ -265,7 +270,7 @@ int Primary::Impl::RepairObject(const Prepared& pg, const std::string& name,
     r.shard = static_cast<std::uint32_t>(p);
     r.mode = at == st.VersionOf(p) ? msg::SubPullMode::kRepair : msg::SubPullMode::kRebuild;
     r.helpers = helpers;
-    r.objects.push_back(msg::SubPullObject{name, st.version, st.size, at, st.versions});
+    r.objects.push_back(msg::SubPullObject{name, st.version, st.size, at, st.versions, st.form});
     msg::CallOptions call;
     call.timeout = options_.subop_timeout * 2;
     auto reply = client->second->SubPull(std::move(r), call);

@@ -28,6 +28,13 @@ inline std::uint64_t PulledVersion(const msg::SubPullObject& o, int position) {
   return o.versions[static_cast<std::size_t>(position)];
 }
 
+// The code `o` is stored with (issue 30 item 2): the pool's, or its small objects' copies
+// (PoolCodec::replicas) for o.form kReplicas. Its positions past the code's chunks (a small
+// object's empty shards) store nothing: their pull only writes the empty shard.
+inline const PoolCodec& CodecOf(const PoolCodec& pool, const msg::SubPullObject& o) {
+  return pool.ForForm(o.form);
+}
+
 // Position -> version for the positions of `o` not at o.version
 // (OsdShardSource::Options::expect_versions).
 inline std::map<int, std::uint64_t> HelperVersions(const msg::SubPullObject& o) {

@@ -85,14 +85,19 @@ recovery::ShardSourceLimits HelperLimits() {
 
 recovery::RepairRequest RebuildRequest(const PullJob& job, const msg::SubPullObject& o,
                                        const PullOptions& options) {
+  const StripeLayout& layout = CodecOf(*job.codec, o).layout;
+  const int chunks = static_cast<int>(layout.chunk_count());
   recovery::RepairRequest rr;
   rr.want = {static_cast<int>(job.request.shard)};
-  for (const auto& [position, holder] : job.holders) rr.available[position] = 1;
-  rr.stripes = job.codec->layout.stripes_of(o.object_size);
+  // A small object's helpers are its copies only (its shards past them are empty).
+  for (const auto& [position, holder] : job.holders) {
+    if (position < chunks) rr.available[position] = 1;
+  }
+  rr.stripes = layout.stripes_of(o.object_size);
   rr.cost = options.cost;
   // Priced for what the helpers store: absent bytes (Fast EC) cost nothing.
   for (const auto& [position, holder] : job.holders) {
-    rr.cost->stored[position] = job.codec->layout.stored_size(o.object_size, position);
+    if (position < chunks) rr.cost->stored[position] = layout.stored_size(o.object_size, position);
   }
   return rr;
 }
@@ -149,7 +154,7 @@ Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
   if (!*needed) return Status::OK();
   // The engine rebuilds the padded shard; the shard stores what the object's data reaches in it
   // (all of it with padding), and only that is copied or written.
-  const StripeLayout& layout = job.codec->layout;
+  const StripeLayout& layout = CodecOf(*job.codec, o).layout;
   const std::uint64_t stored = layout.stored_size(o.object_size, static_cast<int>(r.shard));
   Buffer data = Buffer::Allocate(layout.padded_shard_size(o.object_size), false);
   if (stored > 0) {
@@ -189,11 +194,12 @@ Status ObjectPuller::Rebuild(const PullJob& job, const msg::SubPullObject& o,
   so.call.timeout = options_->helper_timeout;
   so.expect_version = o.version;
   so.expect_versions = HelperVersions(o);
+  const PoolCodec& codec = CodecOf(*job.codec, o);
   // Each helper holds what the object's size gives it; past that its bytes are zeros that are
   // neither read nor sent (the prefetch asked for the same stored parts).
   std::map<int, std::uint64_t> sizes;
   for (const auto& [position, holder] : job.holders) {
-    sizes[position] = job.codec->layout.stored_size(o.object_size, position);
+    sizes[position] = codec.layout.stored_size(o.object_size, position);
   }
   so.shard_sizes = sizes;
   msg::OsdShardSource remote(std::move(so));
@@ -209,7 +215,7 @@ Status ObjectPuller::Rebuild(const PullJob& job, const msg::SubPullObject& o,
   std::byte* out = data.data();
   const std::uint64_t size = data.size();
   recovery::RepairStats stats;
-  Status s = job.codec->engine->Run(
+  Status s = codec.engine->Run(
       rr, stored,
       [&](const recovery::RebuiltBytes& b) -> Status {
         const std::span<const std::byte> bytes = b.shards.at(want);
@@ -236,7 +242,7 @@ Status ObjectPuller::Copy(const PullJob& job, const msg::SubPullObject& o,
   const msg::SubPullRequest& r = job.request;
   const int shard = static_cast<int>(r.shard);
   // The bytes the shard stores (the head of `data`).
-  const std::uint64_t stored = job.codec->layout.stored_size(o.object_size, shard);
+  const std::uint64_t stored = CodecOf(*job.codec, o).layout.stored_size(o.object_size, shard);
   if (job.copy_from.empty()) {
     return Status::IOError(fmt::format("no helper to copy shard {} of {} from", shard, o.object));
   }
@@ -310,6 +316,7 @@ Status ObjectPuller::Write(const PullJob& job, const msg::SubPullObject& o,
                                                          : msg::SubWriteKind::kFull;
   w.object_size = o.object_size;
   w.shard_size = shard_size;
+  w.form = o.form;
   if (shard_size > 0) w.extents.push_back({0, shard_size});
   w.epoch = job.request.epoch;  // fenced as the primary's own writes (interval_fence.h)
   w.meta = msg::SubWriteMeta::kReplace;

@@ -35,7 +35,8 @@ std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, shard::Sh
   const msg::SubPullObject& o = job.request.objects[index];
   auto needed = NeedsPull(shards, job, o);
   if (!needed.ok() || !*needed) return {};
-  const StripeLayout& layout = job.codec->layout;
+  const PoolCodec& codec = CodecOf(*job.codec, o);
+  const StripeLayout& layout = codec.layout;
   const int target = static_cast<int>(job.request.shard);
   // Nothing to read for a shard that stores nothing (without padding: past the object's data).
   if (layout.stored_size(o.object_size, target) == 0) return {};
@@ -51,9 +52,9 @@ std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, shard::Sh
   }
   if (job.holders.empty()) return {};
   recovery::RepairRequest rr = RebuildRequest(job, o, options);
-  auto plan = job.codec->engine->Plan(rr);
+  auto plan = codec.engine->Plan(rr);
   if (!plan.ok()) return {};
-  auto first = job.codec->engine->PlanFirstBatch(rr, *plan, limits);
+  auto first = codec.engine->PlanFirstBatch(rr, *plan, limits);
   // The object's pull starts from this plan whether or not its first batch is fetched here.
   prepared->request = std::move(rr);
   prepared->plan = std::move(plan).value();

@@ -25,7 +25,8 @@ std::uint64_t VersionAt(const msg::ShardVersions& versions, std::uint64_t versio
 }
 
 Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
-                   const std::vector<std::vector<OtherHolder>>& elsewhere, int unknown) {
+                   const std::vector<std::vector<OtherHolder>>& elsewhere, int unknown,
+                   int copies) {
   Resolution r;
   const auto others_of = [&](std::size_t p) -> const std::vector<OtherHolder>* {
     return p < elsewhere.size() ? &elsewhere[p] : nullptr;
@@ -63,6 +64,7 @@ Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
     std::vector<int> written;  // acting positions v's write changed (what a rollback undoes)
     int held = 0;
     bool held_elsewhere = false;
+    bool copy_held = false;  // a copy position (< copies) holds v
     for (std::size_t p = 0; p < shards.size(); ++p) {
       const ShardView& s = shards[p];
       const bool acting = s.reachable && s.state.version == at(p);
@@ -74,8 +76,13 @@ Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
       }
       held_elsewhere = held_elsewhere || (other && !acting);
       if (acting || other) ++held;
+      if ((acting || other) && static_cast<int>(p) < copies) copy_held = true;
     }
-    if (held >= k) {
+    const bool replicas = copies > 0 && record->form == msg::ObjectForm::kReplicas && v > 0 &&
+                          record->state == msg::ShardState::kPresent;
+    const bool settles =
+        replicas ? copy_held && (held >= k || unreachable + unknown < min_size) : held >= k;
+    if (settles) {
       r.action = Resolution::Action::kSettled;
       r.version = v;
       r.current = holding;
@@ -101,6 +108,7 @@ Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
       // keeps the size of its own write).
       r.exists = record->state == msg::ShardState::kPresent && v > 0;
       r.object_size = r.exists ? record->object_size : 0;
+      r.form = r.exists ? record->form : msg::ObjectForm::kErasure;
       return r;
     }
     if (v == 0) break;  // "never written" on fewer than k: nothing older to try

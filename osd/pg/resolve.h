@@ -34,6 +34,28 @@
 // that another OSD holds at vmax are `copy_from` (backfill copies them); a rollback is only
 // decided when no other OSD holds vmax either.
 //
+// Object forms (issue 30 item 2). In an erasure pool with small objects kept as copies, every
+// record says its version's form (msg::ObjectForm). Every write of such an object still reaches
+// all k+m positions (the copies 0..m, and an empty shard at m+1..k+m-1), and it is acknowledged
+// by the same rule as any write (min_size positions hold it), so everything above holds as it
+// is; only what settles a version differs:
+//
+//   vmax of form erasure          k positions hold it (above)
+//   vmax of form replicas         one of the copy positions 0..copies-1 holds it (its bytes are
+//                                 there whole), and either k positions hold it or fewer than
+//                                 min_size shards do not answer: no newer write can have been
+//                                 acknowledged without one of its min_size positions answering,
+//                                 so vmax is the newest the object can be (a write that reached
+//                                 one copy and was never acknowledged is rolled forward: old or
+//                                 new content, never a mix)
+//
+// A conversion is one whole write of every position with the new form: from copies to shards it
+// is settled only by k shards of the new version, else rolled back (fewer than min_size could
+// hold it) to the copies, whose undo records restore them; from shards to copies, by one copy of
+// the new version, the positions past m then being stale (their shards of the old version are
+// never read: reads take only positions at the object's version) until recovery writes them
+// empty. So an object reads as its old or its new content, whole, in its own form.
+//
 // Thread safety: pure.
 #pragma once
 
@@ -64,6 +86,7 @@ struct Resolution {
   std::uint64_t version = 0;  // settled: the object's version (0: never written)
   bool exists = false;        // settled: present (not removed, not absent)
   std::uint64_t object_size = 0;
+  msg::ObjectForm form = msg::ObjectForm::kErasure;  // settled: the form of `version`
   // settled: the version each position must be at (empty: every position at `version`).
   msg::ShardVersions versions;
   std::vector<int> current;   // settled: positions holding `version`
@@ -83,7 +106,10 @@ struct Resolution {
 // empty (or too short to name the position).
 std::uint64_t VersionAt(const msg::ShardVersions& versions, std::uint64_t version, int position);
 
+// `copies`: an erasure pool's copies of a small object (m+1; 0 for a pool whose objects have one
+// form): a version recorded as kReplicas settles by the rule above.
 Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
-                   const std::vector<std::vector<OtherHolder>>& elsewhere = {}, int unknown = 0);
+                   const std::vector<std::vector<OtherHolder>>& elsewhere = {}, int unknown = 0,
+                   int copies = 0);
 
 }  // namespace ec::osd::pg

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace ec::osd::pg {
 namespace {
 
@@ -231,6 +233,79 @@ TEST(Resolve, AnUnacknowledgedPartialWriteRollsBackOnlyWhatItChanged) {
   EXPECT_EQ(r.action, Action::kRollback);
   EXPECT_EQ(r.version, 9u);
   EXPECT_EQ(r.rollback, (std::vector<int>{1}));
+}
+
+// Object forms (issue 30 item 2), k=4 m=2 min_size 5, copies on positions 0..2: `forms` marks
+// each version that is stored as copies.
+std::vector<ShardView> FormViews(const std::vector<long long>& versions,
+                                 const std::set<long long>& copies) {
+  std::vector<ShardView> v = Views(versions);
+  for (ShardView& s : v) {
+    if (s.reachable && copies.count(static_cast<long long>(s.state.version)) != 0) {
+      s.state.form = msg::ObjectForm::kReplicas;
+    }
+  }
+  return v;
+}
+
+TEST(ResolveForms, OneCopyOfTheNewestVersionSettlesIt) {
+  // A small object's write that reached one copy (and no other position) before its primary died:
+  // rolled forward (it is whole on that copy); nothing newer can hide in the unreachable one.
+  Resolution r = Resolve(FormViews({9, 8, 8, 8, 8, -1}, {8, 9}), 4, 5, {}, 0, 3);
+  EXPECT_EQ(r.action, Action::kSettled);
+  EXPECT_EQ(r.version, 9u);
+  EXPECT_EQ(r.form, msg::ObjectForm::kReplicas);
+  EXPECT_EQ(r.current, (std::vector<int>{0}));
+  EXPECT_EQ(r.stale.size(), 4u);
+  // Without the form (copies = 0: a pool without small objects) it is rolled back.
+  EXPECT_EQ(Resolve(FormViews({9, 8, 8, 8, 8, -1}, {8, 9}), 4, 5).action, Action::kRollback);
+}
+
+TEST(ResolveForms, NewestOnlyOnEmptyPositionsIsRolledBack) {
+  // The copies' write reached only the empty positions past the copies: no copy holds its bytes.
+  Resolution r = Resolve(FormViews({8, 8, 8, 9, 9, 9}, {8, 9}), 4, 5, {}, 0, 3);
+  EXPECT_EQ(r.action, Action::kRollback);
+  EXPECT_EQ(r.rollback, (std::vector<int>{3, 4, 5}));
+}
+
+TEST(ResolveForms, ConversionToShardsNeedsKShards) {
+  // Copies at 8 turned into shards at 9: three shards of 9 are fewer than k: rolled back to the
+  // copies; four settle it.
+  Resolution back = Resolve(FormViews({9, 9, 8, 8, 9, 8}, {8}), 4, 5, {}, 0, 3);
+  EXPECT_EQ(back.action, Action::kRollback);
+  EXPECT_EQ(back.rollback, (std::vector<int>{0, 1, 4}));
+  Resolution on = Resolve(FormViews({9, 9, 8, 9, 9, 8}, {8}), 4, 5, {}, 0, 3);
+  EXPECT_EQ(on.action, Action::kSettled);
+  EXPECT_EQ(on.version, 9u);
+  EXPECT_EQ(on.form, msg::ObjectForm::kErasure);
+  // After the rollback the copies settle the old version, from one of them.
+  Resolution old = Resolve(FormViews({8, -1, -1, 8, 8, 8}, {8}), 4, 5, {}, 0, 3);
+  EXPECT_EQ(old.action, Action::kSettled);
+  EXPECT_EQ(old.version, 8u);
+  EXPECT_EQ(old.form, msg::ObjectForm::kReplicas);
+}
+
+TEST(ResolveForms, ConversionToCopiesSettlesOnOneCopy) {
+  // Shards at 8 turned into copies at 9, cut after copy 1: the copy settles it; the shards of 8
+  // are stale (never read: reads take positions at the object's version only).
+  Resolution r = Resolve(FormViews({8, 9, 8, 8, 8, 8}, {9}), 4, 5, {}, 0, 3);
+  EXPECT_EQ(r.action, Action::kSettled);
+  EXPECT_EQ(r.version, 9u);
+  EXPECT_EQ(r.form, msg::ObjectForm::kReplicas);
+  EXPECT_EQ(r.stale, (std::vector<int>{0, 2, 3, 4, 5}));
+}
+
+TEST(ResolveForms, ACopyAloneWaitsWhenANewerWriteMayHide) {
+  // min_size shards unreachable: a newer acknowledged write could be on them: undecided.
+  Resolution r = Resolve(FormViews({-1, -1, 8, -1, -1, -1}, {8}), 4, 5, {}, 0, 3);
+  EXPECT_EQ(r.action, Action::kUndecided);
+  // With min_size 2, four unreachable shards could hold a newer write as well.
+  Resolution s = Resolve(FormViews({-1, 8, 8, -1, -1, -1}, {8}), 4, 2, {}, 0, 3);
+  EXPECT_EQ(s.action, Action::kUndecided);
+  // Fewer than min_size unreachable: the copies settle it though fewer than k positions answer.
+  Resolution t = Resolve(FormViews({8, 8, 8, -1, -1, -1}, {8}), 4, 5, {}, 0, 3);
+  EXPECT_EQ(t.action, Action::kSettled);
+  EXPECT_EQ(t.current, (std::vector<int>{0, 1, 2}));
 }
 
 }  // namespace

@@ -55,4 +55,13 @@ Result<WritePlan> PlanWrite(const StripeLayout& layout, bool exists, std::uint64
   return p;
 }
 
+msg::ObjectForm FormAfter(msg::ObjectForm form, bool exists, bool whole, std::uint64_t new_size,
+                          std::uint64_t min_object_size) {
+  const bool small = new_size < min_object_size;
+  if (!exists || whole || form == msg::ObjectForm::kReplicas) {
+    return small ? msg::ObjectForm::kReplicas : msg::ObjectForm::kErasure;
+  }
+  return form;
+}
+
 }  // namespace ec::osd::pg

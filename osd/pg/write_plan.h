@@ -44,4 +44,20 @@ Result<WritePlan> PlanWrite(const StripeLayout& layout, bool exists, std::uint64
                             msg::ObjWriteMode mode, std::uint64_t offset, std::uint64_t length,
                             std::uint64_t max_object_size);
 
+// The form an erasure pool's object is to have after a write (issue 30 item 2; its pool keeps
+// objects smaller than `min_object_size` bytes as copies, 0: none), given its form now (`exists`
+// false: a new object) and its size after the write:
+//   new object                      copies when new_size < min_object_size, else shards
+//   copies                          stay copies while new_size < min_object_size, else shards
+//                                   (the write that takes it there converts it)
+//   shards                          stay shards, except a whole rewrite (write_full, truncate,
+//                                   `whole`) to below min_object_size turns it back into copies:
+//                                   it rewrites every position anyway, so the change costs
+//                                   nothing more; a write of part of it never does (that would
+//                                   turn a cheap partial write into a whole rewrite)
+// So min_object_size 0 keeps every object as shards, and a change of it applies to objects as
+// they are next written.
+msg::ObjectForm FormAfter(msg::ObjectForm form, bool exists, bool whole, std::uint64_t new_size,
+                          std::uint64_t min_object_size);
+
 }  // namespace ec::osd::pg

@@ -79,5 +79,23 @@ TEST(WritePlan, Errors) {
   EXPECT_EQ(overflow.status().code(), EINVAL);
 }
 
+// The small-object class (issue 30 item 2): copies below the size, shards from it on; shards turn
+// back only by a whole rewrite; 0 keeps everything as shards.
+TEST(FormAfter, CopiesBelowTheSizeShardsFromIt) {
+  using msg::ObjectForm;
+  constexpr ObjectForm kEc = ObjectForm::kErasure;
+  constexpr ObjectForm kRep = ObjectForm::kReplicas;
+  EXPECT_EQ(FormAfter(kEc, false, false, 100, 0), kEc);  // off
+  EXPECT_EQ(FormAfter(kEc, false, false, 0, 0), kEc);
+  EXPECT_EQ(FormAfter(kEc, false, false, 4095, 4096), kRep);  // new, small
+  EXPECT_EQ(FormAfter(kEc, false, true, 4096, 4096), kEc);    // new, at the size
+  EXPECT_EQ(FormAfter(kRep, true, false, 4095, 4096), kRep);  // stays small
+  EXPECT_EQ(FormAfter(kRep, true, false, 4096, 4096), kEc);   // grows: converted
+  EXPECT_EQ(FormAfter(kRep, true, false, 10, 0), kEc);        // the class turned off
+  EXPECT_EQ(FormAfter(kEc, true, false, 10, 4096), kEc);      // partial write: stays shards
+  EXPECT_EQ(FormAfter(kEc, true, true, 10, 4096), kRep);      // write_full: turned back
+  EXPECT_EQ(FormAfter(kEc, true, true, 5000, 4096), kEc);
+}
+
 }  // namespace
 }  // namespace ec::osd::pg
