@@ -112,7 +112,8 @@ struct ObjReadResult {
 struct ObjStatResult {
   std::uint64_t version = 0;
   std::uint64_t size = 0;
-  std::uint64_t mtime = 0;  // microseconds since the Unix epoch (0: none recorded)
+  std::uint64_t mtime = 0;                 // microseconds since the Unix epoch (0: none recorded)
+  ObjectForm form = ObjectForm::kErasure;  // how the object is stored (protocol version 5)
 };
 struct ObjXattrsResult {
   std::uint64_t version = 0;

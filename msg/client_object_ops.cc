@@ -82,7 +82,7 @@ void OsdClient::ObjStatAsync(ObjStatRequest request, Callback<ObjStatResult> don
   impl_->Submit(MakeCall(
       std::move(request), {}, options,
       Typed<ObjStatReply, ObjStatResult>(std::move(done), [](const ObjStatReply& r, Buffer) {
-        return Result<ObjStatResult>(ObjStatResult{r.version, r.size, r.mtime});
+        return Result<ObjStatResult>(ObjStatResult{r.version, r.size, r.mtime, r.form});
       })));
 }
 

@@ -177,6 +177,7 @@ Result<ObjectStat> IoCtx::Stat(const std::string& object) {
     out.size = got->size;
     out.version = got->version;
     out.mtime = got->mtime;
+    out.form = got->form == msg::ObjectForm::kReplicas ? "replicas" : "erasure";
     return Status::OK();
   });
   if (!s.ok()) return s;

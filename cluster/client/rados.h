@@ -92,6 +92,9 @@ struct ObjectStat {
   std::uint64_t size = 0;
   std::uint64_t version = 0;
   std::uint64_t mtime = 0;  // microseconds since the Unix epoch (0: none recorded)
+  // How the pool stores it (issue 30 item 2): "erasure" (k+m shards; every object of a
+  // replicated pool) or "replicas" (an erasure pool's small object kept as m+1 copies).
+  std::string form = "erasure";
 };
 
 // Direct reads this client made (Rados::direct_reads): answered by the shard's OSD, or refused

@@ -6,14 +6,17 @@
 // then its primary died) settles to the old or the new content, never an error or a mix.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "osd/pg/object_io.h"
-#include "osd/pg/object_io_test_fixture.h"
+#include "osd/pg/object_io_test_util.h"
 
 namespace ec::osd::pg {
 namespace {
 
+using namespace std::chrono_literals;
 using testing::Geometry;
 using testing::kEpoch;
 using testing::ObjectIoTest;
@@ -162,6 +165,22 @@ TEST_F(ObjectFormTest, AConversionCutShortAnywhereReadsOldOrNew) {
       EXPECT_EQ(SettledContent(name), got);
     }
   }
+}
+
+// A write of copies that one late copy may still take fails EINPROGRESS (one copy settles it, so
+// the client must not repeat it blindly), and indeed the next resolve rolls it forward.
+TEST_F(ObjectFormTest, AFailedWriteOfCopiesThatOneCopyMayHoldIsInProgress) {
+  ObjectIo io = IoFor("late", Absent());
+  auto first = Write(io, Absent(), kCopies, 0, Bytes(3000, 'a'), true, (kEpoch << 32) | 1, 3);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  for (int p : {1, 2, 3}) osds_[p]->gate->delay_ms = 600;
+  auto second = Write(IoFor("late", *first), *first, kCopies, 0, Bytes(3000, 'b'), true,
+                      (kEpoch << 32) | 2, 3);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), EINPROGRESS) << second.status().ToString();
+  for (int p : {1, 2, 3}) osds_[p]->gate->delay_ms = 0;
+  std::this_thread::sleep_for(700ms);
+  EXPECT_EQ(SettledContent("late"), std::string(3000, 'b'));
 }
 
 }  // namespace

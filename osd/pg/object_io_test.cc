@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "osd/pg/object_io_test_fixture.h"
+#include "osd/pg/object_io_test_util.h"
 
 namespace ec::osd::pg {
 namespace {

@@ -196,7 +196,13 @@ Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int
   // The positions the write left alone hold it as well (resolve.h).
   const std::size_t may_hold =
       (took.size() - undone) + silent_maybe_applied + static_cast<std::size_t>(untouched);
-  if (static_cast<int>(may_hold) >= io.loc->k) {
+  // A small object's copy alone settles its version (resolve.h "Object forms"): one position sent
+  // the write that may hold it is enough for it to be applied yet (the untouched positions of a
+  // write of part of the copies are past them: they settle nothing alone).
+  const bool copies = io.codec->form == msg::ObjectForm::kReplicas;
+  const bool maybe_applied = copies ? (took.size() - undone) + silent_maybe_applied >= 1
+                                    : static_cast<int>(may_hold) >= io.loc->k;
+  if (maybe_applied) {
     return Status::Retryable(
         EINPROGRESS,
         fmt::format("pg {} object {}: the write of version {} reached {} of {} shards and could "

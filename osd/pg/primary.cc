@@ -359,6 +359,15 @@ Result<ObjectState> Primary::Impl::VersionedWrite(
   auto next = apply(version);
   if (next.ok()) {
     Remember(p, *next);
+    if (p.state.exists && next->form != p.state.form) {
+      const bool copies = next->form == msg::ObjectForm::kReplicas;
+      metrics_
+          ->GetCounter("ecstore_pool_form_conversions_total",
+                       "Objects turned from shards into copies (to=\"replicas\") or back "
+                       "(to=\"erasure\") by a write: an erasure pool's small objects (issue 30)",
+                       {{"pool", p.pool_name}, {"to", copies ? "replicas" : "erasure"}})
+          .Inc();
+    }
   } else {
     Forget(p);
   }

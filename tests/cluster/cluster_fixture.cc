@@ -52,12 +52,28 @@ std::vector<std::byte> ToVector(const ec::Buffer& b) {
   return std::vector<std::byte>(b.data(), b.data() + b.size());
 }
 
+std::vector<std::byte> ShardBytesOn(ec::msg::OsdClient& client, const std::string& collection,
+                                    const std::string& object, std::uint32_t shard,
+                                    std::uint64_t size) {
+  if (size == 0) return {};
+  ec::msg::ReadShardRequest r;
+  r.collection = collection;
+  r.object = object;
+  r.shard = shard;
+  r.extents.push_back({0, size});
+  auto got = client.ReadShard(std::move(r));
+  EXPECT_TRUE(got.ok()) << got.status().ToString();
+  if (!got.ok()) return {};
+  return ToVector(got->extents.at(0));
+}
+
 std::vector<std::byte> WriteFullWithAKill(LocalCluster& cluster, ec::cluster::client::IoCtx& io,
                                           const std::string& name, int round, std::size_t size,
                                           std::mt19937_64& rng, std::chrono::microseconds max_delay,
-                                          bool* ended_new) {
+                                          bool* ended_new, std::size_t before_size) {
   *ended_new = false;
-  const auto before = ec::osd::store::testing::RandomBytes(rng, size);
+  const auto before =
+      ec::osd::store::testing::RandomBytes(rng, before_size == 0 ? size : before_size);
   EXPECT_TRUE(io.WriteFull(name, before).ok()) << name;
   auto loc = cluster.Locate(io.pool_id(), name);
   EXPECT_TRUE(loc.ok()) << loc.status().ToString();
@@ -236,6 +252,7 @@ void LocalCluster::AddPool(const PoolSpec& spec) {
   pool.stripe_unit = spec.stripe_unit;
   pool.min_size = std::stoi(spec.profile.at("k"));
   pool.ec_optimizations = spec.ec_optimizations;
+  pool.ec_min_object_size = spec.ec_min_object_size;
   if (spec.record_data_chunks) {
     // As `ec-admin osd pool create` records them (clients' direct reads need them).
     ec::Profile profile = spec.profile;

@@ -53,6 +53,7 @@
 #include "common/status.h"
 #include "ec/buffer.h"
 #include "ec/profile.h"
+#include "msg/client.h"
 #include "tests/osd/osd_process.h"
 #include "tests/system_test_support.h"
 
@@ -80,6 +81,8 @@ struct PoolSpec {
   bool record_data_chunks = true;
   int replicated_size = 0;  // > 0: a replicated pool of that many copies (profile unused)
   int min_size = 0;         // a replicated pool's; 0: size - size/2
+  // An erasure pool's ec_min_object_size (issue 30 item 2): objects below it kept as m+1 copies.
+  std::uint64_t ec_min_object_size = 0;
 };
 
 // A replicated pool "NAME" of `size` copies (min_size size - size/2), stripe unit 4 KiB.
@@ -228,15 +231,23 @@ ProcessResult PoolToolShell(const std::string& program, const std::string& conf,
 // The bytes of a buffer, for comparisons with a model.
 std::vector<std::byte> ToVector(const ec::Buffer& b);
 
+// The first `size` bytes of shard `shard` of `object` in `collection` on the OSD `client` talks to
+// (a ReadShard below the PG layer; nothing for 0), a gtest failure when it cannot be read.
+std::vector<std::byte> ShardBytesOn(ec::msg::OsdClient& client, const std::string& collection,
+                                    const std::string& object, std::uint32_t shard,
+                                    std::uint64_t size);
+
 // One round of "a write killed anywhere": `size` random bytes written whole to `name`, then
 // another `size` whole while the object's primary (even `round`) or another OSD of its acting set
 // (odd) is killed -9 at a random moment below `max_delay` into the write; the OSD is restarted and
 // the object read. An acknowledged write must read as the new bytes, a failed one as the old or
 // the new, never a mix (gtest failures otherwise, naming the round). Returns what it read;
 // *ended_new says whether that is the new content.
+// `before_size` (0: `size`): the first write's size, for a write that changes the object's form
+// (an erasure pool's small object growing into shards, or shrinking back into copies).
 std::vector<std::byte> WriteFullWithAKill(LocalCluster& cluster, ec::cluster::client::IoCtx& io,
                                           const std::string& name, int round, std::size_t size,
                                           std::mt19937_64& rng, std::chrono::microseconds max_delay,
-                                          bool* ended_new);
+                                          bool* ended_new, std::size_t before_size = 0);
 
 }  // namespace ectest

@@ -97,6 +97,44 @@ class EcRadosCli : public ectest::ClusterTest {
   ectest::TempDir files_;
 };
 
+// Issue 30 item 2 end to end: `ec-admin osd pool set p ec_min_object_size` makes the OSDs keep
+// smaller objects as copies; `stat -f json` says the form, the plain line stays rados's.
+TEST_F(EcRadosCli, StatSaysTheFormOfSmallObjects) {
+  auto admin = [&](std::vector<std::string> cmd) {
+    cmd.insert(cmd.begin(), {"-c", conf_});
+    return ectest::RunProgram(EC_ADMIN_PATH, cmd);
+  };
+  ProcessResult r = admin({"osd", "pool", "set", "p", "ec_min_object_size", "8192"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto small = files_ / "form-small.in";
+  const auto big = files_ / "form-big.in";
+  ectest::WriteBytes(small, ectest::RandomBytes(100, 301));
+  ectest::WriteBytes(big, ectest::RandomBytes(20000, 302));
+  // The OSDs take the option from the next map: a write may come first.
+  std::string form;
+  for (int i = 0; i < 50 && form != "replicas"; ++i) {
+    ASSERT_EQ(Rados({"put", "form-obj", small.string()}).exit_code, 0);
+    r = Rados({"-f", "json", "stat", "form-obj"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    form = Json(r).value("form", "");
+    if (form != "replicas") std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(form, "replicas");
+  const nlohmann::json j = Json(r);
+  EXPECT_EQ(j["size"], 100);
+  EXPECT_EQ(j["name"], "form-obj");
+  EXPECT_EQ(j["pool"], "p");
+  r = Rados({"stat", "form-obj"});
+  EXPECT_EQ(r.out.rfind("p/form-obj mtime ", 0), 0u) << r.out;
+  EXPECT_TRUE(r.out.ends_with(", size 100\n")) << r.out;
+  ASSERT_EQ(Rados({"append", "form-obj", big.string()}).exit_code, 0);
+  EXPECT_EQ(Json(Rados({"-f", "json", "stat", "form-obj"}))["form"], "erasure");
+  EXPECT_EQ(Json(Rados({"-f", "json", "stat", "form-obj"}))["size"], 20100);
+  ASSERT_EQ(Rados({"rm", "form-obj"}).exit_code, 0);
+  r = admin({"osd", "pool", "set", "p", "ec_min_object_size", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(EcRadosCli, PutGetStatLsRoundTrip) {
   unsigned seed = 14;
   for (std::size_t size :

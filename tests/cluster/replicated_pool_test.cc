@@ -91,18 +91,8 @@ class Replicated : public ectest::ClusterTest {
       auto st = client->Stat({loc->collection, name, shard});
       EXPECT_TRUE(st.ok()) << "replica " << p << ": " << st.status().ToString();
       if (!st.ok()) return out;
-      std::vector<std::byte> bytes;
-      if (st->size > 0) {
-        ec::msg::ReadShardRequest r;
-        r.collection = loc->collection;
-        r.object = name;
-        r.shard = shard;
-        r.extents.push_back({0, st->size});
-        auto got = client->ReadShard(std::move(r));
-        EXPECT_TRUE(got.ok()) << got.status().ToString();
-        if (got.ok()) bytes = ToVector(got->extents.at(0));
-      }
-      out.emplace_back(st->version, std::move(bytes));
+      out.emplace_back(st->version,
+                       ectest::ShardBytesOn(*client, loc->collection, name, shard, st->size));
     }
     return out;
   }

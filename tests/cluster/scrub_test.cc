@@ -70,6 +70,10 @@ class Scrub : public ectest::ClusterTest {
     o.grace_seconds = 3;
     o.pools = ectest::ClayAndRsPools(4);
     o.pools.push_back(ectest::ReplicatedPool("rep", 3, 4));  // issue 30: 3 copies
+    // Issue 30 item 2: an RS(4,2) pool keeping objects below 64 KiB as 3 copies.
+    ectest::PoolSpec small{"small", ectest::RsProfile(), 4096, 4};
+    small.ec_min_object_size = 65536;
+    o.pools.push_back(small);
     o.osd_options = {"osd_scrub_min_interval=1000000s", "osd_deep_scrub_interval=1000000s"};
     StartCluster(std::move(o));
   }
@@ -443,6 +447,14 @@ TEST_F(Scrub, DeepScrubFindsCorruptionAndRepairFixesIt) {
 // rotten replica of another object (read_error); repair copies a good replica over each.
 TEST_F(Scrub, ReplicatedDeepScrubNamesTheOddReplicaAndRepairFixesIt) {
   DeepScrubFindsAndRepairs("rep", "rep-", 3 * 4096 + 500, 2 * 4096 + 77, 2, 2 * 4096 + 77);
+}
+
+// Small objects of an erasure pool kept as 3 copies (issue 30 item 2): the deep scrub compares
+// the copies as a replicated pool's (a copy forged with good checksums named alone, a rotten copy
+// of another object read_error) and repair copies a good copy over each; the empty shards past
+// the copies stay empty.
+TEST_F(Scrub, SmallObjectCopiesAreScrubbedAndRepairedAsReplicas) {
+  DeepScrubFindsAndRepairs("small", "small-", 3 * 4096 + 500, 2 * 4096 + 77, 2, 2 * 4096 + 77);
 }
 
 // The object's metadata (issue 29) forged on one shard below the PG layer, its bytes left alone:

@@ -260,5 +260,15 @@ TEST(Thrash, ReplicatedPoolSurvivesKillsOutsStopsAndEtcdRestarts) {
   RunThrash({{ReplicatedPool("rep", 3, 8)}, 3, 25});
 }
 
+// Issue 30 item 2: an RS(4,2) pool keeping objects below 48 KiB as 3 copies, under the same
+// faults: the workload's write_fulls (up to max_full) make both forms, its appends and growing
+// overwrites convert copies into shards and its write_fulls shards back into copies, while OSDs
+// are killed, stopped and marked out. A short run: 25 s of rounds.
+TEST(Thrash, SmallObjectCopiesInAnErasurePoolSurviveKillsOutsStopsAndEtcdRestarts) {
+  PoolSpec small{"small", RsProfile(), 4096, 8};
+  small.ec_min_object_size = 48 * 1024;
+  RunThrash({{small}, 3, 25});
+}
+
 }  // namespace
 }  // namespace ectest::thrash

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "tools/ec_rados/errors.h"
 #include "tools/ec_rados/meta_commands.h"
 
@@ -156,12 +158,20 @@ Status GetObject(IoCtx& pool, const std::string& object, const std::string& file
                                    ": the object kept changing while it was read");
 }
 
-Status StatObject(IoCtx& io, const std::string& object, std::ostream& out) {
+Status StatObject(IoCtx& io, const std::string& object, const std::string& format,
+                  std::ostream& out) {
   auto st = io.Stat(object);
   if (!st.ok()) return Failed("stat-ing " + Where(io, object), st.status());
   // rados stat prints whole seconds (its utime_t of a time_t).
-  out << Where(io, object) << " mtime " << RadosTime(st->mtime / 1000000, 0) << ", size "
-      << st->size << "\n";
+  const std::string mtime = RadosTime(st->mtime / 1000000, 0);
+  if (format == "plain") {
+    // rados's line exactly, for the tools that parse it; the form is in the JSON.
+    out << Where(io, object) << " mtime " << mtime << ", size " << st->size << "\n";
+    return Status::OK();
+  }
+  const nlohmann::json j = {{"pool", io.pool_name()}, {"name", object},         {"size", st->size},
+                            {"mtime", mtime},         {"version", st->version}, {"form", st->form}};
+  out << j.dump(format == "json-pretty" ? 4 : -1) << "\n";
   return Status::OK();
 }
 

@@ -31,7 +31,10 @@ Status AppendObject(cluster::client::IoCtx& io, const std::string& object, const
 Status GetObject(cluster::client::IoCtx& io, const std::string& object, const std::string& file,
                  std::ostream& out);
 // stat: "POOL/OBJ mtime 2026-11-28T10:00:00.000000+0000, size N", as rados stat prints it.
-Status StatObject(cluster::client::IoCtx& io, const std::string& object, std::ostream& out);
+// rados stat: plain, rados's line "POOL/OBJ mtime T, size N" unchanged; json / json-pretty
+// ({"pool","name","size","mtime","version","form"}) also says the object's form (issue 30).
+Status StatObject(cluster::client::IoCtx& io, const std::string& object, const std::string& format,
+                  std::ostream& out);
 // rm: each object in turn; stops at the first error (rados's behaviour).
 Status RemoveObjects(cluster::client::IoCtx& io, const std::vector<std::string>& objects);
 // ls: one name per line.

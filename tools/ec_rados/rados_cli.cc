@@ -332,9 +332,10 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   ec::cli::AddVersionFlag(app, "ec-rados");
   app.add_option("-c,--conf", a.conf, "the config file ([global] etcd_endpoints)");
   app.add_option("-p,--pool", a.pool, "the pool");
-  app.add_option("-f,--format", a.format,
-                 "bench summary and df: plain (default), json, json-pretty; list-inconsistent-obj: "
-                 "json (default, one line) or json-pretty")
+  app.add_option(
+         "-f,--format", a.format,
+         "bench summary, df and stat: plain (default), json, json-pretty; list-inconsistent-obj: "
+         "json (default, one line) or json-pretty")
       ->check(CLI::IsMember({"plain", "json", "json-pretty"}));
   app.add_option("--direct-reads", a.direct_reads,
                  "on (default): a read inside one data chunk of a clean PG goes to that shard's "
@@ -353,7 +354,9 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   get->add_option("OBJ", a.object)->required();
   get->add_option("FILE", a.file)->required();
   auto* stat = app.add_subcommand(
-      "stat", "print \"POOL/OBJ mtime 2026-11-28T10:00:00.000000+0000, size N\" (rados's)");
+      "stat",
+      "print \"POOL/OBJ mtime 2026-11-28T10:00:00.000000+0000, size N\" (rados's); with -f json "
+      "also the version and the form: erasure, or replicas (an erasure pool's small object)");
   stat->add_option("OBJ", a.object)->required();
   auto* setxattr = app.add_subcommand(
       "setxattr", "set xattr NAME of OBJ to VALUE (no VALUE: standard input); creates OBJ");
@@ -480,7 +483,7 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   } else if (get->parsed()) {
     s = GetObject(*ctx, a.object, a.file, io.out);
   } else if (stat->parsed()) {
-    s = StatObject(*ctx, a.object, io.out);
+    s = StatObject(*ctx, a.object, a.format, io.out);
   } else if (setxattr->parsed()) {
     s = SetXattrCommand(
         *ctx, a.object, a.xattr,
