@@ -137,9 +137,12 @@ TEST(EtcdMembers, LeaderKilledThenQuorumLostAndBack) {
   auto next = etcd.Leader();
   ASSERT_TRUE(next.ok()) << next.status().ToString();
   EXPECT_NE(*next, *leader);
-  // The pause: a put sent just before the kill waits for the dead leader until the client's
-  // 2 s per endpoint, then the next member; an election takes 1 to 2 s.
-  EXPECT_LT(writer.longest(), milliseconds(6000));
+  // The pause is bounded by the client's design, not by etcd's own 7 s request timeout: a call
+  // retries leaderless members for at most `timeout`, then tries each endpoint once more for at
+  // most `timeout` each ((endpoints + 1) x 2 s = 8 s; typically one election, 1 to 2 s). The
+  // margin is for a loaded machine (the suite runs beside it, under ASan too).
+  const milliseconds bound = (static_cast<int>(o.endpoints.size()) + 1) * o.timeout;
+  EXPECT_LT(writer.longest(), bound + milliseconds(2000));
   std::printf("leader m%d killed: longest put %lld ms, %d puts failed, new leader m%d\n", *leader,
               static_cast<long long>(writer.longest().count()), writer.failed(), *next);
   const int acked_then = writer.acked();
@@ -166,8 +169,11 @@ TEST(EtcdMembers, LeaderKilledThenQuorumLostAndBack) {
   const auto took = Clock::now() - start;
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), EAGAIN) << r.status().ToString();
-  // The 1 s election wait, not the members' own 7 s timeouts.
-  EXPECT_LT(took, milliseconds(2500));
+  // The 1 s election wait and one more round of the endpoints (two refuse at once, the survivor
+  // answers "no leader"), not the members' own 7 s request timeout.
+  EXPECT_LT(took,
+            (static_cast<int>(quick.endpoints.size()) + 1) * quick.timeout + milliseconds(1000))
+      << r.status().ToString();
   for (int i = 0; i < 3; ++i) {
     EXPECT_NE(r.status().message().find(etcd.member_endpoint(i).ToString()), std::string::npos)
         << r.status().message();
@@ -183,8 +189,17 @@ TEST(EtcdMembers, LeaderKilledThenQuorumLostAndBack) {
   ASSERT_TRUE(etcd.StartMember(*next).ok());
   ASSERT_TRUE(etcd.WaitQuorum(milliseconds(20000)).ok());
   EXPECT_TRUE(etcd.member_running(survivor));
-  auto back = client.Put({"/m/" + std::to_string(acked), "v", 0});
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  // The first put after the quorum is back may still time out (a restarted member catching up,
+  // a loaded machine); a writer sends it again, as it would any write without a reply (the same
+  // key: applying it twice leaves one key, and CheckSeen allows its second event).
+  Status back;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        back = client.Put({"/m/" + std::to_string(acked), "v", 0}).status();
+        return back.ok();
+      },
+      milliseconds(20000)))
+      << back.ToString();
   ASSERT_TRUE(
       WaitUntil([&] { return seen.Saw("/m/" + std::to_string(acked)); }, milliseconds(10000)));
   watch->Stop();
