@@ -53,7 +53,7 @@ bool IsBlank(char c) {
   return c == ' ' || c == '\t' || c == '\r';
 }
 
-std::string_view Trim(std::string_view s) {
+std::string_view TrimBlanks(std::string_view s) {
   while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsBlank(s.back())) s.remove_suffix(1);
   return s;
@@ -78,17 +78,17 @@ std::optional<int> SectionOsdId(std::string_view name) {
 // A value without its trailing comment; a value in double quotes may hold '#' and ';' (and \" or
 // \\ escapes).
 Result<std::string> StripValue(std::string_view v) {
-  v = Trim(v);
+  v = TrimBlanks(v);
   if (v.empty() || v[0] != '"') {
     const std::size_t cut = v.find_first_of("#;");
-    return std::string(Trim(v.substr(0, cut)));
+    return std::string(TrimBlanks(v.substr(0, cut)));
   }
   std::string out;
   for (std::size_t i = 1; i < v.size(); ++i) {
     if (v[i] == '\\' && i + 1 < v.size()) {
       out.push_back(v[++i]);
     } else if (v[i] == '"') {
-      std::string_view rest = Trim(v.substr(i + 1));
+      std::string_view rest = TrimBlanks(v.substr(i + 1));
       if (!rest.empty() && !IsComment(rest)) {
         return Status::Invalid("unexpected text after the closing quote");
       }
@@ -108,7 +108,7 @@ Result<Prepared> Prenormalise(std::string_view text, std::string_view origin) {
   while (pos <= text.size()) {
     std::size_t nl = text.find('\n', pos);
     if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = Trim(text.substr(pos, nl - pos));
+    std::string_view line = TrimBlanks(text.substr(pos, nl - pos));
     pos = nl + 1;
     ++line_no;
     const std::string where = fmt::format("{}:{}: ", origin, line_no);
@@ -122,11 +122,11 @@ Result<Prepared> Prenormalise(std::string_view text, std::string_view origin) {
         out.text.append(line).append("\n");
         continue;
       }
-      std::string_view rest = Trim(line.substr(end + 1));
+      std::string_view rest = TrimBlanks(line.substr(end + 1));
       if (!rest.empty() && !IsComment(rest)) {
         return Status::Invalid(where + "unexpected text after the section header");
       }
-      current = std::string(Trim(line.substr(1, end - 1)));
+      current = std::string(TrimBlanks(line.substr(1, end - 1)));
       if (!SectionOsdId(current)) {
         return Status::Invalid(fmt::format(
             "{}unknown section [{}] (expected [global], [osd] or [osd.N])", where, current));
@@ -515,7 +515,7 @@ Result<ConfigOverride> ParseConfigOverride(std::string_view text) {
     return Status::Invalid(fmt::format("bad --set '{}': expected name=value", text));
   }
   return ConfigOverride{NormaliseOptionName(text.substr(0, eq)),
-                        std::string(Trim(text.substr(eq + 1)))};
+                        std::string(TrimBlanks(text.substr(eq + 1)))};
 }
 
 Result<OsdConfig> ParseOsdConfig(std::string_view text, std::string_view origin, int osd_id,
@@ -530,7 +530,7 @@ bool IsConfigSection(std::string_view name) {
 }
 
 Status CheckOptionValue(const OptionSpec& spec, std::string_view value) {
-  Result<Typed> t = ParseTyped(spec, Trim(value));
+  Result<Typed> t = ParseTyped(spec, TrimBlanks(value));
   return t.ok() ? Status::OK() : t.status();
 }
 
@@ -596,7 +596,7 @@ void AddMonSettings(const std::vector<MonSetting>& mon, int osd_id,
       ignored.push_back(what + ": only ecstore.conf and --set may set it");
       continue;
     }
-    const std::string value(Trim(m.value));
+    const std::string value(TrimBlanks(m.value));
     if (Status st = CheckOptionValue(*spec, value); !st.ok()) {
       ignored.push_back(what + ": " + st.message());
       continue;

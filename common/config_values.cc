@@ -243,7 +243,7 @@ bool IsSpace(char c) {
   return c == ' ' || c == '\t';
 }
 
-std::string_view Trim(std::string_view s) {
+std::string_view TrimLine(std::string_view s) {
   while (!s.empty() && (IsSpace(s.front()) || s.front() == '\r' || s.front() == '\n')) {
     s.remove_prefix(1);
   }
@@ -338,7 +338,7 @@ std::span<const OptionSpec> OsdOptionTable() {
 }
 
 std::string NormaliseOptionName(std::string_view name) {
-  name = Trim(name);
+  name = TrimLine(name);
   std::string out;
   bool pending_sep = false;
   for (char c : name) {
@@ -362,7 +362,7 @@ const OptionSpec* FindOsdOption(std::string_view name) {
 }
 
 Result<std::uint64_t> ParseSize(std::string_view text) {
-  text = Trim(text);
+  text = TrimLine(text);
   std::uint64_t value = 0;
   const char* end = text.data() + text.size();
   auto [p, ec] = std::from_chars(text.data(), end, value);
@@ -414,7 +414,7 @@ std::string FormatSize(std::uint64_t bytes) {
 }
 
 Result<bool> ParseBool(std::string_view text) {
-  const std::string t = Lower(Trim(text));
+  const std::string t = Lower(TrimLine(text));
   if (t == "true" || t == "yes" || t == "on" || t == "1") return true;
   if (t == "false" || t == "no" || t == "off" || t == "0") return false;
   return Status::Invalid("not a boolean (true/false, yes/no, on/off, 1/0)");
@@ -422,7 +422,7 @@ Result<bool> ParseBool(std::string_view text) {
 
 Result<ByteRanges> ParseByteRanges(std::string_view text) {
   ByteRanges out;
-  text = Trim(text);
+  text = TrimLine(text);
   if (text.empty()) return out;
   if (text == "all") {
     out.all = true;
@@ -430,7 +430,7 @@ Result<ByteRanges> ParseByteRanges(std::string_view text) {
   }
   while (!text.empty()) {
     const std::size_t comma = text.find(',');
-    const std::string_view part = Trim(text.substr(0, comma));
+    const std::string_view part = TrimLine(text.substr(0, comma));
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     const std::size_t plus = part.find('+');
     if (plus == std::string_view::npos) {
@@ -451,7 +451,7 @@ Result<ByteRanges> ParseByteRanges(std::string_view text) {
 }
 
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
-  text = Trim(text);
+  text = TrimLine(text);
   double value = 0;
   const char* end = text.data() + text.size();
   auto [p, ec] = std::from_chars(text.data(), end, value, std::chars_format::fixed);

@@ -15,7 +15,7 @@
 namespace ec {
 namespace {
 
-std::vector<std::byte> Random(std::size_t n, std::mt19937& rng) {
+std::vector<std::byte> RandomBytes(std::size_t n, std::mt19937& rng) {
   std::vector<std::byte> out(n);
   for (auto& b : out) b = static_cast<std::byte>(rng());
   return out;
@@ -62,7 +62,7 @@ TEST(RepetitionCode, EncodeCopiesAndDecodeCopiesBack) {
   std::mt19937 rng(30);
   auto code = MakeRepetitionCode(3);
   ASSERT_TRUE(code.ok());
-  const auto stripe = Random(1000, rng);
+  const auto stripe = RandomBytes(1000, rng);
   ChunkMap encoded;
   ASSERT_TRUE((*code)->encode({0, 1, 2}, stripe, &encoded).ok());
   ASSERT_EQ(encoded.size(), 3u);
@@ -134,7 +134,7 @@ TEST(RepetitionCode, ShardsAreTheObject) {
   }
   auto layout = StripeLayout::Make(**code, 4096);
   ASSERT_TRUE(layout.ok());
-  const auto object = Random(3 * 4096, rng);
+  const auto object = RandomBytes(3 * 4096, rng);
   StripeCodec codec(**code, *layout);
   auto shards = codec.EncodeToShards(object);
   ASSERT_TRUE(shards.ok());

@@ -15,13 +15,13 @@ namespace {
 
 constexpr std::uint64_t kObjectSize = 10000;
 
-Buffer Pattern(std::size_t n, std::uint8_t seed) {
+Buffer ObjectPattern(std::size_t n, std::uint8_t seed) {
   Buffer b = Buffer::Allocate(n, false);
   for (std::size_t i = 0; i < n; ++i) b.data()[i] = static_cast<std::byte>((i * 7 + seed) & 0xff);
   return b;
 }
 
-std::string Str(const Buffer& b) {
+std::string AsText(const Buffer& b) {
   return std::string(reinterpret_cast<const char*>(b.data()), b.size());
 }
 
@@ -52,7 +52,7 @@ class EchoHandler : public RequestHandler {
     } else if (const auto* m = std::get_if<ObjWriteRequest>(&req.body)) {
       (void)r->Send(ObjWriteReply{Status::OK(), m->epoch + 1, m->offset + payload.size()});
     } else if (const auto* m = std::get_if<ObjReadRequest>(&req.body)) {
-      const Buffer object = Pattern(kObjectSize, 3);
+      const Buffer object = ObjectPattern(kObjectSize, 3);
       const std::uint64_t start = std::min(m->offset, kObjectSize);
       std::uint64_t end = m->length == 0 ? kObjectSize : std::min(kObjectSize, start + m->length);
       if (m->object == "liar") end = kObjectSize;  // more bytes than asked
@@ -120,7 +120,7 @@ class EchoHandler : public RequestHandler {
           reply.results.push_back(std::move(res));
           continue;
         }
-        const Buffer shard = Pattern(kObjectSize, static_cast<std::uint8_t>(item.shard));
+        const Buffer shard = ObjectPattern(kObjectSize, static_cast<std::uint8_t>(item.shard));
         for (const ByteExtent& e : item.extents) {
           const std::uint64_t start = std::min(e.offset, kObjectSize);
           std::uint64_t n = std::min(kObjectSize - start, e.length);
@@ -168,7 +168,7 @@ class PgOpsTest : public ::testing::Test {
 };
 
 TEST_F(PgOpsTest, SubWriteCarriesItsFieldsAndPayload) {
-  const Buffer data = Pattern(6000, 1);
+  const Buffer data = ObjectPattern(6000, 1);
   SubWriteRequest w{
       "pg.1.2", "obj", 3, 8, 7, SubWriteKind::kRange, 20000, 8192, {{0, 4096}, {6000, 1904}}};
   // The payload travels as two buffers; the server hands it over as one.
@@ -186,7 +186,7 @@ TEST_F(PgOpsTest, SubWriteCarriesItsFieldsAndPayload) {
   EXPECT_EQ(m->object_size, 20000u);
   EXPECT_EQ(m->shard_size, 8192u);
   EXPECT_EQ(m->extents, w.extents);
-  EXPECT_EQ(Str(seen->payload), Str(data));
+  EXPECT_EQ(AsText(seen->payload), AsText(data));
 
   // The reply's status travels back with its class.
   w.prev_version = 99;
@@ -233,10 +233,10 @@ TEST_F(PgOpsTest, SubResolveAndSubState) {
 }
 
 TEST_F(PgOpsTest, ObjReadReturnsDataAndCosts) {
-  const Buffer object = Pattern(kObjectSize, 3);
+  const Buffer object = ObjectPattern(kObjectSize, 3);
   auto all = client_->ObjRead({1, 5, "obj", 0, 0});
   ASSERT_TRUE(all.ok()) << all.status().message();
-  EXPECT_EQ(Str(all->data), Str(object));
+  EXPECT_EQ(AsText(all->data), AsText(object));
   EXPECT_EQ(all->version, 5u);
   EXPECT_EQ(all->object_size, kObjectSize);
   EXPECT_FALSE(all->degraded);
@@ -248,7 +248,7 @@ TEST_F(PgOpsTest, ObjReadReturnsDataAndCosts) {
                         [&done](Result<ObjReadResult> r) { done.set_value(std::move(r)); });
   auto part = done.get_future().get();
   ASSERT_TRUE(part.ok()) << part.status().message();
-  EXPECT_EQ(Str(part->data), Str(object.Slice(9000, 1000)));  // cut at the object's end
+  EXPECT_EQ(AsText(part->data), AsText(object.Slice(9000, 1000)));  // cut at the object's end
   EXPECT_TRUE(part->degraded);
   EXPECT_EQ(part->version, 6u);
 
@@ -260,7 +260,7 @@ TEST_F(PgOpsTest, ObjReadReturnsDataAndCosts) {
 }
 
 TEST_F(PgOpsTest, ObjWriteStatRemoveList) {
-  const Buffer data = Pattern(3000, 9);
+  const Buffer data = ObjectPattern(3000, 9);
   auto w = client_->ObjWrite({2, 40, "obj", ObjWriteMode::kWrite, 100}, {data});
   ASSERT_TRUE(w.ok()) << w.status().message();
   EXPECT_EQ(w->version, 41u);
@@ -271,7 +271,7 @@ TEST_F(PgOpsTest, ObjWriteStatRemoveList) {
   EXPECT_EQ(m.pool, 2u);
   EXPECT_EQ(m.object, "obj");
   EXPECT_EQ(m.mode, ObjWriteMode::kWrite);
-  EXPECT_EQ(Str(seen->payload), Str(data));
+  EXPECT_EQ(AsText(seen->payload), AsText(data));
   auto full = client_->ObjWrite({2, 40, "obj", ObjWriteMode::kWriteFull, 0}, {data});
   ASSERT_TRUE(full.ok());
   EXPECT_EQ(std::get<ObjWriteRequest>(handler_->last()->body).mode, ObjWriteMode::kWriteFull);
@@ -430,8 +430,8 @@ TEST_F(PgOpsTest, ReadBatchAnswersPerItem) {
   EXPECT_EQ(a.version, 7u);
   EXPECT_EQ(a.object_size, kObjectSize);
   ASSERT_EQ(a.extents.size(), 2u);
-  EXPECT_EQ(Str(a.extents[0]), Str(Pattern(kObjectSize, 1).Slice(0, 100)));
-  EXPECT_EQ(Str(a.extents[1]), Str(Pattern(kObjectSize, 1).Slice(500, 20)));
+  EXPECT_EQ(AsText(a.extents[0]), AsText(ObjectPattern(kObjectSize, 1).Slice(0, 100)));
+  EXPECT_EQ(AsText(a.extents[1]), AsText(ObjectPattern(kObjectSize, 1).Slice(500, 20)));
   EXPECT_EQ((*got)[1].status.code(), ENOENT);
   EXPECT_TRUE((*got)[1].extents.empty());
   // An OK answer at another version than expected is turned into ESTALE by the client.

@@ -24,13 +24,9 @@ using tcp = asio::ip::tcp;
 
 namespace detail {
 class ServerConnection;
-}
 
-namespace {
-
-// Smallest reply limits a client may announce: every error reply must fit.
-constexpr std::uint32_t kMinPeerHeaderLen = 8 * 1024;
-
+// The server's counters (Server::Impl's): in a named namespace, as the type of a member of a
+// class with external linkage.
 struct AtomicCounters {
   std::atomic<std::uint64_t> connections_accepted{0};
   std::atomic<std::uint64_t> connections_open{0};
@@ -45,6 +41,13 @@ struct AtomicCounters {
   std::atomic<std::uint64_t> inflight{0};
   std::atomic<std::uint64_t> replies_dropped{0};
 };
+
+}  // namespace detail
+
+namespace {
+
+// Smallest reply limits a client may announce: every error reply must fit.
+constexpr std::uint32_t kMinPeerHeaderLen = 8 * 1024;
 
 }  // namespace
 
@@ -92,7 +95,7 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
   std::vector<std::thread> threads_;
   std::string address_;
   std::uint16_t port_ = 0;
-  AtomicCounters counters_;
+  detail::AtomicCounters counters_;
 
   std::mutex conns_mu_;
   std::unordered_map<std::uint64_t, std::weak_ptr<detail::ServerConnection>> conns_;

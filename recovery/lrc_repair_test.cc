@@ -21,7 +21,7 @@ using testing::Part;
 class LrcRepairTest : public testing::SeededTest {};
 
 // k=4 m=2 l=3: groups {0,1,2,3} and {4,5,6,7}; C = 4096, 8 stripes.
-constexpr std::uint64_t kC = 4096, kStripes = 8;
+constexpr std::uint64_t kChunk = 4096, kStripes = 8;
 
 ShardSet GroupOf(int lost) {
   ShardSet group;
@@ -31,7 +31,8 @@ ShardSet GroupOf(int lost) {
 }
 
 TEST_F(LrcRepairTest, RecoveryOfOneShardReadsItsGroup) {
-  const EncodedObject o = EncodeObject("plugin=lrc k=4 m=2 l=3", kC, kStripes * 4 * kC, seed_);
+  const EncodedObject o =
+      EncodeObject("plugin=lrc k=4 m=2 l=3", kChunk, kStripes * 4 * kChunk, seed_);
   ASSERT_EQ(o.layout.chunk_count(), 8u);
   RepairEngine engine(o.code, o.layout);
   for (int lost = 0; lost < 8; ++lost) {
@@ -49,13 +50,14 @@ TEST_F(LrcRepairTest, RecoveryOfOneShardReadsItsGroup) {
       ASSERT_TRUE(got.ok()) << got.status().message();
       EXPECT_EQ(Bytes(got->shards.at(lost)), o.shards[static_cast<std::size_t>(lost)]);
       EXPECT_EQ(got->stats.helpers_read(), GroupOf(lost));
-      EXPECT_EQ(got->stats.bytes_read(), 3 * kC * kStripes);  // l chunks, not k
+      EXPECT_EQ(got->stats.bytes_read(), 3 * kChunk * kStripes);  // l chunks, not k
     }
   }
 }
 
 TEST_F(LrcRepairTest, AFailedGroupHelperFallsBackToTheGlobalLayer) {
-  const EncodedObject o = EncodeObject("plugin=lrc k=4 m=2 l=3", kC, kStripes * 4 * kC, seed_);
+  const EncodedObject o =
+      EncodeObject("plugin=lrc k=4 m=2 l=3", kChunk, kStripes * 4 * kChunk, seed_);
   RepairEngine engine(o.code, o.layout);
   MemoryShardSource source;
   LoadShards(o, source, {0});
@@ -71,14 +73,14 @@ TEST_F(LrcRepairTest, AFailedGroupHelperFallsBackToTheGlobalLayer) {
 }
 
 TEST_F(LrcRepairTest, DegradedObjectReads) {
-  const std::uint64_t size = kStripes * 4 * kC - 1000;
-  const EncodedObject o = EncodeObject("plugin=lrc k=4 m=2 l=3", kC, size, seed_);
+  const std::uint64_t size = kStripes * 4 * kChunk - 1000;
+  const EncodedObject o = EncodeObject("plugin=lrc k=4 m=2 l=3", kChunk, size, seed_);
   RepairEngine engine(o.code, o.layout);
   for (const ShardSet& lost : {ShardSet{0}, ShardSet{5}, ShardSet{0, 1}, ShardSet{0, 4}}) {
     MemoryShardSource source;
     LoadShards(o, source, lost);
     for (auto [offset, length] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
-             {0, size}, {kC + 5, 100}, {3 * 4 * kC + 3 * kC, 2 * kC}}) {
+             {0, size}, {kChunk + 5, 100}, {3 * 4 * kChunk + 3 * kChunk, 2 * kChunk}}) {
       auto got = ReadObjectRange(engine, source,
                                  {size, offset, length, AvailableBut(o, lost), ReadCostModel{}});
       ASSERT_TRUE(got.ok()) << got.status().message();

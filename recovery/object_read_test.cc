@@ -21,7 +21,7 @@ using testing::Part;
 
 class ObjectReadTest : public testing::SeededTest {};
 
-struct Range {
+struct ReadRange {
   const char* name;
   std::uint64_t offset, length;
 };
@@ -29,7 +29,7 @@ struct Range {
 // C = 8192, k = 4: stripe width 32 KiB; the object ends inside its 9th stripe.
 constexpr std::uint64_t kC = 8192, kW = 4 * kC, kSize = 8 * kW + 5000;
 
-std::vector<Range> Ranges() {
+std::vector<ReadRange> ReadRanges() {
   return {{"1 byte of piece 1", kW + kC + 17, 1},
           {"one sub-chunk of piece 1", 2 * kW + kC + 3 * (kC / 8), kC / 8},
           {"one chunk (piece 1)", 3 * kW + kC, kC},
@@ -43,7 +43,7 @@ std::vector<Range> Ranges() {
 TEST_F(ObjectReadTest, DirectReadsFetchExactlyTheCoveringBytes) {
   const EncodedObject o = EncodeObject("plugin=clay k=4 m=2 d=5", kC, kSize, seed_);
   RepairEngine engine(o.code, o.layout);
-  for (const Range& r : Ranges()) {
+  for (const ReadRange& r : ReadRanges()) {
     SCOPED_TRACE(r.name);
     MemoryShardSource source;
     LoadShards(o, source, {});
@@ -97,7 +97,7 @@ TEST_F(ObjectReadTest, DegradedReadsRebuildOnlyWhatTheRangeNeeds) {
     const EncodedObject o = EncodeObject(profile, kC, kSize, seed_);
     RepairEngine engine(o.code, o.layout);
     const int lost = 1;
-    for (const Range& r : Ranges()) {
+    for (const ReadRange& r : ReadRanges()) {
       SCOPED_TRACE(std::string(profile) + " " + r.name);
       MemoryShardSource source;
       LoadShards(o, source, {lost});
@@ -200,7 +200,7 @@ TEST_F(ObjectReadTest, TwoLostShards) {
     SCOPED_TRACE(profile);
     const EncodedObject o = EncodeObject(profile, kC, kSize, seed_);
     RepairEngine engine(o.code, o.layout);
-    for (const Range& r : Ranges()) {
+    for (const ReadRange& r : ReadRanges()) {
       SCOPED_TRACE(r.name);
       MemoryShardSource source;
       LoadShards(o, source, {0, 2});

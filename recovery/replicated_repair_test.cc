@@ -21,12 +21,12 @@ using testing::Part;
 
 class ReplicatedRepairTest : public testing::SeededTest {};
 
-constexpr const char* kProfile = "plugin=replicated size=3";
+constexpr const char* kReplicated = "plugin=replicated size=3";
 
 TEST_F(ReplicatedRepairTest, ALostReplicaReadsOneOtherReplicaOnce) {
   const std::uint64_t c = 4096;
   const std::uint64_t size = 5 * c + 1000;
-  const EncodedObject o = EncodeObject(kProfile, c, size, seed_);
+  const EncodedObject o = EncodeObject(kReplicated, c, size, seed_);
   ASSERT_EQ(o.shards.size(), 3u);
   RepairEngine engine(o.code, o.layout);
   for (int lost = 0; lost < 3; ++lost) {
@@ -49,7 +49,7 @@ TEST_F(ReplicatedRepairTest, ALostReplicaReadsOneOtherReplicaOnce) {
 
 TEST_F(ReplicatedRepairTest, TheCheapestReplicaIsReadAndAFailedOneIsReplannedAround) {
   const std::uint64_t c = 4096;
-  const EncodedObject o = EncodeObject(kProfile, c, 3 * c, seed_);
+  const EncodedObject o = EncodeObject(kReplicated, c, 3 * c, seed_);
   RepairEngine engine(o.code, o.layout);
   RepairRequest req{{0}, {{1, 5}, {2, 1}}, o.stripes};
   MemoryShardSource source;

@@ -18,6 +18,10 @@ mapfile -t sources < <(git ls-files '*.cc' '*.h' 2>/dev/null || find . -name '*.
 clang-format --dry-run -Werror "${sources[@]}"
 
 jobs="$(nproc)"
+# Tests run one more at a time than there are cores: the cluster tests spend most of their time
+# waiting (on processes, timeouts, fsync), and on 2 cores -j3 took the ASan+UBSan suite from about
+# 780 s to 620 s with the CPU still 30% idle. (Builds use every core, no more.)
+test_jobs=$((jobs + 1))
 phase_start=$SECONDS
 phase_done() { echo "== $1: $((SECONDS - phase_start)) s"; phase_start=$SECONDS; }
 
@@ -38,7 +42,7 @@ if [ "$quick" -eq 0 ]; then
   trap '[ -n "$asan_pid" ] && kill -- "-$asan_pid" 2>/dev/null; true' EXIT
 fi
 
-ctest --preset release -j "$jobs"
+ctest --preset release -j "$test_jobs"
 phase_done "release tests"
 
 echo "== byte compatibility with Ceph's own tool (more profiles than ../shared holds)"
@@ -64,7 +68,7 @@ if [ "$quick" -eq 0 ]; then
   fi
   asan_pid=""
   phase_done "asan-ubsan build (rest of it)"
-  ctest --preset asan-ubsan -j "$jobs"
+  ctest --preset asan-ubsan -j "$test_jobs"
   phase_done "asan-ubsan tests"
 fi
 echo "== all tests passed"

@@ -34,7 +34,7 @@ IsaMatrix MakeIsaMatrix(int k, int m) {
 }
 
 // Per-stripe chunk pointers of a layout: stripe s, chunk i at [s * n + i].
-std::vector<std::uint8_t*> ChunkPointers(const Layout& layout) {
+std::vector<std::uint8_t*> IsaChunkPointers(const Layout& layout) {
   Arena& arena = Arena::Data();
   std::vector<std::uint8_t*> p(layout.stripes * layout.chunks);
   for (std::size_t s = 0; s < layout.stripes; ++s)
@@ -109,13 +109,13 @@ struct IsaDecoder {
   }
 };
 
-struct EncodeState {
+struct IsaEncodeState {
   IsaMatrix x;
   std::vector<std::uint8_t*> p;
   double identical = -1;
 };
 
-struct DecodeState {
+struct IsaDecodeState {
   IsaMatrix x;
   std::vector<std::uint8_t*> p;
   std::unique_ptr<IsaDecoder> decoder;
@@ -125,9 +125,9 @@ void RunEncode(benchmark::State& state, const Geometry& g, const Layout& layout,
                const std::string& name, const std::string& plugin_dir) {
   Arena& arena = Arena::Data();
   arena.Reserve(layout.bytes());
-  EncodeState* s = Reuse<EncodeState>(name, [&](EncodeState* fresh, std::string*) {
+  IsaEncodeState* s = Reuse<IsaEncodeState>(name, [&](IsaEncodeState* fresh, std::string*) {
     fresh->x = MakeIsaMatrix(g.k, g.m);
-    fresh->p = ChunkPointers(layout);
+    fresh->p = IsaChunkPointers(layout);
     std::uint8_t** stripe = fresh->p.data();
     ec_encode_data(static_cast<int>(layout.chunk), g.k, g.m, fresh->x.tables.data(), stripe,
                    stripe + g.k);
@@ -158,11 +158,11 @@ void RunDecode(benchmark::State& state, const Geometry& g, const Layout& layout,
                bool cached, const std::string& name) {
   Arena::Data().Reserve(layout.bytes());
   std::string error;
-  DecodeState* s = Reuse<DecodeState>(
+  IsaDecodeState* s = Reuse<IsaDecodeState>(
       name,
-      [&](DecodeState* fresh, std::string* err) {
+      [&](IsaDecodeState* fresh, std::string* err) {
         fresh->x = MakeIsaMatrix(g.k, g.m);
-        fresh->p = ChunkPointers(layout);
+        fresh->p = IsaChunkPointers(layout);
         EncodeAll(fresh->x, layout, fresh->p);
         std::vector<int> lost;
         for (int e = 0; e < erasures; ++e) lost.push_back(e);

@@ -96,7 +96,7 @@ std::unique_ptr<JerasureCode> MakeCode(const std::string& technique, int k, int 
 }
 
 // Pointers to the data and coding chunks of every stripe: stripe s, chunk i at [s * n + i].
-std::vector<char*> ChunkPointers(const Layout& layout) {
+std::vector<char*> JerasureChunkPointers(const Layout& layout) {
   Arena& arena = Arena::Data();
   std::vector<char*> p(layout.stripes * layout.chunks);
   for (std::size_t s = 0; s < layout.stripes; ++s)
@@ -120,7 +120,7 @@ bool Prepare(RawState* s, const std::string& technique, const Geometry& g, int p
              " m=" + std::to_string(g.m);
     return false;
   }
-  s->p = ChunkPointers(layout);
+  s->p = JerasureChunkPointers(layout);
   return true;
 }
 

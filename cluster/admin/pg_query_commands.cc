@@ -167,7 +167,7 @@ CommandResult ListPgs(const PgData& d, std::optional<std::int64_t> pool, std::ui
 
 // "32 pgs: 30 active+clean, 2 active+undersized+degraded; 120 objects" (Ceph's one line, with
 // the object counts these reports carry in place of its byte counts).
-CommandResult PgStat(const Words& args, const AdminContext& ctx) {
+CommandResult PgStatCommand(const Words& args, const AdminContext& ctx) {
   if (!args.empty()) return UsageError("'pg stat' takes no arguments", UsageOf("pg stat"));
   Result<std::unique_ptr<PgData>> d = LoadPgData(ctx);
   if (!d.ok()) return ErrorResult(d.status());
@@ -282,7 +282,7 @@ CommandResult PgQuery(const std::string& text, const AdminContext& ctx) {
 std::optional<CommandResult> RunPgQueryCommand(const Words& words, const AdminContext& ctx) {
   const std::string sub = words.empty() ? "" : words[0];
   const Words args = Tail(words, 1);
-  if (sub == "stat") return PgStat(args, ctx);
+  if (sub == "stat") return PgStatCommand(args, ctx);
   if (sub == "dump") return PgDump(args, ctx);
   if (sub == "ls" || sub == "ls-by-pool") {
     std::optional<std::int64_t> pool;

@@ -25,7 +25,7 @@ std::string ObjectsLine(std::uint64_t count, std::uint64_t total, const char* wh
   return fmt::format("{}/{} objects {} ({:.3f}%)", count, total, what, pct);
 }
 
-std::uint64_t Count(std::int64_t v) {
+std::uint64_t Clamped(std::int64_t v) {
   return v < 0 ? 0 : static_cast<std::uint64_t>(v);
 }
 
@@ -114,16 +114,16 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
       // The primary's own view of this interval: the shards it still has to rebuild or copy on
       // up OSDs are degraded or misplaced copies.
       if (v.current) {
-        const std::uint64_t missing = Count(st.missing);
-        const std::uint64_t misplaced = std::min(Count(st.misplaced), missing);
+        const std::uint64_t missing = Clamped(st.missing);
+        const std::uint64_t misplaced = std::min(Clamped(st.misplaced), missing);
         r.misplaced_objects += misplaced;
         r.degraded_objects += missing - misplaced;
         if (missing > 0) {
           PoolRecovery& pr = r.recovery.pools[v.pool_id];
           pr.name = map.pools.at(v.pool_id).name;
           pr.missing += missing;
-          pr.missing_bytes += Count(st.missing_bytes);
-          pr.recovered_bytes += Count(st.recovered_bytes);
+          pr.missing_bytes += Clamped(st.missing_bytes);
+          pr.recovered_bytes += Clamped(st.recovered_bytes);
           const std::int64_t since = stats.at(FirstUp(v.up)).recovery.since_ms;
           if (since > 0 && (pr.since_ms == 0 || since < pr.since_ms)) pr.since_ms = since;
         }
@@ -158,10 +158,10 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
   }
   for (const auto& [osd, report] : stats) {
     const RecoveryTotals& t = report.recovery;
-    rec.network_bytes += Count(t.network_bytes);
-    rec.helper_device_bytes += Count(t.helper_device_bytes);
-    rec.rebuilt_bytes += Count(t.rebuilt_bytes);
-    rec.objects += Count(t.objects);
+    rec.network_bytes += Clamped(t.network_bytes);
+    rec.helper_device_bytes += Clamped(t.helper_device_bytes);
+    rec.rebuilt_bytes += Clamped(t.rebuilt_bytes);
+    rec.objects += Clamped(t.objects);
     // The last run that ended anywhere: the latest end, and the earliest start of the runs that
     // ended (a run of one OSD may begin before another's and end after it).
     if (t.last_done_ms > 0) {
@@ -172,8 +172,8 @@ Result<StatusReport> BuildStatusReport(const ClusterMap& map, std::string cluste
     }
     auto entry = map.osds.find(osd);
     if (entry != map.osds.end() && entry->second.up) {
-      rec.bytes_per_sec += Count(t.rebuilt_bytes_per_sec);
-      rec.objects_per_sec += Count(t.objects_per_sec);
+      rec.bytes_per_sec += Clamped(t.rebuilt_bytes_per_sec);
+      rec.objects_per_sec += Clamped(t.objects_per_sec);
     }
   }
   std::stable_sort(r.pgs_by_state.begin(), r.pgs_by_state.end(),

@@ -10,7 +10,7 @@
 namespace ec::cluster {
 namespace {
 
-OsdStatsReport Sample() {
+OsdStatsReport SampleOsd() {
   OsdStatsReport r;
   r.osd = 3;
   r.stamp_ms = 1700000000000;
@@ -27,7 +27,7 @@ OsdStatsReport Sample() {
 }
 
 TEST(OsdStats, RoundTrips) {
-  const OsdStatsReport r = Sample();
+  const OsdStatsReport r = SampleOsd();
   auto back = DecodeOsdStats("k", EncodeOsdStats(r));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, r);
@@ -46,14 +46,14 @@ TEST(OsdStats, ReadsVersion1) {
       R"("total":1073741824},"v":1})";
   auto back = DecodeOsdStats("k", v1);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
-  OsdStatsReport want = Sample();
+  OsdStatsReport want = SampleOsd();
   want.perf = {};
   want.op_latency = {};
   want.device = {};
   want.slow_ops_interval = 0;
   EXPECT_EQ(*back, want);
   // Strict still: version 1 with the later fields is refused.
-  std::string v1_with_perf = EncodeOsdStats(Sample());
+  std::string v1_with_perf = EncodeOsdStats(SampleOsd());
   v1_with_perf.replace(v1_with_perf.find("\"v\":4"), 5, "\"v\":1");
   EXPECT_EQ(DecodeOsdStats("k", v1_with_perf).status().code(), EBADMSG);
 }
@@ -66,7 +66,7 @@ const std::string kDevice =
     "\"write_errors\":1},";
 
 TEST(OsdStats, ReadsVersion2) {
-  std::string v3 = EncodeOsdStats(Sample());
+  std::string v3 = EncodeOsdStats(SampleOsd());
   ASSERT_NE(v3.find(kDevice), std::string::npos) << v3;
   v3.erase(v3.find(kDevice), kDevice.size());
   v3.replace(v3.find("\"v\":4"), 5, "\"v\":3");
@@ -77,7 +77,7 @@ TEST(OsdStats, ReadsVersion2) {
   v2.replace(v2.find("\"v\":3"), 5, "\"v\":2");
   auto back = DecodeOsdStats("k", v2);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
-  OsdStatsReport want = Sample();
+  OsdStatsReport want = SampleOsd();
   want.op_latency = {};
   want.device = {};
   want.slow_ops_interval = 0;
@@ -89,13 +89,13 @@ TEST(OsdStats, ReadsVersion2) {
 // A version 3 report, as OSDs before the device field wrote it: read with a healthy device;
 // version 3 with the device field is refused.
 TEST(OsdStats, ReadsVersion3) {
-  std::string v4 = EncodeOsdStats(Sample());
+  std::string v4 = EncodeOsdStats(SampleOsd());
   std::string v3 = v4;
   v3.erase(v3.find(kDevice), kDevice.size());
   v3.replace(v3.find("\"v\":4"), 5, "\"v\":3");
   auto back = DecodeOsdStats("k", v3);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
-  OsdStatsReport want = Sample();
+  OsdStatsReport want = SampleOsd();
   want.device = {};
   want.slow_ops_interval = 0;
   EXPECT_EQ(*back, want);
@@ -104,7 +104,7 @@ TEST(OsdStats, ReadsVersion3) {
 }
 
 TEST(OsdStats, RefusesBadValuesNamingTheKey) {
-  const std::string good = EncodeOsdStats(Sample());
+  const std::string good = EncodeOsdStats(SampleOsd());
   const auto replace = [&](const std::string& from, const std::string& to) {
     std::string s = good;
     const auto at = s.find(from);
@@ -165,7 +165,7 @@ TEST(OsdStats, RefusesBadValuesNamingTheKey) {
 }
 
 TEST(OsdStats, RefusesTooManyPools) {
-  OsdStatsReport r = Sample();
+  OsdStatsReport r = SampleOsd();
   for (std::int64_t i = 0; i <= static_cast<std::int64_t>(kMaxOsdStatsPools); ++i) r.pools[i] = {};
   auto back = DecodeOsdStats("k", EncodeOsdStats(r));
   ASSERT_FALSE(back.ok());

@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kRequestKey = "/ecstore/scrub_requests/1.3";
 constexpr const char* kResultKey = "/ecstore/scrub/1.3";
 
-ScrubResult Sample() {
+ScrubResult SampleRecord() {
   ScrubResult r;
   r.pgid = "1.3";
   r.osd = 2;
@@ -146,7 +146,7 @@ TEST(ScrubRecord, ResultRoundTrip) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, empty);
 
-  const ScrubResult full = Sample();
+  const ScrubResult full = SampleRecord();
   const std::string text = EncodeScrubResult(full);
   const nlohmann::json j = nlohmann::json::parse(text);
   EXPECT_EQ(j["v"], 1);
@@ -177,7 +177,7 @@ TEST(ScrubRecord, ResultRoundTrip) {
 }
 
 TEST(ScrubRecord, EncodeCapsTheInconsistents) {
-  ScrubResult r = Sample();
+  ScrubResult r = SampleRecord();
   InconsistentObject o = r.inconsistents[0];
   r.inconsistents.clear();
   for (std::size_t i = 0; i < kMaxInconsistentsRecorded; ++i) {
@@ -204,7 +204,7 @@ TEST(ScrubRecord, EncodeCapsTheInconsistents) {
 
 // The cap keeps a record of a 6-shard code with 64-byte names under etcd's 1.5 MiB request.
 TEST(ScrubRecord, FullRecordFitsEtcdRequest) {
-  ScrubResult r = Sample();
+  ScrubResult r = SampleRecord();
   r.inconsistents.clear();
   for (std::size_t i = 0; i < kMaxInconsistentsRecorded; ++i) {
     InconsistentObject o;
@@ -253,7 +253,7 @@ TEST(ScrubRecord, BadRequestsAreEbadmsg) {
 
 // A valid result as JSON, for damaging one field at a time.
 nlohmann::json Good() {
-  return nlohmann::json::parse(EncodeScrubResult(Sample()));
+  return nlohmann::json::parse(EncodeScrubResult(SampleRecord()));
 }
 
 TEST(ScrubRecord, BadResultsAreEbadmsg) {
@@ -433,7 +433,8 @@ TEST(ScrubRecord, ListInconsistentObjJsonShape) {
        "union_shard_errors": [],
        "shards": []}
     ]})");
-  EXPECT_EQ(ListInconsistentObjJson(Sample()), want) << ListInconsistentObjJson(Sample()).dump(2);
+  EXPECT_EQ(ListInconsistentObjJson(SampleRecord()), want)
+      << ListInconsistentObjJson(SampleRecord()).dump(2);
 
   ScrubResult clean;
   clean.epoch = 7;
@@ -443,7 +444,7 @@ TEST(ScrubRecord, ListInconsistentObjJsonShape) {
 
 // Random damage to a valid value: a clean EBADMSG or a decoded result, never a crash.
 TEST(ScrubRecord, DamagedValuesNeverCrash) {
-  const std::string good = EncodeScrubResult(Sample());
+  const std::string good = EncodeScrubResult(SampleRecord());
   const unsigned seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng(seed);

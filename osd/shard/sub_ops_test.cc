@@ -14,7 +14,7 @@
 namespace ec::osd::shard {
 namespace {
 
-Buffer Bytes(const std::string& s) {
+Buffer BytesOf(const std::string& s) {
   const std::vector<std::byte> v = store::testing::ToBytes(s);
   Buffer b = Buffer::Allocate(v.size());
   if (!v.empty()) std::memcpy(const_cast<std::byte*>(b.data()), v.data(), v.size());
@@ -45,7 +45,7 @@ class SubOpsTest : public ::testing::Test {
     w.object_size = object_size;
     w.shard_size = shard_size;
     if (!data.empty()) w.extents.push_back({offset, data.size()});
-    Status s = ApplySubWrite(*store_, w, Bytes(data), !created_);
+    Status s = ApplySubWrite(*store_, w, BytesOf(data), !created_);
     if (s.ok()) created_ = true;
     return s;
   }
@@ -239,7 +239,7 @@ TEST_F(SubOpsTest, ObjectMetadataIsWrittenAndRolledBackWithTheShard) {
     w.meta = meta;
     w.mtime = mtime;
     w.xattrs = std::move(xattrs);
-    Status s = ApplySubWrite(*store_, w, Bytes(data), !created_);
+    Status s = ApplySubWrite(*store_, w, BytesOf(data), !created_);
     if (s.ok()) created_ = true;
     return s;
   };
@@ -306,7 +306,7 @@ class ScanShardsTest : public SubOpsTest {
     w.object_size = data.size() * 2;
     w.shard_size = data.size();
     if (!data.empty()) w.extents.push_back({0, data.size()});
-    Status s = ApplySubWrite(*store_, w, Bytes(data), !created_);
+    Status s = ApplySubWrite(*store_, w, BytesOf(data), !created_);
     ASSERT_TRUE(s.ok()) << object << ": " << s.ToString();
     created_ = true;
   }

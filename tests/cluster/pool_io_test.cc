@@ -776,8 +776,6 @@ TEST_F(PoolIo, StatusCountsObjectsAndDegradedObjects) {
   cluster_->Restart(victim);
 }
 
-}  // namespace
-
 // Issue 15: an OSD killed and marked out. Every PG of the pools returns to active+clean (as the
 // primaries report it), every object reads back identical, and the bytes the OSDs that rebuilt
 // shards received from helpers are exactly the code's minimum: CLAY(4,2,5) reads d=5 helpers x
@@ -919,3 +917,5 @@ TEST_F(PoolIo, RecoveryAfterAnOsdIsMarkedOutRebuildsWithTheLeastBytes) {
     EXPECT_EQ(written, copy_bytes);
   }
 }
+
+}  // namespace

@@ -27,6 +27,9 @@
 #include "osd/store/store_test_support.h"
 #include "tests/cluster/cluster_fixture.h"
 
+// Named, around the anonymous one: this file shares its test program (and, in a unity build,
+// its translation unit) with another whose helpers have the same names.
+namespace remap_test {
 namespace {
 
 using ec::cluster::ClusterMap;
@@ -115,3 +118,4 @@ TEST(PositionsPermuted, RemovingAnOutOsdKeepsEveryObject) {
 }
 
 }  // namespace
+}  // namespace remap_test

@@ -29,6 +29,9 @@
 #include "osd/store/store_test_support.h"
 #include "tests/cluster/cluster_fixture.h"
 
+// Named, around the anonymous one: this file shares its test program (and, in a unity build,
+// its translation unit) with another whose helpers have the same names.
+namespace small_objects_test {
 namespace {
 
 using ec::cluster::MapChange;
@@ -218,3 +221,4 @@ TEST_F(SmallObjects, RecoveryRebuildsBothForms) {
 }
 
 }  // namespace
+}  // namespace small_objects_test

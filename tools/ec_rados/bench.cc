@@ -22,7 +22,6 @@ using Clock = std::chrono::steady_clock;
 using cluster::client::IoCtx;
 using cluster::client::ReadResult;
 
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr std::uint64_t kMaxBenchObjects = 1ULL << 32;
 constexpr std::uint64_t kMaxBenchObjectSize = 64ULL << 20;
 constexpr int kMaxMismatchReports = 10;

@@ -12,8 +12,6 @@
 namespace ec::tools::rados {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-
 constexpr std::uint64_t kGamma = 0x9e3779b97f4a7c15ULL;
 
 std::uint64_t SplitMix64(std::uint64_t* state) {

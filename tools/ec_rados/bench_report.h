@@ -13,6 +13,9 @@
 
 namespace ec::tools::rados {
 
+// rados's MB: 2^20 bytes.
+inline constexpr double kMiB = 1024.0 * 1024.0;
+
 // kRewrite is ecstore's own (rados bench has no overwrite mode): see bench.h.
 enum class BenchMode { kWrite, kSeq, kRand, kRewrite };
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "cluster/client/rados.h"
 #include "common/status.h"
 
 namespace ec::tools::rados {
@@ -18,6 +19,16 @@ inline std::string ErrorText(const std::string& action, const Status& s) {
   std::string text = action + ": " + ErrnoText(s.code());
   if (!s.message().empty()) text += ": " + s.message();
   return text;
+}
+
+// An object as rados names it in its errors: "<pool>/<object>".
+inline std::string Where(const cluster::client::IoCtx& io, const std::string& object) {
+  return io.pool_name() + "/" + object;
+}
+
+// The error of a failed `action`: the library's errno, rados's wording (ErrorText).
+inline Status Failed(const std::string& action, const Status& s) {
+  return Status::Error(s.code(), ErrorText(action, s));
 }
 
 }  // namespace ec::tools::rados

@@ -15,14 +15,6 @@ using cluster::client::IoCtx;
 // Ceph's "relative time": under ten years (of 365 days) after the epoch.
 constexpr std::uint64_t kRelativeSeconds = 60ull * 60 * 24 * 365 * 10;
 
-std::string Where(const IoCtx& io, const std::string& object) {
-  return io.pool_name() + "/" + object;
-}
-
-Status Failed(const std::string& action, const Status& s) {
-  return Status::Error(s.code(), ErrorText(action, s));
-}
-
 }  // namespace
 
 std::string RadosTime(std::uint64_t seconds, std::uint32_t microseconds) {

@@ -16,14 +16,6 @@ using cluster::client::IoCtx;
 
 constexpr int kGetAttempts = 5;
 
-std::string Where(const IoCtx& io, const std::string& object) {
-  return io.pool_name() + "/" + object;
-}
-
-Status Failed(const std::string& action, const Status& s) {
-  return Status::Error(s.code(), ErrorText(action, s));
-}
-
 // The input of put/append: `in` for "-", else the file.
 class Input {
  public:
