@@ -9,8 +9,12 @@
 // flight with ReadMany: each submits a batch of -d / threads reads together and the next batch when
 // that one completes (-d 1: plain Read calls).
 // Bytes counted: the value bytes written or read. Latency is per operation, wall clock: the Apply
-// call, the Read call, or for ReadMany the batch that carried the read.
+// call, the Read call, or for ReadMany the batch that carried the read. CPU per operation: the
+// process's user + system time over the run (getrusage), divided by its operations.
+// --watched opens the device as ec-osd does, through WatchedDevice (its error and slow-request
+// counts and the in-progress list the stall watchdog reads): run with and without it, its cost.
 #include <fmt/core.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
@@ -27,6 +31,7 @@
 #include "common/cli.h"
 #include "osd/store/malloc_tuning.h"
 #include "osd/store/object_store.h"
+#include "osd/store/watched_device.h"
 
 namespace {
 
@@ -39,6 +44,7 @@ struct RunResult {
   std::uint64_t ops = 0;
   std::uint64_t bytes = 0;
   double seconds = 0;
+  double cpu_seconds = 0;  // user + system of the whole process over the run
   std::vector<double> lat_us;
   double Percentile(double p) const {
     if (lat_us.empty()) return 0;
@@ -46,6 +52,19 @@ struct RunResult {
     return lat_us[i];
   }
 };
+
+double ProcessCpuSeconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  auto sec = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return sec(u.ru_utime) + sec(u.ru_stime);
+}
+
+double CpuMicrosPerOp(const RunResult& r) {
+  return r.ops == 0 ? 0 : r.cpu_seconds * 1e6 / static_cast<double>(r.ops);
+}
 
 std::string ObjectName(std::uint64_t i) {
   return "obj." + std::to_string(i);
@@ -139,6 +158,7 @@ nlohmann::json ToJson(const RunResult& r) {
           {"seconds", r.seconds},
           {"ops_per_sec", r.ops / r.seconds},
           {"mb_per_sec", static_cast<double>(r.bytes) / r.seconds / 1e6},
+          {"cpu_us_per_op", CpuMicrosPerOp(r)},
           {"lat_us",
            {{"p50", r.Percentile(50)},
             {"p99", r.Percentile(99)},
@@ -149,9 +169,9 @@ nlohmann::json ToJson(const RunResult& r) {
 void Print(const RunResult& r) {
   fmt::print(
       "{:<7} ops {:>8}  {:>7.3f} s  {:>10.0f} op/s  {:>9.1f} MB/s  lat us p50 {:.1f} p99 {:.1f} "
-      "p99.9 {:.1f}\n",
+      "p99.9 {:.1f}  cpu us/op {:.1f}\n",
       r.op, r.ops, r.seconds, r.ops / r.seconds, static_cast<double>(r.bytes) / r.seconds / 1e6,
-      r.Percentile(50), r.Percentile(99), r.Percentile(99.9));
+      r.Percentile(50), r.Percentile(99), r.Percentile(99.9), CpuMicrosPerOp(r));
 }
 
 }  // namespace
@@ -164,7 +184,7 @@ int main(int argc, char** argv) {
   std::string device, db, backend = "uring", json_out;
   std::uint64_t objects = 1000, value_size = 4096, device_size = 1ull << 30;
   unsigned depth = 1, passes = 1, seed = 1, fetch_threads = 1;
-  bool no_durable = false;
+  bool no_durable = false, watched = false;
   std::uint64_t journal_size = ec::osd::store::StoreOptions{}.journal_size;
   app.add_option("-R,--runs", runs, "runs: U (update), F (fetch), p (print the last run)");
   app.add_option("-o,--objects", objects, "number of objects")->check(CLI::Range(1ull, 1ull << 32));
@@ -190,6 +210,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(16ull << 20, 1ull << 50));
   app.add_option("--backend", backend, "uring or sync")->check(CLI::IsMember({"uring", "sync"}));
   app.add_option("--seed", seed, "seed for the fetch order");
+  app.add_flag("--watched", watched,
+               "open the device through WatchedDevice, as ec-osd does (its cost, side by side)");
   app.add_option("--json", json_out, "write results as JSON to this file (- for stdout)");
   ec::cli::AddVersionFlag(app, "ec-store-bench");
   if (std::optional<int> status = ec::cli::Parse(app, argc, argv)) return *status;
@@ -241,6 +263,18 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "mkfs: {}\n", s.ToString());
     return 1;
   }
+  if (watched) {
+    ec::osd::store::DeviceOptions d;
+    d.backend = opts.backend;
+    auto base = ec::osd::store::OpenFileDevice(device, d);
+    if (!base.ok()) {
+      fmt::print(stderr, "open device: {}\n", base.status().ToString());
+      return 1;
+    }
+    // ec-osd's default bdev_slow_op_ms.
+    opts.device = std::make_shared<ec::osd::store::WatchedDevice>(std::move(base).value(),
+                                                                  std::chrono::milliseconds(1000));
+  }
   auto opened = ObjectStore::Open(opts);
   if (!opened.ok()) {
     fmt::print(stderr, "open: {}\n", opened.status().ToString());
@@ -265,9 +299,9 @@ int main(int argc, char** argv) {
   const std::uint64_t journal_bytes =
       store.superblock().journal_blocks * ec::osd::store::kBlockSize;
   fmt::print(
-      "ec-store-bench: device {} ({}), objects {}, value {} B, depth {}, {}, journal {} KiB\n",
-      device, backend, objects, value_size, depth, opts.durable ? "durable" : "not durable",
-      journal_bytes >> 10);
+      "ec-store-bench: device {} ({}{}), objects {}, value {} B, depth {}, {}, journal {} KiB\n",
+      device, backend, watched ? ", watched" : "", objects, value_size, depth,
+      opts.durable ? "durable" : "not durable", journal_bytes >> 10);
   nlohmann::json results = nlohmann::json::array();
   RunResult last;
   for (const std::string& op : ops) {
@@ -277,6 +311,7 @@ int main(int argc, char** argv) {
     }
     RunResult r;
     ec::Status s;
+    const double cpu_before = ProcessCpuSeconds();
     if (op == "U") {
       r.op = "update";
       s = RunParallel(
@@ -308,6 +343,7 @@ int main(int argc, char** argv) {
         s = FetchBatches(store, order, depth, std::min(fetch_threads, depth), value_size, r);
       }
     }
+    r.cpu_seconds = ProcessCpuSeconds() - cpu_before;
     if (!s.ok()) {
       fmt::print(stderr, "{}: {}\n", r.op, s.ToString());
       return 1;
@@ -323,6 +359,7 @@ int main(int argc, char** argv) {
                         {"value_size", value_size},
                         {"depth", depth},
                         {"durable", opts.durable},
+                        {"watched", watched},
                         {"journal_bytes", journal_bytes},
                         {"bytes_counted", "value bytes written or read"},
                         {"results", results}};

@@ -87,6 +87,16 @@ TEST(ProgramsCli, SizeSuffixes) {
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("value 1048576 B"), std::string::npos) << r.out;
   }
+  if (Built("ec-store-bench")) {
+    // --watched: the device as ec-osd opens it; every run line says its CPU per operation.
+    ProcessResult r = RunNamed("ec-store-bench", {"-s", "4k", "-o", "20", "-R", "U;p F;p",
+                                                  "--device-size", "64M", "--watched"});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("(uring, watched)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("update  ops       20"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("fetch   ops       20"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("cpu us/op"), std::string::npos) << r.out;
+  }
   if (Built("ec-osd-bench")) {
     ProcessResult r =
         RunNamed("ec-osd-bench",
