@@ -18,6 +18,19 @@ std::vector<int> MissingPositions(const ObjectState& st, const std::vector<int>&
   return out;
 }
 
+// The shard bytes recovery writes to rebuild `position` of an existing object in a PG of
+// `positions` positions: a share of its stripes (size / k, rounded up), or, for an erasure pool's
+// small object kept as copies (issue 30 item 2), the whole object on the copies' positions
+// 0..positions-k and an empty shard past them.
+std::uint64_t RebuildBytes(const ObjectState& st, int position, std::uint64_t k,
+                           std::size_t positions) {
+  if (st.form == msg::ObjectForm::kReplicas) {
+    const std::size_t copies = positions + 1 - std::min<std::size_t>(k, positions);
+    return static_cast<std::size_t>(position) < copies ? st.size : 0;
+  }
+  return (st.size + k - 1) / k;
+}
+
 // A removed object is kept only while some position still holds an older version of it.
 bool Keep(const ObjectState& st) {
   return st.exists || !st.stale.empty();
@@ -314,7 +327,7 @@ PgHealth PgTable::Health(const cluster::PgLocation& loc, bool recovering) const 
     std::size_t copies = 0;
     for (int p : missing) copies += CopySource(pg.copies, name, p) != cluster::kItemNone ? 1 : 0;
     h.missing += missing.size();
-    h.missing_bytes += missing.size() * ((st.size + k - 1) / k);
+    for (int p : missing) h.missing_bytes += RebuildBytes(st, p, k, pg.up.size());
     to_copy += copies;
     to_rebuild += missing.size() - copies;
     if (undersized || copies < missing.size()) {

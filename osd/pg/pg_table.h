@@ -56,7 +56,8 @@ struct PgHealth {
   std::uint64_t misplaced = 0;  // objects whose every missing position a prior OSD holds (copy)
   std::uint64_t missing = 0;    // (object, up position) pairs to rebuild or copy
   std::uint64_t unfound = 0;    // objects fewer than k shards can settle
-  // Estimated shard bytes still to rebuild or copy: object size / k per missing pair.
+  // Estimated shard bytes still to rebuild or copy: object size / k per missing pair (a small
+  // object kept as copies: its size per missing copy, nothing for its empty shards).
   std::uint64_t missing_bytes = 0;
   // Recovered in this interval (since the PG last peered): (object, position) pairs, shard bytes.
   std::uint64_t recovered = 0;

@@ -54,6 +54,22 @@ TEST(PgTable, CleanWhenEveryPositionHoldsEveryObject) {
   EXPECT_FALSE(absent->exists);
 }
 
+// An erasure pool's small object kept as copies (issue 30 item 2) on positions 0..m: a missing
+// copy is the whole object to rebuild, a missing empty shard past them nothing.
+TEST(PgTable, MissingBytesOfSmallObjectCopiesAreWholeCopies) {
+  PgTable t;
+  const auto loc = Loc();
+  ObjectState copy_missing = At(5, 100, {1, 2});  // k=2, m=1: copies on 0 and 1
+  copy_missing.form = msg::ObjectForm::kReplicas;
+  ObjectState empty_missing = At(6, 30, {0, 1});
+  empty_missing.form = msg::ObjectForm::kReplicas;
+  Peer(t, loc, {{"a", copy_missing}, {"b", empty_missing}});
+  const PgHealth h = t.Health(loc, false);
+  EXPECT_EQ(h.missing, 2u);
+  EXPECT_EQ(h.missing_bytes, 100u);  // a's copy on position 0; b's empty shard on 2: 0
+  EXPECT_EQ(h.degraded, 2u);
+}
+
 TEST(PgTable, AMissingShardWithoutACopyIsDegradedAndRebuilt) {
   PgTable t;
   const auto loc = Loc();
