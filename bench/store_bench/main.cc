@@ -10,7 +10,8 @@
 // that one completes (-d 1: plain Read calls).
 // Bytes counted: the value bytes written or read. Latency is per operation, wall clock: the Apply
 // call, the Read call, or for ReadMany the batch that carried the read. CPU per operation: the
-// process's user + system time over the run (getrusage), divided by its operations.
+// process's user + system time over the run (getrusage), divided by its operations. Memory: the
+// process's VmRSS when the store is open and after each run.
 // --watched opens the device as ec-osd does, through WatchedDevice (its error and slow-request
 // counts and the in-progress list the stall watchdog reads): run with and without it, its cost.
 #include <fmt/core.h>
@@ -45,6 +46,7 @@ struct RunResult {
   std::uint64_t bytes = 0;
   double seconds = 0;
   double cpu_seconds = 0;  // user + system of the whole process over the run
+  double rss_mib = 0;      // the process's resident memory after the run (VmRSS)
   std::vector<double> lat_us;
   double Percentile(double p) const {
     if (lat_us.empty()) return 0;
@@ -60,6 +62,20 @@ double ProcessCpuSeconds() {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
   };
   return sec(u.ru_utime) + sec(u.ru_stime);
+}
+
+// The process's resident memory (VmRSS of /proc/self/status), in MiB; 0 when unreadable.
+double ResidentMib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) {
+      std::istringstream fields(line.substr(6));
+      double kib = 0;
+      fields >> kib;
+      return kib / 1024.0;
+    }
+  }
+  return 0;
 }
 
 double CpuMicrosPerOp(const RunResult& r) {
@@ -159,6 +175,7 @@ nlohmann::json ToJson(const RunResult& r) {
           {"ops_per_sec", r.ops / r.seconds},
           {"mb_per_sec", static_cast<double>(r.bytes) / r.seconds / 1e6},
           {"cpu_us_per_op", CpuMicrosPerOp(r)},
+          {"rss_mib", r.rss_mib},
           {"lat_us",
            {{"p50", r.Percentile(50)},
             {"p99", r.Percentile(99)},
@@ -169,9 +186,9 @@ nlohmann::json ToJson(const RunResult& r) {
 void Print(const RunResult& r) {
   fmt::print(
       "{:<7} ops {:>8}  {:>7.3f} s  {:>10.0f} op/s  {:>9.1f} MB/s  lat us p50 {:.1f} p99 {:.1f} "
-      "p99.9 {:.1f}  cpu us/op {:.1f}\n",
+      "p99.9 {:.1f}  cpu us/op {:.1f}  rss {:.1f} MiB\n",
       r.op, r.ops, r.seconds, r.ops / r.seconds, static_cast<double>(r.bytes) / r.seconds / 1e6,
-      r.Percentile(50), r.Percentile(99), r.Percentile(99.9), CpuMicrosPerOp(r));
+      r.Percentile(50), r.Percentile(99), r.Percentile(99.9), CpuMicrosPerOp(r), r.rss_mib);
 }
 
 }  // namespace
@@ -302,6 +319,8 @@ int main(int argc, char** argv) {
       "ec-store-bench: device {} ({}{}), objects {}, value {} B, depth {}, {}, journal {} KiB\n",
       device, backend, watched ? ", watched" : "", objects, value_size, depth,
       opts.durable ? "durable" : "not durable", journal_bytes >> 10);
+  const double rss_open_mib = ResidentMib();
+  fmt::print("rss with the store open: {:.1f} MiB\n", rss_open_mib);
   nlohmann::json results = nlohmann::json::array();
   RunResult last;
   for (const std::string& op : ops) {
@@ -344,6 +363,7 @@ int main(int argc, char** argv) {
       }
     }
     r.cpu_seconds = ProcessCpuSeconds() - cpu_before;
+    r.rss_mib = ResidentMib();
     if (!s.ok()) {
       fmt::print(stderr, "{}: {}\n", r.op, s.ToString());
       return 1;
@@ -360,6 +380,7 @@ int main(int argc, char** argv) {
                         {"depth", depth},
                         {"durable", opts.durable},
                         {"watched", watched},
+                        {"rss_open_mib", rss_open_mib},
                         {"journal_bytes", journal_bytes},
                         {"bytes_counted", "value bytes written or read"},
                         {"results", results}};
