@@ -106,12 +106,14 @@ TEST_F(WatchedDeviceTest, AStallIsPlayedAndCountedSlow) {
 // once it returns, nothing is in progress.
 TEST_F(WatchedDeviceTest, AHangingRequestShowsAsInProgressUntilItReturns) {
   EXPECT_EQ(dev_->OldestInProgress(), std::chrono::steady_clock::duration::zero());
-  dev_->SetFaults(Faults(FaultRanges{}, FaultRanges{}, milliseconds(400)));
+  // A stall far longer than the wait before looking, so that a loaded machine (the suite runs
+  // three tests at once) cannot make the request end first.
+  dev_->SetFaults(Faults(FaultRanges{}, FaultRanges{}, milliseconds(2000)));
   std::thread reader([&] { EXPECT_TRUE(Io(IoRequest::Op::kRead, 0).ok()); });
   std::this_thread::sleep_for(milliseconds(150));
   const auto seen = dev_->OldestInProgress();
   EXPECT_GE(seen, milliseconds(100));
-  EXPECT_LT(seen, milliseconds(400));
+  EXPECT_LT(seen, milliseconds(2000));
   reader.join();
   EXPECT_EQ(dev_->OldestInProgress(), std::chrono::steady_clock::duration::zero());
 }
