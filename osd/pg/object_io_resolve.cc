@@ -132,6 +132,9 @@ Result<ObjectState> ResolveObject(const ObjectIo& io) {
       r = Resolve(views, io.loc->k, io.loc->min_size, AskOthers(io), io.down_others, copies);
     }
     if (r.action == Resolution::Action::kSettled) {
+      spdlog::debug("pg {} object {}: settled at version {} (current [{}], {} stale) at epoch {}",
+                    io.loc->pgid, io.object, r.version, fmt::join(r.current, ","), r.stale.size(),
+                    io.epoch);
       return SettledState(r, views);
     }
     if (r.action == Resolution::Action::kUndecided) {

@@ -2,6 +2,7 @@
 // (re-encoded stripes, a parity delta for a small overwrite, or a replicated pool's new bytes
 // as they are), acknowledged at min_size or rolled back.
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstring>
@@ -147,6 +148,15 @@ Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int
                                        int untouched) {
   std::map<int, std::uint64_t> versions;  // what a rollback of each position undoes
   for (const msg::SubWriteRequest& w : requests) versions[static_cast<int>(w.shard)] = w.version;
+  // At log_level debug, each write's shards and outcome (with the shards' own lines, what a race
+  // did to an object can be read back from the logs).
+  const bool trace = spdlog::default_logger_raw()->should_log(spdlog::level::debug);
+  std::string sent;
+  if (trace) {
+    for (const msg::SubWriteRequest& w : requests) {
+      sent += fmt::format(" {}:{}->{}", w.shard, w.prev_version, w.version);
+    }
+  }
   // The other OSDs' first: this OSD's own shard may be written on this thread (shard_link.h),
   // and their writes should be on the wire meanwhile.
   Gather<Result<bool>> gather(positions.size());
@@ -180,6 +190,13 @@ Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int
     } else if (!real_error) {
       real_error = results[i].status().WithPrefix(OsdName(io, positions[i]));
     }
+  }
+  if (trace) {
+    spdlog::debug(
+        "pg {} object {}: write at epoch {} to{}: took [{}], min_acks {}, untouched {}, "
+        "silent [{}], error {}",
+        io.loc->pgid, io.object, io.epoch, sent, fmt::join(took, ","), min_acks, untouched,
+        fmt::join(silent, "; "), real_error ? real_error->ToString() : "none");
   }
   if (!real_error && static_cast<int>(took.size()) >= min_acks) return took;
   const std::uint64_t version = versions.empty() ? 0 : versions.begin()->second;

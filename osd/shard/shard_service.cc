@@ -111,6 +111,26 @@ struct ShardService::Impl {
     return s;
   }
 
+  // At log_level debug, every shard change and its outcome: what a race between a primary's
+  // writes, rollbacks and pulls did to one object is then in the logs, shard by shard. TraceName
+  // is the write's part of the line (empty unless debug is on, so that a write costs nothing
+  // more otherwise), TraceWrite logs it with the outcome.
+  std::string TraceName(const msg::SubWriteRequest& w) const {
+    if (!log->should_log(spdlog::level::debug)) return {};
+    return fmt::format("SubWrite {}/{}#{} version {} prev {} kind {} epoch {} object size {}",
+                       w.collection, w.object, w.shard, w.version, w.prev_version,
+                       static_cast<int>(w.kind), w.epoch, w.object_size);
+  }
+  void TraceWrite(const std::string& name, const Status& s) {
+    if (!name.empty()) log->debug("{}: {}", name, s.ok() ? "ok" : s.ToString());
+  }
+  void TraceResolve(const msg::SubResolveRequest& r, const Result<std::uint64_t>& now) {
+    if (!log->should_log(spdlog::level::debug)) return;
+    log->debug("SubResolve {}/{}#{} {} version {} epoch {}: {}", r.collection, r.object, r.shard,
+               r.action == msg::SubResolveAction::kRollback ? "rollback" : "trim", r.version,
+               r.epoch, now.ok() ? fmt::format("now at {}", *now) : now.status().ToString());
+  }
+
   // Admits a sub-operation of `collection` sent at `epoch` (interval_fence.h): the guard holds
   // off a scan raising the fence until the operation is done. A refusal is counted and logged.
   Result<IntervalFence::Guard> Admit(const std::string& collection, std::uint64_t epoch,
@@ -258,7 +278,8 @@ struct ShardService::Impl {
       return false;
     }
     accounting.inline_writes().Inc();
-    auto finish = [this, key, d = std::move(done)](Status s) mutable {
+    auto finish = [this, key, trace = TraceName(w), d = std::move(done)](Status s) mutable {
+      TraceWrite(trace, s);
       d(std::move(s));
       dispatcher.Release(key);
     };
@@ -304,8 +325,9 @@ void ShardService::SubWrite(msg::SubWriteRequest request, Buffer data, StatusDon
     // meanwhile waits for this write (interval_fence.h): the scan's page shows it, or the write is
     // refused.
     auto admitted = impl->Admit(r.collection, r.epoch, "SubWrite");
-    if (!admitted.ok()) return d(admitted.status());
-    d(impl->SubWrite(r, data));
+    Status s = admitted.ok() ? impl->SubWrite(r, data) : admitted.status();
+    impl->TraceWrite(impl->TraceName(r), s);
+    d(std::move(s));
   };
   const std::size_t key = ShardKeyOf(request);
   if (hint.may_inline) {
@@ -334,8 +356,10 @@ void ShardService::SubResolve(msg::SubResolveRequest request, Done<std::uint64_t
   const std::size_t key = ShardKeyOf(request);
   impl->dispatcher.Post(key, [impl, r = std::move(request), done = std::move(done)]() mutable {
     auto admitted = impl->Admit(r.collection, r.epoch, "SubResolve");
-    if (!admitted.ok()) return done(admitted.status());
-    done(ApplySubResolve(*impl->store, r));
+    Result<std::uint64_t> now =
+        admitted.ok() ? ApplySubResolve(*impl->store, r) : Result<std::uint64_t>(admitted.status());
+    impl->TraceResolve(r, now);
+    done(std::move(now));
   });
 }
 

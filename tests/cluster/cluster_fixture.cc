@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -201,6 +202,13 @@ std::vector<std::string> LocalCluster::Args(int id) const {
   for (const std::string& s : options.osd_options) {
     args.push_back("--set");
     args.push_back(s);
+  }
+  // For chasing a failure: ECSTORE_TEST_OSD_LOG_LEVEL=debug logs every shard change and every
+  // write's outcome (osd/shard/shard_service.cc, osd/pg/object_io_write.cc); with
+  // ECSTORE_KEEP_TEST_DIRS=1 the logs outlive the test.
+  if (const char* level = std::getenv("ECSTORE_TEST_OSD_LOG_LEVEL"); level && *level) {
+    args.push_back("--set");
+    args.push_back(std::string("log_level=") + level);
   }
   return args;
 }
