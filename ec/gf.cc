@@ -74,6 +74,28 @@ void ReferenceMatrixEncode(int k, int m, const std::uint8_t* matrix,
   }
 }
 
+std::vector<std::uint8_t> MulAddTables(const std::uint8_t* coef, int rows) {
+  std::vector<std::uint8_t> tables(static_cast<std::size_t>(32) * static_cast<std::size_t>(rows));
+  // A one-source code: the coefficient "matrix" is rows x 1, i.e. the column itself.
+  ec_init_tables(1, rows, const_cast<std::uint8_t*>(coef), tables.data());
+  return tables;
+}
+
+void MulAddRegion(const std::vector<std::uint8_t>& tables, int rows, const std::uint8_t* in,
+                  std::uint8_t* const* out, std::size_t len) {
+  if (len == 0 || rows < 1) return;
+  // ISA-L takes non-const pointers but writes neither the tables nor the source.
+  ec_encode_data_update(static_cast<int>(len), 1, rows, 0, const_cast<std::uint8_t*>(tables.data()),
+                        const_cast<std::uint8_t*>(in), const_cast<std::uint8_t**>(out));
+  ClearUpperVectorState();
+}
+
+void ReferenceMulAddRegion(const std::uint8_t* coef, int rows, const std::uint8_t* in,
+                           std::uint8_t* const* out, std::size_t len) {
+  for (int r = 0; r < rows; ++r)
+    for (std::size_t b = 0; b < len; ++b) out[r][b] ^= Mul(coef[r], in[b]);
+}
+
 MatrixCodec::MatrixCodec(int k, int m, std::vector<std::uint8_t> coding, std::size_t lru_capacity)
     : k_(k), m_(m), coding_(std::move(coding)), cache_(lru_capacity) {
   encode_tables_.resize(static_cast<std::size_t>(32) * k_ * m_);

@@ -30,6 +30,20 @@ void ReferenceMatrixEncode(int k, int m, const std::uint8_t* matrix,
                            const std::uint8_t* const* data, std::uint8_t* const* coding,
                            std::size_t len);
 
+// Region multiply-accumulate: one input region into several outputs,
+//   out[r][b] ^= coef[r] * in[b]   for every row r < rows and byte b < len,
+// on ISA-L's kernels (ec_encode_data_update). The partial sums of pipelined repair
+// (recovery/pipeline_plan.h) are built from it. `tables` is MulAddTables(coef, rows): 32 bytes per
+// coefficient, made once and reused for every region. Preconditions (callers check them): rows >=
+// 1, tables.size() == 32 * rows, len <= INT32_MAX (ISA-L takes an int); `in` does not overlap any
+// output. Any len works, 0 included; no alignment is needed. Thread safe (pure).
+std::vector<std::uint8_t> MulAddTables(const std::uint8_t* coef, int rows);
+void MulAddRegion(const std::vector<std::uint8_t>& tables, int rows, const std::uint8_t* in,
+                  std::uint8_t* const* out, std::size_t len);
+// Reference of MulAddRegion, byte by byte with Mul().
+void ReferenceMulAddRegion(const std::uint8_t* coef, int rows, const std::uint8_t* in,
+                           std::uint8_t* const* out, std::size_t len);
+
 // A systematic (k+m, k) code over GF(2^8): data pieces 0..k-1, parity pieces k..k+m-1 with
 // parity_j = sum_i coding[j*k+i] * data_i. Encode and decode run on ISA-L (ec_encode_data);
 // decode tables are kept per erasure pattern in a thread-safe LRU.
