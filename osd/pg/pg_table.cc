@@ -96,12 +96,13 @@ bool PgTable::Observe(const cluster::ObjectLocator& locator) {
   return true;
 }
 
-PgTable::Peer PgTable::BeginPeering(const cluster::PgLocation& loc) {
+PgTable::Peer PgTable::BeginPeering(const cluster::PgLocation& loc, std::int64_t epoch) {
   std::unique_lock lock(mu_);
   Pg& pg = pgs_[loc.pgid];
   pg.pool_id = loc.pool_id;
   pg.pg = loc.pg;
   for (;;) {
+    if (epoch < last_epoch_) return Peer::kStale;
     if (pg.peered && SameInterval(pg, loc)) return Peer::kReady;
     if (!pg.peering) break;
     cv_.wait(lock);
@@ -212,11 +213,11 @@ void PgTable::NoteMeta(const std::string& pgid, const std::string& object, std::
     o->second.meta = std::move(meta);
 }
 
-void PgTable::MarkRecovered(const std::string& pgid, const std::string& object, int position,
+void PgTable::MarkRecovered(const cluster::PgLocation& loc, const std::string& object, int position,
                             std::uint64_t version, std::uint64_t bytes) {
   std::lock_guard lock(mu_);
-  auto it = pgs_.find(pgid);
-  if (it == pgs_.end() || !it->second.peered) return;
+  auto it = pgs_.find(loc.pgid);
+  if (it == pgs_.end() || !it->second.peered || !SameInterval(it->second, loc)) return;
   Pg& pg = it->second;
   if (pg.unknown.count(object) != 0) return;
   auto o = pg.objects.find(object);
@@ -249,11 +250,11 @@ bool PgTable::Clean(const cluster::PgLocation& loc) const {
          pg.unfound.empty() && pg.lacking.empty();
 }
 
-std::vector<std::string> PgTable::Unknown(const std::string& pgid, std::size_t max) const {
+std::vector<std::string> PgTable::Unknown(const cluster::PgLocation& loc, std::size_t max) const {
   std::vector<std::string> out;
   std::lock_guard lock(mu_);
-  auto it = pgs_.find(pgid);
-  if (it == pgs_.end() || !it->second.peered) return out;
+  auto it = pgs_.find(loc.pgid);
+  if (it == pgs_.end() || !it->second.peered || !SameInterval(it->second, loc)) return out;
   for (const std::string& n : it->second.unknown) {
     if (out.size() >= max) break;
     if (it->second.unfound.count(n) == 0) out.push_back(n);
@@ -261,12 +262,12 @@ std::vector<std::string> PgTable::Unknown(const std::string& pgid, std::size_t m
   return out;
 }
 
-std::vector<MissingShard> PgTable::Missing(const std::string& pgid, std::size_t max,
+std::vector<MissingShard> PgTable::Missing(const cluster::PgLocation& loc, std::size_t max,
                                            const std::set<std::string>& busy) const {
   std::vector<MissingShard> out;
   std::lock_guard lock(mu_);
-  auto it = pgs_.find(pgid);
-  if (it == pgs_.end() || !it->second.peered) return out;
+  auto it = pgs_.find(loc.pgid);
+  if (it == pgs_.end() || !it->second.peered || !SameInterval(it->second, loc)) return out;
   const Pg& pg = it->second;
   // Only the objects lacking a position (Track keeps them): walking every object from the first
   // made each batch cost the PG's size, and recovery of 10^5 objects per OSD ran at a quarter of

@@ -87,12 +87,17 @@ class PgTable {
   // PGs whose interval may have changed are reset (see the header).
   bool Observe(const cluster::ObjectLocator& locator);
 
-  // The result of PeerFor/Begin: either the PG is peered for `loc`'s interval (ready), or this
-  // caller must peer it now (then FinishPeering or AbortPeering), or it failed recently.
-  enum class Peer { kReady, kMustPeer };
+  // The result of BeginPeering: either the PG is peered for `loc`'s interval (ready), or this
+  // caller must peer it now (then FinishPeering or AbortPeering), or `loc` comes from a map older
+  // than one already observed (stale: locate again with the newer map).
+  enum class Peer { kReady, kMustPeer, kStale };
   // Waits while another thread peers the PG; returns kMustPeer to exactly one caller when the PG
-  // is not peered for `loc`'s interval.
-  Peer BeginPeering(const cluster::PgLocation& loc);
+  // is not peered for `loc`'s interval. `epoch`: the epoch of the map `loc` was located in. A
+  // caller holding an older map than the newest observed gets kStale and changes nothing: peering
+  // for an interval that has ended would throw away the table of the current one, and its scans
+  // (fencing at the old epoch) would not hold back the current interval's writes in flight, which
+  // its resolves could then take for unfinished ones and roll back.
+  Peer BeginPeering(const cluster::PgLocation& loc, std::int64_t epoch);
   // Installs the peered objects (settled states; `unfound`: objects that could not be settled).
   // `copies`: shards held outside the acting set, valid for the objects' versions in `objects`.
   void FinishPeering(const cluster::PgLocation& loc, std::map<std::string, ObjectState> objects,
@@ -118,15 +123,21 @@ class PgTable {
   // state if the object is still at that version.
   void NoteMeta(const std::string& pgid, const std::string& object, std::uint64_t version,
                 std::shared_ptr<const ObjectMeta> meta);
-  // Recovery rebuilt (or copied) `position` of `object` at `version`, writing `bytes` of shard:
-  // the position is current if the object is still at that version (a write since then wins).
-  void MarkRecovered(const std::string& pgid, const std::string& object, int position,
+  // Recovery rebuilt (or copied) `position` of `object` at `version`, writing `bytes` of shard,
+  // through `loc` (the PG's location the pull was sent with): the position is current if the
+  // object is still at that version (a write since then wins) and the PG is still peered for
+  // `loc`'s interval. A pull sent before a map change wrote the position on the OSD that held it
+  // then: in another interval that may be another OSD's position, which must not be taken as
+  // current (a partial write would count it as holding the object).
+  void MarkRecovered(const cluster::PgLocation& loc, const std::string& object, int position,
                      std::uint64_t version, std::uint64_t bytes = 0);
 
-  // Up to `max` objects of the PG whose state is unknown (ask their shards).
-  std::vector<std::string> Unknown(const std::string& pgid, std::size_t max) const;
-  // Up to `max` missing shards of the PG, skipping those in `busy` (object names).
-  std::vector<MissingShard> Missing(const std::string& pgid, std::size_t max,
+  // Up to `max` objects of the PG whose state is unknown (ask their shards); none unless the PG
+  // is peered for `loc`'s interval (a recovery round still holding an older map does nothing).
+  std::vector<std::string> Unknown(const cluster::PgLocation& loc, std::size_t max) const;
+  // Up to `max` missing shards of the PG, skipping those in `busy` (object names); none unless
+  // the PG is peered for `loc`'s interval (its positions are that interval's OSDs).
+  std::vector<MissingShard> Missing(const cluster::PgLocation& loc, std::size_t max,
                                     const std::set<std::string>& busy) const;
   // The PG's health for `loc` (its current interval): Ceph's state from what this table knows
   // (cluster/map/pg_state.h), with u = loc's up positions:

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string>
+
 namespace ec::osd::pg {
 namespace {
 
@@ -31,9 +34,9 @@ ObjectState At(std::uint64_t version, std::uint64_t size, std::vector<int> curre
 
 void Peer(PgTable& t, const cluster::PgLocation& loc, std::map<std::string, ObjectState> objects,
           CopySources copies = {}) {
-  ASSERT_EQ(t.BeginPeering(loc), PgTable::Peer::kMustPeer);
+  ASSERT_EQ(t.BeginPeering(loc, 0), PgTable::Peer::kMustPeer);
   t.FinishPeering(loc, std::move(objects), {}, std::move(copies));
-  ASSERT_EQ(t.BeginPeering(loc), PgTable::Peer::kReady);
+  ASSERT_EQ(t.BeginPeering(loc, 0), PgTable::Peer::kReady);
 }
 
 TEST(PgTable, CleanWhenEveryPositionHoldsEveryObject) {
@@ -47,7 +50,7 @@ TEST(PgTable, CleanWhenEveryPositionHoldsEveryObject) {
   EXPECT_EQ(h.degraded, 0u);
   EXPECT_EQ(h.misplaced, 0u);
   EXPECT_EQ(h.missing, 0u);
-  EXPECT_TRUE(t.Missing("1.0", 10, {}).empty());
+  EXPECT_TRUE(t.Missing(loc, 10, {}).empty());
   // An object the PG does not hold reads as absent everywhere.
   auto absent = t.Lookup("1.0", "zzz");
   ASSERT_TRUE(absent);
@@ -80,11 +83,11 @@ TEST(PgTable, AMissingShardWithoutACopyIsDegradedAndRebuilt) {
   EXPECT_EQ(h.missing, 1u);
   EXPECT_EQ(h.missing_bytes, 50u);  // 100 bytes / k
   EXPECT_EQ(t.Health(loc, true).state, "active+recovering+degraded");
-  auto missing = t.Missing("1.0", 10, {});
+  auto missing = t.Missing(loc, 10, {});
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing[0].position, 2);
   EXPECT_EQ(missing[0].copy_from, cluster::kItemNone);
-  t.MarkRecovered("1.0", "a", 2, 5, 52);
+  t.MarkRecovered(loc, "a", 2, 5, 52);
   h = t.Health(loc, false);
   EXPECT_EQ(h.state, "active+clean");
   EXPECT_EQ(h.recovered, 1u);
@@ -106,10 +109,10 @@ TEST(PgTable, AStaleShardOfARemovedObjectKeepsThePgFromCleanUntilDeleted) {
   EXPECT_EQ(h.objects, 0u);
   EXPECT_EQ(h.missing, 1u);
   EXPECT_EQ(t.Health(loc, true).state, "active+recovering");
-  auto missing = t.Missing("1.0", 10, {});
+  auto missing = t.Missing(loc, 10, {});
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing[0].position, 2);
-  t.MarkRecovered("1.0", "gone", 2, 9);
+  t.MarkRecovered(loc, "gone", 2, 9);
   h = t.Health(loc, false);
   EXPECT_EQ(h.state, "active+clean");
   EXPECT_EQ(h.missing, 0u);
@@ -132,19 +135,19 @@ TEST(PgTable, AShardAPriorOsdHoldsIsMisplacedAndCopied) {
   EXPECT_EQ(h.misplaced, 1u);
   EXPECT_EQ(h.degraded, 1u);
   EXPECT_EQ(t.Health(loc, true).state, "active+recovering+degraded+remapped+backfilling");
-  auto missing = t.Missing("1.0", 10, {});
+  auto missing = t.Missing(loc, 10, {});
   ASSERT_EQ(missing.size(), 2u);
   EXPECT_EQ(missing[0].object, "a");
   EXPECT_EQ(missing[0].copy_from, 40);
   EXPECT_EQ(missing[1].object, "b");
   EXPECT_EQ(missing[1].copy_from, cluster::kItemNone);
 
-  t.MarkRecovered("1.0", "b", 2, 6);
+  t.MarkRecovered(loc, "b", 2, 6);
   h = t.Health(loc, false);
   EXPECT_EQ(h.state, "active+remapped+backfill_wait");
   EXPECT_EQ(h.degraded, 0u);
   EXPECT_EQ(h.misplaced, 1u);
-  t.MarkRecovered("1.0", "a", 2, 5);
+  t.MarkRecovered(loc, "a", 2, 5);
   EXPECT_EQ(t.Health(loc, false).state, "active+clean");
 }
 
@@ -154,13 +157,13 @@ TEST(PgTable, AWriteDropsTheCopySourceOfTheOldVersion) {
   Peer(t, loc, {{"a", At(5, 100, {0, 1})}}, {{"a", {{2, 40}}}});
   // A write at a new version that position 2 missed: osd.40's copy is of version 5, useless.
   t.Update(loc, "a", At(9, 100, {0, 1}));
-  auto missing = t.Missing("1.0", 10, {});
+  auto missing = t.Missing(loc, 10, {});
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing[0].copy_from, cluster::kItemNone);
   EXPECT_EQ(t.Health(loc, false).misplaced, 0u);
   // A recovery of the old version does not make position 2 current at the new one.
-  t.MarkRecovered("1.0", "a", 2, 5);
-  EXPECT_EQ(t.Missing("1.0", 10, {}).size(), 1u);
+  t.MarkRecovered(loc, "a", 2, 5);
+  EXPECT_EQ(t.Missing(loc, 10, {}).size(), 1u);
 }
 
 TEST(PgTable, ADownPositionIsUndersizedNotMissing) {
@@ -171,7 +174,7 @@ TEST(PgTable, ADownPositionIsUndersizedNotMissing) {
   EXPECT_EQ(h.state, "active+undersized+degraded");
   EXPECT_EQ(h.missing, 0u);
   EXPECT_EQ(h.degraded, 1u);
-  EXPECT_TRUE(t.Missing("1.0", 10, {}).empty());
+  EXPECT_TRUE(t.Missing(loc, 10, {}).empty());
   EXPECT_EQ(t.Health(Loc({10, cluster::kItemNone, cluster::kItemNone}), false).state, "down");
 }
 
@@ -181,11 +184,74 @@ TEST(PgTable, ANewIntervalMustPeerAgain) {
   Peer(t, loc, {{"a", At(5, 100, {0, 1, 2})}});
   auto moved = Loc({10, 11, cluster::kItemNone});
   EXPECT_EQ(t.Health(moved, false).state, "peering");
-  EXPECT_EQ(t.BeginPeering(moved), PgTable::Peer::kMustPeer);
+  EXPECT_EQ(t.BeginPeering(moved, 0), PgTable::Peer::kMustPeer);
   t.AbortPeering(moved);
-  EXPECT_EQ(t.BeginPeering(moved), PgTable::Peer::kMustPeer);
+  EXPECT_EQ(t.BeginPeering(moved, 0), PgTable::Peer::kMustPeer);
   t.FinishPeering(moved, {}, {});
   EXPECT_EQ(t.Health(moved, false).objects, 0u);
+}
+
+// A map of `epoch`: osd.0-2 up on three hosts (osd.2 down when `two_up`), pool 1 (k=2 m=1, 1 PG
+// on all three OSDs).
+std::shared_ptr<const cluster::ObjectLocator> ThreeOsdLocator(std::int64_t epoch, bool two_up) {
+  cluster::ClusterMap map;
+  map.epoch = epoch;
+  map.profiles["rs"] = cluster::EcProfile{
+      "rs", {{"plugin", "jerasure"}, {"k", "2"}, {"m", "1"}, {"crush-failure-domain", "osd"}}};
+  map.pools[1] = cluster::Pool{1, "p", "rs", 1, 4096, 2};
+  for (int i = 0; i < 3; ++i) {
+    cluster::OsdEntry o;
+    o.id = i;
+    o.host = "h" + std::to_string(i);
+    o.up = !(two_up && i == 2);
+    map.osds[i] = o;
+  }
+  auto locator = cluster::ObjectLocator::Make(std::make_shared<const cluster::ClusterMap>(map));
+  EXPECT_TRUE(locator.ok()) << locator.status().ToString();
+  return locator.ok() ? *locator : nullptr;
+}
+
+// A caller still holding an older map than the newest observed (the recovery loop's round, an
+// operation prepared just before a map arrived) must neither peer for that ended interval nor
+// throw away the current interval's table: it is told to locate again.
+TEST(PgTable, APeeringWithAnOlderMapIsStaleAndChangesNothing) {
+  PgTable t;
+  const auto old_map = ThreeOsdLocator(7, false);
+  const auto new_map = ThreeOsdLocator(8, true);
+  ASSERT_TRUE(old_map && new_map);
+  auto old_loc = old_map->LocatePg(1, 0);
+  auto new_loc = new_map->LocatePg(1, 0);
+  ASSERT_TRUE(old_loc.ok() && new_loc.ok());
+  ASSERT_TRUE(t.Observe(*old_map));
+  ASSERT_TRUE(t.Observe(*new_map));
+  ASSERT_EQ(t.BeginPeering(*new_loc, 8), PgTable::Peer::kMustPeer);
+  t.FinishPeering(*new_loc, {{"a", At(5, 100, {0, 1})}}, {});
+  EXPECT_FALSE(t.Observe(*old_map));  // older: ignored
+  EXPECT_EQ(t.BeginPeering(*old_loc, 7), PgTable::Peer::kStale);
+  // The current interval's table is intact.
+  EXPECT_EQ(t.BeginPeering(*new_loc, 8), PgTable::Peer::kReady);
+  ASSERT_TRUE(t.Lookup(*new_loc, "a").has_value());
+  EXPECT_EQ(t.Lookup(*new_loc, "a")->version, 5u);
+}
+
+// A recovery round that located the PG before a map change (another up set) neither lists the
+// new interval's work nor marks a position recovered in it: its pull wrote the position on the
+// OSD that held it in the old interval.
+TEST(PgTable, RecoveryThroughAnotherIntervalsLocationChangesNothing) {
+  PgTable t;
+  const auto loc = Loc();
+  Peer(t, loc, {{"a", At(5, 100, {0, 1})}});
+  const auto other = Loc({10, 11, cluster::kItemNone});
+  EXPECT_TRUE(t.Missing(other, 10, {}).empty());
+  ASSERT_EQ(t.Missing(loc, 10, {}).size(), 1u);
+  t.MarkRecovered(other, "a", 2, 5);
+  EXPECT_EQ(t.Missing(loc, 10, {}).size(), 1u);
+  t.Forget("1.0", "a");
+  EXPECT_TRUE(t.Unknown(other, 10).empty());
+  EXPECT_EQ(t.Unknown(loc, 10), std::vector<std::string>{"a"});
+  t.Update(loc, "a", At(5, 100, {0, 1}));
+  t.MarkRecovered(loc, "a", 2, 5);
+  EXPECT_TRUE(t.Missing(loc, 10, {}).empty());
 }
 
 // Issue 29: the state from what the primary knows, in Ceph's words and order, for every rule of
@@ -237,7 +303,7 @@ TEST(PgTable, StatesAsCephNamesThem) {
   EXPECT_EQ(r.Health(one_down, true).state, "active+recovering+undersized+degraded");
   // An object fewer than k shards settle: incomplete.
   PgTable u;
-  ASSERT_EQ(u.BeginPeering(all), PgTable::Peer::kMustPeer);
+  ASSERT_EQ(u.BeginPeering(all, 0), PgTable::Peer::kMustPeer);
   u.FinishPeering(all, {}, {"lost"});
   EXPECT_EQ(u.Health(all, false).state, "incomplete");
 }
@@ -247,7 +313,7 @@ TEST(PgTable, ChangesMoveWithMapsAndPeering) {
   PgTable t;
   const auto loc = Loc();
   std::uint64_t c = t.Changes();
-  ASSERT_EQ(t.BeginPeering(loc), PgTable::Peer::kMustPeer);
+  ASSERT_EQ(t.BeginPeering(loc, 0), PgTable::Peer::kMustPeer);
   EXPECT_GT(t.Changes(), c);
   c = t.Changes();
   t.FinishPeering(loc, {{"a", At(5, 100, {0, 1, 2})}}, {});
@@ -255,9 +321,9 @@ TEST(PgTable, ChangesMoveWithMapsAndPeering) {
   c = t.Changes();
   EXPECT_TRUE(t.Lookup(loc, "a"));
   (void)t.Health(loc, false);
-  EXPECT_EQ(t.BeginPeering(loc), PgTable::Peer::kReady);
+  EXPECT_EQ(t.BeginPeering(loc, 0), PgTable::Peer::kReady);
   EXPECT_EQ(t.Changes(), c);
-  ASSERT_EQ(t.BeginPeering(Loc({10, 11, cluster::kItemNone})), PgTable::Peer::kMustPeer);
+  ASSERT_EQ(t.BeginPeering(Loc({10, 11, cluster::kItemNone}), 0), PgTable::Peer::kMustPeer);
   EXPECT_GT(t.Changes(), c);
   c = t.Changes();
   t.AbortPeering(Loc({10, 11, cluster::kItemNone}));
@@ -270,13 +336,13 @@ TEST(PgTable, AForgottenObjectIsUnknownUntilUpdated) {
   Peer(t, loc, {{"a", At(5, 100, {0, 1, 2})}});
   t.Forget("1.0", "a");
   EXPECT_FALSE(t.Lookup("1.0", "a"));
-  EXPECT_EQ(t.Unknown("1.0", 10), std::vector<std::string>{"a"});
+  EXPECT_EQ(t.Unknown(loc, 10), std::vector<std::string>{"a"});
   // A state learnt with another interval's location is not this one's.
   t.Update(Loc({10, 11, cluster::kItemNone}), "a", At(5, 100, {0, 1, 2}));
   EXPECT_FALSE(t.Lookup("1.0", "a"));
   t.Update(loc, "a", At(5, 100, {0, 1, 2}));
   EXPECT_TRUE(t.Lookup("1.0", "a"));
-  EXPECT_TRUE(t.Unknown("1.0", 10).empty());
+  EXPECT_TRUE(t.Unknown(loc, 10).empty());
 }
 
 TEST(PgTable, ALookupByLocationAnswersOnlyForThePeeredInterval) {
@@ -306,7 +372,7 @@ TEST(PgTable, CleanFollowsEveryChangeOfTheObjects) {
   EXPECT_FALSE(t.Clean(loc));  // never peered
   Peer(t, loc, {{"a", At(5, 100, {0, 1, 2})}, {"b", At(6, 10, {0, 1})}});
   EXPECT_FALSE(t.Clean(loc));  // b lacks position 2
-  t.MarkRecovered("1.0", "b", 2, 6);
+  t.MarkRecovered(loc, "b", 2, 6);
   EXPECT_TRUE(t.Clean(loc));
   t.Update(loc, "a", At(7, 100, {0, 1}));  // a write position 2 did not take
   EXPECT_FALSE(t.Clean(loc));
@@ -323,7 +389,7 @@ TEST(PgTable, CleanFollowsEveryChangeOfTheObjects) {
   removed.stale = {{1, 8}};
   t.Update(loc, "a", removed);
   EXPECT_FALSE(t.Clean(loc));
-  t.MarkRecovered("1.0", "a", 1, 9);
+  t.MarkRecovered(loc, "a", 1, 9);
   EXPECT_TRUE(t.Clean(loc));
   // A position down is not clean (undersized), nor another interval.
   EXPECT_FALSE(t.Clean(Loc({10, cluster::kItemNone, 12})));

@@ -148,7 +148,18 @@ Result<std::map<int, std::shared_ptr<ShardLink>>> Primary::Impl::Clients(
 // the PG wait meanwhile.
 Status Primary::Impl::EnsurePeered(const cluster::ObjectLocator& locator, const ObjectIo& io) {
   table_.Observe(locator);
-  if (table_.BeginPeering(*io.loc) == PgTable::Peer::kReady) return Status::OK();
+  const std::int64_t epoch = locator.map().epoch;
+  switch (table_.BeginPeering(*io.loc, epoch)) {
+    case PgTable::Peer::kReady:
+      return Status::OK();
+    case PgTable::Peer::kStale:
+      return Status::Retryable(
+          ESTALE, fmt::format("pg {}: the map moved on past epoch {} while this operation was "
+                              "prepared: try again",
+                              io.loc->pgid, epoch));
+    case PgTable::Peer::kMustPeer:
+      break;
+  }
   // A new interval (or this process's first): an earlier primary's read leases may still run.
   granter_.NotePeered(io.loc->pgid, LeaseClock::now());
   auto out = PeerPg(io, Priors(locator, *io.loc));
@@ -256,37 +267,47 @@ Result<Primary::Impl::Prepared> Primary::Impl::Prepare(std::uint64_t pool, std::
     return Status::Error(ENAMETOOLONG, fmt::format("object name of {} bytes, above the limit of {}",
                                                    object.size(), cluster::kMaxObjectNameLen));
   }
-  auto locator = Locator(epoch);
-  if (!locator.ok()) return locator.status();
-  p.locator = *locator;
-  auto loc = CheckPrimary(*p.locator, pool, &object, 0);
-  if (!loc.ok()) return loc.status();
-  // A write waits for min_size shards up (the map changing), as Ceph's PG does.
-  const std::chrono::milliseconds min_size_wait = MinSizeWait();
-  const auto deadline = Clock::now() + min_size_wait;
-  while (write && loc->up_count() < loc->min_size) {
-    const auto left = deadline - Clock::now();
-    if (left <= Clock::duration::zero()) {
-      return Status::Error(EAGAIN, fmt::format("pg {} has {} shard(s) up, fewer than min_size "
-                                               "{}; gave up after {} s",
-                                               loc->pgid, loc->up_count(), loc->min_size,
-                                               min_size_wait.count() / 1000.0));
-    }
-    const std::int64_t now_epoch = p.locator->map().epoch;
-    map_->WaitForEpoch(now_epoch + 1, std::chrono::duration_cast<std::chrono::milliseconds>(left));
-    locator = Locator(0);
+  for (int attempt = 0;; ++attempt) {
+    auto locator = Locator(epoch);
     if (!locator.ok()) return locator.status();
     p.locator = *locator;
-    loc = CheckPrimary(*p.locator, pool, &object, 0);
+    auto loc = CheckPrimary(*p.locator, pool, &object, 0);
     if (!loc.ok()) return loc.status();
+    // A write waits for min_size shards up (the map changing), as Ceph's PG does.
+    const std::chrono::milliseconds min_size_wait = MinSizeWait();
+    const auto deadline = Clock::now() + min_size_wait;
+    while (write && loc->up_count() < loc->min_size) {
+      const auto left = deadline - Clock::now();
+      if (left <= Clock::duration::zero()) {
+        return Status::Error(EAGAIN, fmt::format("pg {} has {} shard(s) up, fewer than min_size "
+                                                 "{}; gave up after {} s",
+                                                 loc->pgid, loc->up_count(), loc->min_size,
+                                                 min_size_wait.count() / 1000.0));
+      }
+      const std::int64_t now_epoch = p.locator->map().epoch;
+      map_->WaitForEpoch(now_epoch + 1,
+                         std::chrono::duration_cast<std::chrono::milliseconds>(left));
+      locator = Locator(0);
+      if (!locator.ok()) return locator.status();
+      p.locator = *locator;
+      loc = CheckPrimary(*p.locator, pool, &object, 0);
+      if (!loc.ok()) return loc.status();
+    }
+    p.loc = std::move(loc).value();
+    EC_RETURN_IF_ERROR(FillPg(p));
+    p.io.object = object;
+    p.key = CacheKey(pool, object);
+    Fix(p);
+    // A map that arrived since the locator was taken makes the peering stale (pg_table.h):
+    // locate again with it, a few times at most (maps rarely come that fast).
+    Status peered = EnsurePeered(*p.locator, p.io);
+    if (peered.code() == ESTALE && attempt < 3) continue;
+    EC_RETURN_IF_ERROR(peered);
+    break;
   }
-  p.loc = std::move(loc).value();
-  EC_RETURN_IF_ERROR(FillPg(p));
-  p.io.object = object;
-  p.key = CacheKey(pool, object);
-  Fix(p);
-  EC_RETURN_IF_ERROR(EnsurePeered(*p.locator, p.io));
-  auto known = table_.Lookup(p.loc.pgid, object);
+  // Only what the table knows for this operation's interval (another thread may have peered the
+  // PG for a newer one meanwhile): else the shards are asked.
+  auto known = table_.Lookup(p.loc, object);
   if (known) {
     p.state = *known;
   } else {

@@ -68,8 +68,9 @@ bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network,
   const cluster::ClusterMap& map = (*locator)->map();
   const int max_backfills = Recovery().max_backfills;
   std::vector<Prepared> work;
+  bool stale = false;  // a newer map arrived during the round: the next round takes it
   for (const auto& [pool_id, pool] : map.pools) {
-    for (std::uint32_t pg = 0; pg < pool.pg_num && !Stopping(); ++pg) {
+    for (std::uint32_t pg = 0; pg < pool.pg_num && !stale && !Stopping(); ++pg) {
       auto loc = (*locator)->LocatePg(pool_id, pg);
       if (!loc.ok() || loc->primary != options_.osd_id) continue;
       Prepared p;
@@ -78,6 +79,10 @@ bool Primary::Impl::RecoverRound(std::uint64_t* rebuilt, std::uint64_t* network,
       if (!FillPg(p).ok()) continue;
       Fix(p);
       Status peered = EnsurePeered(*p.locator, p.io);
+      if (peered.code() == ESTALE) {
+        stale = true;
+        continue;
+      }
       if (!peered.ok()) {
         log_->warn("pg {}: peering: {}", p.loc.pgid, peered.message());
         continue;
@@ -129,12 +134,12 @@ bool Paused(const cluster::ClusterMap& map, const MissingShard& m) {
 }  // namespace
 
 bool Primary::Impl::HasRecoveryWork(const Prepared& p) {
-  if (!table_.Unknown(p.loc.pgid, 1).empty()) return true;
+  if (!table_.Unknown(p.loc, 1).empty()) return true;
   const cluster::ClusterMap& map = p.locator->map();
   if (!map.HasFlag("norecover") && !map.HasFlag("nobackfill")) {
-    return !table_.Missing(p.loc.pgid, 1, Backoff(p.loc.pgid)).empty();
+    return !table_.Missing(p.loc, 1, Backoff(p.loc.pgid)).empty();
   }
-  for (const MissingShard& m : table_.Missing(p.loc.pgid, SIZE_MAX, Backoff(p.loc.pgid))) {
+  for (const MissingShard& m : table_.Missing(p.loc, SIZE_MAX, Backoff(p.loc.pgid))) {
     if (!Paused(map, m)) return true;
   }
   return false;
@@ -168,9 +173,9 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
   // write of the object in flight, which a resolve could take for an unfinished write and roll
   // back on the shards it has reached while the write is still acknowledged (the thrasher lost
   // such writes).
-  for (const std::string& name : table_.Unknown(p.loc.pgid, throttles.max_active)) {
+  for (const std::string& name : table_.Unknown(p.loc, throttles.max_active)) {
     OnStrand(pool, name, [&] {
-      if (table_.Lookup(p.loc.pgid, name)) return;  // a client operation settled it meanwhile
+      if (table_.Lookup(p.loc, name)) return;  // a client operation settled it meanwhile
       ObjectIo one = p.io;
       one.object = name;
       auto st = ResolveObject(one);
@@ -186,7 +191,7 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
   // With a pause set, the batch is chosen among every missing shard of the kinds not paused.
   const bool pause = map.HasFlag("norecover") || map.HasFlag("nobackfill");
   auto missing =
-      table_.Missing(p.loc.pgid, pause ? SIZE_MAX : max * p.loc.acting.size(), Backoff(p.loc.pgid));
+      table_.Missing(p.loc, pause ? SIZE_MAX : max * p.loc.acting.size(), Backoff(p.loc.pgid));
   std::erase_if(missing, [&](const MissingShard& m) { return Paused(map, m); });
   // (position, copy source, the object's current positions) -> its objects
   std::map<std::tuple<int, int, std::vector<int>>, std::vector<MissingShard>> groups;
@@ -194,7 +199,7 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
     if (!m.state.exists) {
       OnStrand(pool, m.object, [&] {
         // Still removed at that version, with that position behind (else a write came first).
-        auto now = table_.Lookup(p.loc.pgid, m.object);
+        auto now = table_.Lookup(p.loc, m.object);
         if (!now || now->exists || now->version != m.state.version ||
             now->stale.count(m.position) == 0) {
           return;
@@ -203,7 +208,7 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
         one.object = m.object;
         ObjectState healed = HealStale(one, *now, MaxObjectSize());
         if (healed.stale.count(m.position) == 0) {
-          table_.MarkRecovered(p.loc.pgid, m.object, m.position, m.state.version);
+          table_.MarkRecovered(p.loc, m.object, m.position, m.state.version);
         } else {
           // Its shards may not be what the table says: ask them again before the next try.
           BackOff(p.loc.pgid, m.object);
@@ -277,7 +282,7 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
       const MissingShard& m = s.objects[j];
       const msg::SubPullResult& res = reply->results[j];
       if (res.status.ok()) {
-        table_.MarkRecovered(p.loc.pgid, m.object, s.position, m.state.version, res.rebuilt_bytes);
+        table_.MarkRecovered(p.loc, m.object, s.position, m.state.version, res.rebuilt_bytes);
         out.rebuilt_bytes += res.rebuilt_bytes;
         out.network_bytes += res.network_bytes;
         continue;

@@ -113,7 +113,7 @@ void Primary::Impl::CheckScrubMeta(const ObjectIo& io, const std::vector<int>& p
 Primary::Impl::ObjectScrub Primary::Impl::ReadForScrub(const Prepared& pg, const std::string& name,
                                                        bool deep) {
   ObjectScrub out;
-  auto known = table_.Lookup(pg.loc.pgid, name);
+  auto known = table_.Lookup(pg.loc, name);
   if (!known || !known->exists) return out;  // removed or unsettled meanwhile: not scrubbed now
   out.scrubbed = true;
   out.state = *known;
@@ -246,7 +246,7 @@ void Primary::Impl::CheckScrubbed(const Prepared& pg, const std::string& name, O
 // shards were rewritten.
 int Primary::Impl::RepairObject(const Prepared& pg, const std::string& name,
                                 const std::map<int, std::uint64_t>& bad, const char* why) {
-  auto known = table_.Lookup(pg.loc.pgid, name);
+  auto known = table_.Lookup(pg.loc, name);
   if (!known || !known->exists) return 0;
   const ObjectState& st = *known;
   std::vector<msg::SubPullHelper> helpers;
@@ -283,7 +283,7 @@ int Primary::Impl::RepairObject(const Prepared& pg, const std::string& name,
     }
     log_->warn("pg {} object {}: shard {} on osd.{} repaired ({})", pg.loc.pgid, name, p,
                pg.loc.acting[p], why);
-    if (at != st.VersionOf(p)) table_.MarkRecovered(pg.loc.pgid, name, p, st.version);
+    if (at != st.VersionOf(p)) table_.MarkRecovered(pg.loc, name, p, st.version);
     metrics_
         ->GetCounter("ecstore_pool_shards_repaired_total",
                      "Shards rewritten because their bytes were bad (scrub repair, self-healing "

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include "cluster/map/object_locator.h"
@@ -203,12 +204,16 @@ std::vector<std::string> LocalCluster::Args(int id) const {
     args.push_back("--set");
     args.push_back(s);
   }
-  // For chasing a failure: ECSTORE_TEST_OSD_LOG_LEVEL=debug logs every shard change and every
-  // write's outcome (osd/shard/shard_service.cc, osd/pg/object_io_write.cc); with
-  // ECSTORE_KEEP_TEST_DIRS=1 the logs outlive the test.
-  if (const char* level = std::getenv("ECSTORE_TEST_OSD_LOG_LEVEL"); level && *level) {
-    args.push_back("--set");
-    args.push_back(std::string("log_level=") + level);
+  // For chasing a failure: ECSTORE_TEST_OSD_SET="log_level=debug osd_subop_timeout=1s" adds
+  // those options (space-separated) to every OSD, after the test's own. At log_level debug every
+  // shard change and every write's outcome is logged (osd/shard/shard_service.cc,
+  // osd/pg/object_io_write.cc); with ECSTORE_KEEP_TEST_DIRS=1 the logs outlive the test.
+  if (const char* extra = std::getenv("ECSTORE_TEST_OSD_SET"); extra != nullptr) {
+    std::istringstream items(extra);
+    for (std::string item; items >> item;) {
+      args.push_back("--set");
+      args.push_back(item);
+    }
   }
   return args;
 }
