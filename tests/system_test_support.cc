@@ -119,8 +119,9 @@ TempDir::TempDir() {
 
 TempDir::~TempDir() {
   const char* keep = std::getenv("ECSTORE_KEEP_TEST_DIRS");
-  if (keep != nullptr && *keep != '\0' && std::string(keep) != "0") {
-    std::cerr << "ECSTORE_KEEP_TEST_DIRS: kept " << path_ << "\n";
+  if (keep_ || (keep != nullptr && *keep != '\0' && std::string(keep) != "0")) {
+    std::cerr << (keep_ ? "kept for the failure: " : "ECSTORE_KEEP_TEST_DIRS: kept ")
+              << path_.string() << "\n";
     return;
   }
   std::error_code ignored;

@@ -49,9 +49,12 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
   const fs::path& path() const { return path_; }
   fs::path operator/(const std::string& name) const { return path_ / name; }
+  // Keeps the folder (its path printed) when the object goes away: a failed test's logs.
+  void Keep() { keep_ = true; }
 
  private:
   fs::path path_;
+  bool keep_ = false;
 };
 
 // $EC_PLUGIN_DIR, else this build's lib/ folder.

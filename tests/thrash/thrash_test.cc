@@ -86,8 +86,10 @@ void PrintLogsOf(const LocalCluster& cluster, const std::vector<std::string>& no
   for (const std::string& object : objects) {
     for (std::size_t id = 0; id < cluster.osds.size(); ++id) {
       std::istringstream log(cluster.osds[id]->LogFile());
+      // The OSDs log at debug level in the suite (CMakeLists.txt): every SubWrite, SubResolve
+      // and write outcome of the object, which is what a report of a race needs.
       int shown = 0;
-      for (std::string line; std::getline(log, line) && shown < 40;) {
+      for (std::string line; std::getline(log, line) && shown < 400;) {
         if (line.find(object + "#") == std::string::npos &&
             line.find(object + " ") == std::string::npos &&
             line.find(object + ":") == std::string::npos) {
@@ -165,6 +167,13 @@ void RunThrash(const ThrashSetup& setup) {
   o.pools = setup.pools;
   o.grace_seconds = kGraceSeconds;
   LocalCluster cluster(std::move(o));
+  // A failed run keeps the cluster's folder (every OSD's log and store) for a post-mortem.
+  struct KeepOnFailure {
+    TempDir& dir;
+    ~KeepOnFailure() {
+      if (::testing::Test::HasFailure()) dir.Keep();
+    }
+  } keep_on_failure{cluster.dir};
   ASSERT_TRUE(cluster.Whole());
 
   ScheduleOptions so;
