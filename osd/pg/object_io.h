@@ -51,6 +51,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,13 @@ struct ObjectState {
   // The object's metadata when this primary knows it (it wrote it, or read it: ReadObjectMeta);
   // null otherwise. Shared: a state is copied on every operation.
   std::shared_ptr<const ObjectMeta> meta;
+  // Positions that may still receive a sub-operation of a write that failed: a SubWrite that did
+  // not answer in time (it may be applied later), or a rollback that did not. Such a position may
+  // leave the version it shows at any time, so a write of part of the object never counts it as
+  // holding the write by being left alone (a late SubWrite landing there afterwards undid an
+  // acknowledged write: the thrasher's seed-3 mismatch); it rewrites it instead (its version
+  // moves on, so the late SubWrite no longer applies), and a write that reaches it clears it.
+  std::set<int> suspect;
 };
 
 // Everything an operation on one object needs.
@@ -135,7 +143,10 @@ struct ObjectIo {
   // (osd/shard/interval_fence.h).
   std::uint64_t epoch = 0;
   std::chrono::milliseconds timeout{10000};  // per sub-operation
-  recovery::ReadCostModel cost;              // weights; `local` is filled from self_position
+  // Out (may be null): a write that fails adds the positions it leaves suspect (ObjectState::
+  // suspect) here, for the caller to remember with the object (PgTable::Forget).
+  std::set<int>* suspect_out = nullptr;
+  recovery::ReadCostModel cost;  // weights; `local` is filled from self_position
 };
 
 // The link to this OSD's own shards (io.clients' entry of io.self_position), through which any

@@ -77,9 +77,11 @@ msg::ShardVersions VersionsAfter(const ObjectState& state, const std::set<int>& 
                                  std::uint64_t version, std::size_t positions);
 
 // Rolls back on `positions[i]` the write of `versions[i]` (SubResolve, all at once); the first
-// failure (naming its OSD), or OK. `undone` (if given) gets how many positions it did roll back.
+// failure (naming its OSD), or OK. `undone` (if given) gets how many positions it did roll back,
+// `failed` (if given) the positions whose rollback failed.
 Status RollBack(const ObjectIo& io, const std::vector<int>& positions,
-                const std::vector<std::uint64_t>& versions, std::size_t* undone = nullptr);
+                const std::vector<std::uint64_t>& versions, std::size_t* undone = nullptr,
+                std::vector<int>* failed = nullptr);
 
 // Sends `requests[i]` with `payloads[i]` to position positions[i], all at once; acknowledges
 // with at least `min_acks` or rolls back (object_io.h, "Writes"). `untouched`: positions that

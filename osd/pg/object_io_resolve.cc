@@ -18,7 +18,8 @@ using object_io_detail::RollBack;
 namespace object_io_detail {
 
 Status RollBack(const ObjectIo& io, const std::vector<int>& positions,
-                const std::vector<std::uint64_t>& versions, std::size_t* undone) {
+                const std::vector<std::uint64_t>& versions, std::size_t* undone,
+                std::vector<int>* failed) {
   auto results = GatherAll<Result<std::uint64_t>>(positions.size(), [&](std::size_t i, auto done) {
     msg::SubResolveRequest r;
     r.collection = io.loc->collection;
@@ -34,9 +35,10 @@ Status RollBack(const ObjectIo& io, const std::vector<int>& positions,
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (results[i].ok()) {
       ++ok;
-    } else if (first.ok()) {
-      first = results[i].status().WithPrefix(OsdName(io, positions[i]));
+      continue;
     }
+    if (failed != nullptr) failed->push_back(positions[i]);
+    if (first.ok()) first = results[i].status().WithPrefix(OsdName(io, positions[i]));
   }
   if (undone != nullptr) *undone = ok;
   return first;

@@ -356,6 +356,53 @@ TEST_F(ObjectIoTest, AWholeRewriteGivesAStaleShardTheObjectsXattrs) {
   }
 }
 
+// RS(4,2) padded, min_size 5, stripe unit 4 KiB: a write of one data piece leaves three positions
+// alone, so they count for it (a partial write's untouched positions).
+class WideObjectIoTest : public ObjectIoTest {
+ protected:
+  Geometry MakeGeometry() const override {
+    return {
+        {{"plugin", "isa"}, {"k", "4"}, {"m", "2"}, {"technique", "reed_sol_van"}}, 6, 4, 5, false};
+  }
+};
+
+// The thrasher's seed-3 mismatch, staged. A write whose SubWrites all time out fails (EINPROGRESS:
+// they may land yet); the object is resolved at its old version before they land; a write of
+// another piece is acknowledged counting the positions it leaves alone, among them the ones the
+// failed write's late SubWrites then reach. Those positions no longer hold the acknowledged
+// write, which a resolve must still settle (and never the failed one in its place).
+TEST_F(WideObjectIoTest, LateSubWritesOfAFailedWriteNeverUndoAnAcknowledgedOne) {
+  const std::uint64_t v1 = (kEpoch << 32) | 1, v2 = (kEpoch << 32) | 2, v3 = (kEpoch << 32) | 3;
+  std::string want(65536, 'a');
+  auto first = WriteFull(Absent(), Bytes(want.size(), 'a'), v1);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  // v2 rewrites pieces 1..3 of the first stripe: positions 1, 2, 3 and the parity 4, 5; every
+  // one of them answers after the primary's timeout.
+  for (int p = 1; p < 6; ++p) osds_[p]->gate->delay_ms = 600;
+  std::set<int> suspect;
+  io_.suspect_out = &suspect;
+  auto second = WriteAt(*first, 4096, Bytes(12288, 'b'), v2);
+  ASSERT_FALSE(second.ok());
+  io_.suspect_out = nullptr;
+  EXPECT_EQ(suspect, (std::set<int>{1, 2, 3, 4, 5}));
+  for (int p = 1; p < 6; ++p) osds_[p]->gate->delay_ms = 0;
+  // Resolved before they land: the object is at v1 everywhere. The primary keeps the suspect
+  // positions with the object (PgTable::Forget, Suspect), as here.
+  auto resolved = ResolveObject(io_);
+  ASSERT_TRUE(resolved.ok()) << resolved.status().ToString();
+  ASSERT_EQ(resolved->version, v1);
+  resolved->suspect = suspect;
+  // v3 rewrites piece 0 (positions 0, 4, 5); 1, 2 and 3 would hold it by being left alone, but
+  // they are suspect: v3 rewrites them too, so v2's late SubWrites no longer apply there.
+  auto third = WriteAt(*resolved, 0, Bytes(4096, 'c'), v3);
+  ASSERT_TRUE(third.ok()) << third.status().ToString();
+  EXPECT_TRUE(third->suspect.empty());
+  want.replace(0, 4096, std::string(4096, 'c'));
+  // The late SubWrites of v2 arrive now: refused everywhere.
+  EXPECT_EQ(Settled(), want);
+  for (int p = 0; p < 6; ++p) EXPECT_EQ(ShardVersion(p), v3) << p;
+}
+
 class LrcObjectIoTest : public ObjectIoTest {
  protected:
   Geometry MakeGeometry() const override {

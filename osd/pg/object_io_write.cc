@@ -179,6 +179,7 @@ Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int
   auto results = gather.Wait();
   std::vector<int> took;
   std::vector<std::string> silent;
+  std::vector<int> silent_positions;     // may still apply the write (a late SubWrite)
   std::size_t silent_maybe_applied = 0;  // silent, but not for want of a connection
   std::optional<Status> real_error;
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -186,7 +187,10 @@ Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int
       took.push_back(positions[i]);
     } else if (NoAnswer(results[i].status()) || StoreFailed(results[i].status())) {
       silent.push_back(OsdName(io, positions[i]) + ": " + results[i].status().message());
-      if (results[i].status().code() != ECONNREFUSED) ++silent_maybe_applied;
+      if (results[i].status().code() != ECONNREFUSED) {
+        ++silent_maybe_applied;
+        silent_positions.push_back(positions[i]);
+      }
     } else if (!real_error) {
       real_error = results[i].status().WithPrefix(OsdName(io, positions[i]));
     }
@@ -203,7 +207,15 @@ Result<std::vector<int>> SendSubWrites(const ObjectIo& io, const std::vector<int
   std::size_t undone = 0;
   std::vector<std::uint64_t> took_versions;
   for (int p : took) took_versions.push_back(versions.at(p));
-  const Status rollback = RollBack(io, took, took_versions, &undone);
+  std::vector<int> not_undone;
+  const Status rollback = RollBack(io, took, took_versions, &undone, &not_undone);
+  // The write failed: the positions that may still change because of it (its late SubWrites, its
+  // rollbacks that did not answer) must not count for the object's next partial write
+  // (ObjectState::suspect).
+  if (io.suspect_out != nullptr) {
+    io.suspect_out->insert(silent_positions.begin(), silent_positions.end());
+    io.suspect_out->insert(not_undone.begin(), not_undone.end());
+  }
   // Shards that may still hold the write: those whose rollback failed (a newer primary may have
   // fenced them off, or their OSD died) and those that did not answer once the request was sent
   // (it may land yet; a refused connection sent nothing).
@@ -499,6 +511,9 @@ ObjectState After(const ObjectState& before, std::uint64_t version, const std::s
   for (const auto& [p, v] : before.stale) {
     if (reached.count(p) == 0) next.stale[p] = v;
   }
+  for (int p : before.suspect) {
+    if (reached.count(p) == 0) next.suspect.insert(p);
+  }
   std::sort(next.current.begin(), next.current.end());
   return next;
 }
@@ -513,6 +528,8 @@ Result<PartialTargets> PlanPartial(const ObjectIo& io, const ObjectState& state,
                                    std::set<int> changed, std::uint64_t version, int min_size) {
   PartialTargets to;
   to.changed = std::move(changed);
+  // A suspect position is rewritten, not counted as holding the write (ObjectState::suspect).
+  to.changed.insert(state.suspect.begin(), state.suspect.end());
   int untouched_up = 0;
   for (int p : state.current) {
     const bool up = io.clients.count(p) != 0;

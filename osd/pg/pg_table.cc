@@ -75,6 +75,7 @@ void PgTable::Reset(Pg& pg) {
   pg.unknown.clear();
   pg.unfound.clear();
   pg.copies.clear();
+  pg.suspect.clear();
   pg.recovered = 0;
   pg.recovered_bytes = 0;
 }
@@ -168,10 +169,17 @@ std::optional<ObjectState> PgTable::Lookup(const cluster::PgLocation& loc,
 std::optional<ObjectState> PgTable::LookupLocked(const Pg& pg, const std::string& object) {
   if (pg.unknown.count(object) != 0) return std::nullopt;
   auto o = pg.objects.find(object);
-  if (o != pg.objects.end()) return o->second;
+  if (o != pg.objects.end()) {
+    ObjectState st = o->second;
+    auto s = pg.suspect.find(object);
+    if (s != pg.suspect.end()) st.suspect = s->second;
+    return st;
+  }
   // Not in the PG: every shard is "at version 0" (absent), as a resolve would find it.
   ObjectState absent;
   for (int p = 0; p < static_cast<int>(pg.acting.size()); ++p) absent.current.push_back(p);
+  auto s = pg.suspect.find(object);
+  if (s != pg.suspect.end()) absent.suspect = s->second;
   return absent;
 }
 
@@ -195,12 +203,34 @@ void PgTable::Update(const cluster::PgLocation& loc, const std::string& object,
   Track(pg, object);
 }
 
-void PgTable::Forget(const std::string& pgid, const std::string& object) {
+void PgTable::Forget(const std::string& pgid, const std::string& object,
+                     const std::set<int>& suspect) {
   std::lock_guard lock(mu_);
   auto it = pgs_.find(pgid);
   if (it == pgs_.end() || !it->second.peered) return;
   it->second.unknown.insert(object);
   it->second.copies.erase(object);
+  if (!suspect.empty()) it->second.suspect[object].insert(suspect.begin(), suspect.end());
+}
+
+std::set<int> PgTable::Suspect(const std::string& pgid, const std::string& object) const {
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(pgid);
+  if (it == pgs_.end() || !it->second.peered) return {};
+  auto s = it->second.suspect.find(object);
+  return s == it->second.suspect.end() ? std::set<int>() : s->second;
+}
+
+void PgTable::SetSuspect(const cluster::PgLocation& loc, const std::string& object,
+                         const std::set<int>& suspect) {
+  std::lock_guard lock(mu_);
+  auto it = pgs_.find(loc.pgid);
+  if (it == pgs_.end() || !it->second.peered || !SameInterval(it->second, loc)) return;
+  if (suspect.empty()) {
+    it->second.suspect.erase(object);
+  } else {
+    it->second.suspect[object] = suspect;
+  }
 }
 
 void PgTable::NoteMeta(const std::string& pgid, const std::string& object, std::uint64_t version,

@@ -117,8 +117,16 @@ class PgTable {
   // `loc`'s interval: a state learnt from an earlier acting set (an operation that ran across a
   // map change) is not the new interval's; its peering scanned the shards anew.
   void Update(const cluster::PgLocation& loc, const std::string& object, const ObjectState& state);
-  // An operation failed in a way that may have changed the shards: ask them next time.
-  void Forget(const std::string& pgid, const std::string& object);
+  // An operation failed in a way that may have changed the shards: ask them next time. `suspect`:
+  // positions it leaves suspect (ObjectState::suspect), added to the object's.
+  void Forget(const std::string& pgid, const std::string& object,
+              const std::set<int>& suspect = {});
+  // The object's suspect positions: what Forget added, until a write's outcome replaces them
+  // (SetSuspect, ignored unless the PG is peered for `loc`'s interval). Lookup's states carry
+  // them too. A new interval drops them: its peering fences off every older sub-operation.
+  std::set<int> Suspect(const std::string& pgid, const std::string& object) const;
+  void SetSuspect(const cluster::PgLocation& loc, const std::string& object,
+                  const std::set<int>& suspect);
   // The object's metadata, read from its shards at `version` (ReadObjectMeta): kept with its
   // state if the object is still at that version.
   void NoteMeta(const std::string& pgid, const std::string& object, std::uint64_t version,
@@ -178,6 +186,7 @@ class PgTable {
     std::set<std::string> unfound;
     CopySources copies;             // for the versions in `objects`; dropped when an object changes
     std::set<std::string> lacking;  // objects of `objects` with an up position to recover
+    std::map<std::string, std::set<int>> suspect;  // ObjectState::suspect, by object
     std::uint64_t recovered = 0, recovered_bytes = 0;
   };
   static void Reset(Pg& pg);

@@ -314,6 +314,8 @@ Result<Primary::Impl::Prepared> Primary::Impl::Prepare(std::uint64_t pool, std::
     auto st = ResolveObject(p.io);
     if (!st.ok()) return st.status();
     p.state = *st;
+    // What the shards show says nothing of the sub-operations a failed write may still land.
+    p.state.suspect = table_.Suspect(p.loc.pgid, object);
   }
   if (!known) Remember(p, p.state);
   p.io.codec = &p.codec->ForForm(p.state.form);

@@ -164,6 +164,8 @@ class Primary::Impl {
     ObjectState state;
     std::string key;
     std::string pool_name;
+    // Positions a failed write of this operation left suspect (ObjectState::suspect), for Forget.
+    std::set<int> suspect;
   };
 
   // Fills in the PG-wide parts of `p` that need no other OSD (codec, own position, epoch,
@@ -187,8 +189,11 @@ class Primary::Impl {
   // The Prepared's ObjectIo points into the Prepared itself: fix it after a move.
   static void Fix(Prepared& p) { p.io.loc = &p.loc; }
 
-  void Remember(const Prepared& p, const ObjectState& st) { table_.Update(p.loc, p.io.object, st); }
-  void Forget(const Prepared& p) { table_.Forget(p.loc.pgid, p.io.object); }
+  void Remember(const Prepared& p, const ObjectState& st) {
+    table_.Update(p.loc, p.io.object, st);
+    table_.SetSuspect(p.loc, p.io.object, st.suspect);
+  }
+  void Forget(const Prepared& p) { table_.Forget(p.loc.pgid, p.io.object, p.suspect); }
 
   void CountOp(const std::string& pool, const char* op);
 

@@ -19,6 +19,7 @@ msg::ObjectForm Primary::Impl::FormOfWrite(const Prepared& p, bool whole, const 
 
 Result<ObjectState> Primary::Impl::VersionedWrite(
     Prepared& p, const std::function<Result<ObjectState>(std::uint64_t)>& apply) {
+  p.io.suspect_out = &p.suspect;  // a failed write says which positions it leaves suspect
   const std::uint64_t version = granter_.Assign(p.loc.pgid, NextVersion(p.locator->map().epoch));
   if (version <= p.state.version) {
     Forget(p);
@@ -232,6 +233,7 @@ msg::ObjRemoveReply Primary::Impl::Remove(const msg::ObjRemoveRequest& r) {
     reply.status = Status::Retryable(ESTALE, "object version newer than this OSD's map");
     return reply;
   }
+  p.io.suspect_out = &p.suspect;
   auto next = RemoveObject(p.io, p.state, version, p.loc.min_size);
   if (!next.ok() && next.status().code() != ENOENT) Forget(p);
   if (next.ok()) Remember(p, *next);
