@@ -45,6 +45,17 @@ std::string ReadAll(int fd) {
 // fork + exec of `program` with stdout to a pipe (returned in *out_fd) and stderr to `err_path`.
 pid_t Spawn(const std::string& program, const std::vector<std::string>& args, int* out_fd,
             const fs::path& err_path) {
+  // Everything the child needs is made before the fork: between fork and exec the child of a
+  // multi-threaded process (the test's etcd client, its workers) may only make async-signal-safe
+  // calls. Allocating there deadlocked once, under ASan, on an allocator lock another thread held
+  // at the fork: the child never reached exec and the test hung until ctest's timeout.
+  std::string prog = program;
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  argv.push_back(prog.data());
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string err_file = err_path.string();
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
   const pid_t parent = ::getpid();
@@ -56,14 +67,8 @@ pid_t Spawn(const std::string& program, const std::vector<std::string>& args, in
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
     ::dup2(fds[1], 1);
-    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (err >= 0) ::dup2(err, 2);
-    std::vector<char*> argv;
-    std::string prog = program;
-    argv.push_back(prog.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
     ::execv(prog.c_str(), argv.data());
     ::_exit(127);
   }
