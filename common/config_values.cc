@@ -124,8 +124,8 @@ const OptionSpec kOptions[] = {
            1000, kHour),
     Dev(Number("osd_heartbeat_interval", OptionType::kDuration, "6s",
                "an OSD pings every up OSD this often, and at least four times per "
-               "osd_heartbeat_grace (the interval is min(this, grace/4)); one without an answer "
-               "for the grace is reported failed to the monitor",
+               "osd_heartbeat_grace (the interval is min(this, grace/4)); one that leaves a ping "
+               "unanswered for the grace is reported failed to the monitor",
                100, 60000)),
     Live(Number("mon_osd_min_down_reporters", OptionType::kInt, "2",
                 "the elected monitor marks an OSD down once OSDs in this many distinct "

@@ -9,14 +9,15 @@
 //
 // How: a thread of its own ("heartbeat") wakes every `interval` (osd_heartbeat_interval, at most a
 // quarter of the grace), sends a Ping to each peer that has none in flight (each ping times out
-// after the grace), and looks at the answers: a peer with no answer for longer than the grace
-// (heartbeat_peers.h) is logged as Ceph logs it ("heartbeat_check: no reply from osd.N since ...")
-// and, while this OSD is up (its registration holds a lease and the map says up), reported to the
-// monitor: FailureReporter (cluster/liveness/failure_reporter.h) writes <prefix>failure/N/<self>
-// bound to this OSD's lease on its own thread, and removes it when N answers again, goes down or
-// boots again, or when this OSD is down itself. The pings go through clients of their own (one
-// io thread, "msg-client"), never the PG primary's connections, the messenger's server threads or
-// the PG workers; the peer answers a Ping on the thread that read it (osd/shard/osd_service.cc).
+// after the grace), and looks at the answers: a peer that has left a ping unanswered for longer
+// than the grace (heartbeat_peers.h; a peer frozen for less never is) is logged as Ceph logs it
+// ("heartbeat_check: no reply from osd.N since ...") and, while this OSD is up (its registration
+// holds a lease and the map says up), reported to the monitor: FailureReporter
+// (cluster/liveness/failure_reporter.h) writes <prefix>failure/N/<self> bound to this OSD's lease
+// on its own thread, and removes it when N answers again, goes down or boots again, or when this
+// OSD is down itself. The pings go through clients of their own (one io thread, "heartbeat-io"),
+// never the PG primary's connections, the messenger's server threads or the PG workers; the peer
+// answers a Ping on the thread that read it (osd/shard/osd_service.cc).
 //
 // Bounds: at most one ping in flight per peer, each with a timeout of the grace (connect included:
 // at most 3 s or the grace); etcd is never called on this thread. A ping that fails or times out

@@ -13,7 +13,10 @@ void HeartbeatPeers::SetPeers(const std::vector<HeartbeatPeer>& peers, Clock::ti
       kept.peer.addr = p.addr;
       next.emplace(p.id, std::move(kept));
     } else {
-      next.emplace(p.id, State{p, now, false, {}});
+      State fresh;
+      fresh.peer = p;
+      fresh.since = now;
+      next.emplace(p.id, std::move(fresh));
     }
   }
   peers_ = std::move(next);
@@ -25,6 +28,10 @@ std::vector<HeartbeatPeer> HeartbeatPeers::TakeDuePings(Clock::time_point now) {
     if (s.in_flight) continue;
     s.in_flight = true;
     s.sent = now;
+    if (!s.unanswered) {
+      s.unanswered = true;
+      s.unanswered_since = now;
+    }
     due.push_back(s.peer);
   }
   return due;
@@ -36,8 +43,12 @@ void HeartbeatPeers::PingDone(int id, std::int64_t up_stamp_ms, Clock::time_poin
   if (it == peers_.end() || it->second.peer.up_stamp_ms != up_stamp_ms) return;
   State& s = it->second;
   if (s.in_flight && s.sent == sent) s.in_flight = false;
-  // An answer proves the peer alive when it answered, at the latest: count from then.
-  if (ok) s.since = std::max(s.since, now);
+  // An answer proves the peer alive when it answered: every ping sent before is accounted for
+  // (one is in flight at a time).
+  if (ok) {
+    s.since = std::max(s.since, now);
+    s.unanswered = false;
+  }
 }
 
 std::vector<HeartbeatPeers::Failing> HeartbeatPeers::FailingPeers(Clock::time_point now) const {

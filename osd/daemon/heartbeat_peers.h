@@ -2,10 +2,12 @@
 // or clocks of its own, so that a test drives it with made-up times.
 //
 // A peer is an OSD up in the map other than this one (its id, address and boot stamp). For each,
-// it keeps when the peer last answered a ping, and whether a ping is in flight. A peer is
-// **failing** when it has not answered for longer than the grace: counted from its last answer,
-// or from when it became a peer (added, or booted again: another up_stamp_ms) if it never
-// answered since. Ceph's OSD counts the same way (heartbeat_check's "no reply from osd.N since").
+// it keeps when the peer last answered a ping, whether a ping is in flight, and when the oldest
+// ping it has not answered was sent. A peer is **failing** when that ping was sent longer than the
+// grace ago (Ceph's OSD judges its peers by the same deadline: a ping unanswered for the grace),
+// so a peer frozen for less than the grace is never failing. Its failure counts **since** its
+// last answer, or since it became a peer (added, or booted again: another up_stamp_ms) if it
+// never answered (heartbeat_check's "no reply from osd.N since").
 //
 // Healthy (Ceph's OSD::_is_healthy, for an OSD waiting to boot again): at least `min_ratio` of the
 // peers are not failing; with no peers, healthy.
@@ -66,9 +68,13 @@ class HeartbeatPeers {
     HeartbeatPeer peer;
     Clock::time_point since{};  // last answer, or when it became a peer
     bool in_flight = false;
-    Clock::time_point sent{};  // of the ping in flight
+    Clock::time_point sent{};              // of the ping in flight
+    bool unanswered = false;               // a ping was sent after the last answer:
+    Clock::time_point unanswered_since{};  // when the first of them was
   };
-  bool IsFailing(const State& s, Clock::time_point now) const { return now - s.since > grace_; }
+  bool IsFailing(const State& s, Clock::time_point now) const {
+    return s.unanswered && now - s.unanswered_since > grace_;
+  }
 
   std::chrono::milliseconds grace_;
   std::map<int, State> peers_;

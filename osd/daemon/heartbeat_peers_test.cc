@@ -37,22 +37,48 @@ TEST(HeartbeatPeers, OnePingInFlightPerPeer) {
   EXPECT_EQ(p.TakeDuePings(kT0 + milliseconds(2000)).size(), 1u);
 }
 
-TEST(HeartbeatPeers, FailingAfterTheGraceWithoutAnAnswer) {
+TEST(HeartbeatPeers, FailingWhenAPingGoesUnansweredForTheGrace) {
   HeartbeatPeers p(milliseconds(4000));
   p.SetPeers({Peer(1), Peer(2)}, kT0);
+  EXPECT_TRUE(p.FailingPeers(kT0 + milliseconds(9000)).empty()) << "never pinged";
   (void)p.TakeDuePings(kT0);
   p.PingDone(1, 100, kT0, kT0 + milliseconds(3000), true);
-  // osd.2 never answered: failing once the grace has passed since it became a peer.
+  // osd.2 never answered: failing once the grace has passed since its first ping.
   EXPECT_TRUE(p.FailingPeers(kT0 + milliseconds(4000)).empty());
   auto failing = p.FailingPeers(kT0 + milliseconds(4001));
   ASSERT_EQ(Ids(failing), std::vector<int>{2});
-  EXPECT_EQ(failing[0].since, kT0);
-  // osd.1 answered at +3 s: failing from +7 s on.
-  EXPECT_EQ(Ids(p.FailingPeers(kT0 + milliseconds(7000))), std::vector<int>{2});
-  EXPECT_EQ(Ids(p.FailingPeers(kT0 + milliseconds(7001))), (std::vector<int>{1, 2}));
+  EXPECT_EQ(failing[0].since, kT0);  // since it became a peer: it never answered
+  // osd.1 answered at +3 s and is pinged again at +3.5 s: failing from +7.5 s on, since +3 s.
+  (void)p.TakeDuePings(kT0 + milliseconds(3500));
+  EXPECT_EQ(Ids(p.FailingPeers(kT0 + milliseconds(7500))), std::vector<int>{2});
+  failing = p.FailingPeers(kT0 + milliseconds(7501));
+  ASSERT_EQ(Ids(failing), (std::vector<int>{1, 2}));
+  EXPECT_EQ(failing[0].since, kT0 + milliseconds(3000));
   // osd.2 answers at last: no longer failing.
-  p.PingDone(2, 100, kT0, kT0 + milliseconds(7500), true);
-  EXPECT_EQ(Ids(p.FailingPeers(kT0 + milliseconds(7600))), std::vector<int>{1});
+  p.PingDone(2, 100, kT0, kT0 + milliseconds(7600), true);
+  EXPECT_EQ(Ids(p.FailingPeers(kT0 + milliseconds(7700))), std::vector<int>{1});
+}
+
+// A peer frozen for less than the grace: the pings it could not answer were sent after it froze,
+// so it is not failing by the time it answers again, however long ago its last answer was.
+TEST(HeartbeatPeers, AFreezeShorterThanTheGraceIsNotAFailure) {
+  HeartbeatPeers p(milliseconds(4000));
+  p.SetPeers({Peer(1)}, kT0);
+  (void)p.TakeDuePings(kT0);
+  p.PingDone(1, 100, kT0, kT0 + milliseconds(10), true);  // its last answer before the freeze
+  // Frozen from +900 ms; the next ping goes at +1 s, answered after the freeze, at +4.9 s.
+  const auto next = kT0 + milliseconds(1000);
+  (void)p.TakeDuePings(next);
+  EXPECT_TRUE(p.FailingPeers(kT0 + milliseconds(4800)).empty());
+  p.PingDone(1, 100, next, kT0 + milliseconds(4900), true);
+  EXPECT_TRUE(p.FailingPeers(kT0 + milliseconds(5100)).empty());
+  // A ping that times out after the grace: failing from the grace after it was sent, on.
+  (void)p.TakeDuePings(kT0 + milliseconds(5000));
+  p.PingDone(1, 100, kT0 + milliseconds(5000), kT0 + milliseconds(9000), false);
+  EXPECT_EQ(Ids(p.FailingPeers(kT0 + milliseconds(9001))), std::vector<int>{1});
+  // The next ping (sent after the timeout) does not move the deadline.
+  (void)p.TakeDuePings(kT0 + milliseconds(9100));
+  EXPECT_EQ(Ids(p.FailingPeers(kT0 + milliseconds(9200))), std::vector<int>{1});
 }
 
 TEST(HeartbeatPeers, APeerBootedAgainStartsAfreshAndItsOldAnswersAreIgnored) {
@@ -60,13 +86,15 @@ TEST(HeartbeatPeers, APeerBootedAgainStartsAfreshAndItsOldAnswersAreIgnored) {
   p.SetPeers({Peer(1, 100)}, kT0);
   (void)p.TakeDuePings(kT0);
   EXPECT_EQ(Ids(p.FailingPeers(kT0 + milliseconds(5000))), std::vector<int>{1});
-  // It booted again (another stamp): a new peer with a grace of its own and no ping in flight.
+  // It booted again (another stamp): a new peer, not failing, no ping in flight.
   p.SetPeers({Peer(1, 200)}, kT0 + milliseconds(5000));
   EXPECT_TRUE(p.FailingPeers(kT0 + milliseconds(8000)).empty());
   EXPECT_EQ(p.TakeDuePings(kT0 + milliseconds(5000)).size(), 1u);
   // The answer to the ping of its previous boot counts for nothing.
   p.PingDone(1, 100, kT0, kT0 + milliseconds(8500), true);
-  EXPECT_EQ(Ids(p.FailingPeers(kT0 + milliseconds(9001))), std::vector<int>{1});
+  auto failing = p.FailingPeers(kT0 + milliseconds(9001));
+  ASSERT_EQ(Ids(failing), std::vector<int>{1});
+  EXPECT_EQ(failing[0].since, kT0 + milliseconds(5000));
   // A new address of the same boot keeps its history; a peer gone is forgotten.
   p.SetPeers({HeartbeatPeer{1, "127.0.0.1:7000", 200}}, kT0 + milliseconds(9100));
   EXPECT_EQ(Ids(p.FailingPeers(kT0 + milliseconds(9200))), std::vector<int>{1});
