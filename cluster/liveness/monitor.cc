@@ -239,17 +239,25 @@ void Monitor::MarkFailed(const etcd::RangeResponse& range, ClusterMap map, std::
     std::lock_guard<std::mutex> lock(mu_);
     state_.last_error = bad;
   }
-  if (reports.empty()) return;
+  if (reports.empty()) {
+    held_.clear();
+    return;
+  }
   FailurePolicy policy;
   policy.min_down_reporters = min_down_reporters_.load();
   policy.subtree = reporter_subtree_.load();
   policy.grace = options_.grace;
   const FailureDecision decision = DecideFailures(map, reports, now_ms, policy);
-  for (const FailureVerdict& v : decision.held)
-    Log(options_.name + ": " + DescribeVerdict(map, v, policy) +
-        ", but not marked down: fewer than " +
-        std::to_string(static_cast<int>(policy.min_up_ratio * 100)) +
-        "% of the OSDs would be up (mon_osd_min_up_ratio)");
+  std::set<int> held;
+  for (const FailureVerdict& v : decision.held) {
+    held.insert(v.target);
+    if (!held_.contains(v.target))
+      Log(options_.name + ": " + DescribeVerdict(map, v, policy) +
+          ", but not marked down: fewer than " +
+          std::to_string(static_cast<int>(policy.min_up_ratio * 100)) +
+          "% of the OSDs would be up (mon_osd_min_up_ratio)");
+  }
+  held_ = std::move(held);
   if (decision.down.empty()) return;
   for (std::size_t at = 0; at < decision.down.size(); at += kOsdsPerTxn) {
     TxnGuard guard;

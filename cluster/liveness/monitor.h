@@ -41,6 +41,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -114,6 +115,7 @@ class Monitor {
   std::atomic<int> min_down_reporters_;
   std::atomic<ReporterSubtree> reporter_subtree_;
   std::int64_t lease_ = 0;  // the thread's own; read by Stop after the join
+  std::set<int> held_;      // the thread's: OSDs kept up by mon_osd_min_up_ratio (logged once)
   std::chrono::steady_clock::time_point lease_renewed_{};
 
   mutable std::mutex mu_;
