@@ -463,6 +463,11 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.etcd_op_timeout = typed.at("etcd_op_timeout").d;
   c.host = typed.at("host").s;
   c.osd_heartbeat_grace = typed.at("osd_heartbeat_grace").d;
+  c.osd_heartbeat_interval = typed.at("osd_heartbeat_interval").d;
+  c.mon_osd_min_down_reporters = static_cast<int>(typed.at("mon_osd_min_down_reporters").i);
+  c.mon_osd_reporter_subtree_level = typed.at("mon_osd_reporter_subtree_level").s;
+  c.osd_max_markdown_count = static_cast<int>(typed.at("osd_max_markdown_count").i);
+  c.osd_max_markdown_period = typed.at("osd_max_markdown_period").d;
   c.mon_osd_down_out_interval = typed.at("mon_osd_down_out_interval").d;
   c.osd_mon_role = typed.at("osd_mon_role").b;
   c.osd_pool_default_flag_ec_optimizations = typed.at("osd_pool_default_flag_ec_optimizations").b;

@@ -159,6 +159,11 @@ struct OsdConfig {
   std::chrono::milliseconds etcd_op_timeout{0};
   std::string host;  // empty: the machine's host name
   std::chrono::milliseconds osd_heartbeat_grace{0};
+  std::chrono::milliseconds osd_heartbeat_interval{0};  // pings every min(this, grace/4)
+  int mon_osd_min_down_reporters = 2;
+  std::string mon_osd_reporter_subtree_level;  // "osd" | "host"
+  int osd_max_markdown_count = 5;
+  std::chrono::milliseconds osd_max_markdown_period{0};
   std::chrono::milliseconds mon_osd_down_out_interval{0};  // 0: never
   bool osd_mon_role = true;
   bool osd_pool_default_flag_ec_optimizations = true;  // for ec-admin; the daemon ignores it

@@ -119,8 +119,28 @@ const OptionSpec kOptions[] = {
              "host name of this OSD in the map: the failure domain 'host' (empty: the machine's)")),
     Number("osd_heartbeat_grace", OptionType::kDuration, "20s",
            "an OSD is marked down when it has not renewed its etcd lease for this long (whole "
-           "seconds, rounded up)",
+           "seconds, rounded up), or when its peers have had no answer to their heartbeats for "
+           "this long (mon_osd_min_down_reporters)",
            1000, kHour),
+    Dev(Number("osd_heartbeat_interval", OptionType::kDuration, "6s",
+               "an OSD pings every up OSD this often, and at least four times per "
+               "osd_heartbeat_grace (the interval is min(this, grace/4)); one that leaves a ping "
+               "unanswered for the grace is reported failed to the monitor",
+               100, 60000)),
+    Live(Number("mon_osd_min_down_reporters", OptionType::kInt, "2",
+                "the elected monitor marks an OSD down once OSDs in this many distinct "
+                "mon_osd_reporter_subtree_level subtrees report it failed (Ceph's option)",
+                1, 1000)),
+    Live(Other("mon_osd_reporter_subtree_level", OptionType::kEnum, "host",
+               "where failure reporters are counted: reporters on one host count once (host), or "
+               "each counts (osd) (Ceph's option)",
+               "osd|host")),
+    Number("osd_max_markdown_count", OptionType::kInt, "5",
+           "an OSD marked down while alive more than this many times within "
+           "osd_max_markdown_period stops booting again and exits (Ceph's option)",
+           1, 1000),
+    Number("osd_max_markdown_period", OptionType::kDuration, "600s",
+           "the window osd_max_markdown_count counts markdowns in", 1000, 24 * kHour),
     Live(Number("mon_osd_down_out_interval", OptionType::kDuration, "600s",
                 "a down OSD is marked out after this long (0: never)", 0, 30 * 24 * kHour)),
     Other("osd_mon_role", OptionType::kBool, "true",

@@ -246,9 +246,11 @@ const std::vector<CommandHelp>& CommandTable() {
        "clear a cluster-wide OSD flag (what it paused resumes)"},
       {"osd stat", "OSD counts, up and in, and the map epoch (one line)"},
       {"osd down ID [ID ...]", "mark OSDs down in the map (a running OSD marks itself up again)",
-       "Marks the OSDs down in the map at once. A running OSD sees it within a third of\n"
-       "osd_heartbeat_grace and boots again (Ceph's \"wrongly marked me down\"): its PGs peer\n"
-       "anew. An OSD that is not running stays down.\n"},
+       "Marks the OSDs down in the map at once. A running OSD sees it with the new map and,\n"
+       "after a backoff of a third of osd_heartbeat_grace, boots again once a third of its\n"
+       "peers answer its heartbeats (Ceph's \"wrongly marked me down\"): its PGs peer anew.\n"
+       "Marked down so more than osd_max_markdown_count times in osd_max_markdown_period, it\n"
+       "exits instead. An OSD that is not running stays down.\n"},
       {"osd ok-to-stop ID [ID ...]", "whether stopping the OSDs keeps every PG available",
        "Exit 0 (and JSON on stdout) when every PG keeps at least min_size shards up with these\n"
        "OSDs stopped; else EBUSY (16): \"unsafe to stop osd(s) at this time (N PGs are or would\n"

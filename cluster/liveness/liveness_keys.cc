@@ -55,6 +55,19 @@ Status Str(std::string_view key, const json& j, const char* name, std::string* o
 
 constexpr std::int64_t kMaxInt64 = std::numeric_limits<std::int64_t>::max();
 
+// A decimal OSD id as keys spell it: digits only, no leading zero (but "0"), at most INT_MAX.
+bool ParseKeyId(std::string_view text, int* out) {
+  if (text.empty() || text.size() > 10 || (text.size() > 1 && text[0] == '0')) return false;
+  std::int64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v > std::numeric_limits<int>::max()) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
 }  // namespace
 
 std::string AliveKey(std::string_view prefix, int osd_id) {
@@ -95,6 +108,52 @@ Result<LeaderValue> DecodeLeader(std::string_view key, const std::string& value)
   EC_RETURN_IF_ERROR(Str(key, *j, "name", &v.name));
   EC_RETURN_IF_ERROR(Int(key, *j, "since_ms", 0, kMaxInt64, &v.since_ms));
   return v;
+}
+
+std::string FailurePrefix(std::string_view prefix) {
+  return std::string(prefix) + "failure/";
+}
+std::string FailureKey(std::string_view prefix, int target, int reporter) {
+  return FailurePrefix(prefix) + std::to_string(target) + "/" + std::to_string(reporter);
+}
+
+std::string EncodeFailure(const FailureReport& r) {
+  return json{{"v", 1},
+              {"target", r.target},
+              {"reporter", r.reporter},
+              {"target_up_stamp_ms", r.target_up_stamp_ms},
+              {"failed_since_ms", r.failed_since_ms},
+              {"stamp_ms", r.stamp_ms}}
+      .dump();
+}
+
+Result<FailureReport> DecodeFailure(std::string_view prefix, std::string_view key,
+                                    const std::string& value) {
+  const std::string head = FailurePrefix(prefix);
+  if (key.size() <= head.size() || key.compare(0, head.size(), head) != 0)
+    return Bad(key, "not a failure report key");
+  const std::string_view ids = key.substr(head.size());
+  const std::size_t slash = ids.find('/');
+  FailureReport r;
+  if (slash == std::string_view::npos || !ParseKeyId(ids.substr(0, slash), &r.target) ||
+      !ParseKeyId(ids.substr(slash + 1), &r.reporter))
+    return Bad(key, "a failure report key ends in <target>/<reporter> (decimal osd ids)");
+  if (value.size() > kMaxFailureValueBytes)
+    return Bad(key, "value of " + std::to_string(value.size()) + " bytes, above the " +
+                        std::to_string(kMaxFailureValueBytes) + " a failure report may have");
+  auto j = ParseObject(key, value,
+                       {"target", "reporter", "target_up_stamp_ms", "failed_since_ms", "stamp_ms"});
+  if (!j.ok()) return j.status();
+  std::int64_t target = 0, reporter = 0;
+  EC_RETURN_IF_ERROR(Int(key, *j, "target", 0, std::numeric_limits<int>::max(), &target));
+  EC_RETURN_IF_ERROR(Int(key, *j, "reporter", 0, std::numeric_limits<int>::max(), &reporter));
+  if (target != r.target || reporter != r.reporter)
+    return Bad(key, "the value names osd." + std::to_string(target) + " reported by osd." +
+                        std::to_string(reporter) + ", not the key's");
+  EC_RETURN_IF_ERROR(Int(key, *j, "target_up_stamp_ms", 0, kMaxInt64, &r.target_up_stamp_ms));
+  EC_RETURN_IF_ERROR(Int(key, *j, "failed_since_ms", 0, kMaxInt64, &r.failed_since_ms));
+  EC_RETURN_IF_ERROR(Int(key, *j, "stamp_ms", 0, kMaxInt64, &r.stamp_ms));
+  return r;
 }
 
 std::int64_t WallClockMs() {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
 #include <set>
 
 #include "cluster/liveness/liveness_keys.h"
@@ -23,7 +24,9 @@ Monitor::Monitor(const etcd::ClientOptions& client, MonitorOptions options)
       ttl_seconds_(LeaseTtlSeconds(options_.grace)),
       tick_(std::clamp<std::chrono::milliseconds>(
           options_.grace / 4, std::chrono::milliseconds(100), std::chrono::milliseconds(1000))),
-      down_out_ms_(options_.down_out_interval.count()) {}
+      down_out_ms_(options_.down_out_interval.count()),
+      min_down_reporters_(options_.min_down_reporters),
+      reporter_subtree_(options_.reporter_subtree) {}
 
 Result<std::unique_ptr<Monitor>> Monitor::Start(const etcd::ClientOptions& client,
                                                 MonitorOptions options) {
@@ -31,6 +34,8 @@ Result<std::unique_ptr<Monitor>> Monitor::Start(const etcd::ClientOptions& clien
   if (options.prefix.empty()) return Status::Invalid("cluster map prefix must not be empty");
   if (options.down_out_interval.count() < 0)
     return Status::Invalid("mon_osd_down_out_interval must be >= 0");
+  if (options.min_down_reporters < 1)
+    return Status::Invalid("mon_osd_min_down_reporters must be >= 1");
   std::unique_ptr<Monitor> m(new Monitor(client, std::move(options)));
   m->thread_ = std::thread([p = m.get()] {
     NameCurrentThread("monitor");
@@ -50,6 +55,13 @@ void Monitor::Log(const std::string& line) const {
 Status Monitor::SetDownOutInterval(std::chrono::milliseconds interval) {
   if (interval.count() < 0) return Status::Invalid("mon_osd_down_out_interval must be >= 0");
   down_out_ms_.store(interval.count());
+  return Status::OK();
+}
+
+Status Monitor::SetFailurePolicy(int min_down_reporters, ReporterSubtree subtree) {
+  if (min_down_reporters < 1) return Status::Invalid("mon_osd_min_down_reporters must be >= 1");
+  min_down_reporters_.store(min_down_reporters);
+  reporter_subtree_.store(subtree);
   return Status::OK();
 }
 
@@ -200,6 +212,79 @@ void Monitor::Lead() {
   };
   apply(down, true);
   apply(out, false);
+  // The lease's verdicts first: those OSDs are down when the reports are weighed.
+  for (int id : down) map->osds.at(id).up = false;
+  MarkFailed(*range, std::move(map).value(), now_ms);
+}
+
+void Monitor::MarkFailed(const etcd::RangeResponse& range, ClusterMap map, std::int64_t now_ms) {
+  const std::string failure_prefix = FailurePrefix(options_.prefix);
+  std::vector<FailureReport> reports;
+  const std::string osd_prefix = options_.prefix + "osd/";
+  std::map<std::string, std::int64_t> osd_revision;  // each OSD record's mod_revision as read
+  std::string bad;
+  for (const etcd::KeyValue& kv : range.kvs) {
+    if (kv.key.compare(0, failure_prefix.size(), failure_prefix) == 0) {
+      auto r = DecodeFailure(options_.prefix, kv.key, kv.value);
+      if (r.ok()) {
+        reports.push_back(*r);
+      } else {
+        bad = r.status().message();
+      }
+    } else if (kv.key.compare(0, osd_prefix.size(), osd_prefix) == 0) {
+      osd_revision[kv.key] = kv.mod_revision;
+    }
+  }
+  if (!bad.empty()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    state_.last_error = bad;
+  }
+  if (reports.empty()) {
+    held_.clear();
+    return;
+  }
+  FailurePolicy policy;
+  policy.min_down_reporters = min_down_reporters_.load();
+  policy.subtree = reporter_subtree_.load();
+  policy.grace = options_.grace;
+  const FailureDecision decision = DecideFailures(map, reports, now_ms, policy);
+  std::set<int> held;
+  for (const FailureVerdict& v : decision.held) {
+    held.insert(v.target);
+    if (!held_.contains(v.target))
+      Log(options_.name + ": " + DescribeVerdict(map, v, policy) +
+          ", but not marked down: fewer than " +
+          std::to_string(static_cast<int>(policy.min_up_ratio * 100)) +
+          "% of the OSDs would be up (mon_osd_min_up_ratio)");
+  }
+  held_ = std::move(held);
+  if (decision.down.empty()) return;
+  for (std::size_t at = 0; at < decision.down.size(); at += kOsdsPerTxn) {
+    TxnGuard guard;
+    guard.compares.push_back(
+        etcd::Compare::Number(LeaderKey(options_.prefix), etcd::Compare::Target::kLease, lease_));
+    std::vector<MapChange> changes;
+    for (std::size_t i = at; i < std::min(decision.down.size(), at + kOsdsPerTxn); ++i) {
+      const int id = decision.down[i].target;
+      const std::string key = OsdKey(options_.prefix, id);
+      guard.compares.push_back(
+          etcd::Compare::Number(key, etcd::Compare::Target::kMod, osd_revision[key]));
+      changes.push_back(MapChange::OsdDown(id, now_ms));
+    }
+    auto applied = store_.Apply(changes, guard);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!applied.ok()) {
+      // ECANCELED: a reported OSD booted again meanwhile, or we were deposed.
+      state_.last_error = applied.status().message();
+      continue;
+    }
+    state_.last_error.clear();
+    state_.marked_down += static_cast<std::int64_t>(changes.size());
+    state_.marked_down_by_reports += static_cast<std::int64_t>(changes.size());
+    for (std::size_t i = at; i < std::min(decision.down.size(), at + kOsdsPerTxn); ++i)
+      Log(options_.name + ": " + DescribeVerdict(map, decision.down[i], policy) +
+          ": marked down at epoch " + std::to_string(applied->epoch));
+  }
 }
 
 void Monitor::Stop(bool resign) {

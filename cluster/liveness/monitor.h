@@ -17,14 +17,21 @@
 //     is set (Ceph's). Its next boot marks it in again. The interval may change while the monitor
 //     runs (SetDownOutInterval: `ec-admin config set ... mon_osd_down_out_interval`), from the
 //     next tick.
+//   - failed: the OSDs that failure_policy.h's DecideFailures marks down from the failure reports
+//     under <prefix>failure/ (read in the same range: OSDs cut off from their peers while they
+//     still reach etcd) -> OsdDown(now), all in ONE change set (one epoch), guarded by "each
+//     one's map record is as read" (a boot in between wins). Reports of OSDs marked down above
+//     in the same tick count as theirs would after it (down reporters ignored).
 // The time from a lease's expiry to "down" in the map is at most one tick plus etcd's lease check
-// (every 500 ms); from a kill -9 it is the grace plus that.
+// (every 500 ms); from a kill -9 it is the grace plus that. From a report that makes the count
+// it is at most one tick.
 //
 // etcd out of reach (down, or without quorum) for longer than the TTL: the leader stops acting as
 // one (its lease may have expired), but keeps the lease; if etcd could not expire it, renewing it
 // once etcd is back makes the candidate leader again within a tick.
 //
-// Thread safety: Start/Stop from one thread; is_leader()/state()/SetDownOutInterval() from any.
+// Thread safety: Start/Stop from one thread; is_leader()/state()/SetDownOutInterval()/
+// SetFailurePolicy() from any.
 #pragma once
 
 #include <atomic>
@@ -34,10 +41,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
 #include "cluster/etcd/etcd_client.h"
+#include "cluster/liveness/failure_policy.h"
 #include "cluster/map/map_store.h"
 #include "common/status.h"
 
@@ -46,9 +55,11 @@ namespace ec::cluster {
 struct MonitorOptions {
   std::string name;  // how this candidate names itself in the leader key ("osd.3"); non-empty
   std::string prefix = "/ecstore/";
-  std::chrono::milliseconds grace{20000};               // osd_heartbeat_grace
-  std::chrono::milliseconds down_out_interval{600000};  // mon_osd_down_out_interval
-  std::function<void(const std::string&)> log;          // may be empty
+  std::chrono::milliseconds grace{20000};                     // osd_heartbeat_grace
+  std::chrono::milliseconds down_out_interval{600000};        // mon_osd_down_out_interval
+  int min_down_reporters = 2;                                 // mon_osd_min_down_reporters (>= 1)
+  ReporterSubtree reporter_subtree = ReporterSubtree::kHost;  // mon_osd_reporter_subtree_level
+  std::function<void(const std::string&)> log;                // may be empty
 };
 
 class Monitor {
@@ -69,11 +80,15 @@ class Monitor {
 
   // A new mon_osd_down_out_interval (0: never), from the next tick. Errors: EINVAL when negative.
   Status SetDownOutInterval(std::chrono::milliseconds interval);
+  // New mon_osd_min_down_reporters and mon_osd_reporter_subtree_level, from the next tick.
+  // Errors: EINVAL when min_down_reporters < 1.
+  Status SetFailurePolicy(int min_down_reporters, ReporterSubtree subtree);
 
   struct State {
     bool leader = false;
     std::int64_t marked_down = 0;  // OSDs this candidate marked down while leader
     std::int64_t marked_out = 0;
+    std::int64_t marked_down_by_reports = 0;  // of marked_down: from failure reports
     std::string last_error;
   };
   State state() const;
@@ -84,6 +99,9 @@ class Monitor {
   void Tick();
   bool Campaign();
   void Lead();
+  // The failure reports of `range` (bad ones named in last_error, skipped) and the OSDs
+  // DecideFailures marks down in `map`; applies them as one change set.
+  void MarkFailed(const etcd::RangeResponse& range, ClusterMap map, std::int64_t now_ms);
   void Log(const std::string& line) const;
 
   const MonitorOptions options_;
@@ -94,7 +112,10 @@ class Monitor {
 
   std::atomic<bool> leader_{false};
   std::atomic<std::int64_t> down_out_ms_;  // options_.down_out_interval, then as set
-  std::int64_t lease_ = 0;                 // the thread's own; read by Stop after the join
+  std::atomic<int> min_down_reporters_;
+  std::atomic<ReporterSubtree> reporter_subtree_;
+  std::int64_t lease_ = 0;  // the thread's own; read by Stop after the join
+  std::set<int> held_;      // the thread's: OSDs kept up by mon_osd_min_up_ratio (logged once)
   std::chrono::steady_clock::time_point lease_renewed_{};
 
   mutable std::mutex mu_;

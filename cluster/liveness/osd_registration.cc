@@ -40,6 +40,7 @@ Result<std::unique_ptr<OsdRegistration>> OsdRegistration::Start(const etcd::Clie
   if (options.host.empty()) return Status::Invalid("osd host must not be empty");
   if (options.uuid.empty()) return Status::Invalid("osd store uuid must not be empty");
   if (options.prefix.empty()) return Status::Invalid("cluster map prefix must not be empty");
+  if (options.max_markdown_count < 1) return Status::Invalid("osd_max_markdown_count must be >= 1");
   std::unique_ptr<OsdRegistration> r(new OsdRegistration(client, std::move(options)));
   EC_RETURN_IF_ERROR(r->Boot(std::chrono::steady_clock::now() + r->options_.boot_timeout));
   r->thread_ = std::thread([p = r.get()] {
@@ -173,6 +174,40 @@ Status OsdRegistration::Boot(std::chrono::steady_clock::time_point deadline) {
   }
 }
 
+void OsdRegistration::Kick() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    kicked_ = true;
+  }
+  cv_.notify_all();
+}
+
+void OsdRegistration::MarkedDownWhileAlive() {
+  const std::string osd = "osd." + std::to_string(options_.osd_id);
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(mu_);
+  state_.up = false;
+  markdowns_.push_back(now);
+  while (!markdowns_.empty() && now - markdowns_.front() > options_.max_markdown_period)
+    markdowns_.pop_front();
+  state_.markdowns = static_cast<int>(markdowns_.size());
+  Log(osd + ": the map wrongly marked me down (its lease is alive): Monitor daemon marked " + osd +
+      " down, but it is still running");
+  if (state_.markdowns > options_.max_markdown_count) {
+    state_.gave_up = true;
+    state_.waiting_healthy = false;
+    Log(osd + ": marked down " + std::to_string(state_.markdowns) + " > osd_max_markdown_count " +
+        std::to_string(options_.max_markdown_count) + " in the last " +
+        std::to_string(options_.max_markdown_period.count() / 1000) +
+        " s (osd_max_markdown_period): not booting again, shutting down");
+    return;
+  }
+  state_.waiting_healthy = true;
+  said_waiting_ = false;
+  // A renewal period of backoff, then the boot once the peers answer.
+  boot_not_before_ = now + std::chrono::milliseconds(ttl_seconds_ * 1000 / 3);
+}
+
 void OsdRegistration::Run() {
   const auto period = std::chrono::milliseconds(ttl_seconds_ * 1000 / 3);
   const std::string key = OsdKey(options_.prefix, options_.osd_id);
@@ -181,10 +216,12 @@ void OsdRegistration::Run() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       // Renew at a third of the TTL; when down, try to boot again at the same pace.
-      if (cv_.wait_for(lock, period, [&] { return stopping_; })) return;
+      if (cv_.wait_for(lock, period, [&] { return stopping_ || kicked_; }) && stopping_) return;
+      kicked_ = false;
       now = state_;
     }
-    if (now.held) continue;  // neither renewed nor booted until released (Hold)
+    // Neither renewed nor booted until released (Hold), nor ever again once it gave up.
+    if (now.held || now.gave_up) continue;
     if (now.up) {
       // Stamped before it is sent: etcd renews the lease at some moment after this (a keepalive
       // may wait seconds at a member for a new leader), never before.
@@ -219,21 +256,29 @@ void OsdRegistration::Run() {
           bool down = kv->kvs.empty();
           if (!down && ApplyKey(options_.prefix, kv->kvs.front(), false, &one, &is_map_key).ok())
             down = !one.osds.at(options_.osd_id).up;
-          if (down) {
-            std::lock_guard<std::mutex> lock(mu_);
-            state_.up = false;
-            Log("osd." + std::to_string(options_.osd_id) +
-                ": map wrongly marked me down (the lease is alive); booting again");
-          }
+          if (down) MarkedDownWhileAlive();
         }
       }
     }
-    if (const State s = state(); !s.up && !s.held) {
+    if (const State s = state(); !s.up && !s.held && !s.gave_up) {
+      if (s.waiting_healthy) {
+        if (std::chrono::steady_clock::now() < boot_not_before_) continue;
+        if (options_.may_boot && !options_.may_boot()) {
+          if (!said_waiting_)
+            Log("osd." + std::to_string(options_.osd_id) +
+                ": not booting again until enough of its peers answer its heartbeats");
+          said_waiting_ = true;
+          continue;
+        }
+      }
       bool retry = false;
       Status st = BootOnce(&retry);
       if (!st.ok()) {
         SetError(st);
         Log("boot of osd." + std::to_string(options_.osd_id) + " failed: " + st.message());
+      } else {
+        std::lock_guard<std::mutex> lock(mu_);
+        state_.waiting_healthy = false;
       }
     }
   }

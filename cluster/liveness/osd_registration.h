@@ -17,9 +17,17 @@
 //     was restarted before its lease expired: two daemons cannot hold one store open (the store
 //     locks its metadata), so the key is taken over at once and the old lease revoked.
 //
-// After a lost lease (SIGSTOP past the grace, etcd unreachable past the grace, or the map marking
-// this OSD down while it runs) the thread boots again with a new lease, as Ceph's OSD does when
-// "wrongly marked me down". Errors reaching etcd are retried every renew period; state() tells.
+// After a lost lease (SIGSTOP past the grace, etcd unreachable past the grace) the thread boots
+// again with a new lease. Errors reaching etcd are retried every renew period; state() tells.
+//
+// Marked down while its lease lives (the monitor on its peers' failure reports, or `ec-admin osd
+// down`): the thread sees it at its next renewal, or at once after Kick() (the daemon kicks it
+// when a map says so), logs Ceph's "wrongly marked me down", and boots again after a backoff of
+// one renewal period once `may_boot` says so (the daemon's heartbeat: enough peers answer, as
+// Ceph's OSD waits to be healthy, so that an OSD cut off from its peers does not flap up and down
+// for as long as the partition lasts). Ceph's limit applies: marked down so more than
+// max_markdown_count times within max_markdown_period, it stops booting (state().gave_up; the
+// daemon then exits, as Ceph's OSD shuts down).
 //
 // Hold(true) takes the OSD out of the map while its daemon cannot serve (its device hangs:
 // osd/daemon/device_watch.h), as Ceph's OSD stops answering heartbeats when an op thread is stuck:
@@ -38,6 +46,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -58,6 +67,12 @@ struct RegistrationOptions {
   std::string prefix = "/ecstore/";
   std::chrono::milliseconds grace{20000};         // osd_heartbeat_grace
   std::chrono::milliseconds boot_timeout{30000};  // Start gives up after this (etcd unreachable)
+  // osd_max_markdown_count, osd_max_markdown_period (above); count >= 1.
+  int max_markdown_count = 5;
+  std::chrono::milliseconds max_markdown_period{600000};
+  // Asked (on the registration thread, which it must not block) before booting again after being
+  // marked down while alive: whether this OSD may (its peers answer). Empty: always.
+  std::function<bool()> may_boot;
   // Called (from the registration thread too) with one line about what happened: booted, lease
   // lost, etcd unreachable. May be empty.
   std::function<void(const std::string&)> log;
@@ -81,13 +96,20 @@ class OsdRegistration {
   // Thread safety: any thread.
   void Hold(bool held, const std::string& why);
 
+  // Looks at the map at once rather than at the next renewal (a map said this OSD is down).
+  // Thread safety: any thread; never blocks.
+  void Kick();
+
   struct State {
-    bool up = false;              // the lease is believed alive
-    std::int64_t lease = 0;       // current lease id
-    std::int64_t boot_epoch = 0;  // epoch of the last boot txn
-    int boots = 0;                // boots so far (1 after Start)
-    bool held = false;            // Hold(true): out of the map until released
-    std::string last_error;       // empty when the last etcd call succeeded
+    bool up = false;               // the lease is believed alive
+    std::int64_t lease = 0;        // current lease id
+    std::int64_t boot_epoch = 0;   // epoch of the last boot txn
+    int boots = 0;                 // boots so far (1 after Start)
+    bool held = false;             // Hold(true): out of the map until released
+    int markdowns = 0;             // marked down while alive, within max_markdown_period
+    bool waiting_healthy = false;  // marked down while alive: boots again once may_boot says so
+    bool gave_up = false;          // more than max_markdown_count markdowns: boots no more
+    std::string last_error;        // empty when the last etcd call succeeded
     // When the request that last granted or renewed the lease was sent (steady clock): it lives at
     // least its TTL from then.
     std::chrono::steady_clock::time_point lease_renewed{};
@@ -102,6 +124,8 @@ class OsdRegistration {
   void Run();
   void Log(const std::string& line) const;
   void SetError(const Status& st);
+  // The map says down while the lease lives: counts it, logs, and waits or gives up.
+  void MarkedDownWhileAlive();
 
   const RegistrationOptions options_;
   etcd::Client client_;
@@ -111,7 +135,11 @@ class OsdRegistration {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
+  bool kicked_ = false;
   State state_;
+  std::deque<std::chrono::steady_clock::time_point> markdowns_;  // within the period
+  std::chrono::steady_clock::time_point boot_not_before_{};      // the backoff's end
+  bool said_waiting_ = false;  // "waiting for ... peers" logged for this markdown
   std::chrono::steady_clock::time_point lease_renewed_;  // last successful grant/keepalive
   std::thread thread_;
   bool stopped_ = false;

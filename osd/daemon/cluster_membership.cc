@@ -71,6 +71,14 @@ Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
   ro.boot_timeout =
       std::max<std::chrono::milliseconds>(2 * c.osd_heartbeat_grace, std::chrono::seconds(5));
   ro.log = logline;
+  ro.max_markdown_count = c.osd_max_markdown_count;
+  ro.max_markdown_period = c.osd_max_markdown_period;
+  // Booting again after a wrong markdown waits until enough peers answer (heartbeat.h).
+  ro.may_boot = [p = m.get()] {
+    const Heartbeat* h = p->heartbeat_ptr_.load();
+    return h == nullptr || h->Healthy();
+  };
+  m->osd_id_ = c.osd_id;
   auto reg = cluster::OsdRegistration::Start(client, ro);
   if (!reg.ok())
     return Status::Error(reg.status().code(), "cannot join the cluster at " + c.etcd_endpoints +
@@ -98,12 +106,32 @@ Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
         p->watch_error_ = st.message();
       });
 
+  HeartbeatOptions ho;
+  ho.osd_id = c.osd_id;
+  ho.prefix = c.etcd_prefix;
+  ho.grace = c.osd_heartbeat_grace;
+  ho.interval = HeartbeatInterval(c.osd_heartbeat_interval, c.osd_heartbeat_grace);
+  ho.lease = [r = m->registration_.get()]() -> std::int64_t {
+    const auto s = r->state();
+    return s.up ? s.lease : 0;
+  };
+  auto hb = Heartbeat::Start(client, ho, maps, metrics, log);
+  if (!hb.ok()) {
+    m->Stop();
+    return hb.status();
+  }
+  m->heartbeat_ = std::move(*hb);
+  m->heartbeat_ptr_ = m->heartbeat_.get();
+
   if (c.osd_mon_role) {
     cluster::MonitorOptions mo;
     mo.name = fmt::format("osd.{}", c.osd_id);
     mo.prefix = c.etcd_prefix;
     mo.grace = c.osd_heartbeat_grace;
     mo.down_out_interval = c.mon_osd_down_out_interval;
+    mo.min_down_reporters = c.mon_osd_min_down_reporters;
+    auto subtree = cluster::ParseReporterSubtree(c.mon_osd_reporter_subtree_level);
+    if (subtree.ok()) mo.reporter_subtree = *subtree;
     mo.log = logline;
     auto mon = cluster::Monitor::Start(client, mo);
     if (!mon.ok()) {
@@ -125,9 +153,17 @@ void ClusterMembership::OnMap(const cluster::ClusterMap& map) {
   epoch_gauge_->Set(map.epoch);
   maps_->Set(map);
   log_->debug("cluster map epoch {}", map.epoch);
+  // Down in the map while the registration believes it is up: it looks now, not at its next
+  // renewal (a lost lease, or Ceph's "wrongly marked me down").
+  if (registration_) {
+    const auto it = map.osds.find(osd_id_);
+    if (it != map.osds.end() && !it->second.up && registration_->state().up) registration_->Kick();
+  }
 }
 
 void ClusterMembership::Stop() {
+  // The reports go first (they are bound to the lease revoked below anyway).
+  if (heartbeat_) heartbeat_->Stop();
   // Down in the map first, so that nobody sends more work here while the rest shuts down.
   if (registration_) registration_->Stop(true);
   if (monitor_) monitor_->Stop(true);
@@ -138,6 +174,21 @@ void ClusterMembership::SetDownOutInterval(std::chrono::milliseconds interval) {
   if (!monitor_) return;
   Status st = monitor_->SetDownOutInterval(interval);
   if (!st.ok()) log_->warn("mon_osd_down_out_interval: {}", st.message());
+}
+
+void ClusterMembership::SetFailurePolicy(int min_down_reporters, const std::string& subtree_level) {
+  if (!monitor_) return;
+  auto subtree = cluster::ParseReporterSubtree(subtree_level);
+  if (!subtree.ok()) {
+    log_->warn("{}", subtree.status().message());
+    return;
+  }
+  Status st = monitor_->SetFailurePolicy(min_down_reporters, *subtree);
+  if (!st.ok()) log_->warn("mon_osd_min_down_reporters: {}", st.message());
+}
+
+bool ClusterMembership::gave_up() const {
+  return registration_ && registration_->state().gave_up;
 }
 
 bool ClusterMembership::MayServe(std::chrono::milliseconds margin) const {
@@ -161,9 +212,13 @@ nlohmann::json ClusterMembership::StatusJson() const {
     j["held"] = s.held;
     j["boots"] = s.boots;
     j["lease"] = s.lease;
+    j["markdowns"] = s.markdowns;
+    j["waiting_healthy"] = s.waiting_healthy;
+    j["gave_up"] = s.gave_up;
     j["last_error"] = s.last_error;
   }
   j["mon_leader"] = mon_leader();
+  if (heartbeat_) j["heartbeat"] = heartbeat_->StatusJson();
   std::lock_guard<std::mutex> lock(mu_);
   j["watch_error"] = watch_error_;
   return j;

@@ -1,7 +1,11 @@
 // ClusterMembership: what an ec-osd does in a cluster (etcd_endpoints set): it registers and holds
 // its liveness lease (cluster/liveness/osd_registration.h), stands as a monitor candidate when
-// osd_mon_role is set (cluster/liveness/monitor.h), and follows the cluster map
-// (cluster/map/map_watcher.h), recording each epoch it receives and when.
+// osd_mon_role is set (cluster/liveness/monitor.h), follows the cluster map
+// (cluster/map/map_watcher.h), recording each epoch it receives and when, and pings its peers,
+// reporting those that do not answer (heartbeat.h). A map that says this OSD is down while it
+// holds its lease wakes the registration at once; it boots again when its heartbeat is healthy,
+// and when it was marked down so more than osd_max_markdown_count times within
+// osd_max_markdown_period, gave_up() turns true and the daemon exits (as Ceph's OSD does).
 //
 // Start fails (and the daemon exits 1) when the endpoints do not parse, public_addr is a wildcard
 // (the map needs an address others can reach), or the boot is refused (another store's id, a
@@ -27,6 +31,7 @@
 #include "common/config.h"
 #include "common/metrics.h"
 #include "common/status.h"
+#include "osd/daemon/heartbeat.h"
 
 namespace ec::osd::daemon {
 
@@ -51,13 +56,20 @@ class ClusterMembership {
   // A new mon_osd_down_out_interval for this OSD's monitor candidate (none without osd_mon_role:
   // nothing to do). Thread safety: any thread.
   void SetDownOutInterval(std::chrono::milliseconds interval);
+  // New mon_osd_min_down_reporters and mon_osd_reporter_subtree_level for the monitor candidate
+  // (a bad level is logged and ignored). Thread safety: any thread.
+  void SetFailurePolicy(int min_down_reporters, const std::string& subtree_level);
+
+  // The registration stopped booting again: marked down while alive too often (above).
+  // Thread safety: any thread.
+  bool gave_up() const;
 
   // Out of the map while `held` (the device watchdog: device_watch.h), back in when released
   // (OsdRegistration::Hold). Thread safety: any thread.
   void Hold(bool held, const std::string& why);
 
-  // {"epoch", "epoch_received_ms", "up", "held", "boots", "lease", "mon_leader", "last_error"} for
-  // /status.
+  // {"epoch", "epoch_received_ms", "up", "held", "boots", "lease", "markdowns",
+  // "waiting_healthy", "gave_up", "mon_leader", "last_error", "heartbeat": {...}} for /status.
   nlohmann::json StatusJson() const;
   std::int64_t epoch() const { return epoch_.load(); }
   // Whether this OSD's monitor candidate is the elected leader now (false without osd_mon_role).
@@ -83,6 +95,10 @@ class ClusterMembership {
   std::unique_ptr<cluster::OsdRegistration> registration_;
   std::unique_ptr<cluster::Monitor> monitor_;
   std::unique_ptr<cluster::MapWatcher> watcher_;
+  std::unique_ptr<Heartbeat> heartbeat_;
+  // The heartbeat for the registration's thread, which may ask before heartbeat_ is set.
+  std::atomic<const Heartbeat*> heartbeat_ptr_{nullptr};
+  int osd_id_ = 0;
   mutable std::mutex mu_;
   std::string watch_error_;
   cluster::MapHolder* maps_;  // borrowed

@@ -57,7 +57,10 @@ void ApplyLiveOptions(const OsdConfig& c, const LiveTargets& t) {
                   c.osd_recovery_max_chunk);
   }
   if (t.scrubs != nullptr) t.scrubs->Retune(ScrubScheduleFor(c));
-  if (t.membership != nullptr) t.membership->SetDownOutInterval(c.mon_osd_down_out_interval);
+  if (t.membership != nullptr) {
+    t.membership->SetDownOutInterval(c.mon_osd_down_out_interval);
+    t.membership->SetFailurePolicy(c.mon_osd_min_down_reporters, c.mon_osd_reporter_subtree_level);
+  }
   if (t.device != nullptr) t.device->SetFaults(DeviceFaultsFor(c));
   if (t.device_watch != nullptr) {
     t.device_watch->SetTimeouts(c.osd_op_thread_timeout, c.osd_op_thread_suicide_timeout);

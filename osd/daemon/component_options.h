@@ -13,7 +13,9 @@
 //   (PullService::Tune) osd_scrub_min_interval, osd_deep_scrub_interval,  the scrub scheduler
 //   (ScrubScheduler::Retune: osd_scrub_sleep, osd_max_scrubs,                  from its next pass)
 //   osd_scrub_auto_repair
-//   mon_osd_down_out_interval                  this OSD's monitor candidate (Monitor: next tick)
+//   mon_osd_down_out_interval,                 this OSD's monitor candidate (Monitor: next tick)
+//   mon_osd_min_down_reporters,
+//   mon_osd_reporter_subtree_level
 //   osd_pool_default_flag_ec_optimizations     read by ec-admin at each `osd pool create`
 //   bdev_inject_read_eio, bdev_inject_write_eio, the device (WatchedDevice::SetFaults: from the
 //   bdev_inject_stall_ms                       next request)

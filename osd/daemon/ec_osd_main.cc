@@ -17,8 +17,11 @@
 //   {"event":"ready","osd":0,"addr":"127.0.0.1","port":6800,"metrics_port":9283,"pid":1234,
 //    "epoch":7}
 // SIGTERM/SIGINT: mark itself down in the map (in a cluster), stop accepting, finish and answer
-// every request in flight, close the store, exit 0. Exit 1 on any start-up error or usage error,
-// with the reason on stderr (and in the log); --help, --help-config and --version exit 0.
+// every request in flight, close the store, exit 0. The same, exit 0 too, when the map marked it
+// down while it ran more than osd_max_markdown_count times within osd_max_markdown_period (Ceph's
+// OSD shuts down then; a supervisor restarting on failure leaves it stopped). Exit 1 on any
+// start-up error or usage error, with the reason on stderr (and in the log); --help,
+// --help-config and --version exit 0.
 #include <fmt/core.h>
 #include <signal.h>
 #include <spdlog/logger.h>
@@ -547,9 +550,14 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   sigaddset(&stop_signals, SIGINT);
   int sig = 0;
   bool device_failed = false;
-  bool held = false;  // out of the map while the device hangs (device_watch.h)
+  bool held = false;     // out of the map while the device hangs (device_watch.h)
+  bool gave_up = false;  // marked down while alive too often (osd_max_markdown_count)
   while (true) {
     server_metrics.Update((*server)->counters());
+    if (membership && membership->gave_up()) {
+      gave_up = true;
+      break;
+    }
     const ec::osd::daemon::DeviceVerdict device_state = device_watch.Poll();
     if (device_state.write_failed) {
       device_failed = true;
@@ -595,6 +603,12 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
           ec::cluster::MapStore(stats_etcd.get(), c.etcd_prefix), c.osd_id);
       if (!out.ok()) log->error("osd.{}: cannot mark itself out: {}", c.osd_id, out.message());
     }
+  } else if (gave_up) {
+    // Ceph's OSD shuts down too: a supervisor that restarts on failure leaves it stopped.
+    log->error(
+        "osd.{}: marked down more than osd_max_markdown_count ({}) times within "
+        "osd_max_markdown_period ({} s) while running: shutting down",
+        c.osd_id, c.osd_max_markdown_count, c.osd_max_markdown_period.count() / 1000);
   } else {
     log->info("osd.{}: signal {} received, finishing {} requests in flight", c.osd_id, sig,
               (*server)->counters().inflight);

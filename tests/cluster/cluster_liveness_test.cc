@@ -2,7 +2,8 @@
 // joining it (--set etcd_endpoints=...). Boot into the map, kill -9 -> down within the grace, a
 // restart comes back up, SIGTERM marks down at once, a second store claiming an id is refused, an
 // unreachable etcd fails the start naming the endpoint, etcd restarting under running daemons,
-// and every daemon following each map epoch.
+// every daemon following each map epoch, and an OSD marked down while alive booting again until
+// osd_max_markdown_count, then exiting.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -220,6 +221,42 @@ TEST_F(ClusterLiveness, AnOsdFrozenWhileEtcdIsAwayIsMarkedDownAfterEtcdReturns) 
         WaitFor([&](const ClusterMap& m) { return m.osds.at(victim).up; }, seconds(20)).count(), 0)
         << "osd." << victim << " did not come back up after SIGCONT";
   }
+}
+
+// An OSD marked down while it runs and holds its lease (as its peers' failure reports do, or
+// `ec-admin osd down`) logs Ceph's "wrongly marked me down" and boots again in the same process
+// once its peer answers it; marked down so more than osd_max_markdown_count times within
+// osd_max_markdown_period it exits 0, as Ceph's OSD shuts down, and stays down.
+TEST_F(ClusterLiveness, MarkedDownWhileAliveBootsAgainUntilTheMarkdownLimit) {
+  c_->options.osd_options.push_back("osd_max_markdown_count=1");
+  ectest::OsdProcess* osd = StartOsd(0);
+  StartOsd(1);  // the peer that answers osd.0's heartbeats
+  ASSERT_TRUE(c_->WaitUp(0, true, seconds(10)));
+  const auto up0 = [](const ClusterMap& m) { return m.osds.at(0).up; };
+  ASSERT_TRUE(c_->store->Apply({MapChange::OsdDown(0, ec::cluster::WallClockMs())}).ok());
+  const milliseconds back = WaitFor(up0, seconds(6));
+  ASSERT_GE(back.count(), 0) << "osd.0 did not boot again:\n" << osd->LogFile();
+  std::printf("marked down while alive -> up again in %lld ms\n",
+              static_cast<long long>(back.count()));
+  // Info lines reach the file with the logger's next flush (osd/daemon/logging.h).
+  const auto logged = [&](const std::string& what) {
+    const auto until = Clock::now() + seconds(5);
+    while (osd->LogFile().find(what) == std::string::npos && Clock::now() < until)
+      std::this_thread::sleep_for(milliseconds(50));
+    return osd->LogFile().find(what) != std::string::npos;
+  };
+  EXPECT_TRUE(logged("wrongly marked me down")) << osd->LogFile();
+  EXPECT_LT(osd->Exited(), 0) << "osd.0 exited after one markdown";
+  // The second markdown is one more than osd_max_markdown_count (1): it exits 0.
+  ASSERT_TRUE(c_->store->Apply({MapChange::OsdDown(0, ec::cluster::WallClockMs())}).ok());
+  int code = -1;
+  const auto deadline = Clock::now() + seconds(8);
+  while ((code = osd->Exited()) < 0 && Clock::now() < deadline)
+    std::this_thread::sleep_for(milliseconds(50));
+  EXPECT_EQ(code, 0) << osd->Log();
+  EXPECT_TRUE(logged("marked down 2 > osd_max_markdown_count 1")) << osd->LogFile();
+  std::this_thread::sleep_for(seconds(1));
+  EXPECT_FALSE(Map().osds.at(0).up);
 }
 
 }  // namespace
