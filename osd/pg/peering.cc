@@ -117,8 +117,8 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
 
   // object -> position -> its state on that shard
   std::map<std::string, std::map<int, msg::SubStateReply>> seen;
-  std::set<int> scanned;
   PeeringOutcome out;
+  std::set<int>& scanned = out.scanned;
   for (auto& [pos, result] : scans) {
     if (!result.ok()) continue;
     scanned.insert(pos);
@@ -203,6 +203,30 @@ Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors) {
     }
   }
   return out;
+}
+
+Status FenceShards(const ObjectIo& io) {
+  std::vector<int> positions;
+  for (const auto& [pos, client] : io.clients) positions.push_back(pos);
+  std::vector<Result<msg::SubScanReply>> replies =
+      GatherAll<Result<msg::SubScanReply>>(positions.size(), [&](std::size_t i, auto done) {
+        msg::SubScanRequest r;
+        r.collection = io.loc->collection;
+        r.shard = static_cast<std::uint32_t>(positions[i]);
+        r.max_entries = 1;
+        r.epoch = io.epoch;
+        msg::CallOptions call;
+        call.timeout = io.timeout;
+        io.clients.at(positions[i])->SubScanAsync(std::move(r), std::move(done), call);
+      });
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    Status st = replies[i].ok() ? replies[i]->status : replies[i].status();
+    if (st.ok()) continue;
+    const int osd = io.loc->acting[static_cast<std::size_t>(positions[i])];
+    return Status::Error(st.code(), fmt::format("pg {}: the fence of osd.{} (shard {}): {}",
+                                                io.loc->pgid, osd, positions[i], st.message()));
+  }
+  return Status::OK();
 }
 
 }  // namespace ec::osd::pg

@@ -38,7 +38,8 @@ struct PeeringOutcome {
   std::map<std::string, ObjectState> objects;  // every object some shard knows, settled
   std::set<std::string> unfound;               // fewer than k shards could settle them
   std::uint64_t scanned_entries = 0;           // shard entries the scans returned
-  CopySources copies;  // missing positions a prior OSD holds at the settled version
+  CopySources copies;     // missing positions a prior OSD holds at the settled version
+  std::set<int> scanned;  // the acting positions whose scan succeeded
 };
 
 // position -> prior OSD id -> its client (never this OSD's: PeerPg scans its own in process).
@@ -47,5 +48,11 @@ using PriorClients = std::map<int, std::map<int, std::shared_ptr<msg::OsdClient>
 // `io`: the PG's location, codec and clients (io.object is not used).
 // Errors: EIO when fewer than k shards could be scanned (the PG is down).
 Result<PeeringOutcome> PeerPg(const ObjectIo& io, const PriorClients& priors = {});
+
+// A catch-up's first step (pg_table.h): raises the interval fence of every up shard of `io` (a
+// SubScan of one entry at io.epoch each, at once: the scan's first step, without the rest), so
+// no sub-operation of an earlier interval lands after it. Blocking, as PeerPg. Errors: the
+// first shard that failed, naming its OSD (the caller peers in full instead).
+Status FenceShards(const ObjectIo& io);
 
 }  // namespace ec::osd::pg

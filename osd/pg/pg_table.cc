@@ -31,11 +31,6 @@ std::uint64_t RebuildBytes(const ObjectState& st, int position, std::uint64_t k,
   return (st.size + k - 1) / k;
 }
 
-// A removed object is kept only while some position still holds an older version of it.
-bool Keep(const ObjectState& st) {
-  return st.exists || !st.stale.empty();
-}
-
 // The OSD holding `position` of `name` outside the acting set, or kItemNone.
 int CopySource(const CopySources& copies, const std::string& name, int position) {
   auto o = copies.find(name);
@@ -45,6 +40,28 @@ int CopySource(const CopySources& copies, const std::string& name, int position)
 }
 
 }  // namespace
+
+bool PgTable::Keep(const Pg& pg, const ObjectState& st) {
+  if (st.exists || !st.stale.empty()) return true;
+  // Not stale but not holding the removal either: its OSD was down (or did not answer) when the
+  // object was removed or settled, and may come back with an older shard of it (a catch-up marks
+  // the object unknown then, which finds that shard).
+  for (std::size_t p = 0; p < pg.known.size(); ++p) {
+    if (pg.known[p] != Known::kNothing && !IsCurrent(st, static_cast<int>(p))) return true;
+  }
+  return false;
+}
+
+bool PgTable::CanKeep(const Pg& pg, const cluster::PgLocation& loc) {
+  if (!pg.peered && !pg.kept) return false;
+  if (pg.acting != loc.acting || pg.known.size() != loc.up.size()) return false;
+  // The same primary: this process served every interval in between (Observe saw each epoch).
+  if (cluster::FirstUp(pg.up) != cluster::FirstUp(loc.up)) return false;
+  for (std::size_t p = 0; p < loc.up.size(); ++p) {
+    if (loc.up[p] != cluster::kItemNone && pg.known[p] == Known::kNothing) return false;
+  }
+  return true;
+}
 
 void PgTable::Track(Pg& pg, const std::string& object) {
   auto o = pg.objects.find(object);
@@ -70,6 +87,8 @@ void PgTable::Track(Pg& pg, const std::string& object) {
 
 void PgTable::Reset(Pg& pg) {
   pg.peered = false;
+  pg.kept = false;
+  pg.known.clear();
   pg.lacking.clear();
   pg.objects.clear();
   pg.unknown.clear();
@@ -89,9 +108,25 @@ bool PgTable::Observe(const cluster::ObjectLocator& locator) {
   last_epoch_ = epoch;
   changes_.fetch_add(1, std::memory_order_relaxed);
   for (auto& [pgid, pg] : pgs_) {
-    if (!pg.peered) continue;
+    if ((!pg.peered && !pg.kept) || pg.peering) continue;
     auto loc = locator.LocatePg(pg.pool_id, pg.pg);
-    if (jump || !loc.ok() || !SameInterval(pg, *loc)) Reset(pg);
+    if (jump || !loc.ok()) {
+      Reset(pg);
+      continue;
+    }
+    if (pg.peered && SameInterval(pg, *loc)) continue;
+    if (!CanKeep(pg, *loc)) {
+      Reset(pg);
+      continue;
+    }
+    // Kept for a catch-up: positions whose OSD is down now may miss writes from here on.
+    pg.peered = false;
+    pg.kept = true;
+    for (std::size_t p = 0; p < loc->up.size(); ++p) {
+      if (loc->up[p] == cluster::kItemNone && pg.known[p] == Known::kLive) {
+        pg.known[p] = Known::kAway;
+      }
+    }
   }
   cv_.notify_all();
   return true;
@@ -109,21 +144,68 @@ PgTable::Peer PgTable::BeginPeering(const cluster::PgLocation& loc, std::int64_t
     cv_.wait(lock);
   }
   pg.peering = true;
-  Reset(pg);
   changes_.fetch_add(1, std::memory_order_relaxed);
+  if (pg.kept && CanKeep(pg, loc)) return Peer::kCatchUp;
+  Reset(pg);
   return Peer::kMustPeer;
+}
+
+std::size_t PgTable::FinishCatchUp(const cluster::PgLocation& loc) {
+  std::lock_guard lock(mu_);
+  Pg& pg = pgs_[loc.pgid];
+  pg.peering = false;
+  pg.kept = false;
+  pg.peered = true;
+  pg.acting = loc.acting;
+  pg.up = loc.up;
+  // The fences just raised hold back every older sub-operation (pg_table.h, Forget).
+  pg.suspect.clear();
+  pg.recovered = 0;
+  pg.recovered_bytes = 0;
+  std::vector<int> back;
+  for (std::size_t p = 0; p < loc.up.size(); ++p) {
+    if (loc.up[p] == cluster::kItemNone) continue;
+    if (pg.known[p] == Known::kAway) back.push_back(static_cast<int>(p));
+    pg.known[p] = Known::kLive;
+  }
+  std::size_t marked = 0;
+  if (!back.empty()) {
+    for (const auto& [name, st] : pg.objects) {
+      for (int p : back) {
+        if (IsCurrent(st, p)) continue;
+        marked += pg.unknown.insert(name).second ? 1 : 0;
+        pg.copies.erase(name);
+        break;
+      }
+    }
+  }
+  std::erase_if(pg.objects, [&](const auto& e) {
+    return pg.unknown.count(e.first) == 0 && !Keep(pg, e.second);
+  });
+  pg.lacking.clear();
+  for (const auto& [name, st] : pg.objects) Track(pg, name);
+  changes_.fetch_add(1, std::memory_order_relaxed);
+  cv_.notify_all();
+  return marked;
 }
 
 void PgTable::FinishPeering(const cluster::PgLocation& loc,
                             std::map<std::string, ObjectState> objects,
-                            std::set<std::string> unfound, CopySources copies) {
+                            std::set<std::string> unfound, CopySources copies,
+                            const std::optional<std::set<int>>& scanned) {
   std::lock_guard lock(mu_);
   Pg& pg = pgs_[loc.pgid];
   pg.peering = false;
   pg.peered = true;
   pg.acting = loc.acting;
   pg.up = loc.up;
-  std::erase_if(objects, [](const auto& e) { return !Keep(e.second); });
+  // What the scans showed of each position: a catch-up can start from it (pg_table.h).
+  pg.known.assign(loc.up.size(), Known::kNothing);
+  for (std::size_t p = 0; p < loc.up.size(); ++p) {
+    const bool seen = !scanned || scanned->count(static_cast<int>(p)) != 0;
+    if (loc.up[p] != cluster::kItemNone && seen) pg.known[p] = Known::kLive;
+  }
+  std::erase_if(objects, [&](const auto& e) { return !Keep(pg, e.second); });
   pg.objects = std::move(objects);
   pg.unfound = std::move(unfound);
   pg.unknown = pg.unfound;  // an op on one asks the shards again (and fails clearly)
@@ -143,7 +225,7 @@ void PgTable::AbortPeering(const cluster::PgLocation& loc) {
   std::lock_guard lock(mu_);
   Pg& pg = pgs_[loc.pgid];
   pg.peering = false;
-  pg.peered = false;
+  Reset(pg);
   changes_.fetch_add(1, std::memory_order_relaxed);
   cv_.notify_all();
 }
@@ -187,15 +269,23 @@ void PgTable::Update(const cluster::PgLocation& loc, const std::string& object,
                      const ObjectState& state) {
   std::lock_guard lock(mu_);
   auto it = pgs_.find(loc.pgid);
-  // Peers again (the scan will see it), or peered for another interval.
-  if (it == pgs_.end() || !it->second.peered || !SameInterval(it->second, loc)) return;
+  if (it == pgs_.end()) return;
   Pg& pg = it->second;
+  if (!pg.peered || !SameInterval(pg, loc)) {
+    // Learnt in another interval. A table built anew since scanned the shards after this
+    // operation's sub-operations were fenced off; a kept one did not: ask the shards next time.
+    if (pg.kept || pg.peered) {
+      pg.unknown.insert(object);
+      pg.copies.erase(object);
+    }
+    return;
+  }
   pg.unknown.erase(object);
   pg.unfound.erase(object);
   auto old = pg.objects.find(object);
   if (old == pg.objects.end() || old->second.version != state.version) pg.copies.erase(object);
   for (const auto& [p, osd] : state.copy_from) pg.copies[object].emplace(p, osd);
-  if (Keep(state)) {
+  if (Keep(pg, state)) {
     pg.objects[object] = state;
   } else {
     pg.objects.erase(object);
@@ -207,7 +297,7 @@ void PgTable::Forget(const std::string& pgid, const std::string& object,
                      const std::set<int>& suspect) {
   std::lock_guard lock(mu_);
   auto it = pgs_.find(pgid);
-  if (it == pgs_.end() || !it->second.peered) return;
+  if (it == pgs_.end() || (!it->second.peered && !it->second.kept)) return;
   it->second.unknown.insert(object);
   it->second.copies.erase(object);
   if (!suspect.empty()) it->second.suspect[object].insert(suspect.begin(), suspect.end());
@@ -261,12 +351,10 @@ void PgTable::MarkRecovered(const cluster::PgLocation& loc, const std::string& o
     if (c->second.empty()) pg.copies.erase(c);
   }
   st.stale.erase(position);
-  if (st.exists) {
-    if (!IsCurrent(st, position)) st.current.push_back(position);
-    std::sort(st.current.begin(), st.current.end());
-  } else if (!Keep(st)) {
-    pg.objects.erase(o);
-  }
+  // It holds the object's version now (for a removed object: the removal).
+  if (!IsCurrent(st, position)) st.current.push_back(position);
+  std::sort(st.current.begin(), st.current.end());
+  if (!st.exists && !Keep(pg, st)) pg.objects.erase(o);
   Track(pg, object);
 }
 

@@ -10,7 +10,25 @@
 // Intervals. A PG's interval is its acting and up sets. Observe(map) is given every map this
 // primary uses, in epoch order: when the epoch follows the last one seen by exactly one, only the
 // PGs whose interval changed must peer again; after a jump (epochs this process never saw, when
-// another primary may have served the PG) every PG must. A PG that must peer again keeps nothing.
+// another primary may have served the PG) every PG must. A PG that must peer again keeps nothing,
+// except when it can catch up (below).
+//
+// Catching up (issue 31 item 5: an OSD down for seconds costs what it missed, not a scan of the
+// PG). When only OSDs going down or coming back up change the interval (the same acting set, the
+// same primary: this process, which saw every epoch in between), the table is kept: it is exact
+// for every position whose OSD stayed up (this primary made or recorded every change of their
+// shards; nobody else wrote them), and for a position whose OSD went away it still says what that
+// OSD held when it left (a write it missed leaves it stale or not current). So the PG "catches
+// up" instead of peering: the caller raises the interval fence on every up shard (what a scan
+// does first, so no sub-operation of an earlier interval lands after), and FinishCatchUp marks
+// unknown, for every position whose OSD is back, the objects that position does not hold at
+// their version; those are asked of their shards again (ResolveObject: recovery's Unknown pass,
+// or the next operation), and what they lack is rebuilt. A position whose OSD was down when the
+// PG last peered (its contents never scanned) or another OSD at a position makes a full peering.
+// Removed objects are kept while a position whose contents are known does not hold the removal
+// (its OSD may come back with the object's older shard). An operation that ran in an earlier
+// interval and finishes after the table was kept marks its object unknown (its outcome may have
+// reached the shards or not) rather than being ignored.
 //
 // Missing shards. For an object at version v, every position of the PG whose OSD is up and that
 // is not at v is missing (absent, or stale at an older version): recovery rebuilds it there.
@@ -90,19 +108,28 @@ class PgTable {
   // The result of BeginPeering: either the PG is peered for `loc`'s interval (ready), or this
   // caller must peer it now (then FinishPeering or AbortPeering), or `loc` comes from a map older
   // than one already observed (stale: locate again with the newer map).
-  enum class Peer { kReady, kMustPeer, kStale };
-  // Waits while another thread peers the PG; returns kMustPeer to exactly one caller when the PG
-  // is not peered for `loc`'s interval. `epoch`: the epoch of the map `loc` was located in. A
-  // caller holding an older map than the newest observed gets kStale and changes nothing: peering
-  // for an interval that has ended would throw away the table of the current one, and its scans
-  // (fencing at the old epoch) would not hold back the current interval's writes in flight, which
-  // its resolves could then take for unfinished ones and roll back.
+  // kCatchUp: the PG kept its table from the interval before (see the header): the caller raises
+  // the fence of every up shard, then calls FinishCatchUp (or AbortPeering).
+  enum class Peer { kReady, kMustPeer, kCatchUp, kStale };
+  // Waits while another thread peers the PG; returns kMustPeer or kCatchUp to exactly one caller
+  // when the PG is not peered for `loc`'s interval. `epoch`: the epoch of the map `loc` was located
+  // in. A caller holding an older map than the newest observed gets kStale and changes nothing:
+  // peering for an interval that has ended would throw away the table of the current one, and its
+  // scans (fencing at the old epoch) would not hold back the current interval's writes in flight,
+  // which its resolves could then take for unfinished ones and roll back.
   Peer BeginPeering(const cluster::PgLocation& loc, std::int64_t epoch);
   // Installs the peered objects (settled states; `unfound`: objects that could not be settled).
   // `copies`: shards held outside the acting set, valid for the objects' versions in `objects`.
+  // `scanned`: the positions whose shards were scanned (nullopt: every up position); a position
+  // that could not be scanned is never caught up with (its contents are not known).
   void FinishPeering(const cluster::PgLocation& loc, std::map<std::string, ObjectState> objects,
-                     std::set<std::string> unfound, CopySources copies = {});
-  // The peering failed: waiters retry (one of them peers).
+                     std::set<std::string> unfound, CopySources copies = {},
+                     const std::optional<std::set<int>>& scanned = std::nullopt);
+  // The catch-up's fences are raised (see the header): installs `loc`'s interval and marks
+  // unknown, for every position whose OSD came back, the objects it does not hold. Returns how
+  // many objects were marked.
+  std::size_t FinishCatchUp(const cluster::PgLocation& loc);
+  // The peering or catch-up failed: the PG keeps nothing, and waiters retry (one of them peers).
   void AbortPeering(const cluster::PgLocation& loc);
 
   // The object's state: nullopt when it is unknown (ask the shards); when the PG does not hold
@@ -113,9 +140,10 @@ class PgTable {
   std::optional<ObjectState> Lookup(const cluster::PgLocation& loc,
                                     const std::string& object) const;
   // After an acknowledged write or remove, or a resolve: the object's new state, learnt through
-  // `loc` (the PG's location the operation ran with). Ignored when the PG is not peered for
-  // `loc`'s interval: a state learnt from an earlier acting set (an operation that ran across a
-  // map change) is not the new interval's; its peering scanned the shards anew.
+  // `loc` (the PG's location the operation ran with). When the PG is not peered for `loc`'s
+  // interval, the state is not the current interval's: ignored when the table was built anew
+  // since (its peering scanned the shards), the object marked unknown when it was kept (a
+  // catch-up: the operation's outcome may have reached the shards or not).
   void Update(const cluster::PgLocation& loc, const std::string& object, const ObjectState& state);
   // An operation failed in a way that may have changed the shards: ask them next time. `suspect`:
   // positions it leaves suspect (ObjectState::suspect), added to the object's.
@@ -175,13 +203,19 @@ class PgTable {
                                                std::size_t max) const;
 
  private:
+  // What the table knows of a position's shards: nothing (its OSD was down when the PG peered),
+  // all of them (its OSD up since), or what its OSD held when it went down (kAway).
+  enum class Known : std::uint8_t { kNothing, kLive, kAway };
   struct Pg {
     std::int64_t pool_id = 0;
     std::uint32_t pg = 0;
     bool peered = false;
     bool peering = false;
+    // Kept across interval changes for a catch-up (see the header); not peered meanwhile.
+    bool kept = false;
     std::vector<int> acting, up;                 // the interval peered for
-    std::map<std::string, ObjectState> objects;  // settled; removed objects only while stale
+    std::vector<Known> known;                    // by position
+    std::map<std::string, ObjectState> objects;  // settled; removed ones while a position lacks it
     std::set<std::string> unknown;               // ask the shards before use
     std::set<std::string> unfound;
     CopySources copies;             // for the versions in `objects`; dropped when an object changes
@@ -190,6 +224,10 @@ class PgTable {
     std::uint64_t recovered = 0, recovered_bytes = 0;
   };
   static void Reset(Pg& pg);
+  // Whether `pg` may keep its table for `loc`'s interval (see the header).
+  static bool CanKeep(const Pg& pg, const cluster::PgLocation& loc);
+  // A removed object stays in the table while a position whose shards it knows lacks the removal.
+  static bool Keep(const Pg& pg, const ObjectState& st);
   // Files `object` in pg.lacking or not, from its entry in pg.objects (none: not lacking).
   static void Track(Pg& pg, const std::string& object);
   static std::optional<ObjectState> LookupLocked(const Pg& pg, const std::string& object);

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace ec::osd::pg {
 namespace {
@@ -397,6 +400,202 @@ TEST(PgTable, CleanFollowsEveryChangeOfTheObjects) {
   other.acting = {10, 11, 13};
   other.up = {10, 11, 13};
   EXPECT_FALSE(t.Clean(other));
+}
+
+// Catching up (issue 31 item 5): maps of pool 1 (k=2 m=1, one PG on osd.0-2) where `down` (an
+// OSD id, or -1) is down.
+std::shared_ptr<const cluster::ObjectLocator> MapWithDown(std::int64_t epoch, int down) {
+  cluster::ClusterMap map;
+  map.epoch = epoch;
+  map.profiles["rs"] = cluster::EcProfile{
+      "rs", {{"plugin", "jerasure"}, {"k", "2"}, {"m", "1"}, {"crush-failure-domain", "osd"}}};
+  map.pools[1] = cluster::Pool{1, "p", "rs", 1, 4096, 2};
+  for (int i = 0; i < 3; ++i) {
+    cluster::OsdEntry o;
+    o.id = i;
+    o.host = "h" + std::to_string(i);
+    o.up = i != down;
+    map.osds[i] = o;
+  }
+  auto locator = cluster::ObjectLocator::Make(std::make_shared<const cluster::ClusterMap>(map));
+  EXPECT_TRUE(locator.ok()) << locator.status().ToString();
+  return locator.ok() ? *locator : nullptr;
+}
+
+// The PG's location in `map` (observed first, as the primary does).
+cluster::PgLocation ObserveAndLocate(PgTable& t, const cluster::ObjectLocator& map) {
+  EXPECT_TRUE(t.Observe(map));
+  auto loc = map.LocatePg(1, 0);
+  EXPECT_TRUE(loc.ok());
+  return loc.ok() ? *loc : cluster::PgLocation{};
+}
+
+// Positions of `loc` but `skip`.
+std::vector<int> AllBut(const cluster::PgLocation& loc, int skip) {
+  std::vector<int> out;
+  for (int p = 0; p < static_cast<int>(loc.acting.size()); ++p) {
+    if (p != skip) out.push_back(p);
+  }
+  return out;
+}
+
+// A non-primary OSD of the PG goes down and comes back: the table is kept, and only the objects
+// it does not hold (written, created or removed while it was down, or missing before) are asked
+// of their shards again; the others need no round trip.
+TEST(PgTable, AnOsdThatComesBackIsCaughtUpWithWhatItMissedOnly) {
+  PgTable t;
+  auto all = ObserveAndLocate(t, *MapWithDown(7, -1));
+  const int x = 2;  // the returning position; its OSD is not the primary
+  const int osd = all.acting[x];
+  ASSERT_EQ(t.BeginPeering(all, 7), PgTable::Peer::kMustPeer);
+  ObjectState missing_before = At(4, 10, AllBut(all, x));
+  t.FinishPeering(all,
+                  {{"a", At(5, 100, {0, 1, 2})},
+                   {"b", At(5, 100, {0, 1, 2})},
+                   {"c", At(5, 100, {0, 1, 2})},
+                   {"e", missing_before}},
+                  {});
+  auto down = ObserveAndLocate(t, *MapWithDown(8, osd));
+  EXPECT_EQ(t.Health(down, false).state, "peering");
+  ASSERT_EQ(t.BeginPeering(down, 8), PgTable::Peer::kCatchUp);
+  EXPECT_EQ(t.FinishCatchUp(down), 0u);  // nobody came back
+  ASSERT_TRUE(t.Lookup(down, "a"));
+  EXPECT_EQ(t.Lookup(down, "a")->version, 5u);
+  // While it is down: b written, d created, c removed (its position left stale at 5).
+  ObjectState b = At(9, 100, AllBut(all, x));
+  b.stale[x] = 5;
+  t.Update(down, "b", b);
+  t.Update(down, "d", At(10, 50, AllBut(all, x)));
+  ObjectState c;
+  c.version = 11;
+  c.current = AllBut(all, x);
+  c.stale[x] = 5;
+  t.Update(down, "c", c);
+  EXPECT_EQ(t.Health(down, false).state, "active+undersized+degraded");
+
+  auto back = ObserveAndLocate(t, *MapWithDown(9, -1));
+  ASSERT_EQ(t.BeginPeering(back, 9), PgTable::Peer::kCatchUp);
+  EXPECT_EQ(t.FinishCatchUp(back), 4u);  // b, c, d and e
+  EXPECT_EQ(t.Unknown(back, 10), (std::vector<std::string>{"b", "c", "d", "e"}));
+  ASSERT_TRUE(t.Lookup(back, "a"));  // held by every position: no round trip
+  EXPECT_EQ(t.Lookup(back, "a")->version, 5u);
+  for (const char* name : {"b", "c", "d", "e"}) EXPECT_FALSE(t.Lookup(back, name)) << name;
+  EXPECT_FALSE(t.Clean(back));
+  EXPECT_EQ(t.BeginPeering(back, 9), PgTable::Peer::kReady);
+  // Their resolves settle them; recovery then lists what the position lacks.
+  ObjectState b_settled = At(9, 100, AllBut(all, x));
+  b_settled.stale[x] = 5;
+  t.Update(back, "b", b_settled);
+  t.Update(back, "e", At(4, 10, {0, 1, 2}));
+  const auto missing = t.Missing(back, 10, {});
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].object, "b");
+  EXPECT_EQ(missing[0].position, x);
+}
+
+// What a catch-up cannot start from: a new primary (the old one went down; this process never
+// served the interval in between), a jump over epochs, a position whose OSD was down when the PG
+// peered (its shards were never scanned) or whose scan failed, another OSD at a position.
+TEST(PgTable, OnlyOsdsComingAndGoingUnderTheSamePrimaryAreCaughtUpWith) {
+  const auto peer_all = [](PgTable& t, std::int64_t epoch,
+                           const std::optional<std::set<int>>& scanned = std::nullopt) {
+    auto loc = ObserveAndLocate(t, *MapWithDown(epoch, -1));
+    EXPECT_EQ(t.BeginPeering(loc, epoch), PgTable::Peer::kMustPeer);
+    t.FinishPeering(loc, {{"a", At(5, 100, {0, 1, 2})}}, {}, {}, scanned);
+    return loc;
+  };
+  {
+    PgTable t;
+    auto all = peer_all(t, 7);
+    auto primary_down = ObserveAndLocate(t, *MapWithDown(8, all.acting[0]));
+    EXPECT_EQ(t.BeginPeering(primary_down, 8), PgTable::Peer::kMustPeer);
+  }
+  {
+    PgTable t;
+    auto all = peer_all(t, 7);
+    auto jumped = ObserveAndLocate(t, *MapWithDown(9, all.acting[2]));
+    EXPECT_EQ(t.BeginPeering(jumped, 9), PgTable::Peer::kMustPeer);
+  }
+  {
+    PgTable t;
+    auto all = peer_all(t, 7);
+    const int osd = all.acting[2];
+    auto down = ObserveAndLocate(t, *MapWithDown(8, osd));
+    ASSERT_EQ(t.BeginPeering(down, 8), PgTable::Peer::kCatchUp);
+    t.AbortPeering(down);  // a failed catch-up keeps nothing
+    EXPECT_EQ(t.BeginPeering(down, 8), PgTable::Peer::kMustPeer);
+    t.FinishPeering(down, {{"a", At(5, 100, AllBut(all, 2))}}, {});
+    // Peered while osd was down: its position's shards were never scanned.
+    auto back = ObserveAndLocate(t, *MapWithDown(9, -1));
+    EXPECT_EQ(t.BeginPeering(back, 9), PgTable::Peer::kMustPeer);
+  }
+  {
+    PgTable t;
+    auto all = peer_all(t, 7, std::set<int>{0, 1});  // position 2's scan failed
+    auto down = ObserveAndLocate(t, *MapWithDown(8, all.acting[1]));
+    EXPECT_EQ(t.BeginPeering(down, 8), PgTable::Peer::kMustPeer);
+  }
+  {
+    // Another acting set: Loc()'s OSDs are not the map's.
+    PgTable t;
+    peer_all(t, 7);
+    ASSERT_TRUE(t.Observe(*MapWithDown(8, -1)));
+    EXPECT_EQ(t.BeginPeering(Loc(), 8), PgTable::Peer::kMustPeer);
+  }
+}
+
+// An operation prepared in an earlier interval that finishes after the table was kept: its
+// outcome may or may not have reached the shards, so its object is asked again (Update and
+// Forget alike), never taken as the new interval's state nor dropped.
+TEST(PgTable, AnOperationOfAnEarlierIntervalMarksItsObjectUnknownInAKeptTable) {
+  PgTable t;
+  auto all = ObserveAndLocate(t, *MapWithDown(7, -1));
+  ASSERT_EQ(t.BeginPeering(all, 7), PgTable::Peer::kMustPeer);
+  t.FinishPeering(all, {{"a", At(5, 100, {0, 1, 2})}, {"b", At(5, 100, {0, 1, 2})}}, {});
+  auto down = ObserveAndLocate(t, *MapWithDown(8, all.acting[2]));
+  t.Forget(all.pgid, "b", {1});  // kept, not yet caught up
+  ASSERT_EQ(t.BeginPeering(down, 8), PgTable::Peer::kCatchUp);
+  EXPECT_EQ(t.FinishCatchUp(down), 0u);
+  t.Update(all, "a", At(6, 100, {0, 1, 2}));  // learnt through the earlier interval
+  EXPECT_FALSE(t.Lookup(down, "a"));
+  EXPECT_FALSE(t.Lookup(down, "b"));
+  EXPECT_EQ(t.Unknown(down, 10), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(t.Suspect(all.pgid, "b").empty());  // the catch-up's fences hold them back
+  t.Update(down, "a", At(6, 100, AllBut(all, 2)));
+  ASSERT_TRUE(t.Lookup(down, "a"));
+  EXPECT_EQ(t.Lookup(down, "a")->version, 6u);
+}
+
+// A removed object stays in the table while a position whose shards are known does not hold the
+// removal, even neither current nor stale (its OSD was down when the object was settled): when
+// that OSD comes back the object is asked again, which finds its older shard there. Held by
+// every position, the removal is forgotten.
+TEST(PgTable, ARemovalAnAwayPositionLacksIsAskedAgainWhenItComesBack) {
+  PgTable t;
+  auto all = ObserveAndLocate(t, *MapWithDown(7, -1));
+  ASSERT_EQ(t.BeginPeering(all, 7), PgTable::Peer::kMustPeer);
+  t.FinishPeering(all, {{"a", At(5, 100, {0, 1, 2})}, {"b", At(5, 100, {0, 1, 2})}}, {});
+  auto down = ObserveAndLocate(t, *MapWithDown(8, all.acting[2]));
+  ASSERT_EQ(t.BeginPeering(down, 8), PgTable::Peer::kCatchUp);
+  t.FinishCatchUp(down);
+  ObjectState removed;
+  removed.version = 9;
+  removed.current = AllBut(all, 2);  // resolved while position 2 was unreachable: not stale
+  t.Update(down, "a", removed);
+  ObjectState everywhere;
+  everywhere.version = 10;
+  everywhere.current = {0, 1, 2};
+  t.Update(down, "b", everywhere);
+  ASSERT_TRUE(t.Lookup(down, "a"));
+  EXPECT_FALSE(t.Lookup(down, "a")->exists);
+  auto back = ObserveAndLocate(t, *MapWithDown(9, -1));
+  ASSERT_EQ(t.BeginPeering(back, 9), PgTable::Peer::kCatchUp);
+  EXPECT_EQ(t.FinishCatchUp(back), 1u);
+  EXPECT_EQ(t.Unknown(back, 10), std::vector<std::string>{"a"});
+  auto b = t.Lookup(back, "b");
+  ASSERT_TRUE(b);
+  EXPECT_FALSE(b->exists);
+  EXPECT_EQ(b->version, 0u);  // not in the table: absent everywhere
 }
 
 }  // namespace

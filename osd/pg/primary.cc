@@ -159,6 +159,28 @@ Status Primary::Impl::EnsurePeered(const cluster::ObjectLocator& locator, const 
                               io.loc->pgid, epoch));
     case PgTable::Peer::kMustPeer:
       break;
+    case PgTable::Peer::kCatchUp: {
+      // Only OSDs went down or came back (pg_table.h): fence the shards, keep the table.
+      granter_.NotePeered(io.loc->pgid, LeaseClock::now());
+      Status fenced = FenceShards(io);
+      if (!fenced.ok()) {
+        // Unreachable shards are what a full peering knows how to count.
+        log_->info("pg {}: no catch-up at epoch {} ({}): peering in full", io.loc->pgid, epoch,
+                   fenced.message());
+        table_.AbortPeering(*io.loc);
+        return EnsurePeered(locator, io);
+      }
+      const std::size_t marked = table_.FinishCatchUp(*io.loc);
+      metrics_
+          ->GetCounter("ecstore_osd_peerings_total",
+                       "PGs peered as primary: in full (every shard scanned) or caught up (the "
+                       "table kept, only OSDs that came back asked again)",
+                       {{"kind", "catch_up"}})
+          .Inc();
+      log_->info("pg {}: caught up at epoch {}: {} objects to ask their shards again", io.loc->pgid,
+                 epoch, marked);
+      return Status::OK();
+    }
   }
   // A new interval (or this process's first): an earlier primary's read leases may still run.
   granter_.NotePeered(io.loc->pgid, LeaseClock::now());
@@ -173,8 +195,18 @@ Status Primary::Impl::EnsurePeered(const cluster::ObjectLocator& locator, const 
              out->copies.empty()
                  ? ""
                  : fmt::format(", {} objects to copy from prior OSDs", out->copies.size()));
+  metrics_
+      ->GetCounter("ecstore_osd_peerings_total",
+                   "PGs peered as primary: in full (every shard scanned) or caught up (the "
+                   "table kept, only OSDs that came back asked again)",
+                   {{"kind", "full"}})
+      .Inc();
+  metrics_
+      ->GetCounter("ecstore_osd_peering_scanned_entries_total",
+                   "Shard entries the full peerings of this OSD's PGs scanned")
+      .Inc(out->scanned_entries);
   table_.FinishPeering(*io.loc, std::move(out->objects), std::move(out->unfound),
-                       std::move(out->copies));
+                       std::move(out->copies), out->scanned);
   return Status::OK();
 }
 
