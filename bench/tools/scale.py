@@ -15,7 +15,9 @@ and at each level:
   restart_w_s     the same with --missed writes (new 4 KiB objects) made while it was down: its
                   catch-up (peering, then the pulls of what it missed)
   scanned_entries shard entries the primaries' peering scanned after that restart (the "peered
-                  at epoch E: N objects from M shard entries" lines of the OSDs' logs)
+                  at epoch E: N objects from M shard entries" lines of the OSDs' logs), with the
+                  PGs peered in full and caught up (full_peerings, catch_ups: "caught up at
+                  epoch E: N objects to ask their shards again", N summed in catch_up_marked)
   recovery_obj_s  osd.3 marked out: objects rebuilt per second until every PG is active+clean
                   (ecstore_recovery_objects_total over the time), then marked in again and the
                   backfill back waited for (backfill_s)
@@ -114,15 +116,22 @@ class ScaleCluster(op_cost.Cluster):
         return {f: os.path.getsize(f) for f in glob.glob(os.path.join(self.dir, "osd.*.log"))}
 
     def scanned_since(self, sizes):
-        """Shard entries peering scanned in the OSDs' log lines written after `sizes`."""
-        total = 0
+        """From the OSDs' log lines written after `sizes`: the shard entries full peerings
+        scanned, how many PGs peered in full and caught up, and the objects catch-ups marked to
+        ask again (osd/pg/README.md, item 7)."""
+        out = {"entries": 0, "full": 0, "catch_ups": 0, "marked": 0}
         for f in glob.glob(os.path.join(self.dir, "osd.*.log")):
             with open(f, "rb") as fh:
                 fh.seek(sizes.get(f, 0))
-                for m in re.finditer(rb"peered at epoch \d+: \d+ objects from (\d+) shard entries",
-                                     fh.read()):
-                    total += int(m.group(1))
-        return total
+                text = fh.read()
+            for m in re.finditer(rb"peered at epoch \d+: \d+ objects from (\d+) shard entries",
+                                 text):
+                out["entries"] += int(m.group(1))
+                out["full"] += 1
+            for m in re.finditer(rb"caught up at epoch \d+: (\d+) objects", text):
+                out["marked"] += int(m.group(1))
+                out["catch_ups"] += 1
+        return out
 
     def recovered_objects(self):
         total = 0
@@ -245,8 +254,12 @@ def main():
             row = {"objects_per_osd": level, "pool_objects": objects, "listed": listed,
                    "fill_s": fill_s, "list_s": list_s, "rss_mib": rss / 2**20,
                    "rss_bytes_per_object": (rss - rss0) / level,
-                   "restart_s": restart_s, "restart_scanned_entries": scanned0,
-                   "restart_w_s": restart_w_s, "scanned_entries": scanned,
+                   "restart_s": restart_s, "restart_scanned_entries": scanned0["entries"],
+                   "restart_full_peerings": scanned0["full"],
+                   "restart_catch_ups": scanned0["catch_ups"],
+                   "restart_w_s": restart_w_s, "scanned_entries": scanned["entries"],
+                   "full_peerings": scanned["full"], "catch_ups": scanned["catch_ups"],
+                   "catch_up_marked": scanned["marked"],
                    "recovered_objects": recovered, "recovery_s": rec_s,
                    "recovery_obj_s": recovered / rec_s if rec_s else 0.0,
                    "backfill_s": backfill_s}

@@ -108,7 +108,14 @@ bool PgTable::Observe(const cluster::ObjectLocator& locator) {
   last_epoch_ = epoch;
   changes_.fetch_add(1, std::memory_order_relaxed);
   for (auto& [pgid, pg] : pgs_) {
-    if ((!pg.peered && !pg.kept) || pg.peering) continue;
+    // A peering in progress when epochs were jumped over: what it installs may predate another
+    // primary's writes in those epochs (FinishPeering and FinishCatchUp drop it). Any other map
+    // change is seen by the next BeginPeering (another interval than the one peered).
+    if (pg.peering) {
+      pg.overtaken = pg.overtaken || jump;
+      continue;
+    }
+    if (!pg.peered && !pg.kept) continue;
     auto loc = locator.LocatePg(pg.pool_id, pg.pg);
     if (jump || !loc.ok()) {
       Reset(pg);
@@ -144,6 +151,7 @@ PgTable::Peer PgTable::BeginPeering(const cluster::PgLocation& loc, std::int64_t
     cv_.wait(lock);
   }
   pg.peering = true;
+  pg.overtaken = false;
   changes_.fetch_add(1, std::memory_order_relaxed);
   if (pg.kept && CanKeep(pg, loc)) return Peer::kCatchUp;
   Reset(pg);
@@ -154,6 +162,12 @@ std::size_t PgTable::FinishCatchUp(const cluster::PgLocation& loc) {
   std::lock_guard lock(mu_);
   Pg& pg = pgs_[loc.pgid];
   pg.peering = false;
+  if (pg.overtaken) {
+    Reset(pg);  // the next operation peers in full
+    changes_.fetch_add(1, std::memory_order_relaxed);
+    cv_.notify_all();
+    return 0;
+  }
   pg.kept = false;
   pg.peered = true;
   pg.acting = loc.acting;
@@ -196,6 +210,12 @@ void PgTable::FinishPeering(const cluster::PgLocation& loc,
   std::lock_guard lock(mu_);
   Pg& pg = pgs_[loc.pgid];
   pg.peering = false;
+  if (pg.overtaken) {
+    Reset(pg);  // the next operation peers again
+    changes_.fetch_add(1, std::memory_order_relaxed);
+    cv_.notify_all();
+    return;
+  }
   pg.peered = true;
   pg.acting = loc.acting;
   pg.up = loc.up;

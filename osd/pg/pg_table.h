@@ -118,7 +118,9 @@ class PgTable {
   // scans (fencing at the old epoch) would not hold back the current interval's writes in flight,
   // which its resolves could then take for unfinished ones and roll back.
   Peer BeginPeering(const cluster::PgLocation& loc, std::int64_t epoch);
-  // Installs the peered objects (settled states; `unfound`: objects that could not be settled).
+  // Installs the peered objects (settled states; `unfound`: objects that could not be settled),
+  // unless a map jumped over epochs meanwhile (another primary may have served the PG in them):
+  // then the PG is left unpeered, and its next operation peers again.
   // `copies`: shards held outside the acting set, valid for the objects' versions in `objects`.
   // `scanned`: the positions whose shards were scanned (nullopt: every up position); a position
   // that could not be scanned is never caught up with (its contents are not known).
@@ -213,6 +215,8 @@ class PgTable {
     bool peering = false;
     // Kept across interval changes for a catch-up (see the header); not peered meanwhile.
     bool kept = false;
+    // Epochs were jumped over while it peered: what the peering found is not installed.
+    bool overtaken = false;
     std::vector<int> acting, up;                 // the interval peered for
     std::vector<Known> known;                    // by position
     std::map<std::string, ObjectState> objects;  // settled; removed ones while a position lacks it

@@ -598,5 +598,21 @@ TEST(PgTable, ARemovalAnAwayPositionLacksIsAskedAgainWhenItComesBack) {
   EXPECT_EQ(b->version, 0u);  // not in the table: absent everywhere
 }
 
+// A map that jumps over epochs while a PG peers (another primary may have served it in them, and
+// written after this peering's scans): what the peering found is not installed, even for the
+// same interval, and the next operation peers again.
+TEST(PgTable, APeeringOvertakenByAJumpOverEpochsIsNotInstalled) {
+  PgTable t;
+  auto all = ObserveAndLocate(t, *MapWithDown(7, -1));
+  ASSERT_EQ(t.BeginPeering(all, 7), PgTable::Peer::kMustPeer);
+  auto later = ObserveAndLocate(t, *MapWithDown(10, -1));  // the same interval, epochs 8-9 unseen
+  t.FinishPeering(all, {{"a", At(5, 100, {0, 1, 2})}}, {});
+  EXPECT_FALSE(t.Lookup(later, "a"));
+  EXPECT_EQ(t.BeginPeering(later, 10), PgTable::Peer::kMustPeer);
+  t.FinishPeering(later, {{"a", At(6, 100, {0, 1, 2})}}, {});
+  ASSERT_TRUE(t.Lookup(later, "a"));
+  EXPECT_EQ(t.Lookup(later, "a")->version, 6u);
+}
+
 }  // namespace
 }  // namespace ec::osd::pg
