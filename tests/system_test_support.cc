@@ -49,20 +49,38 @@ ToolRun RunTool(const std::vector<std::string>& args,
   std::vector<char*> argv;
   for (std::string& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
+  // The child's environment is built here, before the fork: between fork and exec a child of a
+  // process with other threads may only make async-signal-safe calls (setenv allocates, and an
+  // allocator lock another thread held at the fork would never be released in the child).
+  std::map<std::string, std::string> merged;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::size_t eq = entry.find('=');
+    if (eq != std::string::npos) merged[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [name, value] : env) {
+    if (value.empty()) {
+      merged.erase(name);
+    } else {
+      merged[name] = value;
+    }
+  }
+  std::vector<std::string> env_strings;
+  for (const auto& [name, value] : merged) env_strings.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  const int out_fd = ::fileno(out);
+  const int err_fd = ::fileno(err);
 
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
-    for (const auto& [name, value] : env) {
-      if (value.empty())
-        ::unsetenv(name.c_str());
-      else
-        ::setenv(name.c_str(), value.c_str(), 1);
-    }
-    ::dup2(::fileno(out), 1);
-    ::dup2(::fileno(err), 2);
-    ::execv(argv[0], argv.data());
-    std::fprintf(stderr, "execv(%s): %s\n", argv[0], std::strerror(errno));
+    ::dup2(out_fd, 1);
+    ::dup2(err_fd, 2);
+    ::execve(argv[0], argv.data(), envp.data());
+    static constexpr char kFailed[] = "execve of ec-tool failed\n";
+    [[maybe_unused]] const ssize_t n = ::write(2, kFailed, sizeof kFailed - 1);
     ::_exit(127);
   }
   int status = 0;
