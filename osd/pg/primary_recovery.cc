@@ -282,6 +282,12 @@ Primary::Impl::PgRecovered Primary::Impl::RecoverPg(Prepared& p) {
       const MissingShard& m = s.objects[j];
       const msg::SubPullResult& res = reply->results[j];
       if (res.status.ok()) {
+        log_->debug(
+            "pg {}: object {} shard {} recovered on osd.{} at version {}{}: {} bytes "
+            "written, {} read from helpers",
+            p.loc.pgid, m.object, s.position, p.loc.up[s.position], m.state.version,
+            m.copy_from != cluster::kItemNone ? " (copied)" : "", res.rebuilt_bytes,
+            res.network_bytes);
         table_.MarkRecovered(p.loc, m.object, s.position, m.state.version, res.rebuilt_bytes);
         out.rebuilt_bytes += res.rebuilt_bytes;
         out.network_bytes += res.network_bytes;
