@@ -1,9 +1,9 @@
 // MapHolder: the newest cluster map a process knows, shared by the threads that route requests
 // with it (the PG primary in ec-osd, the client library). A MapWatcher's callback (or a Load)
 // Set()s each map; readers Get() an immutable snapshot and may wait for a newer epoch. The last
-// kMapHistory maps stay reachable (Recent). The PG primary no longer uses them (it used to find
-// the OSDs that held a PG's positions before; peering now scans every up OSD, since a restarted
-// primary has no history): what is left is for diagnostics and tests.
+// kMapHistory maps stay reachable (Recent): the PG primary shows its PG table the maps it did not
+// route with (two epochs that came together), since a PG keeps its table across an interval
+// change only when the table saw every epoch (osd/pg/pg_table.h, catching up).
 //
 // Thread safety: every method may be called from any thread. Set ignores a map whose epoch is not
 // above the current one, so a late or duplicated delivery never takes the map backwards.

@@ -95,6 +95,16 @@ Result<std::shared_ptr<const cluster::ObjectLocator>> Primary::Impl::Locator(
   }
   std::lock_guard lock(locator_mu_);
   if (!locator_ || locator_->map().epoch != map->epoch) {
+    // The PG table must see every epoch to keep a PG's table across an interval change (a jump
+    // over epochs makes every PG peer in full, pg_table.h): the maps that came between the last
+    // one used and this one, as far as the holder still has them, are observed first, in order.
+    if (locator_ && map->epoch > locator_->map().epoch + 1) {
+      for (const auto& between : map_->Recent()) {
+        if (between->epoch <= locator_->map().epoch || between->epoch >= map->epoch) continue;
+        auto made = cluster::ObjectLocator::Make(between);
+        if (made.ok()) table_.Observe(**made);
+      }
+    }
     auto made = cluster::ObjectLocator::Make(map);
     if (!made.ok()) return made.status();
     locator_ = std::move(made).value();
