@@ -43,9 +43,10 @@ Result<Nonce> NewNonce() {
 }
 
 Proof ServerProof(const CryptoKey& key, std::span<const std::byte> hello,
-                  std::span<const std::byte> reply_without_proof) {
+                  std::span<const std::byte> reply) {
   const auto hello_len = LengthOf(hello);
-  return ProofOf(key, {AsBytes(kServerLabel), hello_len, hello, reply_without_proof});
+  const auto reply_len = LengthOf(reply);
+  return ProofOf(key, {AsBytes(kServerLabel), hello_len, hello, reply_len, reply});
 }
 
 Proof ClientProof(const CryptoKey& key, std::span<const std::byte> hello,

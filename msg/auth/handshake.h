@@ -4,17 +4,19 @@
 //   client                                          server (an OSD)
 //   Hello {..., auth cephx, entity, client nonce Nc}  ------>
 //                                                   looks the entity's key K up (KeyServer)
-//        <------  HelloReply {..., auth cephx, server nonce Ns, server proof Ps}
-//   checks Ps (the server holds K)
+//        <------  HelloReply {..., auth cephx, server nonce Ns}
 //   Auth {client proof Pc}                          ------>
 //                                                   checks Pc (the client holds K)
-//        <------  AuthReply {status}
+//        <------  AuthReply {status, server proof Ps}
+//   checks Ps (the server holds K)
 //   every frame from here on, both ways, carries a 16-byte MAC (FrameMac)
 //
-//   Ps = HMAC-SHA256(K, "ecstore-v6 server proof" | u32 len(H) | H | R')
 //   Pc = HMAC-SHA256(K, "ecstore-v6 client proof" | u32 len(H) | H | u32 len(R) | R)
-//        H: the Hello's message header as sent; R: the HelloReply's; R': R without its last 32
-//        bytes (Ps itself)
+//   Ps = HMAC-SHA256(K, "ecstore-v6 server proof" | u32 len(H) | H | u32 len(R) | R)
+//        H: the Hello's message header as sent; R: the HelloReply's
+//
+// The client proves first (as cephx clients do to the monitor), so that a wrong key is found by
+// the server, which counts it and says so; the client trusts nothing before Ps checks out.
 //   session = HKDF-SHA256(ikm K, salt Nc | Ns, info "ecstore-v6 session" | H | R), 64 bytes:
 //        the client -> server MAC key, then the server -> client one
 //
@@ -66,7 +68,7 @@ Result<AuthMode> ParseAuthMode(std::string_view text);
 Result<Nonce> NewNonce();
 
 Proof ServerProof(const CryptoKey& key, std::span<const std::byte> hello,
-                  std::span<const std::byte> reply_without_proof);
+                  std::span<const std::byte> reply);
 Proof ClientProof(const CryptoKey& key, std::span<const std::byte> hello,
                   std::span<const std::byte> reply);
 

@@ -28,78 +28,63 @@ struct Transcript {
   Nonce client_nonce{};
   Nonce server_nonce{};
   std::vector<std::byte> hello;
-  std::vector<std::byte> reply_prefix;
-  std::vector<std::byte> reply;  // prefix | server proof
+  std::vector<std::byte> reply;
 };
 
-Transcript RunHandshake(const CryptoKey& server_key) {
+std::vector<std::byte> WithNonce(std::string_view text, const Nonce& n) {
+  auto out = Bytes(text);
+  out.insert(out.end(), n.begin(), n.end());
+  return out;
+}
+
+Transcript RunHandshake() {
   Transcript t;
   t.client_nonce = *NewNonce();
   t.server_nonce = *NewNonce();
-  t.hello = Bytes("hello client.app ");
-  t.hello.insert(t.hello.end(), t.client_nonce.begin(), t.client_nonce.end());
-  t.reply_prefix = Bytes("reply osd.0 ");
-  t.reply_prefix.insert(t.reply_prefix.end(), t.server_nonce.begin(), t.server_nonce.end());
-  const Proof ps = ServerProof(server_key, t.hello, t.reply_prefix);
-  t.reply = t.reply_prefix;
-  t.reply.insert(t.reply.end(), ps.begin(), ps.end());
+  t.hello = WithNonce("hello client.app ", t.client_nonce);
+  t.reply = WithNonce("reply osd.0 ", t.server_nonce);
   return t;
-}
-
-Proof ServerProofIn(const Transcript& t) {
-  Proof p;
-  std::copy(t.reply.end() - kProofLen, t.reply.end(), p.begin());
-  return p;
 }
 
 TEST(Handshake, BothSidesProveTheKey) {
   const CryptoKey k = NewKey();
-  const Transcript t = RunHandshake(k);
-  // The client checks the server's proof with its own copy of the key, and answers.
-  EXPECT_EQ(ServerProof(k, t.hello, t.reply_prefix), ServerProofIn(t));
+  const Transcript t = RunHandshake();
+  // Each side computes the other's proof with its own copy of the key.
   const Proof pc = ClientProof(k, t.hello, t.reply);
+  const Proof ps = ServerProof(k, t.hello, t.reply);
   EXPECT_EQ(ClientProof(k, t.hello, t.reply), pc);
+  EXPECT_EQ(ServerProof(k, t.hello, t.reply), ps);
   // The proofs of the two directions differ (no reflection).
-  EXPECT_NE(pc, ServerProofIn(t));
+  EXPECT_NE(pc, ps);
 }
 
 TEST(Handshake, AWrongKeyFailsEitherWay) {
   const CryptoKey right = NewKey();
   const CryptoKey wrong = NewKey();
-  // A server without the client's key cannot prove it ...
-  const Transcript t = RunHandshake(wrong);
-  EXPECT_NE(ServerProof(right, t.hello, t.reply_prefix), ServerProofIn(t));
-  // ... and a client with a wrong key makes a proof the server refuses.
-  const Transcript u = RunHandshake(right);
-  EXPECT_NE(ClientProof(wrong, u.hello, u.reply), ClientProof(right, u.hello, u.reply));
+  const Transcript t = RunHandshake();
+  EXPECT_NE(ClientProof(wrong, t.hello, t.reply), ClientProof(right, t.hello, t.reply));
+  EXPECT_NE(ServerProof(wrong, t.hello, t.reply), ServerProof(right, t.hello, t.reply));
 }
 
 TEST(Handshake, AReplayedHandshakeMeetsANewNonce) {
   const CryptoKey k = NewKey();
-  const Transcript captured = RunHandshake(k);
+  const Transcript captured = RunHandshake();
   const Proof captured_pc = ClientProof(k, captured.hello, captured.reply);
-  // The attacker replays the captured Hello; the server answers with a fresh nonce, so the
-  // captured client proof is not the one the server now expects.
-  Transcript replay = captured;
-  replay.server_nonce = *NewNonce();
-  replay.reply_prefix = Bytes("reply osd.0 ");
-  replay.reply_prefix.insert(replay.reply_prefix.end(), replay.server_nonce.begin(),
-                             replay.server_nonce.end());
-  const Proof ps = ServerProof(k, replay.hello, replay.reply_prefix);
-  replay.reply = replay.reply_prefix;
-  replay.reply.insert(replay.reply.end(), ps.begin(), ps.end());
-  EXPECT_NE(ClientProof(k, replay.hello, replay.reply), captured_pc);
-  // And a captured HelloReply replayed to a client does not prove anything for its new nonce.
-  Transcript fresh = captured;
-  fresh.client_nonce = *NewNonce();
-  fresh.hello = Bytes("hello client.app ");
-  fresh.hello.insert(fresh.hello.end(), fresh.client_nonce.begin(), fresh.client_nonce.end());
-  EXPECT_NE(ServerProof(k, fresh.hello, captured.reply_prefix), ServerProofIn(captured));
+  const Proof captured_ps = ServerProof(k, captured.hello, captured.reply);
+  // The attacker replays the captured Hello and proof to a server: it answers with a fresh nonce,
+  // and the proof it now expects is another.
+  const Transcript to_server{captured.client_nonce, *NewNonce(), captured.hello,
+                             WithNonce("reply osd.0 ", *NewNonce())};
+  EXPECT_NE(ClientProof(k, to_server.hello, to_server.reply), captured_pc);
+  // A captured HelloReply and server proof replayed to a client: its fresh nonce changes H.
+  const Transcript to_client{*NewNonce(), captured.server_nonce,
+                             WithNonce("hello client.app ", *NewNonce()), captured.reply};
+  EXPECT_NE(ServerProof(k, to_client.hello, to_client.reply), captured_ps);
 }
 
 TEST(Handshake, SessionKeysDependOnBothNoncesAndDirection) {
   const CryptoKey k = NewKey();
-  const Transcript t = RunHandshake(k);
+  const Transcript t = RunHandshake();
   auto a = DeriveSessionKeys(k, t.client_nonce, t.server_nonce, t.hello, t.reply);
   auto b = DeriveSessionKeys(k, t.client_nonce, t.server_nonce, t.hello, t.reply);
   ASSERT_TRUE(a.ok() && b.ok());
