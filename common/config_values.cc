@@ -114,6 +114,15 @@ const OptionSpec kOptions[] = {
     FileOnly(Text("etcd_prefix", "/ecstore/", "key prefix of the cluster map in etcd")),
     Number("etcd_op_timeout", OptionType::kDuration, "5s",
            "time one etcd request may take on one endpoint before the next is tried", 100, kHour),
+    Basic(FileOnly(Other(
+        "auth_cluster_required", OptionType::kEnum, "none",
+        "authentication of every messenger connection: cephx (keys, mutual proofs, a MAC on every "
+        "frame; needs keyring) or none (for benchmarks); not storable in etcd, which must not be "
+        "able to turn it off",
+        "cephx|none"))),
+    Basic(FileOnly(Text("keyring", "/etc/ecstore/$cluster.$name.keyring",
+                        "keyring file of this daemon or client (Ceph's format): its own key; an "
+                        "OSD's and ec-admin's also hold the cluster's mon. key"))),
     Basic(
         Text("host", "",
              "host name of this OSD in the map: the failure domain 'host' (empty: the machine's)")),

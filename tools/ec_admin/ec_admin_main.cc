@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
   ctx.osd_pool_default_flag_ec_optimizations = config->osd_pool_default_flag_ec_optimizations;
   ctx.osd_pool_default_size = config->osd_pool_default_size;
   ctx.osd_pool_default_min_size = config->osd_pool_default_min_size;
+  ctx.keyring = config->keyring;  // the mon. key of the auth commands
   const admin::CommandResult result = admin::RunCommand(global->words, ctx);
   std::cout << result.out << std::flush;
   std::cerr << result.err << std::flush;
