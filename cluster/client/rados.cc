@@ -62,13 +62,27 @@ void TakeRead(msg::ObjReadResult&& got, ReadResult* out) {
 
 }  // namespace
 
-Result<ClientOptions> ClientOptionsFromConfig(const std::string& path) {
-  auto c = ec::LoadClientConfig(path);
+Result<ClientOptions> ClientOptionsFromConfig(const std::string& path, const std::string& name) {
+  auto c = ec::LoadClientConfig(path, {}, name);
   if (!c.ok()) return c.status();
   ClientOptions o;
+  o.name = name;
   o.etcd_endpoints = c->etcd_endpoints;
   o.etcd_prefix = c->etcd_prefix;
   o.etcd_op_timeout = c->etcd_op_timeout;
+  auto mode = msg::auth::ParseAuthMode(c->auth_cluster_required);
+  if (!mode.ok()) return mode.status();
+  o.auth = *mode;
+  if (o.auth == msg::auth::AuthMode::kCephx) {
+    auto ring = msg::auth::Keyring::Load(c->keyring);
+    if (!ring.ok()) return ring.status().WithPrefix("auth_cluster_required = cephx");
+    const msg::auth::KeyringEntry* entry = ring->Find(name);
+    if (entry == nullptr) {
+      return Status::Error(
+          EACCES, "auth_cluster_required = cephx: no key for " + name + " in " + c->keyring);
+    }
+    o.key = entry->key;
+  }
   return o;
 }
 

@@ -53,6 +53,8 @@
 #include "cluster/map/cluster_map.h"
 #include "common/status.h"
 #include "ec/buffer.h"
+#include "msg/auth/handshake.h"
+#include "msg/auth/keyring.h"
 
 namespace ec::cluster::client {
 
@@ -66,15 +68,24 @@ struct ClientOptions {
   std::string name = "client.admin";
   bool direct_reads = true;  // see the header; the default of every IoCtx opened
   std::chrono::milliseconds direct_read_timeout{1000};
+  // Authentication (issue 32; msg/client.h): with cephx every connection to an OSD proves `key`
+  // as entity `name` and checks the OSD proves it too; an OSD refusing it (no such entity, a wrong
+  // key, a pool outside its caps) fails the operation with EACCES at once, never retried.
+  msg::auth::AuthMode auth = msg::auth::AuthMode::kNone;
+  msg::auth::CryptoKey key;
 };
 
 // How long the reads of a PG's shard on one OSD go through the primary after a direct read there
 // was refused or failed.
 inline constexpr std::chrono::milliseconds kDirectBackoff{200};
 
-// Options from a config file's [global] section (etcd_endpoints, etcd_prefix, etcd_op_timeout),
-// as every ecstore client program reads it. Errors: the config file's.
-Result<ClientOptions> ClientOptionsFromConfig(const std::string& path);
+// Options from a config file's [global] section (etcd_endpoints, etcd_prefix, etcd_op_timeout,
+// auth_cluster_required, keyring), as every ecstore client program reads it, for the client
+// `name` (Ceph's --name: "client.ID"; $name in the keyring's path). With auth cephx the key is
+// `name`'s in the keyring file. Errors: the config file's; the keyring's (ENOENT "cannot read
+// keyring ...", EINVAL for a malformed one); EACCES "no key for client.x in KEYRING".
+Result<ClientOptions> ClientOptionsFromConfig(const std::string& path,
+                                              const std::string& name = "client.admin");
 
 struct ReadResult {
   Buffer data;
