@@ -14,10 +14,10 @@ namespace {
 namespace auth = msg::auth;
 using nlohmann::json;
 
-constexpr const char* kMonEntity = "mon.";
+constexpr const char* kAuthMonEntity = "mon.";
 
 // The cluster's mon. key, from ec-admin's keyring.
-Result<auth::CryptoKey> MonKey(const AdminContext& ctx) {
+Result<auth::CryptoKey> AuthMonKey(const AdminContext& ctx) {
   if (ctx.keyring.empty()) {
     return Status::Error(EACCES, "auth commands need the cluster's mon. key: no keyring set");
   }
@@ -26,7 +26,7 @@ Result<auth::CryptoKey> MonKey(const AdminContext& ctx) {
     return ring.status().WithPrefix(
         "auth commands need the cluster's mon. key (ec-admin auth init makes a keyring)");
   }
-  const auth::KeyringEntry* mon = ring->Find(kMonEntity);
+  const auth::KeyringEntry* mon = ring->Find(kAuthMonEntity);
   if (mon == nullptr) {
     return Status::Error(EACCES,
                          "auth commands need the cluster's mon. key: no [mon.] in " + ctx.keyring);
@@ -34,49 +34,50 @@ Result<auth::CryptoKey> MonKey(const AdminContext& ctx) {
   return mon->key;
 }
 
-Result<AuthDbKey> DbKey(const AdminContext& ctx) {
-  auto mon = MonKey(ctx);
+Result<AuthDbKey> AuthDbKeyOf(const AdminContext& ctx) {
+  auto mon = AuthMonKey(ctx);
   if (!mon.ok()) return mon.status();
   return AuthDbKey::From(*mon);
 }
 
 // An entity name as Ceph takes it: EINVAL "bad entity name" otherwise.
-Status CheckEntity(const std::string& entity) {
+Status CheckAuthEntity(const std::string& entity) {
   auto n = auth::EntityName::Parse(entity);
   if (!n.ok()) return Status::Invalid("bad entity name '" + entity + "'");
   return Status::OK();
 }
 
-Status NotInDatabase(const std::string& what) {
+Status MonNotInAuthDb(const std::string& what) {
   return Status::Invalid(what +
                          ": mon. is the cluster's own key (the [mon.] section of the OSDs' and "
                          "ec-admin's keyrings); it is not kept in the auth database");
 }
 
-json CapsJson(const std::map<std::string, std::string>& caps) {
+json AuthCapsJson(const std::map<std::string, std::string>& caps) {
   json j = json::object();
   for (const auto& [service, text] : caps) j[service] = text;
   return j;
 }
 
 // Ceph's KeyRing::encode_formatted("auth"): [{"entity","key","caps":{...}}].
-json KeyringJson(const std::string& entity, const auth::KeyringEntry& e) {
-  return json::array({{{"entity", entity}, {"key", e.key.ToBase64()}, {"caps", CapsJson(e.caps)}}});
+json AuthKeyringJson(const std::string& entity, const auth::KeyringEntry& e) {
+  return json::array(
+      {{{"entity", entity}, {"key", e.key.ToBase64()}, {"caps", AuthCapsJson(e.caps)}}});
 }
 
 // The mon. key as `auth get mon.` shows it (Ceph's mon. has caps mon "allow *").
-Result<auth::KeyringEntry> MonEntry(const AdminContext& ctx) {
-  auto mon = MonKey(ctx);
+Result<auth::KeyringEntry> AuthMonEntry(const AdminContext& ctx) {
+  auto mon = AuthMonKey(ctx);
   if (!mon.ok()) return mon.status();
   return auth::KeyringEntry{*mon, {{"mon", "allow *"}}};
 }
 
 // The entity's entry: the database's, or the keyring's for mon.; ENOENT (Ceph's message,
 // `missing`) when absent.
-Result<auth::KeyringEntry> FindEntry(const AdminContext& ctx, const std::string& entity,
-                                     const std::string& missing) {
-  if (entity == kMonEntity) return MonEntry(ctx);
-  auto key = DbKey(ctx);
+Result<auth::KeyringEntry> FindAuthEntry(const AdminContext& ctx, const std::string& entity,
+                                         const std::string& missing) {
+  if (entity == kAuthMonEntity) return AuthMonEntry(ctx);
+  auto key = AuthDbKeyOf(ctx);
   if (!key.ok()) return key.status();
   auto got = GetAuthEntity(*ctx.store->client(), ctx.store->prefix(), *key, entity);
   if (!got.ok()) return FromStore(ctx, got.status());
@@ -84,15 +85,15 @@ Result<auth::KeyringEntry> FindEntry(const AdminContext& ctx, const std::string&
   return auth::KeyringEntry{(*got)->key, (*got)->caps};
 }
 
-CommandResult GetOrCreate(const Words& args, bool key_only, const AdminContext& ctx) {
+CommandResult AuthGetOrCreate(const Words& args, bool key_only, const AdminContext& ctx) {
   const std::string prefix = key_only ? "auth get-or-create-key" : "auth get-or-create";
   if (args.empty()) return UsageError("missing ENTITY", UsageOf(prefix));
   const std::string& entity = args[0];
-  if (Status ok = CheckEntity(entity); !ok.ok()) return ErrorResult(ok);
+  if (Status ok = CheckAuthEntity(entity); !ok.ok()) return ErrorResult(ok);
   auto caps = auth::ParseCapsArgs(Tail(args, 1));
   if (!caps.ok()) return ErrorResult(caps.status());
-  if (entity == kMonEntity) return ErrorResult(NotInDatabase("auth " + prefix.substr(5)));
-  auto db_key = DbKey(ctx);
+  if (entity == kAuthMonEntity) return ErrorResult(MonNotInAuthDb("auth " + prefix.substr(5)));
+  auto db_key = AuthDbKeyOf(ctx);
   if (!db_key.ok()) return ErrorResult(db_key.status());
   auto key = auth::CryptoKey::Generate();
   if (!key.ok()) return ErrorResult(key.status());
@@ -118,28 +119,28 @@ CommandResult GetOrCreate(const Words& args, bool key_only, const AdminContext& 
     return Success(entry.key.ToBase64());
   }
   if (ctx.format != Format::kPlain)
-    return Success(DumpJson(KeyringJson(entity, entry), ctx.format));
+    return Success(DumpJson(AuthKeyringJson(entity, entry), ctx.format));
   return Success(auth::RenderKeyringEntry(entity, entry, /*with_caps=*/false));
 }
 
-CommandResult Get(const Words& args, const AdminContext& ctx) {
+CommandResult AuthGet(const Words& args, const AdminContext& ctx) {
   if (args.size() != 1) return UsageError("expected ENTITY", UsageOf("auth get"));
   const std::string& entity = args[0];
-  if (Status ok = CheckEntity(entity); !ok.ok()) return ErrorResult(ok);
-  auto entry = FindEntry(ctx, entity, "failed to find " + entity + " in keyring");
+  if (Status ok = CheckAuthEntity(entity); !ok.ok()) return ErrorResult(ok);
+  auto entry = FindAuthEntry(ctx, entity, "failed to find " + entity + " in keyring");
   if (!entry.ok()) return ErrorResult(entry.status());
   const std::string note = "exported keyring for " + entity;
   if (ctx.format != Format::kPlain) {
-    return Success(DumpJson(KeyringJson(entity, *entry), ctx.format), note);
+    return Success(DumpJson(AuthKeyringJson(entity, *entry), ctx.format), note);
   }
   return Success(auth::RenderKeyringEntry(entity, *entry, true), note);
 }
 
-CommandResult GetKey(const Words& args, const AdminContext& ctx) {
+CommandResult AuthGetKey(const Words& args, const AdminContext& ctx) {
   if (args.size() != 1) return UsageError("expected ENTITY", UsageOf("auth get-key"));
   const std::string& entity = args[0];
-  if (Status ok = CheckEntity(entity); !ok.ok()) return ErrorResult(ok);
-  auto entry = FindEntry(ctx, entity, "don't have " + entity);
+  if (Status ok = CheckAuthEntity(entity); !ok.ok()) return ErrorResult(ok);
+  auto entry = FindAuthEntry(ctx, entity, "don't have " + entity);
   if (!entry.ok()) return ErrorResult(entry.status());
   if (ctx.format != Format::kPlain) {
     return Success(DumpJson(json{{"key", entry->key.ToBase64()}}, ctx.format));
@@ -147,9 +148,9 @@ CommandResult GetKey(const Words& args, const AdminContext& ctx) {
   return Success(entry->key.ToBase64());  // no newline, as Ceph's (for $(ec-admin auth get-key))
 }
 
-CommandResult List(const Words& args, const AdminContext& ctx) {
+CommandResult AuthList(const Words& args, const AdminContext& ctx) {
   if (!args.empty()) return UsageError("'auth ls' takes no arguments", UsageOf("auth ls"));
-  auto key = DbKey(ctx);
+  auto key = AuthDbKeyOf(ctx);
   if (!key.ok()) return ErrorResult(key.status());
   auto db = LoadAuthDb(*ctx.store->client(), ctx.store->prefix(), *key);
   if (!db.ok()) return ErrorResult(FromStore(ctx, db.status()));
@@ -158,7 +159,8 @@ CommandResult List(const Words& args, const AdminContext& ctx) {
   if (ctx.format != Format::kPlain) {
     json dump = json::array();
     for (const auto& [entity, e] : db->entities) {
-      dump.push_back({{"entity", entity}, {"key", e.key.ToBase64()}, {"caps", CapsJson(e.caps)}});
+      dump.push_back(
+          {{"entity", entity}, {"key", e.key.ToBase64()}, {"caps", AuthCapsJson(e.caps)}});
     }
     return Success(DumpJson(json{{"auth_dump", dump}}, ctx.format), err);
   }
@@ -171,11 +173,11 @@ CommandResult List(const Words& args, const AdminContext& ctx) {
   return Success(std::move(out), err);
 }
 
-CommandResult Remove(const Words& args, const AdminContext& ctx) {
+CommandResult AuthRemove(const Words& args, const AdminContext& ctx) {
   if (args.size() != 1) return UsageError("expected ENTITY", UsageOf("auth rm"));
   const std::string& entity = args[0];
-  if (Status ok = CheckEntity(entity); !ok.ok()) return ErrorResult(ok);
-  if (entity == kMonEntity) return ErrorResult(NotInDatabase("auth rm"));
+  if (Status ok = CheckAuthEntity(entity); !ok.ok()) return ErrorResult(ok);
+  if (entity == kAuthMonEntity) return ErrorResult(MonNotInAuthDb("auth rm"));
   auto removed = RemoveAuthEntity(*ctx.store->client(), ctx.store->prefix(), entity);
   if (!removed.ok()) return ErrorResult(FromStore(ctx, removed.status()));
   // Ceph's: removing what is not there succeeds, saying so.
@@ -185,7 +187,7 @@ CommandResult Remove(const Words& args, const AdminContext& ctx) {
 // ecstore's bootstrap (Ceph's is ceph-authtool --gen-key -n mon. and -n client.admin, then the
 // monitors' mkfs): the cluster's mon. key and client.admin's, written to ec-admin's keyring, and
 // client.admin's record put in the database.
-CommandResult Init(const Words& args, const AdminContext& ctx) {
+CommandResult AuthInit(const Words& args, const AdminContext& ctx) {
   if (!args.empty()) return UsageError("'auth init' takes no arguments", UsageOf("auth init"));
   if (ctx.keyring.empty()) return ErrorResult(Status::Invalid("no keyring set (option keyring)"));
   struct stat st {};
@@ -213,7 +215,7 @@ CommandResult Init(const Words& args, const AdminContext& ctx) {
         "of its OSDs and administrator"));
   }
   auth::Keyring ring;
-  ring.entries[kMonEntity] = auth::KeyringEntry{*mon, {{"mon", "allow *"}}};
+  ring.entries[kAuthMonEntity] = auth::KeyringEntry{*mon, {{"mon", "allow *"}}};
   ring.entries["client.admin"] = auth::KeyringEntry{*admin, admin_caps};
   if (Status saved = ring.Save(ctx.keyring); !saved.ok()) return ErrorResult(saved);
   bool created = false;
@@ -229,13 +231,13 @@ CommandResult RunAuthCommand(const Words& words, const AdminContext& ctx) {
   if (words.empty()) return UnknownCommand(Prefixed({"auth"}, words));
   const std::string& sub = words[0];
   const Words args = Tail(words, 1);
-  if (sub == "get-or-create") return GetOrCreate(args, false, ctx);
-  if (sub == "get-or-create-key") return GetOrCreate(args, true, ctx);
-  if (sub == "get") return Get(args, ctx);
-  if (sub == "get-key" || sub == "print-key" || sub == "print_key") return GetKey(args, ctx);
-  if (sub == "ls" || sub == "list") return List(args, ctx);
-  if (sub == "rm" || sub == "del") return Remove(args, ctx);
-  if (sub == "init") return Init(args, ctx);
+  if (sub == "get-or-create") return AuthGetOrCreate(args, false, ctx);
+  if (sub == "get-or-create-key") return AuthGetOrCreate(args, true, ctx);
+  if (sub == "get") return AuthGet(args, ctx);
+  if (sub == "get-key" || sub == "print-key" || sub == "print_key") return AuthGetKey(args, ctx);
+  if (sub == "ls" || sub == "list") return AuthList(args, ctx);
+  if (sub == "rm" || sub == "del") return AuthRemove(args, ctx);
+  if (sub == "init") return AuthInit(args, ctx);
   return UnknownCommand(Prefixed({"auth"}, words));
 }
 

@@ -16,32 +16,32 @@ namespace auth = msg::auth;
 constexpr std::string_view kDbKeyInfo = "ecstore auth db v1";
 constexpr std::string_view kAadPrefix = "ecstore auth v1\n";
 
-std::string Aad(std::string_view entity) {
+std::string AuthAad(std::string_view entity) {
   return std::string(kAadPrefix) + std::string(entity);
 }
 
-Status BadRecord(std::string_view etcd_key, std::string_view why) {
+Status BadAuthRecord(std::string_view etcd_key, std::string_view why) {
   return Status::Error(EBADMSG, fmt::format("auth record {}: {}", etcd_key, why));
 }
 
 // The plaintext of a record: {"key":..,"caps":{..}}, every field checked.
-Result<AuthEntity> DecodePlain(std::string_view etcd_key, std::string_view entity,
-                               std::string_view text) {
+Result<AuthEntity> DecodeAuthPlain(std::string_view etcd_key, std::string_view entity,
+                                   std::string_view text) {
   const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || j.size() != 2 || !j.contains("key") || !j.contains("caps") ||
       !j["key"].is_string() || !j["caps"].is_object()) {
-    return BadRecord(etcd_key, "its content is not {\"key\",\"caps\"}");
+    return BadAuthRecord(etcd_key, "its content is not {\"key\",\"caps\"}");
   }
   AuthEntity e;
   e.entity = std::string(entity);
   auto key = auth::CryptoKey::FromBase64(j["key"].get<std::string>());
-  if (!key.ok()) return BadRecord(etcd_key, key.status().message());
+  if (!key.ok()) return BadAuthRecord(etcd_key, key.status().message());
   e.key = *key;
   for (const auto& [service, caps] : j["caps"].items()) {
-    if (!caps.is_string()) return BadRecord(etcd_key, "caps are not strings");
+    if (!caps.is_string()) return BadAuthRecord(etcd_key, "caps are not strings");
     const std::string text_caps = caps.get<std::string>();
     if (Status ok = auth::ValidateCaps(service, text_caps); !ok.ok()) {
-      return BadRecord(etcd_key, ok.message());
+      return BadAuthRecord(etcd_key, ok.message());
     }
     e.caps[service] = text_caps;
   }
@@ -70,7 +70,7 @@ Result<std::string> SealAuthEntity(const AuthDbKey& key, const AuthEntity& e) {
   const std::string plain = json{{"key", e.key.ToBase64()}, {"caps", caps}}.dump();
   std::array<std::byte, auth::kAeadNonceLen> nonce;
   EC_RETURN_IF_ERROR(auth::RandomBytes(nonce));
-  const std::string aad = Aad(e.entity);
+  const std::string aad = AuthAad(e.entity);
   auto sealed = auth::Seal(key.bytes, nonce, auth::AsBytes(aad), auth::AsBytes(plain));
   if (!sealed.ok()) return sealed.status();
   return json{{"v", 1},
@@ -83,39 +83,41 @@ Result<std::string> SealAuthEntity(const AuthDbKey& key, const AuthEntity& e) {
 Result<AuthEntity> OpenAuthEntity(const AuthDbKey& key, std::string_view prefix,
                                   std::string_view etcd_key, std::string_view value) {
   const std::string dir = AuthDir(prefix);
-  if (etcd_key.substr(0, dir.size()) != dir) return BadRecord(etcd_key, "not under auth/");
+  if (etcd_key.substr(0, dir.size()) != dir) return BadAuthRecord(etcd_key, "not under auth/");
   const std::string_view name = etcd_key.substr(dir.size());
   if (Status named = auth::EntityName::Parse(name).status(); !named.ok()) {
-    return BadRecord(etcd_key, named.message());
+    return BadAuthRecord(etcd_key, named.message());
   }
   if (value.size() > kMaxAuthRecordBytes) {
-    return BadRecord(etcd_key,
-                     fmt::format("{} bytes, more than {}", value.size(), kMaxAuthRecordBytes));
+    return BadAuthRecord(etcd_key,
+                         fmt::format("{} bytes, more than {}", value.size(), kMaxAuthRecordBytes));
   }
   const json j = json::parse(value, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || j.size() != 4 || !j.contains("v") || !j["v"].is_number_integer() ||
       j["v"].get<std::int64_t>() != 1 || !j.contains("entity") || !j["entity"].is_string() ||
       !j.contains("nonce") || !j["nonce"].is_string() || !j.contains("sealed") ||
       !j["sealed"].is_string()) {
-    return BadRecord(etcd_key, "not {\"v\":1,\"entity\",\"nonce\",\"sealed\"}");
+    return BadAuthRecord(etcd_key, "not {\"v\":1,\"entity\",\"nonce\",\"sealed\"}");
   }
   if (j["entity"].get<std::string>() != name) {
-    return BadRecord(etcd_key, fmt::format("names entity '{}'", j["entity"].get<std::string>()));
+    return BadAuthRecord(etcd_key,
+                         fmt::format("names entity '{}'", j["entity"].get<std::string>()));
   }
   auto nonce = auth::Base64Decode(j["nonce"].get<std::string>(), auth::kAeadNonceLen);
   if (!nonce.ok() || nonce->size() != auth::kAeadNonceLen) {
-    return BadRecord(etcd_key, "bad nonce");
+    return BadAuthRecord(etcd_key, "bad nonce");
   }
   auto sealed = auth::Base64Decode(j["sealed"].get<std::string>(), kMaxAuthRecordBytes);
-  if (!sealed.ok()) return BadRecord(etcd_key, "sealed: " + sealed.status().message());
-  const std::string aad = Aad(name);
+  if (!sealed.ok()) return BadAuthRecord(etcd_key, "sealed: " + sealed.status().message());
+  const std::string aad = AuthAad(name);
   auto plain = auth::Open(key.bytes, *nonce, auth::AsBytes(aad), *sealed);
   if (!plain.ok()) {
-    return BadRecord(etcd_key, fmt::format("does not open with this cluster's mon. key: {}",
-                                           plain.status().message()));
+    return BadAuthRecord(etcd_key, fmt::format("does not open with this cluster's mon. key: {}",
+                                               plain.status().message()));
   }
-  return DecodePlain(etcd_key, name,
-                     std::string_view(reinterpret_cast<const char*>(plain->data()), plain->size()));
+  return DecodeAuthPlain(
+      etcd_key, name,
+      std::string_view(reinterpret_cast<const char*>(plain->data()), plain->size()));
 }
 
 Result<AuthDb> LoadAuthDb(const etcd::Client& client, std::string_view prefix,

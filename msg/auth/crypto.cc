@@ -24,10 +24,10 @@ EVP_MAC* HmacAlgorithm() {
   return mac;
 }
 
-const unsigned char* U(std::span<const std::byte> b) {
+const unsigned char* AsUchar(std::span<const std::byte> b) {
   return reinterpret_cast<const unsigned char*>(b.data());
 }
-unsigned char* U(std::span<std::byte> b) {
+unsigned char* AsUchar(std::span<std::byte> b) {
   return reinterpret_cast<unsigned char*>(b.data());
 }
 
@@ -53,7 +53,8 @@ bool IsBase64Char(char c) {
 
 Status RandomBytes(std::span<std::byte> out) {
   if (out.empty()) return Status::OK();
-  if (RAND_bytes(U(out), static_cast<int>(out.size())) != 1) return LibraryFailure("RAND_bytes");
+  if (RAND_bytes(AsUchar(out), static_cast<int>(out.size())) != 1)
+    return LibraryFailure("RAND_bytes");
   return Status::OK();
 }
 
@@ -81,19 +82,21 @@ Result<HmacSha256> HmacSha256::Create(std::span<const std::byte> key) {
   char digest[] = "SHA256";
   const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
                                OSSL_PARAM_construct_end()};
-  if (EVP_MAC_init(c->ctx, U(key), key.size(), params) != 1) return LibraryFailure("EVP_MAC_init");
+  if (EVP_MAC_init(c->ctx, AsUchar(key), key.size(), params) != 1)
+    return LibraryFailure("EVP_MAC_init");
   return HmacSha256(std::move(c));
 }
 
 void HmacSha256::Update(std::span<const std::byte> bytes) {
   if (bytes.empty()) return;
-  if (EVP_MAC_update(ctx_->ctx, U(bytes), bytes.size()) != 1) std::abort();
+  if (EVP_MAC_update(ctx_->ctx, AsUchar(bytes), bytes.size()) != 1) std::abort();
 }
 
 Digest HmacSha256::Final() {
   Digest d{};
   std::size_t n = 0;
-  if (EVP_MAC_final(ctx_->ctx, U(std::span<std::byte>(d)), &n, d.size()) != 1 || n != d.size()) {
+  if (EVP_MAC_final(ctx_->ctx, AsUchar(std::span<std::byte>(d)), &n, d.size()) != 1 ||
+      n != d.size()) {
     std::abort();
   }
   // No key: HMAC starts over with the key it has (OpenSSL 3's hmac_init), for the next message.
@@ -132,7 +135,7 @@ Status Hkdf(std::span<const std::byte> ikm, std::span<const std::byte> salt, std
   *p++ = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, const_cast<char*>(info.data()),
                                            info.size());
   *p = OSSL_PARAM_construct_end();
-  const int ok = EVP_KDF_derive(ctx, U(out), out.size(), params);
+  const int ok = EVP_KDF_derive(ctx, AsUchar(out), out.size(), params);
   EVP_KDF_CTX_free(ctx);
   if (ok != 1) return LibraryFailure("EVP_KDF_derive(HKDF)");
   return Status::OK();
@@ -152,13 +155,14 @@ Result<std::vector<std::byte>> Seal(std::span<const std::byte> key,
   if (EVP_EncryptInit_ex(c.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) != 1 ||
       EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(kAeadNonceLen),
                           nullptr) != 1 ||
-      EVP_EncryptInit_ex(c.get(), nullptr, nullptr, U(key), U(nonce)) != 1 ||
-      (!aad.empty() &&
-       EVP_EncryptUpdate(c.get(), nullptr, &len, U(aad), static_cast<int>(aad.size())) != 1) ||
+      EVP_EncryptInit_ex(c.get(), nullptr, nullptr, AsUchar(key), AsUchar(nonce)) != 1 ||
+      (!aad.empty() && EVP_EncryptUpdate(c.get(), nullptr, &len, AsUchar(aad),
+                                         static_cast<int>(aad.size())) != 1) ||
       (!plaintext.empty() &&
-       EVP_EncryptUpdate(c.get(), U(std::span<std::byte>(out)), &len, U(plaintext),
+       EVP_EncryptUpdate(c.get(), AsUchar(std::span<std::byte>(out)), &len, AsUchar(plaintext),
                          static_cast<int>(plaintext.size())) != 1) ||
-      EVP_EncryptFinal_ex(c.get(), U(std::span<std::byte>(out)) + (plaintext.empty() ? 0 : len),
+      EVP_EncryptFinal_ex(c.get(),
+                          AsUchar(std::span<std::byte>(out)) + (plaintext.empty() ? 0 : len),
                           &last) != 1 ||
       EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kAeadTagLen),
                           out.data() + plaintext.size()) != 1) {
@@ -184,11 +188,11 @@ Result<std::vector<std::byte>> Open(std::span<const std::byte> key,
   if (EVP_DecryptInit_ex(c.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) != 1 ||
       EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(kAeadNonceLen),
                           nullptr) != 1 ||
-      EVP_DecryptInit_ex(c.get(), nullptr, nullptr, U(key), U(nonce)) != 1 ||
-      (!aad.empty() &&
-       EVP_DecryptUpdate(c.get(), nullptr, &len, U(aad), static_cast<int>(aad.size())) != 1) ||
-      (n > 0 && EVP_DecryptUpdate(c.get(), U(std::span<std::byte>(out)), &len, U(sealed),
-                                  static_cast<int>(n)) != 1) ||
+      EVP_DecryptInit_ex(c.get(), nullptr, nullptr, AsUchar(key), AsUchar(nonce)) != 1 ||
+      (!aad.empty() && EVP_DecryptUpdate(c.get(), nullptr, &len, AsUchar(aad),
+                                         static_cast<int>(aad.size())) != 1) ||
+      (n > 0 && EVP_DecryptUpdate(c.get(), AsUchar(std::span<std::byte>(out)), &len,
+                                  AsUchar(sealed), static_cast<int>(n)) != 1) ||
       EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kAeadTagLen),
                           tag.data()) != 1) {
     return LibraryFailure("AES-256-GCM decryption");
@@ -202,7 +206,7 @@ Result<std::vector<std::byte>> Open(std::span<const std::byte> key,
 
 std::string Base64Encode(std::span<const std::byte> bytes) {
   std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), U(bytes),
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), AsUchar(bytes),
                                 static_cast<int>(bytes.size()));
   out.resize(static_cast<std::size_t>(n));
   return out;

@@ -3,7 +3,7 @@
 // Pool I/O works (the client's and the OSDs' own connections authenticated, every frame signed);
 // a client with caps for another pool, one with a wrong key and one the database does not know
 // are refused with EACCES and a clear message, and the OSDs count each refusal; `auth rm` closes
-// the door to new connections; an OSD without its key does not start. About 20 s.
+// the door to new connections; an OSD without its key does not start. About 6 s.
 #include <gtest/gtest.h>
 
 #include <chrono>
