@@ -4,7 +4,8 @@
 // connection stays open) counted by reason in ServerCounters::auth_refusals.
 //
 //   request                                      who may send it
-//   Ping                                         anyone authenticated
+//   Ping                                         anyone authenticated (OSDs' heartbeats, which
+//                                                authenticate as osd.N; ec-osd-client ping)
 //   WriteShard ... SubReadBatch (3..13),         osd.N only (OSDs' sub-operations and shard
 //     ReadLease (15)                             operations: AuthRefusal::kNotOsd otherwise)
 //   ObjRead, ObjStat, ObjList, ObjGetXattrs,     osd.N, or caps with r on the pool

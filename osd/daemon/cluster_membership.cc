@@ -44,7 +44,7 @@ ClusterMembership::ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge*
 
 Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
     const OsdConfig& c, std::uint16_t port, const std::string& store_uuid, MetricsRegistry* metrics,
-    cluster::MapHolder* maps, std::shared_ptr<spdlog::logger> log) {
+    cluster::MapHolder* maps, std::shared_ptr<spdlog::logger> log, msg::ClientAuth auth) {
   auto client_options = EtcdOptionsFor(c);
   if (!client_options.ok()) return client_options.status();
   if (IsWildcard(c.public_addr))
@@ -111,6 +111,7 @@ Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
   ho.prefix = c.etcd_prefix;
   ho.grace = c.osd_heartbeat_grace;
   ho.interval = HeartbeatInterval(c.osd_heartbeat_interval, c.osd_heartbeat_grace);
+  ho.auth = std::move(auth);
   ho.lease = [r = m->registration_.get()]() -> std::int64_t {
     const auto s = r->state();
     return s.up ? s.lease : 0;

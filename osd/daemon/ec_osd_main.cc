@@ -384,7 +384,7 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   std::unique_ptr<ec::osd::daemon::ClusterMembership> membership;
   if (!c.etcd_endpoints.empty()) {
     auto m = ec::osd::daemon::ClusterMembership::Start(
-        c, (*server)->port(), store->superblock().UuidString(), &metrics, &maps, log);
+        c, (*server)->port(), store->superblock().UuidString(), &metrics, &maps, log, auth->client);
     if (!m.ok()) {
       (*server)->Stop();
       return Fail(log, m.status().message());

@@ -3,7 +3,8 @@
 // Pool I/O works (the client's and the OSDs' own connections authenticated, every frame signed);
 // a client with caps for another pool, one with a wrong key and one the database does not know
 // are refused with EACCES and a clear message, and the OSDs count each refusal; `auth rm` closes
-// the door to new connections; an OSD without its key does not start. About 6 s.
+// the door to new connections; the OSDs' heartbeats authenticate, so none is reported failed or
+// marked down; an OSD without its key does not start. About 7 s.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -69,6 +70,7 @@ TEST(AuthCluster, IoWorksWithAuthAndEveryRefusalIsCounted) {
   LocalCluster c(o);
   ASSERT_TRUE(c.Whole());
   for (int id = 0; id < o.osds; ++id) ASSERT_TRUE(c.WaitUp(id, true, seconds(10))) << id;
+  const auto all_up = std::chrono::steady_clock::now();
 
   // I/O through the client library with auth on: the client's connections and the primaries'
   // sub-operations to the other OSDs are all authenticated.
@@ -146,6 +148,21 @@ TEST(AuthCluster, IoWorksWithAuthAndEveryRefusalIsCounted) {
   EXPECT_TRUE(io.Read("obj").ok());
   EXPECT_EQ(c.MetricSum(RefusalSample("not_osd")), 0u);
   EXPECT_EQ(c.MetricSum(RefusalSample("no_auth")), 0u);
+
+  // The heartbeats authenticate as osd.N: after three graces of pings between every pair, no
+  // peer is failing, no OSD reported another and every OSD is still up (an OSD refused its
+  // pings would see its peers silent and report them, and the monitor would mark them down).
+  std::this_thread::sleep_until(all_up + 3 * seconds(o.grace_seconds));
+  EXPECT_EQ(c.MetricSum("ecstore_osd_heartbeat_peers"),
+            static_cast<std::uint64_t>(o.osds * (o.osds - 1)));
+  EXPECT_EQ(c.MetricSum("ecstore_osd_heartbeat_failing_peers"), 0u);
+  EXPECT_EQ(c.MetricSum("ecstore_osd_failure_reports_total"), 0u);
+  const ec::cluster::ClusterMap map = c.Map();
+  for (int id = 0; id < o.osds; ++id) {
+    const auto it = map.osds.find(id);
+    ASSERT_NE(it, map.osds.end()) << id;
+    EXPECT_TRUE(it->second.up) << c.DescribeOsds();
+  }
 
   // An OSD whose keyring has no key of its own does not start, and says why.
   const int id = static_cast<int>(c.osds.size());
