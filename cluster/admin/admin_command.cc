@@ -12,6 +12,7 @@
 #include "cluster/admin/progress_report.h"
 #include "cluster/admin/prometheus_exporter.h"
 #include "cluster/admin/status_report.h"
+#include "cluster/config/running_config.h"
 #include "common/cli_errors.h"
 
 namespace ec::cluster::admin {
@@ -474,7 +475,19 @@ Result<StatusReport> LoadStatus(const AdminContext& ctx) {
   Result<ClusterReports> reports = LoadClusterReports(ctx, false);
   if (!reports.ok()) return reports.status();
   const std::string id = reports->map.fsid.empty() ? ctx.cluster_id : reports->map.fsid;
-  return BuildClusterStatus(*reports, id);
+  Result<StatusReport> report = BuildClusterStatus(*reports, id);
+  if (!report.ok()) return report;
+  // Whether the cluster authenticates: what each up OSD says it runs with (an OSD's report it
+  // cannot read is left out, as the other reports are).
+  for (const auto& [osd, entry] : reports->map.osds) {
+    if (!entry.up) continue;
+    Result<RunningConfig> rc = LoadRunningConfig(*ctx.store->client(), ctx.store->prefix(), osd);
+    if (!rc.ok()) continue;
+    for (const RunningOption& o : rc->options) {
+      if (o.name == "auth_cluster_required") ++report->auth_modes[o.value];
+    }
+  }
+  return report;
 }
 
 }  // namespace
