@@ -462,6 +462,9 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.etcd_endpoints = typed.at("etcd_endpoints").s;
   c.etcd_prefix = typed.at("etcd_prefix").s;
   c.etcd_op_timeout = typed.at("etcd_op_timeout").d;
+  c.etcd_ca_file = typed.at("etcd_ca_file").s;
+  c.etcd_cert_file = typed.at("etcd_cert_file").s;
+  c.etcd_key_file = typed.at("etcd_key_file").s;
   c.auth_cluster_required = typed.at("auth_cluster_required").s;
   c.keyring = typed.at("keyring").s;
   c.host = typed.at("host").s;
@@ -567,6 +570,9 @@ Result<ClientConfig> LoadClientConfig(const std::string& path,
   c.etcd_endpoints = std::move(all->etcd_endpoints);
   c.etcd_prefix = std::move(all->etcd_prefix);
   c.etcd_op_timeout = all->etcd_op_timeout;
+  c.etcd_ca_file = std::move(all->etcd_ca_file);
+  c.etcd_cert_file = std::move(all->etcd_cert_file);
+  c.etcd_key_file = std::move(all->etcd_key_file);
   c.osd_pool_default_flag_ec_optimizations = all->osd_pool_default_flag_ec_optimizations;
   c.osd_pool_default_size = all->osd_pool_default_size;
   c.osd_pool_default_min_size = all->osd_pool_default_min_size;

@@ -157,6 +157,11 @@ struct OsdConfig {
   std::string etcd_endpoints;  // "http://127.0.0.1:2379,http://..."
   std::string etcd_prefix;
   std::chrono::milliseconds etcd_op_timeout{0};
+  // etcd over TLS (https endpoints): the CA file, and the client certificate and key (empty:
+  // none).
+  std::string etcd_ca_file;
+  std::string etcd_cert_file;
+  std::string etcd_key_file;
   // Authentication (issue 32; msg/PROTOCOL.md "Authentication"): "cephx" or "none" (Ceph's
   // option), and this daemon's keyring file (its osd.N key and the cluster's mon. key).
   std::string auth_cluster_required;
@@ -264,6 +269,10 @@ struct ClientConfig {
   std::string etcd_endpoints;  // "http://127.0.0.1:2379,http://..."
   std::string etcd_prefix;
   std::chrono::milliseconds etcd_op_timeout{0};
+  // etcd over TLS: the CA file, the client certificate and its key (empty: none).
+  std::string etcd_ca_file;
+  std::string etcd_cert_file;
+  std::string etcd_key_file;
   // "cephx" or "none", and the client's keyring file ($name expanded to the client's name).
   std::string auth_cluster_required;
   std::string keyring;

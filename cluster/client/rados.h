@@ -62,6 +62,12 @@ struct ClientOptions {
   std::string etcd_endpoints;  // "http://127.0.0.1:2379,..."
   std::string etcd_prefix = std::string(kDefaultMapPrefix);
   std::chrono::milliseconds etcd_op_timeout{5000};
+  // etcd over TLS (https endpoints): the CA file, the client certificate and its key, PEM (the
+  // config's etcd_ca_file, etcd_cert_file, etcd_key_file). Connect refuses https endpoints
+  // without a CA file (EINVAL); etcd refusing the certificate is EACCES.
+  std::string etcd_ca_file;
+  std::string etcd_cert_file;
+  std::string etcd_key_file;
   std::chrono::milliseconds op_timeout{30000};       // one operation, retries included
   std::chrono::milliseconds attempt_timeout{15000};  // one try of it at one OSD
   int async_threads = 16;                            // runners of the *Async calls
@@ -80,10 +86,11 @@ struct ClientOptions {
 inline constexpr std::chrono::milliseconds kDirectBackoff{200};
 
 // Options from a config file's [global] section (etcd_endpoints, etcd_prefix, etcd_op_timeout,
-// auth_cluster_required, keyring), as every ecstore client program reads it, for the client
-// `name` (Ceph's --name: "client.ID"; $name in the keyring's path). With auth cephx the key is
-// `name`'s in the keyring file. Errors: the config file's; the keyring's (ENOENT "cannot read
-// keyring ...", EINVAL for a malformed one); EACCES "no key for client.x in KEYRING".
+// etcd_ca_file, etcd_cert_file, etcd_key_file, auth_cluster_required, keyring), as every ecstore
+// client program reads it, for the client `name` (Ceph's --name: "client.ID"; $name in the
+// keyring's path). With auth cephx the key is `name`'s in the keyring file. Errors: the config
+// file's; the keyring's (ENOENT "cannot read keyring ...", EINVAL for a malformed one); EACCES "no
+// key for client.x in KEYRING".
 Result<ClientOptions> ClientOptionsFromConfig(const std::string& path,
                                               const std::string& name = "client.admin");
 

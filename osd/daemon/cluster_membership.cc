@@ -27,13 +27,15 @@ std::string HostName(const OsdConfig& c) {
 }  // namespace
 
 Result<etcd::ClientOptions> EtcdOptionsFor(const OsdConfig& c) {
-  auto endpoints = etcd::ParseEndpoints(c.etcd_endpoints);
+  auto endpoints = etcd::ParseEndpointsWithTls(c.etcd_endpoints,
+                                               {c.etcd_ca_file, c.etcd_cert_file, c.etcd_key_file});
   if (!endpoints.ok()) {
     return Status::Invalid("etcd_endpoints '" + c.etcd_endpoints +
                            "': " + endpoints.status().message());
   }
   etcd::ClientOptions o;
-  o.endpoints = *endpoints;
+  o.endpoints = std::move(endpoints->endpoints);
+  o.tls = std::move(endpoints->tls);
   o.timeout = c.etcd_op_timeout;
   return o;
 }

@@ -258,12 +258,15 @@ int ExtrasError(const CLI::App& app, const CliStreams& io) {
 // The etcd client options the config names (as Rados::Connect makes its own), for the commands
 // that read etcd only. Errors: EINVAL for endpoints that do not parse.
 Result<etcd::ClientOptions> EtcdOptionsOf(const cluster::client::ClientOptions& options) {
-  auto endpoints = etcd::ParseEndpoints(options.etcd_endpoints);
+  auto endpoints = etcd::ParseEndpointsWithTls(
+      options.etcd_endpoints,
+      {options.etcd_ca_file, options.etcd_cert_file, options.etcd_key_file});
   if (!endpoints.ok()) {
     return endpoints.status().WithPrefix("etcd_endpoints '" + options.etcd_endpoints + "'");
   }
   etcd::ClientOptions eo;
-  eo.endpoints = *endpoints;
+  eo.endpoints = std::move(endpoints->endpoints);
+  eo.tls = std::move(endpoints->tls);
   eo.timeout = options.etcd_op_timeout;
   return eo;
 }
