@@ -10,7 +10,7 @@ PACKAGES=(
   librocksdb-dev liburing-dev libssl-dev
   etcd-server etcd-client
   libgtest-dev libgmock-dev libbenchmark-dev
-  iproute2 python3 curl
+  iproute2 python3 curl openssl
 )
 
 missing=()
