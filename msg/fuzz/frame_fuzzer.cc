@@ -105,9 +105,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } else if (type == MsgType::kAuthReply) {
       auto verdict = DecodeAuthReply(frame->message_header, limits);
       if (verdict.ok()) {
-        std::vector<std::byte> again;
+        // What a verdict encodes to decodes back to the same encoding and proof. (Not always the
+        // input's bytes: an OK status's message is not kept, as in every reply.)
+        std::vector<std::byte> again, twice;
         EncodeAuthReply(*verdict, again);
-        if (verdict->status.ok() && again.size() != frame->message_header.size()) __builtin_trap();
+        auto back = DecodeAuthReply(again, limits);
+        if (!back.ok() || back->status.ok() != verdict->status.ok()) __builtin_trap();
+        if (verdict->status.ok() && back->proof != verdict->proof) __builtin_trap();
+        EncodeAuthReply(*back, twice);
+        if (again != twice) __builtin_trap();
       }
     } else if (IsReply(type)) {
       auto reply = DecodeReply(type, frame->message_header, limits);
