@@ -2,7 +2,8 @@
 // auth_cluster_required = cephx, the auth database in etcd, the real ec-admin and ec-rados.
 // Pool I/O works (the client's and the OSDs' own connections authenticated, every frame signed);
 // a client with caps for another pool, one with a wrong key and one the database does not know
-// are refused with EACCES and a clear message, and the OSDs count each refusal; `auth rm` closes
+// are refused with EACCES and a clear message, and the OSDs count each refusal; a client's shard
+// write (an OSD's sub-operation, through ec-osd-client) is refused; `auth rm` closes
 // the door to new connections; the OSDs' heartbeats authenticate, so none is reported failed or
 // marked down; an OSD without its key does not start. About 7 s.
 #include <gtest/gtest.h>
@@ -144,9 +145,34 @@ TEST(AuthCluster, IoWorksWithAuthAndEveryRefusalIsCounted) {
   EXPECT_EQ(after.exit_code, kEaccess) << after.err;
   EXPECT_GT(Refusals(c, "unknown_entity", unknown + 1), unknown);
 
+  // Shard operations are OSDs' sub-operations: ec-osd-client as client.admin is refused (the
+  // connection is authenticated, the request is not an OSD's) and writes nothing; as osd.0 it
+  // writes and reads (a collection of its own, outside every pool).
+  const std::string osd0 = "127.0.0.1:" + std::to_string(c.osds[0]->port());
+  const std::string osd0_ring = (c.dir.path() / "osd0" / "keyring").string();
+  const auto shard_tool = [&](const std::string& ring, const std::string& name,
+                              std::vector<std::string> args) {
+    args.insert(args.begin(), {"--osd", osd0, "--keyring", ring, "--name", name});
+    return RunProgram(EC_OSD_CLIENT_PATH, args);
+  };
+  const std::uint64_t not_osd = c.MetricSum(RefusalSample("not_osd"));
+  const ProcessResult as_client = shard_tool(c.KeyringPath("client.admin"), "client.admin",
+                                             {"put", "authtest", "o", "0", file});
+  EXPECT_EQ(as_client.exit_code, 1) << as_client.err;
+  EXPECT_NE(as_client.err.find("is an OSD's request and client.admin is not an OSD"),
+            std::string::npos)
+      << as_client.err;
+  EXPECT_GE(Refusals(c, "not_osd", not_osd + 1), not_osd + 1);
+  EXPECT_NE(shard_tool(osd0_ring, "osd.0", {"stat", "authtest", "o", "0"}).exit_code, 0);
+  const ProcessResult as_osd = shard_tool(osd0_ring, "osd.0", {"put", "authtest", "o", "0", file});
+  EXPECT_EQ(as_osd.exit_code, 0) << as_osd.err;
+  const ProcessResult stat = shard_tool(osd0_ring, "osd.0", {"stat", "authtest", "o", "0"});
+  EXPECT_EQ(stat.exit_code, 0) << stat.err;
+  EXPECT_NE(stat.out.find("\"size\":4096"), std::string::npos) << stat.out;
+
   // The admin's client still works, and no OSD refused one of its own.
   EXPECT_TRUE(io.Read("obj").ok());
-  EXPECT_EQ(c.MetricSum(RefusalSample("not_osd")), 0u);
+  EXPECT_EQ(c.MetricSum(RefusalSample("not_osd")), not_osd + 1);
   EXPECT_EQ(c.MetricSum(RefusalSample("no_auth")), 0u);
 
   // The heartbeats authenticate as osd.N: after three graces of pings between every pair, no
