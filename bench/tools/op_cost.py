@@ -56,7 +56,7 @@ Usage: bench/op_cost.sh [--base BUILD] [--reps N] [--secs S] [--out DIR] [--thre
                         [--workloads a,b,...] [--osd-opt NAME=VALUE ...]
                         [--base-osd-opt NAME=VALUE ...] [--base-padded]
                         [--base-direct-reads-off] [--auth none|cephx]
-                        [--base-auth none|cephx] BUILD
+                        [--base-auth none|cephx] [--etcd-tls on|off] BUILD
 --osd-opt sets an ec-osd option in every cluster, --base-osd-opt in the base one only; with --base
 naming the same build as BUILD, the run compares two configurations instead of two builds.
 --base-padded makes the base cluster's pools padded to whole stripes (no allow_ec_optimizations):
@@ -64,6 +64,7 @@ with the same build as BUILD, what Fast EC changes alone. --base-direct-reads-of
 cluster's ec-rados with --direct-reads off (every read through the primary): with the same build,
 what direct reads change alone. --auth cephx runs the clusters with authentication (the launcher's
 --auth; none by default), --base-auth the base one's: with the same build, what cephx costs.
+--etcd-tls on runs etcd over TLS (off by default).
 """
 import argparse
 import glob
@@ -90,8 +91,9 @@ KEYS = ["ops_per_sec", "p50_us", "p99_us", "cluster_cpu_us", "client_cpu_us",
 
 class Cluster:
     def __init__(self, name, build, root, repo, osd_opts, padded=False, direct_reads=True,
-                 lrc=False, device_size=None, osds=None, auth="none"):
+                 lrc=False, device_size=None, osds=None, auth="none", etcd_tls="off"):
         self.name = name
+        self.etcd_tls = etcd_tls  # the launcher's --etcd-tls: on or off
         self.auth = auth  # the launcher's --auth: cephx or none
         self.osds = osds or (8 if lrc else 6)  # on as many hosts
         self.device_size = device_size  # each OSD's device file (the launcher's default if None)
@@ -119,7 +121,7 @@ class Cluster:
         self.run(os.path.join(self.repo, "scripts/cluster.sh"), "start", "--dir", self.dir,
                  "--osds", str(self.osds), "--hosts", str(self.osds),
                  "--grace", "3", "--down-out", "0",
-                 "--auth", self.auth,
+                 "--auth", self.auth, "--etcd-tls", self.etcd_tls,
                  *(["--device-size", self.device_size] if self.device_size else []),
                  "--bin", self.bin, *[a for o in self.osd_opts for a in ("--osd-opt", o)],
                  stdout=subprocess.DEVNULL)
@@ -378,6 +380,9 @@ def main():
     ap.add_argument("--base-auth", choices=("none", "cephx"),
                     help="the base cluster's, overriding --auth: with --base BUILD the same build, "
                          "authentication's cost alone")
+    ap.add_argument("--etcd-tls", choices=("on", "off"), default="off",
+                    help="etcd over TLS in every cluster (the launcher's --etcd-tls; default off, "
+                         "as the figures before issue 32 were taken)")
     ap.add_argument("--threads", action="store_true",
                     help="also print context switches and CPU per op by thread name")
     a = ap.parse_args()
@@ -398,7 +403,8 @@ def main():
                         padded=a.base_padded and n == "base",
                         direct_reads=not (a.base_direct_reads_off and n == "base"),
                         lrc=any(w.startswith("lrc_") for w in workloads),
-                        auth=(a.base_auth or a.auth) if n == "base" else a.auth)
+                        auth=(a.base_auth or a.auth) if n == "base" else a.auth,
+                        etcd_tls=a.etcd_tls)
                 for n, b in builds.items()]
     runs = []
     try:
