@@ -33,7 +33,7 @@ cleanup() {
 trap cleanup EXIT
 
 scripts/cluster.sh start --dir "$work/cluster" --osds 6 --hosts 6 --grace 3 --down-out 0 \
-  --device-size 1G --bin "$build/bin" --osd-opt "osd_scrub_sleep=${SCRUB_SLEEP:-0s}" >/dev/null
+  --auth none --etcd-tls off --device-size 1G --bin "$build/bin" --osd-opt "osd_scrub_sleep=${SCRUB_SLEEP:-0s}" >/dev/null
 echo "osd_scrub_sleep=${SCRUB_SLEEP:-0s}"
 export EC_CONF="$work/cluster/ecstore.conf"
 admin="$build/bin/ec-admin"

@@ -251,8 +251,8 @@ Result<Typed> ParseTyped(const OptionSpec& spec, std::string_view text) {
 // options being expanded, to refuse reference loops.
 class Expander {
  public:
-  Expander(const std::map<std::string, Setting>& settings, int osd_id)
-      : settings_(settings), osd_id_(osd_id) {}
+  Expander(const std::map<std::string, Setting>& settings, int osd_id, std::string client_id)
+      : settings_(settings), osd_id_(osd_id), client_id_(std::move(client_id)) {}
 
   Result<std::string> Expand(const std::string& option) {
     if (auto it = done_.find(option); it != done_.end()) return it->second;
@@ -311,10 +311,9 @@ class Expander {
 
   Result<std::string> Variable(const std::string& name) {
     const bool client = osd_id_ == kClientId;
-    if (name == "id") return client ? std::string("admin") : std::to_string(osd_id_);
+    if (name == "id") return client ? client_id_ : std::to_string(osd_id_);
     if (name == "type") return std::string(client ? "client" : "osd");
-    if (name == "name")
-      return client ? std::string("client.admin") : fmt::format("osd.{}", osd_id_);
+    if (name == "name") return client ? "client." + client_id_ : fmt::format("osd.{}", osd_id_);
     const OptionSpec* spec = FindOsdOption(name);
     if (name.empty() || spec == nullptr || spec->type != OptionType::kString) {
       return Status::Invalid(fmt::format("unknown variable '${}'", name));
@@ -324,6 +323,7 @@ class Expander {
 
   const std::map<std::string, Setting>& settings_;
   int osd_id_;
+  std::string client_id_;  // a client's id ("admin" of client.admin)
   std::map<std::string, std::string> done_;
   std::vector<std::string> stack_;
 };
@@ -376,7 +376,8 @@ Status ReadLayers(std::string_view text, std::string_view origin, int osd_id,
   return Status::OK();
 }
 
-Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int osd_id) {
+Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int osd_id,
+                          const std::string& client_id) {
   std::map<std::string, Setting> settings;
   std::map<std::string, OsdConfig::Source> sources;
   for (const OptionSpec& spec : OsdOptionTable()) {
@@ -408,7 +409,7 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
     settings.emplace(std::string(spec.name), std::move(s));
   }
 
-  Expander expander(settings, osd_id);
+  Expander expander(settings, osd_id, client_id);
   OsdConfig c;
   c.osd_id = osd_id;
   std::map<std::string, Typed> typed;
@@ -461,6 +462,11 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.etcd_endpoints = typed.at("etcd_endpoints").s;
   c.etcd_prefix = typed.at("etcd_prefix").s;
   c.etcd_op_timeout = typed.at("etcd_op_timeout").d;
+  c.etcd_ca_file = typed.at("etcd_ca_file").s;
+  c.etcd_cert_file = typed.at("etcd_cert_file").s;
+  c.etcd_key_file = typed.at("etcd_key_file").s;
+  c.auth_cluster_required = typed.at("auth_cluster_required").s;
+  c.keyring = typed.at("keyring").s;
   c.host = typed.at("host").s;
   c.osd_heartbeat_grace = typed.at("osd_heartbeat_grace").d;
   c.osd_heartbeat_interval = typed.at("osd_heartbeat_interval").d;
@@ -507,10 +513,12 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
 
 Result<OsdConfig> ParseLayers(std::string_view text, std::string_view origin, int osd_id,
                               const std::vector<ConfigOverride>& overrides,
-                              const std::vector<MonSetting>& mon);
+                              const std::vector<MonSetting>& mon,
+                              const std::string& client_id = "admin");
 Result<OsdConfig> LoadConfigFile(const std::string& path, int osd_id,
                                  const std::vector<ConfigOverride>& overrides,
-                                 const std::vector<MonSetting>& mon);
+                                 const std::vector<MonSetting>& mon,
+                                 const std::string& client_id = "admin");
 
 }  // namespace
 
@@ -546,13 +554,25 @@ std::string ConfigPath(const std::string& flag) {
 }
 
 Result<ClientConfig> LoadClientConfig(const std::string& path,
-                                      const std::vector<ConfigOverride>& overrides) {
-  auto all = LoadConfigFile(path, kClientId, overrides, {});
+                                      const std::vector<ConfigOverride>& overrides,
+                                      const std::string& client_name) {
+  constexpr std::string_view kClientPrefix = "client.";
+  if (client_name.size() <= kClientPrefix.size() ||
+      client_name.compare(0, kClientPrefix.size(), kClientPrefix) != 0) {
+    return Status::Invalid(fmt::format("bad client name '{}': expected client.ID", client_name));
+  }
+  auto all =
+      LoadConfigFile(path, kClientId, overrides, {}, client_name.substr(kClientPrefix.size()));
   if (!all.ok()) return all.status();
   ClientConfig c;
+  c.auth_cluster_required = std::move(all->auth_cluster_required);
+  c.keyring = std::move(all->keyring);
   c.etcd_endpoints = std::move(all->etcd_endpoints);
   c.etcd_prefix = std::move(all->etcd_prefix);
   c.etcd_op_timeout = all->etcd_op_timeout;
+  c.etcd_ca_file = std::move(all->etcd_ca_file);
+  c.etcd_cert_file = std::move(all->etcd_cert_file);
+  c.etcd_key_file = std::move(all->etcd_key_file);
   c.osd_pool_default_flag_ec_optimizations = all->osd_pool_default_flag_ec_optimizations;
   c.osd_pool_default_size = all->osd_pool_default_size;
   c.osd_pool_default_min_size = all->osd_pool_default_min_size;
@@ -613,7 +633,7 @@ void AddMonSettings(const std::vector<MonSetting>& mon, int osd_id,
 
 Result<OsdConfig> ParseLayers(std::string_view text, std::string_view origin, int osd_id,
                               const std::vector<ConfigOverride>& overrides,
-                              const std::vector<MonSetting>& mon) {
+                              const std::vector<MonSetting>& mon, const std::string& client_id) {
   std::array<LayerMap, kNumLayers> layers;
   EC_RETURN_IF_ERROR(ReadLayers(text, origin, osd_id, layers));
   std::vector<std::string> ignored;
@@ -622,7 +642,7 @@ Result<OsdConfig> ParseLayers(std::string_view text, std::string_view origin, in
     EC_RETURN_IF_ERROR(
         AddSetting(layers[kOverride], FindOsdOption(o.name), o.name, o.value, "--set", "--set: "));
   }
-  Result<OsdConfig> c = Resolve(layers, osd_id);
+  Result<OsdConfig> c = Resolve(layers, osd_id, client_id);
   if (c.ok()) c->mon_ignored = std::move(ignored);
   return c;
 }
@@ -665,11 +685,13 @@ Result<std::string> ReadText(const std::string& path) {
 
 Result<OsdConfig> LoadConfigFile(const std::string& path, int osd_id,
                                  const std::vector<ConfigOverride>& overrides,
-                                 const std::vector<MonSetting>& mon) {
-  if (path.empty()) return ParseLayers("", "(no config file)", osd_id, overrides, mon);
+                                 const std::vector<MonSetting>& mon, const std::string& client_id) {
+  if (path.empty()) {
+    return ParseLayers("", "(no config file)", osd_id, overrides, mon, client_id);
+  }
   Result<std::string> text = ReadText(path);
   if (!text.ok()) return text.status();
-  return ParseLayers(*text, path, osd_id, overrides, mon);
+  return ParseLayers(*text, path, osd_id, overrides, mon, client_id);
 }
 
 }  // namespace

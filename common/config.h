@@ -157,6 +157,15 @@ struct OsdConfig {
   std::string etcd_endpoints;  // "http://127.0.0.1:2379,http://..."
   std::string etcd_prefix;
   std::chrono::milliseconds etcd_op_timeout{0};
+  // etcd over TLS (https endpoints): the CA file, and the client certificate and key (empty:
+  // none).
+  std::string etcd_ca_file;
+  std::string etcd_cert_file;
+  std::string etcd_key_file;
+  // Authentication (issue 32; msg/PROTOCOL.md "Authentication"): "cephx" or "none" (Ceph's
+  // option), and this daemon's keyring file (its osd.N key and the cluster's mon. key).
+  std::string auth_cluster_required;
+  std::string keyring;
   std::string host;  // empty: the machine's host name
   std::chrono::milliseconds osd_heartbeat_grace{0};
   std::chrono::milliseconds osd_heartbeat_interval{0};  // pings every min(this, grace/4)
@@ -260,6 +269,13 @@ struct ClientConfig {
   std::string etcd_endpoints;  // "http://127.0.0.1:2379,http://..."
   std::string etcd_prefix;
   std::chrono::milliseconds etcd_op_timeout{0};
+  // etcd over TLS: the CA file, the client certificate and its key (empty: none).
+  std::string etcd_ca_file;
+  std::string etcd_cert_file;
+  std::string etcd_key_file;
+  // "cephx" or "none", and the client's keyring file ($name expanded to the client's name).
+  std::string auth_cluster_required;
+  std::string keyring;
   // ec-admin's `osd pool create`: whether new pools get allow_ec_optimizations (no padding).
   bool osd_pool_default_flag_ec_optimizations = true;
   // ... and a replicated pool's size and min_size (0: size - size/2).
@@ -269,9 +285,12 @@ struct ClientConfig {
 
 // The configuration of a client: the file is read and validated as a whole, as for a daemon (a
 // typo anywhere is an error), but only [global] applies ([osd] and [osd.N] sections are parsed
-// and validated, not applied); $id is "admin", $name "client.admin". Errors: LoadOsdConfig's.
+// and validated, not applied); $name is `client_name` ("client.admin", or Ceph's --name / --id
+// of ec-rados), $id what follows "client.". Errors: LoadOsdConfig's; EINVAL for a client_name
+// not of the form client.ID.
 Result<ClientConfig> LoadClientConfig(const std::string& path,
-                                      const std::vector<ConfigOverride>& overrides = {});
+                                      const std::vector<ConfigOverride>& overrides = {},
+                                      const std::string& client_name = "client.admin");
 
 // The config file a program uses: `flag` when given, else $EC_CONF when set and non-empty, else
 // "" (no file: built-in defaults).

@@ -109,11 +109,27 @@ const OptionSpec kOptions[] = {
            "TCP port of the HTTP endpoint (0: kernel-chosen)", 0, kMaxPort, true),
     Basic(FileOnly(
         Text("etcd_endpoints", "",
-             "etcd of the cluster map, comma-separated http://host:port (empty: run alone, outside "
-             "any cluster)"))),
+             "etcd of the cluster map, comma-separated http://host:port or https://host:port "
+             "(empty: run alone, outside any cluster)"))),
+    FileOnly(Text("etcd_ca_file", "",
+                  "PEM file of the CA that signed etcd's server certificate (https endpoints: "
+                  "required)")),
+    FileOnly(Text("etcd_cert_file", "",
+                  "PEM client certificate presented to etcd over https (etcd's "
+                  "--client-cert-auth; with etcd_key_file)")),
+    FileOnly(Text("etcd_key_file", "", "PEM private key of etcd_cert_file")),
     FileOnly(Text("etcd_prefix", "/ecstore/", "key prefix of the cluster map in etcd")),
     Number("etcd_op_timeout", OptionType::kDuration, "5s",
            "time one etcd request may take on one endpoint before the next is tried", 100, kHour),
+    Basic(FileOnly(Other(
+        "auth_cluster_required", OptionType::kEnum, "none",
+        "authentication of every messenger connection: cephx (keys, mutual proofs, a MAC on every "
+        "frame; needs keyring) or none (for benchmarks); not storable in etcd, which must not be "
+        "able to turn it off",
+        "cephx|none"))),
+    Basic(FileOnly(Text("keyring", "/etc/ecstore/$cluster.$name.keyring",
+                        "keyring file of this daemon or client (Ceph's format): its own key; an "
+                        "OSD's and ec-admin's also hold the cluster's mon. key"))),
     Basic(
         Text("host", "",
              "host name of this OSD in the map: the failure domain 'host' (empty: the machine's)")),

@@ -73,6 +73,11 @@ Result<std::unique_ptr<OsdClient>> OsdClient::Create(ClientOptions options) {
     return Status::Invalid(
         fmt::format("client: io_threads {} out of range 1..64", options.io_threads));
   }
+  if (options.auth == auth::AuthMode::kCephx) {
+    if (Status named = auth::EntityName::Parse(options.entity).status(); !named.ok()) {
+      return named.WithPrefix("client: auth cephx");
+    }
+  }
   auto impl = std::make_shared<Impl>(std::move(options));
   for (int i = 0; i < impl->ctx_.options.connections; ++i) {
     impl->conns_.push_back(std::make_shared<ClientConnection>(impl->context_, i));
@@ -116,6 +121,7 @@ ClientCounters OsdClient::counters() const {
   c.connection_failures = a.connection_failures;
   c.bytes_out = a.bytes_out;
   c.bytes_in = a.bytes_in;
+  c.auth_failures = a.auth_failures;
   return c;
 }
 

@@ -18,6 +18,16 @@
 // handshake or sent a malformed reply (the connection is then closed and reopened on the next
 // request); ESHUTDOWN after Close().
 //
+// Authentication (ClientOptions::auth cephx; msg/PROTOCOL.md "Authentication"): every connection
+// proves ClientOptions::key for ClientOptions::entity and requires the server to prove it too,
+// then signs every frame and checks every frame's MAC. Errors: EACCES when the server refused the
+// handshake (no key for the entity, a wrong key: its message says which), when the server could
+// not prove the key (a wrong key on one side, or not an OSD of this cluster) or does not
+// authenticate at all (auth none there: never talked to, as a downgrade could be an attacker's);
+// each counted in ClientCounters::auth_failures. A request refused by the server's Authorize
+// (msg/authorize.h: caps, sub-operations) is that request's EACCES error reply. A frame from the
+// server whose MAC fails closes the connection (EPROTO), as any malformed frame.
+//
 // Ownership: payload Buffers passed in are kept alive until written; received data is returned
 // in Buffers owned by the caller (slices of one buffer per reply).
 // Thread safety: every method may be called from any thread concurrently, except that the
@@ -33,6 +43,8 @@
 
 #include "common/status.h"
 #include "ec/buffer.h"
+#include "msg/auth/handshake.h"
+#include "msg/auth/keyring.h"
 #include "msg/frame.h"
 #include "msg/messages.h"
 #include "msg/traffic_class.h"
@@ -44,6 +56,14 @@ class logger;
 namespace ec::msg {
 
 class IoThreads;  // msg/io_threads.h
+
+// Who a client is and how it proves it: ClientOptions's auth fields, grouped for the layers that
+// hand them on (PeerOptions, the PG primary's and the pull service's options).
+struct ClientAuth {
+  auth::AuthMode mode = auth::AuthMode::kNone;
+  std::string entity;  // "osd.3", "client.admin"
+  auth::CryptoKey key;
+};
 
 struct ClientOptions {
   std::string host = "127.0.0.1";  // IP literal or host name
@@ -68,6 +88,11 @@ struct ClientOptions {
   TrafficClass traffic_class = TrafficClass::kClient;
   int io_nice = 0;
   std::shared_ptr<spdlog::logger> logger;  // null: spdlog's default logger
+  // Ceph's auth_cluster_required: kCephx authenticates as `entity` with `key` (both required)
+  // and only talks to servers that prove the same key; kNone sends `entity` as a mere claim.
+  auth::AuthMode auth = auth::AuthMode::kNone;
+  std::string entity;  // "client.admin", "osd.3"
+  auth::CryptoKey key;
 };
 
 struct CallOptions {
@@ -135,6 +160,8 @@ struct ClientCounters {
   std::uint64_t connection_failures = 0;
   std::uint64_t bytes_out = 0;
   std::uint64_t bytes_in = 0;
+  // Handshakes that failed authentication, either way (EACCES; see the header).
+  std::uint64_t auth_failures = 0;
 };
 
 template <typename T>
@@ -144,7 +171,8 @@ using StatusCallback = std::function<void(Status)>;
 class OsdClient {
  public:
   // Creates the client and starts its io threads; connects lazily on the first request.
-  // Errors: EINVAL for bad options (port 0, connections or io_threads out of range).
+  // Errors: EINVAL for bad options (port 0, connections or io_threads out of range, auth cephx
+  // without a valid entity name).
   static Result<std::unique_ptr<OsdClient>> Create(ClientOptions options);
   // Close(), then joins the io threads.
   ~OsdClient();

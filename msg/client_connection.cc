@@ -42,6 +42,7 @@ class ClientSession : public FramedConnection {
   void Begin() { Prepare(); }
   void Next() { ReadFrame(); }
   using FramedConnection::Close;
+  using FramedConnection::EnableMac;
   using FramedConnection::Send;
 
  private:
@@ -106,8 +107,9 @@ FrameError ClientConnection::CheckHeader(const ClientSession* s, const FrameHead
                                          std::string* why) {
   if (s != session_.get()) return FrameError::kUnexpected;
   const auto type = static_cast<MsgType>(h.type);
-  const bool want_hello = state_ == State::kConnecting;
-  if (!IsReply(type) || (type == MsgType::kHelloReply) != want_hello) {
+  const bool handshake_type = type == MsgType::kHelloReply || type == MsgType::kAuthReply;
+  const MsgType want = awaiting_auth_ ? MsgType::kAuthReply : MsgType::kHelloReply;
+  if (!IsReply(type) || (state_ == State::kConnecting ? type != want : handshake_type)) {
     *why = fmt::format("unexpected {} from the server", TypeName(type));
     return FrameError::kUnexpected;
   }
@@ -130,9 +132,14 @@ void ClientConnection::OnFrame(const ClientSession* s, const FrameHeader& h,
                                std::span<const std::byte> message, Buffer payload) {
   if (s != session_.get()) return;
   const auto type = static_cast<MsgType>(h.type);
-  if (type == MsgType::kHelloReply) {
-    OnHelloReply(message);
-    if (state_ == State::kReady) session_->Next();
+  if (type == MsgType::kHelloReply || type == MsgType::kAuthReply) {
+    if (type == MsgType::kHelloReply) {
+      OnHelloReply(message);
+    } else {
+      OnAuthReply(message);
+    }
+    // A failure has dropped the session; else read the AuthReply or the first reply.
+    if (session_ && (state_ == State::kReady || awaiting_auth_)) session_->Next();
     return;
   }
   auto it = pending_.find(h.tag);
@@ -216,6 +223,9 @@ void ClientConnection::Sweep() {
 
 void ClientConnection::StartConnect() {
   state_ = State::kConnecting;
+  awaiting_auth_ = false;
+  hello_bytes_.clear();
+  reply_bytes_.clear();
   const ClientOptions& o = client_.options;
   detail::FramedConnection::Options so;
   so.limits = o.limits;
@@ -273,8 +283,17 @@ void ClientConnection::SendHello() {
   if (client_.options.traffic_class == TrafficClass::kBackground) {
     hello.features |= kFeatureBackground;
   }
+  hello.entity = client_.options.entity;
+  if (client_.options.auth == auth::AuthMode::kCephx) {
+    auto nonce = auth::NewNonce();
+    if (!nonce.ok()) return ConnectFailed(nonce.status());
+    nonce_ = *nonce;
+    hello.auth = HelloAuth::kCephx;
+    hello.nonce = nonce_;
+  }
   std::vector<std::byte> header;
   EncodeHello(hello, header);
+  if (hello.auth == HelloAuth::kCephx) hello_bytes_ = header;
   session_->Send(MakeOutFrame(MsgType::kHello, 0, std::move(header), {}));
   session_->Next();
 }
@@ -286,10 +305,72 @@ void ClientConnection::OnHelloReply(std::span<const std::byte> message) {
         Status::Error(EPROTO, fmt::format("malformed HelloReply: {}", reply.status().message())));
   }
   if (!reply->status.ok()) {
+    if (reply->status.code() == EACCES) {
+      return AuthFailed(fmt::format("{}:{} refused the connection: {}", client_.options.host,
+                                    client_.options.port, reply->status.message()));
+    }
     return ConnectFailed(Status::Error(
         EPROTO, fmt::format("server refused the connection: {}", reply->status.message())));
   }
+  const auth::AuthMode mode = client_.options.auth;
+  if (mode == auth::AuthMode::kCephx && reply->auth != HelloAuth::kCephx) {
+    return AuthFailed(
+        fmt::format("{}:{} ('{}') does not authenticate (auth none there) and "
+                    "this client requires cephx: not talking to it",
+                    client_.options.host, client_.options.port, reply->name));
+  }
+  if (mode != auth::AuthMode::kCephx && reply->auth == HelloAuth::kCephx) {
+    return ConnectFailed(Status::Error(EPROTO, "server answered cephx to a Hello without it"));
+  }
   server_ = *reply;
+  if (mode != auth::AuthMode::kCephx) return Ready();
+  const auth::CryptoKey& key = client_.options.key;
+  reply_bytes_.assign(message.begin(), message.end());
+  AuthRequest proof;
+  proof.proof = auth::ClientProof(key, hello_bytes_, reply_bytes_);
+  std::vector<std::byte> header;
+  EncodeAuthRequest(proof, header);
+  session_->Send(MakeOutFrame(MsgType::kAuth, 0, std::move(header), {}));
+  awaiting_auth_ = true;
+}
+
+void ClientConnection::OnAuthReply(std::span<const std::byte> message) {
+  auto reply = DecodeAuthReply(message, client_.options.limits);
+  if (!reply.ok()) {
+    return ConnectFailed(
+        Status::Error(EPROTO, fmt::format("malformed AuthReply: {}", reply.status().message())));
+  }
+  if (!reply->status.ok()) {
+    return AuthFailed(fmt::format("{}:{} refused the connection: {}", client_.options.host,
+                                  client_.options.port, reply->status.message()));
+  }
+  const auth::CryptoKey& key = client_.options.key;
+  if (!auth::Equal(auth::ServerProof(key, hello_bytes_, reply_bytes_), reply->proof)) {
+    return AuthFailed(
+        fmt::format("{}:{} ('{}') could not prove it holds {}'s key: not an OSD of "
+                    "this cluster, or its key for {} is another",
+                    client_.options.host, client_.options.port, server_.name,
+                    client_.options.entity, client_.options.entity));
+  }
+  auto keys = auth::DeriveSessionKeys(client_.options.key, nonce_, server_.nonce, hello_bytes_,
+                                      reply_bytes_);
+  if (!keys.ok()) return ConnectFailed(keys.status());
+  if (Status s = session_->EnableMac(keys->client_to_server, keys->server_to_client); !s.ok()) {
+    return ConnectFailed(s);
+  }
+  awaiting_auth_ = false;
+  hello_bytes_.clear();
+  reply_bytes_.clear();
+  Ready();
+}
+
+void ClientConnection::AuthFailed(std::string message) {
+  client_.counters.auth_failures.fetch_add(1);
+  client_.log->warn("osd client: {}", message);
+  ConnectFailed(Status::Error(EACCES, std::move(message)));
+}
+
+void ClientConnection::Ready() {
   max_inflight_ = server_.max_inflight;
   if (client_.options.max_inflight > 0 &&
       (max_inflight_ == 0 || client_.options.max_inflight < max_inflight_)) {

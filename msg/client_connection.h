@@ -61,6 +61,7 @@ struct AtomicClientCounters {
   std::atomic<std::uint64_t> connection_failures{0};
   std::atomic<std::uint64_t> bytes_out{0};
   std::atomic<std::uint64_t> bytes_in{0};
+  std::atomic<std::uint64_t> auth_failures{0};
 };
 
 // What the connections of one OsdClient share. Each connection holds it (shared), so that one
@@ -107,6 +108,9 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   Status ErrorStatus(const boost::system::error_code& ec, std::string_view what) const;
   void SendHello();
   void OnHelloReply(std::span<const std::byte> message);
+  void OnAuthReply(std::span<const std::byte> message);
+  void AuthFailed(std::string message);
+  void Ready();
   void ConnectFailed(Status s);
   void Fail(Status s);
   void SendWaiting();
@@ -126,6 +130,12 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   std::shared_ptr<ClientSession> session_;  // the TCP connection of the moment (null: none)
   std::vector<std::function<void(Status)>> connect_waiters_;
   HelloReply server_;
+  // Authentication (auth cephx), for the connection being made: the Hello and HelloReply bytes
+  // and the nonces the proofs and session keys are made of; awaiting_auth_ once our proof is sent.
+  bool awaiting_auth_ = false;
+  std::vector<std::byte> hello_bytes_;
+  std::vector<std::byte> reply_bytes_;
+  auth::Nonce nonce_{};
   std::uint32_t max_inflight_ = 1;
   std::uint32_t inflight_ = 0;
   std::uint64_t next_tag_ = 1;

@@ -4,6 +4,8 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
+#include <fmt/format.h>
+
 namespace ec::msg::detail {
 
 namespace asio = boost::asio;
@@ -94,11 +96,13 @@ void FramedConnection::OnHeaderBytes(const boost::system::error_code& ec, std::s
 // Reads the message header and payload: first whatever the socket already holds (usually all of a
 // small frame, saving a trip through the reactor), then the rest asynchronously.
 void FramedConnection::ReadBody() {
-  const std::size_t total = msg_.size() + payload_.size();
+  const std::size_t mac_len = rx_mac_ ? mac_in_.size() : 0;
+  const std::size_t total = msg_.size() + payload_.size() + mac_len;
   std::size_t got = 0;
   if (total > 0) {
-    std::array<asio::mutable_buffer, 2> bufs{asio::buffer(msg_.data(), msg_.size()),
-                                             asio::buffer(payload_.data(), payload_.size())};
+    std::array<asio::mutable_buffer, 3> bufs{asio::buffer(msg_.data(), msg_.size()),
+                                             asio::buffer(payload_.data(), payload_.size()),
+                                             asio::buffer(mac_in_.data(), mac_len)};
     boost::system::error_code ec;
     got = socket_.read_some(bufs, ec);
     if (ec == asio::error::would_block || ec == asio::error::try_again) {
@@ -111,10 +115,12 @@ void FramedConnection::ReadBody() {
   CountIn(got);
   ArmFrameTimer();
   const std::size_t in_msg = std::min(got, msg_.size());
-  const std::size_t in_payload = got - in_msg;
-  std::array<asio::mutable_buffer, 2> rest{
+  const std::size_t in_payload = std::min(got - in_msg, payload_.size());
+  const std::size_t in_mac = got - in_msg - in_payload;
+  std::array<asio::mutable_buffer, 3> rest{
       asio::buffer(msg_.data() + in_msg, msg_.size() - in_msg),
-      asio::buffer(payload_.data() + in_payload, payload_.size() - in_payload)};
+      asio::buffer(payload_.data() + in_payload, payload_.size() - in_payload),
+      asio::buffer(mac_in_.data() + in_mac, mac_len - in_mac)};
   asio::async_read(socket_, rest,
                    [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
                      self->OnBody(ec, n);
@@ -126,6 +132,15 @@ void FramedConnection::OnBody(const boost::system::error_code& ec, std::size_t n
   if (closed_) return;
   if (ec) return OnReadError(ec, true);
   if (timer_armed_ && timer_kind_ == Timer::kFrame) DisarmTimer();
+  if (rx_mac_) {
+    const std::uint64_t seq = rx_mac_->sequence();
+    if (!rx_mac_->Verify(hdr_, msg_, payload_.span(), mac_in_)) {
+      return OnFrameError(FrameError::kBadMac,
+                          fmt::format("{} frame {} of this connection fails its MAC: changed, "
+                                      "replayed, reordered or not from the authenticated peer",
+                                      TypeName(static_cast<MsgType>(frame_.type)), seq));
+    }
+  }
   if (Status s = CheckCrc(msg_, frame_.header_crc, "header"); !s.ok()) {
     return OnFrameError(FrameError::kBadHeaderCrc, s.message());
   }
@@ -136,8 +151,23 @@ void FramedConnection::OnBody(const boost::system::error_code& ec, std::size_t n
 }
 
 void FramedConnection::Send(OutFrame frame) {
+  if (tx_mac_) {
+    frame.mac = tx_mac_->Sign(frame.fixed, frame.header, frame.payload);
+    frame.has_mac = true;
+  }
   queue_.push_back(std::move(frame));
   if (!writing_) WriteQueued();
+}
+
+Status FramedConnection::EnableMac(std::span<const std::byte> tx_key,
+                                   std::span<const std::byte> rx_key) {
+  auto tx = auth::FrameMac::Create(tx_key);
+  if (!tx.ok()) return tx.status();
+  auto rx = auth::FrameMac::Create(rx_key);
+  if (!rx.ok()) return rx.status();
+  tx_mac_ = std::move(tx).value();
+  rx_mac_ = std::move(rx).value();
+  return Status::OK();
 }
 
 // Writes everything queued in one gathered write.

@@ -7,6 +7,9 @@
 //             socket already holds, then the rest asynchronously) -> both crc32c -> OnFrame
 //   writing   Send(frame) queues; everything queued goes out in one gathered write (out_frame.h),
 //             payload Buffers are never copied
+//   MAC       after an authenticated handshake (EnableMac), every frame sent gets its MAC when
+//             queued and every frame read is checked against its own before its crcs
+//             (msg/auth/handshake.h FrameMac); a mismatch is OnFrameError(kBadMac)
 //   timers    frame_timeout (a frame whose first byte arrived must be complete within it),
 //             idle_timeout (waiting for a frame's first byte with nothing outstanding), and one
 //             deadline the owner arms (the handshake)
@@ -35,6 +38,7 @@
 #include <vector>
 
 #include "ec/buffer.h"
+#include "msg/auth/handshake.h"
 #include "msg/frame.h"
 #include "msg/out_frame.h"
 
@@ -80,8 +84,15 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
   void ReadFrame(bool idle = false);
 
   // Queues `frame` and starts a gathered write unless one is in progress (then it goes with the
-  // next). Precondition: !closed() (the owner decides what an unsendable frame means).
+  // next). With a MAC enabled the frame is signed here, so frames carry their MACs in queueing
+  // order. Precondition: !closed() (the owner decides what an unsendable frame means).
   void Send(OutFrame frame);
+
+  // From now on every frame sent is signed with `tx_key` and every frame read must carry the MAC
+  // of `rx_key` (each direction's sequence starts at 0). Call it between the last frame of the
+  // handshake sent and the next ReadFrame. Errors: EIO (library).
+  Status EnableMac(std::span<const std::byte> tx_key, std::span<const std::byte> rx_key);
+  bool mac_enabled() const { return rx_mac_ != nullptr; }
 
   // Arms the owner's deadline (replacing any timer); while it is armed, frame and idle timeouts
   // are not. DisarmTimer cancels whichever timer is armed.
@@ -140,6 +151,9 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
   FrameHeader frame_;
   std::vector<std::byte> msg_;
   Buffer payload_;
+  std::array<std::byte, kFrameMacLen> mac_in_{};
+  std::unique_ptr<auth::FrameMac> tx_mac_;
+  std::unique_ptr<auth::FrameMac> rx_mac_;
 
   std::vector<OutFrame> queue_;
   std::vector<OutFrame> in_write_;

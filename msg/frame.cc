@@ -20,7 +20,7 @@ Status Refuse(FrameError reason, FrameError* out, int code, std::string message)
 bool IsKnownType(std::uint16_t type) {
   const std::uint16_t base = type & ~kReplyBit;
   return base >= static_cast<std::uint16_t>(MsgType::kHello) &&
-         base <= static_cast<std::uint16_t>(MsgType::kObjGetXattrs);
+         base <= static_cast<std::uint16_t>(MsgType::kAuth);
 }
 
 bool IsReply(MsgType type) {
@@ -121,6 +121,10 @@ std::string_view TypeName(MsgType type) {
       return "ObjSetXattrsReply";
     case MsgType::kObjGetXattrsReply:
       return "ObjGetXattrsReply";
+    case MsgType::kAuth:
+      return "Auth";
+    case MsgType::kAuthReply:
+      return "AuthReply";
   }
   return "Unknown";
 }
@@ -153,6 +157,8 @@ std::string_view FrameErrorName(FrameError e) {
       return "unexpected";
     case FrameError::kTimeout:
       return "timeout";
+    case FrameError::kBadMac:
+      return "bad_mac";
     case FrameError::kCount:
       break;
   }
@@ -239,12 +245,12 @@ Status CheckCrc(std::span<const std::byte> bytes, std::uint32_t expected, std::s
 }
 
 Result<FrameView> DecodeFrame(std::span<const std::byte> bytes, const Limits& limits,
-                              FrameError* error, std::size_t* consumed) {
+                              FrameError* error, std::size_t* consumed, std::size_t mac_len) {
   auto header = DecodeFrameHeader(bytes, limits, error);
   if (!header.ok()) return header.status();
   const FrameHeader& h = *header;
   const std::uint64_t total =
-      kFrameHeaderSize + static_cast<std::uint64_t>(h.header_len) + h.payload_len;
+      kFrameHeaderSize + static_cast<std::uint64_t>(h.header_len) + h.payload_len + mac_len;
   if (bytes.size() < total) {
     return Refuse(FrameError::kTruncated, error, EBADMSG,
                   fmt::format("truncated frame: {} of {} bytes", bytes.size(), total));
@@ -253,6 +259,7 @@ Result<FrameView> DecodeFrame(std::span<const std::byte> bytes, const Limits& li
   view.header = h;
   view.message_header = bytes.subspan(kFrameHeaderSize, h.header_len);
   view.payload = bytes.subspan(kFrameHeaderSize + h.header_len, h.payload_len);
+  view.mac = bytes.subspan(kFrameHeaderSize + h.header_len + h.payload_len, mac_len);
   if (Status s = CheckCrc(view.message_header, h.header_crc, "header"); !s.ok()) {
     if (error) *error = FrameError::kBadHeaderCrc;
     return s;

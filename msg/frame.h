@@ -24,8 +24,8 @@
 namespace ec::msg {
 
 inline constexpr std::uint32_t kFrameMagic = 0x4f434345;  // bytes "ECCO" on the wire
-inline constexpr std::uint16_t kProtocolVersionMin = 5;
-inline constexpr std::uint16_t kProtocolVersionMax = 5;
+inline constexpr std::uint16_t kProtocolVersionMin = 6;
+inline constexpr std::uint16_t kProtocolVersionMax = 6;
 inline constexpr std::size_t kFrameHeaderSize = 40;
 
 // Message types. A reply's type is its request's type | kReplyBit.
@@ -56,6 +56,9 @@ enum class MsgType : std::uint16_t {
   // Object metadata (issue 29): user xattrs and mtime.
   kObjSetXattrs = 21,
   kObjGetXattrs = 22,
+  // Authentication (issue 32, version 6): the client's proof, after an authenticating
+  // HelloReply (msg/auth/handshake.h). Like Hello, never handed to a RequestHandler.
+  kAuth = 23,
   kHelloReply = 0x8001,
   kPingReply = 0x8002,
   kWriteShardReply = 0x8003,
@@ -78,13 +81,14 @@ enum class MsgType : std::uint16_t {
   kObjListReply = 0x8014,
   kObjSetXattrsReply = 0x8015,
   kObjGetXattrsReply = 0x8016,
+  kAuthReply = 0x8017,
 };
 inline constexpr std::uint16_t kReplyBit = 0x8000;
 // Request types are at most kMaxRequestType (index arrays of per-type counters with them); not
 // every number below it is a type (0 is not).
-inline constexpr std::uint16_t kMaxRequestType = 22;
+inline constexpr std::uint16_t kMaxRequestType = 23;
 
-// True for the 44 types above (each request type and its reply).
+// True for the 46 types above (each request type and its reply).
 bool IsKnownType(std::uint16_t type);
 bool IsReply(MsgType type);
 // The reply type of a request type (kPing -> kPingReply).
@@ -140,6 +144,7 @@ enum class FrameError : std::uint8_t {
   kMalformed,   // message header does not decode (bad count, length, trailing bytes, ...)
   kUnexpected,  // a valid frame at the wrong moment (a reply sent to the server, no Hello)
   kTimeout,     // handshake timeout or a peer stalled mid-frame
+  kBadMac,  // an authenticated connection's frame whose MAC does not match (msg/auth/handshake.h)
   kCount,
 };
 // "truncated", "bad_magic", ... (metric label values). Never allocates.
@@ -162,15 +167,23 @@ Result<FrameHeader> DecodeFrameHeader(std::span<const std::byte> bytes, const Li
 // Errors: EBADMSG "bad <kind> crc32c: got X, frame says Y".
 Status CheckCrc(std::span<const std::byte> bytes, std::uint32_t expected, std::string_view kind);
 
+// On an authenticated connection (protocol version 6, after the handshake) every frame ends with
+// a MAC of this many bytes after its payload, counted in neither length (msg/auth/handshake.h).
+inline constexpr std::size_t kFrameMacLen = 16;
+
 // A whole frame held in one contiguous byte span (tests, the fuzzer). Views into the input.
 struct FrameView {
   FrameHeader header;
   std::span<const std::byte> message_header;
   std::span<const std::byte> payload;
+  std::span<const std::byte> mac;  // the trailer (mac_len bytes; empty when mac_len is 0)
 };
-// DecodeFrameHeader, then the lengths against bytes.size() (kTruncated; trailing bytes are
-// ignored and reported by `consumed`), then both crcs. `*consumed` = total frame size on success.
+// DecodeFrameHeader, then the lengths (plus `mac_len` trailer bytes: kFrameMacLen on an
+// authenticated connection, whose MAC the caller checks) against bytes.size() (kTruncated;
+// trailing bytes are ignored and reported by `consumed`), then both crcs. `*consumed` = total
+// frame size on success.
 Result<FrameView> DecodeFrame(std::span<const std::byte> bytes, const Limits& limits,
-                              FrameError* error = nullptr, std::size_t* consumed = nullptr);
+                              FrameError* error = nullptr, std::size_t* consumed = nullptr,
+                              std::size_t mac_len = 0);
 
 }  // namespace ec::msg

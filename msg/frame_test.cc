@@ -60,8 +60,8 @@ TEST(FrameTest, KnownAnswerBytes) {
   EncodeFrameHeader(h, std::span<std::byte, kFrameHeaderSize>(out.data(), kFrameHeaderSize));
   EXPECT_EQ(Hex(out),
             "4543434f"  // magic "ECCO"
-            "0500"
-            "0400"  // version 5, type ReadShard
+            "0600"
+            "0400"  // version 6, type ReadShard
             "0000"
             "0000"              // flags, reserved
             "11000000"          // header_len
@@ -69,7 +69,7 @@ TEST(FrameTest, KnownAnswerBytes) {
             "33220000"          // payload_len
             "efbeadde"          // header_crc
             "04030201"          // payload_crc
-            "2481c984");        // crc32c of the 36 bytes before
+            "79f022c2");        // crc32c of the 36 bytes before
   auto back = DecodeFrameHeader(out, Limits{});
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->tag, h.tag);
@@ -174,14 +174,15 @@ TEST(FrameTest, ValidatesFixedHeaderOnlyOnFirst40Bytes) {
 TEST(FrameTest, TypeHelpers) {
   EXPECT_TRUE(IsKnownType(0x8007));
   // 8..10 (PG sub-operations), 11..13 (recovery), 14..15 (direct reads and their leases) and
-  // 16..20 (object operations) and 21..22 (object metadata) are types too; 0 and 23 not.
-  for (std::uint16_t t : {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}) {
+  // 16..20 (object operations), 21..22 (object metadata) and 23 (authentication) are types too;
+  // 0 and 24 not.
+  for (std::uint16_t t : {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}) {
     EXPECT_TRUE(IsKnownType(t)) << t;
     EXPECT_TRUE(IsKnownType(t | kReplyBit)) << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t)), "Unknown") << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t | kReplyBit)), "Unknown") << t;
   }
-  for (std::uint16_t t : {0, 23, 0x8000 | 23, 0x8010 | 0x20}) {
+  for (std::uint16_t t : {0, 24, 0x8000 | 24, 0x8010 | 0x20}) {
     EXPECT_FALSE(IsKnownType(t)) << t;
   }
   EXPECT_TRUE(IsKnownType(0x800e));
@@ -198,6 +199,9 @@ TEST(FrameTest, TypeHelpers) {
   EXPECT_TRUE(IsReply(MsgType::kHelloReply));
   EXPECT_EQ(TypeName(MsgType::kListReply), "ListReply");
   EXPECT_EQ(FrameErrorName(FrameError::kBadPayloadCrc), "bad_payload_crc");
+  EXPECT_EQ(FrameErrorName(FrameError::kBadMac), "bad_mac");
+  EXPECT_EQ(TypeName(MsgType::kAuth), "Auth");
+  EXPECT_EQ(TypeName(MsgType::kAuthReply), "AuthReply");
 }
 
 }  // namespace

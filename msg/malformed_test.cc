@@ -687,7 +687,7 @@ TEST_F(MalformedTest, NewRequestWithBadEnumOrUnassignedType) {
   s.payload.assign(4, std::byte{1});
   ExpectRefused(Build(s), FrameError::kMalformed);
   FrameSpec t;
-  t.type = static_cast<MsgType>(23);
+  t.type = static_cast<MsgType>(24);
   EncodeRequest(ObjStatRequest{1, 2, "o"}, t.header);
   ExpectRefused(Build(t), FrameError::kUnknownType);
 }

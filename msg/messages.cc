@@ -882,6 +882,9 @@ void EncodeHello(const Hello& m, std::vector<std::byte>& out) {
   w.U32(m.max_header_len);
   w.U32(m.max_payload_len);
   w.String(m.name);
+  w.U8(static_cast<std::uint8_t>(m.auth));
+  w.String(m.entity);
+  if (m.auth == HelloAuth::kCephx) w.Raw(m.nonce);
 }
 
 void EncodeHelloReply(const HelloReply& m, std::vector<std::byte>& out) {
@@ -896,6 +899,19 @@ void EncodeHelloReply(const HelloReply& m, std::vector<std::byte>& out) {
   w.U32(m.max_attrs);
   w.U32(m.max_list_entries);
   w.String(m.name);
+  w.U8(static_cast<std::uint8_t>(m.auth));
+  if (m.auth == HelloAuth::kCephx) w.Raw(m.nonce);
+}
+
+void EncodeAuthRequest(const AuthRequest& m, std::vector<std::byte>& out) {
+  Encoder w(out);
+  w.Raw(m.proof);
+}
+
+void EncodeAuthReply(const AuthReply& m, std::vector<std::byte>& out) {
+  Encoder w(out);
+  PutStatus(w, m.status);
+  if (m.status.ok()) w.Raw(m.proof);
 }
 
 void EncodeRequest(const RequestBody& m, std::vector<std::byte>& out) {
@@ -914,7 +930,10 @@ Result<Hello> DecodeHello(std::span<const std::byte> bytes, const Limits& limits
   r.U16(&m.min_version, "min_version") && r.U16(&m.max_version, "max_version") &&
       r.U64(&m.features, "features") && r.U32(&m.max_header_len, "max_header_len") &&
       r.U32(&m.max_payload_len, "max_payload_len") &&
-      r.String(&m.name, limits.max_name_len, "name");
+      r.String(&m.name, limits.max_name_len, "name") &&
+      GetEnum(r, HelloAuth::kCephx, "auth", &m.auth) &&
+      r.String(&m.entity, kMaxEntityNameLen, "entity") &&
+      (m.auth != HelloAuth::kCephx || r.Raw(m.nonce, "nonce"));
   EC_RETURN_IF_ERROR(r.Finish("Hello"));
   return m;
 }
@@ -927,8 +946,26 @@ Result<HelloReply> DecodeHelloReply(std::span<const std::byte> bytes, const Limi
       r.U32(&m.max_payload_len, "max_payload_len") && r.U32(&m.max_inflight, "max_inflight") &&
       r.U32(&m.max_extents, "max_extents") && r.U32(&m.max_attrs, "max_attrs") &&
       r.U32(&m.max_list_entries, "max_list_entries") &&
-      r.String(&m.name, limits.max_name_len, "name");
+      r.String(&m.name, limits.max_name_len, "name") &&
+      GetEnum(r, HelloAuth::kCephx, "auth", &m.auth) &&
+      (m.auth != HelloAuth::kCephx || r.Raw(m.nonce, "nonce"));
   EC_RETURN_IF_ERROR(r.Finish("HelloReply"));
+  return m;
+}
+
+Result<AuthRequest> DecodeAuthRequest(std::span<const std::byte> bytes) {
+  Decoder r(bytes);
+  AuthRequest m;
+  r.Raw(m.proof, "proof");
+  EC_RETURN_IF_ERROR(r.Finish("Auth"));
+  return m;
+}
+
+Result<AuthReply> DecodeAuthReply(std::span<const std::byte> bytes, const Limits& limits) {
+  Decoder r(bytes);
+  AuthReply m;
+  GetStatus(r, limits, &m.status) && (!m.status.ok() || r.Raw(m.proof, "proof"));
+  EC_RETURN_IF_ERROR(r.Finish("AuthReply"));
   return m;
 }
 

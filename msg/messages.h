@@ -10,6 +10,7 @@
 // Thread safety: plain values and pure functions.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -40,7 +41,17 @@ struct ByteExtent {
 };
 
 // Handshake. The client's first frame must be a Hello (tag 0); the server answers HelloReply,
-// with an error status (then closes) when no version is common or a limit is unacceptable.
+// with an error status (then closes) when no version is common, a limit is unacceptable or the
+// authentication the server requires is not offered (EACCES). With auth cephx (version 6, issue
+// 32; msg/auth/handshake.h) the client then sends an AuthRequest with its proof and the server
+// answers an AuthReply; from then on every frame both ways carries a MAC.
+inline constexpr std::size_t kAuthNonceLen = 32;  // msg/auth/handshake.h kNonceLen
+inline constexpr std::size_t kAuthProofLen = 32;  // msg/auth/handshake.h kProofLen
+inline constexpr std::uint32_t kMaxEntityNameLen = 128;
+enum class HelloAuth : std::uint8_t { kNone = 0, kCephx = 1 };
+using AuthNonce = std::array<std::byte, kAuthNonceLen>;
+using AuthProof = std::array<std::byte, kAuthProofLen>;
+
 struct Hello {
   std::uint16_t min_version = kProtocolVersionMin;
   std::uint16_t max_version = kProtocolVersionMax;
@@ -48,6 +59,11 @@ struct Hello {
   std::uint32_t max_header_len = 0;  // what the client accepts in replies
   std::uint32_t max_payload_len = 0;
   std::string name;  // for logs; at most Limits::max_name_len
+  HelloAuth auth = HelloAuth::kNone;
+  // The entity the client is ("client.admin", "osd.3"; at most kMaxEntityNameLen): proven with
+  // auth cephx, a claim without.
+  std::string entity = {};
+  AuthNonce nonce{};  // with auth cephx only: the client's fresh nonce
 };
 struct HelloReply {
   Status status;                     // error: refused, the server closes after sending this
@@ -60,6 +76,18 @@ struct HelloReply {
   std::uint32_t max_attrs = 0;
   std::uint32_t max_list_entries = 0;
   std::string name;
+  HelloAuth auth = HelloAuth::kNone;  // cephx: the nonce below follows
+  AuthNonce nonce{};                  // the server's fresh nonce
+};
+// The client's proof (msg/auth/handshake.h ClientProof), type kAuth, tag 0.
+struct AuthRequest {
+  AuthProof proof{};
+};
+// The server's verdict, type kAuthReply, tag 0: an error (EACCES) closes the connection; OK
+// carries the server's proof (msg/auth/handshake.h ServerProof), and only then.
+struct AuthReply {
+  Status status;
+  AuthProof proof{};
 };
 
 // Ping: the request payload carries N bytes (any content); the reply carries response_len bytes.
@@ -565,6 +593,8 @@ Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const
 // Limits{}.max_message_len is cut so that the peer accepts it. Cannot fail.
 void EncodeHello(const Hello& m, std::vector<std::byte>& out);
 void EncodeHelloReply(const HelloReply& m, std::vector<std::byte>& out);
+void EncodeAuthRequest(const AuthRequest& m, std::vector<std::byte>& out);
+void EncodeAuthReply(const AuthReply& m, std::vector<std::byte>& out);
 void EncodeRequest(const RequestBody& m, std::vector<std::byte>& out);
 void EncodeReply(const ReplyBody& m, std::vector<std::byte>& out);
 
@@ -581,6 +611,8 @@ std::uint64_t EncodedSize(const SubReadBatchRequest& request);
 // names the field), a wrong type for this decoder; EMSGSIZE for a count or length above `limits`.
 Result<Hello> DecodeHello(std::span<const std::byte> bytes, const Limits& limits);
 Result<HelloReply> DecodeHelloReply(std::span<const std::byte> bytes, const Limits& limits);
+Result<AuthRequest> DecodeAuthRequest(std::span<const std::byte> bytes);
+Result<AuthReply> DecodeAuthReply(std::span<const std::byte> bytes, const Limits& limits);
 Result<RequestBody> DecodeRequest(MsgType type, std::span<const std::byte> bytes,
                                   const Limits& limits);
 Result<ReplyBody> DecodeReply(MsgType type, std::span<const std::byte> bytes, const Limits& limits);

@@ -46,7 +46,9 @@ TEST(MessagesTest, KnownAnswerBytes) {
             "0000000000000000"
             "00000100"
             "00001000"
-            "03000000636c69");
+            "03000000636c69"
+            "00"          // auth none
+            "00000000");  // no entity
   auto hello = DecodeHello(v, Limits{});
   ASSERT_TRUE(hello.ok()) << hello.status().ToString();
   EXPECT_EQ(hello->max_payload_len, 1u << 20);
@@ -122,6 +124,63 @@ TEST(MessagesTest, HelloRoundTrip) {
   ASSERT_TRUE(r2.ok());
   EXPECT_EQ(r2->status.code(), EPROTO);
   EXPECT_EQ(r2->max_inflight, 7u);
+  EXPECT_EQ(r2->auth, HelloAuth::kNone);
+}
+
+// Version 6's authentication fields (issue 32): the nonces and proofs travel raw, 32 bytes each,
+// the server's proof last; the auth byte is an enum.
+TEST(MessagesTest, AuthHandshakeMessagesRoundTrip) {
+  Hello h{6, 6, 0, 1 << 20, 1 << 26, "tester"};
+  h.auth = HelloAuth::kCephx;
+  h.entity = "client.app";
+  for (std::size_t i = 0; i < h.nonce.size(); ++i) h.nonce[i] = static_cast<std::byte>(i);
+  std::vector<std::byte> b;
+  EncodeHello(h, b);
+  auto h2 = DecodeHello(b, Limits{});
+  ASSERT_TRUE(h2.ok()) << h2.status().message();
+  EXPECT_EQ(h2->auth, HelloAuth::kCephx);
+  EXPECT_EQ(h2->entity, "client.app");
+  EXPECT_EQ(h2->nonce, h.nonce);
+  // One byte short, one too many, an auth value of 2.
+  EXPECT_EQ(DecodeHello(std::span(b).first(b.size() - 1), Limits{}).status().code(), EBADMSG);
+  auto longer = b;
+  longer.push_back(std::byte{0});
+  EXPECT_EQ(DecodeHello(longer, Limits{}).status().code(), EBADMSG);
+  HelloReply r;
+  r.version = 6;
+  r.auth = HelloAuth::kCephx;
+  r.nonce[31] = std::byte{7};
+  b.clear();
+  EncodeHelloReply(r, b);
+  EXPECT_EQ(b.back(), std::byte{7});  // the nonce is last
+  auto r2 = DecodeHelloReply(b, Limits{});
+  ASSERT_TRUE(r2.ok());
+  EXPECT_EQ(r2->nonce, r.nonce);
+  b.clear();
+  AuthRequest a;
+  a.proof[3] = std::byte{3};
+  EncodeAuthRequest(a, b);
+  EXPECT_EQ(b.size(), kAuthProofLen);
+  EXPECT_EQ(DecodeAuthRequest(b)->proof, a.proof);
+  EXPECT_EQ(DecodeAuthRequest(std::span(b).first(31)).status().code(), EBADMSG);
+  b.clear();
+  EncodeAuthReply(AuthReply{Status::Error(EACCES, "no"), {}}, b);
+  auto ar = DecodeAuthReply(b, Limits{});
+  ASSERT_TRUE(ar.ok());
+  EXPECT_EQ(ar->status.code(), EACCES);
+  // An OK verdict carries the server's proof, an error none.
+  b.clear();
+  AuthReply yes;
+  yes.proof[0] = std::byte{5};
+  EncodeAuthReply(yes, b);
+  EXPECT_EQ(b.size(), 9 + kAuthProofLen);
+  EXPECT_EQ(DecodeAuthReply(b, Limits{})->proof, yes.proof);
+  EXPECT_EQ(DecodeAuthReply(std::span(b).first(9), Limits{}).status().code(), EBADMSG);
+  b.clear();
+  h.auth = HelloAuth::kNone;
+  EncodeHello(h, b);
+  b[b.size() - 4 - h.entity.size() - 1] = std::byte{2};
+  EXPECT_EQ(DecodeHello(b, Limits{}).status().code(), EBADMSG);
 }
 
 TEST(MessagesTest, LongStatusMessageIsCut) {
@@ -634,7 +693,8 @@ TEST(MessagesTest, SubReadBatchRoundTrip) {
   EXPECT_TRUE(IsKnownType(14));
   EXPECT_TRUE(IsKnownType(21));
   EXPECT_TRUE(IsKnownType(0x8016));
-  EXPECT_FALSE(IsKnownType(23));
+  EXPECT_TRUE(IsKnownType(23));  // Auth (version 6)
+  EXPECT_FALSE(IsKnownType(24));
 }
 
 // SubReadBatch byte for byte (PROTOCOL.md).

@@ -25,6 +25,10 @@ struct OutFrame {
   std::vector<std::byte> header;
   std::vector<Buffer> payload;
   bool is_reply = false;  // server side: answers a request counted in flight
+  // On an authenticated connection: the frame's MAC, sent after the payload (set by the
+  // connection when it queues the frame, in sending order).
+  bool has_mac = false;
+  std::array<std::byte, kFrameMacLen> mac{};
 };
 
 // A frame whose crcs the caller computed already (the client does that on the calling thread, off
@@ -68,6 +72,7 @@ inline void AppendGather(const std::vector<OutFrame>& frames,
     for (const Buffer& b : f.payload) {
       if (!b.empty()) out.emplace_back(b.data(), b.size());
     }
+    if (f.has_mac) out.emplace_back(f.mac.data(), f.mac.size());
   }
 }
 

@@ -38,6 +38,9 @@ Result<std::shared_ptr<OsdClient>> PeerClients::Get(int osd_id, const std::strin
   co.io_threads = options_.io_threads;
   co.traffic_class = options_.traffic_class;
   co.io_nice = options_.io_nice;
+  co.auth = options_.auth.mode;
+  co.entity = options_.auth.entity;
+  co.key = options_.auth.key;
   if (options_.share_io) {
     if (!io_) {
       auto started = IoThreads::Start(options_.io_threads, "msg-client", options_.io_nice, nullptr);

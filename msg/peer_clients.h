@@ -31,6 +31,7 @@ struct PeerOptions {
   // One set of io_threads for every client (IoThreads) instead of io_threads per client: fewer
   // threads and fewer wake-ups for a fan-out to many peers; every completion must not block.
   bool share_io = false;
+  ClientAuth auth{};  // ClientOptions::auth, entity, key of every client
 };
 
 class PeerClients {

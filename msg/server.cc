@@ -40,6 +40,9 @@ struct AtomicCounters {
       protocol_errors{};
   std::atomic<std::uint64_t> inflight{0};
   std::atomic<std::uint64_t> replies_dropped{0};
+  std::atomic<std::uint64_t> authenticated_connections{0};
+  std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(AuthRefusal::kCount)>
+      auth_refusals{};
 };
 
 }  // namespace detail
@@ -201,11 +204,12 @@ class ServerConnection : public FramedConnection {
 
   FrameError CheckHeader(const FrameHeader& h, std::string* why) override {
     const auto type = static_cast<MsgType>(h.type);
-    if (!handshaken_ && type != MsgType::kHello) {
-      *why = fmt::format("{} before the handshake", TypeName(type));
+    const MsgType want = awaiting_auth_ ? MsgType::kAuth : MsgType::kHello;
+    if (!handshaken_ && type != want) {
+      *why = fmt::format("{} before the handshake ({} expected)", TypeName(type), TypeName(want));
       return FrameError::kUnexpected;
     }
-    if (handshaken_ && (type == MsgType::kHello || IsReply(type))) {
+    if (handshaken_ && (type == MsgType::kHello || type == MsgType::kAuth || IsReply(type))) {
       *why = fmt::format("{} is not a request", TypeName(type));
       return FrameError::kUnexpected;
     }
@@ -215,6 +219,7 @@ class ServerConnection : public FramedConnection {
   void OnFrame(const FrameHeader& h, std::span<const std::byte> message, Buffer payload) override {
     const auto type = static_cast<MsgType>(h.type);
     if (type == MsgType::kHello) return OnHello(h, message);
+    if (type == MsgType::kAuth) return OnAuth(h, message);
     auto body = DecodeRequest(type, message, server_->options_.limits);
     if (!body.ok()) return ProtocolError(FrameError::kMalformed, body.status().message());
     Dispatch(h.tag, std::move(body).value(), std::move(payload));
@@ -268,6 +273,8 @@ class ServerConnection : public FramedConnection {
     } else if (hello->max_header_len < kMinPeerHeaderLen) {
       reply.status = Status::Invalid(fmt::format("client max_header_len {} is below {}",
                                                  hello->max_header_len, kMinPeerHeaderLen));
+    } else if (server_->options_.auth == auth::AuthMode::kCephx) {
+      reply.status = CheckClientAuth(*hello);
     }
     reply.name = server_->options_.name;
     if (!reply.status.ok()) {
@@ -288,8 +295,7 @@ class ServerConnection : public FramedConnection {
       peer_name_ = hello->name;
       peer_limits_.max_header_len = hello->max_header_len;
       peer_limits_.max_payload_len = hello->max_payload_len;
-      handshaken_ = true;
-      DisarmTimer();
+      entity_ = hello->entity;
       if ((reply.features & kFeatureBackground) != 0) {
         Status marked = MarkSocket(socket(), TrafficClass::kBackground);
         if (marked.ok()) {
@@ -298,6 +304,12 @@ class ServerConnection : public FramedConnection {
           server_->log_->warn("osd net: connection {} from {}: {}", id_, peer_, marked.message());
         }
       }
+      if (peer_auth_) {
+        reply.auth = HelloAuth::kCephx;
+        return SendChallenge(h, message, *hello, std::move(reply));
+      }
+      handshaken_ = true;
+      DisarmTimer();
       server_->log_->debug("osd net: connection {} from {} ('{}') speaks version {}", id_, peer_,
                            hello->name, hi);
     }
@@ -307,12 +319,111 @@ class ServerConnection : public FramedConnection {
     if (handshaken_) ReadHeader();
   }
 
+  // With auth cephx: the Hello must offer cephx for an entity the KeyServer knows. OK, or the
+  // refusal the HelloReply carries (counted).
+  Status CheckClientAuth(const Hello& hello) {
+    const std::string who = hello.entity.empty() ? "'" + hello.name + "'" : hello.entity;
+    if (hello.auth != HelloAuth::kCephx) {
+      CountRefusal(AuthRefusal::kNoAuth);
+      return Status::Error(EACCES, fmt::format("authentication required: this OSD has "
+                                               "auth_cluster_required = cephx and {} offered none",
+                                               who));
+    }
+    std::optional<auth::PeerAuth> peer =
+        server_->options_.keys ? server_->options_.keys->Find(hello.entity) : std::nullopt;
+    if (!peer) {
+      CountRefusal(AuthRefusal::kUnknownEntity);
+      return Status::Error(EACCES, fmt::format("authentication failed: no key for entity '{}' here "
+                                               "(ec-admin auth get-or-create makes one)",
+                                               hello.entity));
+    }
+    peer_auth_ = std::move(peer);
+    return Status::OK();
+  }
+
+  void CountRefusal(AuthRefusal why) {
+    server_->counters_.auth_refusals[static_cast<std::size_t>(why)].fetch_add(1);
+  }
+
+  // Answers an authenticating Hello with this side's nonce, and waits for the client's proof.
+  void SendChallenge(const FrameHeader& h, std::span<const std::byte> hello_bytes,
+                     const Hello& hello, HelloReply reply) {
+    auto nonce = auth::NewNonce();
+    if (!nonce.ok()) return ProtocolError(FrameError::kMalformed, nonce.status().message());
+    reply.nonce = *nonce;
+    std::vector<std::byte> header;
+    EncodeHelloReply(reply, header);
+    hello_bytes_.assign(hello_bytes.begin(), hello_bytes.end());
+    reply_bytes_ = header;
+    client_nonce_ = hello.nonce;
+    server_nonce_ = *nonce;
+    awaiting_auth_ = true;  // the handshake deadline stays armed until the Auth is checked
+    EnqueueWrite(MakeOutFrame(MsgType::kHelloReply, h.tag, std::move(header), {}));
+    ReadHeader();
+  }
+
+  void OnAuth(const FrameHeader& h, std::span<const std::byte> message) {
+    auto req = DecodeAuthRequest(message);
+    if (!req.ok()) return ProtocolError(FrameError::kMalformed, req.status().message());
+    const auth::Proof expected = auth::ClientProof(peer_auth_->key, hello_bytes_, reply_bytes_);
+    AuthReply reply;
+    Result<auth::SessionKeys> keys = Status::Error(EACCES, "no session");
+    if (!auth::Equal(expected, req->proof)) {
+      CountRefusal(AuthRefusal::kBadProof);
+      server_->counters_.connections_refused.fetch_add(1);
+      reply.status = Status::Error(
+          EACCES, fmt::format("authentication failed for {}: its proof does not match its key "
+                              "(a wrong key, or a replayed handshake)",
+                              entity_));
+      server_->log_->warn("osd net: refusing connection {} from {}: {}", id_, peer_,
+                          reply.status.message());
+    } else {
+      keys = auth::DeriveSessionKeys(peer_auth_->key, client_nonce_, server_nonce_, hello_bytes_,
+                                     reply_bytes_);
+      if (!keys.ok()) reply.status = keys.status();
+      reply.proof = auth::ServerProof(peer_auth_->key, hello_bytes_, reply_bytes_);
+    }
+    std::vector<std::byte> header;
+    EncodeAuthReply(reply, header);
+    EnqueueWrite(MakeOutFrame(MsgType::kAuthReply, h.tag, std::move(header), {}));
+    if (!reply.status.ok()) {
+      close_after_write_ = true;
+      return;
+    }
+    // The AuthReply above went out unsigned; everything after it is signed.
+    if (Status s = EnableMac(keys->server_to_client, keys->client_to_server); !s.ok()) {
+      return ProtocolError(FrameError::kMalformed, s.message());
+    }
+    hello_bytes_.clear();
+    reply_bytes_.clear();
+    awaiting_auth_ = false;
+    authenticated_ = true;
+    handshaken_ = true;
+    DisarmTimer();
+    server_->counters_.authenticated_connections.fetch_add(1);
+    server_->log_->debug("osd net: connection {} from {} authenticated as {}", id_, peer_, entity_);
+    ReadHeader();
+  }
+
   void Dispatch(std::uint64_t tag, RequestBody body, Buffer payload) {
     const MsgType type = TypeOf(body);
     server_->counters_.requests[static_cast<std::size_t>(type)].fetch_add(1);
     ++inflight_;
     server_->counters_.inflight.fetch_add(1);
     auto responder = std::make_shared<ConnectionResponder>(Self(), type, tag);
+    if (authenticated_) {
+      AuthRefusal why = AuthRefusal::kCount;
+      Status allowed =
+          Authorize(body, entity_, peer_auth_->osd_caps.get(), server_->options_.pool_name, &why);
+      if (!allowed.ok()) {
+        if (why != AuthRefusal::kCount) {
+          CountRefusal(why);
+          server_->log_->warn("osd net: connection {} from {}: {}", id_, peer_, allowed.message());
+        }
+        (void)responder->SendError(std::move(allowed));
+        return;
+      }
+    }
     Status valid = ValidateRequest(body, payload.size(), server_->options_.limits,
                                    peer_limits_.max_payload_len);
     if (!valid.ok()) {
@@ -326,6 +437,8 @@ class ServerConnection : public FramedConnection {
     req.connection_id = id_;
     req.peer = peer_;
     req.peer_name = peer_name_;
+    req.entity = entity_;
+    req.authenticated = authenticated_;
     boost::system::error_code ignored;
     req.more_queued = socket().available(ignored) > 0;
     try {
@@ -391,7 +504,17 @@ class ServerConnection : public FramedConnection {
   std::uint64_t id_;
   std::string peer_;
   std::string peer_name_;  // from the Hello
+  std::string entity_;     // from the Hello: proven once authenticated_
   bool handshaken_ = false;
+  // Authentication (auth cephx): the peer's key and caps once its Hello named a known entity, the
+  // handshake's bytes and nonces until its proof is checked.
+  std::optional<auth::PeerAuth> peer_auth_;
+  bool awaiting_auth_ = false;
+  bool authenticated_ = false;
+  std::vector<std::byte> hello_bytes_;
+  std::vector<std::byte> reply_bytes_;
+  auth::Nonce client_nonce_{};
+  auth::Nonce server_nonce_{};
   bool stop_reading_ = false;
   bool paused_ = false;
   bool close_after_write_ = false;
@@ -564,6 +687,10 @@ ServerCounters Server::Impl::Snapshot() const {
   }
   c.inflight = counters_.inflight;
   c.replies_dropped = counters_.replies_dropped;
+  c.authenticated_connections = counters_.authenticated_connections;
+  for (std::size_t i = 0; i < c.auth_refusals.size(); ++i) {
+    c.auth_refusals[i] = counters_.auth_refusals[i];
+  }
   return c;
 }
 
@@ -580,6 +707,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options,
     return Status::Invalid(fmt::format("io_threads {} out of range 1..64", options.io_threads));
   }
   if (options.max_inflight < 1) return Status::Invalid("max_inflight must be at least 1");
+  if (options.auth == auth::AuthMode::kCephx && !options.keys) {
+    return Status::Invalid("auth cephx needs a KeyServer (ServerOptions::keys)");
+  }
   if (options.limits.max_header_len < kMinPeerHeaderLen) {
     return Status::Invalid(
         fmt::format("limits.max_header_len must be at least {}", kMinPeerHeaderLen));

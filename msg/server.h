@@ -13,9 +13,20 @@
 //
 // Bad input (bad magic, version, crc, flags, oversized length, unknown type, malformed message
 // header, a reply sent to the server, a frame before the handshake, a handshake timeout, a peer
-// that stalls mid-frame for longer than frame_timeout) closes that connection after logging the
-// reason at warn level and counting it (ServerCounters::protocol_errors); the handler never sees
-// anything of such a frame, and other connections are unaffected.
+// that stalls mid-frame for longer than frame_timeout, a frame whose MAC does not match on an
+// authenticated connection) closes that connection after logging the reason at warn level and
+// counting it (ServerCounters::protocol_errors); the handler never sees anything of such a frame,
+// and other connections are unaffected.
+//
+// Authentication (ServerOptions::auth cephx; issue 32, msg/PROTOCOL.md "Authentication"): each
+// connection must prove the key of the entity it claims (msg/auth/handshake.h) before any request
+// is read; a client that offers no authentication, claims an entity the KeyServer does not know,
+// or fails its proof (a wrong key, a replayed handshake) is refused with EACCES and a message
+// saying which, counted in ServerCounters::auth_refusals, and closed. Afterwards every frame both
+// ways carries a MAC, and every request passes Authorize (msg/authorize.h: sub-operations from
+// OSDs only, object operations within the peer's caps) before anything else: a refusal is an
+// EACCES error reply, counted too; the connection stays open. With auth none (the default, for
+// benchmarks) nothing of this happens and the Hello's entity is only a claim.
 //
 // Thread safety: Server's methods may be called from any thread. Handle() is called on an io
 // thread and must not block. Responder::Send may be called from any thread, once.
@@ -30,6 +41,9 @@
 
 #include "common/status.h"
 #include "ec/buffer.h"
+#include "msg/auth/handshake.h"
+#include "msg/auth/key_server.h"
+#include "msg/authorize.h"
 #include "msg/frame.h"
 #include "msg/messages.h"
 
@@ -54,6 +68,14 @@ struct ServerOptions {
   Limits limits;                           // what the server accepts
   std::string name = "ec-osd";             // sent in HelloReply
   std::shared_ptr<spdlog::logger> logger;  // null: spdlog's default logger
+  // Ceph's auth_cluster_required: kCephx requires every connection to authenticate (then `keys`
+  // is required: where the peers' keys and caps are found, asked once per connection on an io
+  // thread); kNone accepts anyone.
+  auth::AuthMode auth = auth::AuthMode::kNone;
+  std::shared_ptr<const auth::KeyServer> keys;
+  // Pool id -> name in the OSD's map, for the caps of object operations (Authorize). May be
+  // null: then only caps that cover every pool allow them.
+  PoolNameFn pool_name;
 };
 
 // One decoded request. The payload is exactly the frame's payload (crc-checked), in one Buffer
@@ -65,6 +87,10 @@ struct Request {
   std::uint64_t connection_id = 0;  // for logs
   std::string peer;                 // "127.0.0.1:54321"
   std::string peer_name;            // the name the client gave in its Hello ("osd.3", "client")
+  // The entity of the connection ("client.app", "osd.3"): proven when `authenticated` (auth
+  // cephx), else only what the Hello claimed (may be empty).
+  std::string entity;
+  bool authenticated = false;
   // The connection already held more received bytes when this request was handed over: more
   // requests are queued behind it (a hint for handlers choosing between latency and parallelism).
   bool more_queued = false;
@@ -135,14 +161,19 @@ struct ServerCounters {
   std::array<std::uint64_t, static_cast<std::size_t>(FrameError::kCount)> protocol_errors{};
   std::uint64_t inflight = 0;         // requests handed to the handler, reply not yet sent
   std::uint64_t replies_dropped = 0;  // reply sent after its connection closed
+  // Connections that completed an authenticated handshake, and refusals by AuthRefusal (those of
+  // the handshake also count in connections_refused; frames failing their MAC count in
+  // protocol_errors[kBadMac]).
+  std::uint64_t authenticated_connections = 0;
+  std::array<std::uint64_t, static_cast<std::size_t>(AuthRefusal::kCount)> auth_refusals{};
   std::uint64_t protocol_errors_total() const;
 };
 
 class Server {
  public:
   // Binds, listens and starts the io threads. Errors: EINVAL for bad options (an unparsable
-  // address, io_threads or max_inflight out of range); the bind/listen errno (EADDRINUSE,
-  // EACCES, ...) with the address in the message.
+  // address, io_threads or max_inflight out of range, auth cephx without keys); the bind/listen
+  // errno (EADDRINUSE, EACCES, ...) with the address in the message.
   static Result<std::unique_ptr<Server>> Start(ServerOptions options,
                                                std::shared_ptr<RequestHandler> handler);
   // Stops (Stop with the default deadline) if still running.

@@ -40,8 +40,10 @@ ALLOWED = {
     "cluster/map": EC + ["cluster/etcd", "cluster/placement"],
     "cluster/config": EC + ["cluster/etcd", "cluster/map"],
     "cluster/liveness": EC + ["cluster/etcd", "cluster/map"],
+    # The auth database in etcd, sealed with msg/auth's cryptography (keys, caps, AES-GCM).
+    "cluster/auth": EC + ["cluster/etcd", "msg/auth"],
     "cluster/admin": EC + ["cluster/etcd", "cluster/map", "cluster/placement", "cluster/liveness",
-                          "cluster/config"],
+                          "cluster/config", "cluster/auth", "msg/auth"],
     "cluster/client": EC + ["cluster/etcd", "cluster/map", "cluster/placement", "msg"],
     "tools/ec_tool": EC + ["recovery", "plugins"],
     "tools/ec_admin": EC + ["cluster"],

@@ -5,7 +5,7 @@
 #
 #   scripts/cluster.sh start  --dir DIR [--osds N] [--hosts H] [--etcd M] [--grace SECONDS]
 #                             [--down-out SECONDS] [--device-size SIZE] [--bin DIR]
-#                             [--osd-opt NAME=VALUE ...]
+#                             [--auth cephx|none] [--etcd-tls on|off] [--osd-opt NAME=VALUE ...]
 #   scripts/cluster.sh status --dir DIR
 #   scripts/cluster.sh stop   --dir DIR
 #
@@ -32,6 +32,19 @@
 # `ec-admin -s`.
 # stop: SIGTERM to every OSD (each marks itself down), then to every etcd member; SIGKILL after
 # 30 s.
+# --auth cephx (the default) or none: auth_cluster_required for every program (issue 32). With
+# cephx, the first start makes the cluster's keys with ec-admin (`auth init`: the mon. key and
+# client.admin's in DIR/client.admin.keyring; `auth get-or-create osd.N`: each OSD's key with the
+# mon. key in DIR/osd.N.keyring, mode 0600), and ecstore.conf names them (keyring =
+# DIR/$name.keyring), so every program given -c DIR/ecstore.conf authenticates: connections
+# prove their keys both ways and every frame carries a MAC. none turns that off, for benchmarks
+# (nothing is authenticated or signed: anyone who reaches an OSD's port may read and write). The
+# choice is part of the cluster's shape; `ec-admin -s` says which one the OSDs run with (auth:).
+# --etcd-tls on (the default) or off: etcd over TLS with client certificates (issue 32 item 3).
+# With on, the first start makes a CA, etcd's server certificate and a client certificate in
+# DIR/tls (scripts/etcd_certs.sh, with openssl), etcd serves https only to clients whose
+# certificate the CA signed (--client-cert-auth), and ecstore.conf names https endpoints and the
+# files (etcd_ca_file, etcd_cert_file, etcd_key_file) for every program. Part of the shape too.
 # --osd-opt NAME=VALUE (repeatable) adds an ec-osd option to the [osd] section of the config
 # (not one the launcher sets itself: use --grace, --down-out, --device-size for those).
 # Defaults: 3 OSDs on 3 hosts, grace 20 s and down-out 600 s (Ceph's), 256M device files.
@@ -65,11 +78,12 @@ shift
 case "$cmd" in -h|--help|help) usage; exit 0 ;; esac
 # Shape options stay empty unless given: on an existing cluster they are checked against its
 # record, on a new one the defaults fill them.
-dir="" osds="" hosts="" etcd_n="" grace="" down_out="" device_size="" bin="$root/build/bin"
+dir="" osds="" hosts="" etcd_n="" grace="" down_out="" device_size="" auth="" etcd_tls="" bin="$root/build/bin"
 osd_opts=()
 # The options the launcher writes itself, which --osd-opt may not set again.
 own_keys=" etcd_endpoints osd_heartbeat_grace mon_osd_down_out_interval osd_data
-  bluestore_block_size osd_journal_size osd_port osd_metrics_port log_file host "
+  bluestore_block_size osd_journal_size osd_port osd_metrics_port log_file host
+  auth_cluster_required keyring etcd_ca_file etcd_cert_file etcd_key_file "
 key_name() { local k="${1,,}"; k="${k//-/_}"; echo "${k// /_}"; }  # Ceph's spellings of a name
 trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; echo "${s%"${s##*[![:space:]]}"}"; }
 while [ $# -gt 0 ]; do
@@ -82,6 +96,8 @@ while [ $# -gt 0 ]; do
     --down-out) down_out="${2:-}"; shift 2 ;;
     --device-size) device_size="${2:-}"; shift 2 ;;
     --bin) bin="${2:-}"; shift 2 ;;
+    --auth) auth="${2:-}"; shift 2 ;;
+    --etcd-tls) etcd_tls="${2:-}"; shift 2 ;;
     --osd-opt)
       [[ "${2:-}" =~ ^[A-Za-z0-9_\ -]+=.+$ ]] || die "--osd-opt takes NAME=VALUE (an ec-osd option)"
       name="$(key_name "$(trim "${2%%=*}")")"
@@ -102,6 +118,12 @@ fi
 if [ -n "$grace" ] && ! num "$grace" 1 99999999; then die "--grace must be whole seconds >= 1"; fi
 if [ -n "$down_out" ] && ! num "$down_out" 0 99999999; then
   die "--down-out must be whole seconds >= 0"
+fi
+if [ -n "$auth" ] && [ "$auth" != cephx ] && [ "$auth" != none ]; then
+  die "--auth takes cephx (the default: keys, mutual proofs, a MAC on every frame) or none"
+fi
+if [ -n "$etcd_tls" ] && [ "$etcd_tls" != on ] && [ "$etcd_tls" != off ]; then
+  die "--etcd-tls takes on (the default: https with client certificates) or off"
 fi
 size_re='^[0-9]+([KMGTkmgt](i?B)?|B)?$'
 if [ -n "$device_size" ]; then
@@ -169,7 +191,8 @@ do_stop() {
 do_status() {
   [ -f "$conf" ] || die "no cluster in $dir (no ecstore.conf)"
   read_shape
-  etcd_n="$rec_etcd"
+  etcd_n="$rec_etcd" etcd_tls="$rec_tls"
+  set_etcd_tls
   if [ "$etcd_n" -eq 1 ]; then
     if alive "$dir/etcd.pid"; then echo "etcd: running (pid $(cat "$dir/etcd.pid"))"; else echo "etcd: not running"; fi
   else
@@ -195,7 +218,7 @@ declare -A rec_opts=()
 read_shape() {
   local line section="" key value ids=0
   local -A host_names=()
-  rec_grace="" rec_down_out="" rec_device_size="" rec_endpoints=""
+  rec_grace="" rec_down_out="" rec_device_size="" rec_endpoints="" rec_auth=none
   while IFS= read -r line || [ -n "$line" ]; do
     line="$(trim "$line")"
     case "$line" in
@@ -210,6 +233,7 @@ read_shape() {
       global:etcd_endpoints) rec_endpoints="$value" ;;
       global:osd_heartbeat_grace) rec_grace="$value" ;;
       global:mon_osd_down_out_interval) rec_down_out="$value" ;;
+      global:auth_cluster_required) rec_auth="$value" ;;
       osd:bluestore_block_size) rec_device_size="$value" ;;
       osd:*) [[ "$own_keys" == *" $key "* ]] || rec_opts[$key]="$value" ;;
       osd.*:host) host_names[$value]=1 ;;
@@ -217,6 +241,7 @@ read_shape() {
   done < "$conf"
   # etcd's members: as many as etcd_endpoints names.
   rec_etcd="$(tr ',' '\n' <<< "$rec_endpoints" | grep -c '[^[:space:]]' || true)"
+  if [[ "$rec_endpoints" == https://* ]]; then rec_tls=on; else rec_tls=off; fi
   [ "$rec_etcd" -ge 1 ] || rec_etcd=1
   ids="$(grep -c '^[[:space:]]*\[osd\.[0-9]*\]' "$conf" || true)"
   rec_osds="$ids"
@@ -242,6 +267,8 @@ resolve_shape() {
     osds="${osds:-3}" hosts="${hosts:-$osds}" etcd_n="${etcd_n:-1}" grace="${grace:-20}"
     down_out="${down_out:-600}"
     device_size="${device_size:-256M}"
+    auth="${auth:-cephx}"
+    etcd_tls="${etcd_tls:-on}"
     [ "$hosts" -le "$osds" ] || die "--hosts must be 1..--osds"
     return
   fi
@@ -266,6 +293,12 @@ resolve_shape() {
   if [ -n "$device_size" ] && [ "$(bytes_of "$device_size")" != "$(bytes_of "$rec_device_size")" ]; then
     bad+=("--device-size $device_size, but the cluster has bluestore_block_size = ${rec_device_size:-(unset)}")
   fi
+  if [ -n "$etcd_tls" ] && [ "$etcd_tls" != "$rec_tls" ]; then
+    bad+=("--etcd-tls $etcd_tls, but the cluster's etcd has TLS $rec_tls (etcd_endpoints = $rec_endpoints)")
+  fi
+  if [ -n "$auth" ] && [ "$auth" != "$rec_auth" ]; then
+    bad+=("--auth $auth, but the cluster has auth_cluster_required = $rec_auth")
+  fi
   for opt in "${osd_opts[@]}"; do
     name="${opt%%=*}" value="${opt#*=}"
     if [ -z "${rec_opts[$name]+set}" ]; then
@@ -284,7 +317,7 @@ resolve_shape() {
     } >&2
     exit 1
   fi
-  osds="$rec_osds" hosts="$rec_hosts" etcd_n="$rec_etcd"
+  osds="$rec_osds" hosts="$rec_hosts" etcd_n="$rec_etcd" auth="$rec_auth" etcd_tls="$rec_tls"
 }
 
 write_conf() {
@@ -296,6 +329,13 @@ write_conf() {
     echo "etcd_endpoints = $endpoints"
     echo "osd_heartbeat_grace = ${grace}s"
     echo "mon_osd_down_out_interval = ${down_out}s"
+    echo "auth_cluster_required = $auth"
+    if [ "$auth" = cephx ]; then echo "keyring = $dir/\$name.keyring"; fi
+    if [ "$etcd_tls" = on ]; then
+      echo "etcd_ca_file = $dir/tls/ca.crt"
+      echo "etcd_cert_file = $dir/tls/ecstore.crt"
+      echo "etcd_key_file = $dir/tls/ecstore.key"
+    fi
     echo "[osd]"
     echo "osd_data = $dir/osd.\$id"
     echo "bluestore_block_size = $device_size"
@@ -362,7 +402,7 @@ osd_ports_text() {  # id
 show_cluster_metrics() {
   local prefix id port mport
   prefix="$(conf_value etcd_prefix)"
-  id="$(ETCDCTL_API=3 etcdctl --endpoints "$(conf_value etcd_endpoints)" --dial-timeout 2s \
+  id="$(ETCDCTL_API=3 etcdctl "${etcdctl_tls[@]}" --endpoints "$(conf_value etcd_endpoints)" --dial-timeout 2s \
           --command-timeout 3s get --print-value-only "${prefix:-/ecstore/}mon/leader" 2>/dev/null |
         grep -o '"name":"osd\.[0-9]*"' | grep -o '[0-9][0-9]*')" || true
   if [ -z "$id" ] || ! read -r port mport 2>/dev/null < "$dir/osd.$id.ports" || [ "$mport" = 0 ]; then
@@ -371,6 +411,29 @@ show_cluster_metrics() {
   fi
   echo "cluster metrics (ceph-mgr's names): http://$(metrics_host):$mport/metrics/cluster" \
        "(osd.$id, the elected monitor)"
+}
+
+# With cephx: the cluster's keys, made once with ec-admin as an operator would (Ceph's
+# `auth get-or-create`), each keyring readable by its owner only. An OSD's keyring holds the mon.
+# key too: the OSDs open the auth database with it (msg/auth/README.md).
+make_keys() {
+  [ "$auth" = cephx ] || return 0
+  local admin_ring="$dir/client.admin.keyring" id ring
+  if [ ! -f "$admin_ring" ]; then
+    "$bin/ec-admin" -c "$conf" auth init > /dev/null 2>&1 ||
+      die "ec-admin auth init failed: $("$bin/ec-admin" -c "$conf" auth init 2>&1 | tail -n 1)"
+  fi
+  for id in $(seq 0 $((osds - 1))); do
+    ring="$dir/osd.$id.keyring"
+    [ -f "$ring" ] && continue
+    (
+      umask 077
+      "$bin/ec-admin" -c "$conf" auth get-or-create "osd.$id" mon 'allow profile osd' \
+        osd 'allow *' > "$ring.tmp" || exit 1
+      awk '/^\[/ { keep = ($0 == "[mon.]") } keep' "$admin_ring" >> "$ring.tmp"
+      mv "$ring.tmp" "$ring"
+    ) || die "cannot make osd.$id's key (ec-admin auth get-or-create osd.$id)"
+  done
 }
 
 start_osd() {  # id
@@ -389,6 +452,10 @@ do_start() {
   command -v etcdctl >/dev/null || die "no etcdctl: run scripts/setup.sh"
   if etcd_any_alive && [ ! -f "$conf" ]; then die "etcd runs in $dir but there is no $conf"; fi
   resolve_shape   # before anything starts: a refusal leaves DIR as it was
+  set_etcd_tls
+  if [ "$etcd_tls" = on ]; then
+    "$root/scripts/etcd_certs.sh" "$dir/tls" > /dev/null || die "cannot make etcd's certificates"
+  fi
   endpoints=""
   local id all_alive=1
   for id in $(seq 0 $((etcd_n - 1))); do alive "$(etcd_base "$id").pid" || all_alive=0; done
@@ -400,6 +467,7 @@ do_start() {
     start_etcd
     if [ -f "$conf" ]; then update_endpoints; else write_conf; fi
   fi
+  make_keys
   for id in $(seq 0 $((osds - 1))); do
     if alive "$dir/osd.$id.pid"; then continue; fi
     start_osd "$id"
@@ -428,6 +496,11 @@ do_start() {
     echo "osd.$id: $(osd_ports_text "$id")"
   done
   show_cluster_metrics
+  if [ "$auth" = cephx ]; then
+    echo "auth: cephx (keyrings $dir/client.admin.keyring and $dir/osd.N.keyring; --auth none turns it off)"
+  else
+    echo "auth: none (nothing authenticated or signed: for benchmarks)"
+  fi
   echo "config: $conf   (export EC_CONF=$conf, or pass -c)"
   if [ -x "$bin/ec-admin" ]; then "$bin/ec-admin" -c "$conf" -s || true; fi
 }

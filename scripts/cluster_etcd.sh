@@ -4,6 +4,20 @@
 # kernel's ephemeral range, and each member's files, start and status line. Uses the launcher's
 # dir, conf and etcd_n (the member count) and its die, alive, spawn and stop_pid.
 
+# etcd over TLS (the launcher's etcd_tls, on or off): the client URLs' scheme, and etcdctl's flags
+# (the CA and the client certificate of DIR/tls, scripts/etcd_certs.sh).
+etcd_scheme=http
+etcdctl_tls=()
+set_etcd_tls() {
+  if [ "$etcd_tls" = on ]; then
+    etcd_scheme=https
+    etcdctl_tls=(--cacert "$dir/tls/ca.crt" --cert "$dir/tls/ecstore.crt" --key "$dir/tls/ecstore.key")
+  else
+    etcd_scheme=http
+    etcdctl_tls=()
+  fi
+}
+
 # Ports for the launcher to pick: below the kernel's ephemeral range, where only a program that
 # binds a port by number can take one (above it if the range starts too low to leave room).
 port_lo="" port_hi=""
@@ -79,8 +93,8 @@ etcd_member_lines() {
   for i in $(seq 0 $((etcd_n - 1))); do
     f="$(etcd_base "$i").pid"
     if ! alive "$f"; then echo "$(etcd_label "$i"): not running"; continue; fi
-    url="http://127.0.0.1:$(cut -d' ' -f1 "$(etcd_base "$i").ports" 2>/dev/null)"
-    line="$(ETCDCTL_API=3 etcdctl --endpoints "$url" --dial-timeout 1s --command-timeout 2s \
+    url="$etcd_scheme://127.0.0.1:$(cut -d' ' -f1 "$(etcd_base "$i").ports" 2>/dev/null)"
+    line="$(ETCDCTL_API=3 etcdctl "${etcdctl_tls[@]}" --endpoints "$url" --dial-timeout 1s --command-timeout 2s \
               endpoint status -w simple 2>/dev/null | head -n 1)" || true
     leader="$(awk -F', ' '{ print $5 }' <<< "$line")"
     errors="$(awk -F', ' '{ print $10 }' <<< "$line")"
@@ -145,7 +159,14 @@ try_etcd() {
   for i in $(seq 0 $((etcd_n - 1))); do
     base="$(etcd_base "$i")"
     alive "$base.pid" && continue
-    c="http://127.0.0.1:${etcd_client[i]}" p="http://127.0.0.1:${etcd_peer[i]}"
+    c="$etcd_scheme://127.0.0.1:${etcd_client[i]}" p="http://127.0.0.1:${etcd_peer[i]}"
+    # With TLS: https for clients, each proving a certificate the CA signed (the peers stay on
+    # loopback http between the launcher's own members).
+    local tls_flags=()
+    if [ "$etcd_tls" = on ]; then
+      tls_flags=(--cert-file "$dir/tls/server.crt" --key-file "$dir/tls/server.key"
+                 --client-cert-auth --trusted-ca-file "$dir/tls/ca.crt")
+    fi
     touch "$base.log"
     log_start[i]=$(( $(wc -l < "$base.log") + 1 ))
     local name=ecstore
@@ -155,21 +176,21 @@ try_etcd() {
       --listen-client-urls "$c" --advertise-client-urls "$c" \
       --listen-peer-urls "$p" --initial-advertise-peer-urls "$p" \
       --initial-cluster "$initial" --initial-cluster-state new \
-      --initial-cluster-token "ecstore-$dir"
+      --initial-cluster-token "ecstore-$dir" "${tls_flags[@]}"
     echo $! > "$base.pid"
     started+=("$i")
   done
   endpoints=""
   for i in $(seq 0 $((etcd_n - 1))); do
-    endpoints+="${endpoints:+,}http://127.0.0.1:${etcd_client[i]}"
+    endpoints+="${endpoints:+,}$etcd_scheme://127.0.0.1:${etcd_client[i]}"
   done
   local pending
   for _ in $(seq 1 200); do
     pending=()
     for i in "${started[@]}"; do
       base="$(etcd_base "$i")"
-      c="http://127.0.0.1:${etcd_client[i]}"
-      if ETCDCTL_API=3 etcdctl --endpoints "$c" --dial-timeout 1s endpoint health >/dev/null 2>&1; then
+      c="$etcd_scheme://127.0.0.1:${etcd_client[i]}"
+      if ETCDCTL_API=3 etcdctl "${etcdctl_tls[@]}" --endpoints "$c" --dial-timeout 1s endpoint health >/dev/null 2>&1; then
         continue
       fi
       pending+=("$i")
@@ -192,7 +213,7 @@ try_etcd() {
     if [ "${#pending[@]}" -eq 0 ]; then
       for i in "${started[@]}"; do
         base="$(etcd_base "$i")"
-        echo "$(etcd_label "$i"): http://127.0.0.1:${etcd_client[i]} (data $base, log $base.log)"
+        echo "$(etcd_label "$i"): $etcd_scheme://127.0.0.1:${etcd_client[i]} (data $base, log $base.log)"
       done
       return 0
     fi

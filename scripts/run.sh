@@ -10,10 +10,18 @@
 # placement gives its PG; one OSD is killed (down within the grace, out after the interval, its
 # position remapped), the object is read back degraded, the lost shard is rebuilt onto the OSD now
 # in its position, the killed OSD comes back up, and the daemons' metrics and status are shown.
-# Usage: scripts/run.sh [WORKDIR]   (default: a fresh directory under /tmp, removed at the end)
+# The cluster runs with authentication (cephx keys made at start, every connection authenticated
+# and every frame signed: scripts/cluster.sh --auth); --auth none runs it without, for benchmarks.
+# Usage: scripts/run.sh [--auth cephx|none] [WORKDIR]   (WORKDIR default: a fresh directory under
+# /tmp, removed at the end)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
+auth=cephx
+if [ "${1:-}" = --auth ]; then
+  case "${2:-}" in cephx|none) auth="$2" ;; *) echo "run.sh: --auth takes cephx or none" >&2; exit 1 ;; esac
+  shift 2
+fi
 
 scripts/setup.sh
 scripts/build.sh release
@@ -102,7 +110,11 @@ trap 'stop_cluster; [ "$cleanup" -eq 1 ] && rm -rf "$work"' EXIT
 
 echo
 echo "== local cluster: etcd and seven ec-osd daemons on seven hosts (scripts/cluster.sh)"
-scripts/cluster.sh start --dir "$cl" --osds 7 --hosts 7 --grace "$grace" --down-out "$down_out"
+scripts/cluster.sh start --dir "$cl" --osds 7 --hosts 7 --grace "$grace" --down-out "$down_out" \
+  --auth "$auth"
+# ec-osd-client sends shard operations, which an OSD with cephx takes from OSDs only.
+osd_client_auth=()
+if [ "$auth" = cephx ]; then osd_client_auth=(--keyring "$cl/osd.0.keyring" --name osd.0); fi
 export EC_CONF="$cl/ecstore.conf"
 admin() { echo "\$ ec-admin $*"; "$root/build/bin/ec-admin" "$@"; }
 admin osd erasure-code-profile set clay42 plugin=clay k=4 m=2 d=5 crush-failure-domain=host
@@ -193,8 +205,8 @@ shard_stats() {
   pg="$(echo "$map" | sed -E 's/.*"pgid":"([^"]+)".*/\1/')"
   read -r -a acting <<< "$(echo "$map" | sed -E 's/.*"acting":\[([^]]*)\].*/\1/' | tr ',' ' ')"
   for i in "${!acting[@]}"; do
-    echo "$i ${acting[$i]} $("$root/build/bin/ec-osd-client" --osd "$(osd_addr "${acting[$i]}")" \
-      stat "pg.$pg" "$2" "$i" | sed -E "s/.*\"$3\":([0-9]+).*/\\1/")"
+    echo "$i ${acting[$i]} $("$root/build/bin/ec-osd-client" "${osd_client_auth[@]}" \
+      --osd "$(osd_addr "${acting[$i]}")" stat "pg.$pg" "$2" "$i" | sed -E "s/.*\"$3\":([0-9]+).*/\\1/")"
   done
 }
 head -c 4096 "$object" > "$cl/tiny"

@@ -7,10 +7,10 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config clang-format clang libclang-rt-14-dev
   libisal-dev libjerasure-dev libgf-complete-dev
   libboost-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
-  librocksdb-dev liburing-dev
+  librocksdb-dev liburing-dev libssl-dev
   etcd-server etcd-client
   libgtest-dev libgmock-dev libbenchmark-dev
-  iproute2 python3 curl
+  iproute2 python3 curl openssl
 )
 
 missing=()

@@ -5,11 +5,17 @@
 //       --max-inflight-rpcs 16 --repetitions 10000 --json
 //   ec-osd-bench --endpoints 127.0.0.1:6800 --shard-write 1048576 --objects 64 --inflight 4
 //   ec-osd-bench --self-server ...   (an in-process server with an in-memory store)
+//   ec-osd-bench --self-server --auth cephx ...   (both ends authenticated: keys made in process,
+//       every frame signed and checked; issue 32's cost of auth per operation)
+//   ec-osd-bench --endpoints ... --auth cephx --name osd.0 --keyring FILE
 //
 // Each message-size tuple (request payload, response payload) runs `repetitions` Ping RPCs spread
 // round-robin over the endpoints with at most max-inflight-rpcs outstanding in total, and reports
 // the RPC rate, the payload bandwidth (request + response payload bytes per second) and the
-// round-trip latency percentiles. Shard runs time WriteShard / ReadShard of whole shards.
+// round-trip latency percentiles. Shard runs time WriteShard / ReadShard of whole shards. Every run
+// also reports the process's CPU time per operation (getrusage, user + system, every thread):
+// with --self-server that is both ends of the protocol, the server's in-memory store included;
+// against --endpoints the client's alone.
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -25,7 +31,11 @@
 #include <regex>
 #include <sstream>
 
+#include <sys/resource.h>
+
 #include "common/cli.h"
+#include "msg/auth/key_server.h"
+#include "msg/auth/keyring.h"
 #include "msg/client.h"
 #include "msg/server.h"
 #include "msg/test_store.h"
@@ -107,14 +117,23 @@ LatencyStats Percentiles(std::vector<double> us) {
 // and calls done(ok) when it completes (from any thread).
 struct RunResult {
   double seconds = 0;
+  double cpu_seconds = 0;  // the process's user + system time over the run
   std::vector<double> latency_us;
   std::uint64_t errors = 0;
   std::string first_error;
 };
 
+double ProcessCpuSeconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 RunResult Drive(std::uint64_t total, std::uint32_t inflight,
                 const std::function<void(std::uint64_t, std::function<void(Status)>)>& start) {
   RunResult r;
+  const double cpu0 = ProcessCpuSeconds();
   r.latency_us.assign(total, 0);
   std::mutex mu;
   std::condition_variable cv;
@@ -145,6 +164,7 @@ RunResult Drive(std::uint64_t total, std::uint32_t inflight,
   std::unique_lock lock(mu);
   cv.wait(lock, [&] { return done_count == total; });
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.cpu_seconds = ProcessCpuSeconds() - cpu0;
   return r;
 }
 
@@ -158,15 +178,18 @@ nlohmann::json Report(const RunResult& r, std::uint64_t bytes_per_op, std::uint6
   j["ops_per_sec"] = r.seconds > 0 ? ops / r.seconds : 0;
   j["bandwidth_MiBps"] = r.seconds > 0 ? bytes_per_op * ops / r.seconds / (1024.0 * 1024.0) : 0;
   j["latency_us"] = {{"p50", s.p50}, {"p99", s.p99}, {"p99.9", s.p999}, {"mean", s.mean}};
+  j["cpu_us_per_op"] = ops > 0 ? r.cpu_seconds * 1e6 / static_cast<double>(ops) : 0;
   return j;
 }
 
 void PrintText(const std::string& title, const nlohmann::json& j) {
-  std::printf("%-28s %10.0f ops/s %10.1f MiB/s  lat us p50 %8.1f p99 %8.1f p99.9 %8.1f%s\n",
-              title.c_str(), j["ops_per_sec"].get<double>(), j["bandwidth_MiBps"].get<double>(),
-              j["latency_us"]["p50"].get<double>(), j["latency_us"]["p99"].get<double>(),
-              j["latency_us"]["p99.9"].get<double>(),
-              j["errors"].get<std::uint64_t>() ? "  ERRORS" : "");
+  std::printf(
+      "%-28s %10.0f ops/s %10.1f MiB/s  lat us p50 %8.1f p99 %8.1f p99.9 %8.1f  cpu us/op "
+      "%7.1f%s\n",
+      title.c_str(), j["ops_per_sec"].get<double>(), j["bandwidth_MiBps"].get<double>(),
+      j["latency_us"]["p50"].get<double>(), j["latency_us"]["p99"].get<double>(),
+      j["latency_us"]["p99.9"].get<double>(), j["cpu_us_per_op"].get<double>(),
+      j["errors"].get<std::uint64_t>() ? "  ERRORS" : "");
 }
 
 int Main(int argc, char** argv) {
@@ -186,7 +209,18 @@ int Main(int argc, char** argv) {
   bool prepared = false;
   std::uint64_t shard_ops = 0;
   int timeout_ms = 30000;
+  std::string auth_text = "none";
+  std::string entity = "osd.0";
+  std::string keyring_path;
   app.add_option("--endpoints", endpoints_text, "Comma-separated HOST:PORT list of OSDs");
+  app.add_option("--auth", auth_text,
+                 "cephx: authenticate every connection and sign every frame (auth_cluster_required "
+                 "of the OSDs; with --self-server the keys are made in process); none")
+      ->check(CLI::IsMember({"cephx", "none"}));
+  app.add_option("--name", entity,
+                 "the entity to authenticate as (--auth cephx; osd.N for the shard runs, which "
+                 "are OSD sub-operations)");
+  app.add_option("--keyring", keyring_path, "the keyring holding --name's key (--endpoints)");
   app.add_flag("--self-server", self_server,
                "Start an in-process server (in-memory store) and use it as the only endpoint");
   app.add_option(
@@ -222,6 +256,36 @@ int Main(int argc, char** argv) {
   if (std::optional<int> status = ec::cli::Parse(app, argc, argv)) return *status;
 
   spdlog::set_level(spdlog::level::warn);
+  const auth::AuthMode auth_mode = *auth::ParseAuthMode(auth_text);
+  auth::CryptoKey key;
+  std::shared_ptr<auth::KeyringKeyServer> keys;
+  if (auth_mode == auth::AuthMode::kCephx) {
+    if (self_server) {
+      auto k = auth::CryptoKey::Generate();
+      if (!k.ok()) {
+        std::cerr << "ec-osd-bench: " << k.status().ToString() << "\n";
+        return 1;
+      }
+      key = *k;
+      auth::Keyring ring;
+      ring.entries[entity] = auth::KeyringEntry{key, {{"osd", "allow *"}}};
+      auto ks = auth::KeyringKeyServer::Create(ring);
+      if (!ks.ok()) {
+        std::cerr << "ec-osd-bench: " << ks.status().ToString() << "\n";
+        return 1;
+      }
+      keys = *ks;
+    } else {
+      auto ring = auth::Keyring::Load(keyring_path);
+      const auth::KeyringEntry* e = ring.ok() ? ring->Find(entity) : nullptr;
+      if (e == nullptr) {
+        std::cerr << "ec-osd-bench: --auth cephx needs --keyring with " << entity << "'s key"
+                  << (ring.ok() ? "" : ": " + ring.status().message()) << "\n";
+        return 1;
+      }
+      key = e->key;
+    }
+  }
   std::vector<std::pair<std::string, std::uint16_t>> endpoints;
   std::shared_ptr<MemoryShardStore> store;
   std::unique_ptr<Server> server;
@@ -229,6 +293,8 @@ int Main(int argc, char** argv) {
     store = std::make_shared<MemoryShardStore>();
     ServerOptions so;
     so.max_inflight = std::max<std::uint32_t>(64, max_inflight);
+    so.auth = auth_mode;
+    so.keys = keys;
     auto s = Server::Start(so, store);
     if (!s.ok()) {
       std::cerr << "ec-osd-bench: " << s.status().ToString() << "\n";
@@ -275,6 +341,9 @@ int Main(int argc, char** argv) {
     co.request_timeout = std::chrono::milliseconds(timeout_ms);
     co.limits.max_payload_len = 1u << 30;
     co.name = "ec-osd-bench";
+    co.auth = auth_mode;
+    co.entity = entity;
+    co.key = key;
     auto c = OsdClient::Create(co);
     if (!c.ok()) {
       std::cerr << "ec-osd-bench: " << c.status().ToString() << "\n";
@@ -293,6 +362,9 @@ int Main(int argc, char** argv) {
   for (const auto& [host, port] : endpoints)
     out["endpoints"].push_back(host + ":" + std::to_string(port));
   out["max_inflight_rpcs"] = max_inflight;
+  out["auth"] = auth_text;
+  out["note_cpu"] = self_server ? "cpu_us_per_op: the process (client and in-process server)"
+                                : "cpu_us_per_op: this client process only";
   out["repetitions"] = repetitions;
   out["note"] = "bandwidth counts request + response payload bytes; latency is per round trip";
   bool errors = false;

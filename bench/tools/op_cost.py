@@ -55,13 +55,16 @@ and the medians to OUT/op_cost.json.
 Usage: bench/op_cost.sh [--base BUILD] [--reps N] [--secs S] [--out DIR] [--threads]
                         [--workloads a,b,...] [--osd-opt NAME=VALUE ...]
                         [--base-osd-opt NAME=VALUE ...] [--base-padded]
-                        [--base-direct-reads-off] BUILD
+                        [--base-direct-reads-off] [--auth none|cephx]
+                        [--base-auth none|cephx] [--etcd-tls on|off] BUILD
 --osd-opt sets an ec-osd option in every cluster, --base-osd-opt in the base one only; with --base
 naming the same build as BUILD, the run compares two configurations instead of two builds.
 --base-padded makes the base cluster's pools padded to whole stripes (no allow_ec_optimizations):
 with the same build as BUILD, what Fast EC changes alone. --base-direct-reads-off runs the base
 cluster's ec-rados with --direct-reads off (every read through the primary): with the same build,
-what direct reads change alone.
+what direct reads change alone. --auth cephx runs the clusters with authentication (the launcher's
+--auth; none by default), --base-auth the base one's: with the same build, what cephx costs.
+--etcd-tls on runs etcd over TLS (off by default).
 """
 import argparse
 import glob
@@ -88,8 +91,10 @@ KEYS = ["ops_per_sec", "p50_us", "p99_us", "cluster_cpu_us", "client_cpu_us",
 
 class Cluster:
     def __init__(self, name, build, root, repo, osd_opts, padded=False, direct_reads=True,
-                 lrc=False, device_size=None, osds=None):
+                 lrc=False, device_size=None, osds=None, auth="none", etcd_tls="off"):
         self.name = name
+        self.etcd_tls = etcd_tls  # the launcher's --etcd-tls: on or off
+        self.auth = auth  # the launcher's --auth: cephx or none
         self.osds = osds or (8 if lrc else 6)  # on as many hosts
         self.device_size = device_size  # each OSD's device file (the launcher's default if None)
         self.lrc = lrc  # 8 OSDs and an LRC pool
@@ -104,10 +109,19 @@ class Cluster:
     def run(self, *args, **kw):
         return subprocess.run(list(args), env=self.env, check=True, **kw)
 
+    def osd_bench_auth(self):
+        """ec-osd-bench's arguments to reach these OSDs: with cephx, as osd.0 with its keyring
+        (shard operations are OSD sub-operations)."""
+        if self.auth != "cephx":
+            return []
+        return ["--auth", "cephx", "--name", "osd.0", "--keyring",
+                os.path.join(self.dir, "osd.0.keyring")]
+
     def start(self):
         self.run(os.path.join(self.repo, "scripts/cluster.sh"), "start", "--dir", self.dir,
                  "--osds", str(self.osds), "--hosts", str(self.osds),
                  "--grace", "3", "--down-out", "0",
+                 "--auth", self.auth, "--etcd-tls", self.etcd_tls,
                  *(["--device-size", self.device_size] if self.device_size else []),
                  "--bin", self.bin, *[a for o in self.osd_opts for a in ("--osd-opt", o)],
                  stdout=subprocess.DEVNULL)
@@ -331,7 +345,7 @@ def run_workload(cluster, workload, rep, secs, ops):
         argv = [os.path.join(cluster.bin, "ec-osd-bench"), "--endpoints",
                 cluster.all_endpoints() if spread else cluster.endpoint(0),
                 "--shard-write" if write else "--shard-read", "4k", "--inflight", "1",
-                "--objects", "64", "--shard-ops", str(ops), "--json"]
+                "--objects", "64", "--shard-ops", str(ops), "--json", *cluster.osd_bench_auth()]
         if not write:
             argv.append("--prepared")
         return measure(cluster, argv, osd_bench_parse if write else osd_read_parse,
@@ -361,6 +375,14 @@ def main():
     ap.add_argument("--base-direct-reads-off", action="store_true",
                     help="the base cluster's ec-rados runs with --direct-reads off: with --base "
                          "BUILD the same build, direct reads' effect alone")
+    ap.add_argument("--auth", choices=("none", "cephx"), default="none",
+                    help="every cluster's authentication (the launcher's --auth; default none)")
+    ap.add_argument("--base-auth", choices=("none", "cephx"),
+                    help="the base cluster's, overriding --auth: with --base BUILD the same build, "
+                         "authentication's cost alone")
+    ap.add_argument("--etcd-tls", choices=("on", "off"), default="off",
+                    help="etcd over TLS in every cluster (the launcher's --etcd-tls; default off, "
+                         "as the figures before issue 32 were taken)")
     ap.add_argument("--threads", action="store_true",
                     help="also print context switches and CPU per op by thread name")
     a = ap.parse_args()
@@ -380,7 +402,9 @@ def main():
     clusters = [Cluster(n, b, root, repo, a.osd_opt + (a.base_osd_opt if n == "base" else []),
                         padded=a.base_padded and n == "base",
                         direct_reads=not (a.base_direct_reads_off and n == "base"),
-                        lrc=any(w.startswith("lrc_") for w in workloads))
+                        lrc=any(w.startswith("lrc_") for w in workloads),
+                        auth=(a.base_auth or a.auth) if n == "base" else a.auth,
+                        etcd_tls=a.etcd_tls)
                 for n, b in builds.items()]
     runs = []
     try:
@@ -398,7 +422,7 @@ def main():
             for endpoint in c.all_endpoints().split(","):
                 subprocess.run([os.path.join(c.bin, "ec-osd-bench"), "--endpoints", endpoint,
                                 "--shard-write", "4k", "--inflight", "4", "--objects", "64",
-                                "--shard-ops", "64", "--json"],
+                                "--shard-ops", "64", "--json", *c.osd_bench_auth()],
                                env=c.env, check=True, stdout=subprocess.DEVNULL)
             # The 64 KiB objects the rewrite workloads overwrite, in both pools.
             for pool in ("rs", "clay") + (("lrc",) if c.lrc else ()):

@@ -12,6 +12,7 @@
 #include "cluster/admin/progress_report.h"
 #include "cluster/admin/prometheus_exporter.h"
 #include "cluster/admin/status_report.h"
+#include "cluster/config/running_config.h"
 #include "common/cli_errors.h"
 
 namespace ec::cluster::admin {
@@ -327,6 +328,28 @@ const std::vector<CommandHelp>& CommandTable() {
       {"config help NAME",
        "an option's type, level, default, range and whether it can change "
        "at runtime"},
+      {"auth get-or-create ENTITY [SERVICE CAPS ...]",
+       "the entity's keyring section, its key made first if it has none (SERVICE: mon, osd)",
+       "Ceph's: ENTITY is client.ID or osd.N; CAPS in Ceph's syntax, e.g. osd 'allow *',\n"
+       "osd 'allow rw pool=NAME', osd 'allow r pool=NAME', mon 'allow r' (bad caps: EINVAL\n"
+       "naming where parsing stopped). An existing entity whose caps differ from those given is\n"
+       "EINVAL \"key for ENTITY exists but cap SERVICE does not match\". The key (16 random\n"
+       "bytes from libcrypto, in Ceph's encoding) and caps are stored in etcd sealed with a key\n"
+       "derived from the cluster's mon. key (cluster/README.md, auth/), which ec-admin reads\n"
+       "from its keyring (option keyring). Save the output as the entity's keyring file\n"
+       "(`umask 077; ec-admin auth get-or-create client.app osd 'allow rw pool=data' >\n"
+       "/etc/ecstore/ecstore.client.app.keyring`); an OSD's keyring also needs the mon. key\n"
+       "(`ec-admin auth get mon. >> FILE`).\n"},
+      {"auth get-or-create-key ENTITY [SERVICE CAPS ...]", "as get-or-create, the key alone"},
+      {"auth get ENTITY", "the entity's keyring section with its caps (mon.: the cluster's key)"},
+      {"auth get-key ENTITY", "the entity's key alone"},
+      {"auth ls", "every entity with its key and caps"},
+      {"auth rm ENTITY", "remove an entity: new connections with its key are refused"},
+      {"auth init", "make the cluster's mon. key and client.admin's (ecstore's bootstrap)",
+       "Runs once per cluster: writes ec-admin's keyring (option keyring, mode 0600) with a new\n"
+       "mon. key and client.admin's key (caps mon 'allow *' osd 'allow *'), and puts\n"
+       "client.admin in the auth database. EEXIST when the keyring exists or the database has\n"
+       "entries. Ceph's equivalent is ceph-authtool --gen-key -n mon. / -n client.admin.\n"},
       {"status", "cluster status (also: -s)"},
       {"health [detail]", "cluster health"},
       {"exporter", "the cluster's metrics once, in Prometheus text (ceph-mgr's names)",
@@ -452,7 +475,19 @@ Result<StatusReport> LoadStatus(const AdminContext& ctx) {
   Result<ClusterReports> reports = LoadClusterReports(ctx, false);
   if (!reports.ok()) return reports.status();
   const std::string id = reports->map.fsid.empty() ? ctx.cluster_id : reports->map.fsid;
-  return BuildClusterStatus(*reports, id);
+  Result<StatusReport> report = BuildClusterStatus(*reports, id);
+  if (!report.ok()) return report;
+  // Whether the cluster authenticates: what each up OSD says it runs with (an OSD's report it
+  // cannot read is left out, as the other reports are).
+  for (const auto& [osd, entry] : reports->map.osds) {
+    if (!entry.up) continue;
+    Result<RunningConfig> rc = LoadRunningConfig(*ctx.store->client(), ctx.store->prefix(), osd);
+    if (!rc.ok()) continue;
+    for (const RunningOption& o : rc->options) {
+      if (o.name == "auth_cluster_required") ++report->auth_modes[o.value];
+    }
+  }
+  return report;
 }
 
 }  // namespace
@@ -520,6 +555,7 @@ CommandResult RunCommand(const std::vector<std::string>& words, const AdminConte
   if (words[0] == "pg") return RunPgCommand(Tail(words, 1), ctx);
   if (words[0] == "df") return RunDfCommand(Tail(words, 1), ctx);
   if (words[0] == "config") return RunConfigCommand(Tail(words, 1), ctx);
+  if (words[0] == "auth") return RunAuthCommand(Tail(words, 1), ctx);
   return UnknownCommand(words);
 }
 

@@ -13,6 +13,8 @@
 //   exporter                                    (the cluster's Prometheus text,
 //                                                prometheus_exporter.h)
 //   config set|get|rm|dump|show|show-with-defaults|help   (the cluster's central config)
+//   auth get-or-create|get-or-create-key|get|get-key|ls|rm|init   (keys and caps as Ceph's
+//                                                cephx; cluster/auth/auth_db.h)
 //
 // Output, as Ceph's CLI: data goes to stdout (CommandResult::out) in the requested format;
 // status messages Ceph prints on stderr ("pool 'p' created", "marked out osd.1. ") go to
@@ -89,6 +91,9 @@ struct AdminContext {
   // cluster's config sets them (as above). Ceph's defaults.
   int osd_pool_default_size = 3;
   int osd_pool_default_min_size = 0;
+  // ec-admin's keyring file (option keyring): the cluster's mon. key, which the auth commands
+  // seal and open the auth database with (cluster/auth/auth_db.h); `auth init` writes it.
+  std::string keyring;
   // Wall clock in ms since 1970 (stamps of osd in/out, ages in `status`); null = system clock.
   std::function<std::int64_t()> now_ms;
 };

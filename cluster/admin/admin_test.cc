@@ -493,6 +493,7 @@ TEST(StatusReport, PureFunctionOfTheMap) {
             "\n"
             "  services:\n"
             "    osd: 4 osds: 3 up (since 5m), 4 in (since 5m)\n"
+            "    auth: unknown\n"
             "\n"
             "  data:\n"
             "    pools:   2 pools, 72 pgs\n"
@@ -517,6 +518,15 @@ TEST(StatusReport, PureFunctionOfTheMap) {
   EXPECT_EQ(r->checks[2].summary,
             "Degraded data redundancy: 128/512 objects degraded (25.000%), 64 pgs degraded, 64 "
             "pgs undersized");
+  // Whether the cluster authenticates, as the up OSDs report it (issue 32 item 5).
+  EXPECT_EQ(AuthSummary({}), "unknown");
+  EXPECT_EQ(AuthSummary({{"cephx", 3}}), "cephx");
+  EXPECT_EQ(AuthSummary({{"none", 3}}), "none");
+  EXPECT_EQ(AuthSummary({{"cephx", 1}, {"none", 2}}), "mixed (2 none, 1 cephx)");
+  r->auth_modes = {{"none", 3}};
+  EXPECT_TRUE(Contains(RenderStatusPlain(*r, kNow),
+                       "    osd: 4 osds: 3 up (since 5m), 4 in (since 5m)\n    auth: none\n"));
+  EXPECT_EQ(StatusJson(*r)["auth"], json::parse(R"({"mode":"none","osds":{"none":3}})"));
   const json j = StatusJson(*r);
   EXPECT_EQ(j["pgmap"]["num_objects"], 128);
   EXPECT_EQ(j["pgmap"]["degraded_objects"], 128);

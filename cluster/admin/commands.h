@@ -101,6 +101,8 @@ CommandResult RunOsdDfCommand(const Words& words, const AdminContext& ctx);
 // After "pg": stat, dump, ls, ls-by-pool, PGID query (pg_query_commands.cc); nullopt when the
 // words are none of these.
 std::optional<CommandResult> RunPgQueryCommand(const Words& words, const AdminContext& ctx);
+// After "auth": get-or-create, get-or-create-key, get, get-key, ls, rm, init (auth_commands.cc).
+CommandResult RunAuthCommand(const Words& words, const AdminContext& ctx);
 // After "config": set, get, rm, dump, help, show, show-with-defaults (config_commands.cc).
 CommandResult RunConfigCommand(const Words& words, const AdminContext& ctx);
 // After "config show" or "config show-with-defaults" (config_show_commands.cc).

@@ -290,7 +290,23 @@ nlohmann::json StatusJson(const StatusReport& report) {
             {"osd_in_since", report.osd_in_since},
             {"num_remapped_pgs", 0}}},
           {"pgmap", std::move(pgmap)},
+          {"auth", {{"mode", AuthSummary(report.auth_modes)}, {"osds", report.auth_modes}}},
           {"progress_events", std::move(progress)}};
+}
+
+std::string AuthSummary(const std::map<std::string, int>& auth_modes) {
+  if (auth_modes.empty()) return "unknown";
+  if (auth_modes.size() == 1) return auth_modes.begin()->first;
+  std::string out = "mixed (";
+  // Most OSDs first.
+  std::vector<std::pair<std::string, int>> by_count(auth_modes.begin(), auth_modes.end());
+  std::stable_sort(by_count.begin(), by_count.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (std::size_t i = 0; i < by_count.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += std::to_string(by_count[i].second) + " " + by_count[i].first;
+  }
+  return out + ")";
 }
 
 std::string ShortAge(std::int64_t seconds) {
@@ -314,6 +330,7 @@ std::string RenderStatusPlain(const StatusReport& report, std::int64_t now_ms) {
     out += " (since " + ShortAge(now - report.osd_in_since) + ")";
   }
   if (!report.osd_flags.empty()) out += "\n         flags " + report.osd_flags;
+  out += "\n    auth: " + AuthSummary(report.auth_modes);
   out += "\n\n  data:\n    pools:   " + std::to_string(report.num_pools) + " pools, " +
          std::to_string(report.num_pgs) +
          " pgs\n    objects: " + std::to_string(report.num_objects) + " objects, " +

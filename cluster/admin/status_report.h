@@ -137,7 +137,16 @@ struct StatusReport {
   // Capacity and client I/O (capacity.h): not from BuildStatusReport; the caller fills it in with
   // BuildUsage (empty: no OSD reported, shown as 0).
   ClusterUsage usage;
+  // The up OSDs by the auth_cluster_required they run with ("cephx", "none"), from their running
+  // config reports (cluster/config/running_config.h); an up OSD without a report is not counted.
+  // Not from BuildStatusReport: the caller fills it in (empty: shown as "unknown").
+  std::map<std::string, int> auth_modes;
 };
+
+// "cephx" or "none" when every counted OSD runs with that, "mixed (5 cephx, 2 none)" when they
+// differ, "unknown" when none is counted: the `auth:` line of `status` (issue 32 item 5, so that a
+// benchmark run without authentication says so).
+std::string AuthSummary(const std::map<std::string, int>& auth_modes);
 
 // Errors: only Placement::Create's for a map it would refuse (a map from MapStore never is).
 // `stats`: the primaries' PG reports by OSD id (pg_stats.h); a PG counts the report of the OSD

@@ -62,13 +62,30 @@ void TakeRead(msg::ObjReadResult&& got, ReadResult* out) {
 
 }  // namespace
 
-Result<ClientOptions> ClientOptionsFromConfig(const std::string& path) {
-  auto c = ec::LoadClientConfig(path);
+Result<ClientOptions> ClientOptionsFromConfig(const std::string& path, const std::string& name) {
+  auto c = ec::LoadClientConfig(path, {}, name);
   if (!c.ok()) return c.status();
   ClientOptions o;
+  o.name = name;
   o.etcd_endpoints = c->etcd_endpoints;
+  o.etcd_ca_file = c->etcd_ca_file;
+  o.etcd_cert_file = c->etcd_cert_file;
+  o.etcd_key_file = c->etcd_key_file;
   o.etcd_prefix = c->etcd_prefix;
   o.etcd_op_timeout = c->etcd_op_timeout;
+  auto mode = msg::auth::ParseAuthMode(c->auth_cluster_required);
+  if (!mode.ok()) return mode.status();
+  o.auth = *mode;
+  if (o.auth == msg::auth::AuthMode::kCephx) {
+    auto ring = msg::auth::Keyring::Load(c->keyring);
+    if (!ring.ok()) return ring.status().WithPrefix("auth_cluster_required = cephx");
+    const msg::auth::KeyringEntry* entry = ring->Find(name);
+    if (entry == nullptr) {
+      return Status::Error(
+          EACCES, "auth_cluster_required = cephx: no key for " + name + " in " + c->keyring);
+    }
+    o.key = entry->key;
+  }
   return o;
 }
 
@@ -76,13 +93,16 @@ Rados::Rados(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Rados::~Rados() = default;
 
 Result<std::unique_ptr<Rados>> Rados::Connect(ClientOptions options) {
-  auto endpoints = etcd::ParseEndpoints(options.etcd_endpoints);
+  auto endpoints = etcd::ParseEndpointsWithTls(
+      options.etcd_endpoints,
+      {options.etcd_ca_file, options.etcd_cert_file, options.etcd_key_file});
   if (!endpoints.ok()) {
     return Status::Invalid("etcd_endpoints '" + options.etcd_endpoints +
                            "': " + endpoints.status().message());
   }
   etcd::ClientOptions eo;
-  eo.endpoints = *endpoints;
+  eo.endpoints = std::move(endpoints->endpoints);
+  eo.tls = std::move(endpoints->tls);
   eo.timeout = options.etcd_op_timeout;
   auto impl = std::make_unique<Impl>(std::move(options), eo);
   EC_RETURN_IF_ERROR(impl->Start());

@@ -53,6 +53,8 @@
 #include "cluster/map/cluster_map.h"
 #include "common/status.h"
 #include "ec/buffer.h"
+#include "msg/auth/handshake.h"
+#include "msg/auth/keyring.h"
 
 namespace ec::cluster::client {
 
@@ -60,21 +62,37 @@ struct ClientOptions {
   std::string etcd_endpoints;  // "http://127.0.0.1:2379,..."
   std::string etcd_prefix = std::string(kDefaultMapPrefix);
   std::chrono::milliseconds etcd_op_timeout{5000};
+  // etcd over TLS (https endpoints): the CA file, the client certificate and its key, PEM (the
+  // config's etcd_ca_file, etcd_cert_file, etcd_key_file). Connect refuses https endpoints
+  // without a CA file (EINVAL); etcd refusing the certificate is EACCES.
+  std::string etcd_ca_file;
+  std::string etcd_cert_file;
+  std::string etcd_key_file;
   std::chrono::milliseconds op_timeout{30000};       // one operation, retries included
   std::chrono::milliseconds attempt_timeout{15000};  // one try of it at one OSD
   int async_threads = 16;                            // runners of the *Async calls
   std::string name = "client.admin";
   bool direct_reads = true;  // see the header; the default of every IoCtx opened
   std::chrono::milliseconds direct_read_timeout{1000};
+  // Authentication (issue 32; msg/client.h): with cephx every connection to an OSD proves `key`
+  // as entity `name` and checks the OSD proves it too; an OSD refusing it (no such entity, a wrong
+  // key, a pool outside its caps) fails the operation with EACCES at once, never retried.
+  msg::auth::AuthMode auth = msg::auth::AuthMode::kNone;
+  msg::auth::CryptoKey key;
 };
 
 // How long the reads of a PG's shard on one OSD go through the primary after a direct read there
 // was refused or failed.
 inline constexpr std::chrono::milliseconds kDirectBackoff{200};
 
-// Options from a config file's [global] section (etcd_endpoints, etcd_prefix, etcd_op_timeout),
-// as every ecstore client program reads it. Errors: the config file's.
-Result<ClientOptions> ClientOptionsFromConfig(const std::string& path);
+// Options from a config file's [global] section (etcd_endpoints, etcd_prefix, etcd_op_timeout,
+// etcd_ca_file, etcd_cert_file, etcd_key_file, auth_cluster_required, keyring), as every ecstore
+// client program reads it, for the client `name` (Ceph's --name: "client.ID"; $name in the
+// keyring's path). With auth cephx the key is `name`'s in the keyring file. Errors: the config
+// file's; the keyring's (ENOENT "cannot read keyring ...", EINVAL for a malformed one); EACCES "no
+// key for client.x in KEYRING".
+Result<ClientOptions> ClientOptionsFromConfig(const std::string& path,
+                                              const std::string& name = "client.admin");
 
 struct ReadResult {
   Buffer data;

@@ -69,8 +69,8 @@ class Rados::Impl {
         // OSD on the same thread, without a wake-up of that OSD's own thread (a context switch
         // per operation; completions never block, rados.h).
         peers_(msg::PeerOptions{options_.name, std::chrono::milliseconds(3000),
-                                options_.attempt_timeout, 1, 1, msg::TrafficClass::kClient, 0,
-                                true}),
+                                options_.attempt_timeout, 1, 1, msg::TrafficClass::kClient, 0, true,
+                                msg::ClientAuth{options_.auth, options_.name, options_.key}}),
         pool_(static_cast<std::size_t>(std::max(1, options_.async_threads))) {}
 
   ~Impl() {

@@ -52,7 +52,7 @@ Result<json> Client::TryEndpoints(std::string_view path, const std::string& text
     const Endpoint& ep = options_.endpoints[index];
     const std::string where = "etcd " + ep.ToString() + std::string(path);
     const auto deadline = Clock::now() + options_.timeout;
-    HttpConnection conn;
+    HttpConnection conn(nullptr, options_.tls);
     Status s = conn.Connect(ep, deadline);
     bool connected = s.ok();
     if (connected) {

@@ -60,6 +60,8 @@ struct ClientOptions {
   std::size_t max_reply_bytes = 64u << 20;       // a bigger reply is EPROTO
   std::size_t max_request_bytes = 1536u * 1024;  // etcd's --max-request-bytes default
   std::size_t max_txn_ops = 128;                 // etcd's --max-txn-ops default
+  // The TLS context of https endpoints (ParseEndpointsWithTls; null: http only).
+  std::shared_ptr<TlsContext> tls;
 };
 
 class Client {

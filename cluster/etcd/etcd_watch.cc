@@ -65,7 +65,7 @@ void Watch::Run() {
 
 Status Watch::RunStream(const Endpoint& ep, bool* terminal, bool* created) {
   const std::string where = "etcd " + ep.ToString() + "/v3/watch";
-  HttpConnection conn(&stop_);
+  HttpConnection conn(&stop_, client_.tls);
   const auto deadline = Clock::now() + client_.timeout;
   EC_RETURN_IF_ERROR(conn.Connect(ep, deadline));
   json create{{"key", gw::Base64Encode(options_.key)}};

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -19,7 +23,79 @@ using tcp = asio::ip::tcp;
 namespace {
 constexpr auto kPollSlice = std::chrono::milliseconds(50);
 constexpr std::size_t kStreamChunk = 16384;
+
+constexpr std::string_view kTlsHint =
+    " (TLS: etcd refused this client's certificate, or this client refused etcd's, or the other "
+    "side does not speak TLS: check etcd_endpoints' scheme, etcd_ca_file, etcd_cert_file and "
+    "etcd_key_file)";
+
+// A refusal or a failure of TLS itself; a stream cut without TLS's close_notify (a peer that
+// died) is a reset like any other.
+bool IsTlsError(const boost::system::error_code& ec) {
+  if (ec == asio::ssl::error::stream_truncated) return false;
+  return ec.category() == asio::error::get_ssl_category() ||
+         ec.category() == asio::ssl::error::get_stream_category();
+}
 }  // namespace
+
+class TlsContext {
+ public:
+  TlsContext() : ctx(asio::ssl::context::tls_client) {}
+  // Streams are made on it from any thread (OpenSSL's SSL_CTX is thread-safe once set up).
+  mutable asio::ssl::context ctx;
+};
+
+struct HttpConnection::TlsStream {
+  TlsStream(beast::tcp_stream& next, asio::ssl::context& ctx) : stream(next, ctx) {}
+  asio::ssl::stream<beast::tcp_stream&> stream;
+};
+
+Result<std::shared_ptr<TlsContext>> MakeTlsContext(const TlsFiles& files) {
+  if (files.ca_file.empty()) {
+    return Status::Invalid("etcd over TLS needs etcd_ca_file (the CA of etcd's certificate)");
+  }
+  if (files.cert_file.empty() != files.key_file.empty()) {
+    return Status::Invalid(
+        "etcd_cert_file and etcd_key_file go together (a client certificate and its key)");
+  }
+  auto t = std::make_shared<TlsContext>();
+  boost::system::error_code ec;
+  t->ctx.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                         asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                         asio::ssl::context::no_tlsv1_1,
+                     ec);
+  if (ec) return Status::Invalid("etcd TLS: " + ec.message());
+  t->ctx.load_verify_file(files.ca_file, ec);
+  if (ec) return Status::Invalid("etcd_ca_file " + files.ca_file + ": " + ec.message());
+  t->ctx.set_verify_mode(asio::ssl::verify_peer, ec);
+  if (ec) return Status::Invalid("etcd TLS: " + ec.message());
+  if (!files.cert_file.empty()) {
+    t->ctx.use_certificate_chain_file(files.cert_file, ec);
+    if (ec) return Status::Invalid("etcd_cert_file " + files.cert_file + ": " + ec.message());
+    t->ctx.use_private_key_file(files.key_file, asio::ssl::context::pem, ec);
+    if (ec) return Status::Invalid("etcd_key_file " + files.key_file + ": " + ec.message());
+  }
+  return t;
+}
+
+Result<EndpointsAndTls> ParseEndpointsWithTls(std::string_view list, const TlsFiles& files) {
+  Result<std::vector<Endpoint>> endpoints = ParseEndpoints(list);
+  if (!endpoints.ok()) return endpoints.status();
+  EndpointsAndTls out;
+  out.endpoints = std::move(endpoints).value();
+  const bool any_tls = std::any_of(out.endpoints.begin(), out.endpoints.end(),
+                                   [](const Endpoint& e) { return e.tls; });
+  if (!any_tls && files.empty()) return out;
+  if (!any_tls) {
+    return Status::Invalid(
+        "etcd_ca_file, etcd_cert_file or etcd_key_file set but no etcd endpoint is https: the "
+        "connections to etcd would not be protected");
+  }
+  Result<std::shared_ptr<TlsContext>> tls = MakeTlsContext(files);
+  if (!tls.ok()) return tls.status();
+  out.tls = std::move(tls).value();
+  return out;
+}
 
 Result<std::vector<Endpoint>> ParseEndpoints(std::string_view list) {
   std::vector<Endpoint> out;
@@ -31,10 +107,15 @@ Result<std::vector<Endpoint>> ParseEndpoints(std::string_view list) {
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
     if (item.empty()) continue;
     std::string whole(item);
+    bool tls = false;
     if (item.starts_with("https://")) {
-      return Status::Invalid("etcd endpoint '" + whole + "': https is not supported");
+      tls = true;
+      item.remove_prefix(8);
+    } else if (item.starts_with("http://")) {
+      item.remove_prefix(7);
+    } else if (item.find("://") != std::string_view::npos) {
+      return Status::Invalid("etcd endpoint '" + whole + "': only http:// and https:// are known");
     }
-    if (item.starts_with("http://")) item.remove_prefix(7);
     if (!item.empty() && item.back() == '/') item.remove_suffix(1);
     std::size_t colon = item.rfind(':');
     if (colon == std::string_view::npos || colon == 0) {
@@ -51,7 +132,7 @@ Result<std::vector<Endpoint>> ParseEndpoints(std::string_view list) {
     if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
       host = host.substr(1, host.size() - 2);
     }
-    out.push_back(Endpoint{std::string(host), static_cast<std::uint16_t>(port)});
+    out.push_back(Endpoint{std::string(host), static_cast<std::uint16_t>(port), tls});
   }
   if (out.empty()) return Status::Invalid("no etcd endpoint given");
   return out;
@@ -59,6 +140,7 @@ Result<std::vector<Endpoint>> ParseEndpoints(std::string_view list) {
 
 Status NetError(const boost::system::error_code& ec, std::string_view what) {
   std::string msg = std::string(what) + ": " + ec.message();
+  if (IsTlsError(ec)) return Status::Error(EACCES, msg + std::string(kTlsHint));
   if (ec == asio::error::connection_refused) return Status::Retryable(ECONNREFUSED, msg);
   if (ec == asio::error::timed_out || ec == beast::error::timeout) {
     return Status::Retryable(ETIMEDOUT, msg);
@@ -75,7 +157,17 @@ Status NetError(const boost::system::error_code& ec, std::string_view what) {
   return Status::Retryable(ECONNRESET, msg);
 }
 
-HttpConnection::HttpConnection(const std::atomic<bool>* stop) : stop_(stop), stream_(ioc_) {}
+HttpConnection::HttpConnection(const std::atomic<bool>* stop, std::shared_ptr<TlsContext> tls)
+    : stop_(stop), tls_(std::move(tls)), stream_(ioc_) {}
+
+template <typename F>
+void HttpConnection::WithStream(F&& f) {
+  if (tls_stream_) {
+    f(tls_stream_->stream);
+  } else {
+    f(stream_);
+  }
+}
 
 HttpConnection::~HttpConnection() {
   Close();
@@ -85,6 +177,7 @@ void HttpConnection::Close() {
   boost::system::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
   stream_.socket().close(ignored);
+  tls_stream_.reset();
   parser_.reset();
   buffer_.clear();
 }
@@ -117,6 +210,11 @@ Status HttpConnection::Run(bool& done, Clock::time_point deadline) {
 Status HttpConnection::Connect(const Endpoint& endpoint, Clock::time_point deadline) {
   Close();
   host_header_ = endpoint.ToString();
+  if (endpoint.tls && !tls_) {
+    return Status::Invalid("etcd https://" + endpoint.ToString() +
+                           ": an https endpoint needs etcd_ca_file (and, for etcd's "
+                           "--client-cert-auth, etcd_cert_file and etcd_key_file)");
+  }
   tcp::resolver resolver(ioc_);
   bool done = false;
   boost::system::error_code error;
@@ -155,6 +253,32 @@ Status HttpConnection::Connect(const Endpoint& endpoint, Clock::time_point deadl
   if (error) return NetError(error, what + ": connect");
   boost::system::error_code ignored;
   stream_.socket().set_option(tcp::no_delay(true), ignored);
+  if (endpoint.tls) return Handshake(endpoint, deadline);
+  return Status::OK();
+}
+
+Status HttpConnection::Handshake(const Endpoint& endpoint, Clock::time_point deadline) {
+  const std::string what = "etcd https://" + endpoint.ToString() + ": TLS handshake";
+  tls_stream_ = std::make_unique<TlsStream>(stream_, tls_->ctx);
+  SSL* ssl = tls_stream_->stream.native_handle();
+  boost::system::error_code ec;
+  asio::ip::make_address(endpoint.host, ec);
+  // SNI for a host name (not for an address, as RFC 6066 says).
+  if (ec && SSL_set_tlsext_host_name(ssl, endpoint.host.c_str()) != 1) {
+    return Status::Invalid(what + ": bad host name for SNI");
+  }
+  tls_stream_->stream.set_verify_callback(asio::ssl::host_name_verification(endpoint.host), ec);
+  if (ec) return NetError(ec, what);
+  bool done = false;
+  boost::system::error_code error;
+  tls_stream_->stream.async_handshake(asio::ssl::stream_base::client,
+                                      [&](const boost::system::error_code& e) {
+                                        error = e;
+                                        done = true;
+                                      });
+  Status s = Run(done, deadline);
+  if (!s.ok()) return s.WithPrefix(what);
+  if (error) return NetError(error, what);
   return Status::OK();
 }
 
@@ -170,9 +294,11 @@ Status HttpConnection::WriteRequest(std::string_view target, std::string_view bo
   req.prepare_payload();
   bool done = false;
   boost::system::error_code error;
-  http::async_write(stream_, req, [&](const boost::system::error_code& ec, std::size_t) {
-    error = ec;
-    done = true;
+  WithStream([&](auto& stream) {
+    http::async_write(stream, req, [&](const boost::system::error_code& ec, std::size_t) {
+      error = ec;
+      done = true;
+    });
   });
   std::string what = "etcd " + host_header_ + std::string(target);
   EC_RETURN_IF_ERROR(Run(done, deadline).WithPrefix(what + ": send"));
@@ -188,13 +314,21 @@ Result<HttpConnection::Reply> HttpConnection::Post(std::string_view target, std:
   parser.body_limit(max_body);
   bool done = false;
   boost::system::error_code error;
-  http::async_read(stream_, buffer_, parser, [&](const boost::system::error_code& ec, std::size_t) {
-    error = ec;
-    done = true;
+  WithStream([&](auto& stream) {
+    http::async_read(stream, buffer_, parser,
+                     [&](const boost::system::error_code& ec, std::size_t) {
+                       error = ec;
+                       done = true;
+                     });
   });
   std::string what = "etcd " + host_header_ + std::string(target);
   Status s = Run(done, deadline);
   if (!s.ok()) return s.WithPrefix(what + ": reply");
+  if (error == http::error::end_of_stream && !tls_stream_) {
+    return NetError(error, what +
+                               ": reply (closed without a reply: etcd stopped, or it serves "
+                               "https and this endpoint says http://)");
+  }
   if (error) return NetError(error, what + ": reply");
   Reply reply;
   reply.status = parser.get().result_int();
@@ -209,11 +343,13 @@ Result<unsigned> HttpConnection::StartStream(std::string_view target, std::strin
   parser_->body_limit(boost::none);
   bool done = false;
   boost::system::error_code error;
-  http::async_read_header(stream_, buffer_, *parser_,
-                          [&](const boost::system::error_code& ec, std::size_t) {
-                            error = ec;
-                            done = true;
-                          });
+  WithStream([&](auto& stream) {
+    http::async_read_header(stream, buffer_, *parser_,
+                            [&](const boost::system::error_code& ec, std::size_t) {
+                              error = ec;
+                              done = true;
+                            });
+  });
   std::string what = "etcd " + host_header_ + std::string(target);
   Status s = Run(done, deadline);
   if (!s.ok()) return s.WithPrefix(what + ": reply header");
@@ -232,11 +368,13 @@ Result<std::string> HttpConnection::ReadSome(Clock::time_point deadline) {
     parser_->get().body().size = out.size();
     bool done = false;
     boost::system::error_code error;
-    http::async_read_some(stream_, buffer_, *parser_,
-                          [&](const boost::system::error_code& ec, std::size_t) {
-                            error = ec;
-                            done = true;
-                          });
+    WithStream([&](auto& stream) {
+      http::async_read_some(stream, buffer_, *parser_,
+                            [&](const boost::system::error_code& ec, std::size_t) {
+                              error = ec;
+                              done = true;
+                            });
+    });
     Status s = Run(done, deadline);
     if (!s.ok()) return s.WithPrefix(what);
     if (error && error != http::error::need_buffer) return NetError(error, what);

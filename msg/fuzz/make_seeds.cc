@@ -53,6 +53,54 @@ int main(int argc, char** argv) {
   hr.max_inflight = 8;
   EncodeHelloReply(hr, h);
   Write(dir, "hello_reply", Frame(MsgType::kHelloReply, h, 0));
+  // The handshake of an authenticated connection (version 6): a cephx Hello, the challenge, the
+  // client's proof and the verdict, in one stream as a server reads them.
+  Hello ch{kProtocolVersionMin, kProtocolVersionMax, 0, 65536, 1 << 20, "seed"};
+  ch.auth = HelloAuth::kCephx;
+  ch.entity = "client.app";
+  ch.nonce.fill(std::byte{0x11});
+  h.clear();
+  EncodeHello(ch, h);
+  auto handshake = Frame(MsgType::kHello, h, 0);
+  Write(dir, "hello_cephx", handshake);
+  hr.auth = HelloAuth::kCephx;
+  hr.nonce.fill(std::byte{0x22});
+  h.clear();
+  EncodeHelloReply(hr, h);
+  auto challenge = Frame(MsgType::kHelloReply, h, 0);
+  Write(dir, "hello_reply_cephx", challenge);
+  handshake.insert(handshake.end(), challenge.begin(), challenge.end());
+  AuthRequest proof;
+  proof.proof.fill(std::byte{0x33});
+  h.clear();
+  EncodeAuthRequest(proof, h);
+  auto auth = Frame(MsgType::kAuth, h, 0);
+  Write(dir, "auth", auth);
+  handshake.insert(handshake.end(), auth.begin(), auth.end());
+  AuthReply verdict;
+  verdict.proof.fill(std::byte{0x44});
+  h.clear();
+  EncodeAuthReply(verdict, h);
+  auto done = Frame(MsgType::kAuthReply, h, 0);
+  Write(dir, "auth_reply", done);
+  handshake.insert(handshake.end(), done.begin(), done.end());
+  Write(dir, "handshake_cephx", handshake);
+  h.clear();
+  EncodeAuthReply(AuthReply{ec::Status::Error(EACCES, "authentication failed"), {}}, h);
+  Write(dir, "auth_refused", Frame(MsgType::kAuthReply, h, 0));
+  // Frames of an authenticated connection: mode byte 2 (fix the crcs, MAC trailers), each frame
+  // followed by 16 MAC bytes.
+  {
+    h.clear();
+    EncodeRequest(PingRequest{16}, h);
+    auto signed_ping = Frame(MsgType::kPing, h, 16);
+    signed_ping.insert(signed_ping.end(), 16, std::byte{0x5a});
+    std::vector<std::byte> two = signed_ping;
+    two.insert(two.end(), signed_ping.begin(), signed_ping.end());
+    std::ofstream f(dir + "/signed_frames", std::ios::binary);
+    f.put('\2');
+    f.write(reinterpret_cast<const char*>(two.data()), static_cast<std::streamsize>(two.size()));
+  }
   const std::vector<std::pair<std::string, RequestBody>> requests = {
       {"ping", PingRequest{64}},
       {"write", WriteShardRequest{"pg.1", "obj", 2, 5, 4096, kWriteReplace, {{"k", "v"}}}},

@@ -27,13 +27,15 @@ std::string HostName(const OsdConfig& c) {
 }  // namespace
 
 Result<etcd::ClientOptions> EtcdOptionsFor(const OsdConfig& c) {
-  auto endpoints = etcd::ParseEndpoints(c.etcd_endpoints);
+  auto endpoints = etcd::ParseEndpointsWithTls(c.etcd_endpoints,
+                                               {c.etcd_ca_file, c.etcd_cert_file, c.etcd_key_file});
   if (!endpoints.ok()) {
     return Status::Invalid("etcd_endpoints '" + c.etcd_endpoints +
                            "': " + endpoints.status().message());
   }
   etcd::ClientOptions o;
-  o.endpoints = *endpoints;
+  o.endpoints = std::move(endpoints->endpoints);
+  o.tls = std::move(endpoints->tls);
   o.timeout = c.etcd_op_timeout;
   return o;
 }
@@ -44,7 +46,7 @@ ClusterMembership::ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge*
 
 Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
     const OsdConfig& c, std::uint16_t port, const std::string& store_uuid, MetricsRegistry* metrics,
-    cluster::MapHolder* maps, std::shared_ptr<spdlog::logger> log) {
+    cluster::MapHolder* maps, std::shared_ptr<spdlog::logger> log, msg::ClientAuth auth) {
   auto client_options = EtcdOptionsFor(c);
   if (!client_options.ok()) return client_options.status();
   if (IsWildcard(c.public_addr))
@@ -111,6 +113,7 @@ Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
   ho.prefix = c.etcd_prefix;
   ho.grace = c.osd_heartbeat_grace;
   ho.interval = HeartbeatInterval(c.osd_heartbeat_interval, c.osd_heartbeat_grace);
+  ho.auth = std::move(auth);
   ho.lease = [r = m->registration_.get()]() -> std::int64_t {
     const auto s = r->state();
     return s.up ? s.lease : 0;

@@ -43,10 +43,12 @@ class ClusterMembership {
  public:
   // `port` is the messenger's actual port; `store_uuid` the store's superblock uuid. Every map
   // received goes to `maps` (borrowed: it must outlive the membership), where the PG primary
-  // reads it.
+  // reads it. `auth` is how the heartbeat's ping connections authenticate (the daemon's osd.N
+  // key with auth_cluster_required = cephx; osd_auth.h).
   static Result<std::unique_ptr<ClusterMembership>> Start(
       const OsdConfig& config, std::uint16_t port, const std::string& store_uuid,
-      MetricsRegistry* metrics, cluster::MapHolder* maps, std::shared_ptr<spdlog::logger> log);
+      MetricsRegistry* metrics, cluster::MapHolder* maps, std::shared_ptr<spdlog::logger> log,
+      msg::ClientAuth auth = {});
   ~ClusterMembership();  // Stop()
 
   // A clean leave: marks this OSD down in the map (one epoch), resigns the monitor role, stops

@@ -52,6 +52,7 @@
 #include "osd/daemon/device_watch.h"
 #include "osd/daemon/http_server.h"
 #include "osd/daemon/logging.h"
+#include "osd/daemon/osd_auth.h"
 #include "osd/daemon/osd_stats_publisher.h"
 #include "osd/daemon/runtime_config.h"
 #include "osd/pg/pg_stats_publisher.h"
@@ -107,12 +108,22 @@ class ServerMetrics {
                               "Connections refused (limit reached or handshake refused)")),
         bytes_in_(
             r.GetCounter("ecstore_osd_network_bytes_total", "Bytes on the wire", {{"dir", "in"}})),
-        bytes_out_(r.GetCounter("ecstore_osd_network_bytes_total", "Bytes on the wire",
-                                {{"dir", "out"}})) {
+        bytes_out_(
+            r.GetCounter("ecstore_osd_network_bytes_total", "Bytes on the wire", {{"dir", "out"}})),
+        authenticated_(r.GetCounter("ecstore_osd_connections_authenticated_total",
+                                    "Connections that proved their entity's key (auth cephx)")) {
     for (std::size_t e = 0; e < errors_.size(); ++e) {
       errors_[e] = &r.GetCounter(
           "ecstore_osd_protocol_errors_total", "Connections closed for bad input, by reason",
           {{"reason", std::string(ec::msg::FrameErrorName(static_cast<ec::msg::FrameError>(e)))}});
+    }
+    for (std::size_t e = 0; e < refusals_.size(); ++e) {
+      refusals_[e] = &r.GetCounter(
+          "ecstore_osd_auth_refusals_total",
+          "Connections (handshake) and requests (caps, sub-operations) refused by "
+          "authentication, by reason",
+          {{"reason",
+            std::string(ec::msg::AuthRefusalName(static_cast<ec::msg::AuthRefusal>(e)))}});
     }
   }
 
@@ -124,6 +135,10 @@ class ServerMetrics {
     Advance(bytes_out_, now.bytes_out, last_.bytes_out);
     for (std::size_t e = 0; e < errors_.size(); ++e) {
       Advance(*errors_[e], now.protocol_errors[e], last_.protocol_errors[e]);
+    }
+    Advance(authenticated_, now.authenticated_connections, last_.authenticated_connections);
+    for (std::size_t e = 0; e < refusals_.size(); ++e) {
+      Advance(*refusals_[e], now.auth_refusals[e], last_.auth_refusals[e]);
     }
     last_ = now;
   }
@@ -137,7 +152,9 @@ class ServerMetrics {
   ec::Counter& refused_;
   ec::Counter& bytes_in_;
   ec::Counter& bytes_out_;
+  ec::Counter& authenticated_;
   std::array<ec::Counter*, static_cast<std::size_t>(ec::msg::FrameError::kCount)> errors_{};
+  std::array<ec::Counter*, static_cast<std::size_t>(ec::msg::AuthRefusal::kCount)> refusals_{};
   ec::msg::ServerCounters last_;
 };
 
@@ -279,6 +296,10 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   // with the newest map the membership below receives.
   ec::cluster::MapHolder maps;
   std::atomic<const ec::osd::daemon::ClusterMembership*> serving_membership{nullptr};
+  // Authentication (issue 32): this OSD's key for the connections it makes, and where the
+  // messenger finds its peers' keys and caps (auth_cluster_required = cephx).
+  auto auth = ec::osd::daemon::SetUpOsdAuth(c, log);
+  if (!auth.ok()) return Fail(log, auth.status().message());
   std::unique_ptr<ec::osd::pg::Primary> primary;
   std::unique_ptr<ec::osd::pg::PullService> pull;
   if (!c.etcd_endpoints.empty()) {
@@ -291,6 +312,7 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
     po.read_weight_net = c.osd_read_cost_network_weight / 100.0;
     po.read_weight_dev = c.osd_read_cost_device_weight / 100.0;
     po.shards = shards.get();
+    po.auth = auth->client;
     po.inline_read_max_bytes = ss.inline_read_max_bytes;
     // The membership starts after the primary (it needs the messenger's port): until then, and
     // whenever the lease may have lapsed, the primary does not act on its map.
@@ -311,6 +333,7 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
     pl.nice = static_cast<int>(c.osd_recovery_nice);
     pl.cost.weight_net = po.read_weight_net;
     pl.cost.weight_dev = po.read_weight_dev;
+    pl.auth = auth->client;
     pull = std::make_unique<ec::osd::pg::PullService>(shards.get(), &maps, &metrics, log, pl);
     so.recovery = pull.get();
     po.pulls = pull.get();  // the pulls of its own position, in process
@@ -342,6 +365,15 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
       std::min<std::uint64_t>(c.ms_max_message_size, std::numeric_limits<std::uint32_t>::max()));
   no.name = fmt::format("osd.{}", c.osd_id);
   no.logger = log;
+  no.auth = auth->mode;
+  no.keys = auth->keys;
+  // Caps name pools, requests carry ids: the name in this OSD's map (msg/authorize.h).
+  no.pool_name = [&maps](std::uint64_t id) -> std::optional<std::string> {
+    const auto map = maps.Get();
+    auto it = map->pools.find(static_cast<std::int64_t>(id));
+    if (it == map->pools.end()) return std::nullopt;
+    return it->second.name;
+  };
   auto server = ec::msg::Server::Start(no, service);
   if (!server.ok()) return Fail(log, server.status().message());
 
@@ -352,7 +384,7 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   std::unique_ptr<ec::osd::daemon::ClusterMembership> membership;
   if (!c.etcd_endpoints.empty()) {
     auto m = ec::osd::daemon::ClusterMembership::Start(
-        c, (*server)->port(), store->superblock().UuidString(), &metrics, &maps, log);
+        c, (*server)->port(), store->superblock().UuidString(), &metrics, &maps, log, auth->client);
     if (!m.ok()) {
       (*server)->Stop();
       return Fail(log, m.status().message());

@@ -111,6 +111,9 @@ Result<std::shared_ptr<msg::OsdClient>> Heartbeat::ClientOf(const HeartbeatPeer&
   co.connect_timeout = std::min<std::chrono::milliseconds>(options_.grace, std::chrono::seconds(3));
   co.request_timeout = options_.grace;
   co.logger = log_;
+  co.auth = options_.auth.mode;
+  co.entity = options_.auth.entity;
+  co.key = options_.auth.key;
   auto client = msg::OsdClient::Create(co);
   if (!client.ok()) return client.status();
   std::shared_ptr<msg::OsdClient> shared = std::move(client).value();

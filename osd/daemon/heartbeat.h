@@ -63,6 +63,10 @@ struct HeartbeatOptions {
   // The lease this OSD's reports are bound to while it is up in its own view; 0 while it is not
   // (then nothing is reported). Called on the heartbeat thread; must not block.
   std::function<std::int64_t()> lease;
+  // How the ping connections authenticate (the daemon's osd.N key with auth_cluster_required =
+  // cephx): an OSD with cephx refuses an unauthenticated connection, so pings without it would
+  // all fail and every peer would be reported.
+  msg::ClientAuth auth;
 };
 
 // min(osd_heartbeat_interval, grace / 4), at least 100 ms: the interval Heartbeat runs at.

@@ -70,6 +70,7 @@
 #include "cluster/map/map_holder.h"
 #include "cluster/map/scrub_record.h"
 #include "common/metrics.h"
+#include "msg/client.h"
 #include "msg/server.h"
 #include "osd/pg/pg_table.h"
 #include "osd/pg/pool_io_stats.h"
@@ -112,6 +113,8 @@ struct PrimaryOptions {
   double read_weight_dev = 1.0;
   PrimaryTunables tunables;  // the values to start with (Tune changes them later)
   std::string plugin_dir;    // "" : the default plugin directory
+  // How this OSD authenticates to the OSDs it sends sub-operations to (issue 32; mode none: not).
+  msg::ClientAuth auth;
   // This OSD's shards (borrowed): the position it holds itself is read, written, resolved and
   // scanned in process through it, never by a message to itself (shard_link.h). Required in
   // ec-osd; null only in tests that have no shard here (then every position is remote).

@@ -53,7 +53,7 @@ class Primary::Impl {
         // replies wake it once or twice, not once per OSD.
         peers_(msg::PeerOptions{fmt::format("osd.{}", options_.osd_id),
                                 std::chrono::milliseconds(3000), options_.subop_timeout, 2, 1,
-                                msg::TrafficClass::kClient, 0, true}),
+                                msg::TrafficClass::kClient, 0, true, options_.auth}),
         local_(options_.shards != nullptr ? ShardLink::Local(options_.shards, options_.pulls)
                                           : nullptr),
         granter_(options_.read_lease),

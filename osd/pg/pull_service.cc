@@ -37,7 +37,8 @@ class PullService::Impl {
         codecs_(options_.plugin_dir),
         peers_(msg::PeerOptions{fmt::format("osd.{}-recovery", options_.osd_id),
                                 std::chrono::milliseconds(3000), options_.helper_timeout, 2, 2,
-                                msg::TrafficClass::kBackground, options_.nice}),
+                                msg::TrafficClass::kBackground, options_.nice, false,
+                                options_.auth}),
         puller_(shards_, &options_, &stopping_),
         pool_(static_cast<std::size_t>(std::clamp(options_.threads, 1, 256))) {
     options_.max_active = std::max(options_.max_active, 1);

@@ -110,6 +110,8 @@ struct PullOptions {
   // read_weight_net / read_weight_dev). `local` is ignored: the rebuilt shard is not here yet,
   // and every helper is remote.
   recovery::ReadCostModel cost;
+  // How this OSD authenticates to its helpers (issue 32; mode none: not).
+  msg::ClientAuth auth;
 };
 
 // The sums of the counters above over every pool, since the service started (objects: those

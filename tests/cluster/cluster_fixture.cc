@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cluster/auth/auth_db.h"
 #include "cluster/map/object_locator.h"
 #include "cluster/map/pg_stats.h"
 #include "ec/plugin.h"
@@ -139,6 +140,7 @@ LocalCluster::LocalCluster(LocalClusterOptions o) : options(std::move(o)) {
   EXPECT_TRUE(started.ok()) << started.ToString();
   client = std::make_unique<ec::etcd::Client>(etcd.client_options());
   store = std::make_unique<ec::cluster::MapStore>(client.get());
+  if (options.auth) SetUpAuth();
   for (int id = 0; id < options.osds; ++id) {
     if (MakeOsd(id)) {
       EXPECT_TRUE(osds.back()->Start(Args(id)));
@@ -149,6 +151,10 @@ LocalCluster::LocalCluster(LocalClusterOptions o) : options(std::move(o)) {
   co.etcd_endpoints = Endpoints();
   co.op_timeout = seconds(40);
   co.attempt_timeout = seconds(5);
+  if (options.auth) {
+    co.auth = ec::msg::auth::AuthMode::kCephx;
+    co.key = admin_key;
+  }
   auto r = ec::cluster::client::Rados::Connect(co);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   if (r.ok()) rados = std::move(r).value();
@@ -178,9 +184,71 @@ std::string LocalCluster::Endpoints() const {
 std::string LocalCluster::ToolConf() {
   if (tool_conf_.empty()) {
     tool_conf_ = (dir / "ecstore.conf").string();
-    WriteText(tool_conf_, "[global]\netcd_endpoints = " + Endpoints() + "\netcd_op_timeout = 5s\n");
+    std::string text = "[global]\netcd_endpoints = " + Endpoints() + "\netcd_op_timeout = 5s\n";
+    if (options.auth) {
+      text +=
+          "auth_cluster_required = cephx\nkeyring = " + (dir.path() / "$name.keyring").string() +
+          "\n";
+    }
+    WriteText(tool_conf_, text);
   }
   return tool_conf_;
+}
+
+std::string LocalCluster::KeyringPath(const std::string& entity) const {
+  return (dir.path() / (entity + ".keyring")).string();
+}
+
+namespace {
+
+// A record of the auth database, written as `ec-admin auth get-or-create` would.
+void PutAuthRecord(const ec::etcd::Client& client, const ec::msg::auth::CryptoKey& mon,
+                   const std::string& entity, const ec::msg::auth::CryptoKey& key,
+                   std::map<std::string, std::string> caps) {
+  auto db_key = ec::cluster::AuthDbKey::From(mon);
+  ASSERT_TRUE(db_key.ok());
+  bool created = false;
+  auto put = ec::cluster::CreateAuthEntityIfAbsent(
+      client, ec::cluster::kDefaultMapPrefix, *db_key,
+      ec::cluster::AuthEntity{entity, key, std::move(caps)}, &created);
+  ASSERT_TRUE(put.ok()) << put.status().ToString();
+}
+
+ec::msg::auth::CryptoKey NewAuthKey() {
+  auto k = ec::msg::auth::CryptoKey::Generate();
+  EXPECT_TRUE(k.ok());
+  return k.ok() ? *k : ec::msg::auth::CryptoKey{};
+}
+
+}  // namespace
+
+void LocalCluster::SetUpAuth() {
+  mon_key = NewAuthKey();
+  admin_key = NewAuthKey();
+  const std::map<std::string, std::string> admin_caps = {{"mon", "allow *"}, {"osd", "allow *"}};
+  ec::msg::auth::Keyring ring;
+  ring.entries["mon."] = {mon_key, {{"mon", "allow *"}}};
+  ring.entries["client.admin"] = {admin_key, admin_caps};
+  const Status saved = ring.Save(KeyringPath("client.admin"));
+  EXPECT_TRUE(saved.ok()) << saved.ToString();
+  PutAuthRecord(*client, mon_key, "client.admin", admin_key, admin_caps);
+}
+
+void LocalCluster::MakeOsdKey(int id) {
+  const std::string entity = "osd." + std::to_string(id);
+  const ec::msg::auth::CryptoKey key = NewAuthKey();
+  const std::map<std::string, std::string> caps = {{"mon", "allow profile osd"},
+                                                   {"osd", "allow *"}};
+  ec::msg::auth::Keyring ring;
+  ring.entries["mon."] = {mon_key, {{"mon", "allow *"}}};
+  ring.entries[entity] = {key, caps};
+  const Status saved = ring.Save((dir.path() / ("osd" + std::to_string(id)) / "keyring").string());
+  EXPECT_TRUE(saved.ok()) << saved.ToString();
+  // A store made again under a taken id keeps the id's record (as Ceph's keys outlive a mkfs).
+  auto db_key = ec::cluster::AuthDbKey::From(mon_key);
+  ASSERT_TRUE(db_key.ok());
+  (void)ec::cluster::RemoveAuthEntity(*client, ec::cluster::kDefaultMapPrefix, entity);
+  PutAuthRecord(*client, mon_key, entity, key, caps);
 }
 
 std::vector<std::string> LocalCluster::Args(int id) const {
@@ -200,6 +268,12 @@ std::vector<std::string> LocalCluster::Args(int id) const {
   }
   args.push_back("--set");
   args.push_back("host=h" + std::to_string(id));
+  if (options.auth) {
+    args.push_back("--set");
+    args.push_back("auth_cluster_required=cephx");
+    args.push_back("--set");
+    args.push_back("keyring=" + (dir.path() / ("osd" + std::to_string(id)) / "keyring").string());
+  }
   for (const std::string& s : options.osd_options) {
     args.push_back("--set");
     args.push_back(s);
@@ -228,6 +302,7 @@ bool LocalCluster::MakeOsd(int id) {
   const auto d = dir.path() / ("osd" + std::to_string(id));
   std::filesystem::create_directories(d);
   osds.push_back(std::make_unique<OsdProcess>(d, id));
+  if (options.auth) MakeOsdKey(id);
   const ProcessResult mkfs = Mkfs(id);
   EXPECT_EQ(mkfs.exit_code, 0) << "mkfs of osd." << id << ": " << mkfs.err;
   return mkfs.exit_code == 0;

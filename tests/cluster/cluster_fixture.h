@@ -53,6 +53,7 @@
 #include "common/status.h"
 #include "ec/buffer.h"
 #include "ec/profile.h"
+#include "msg/auth/keyring.h"
 #include "msg/client.h"
 #include "tests/osd/osd_process.h"
 #include "tests/system_test_support.h"
@@ -114,6 +115,12 @@ struct LocalClusterOptions {
   std::string block_size = "256M";
   // More `--set name=value` options for every OSD (e.g. recovery throttles), after the fixture's.
   std::vector<std::string> osd_options;
+  // Authentication (issue 32): every OSD, the test's client and ToolConf()'s programs with
+  // auth_cluster_required = cephx. The cluster's mon. key and client.admin's are made at start and
+  // client.admin and each osd.N put in the auth database in etcd; each OSD's keyring (its key and
+  // the mon. key) is in its folder; ToolConf() names DIR/$name.keyring (KeyringPath), and
+  // client.admin's there holds the mon. key too, for `ec-admin auth`.
+  bool auth = false;
 };
 
 class LocalCluster {
@@ -138,6 +145,8 @@ class LocalCluster {
   // fast_failure the short timeouts, host h<id>, then options.osd_options. Any id may be asked
   // for (a test starting a second store under a taken id, say).
   std::vector<std::string> Args(int id) const;
+  // With options.auth: where ToolConf()'s programs find `entity`'s keyring (DIR/ENTITY.keyring).
+  std::string KeyringPath(const std::string& entity) const;
   // ec-osd --mkfs of OSD `id`'s store (options.block_size): over the old one if it exists.
   ProcessResult Mkfs(int id);
   // mkfs and start one more OSD (id = osds.size(), host h<id>) and wait until the map says it is
@@ -193,8 +202,15 @@ class LocalCluster {
   TempDir dir;
   std::vector<std::unique_ptr<OsdProcess>> osds;  // by id
   std::unique_ptr<ec::cluster::client::Rados> rados;
+  // With options.auth: the cluster's mon. key and client.admin's.
+  ec::msg::auth::CryptoKey mon_key;
+  ec::msg::auth::CryptoKey admin_key;
 
  private:
+  // With options.auth: the keys above, client.admin's keyring and record.
+  void SetUpAuth();
+  // With options.auth: osd.`id`'s key, record and keyring (in its folder).
+  void MakeOsdKey(int id);
   // Makes OSD `id`'s folder and process object (appended to osds) and its store.
   bool MakeOsd(int id);
   void AddPool(const PoolSpec& spec);

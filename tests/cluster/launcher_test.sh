@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # scripts/cluster.sh end to end: start a cluster of 3 OSDs on 2 hosts, check ec-admin sees them
-# up and in on the right hosts, kill -9 one and see it down, `start` again brings it back, status
+# up and in on the right hosts, with auth cephx (keyrings made, -s says so) and etcd over TLS with
+# client certificates (a client without a certificate, on plain http or without the CA refused), kill -9 one and see it down, `start` again brings it back, status
 # names every OSD's ports and the cluster metrics' address (each answers over HTTP, the cluster
 # page with ceph_osd_up for every OSD), `stop` leaves no process behind, and bad arguments are
 # refused. Then a second cluster (4 OSDs on 4
-# hosts, an --osd-opt), started under a flock and a held descriptor: the lock is free once start
+# hosts, an --osd-opt, --auth none and --etcd-tls off: -s says so, --auth cephx later refused),
+# started under a flock and a held descriptor: the lock is free once start
 # returns and no daemon holds any of the caller's descriptors; etcd's ports lie below the
 # kernel's ephemeral range; an object written before a stop reads back after a start without
 # options, which brings back the same 4 OSDs and leaves ecstore.conf as it was; `start --osds 3`
 # on it is refused with both counts named, running or stopped, and changes nothing. Then a third
-# cluster on three etcd members (--etcd 3): status names each member and the one leader, the
+# cluster on three etcd members (--etcd 3, over TLS): status names each member and the one leader, the
 # config every client URL; the leader killed (kill -9), the cluster map is still read and written
 # through the others and an object reads back; `start` restarts the member; --etcd 1 is refused;
 # after a stop, a member's client port taken by another program moves (etcd_endpoints follows),
@@ -47,6 +49,46 @@ grep -q '3 OSDs up on 2 hosts' "$dir/start.txt" || fail "start: $(cat "$dir/star
 admin osd tree > "$dir/tree.txt"
 grep -q 'host host1' "$dir/tree.txt" || fail "no host1 in osd tree"
 EC_CONF="$dir/ecstore.conf" "$bin/ec-admin" -s > /dev/null || fail "EC_CONF not read"
+
+# Authentication is on by default (issue 32 item 5): keys made at start, each keyring readable by
+# its owner only, the OSDs and client.admin in the auth database, -s saying so.
+grep -q '^auth: cephx (keyrings ' "$dir/start.txt" || fail "start does not say auth: cephx"
+grep -qx 'auth_cluster_required = cephx' "$dir/ecstore.conf" || fail "ecstore.conf: no cephx"
+for ring in client.admin osd.0 osd.1 osd.2; do
+  [ "$(stat -c %a "$dir/$ring.keyring")" = 600 ] || fail "$ring.keyring is not mode 600"
+done
+grep -qx '\[mon\.\]' "$dir/osd.0.keyring" || fail "osd.0.keyring has no mon. key"
+admin auth ls > "$dir/auth.txt" || fail "auth ls"
+for e in client.admin osd.0 osd.1 osd.2; do grep -qx "$e" "$dir/auth.txt" || fail "auth ls: no $e"; done
+for _ in $(seq 1 50); do admin -s | grep -qx '    auth: cephx' && break; sleep 0.1; done
+admin -s | grep -qx '    auth: cephx' || fail "-s does not say auth: cephx: $(admin -s)"
+
+# etcd over TLS with client certificates, on by default (issue 32 item 3): https endpoints and the
+# files in ecstore.conf, which every program above used. A client without a certificate, one on
+# plain http and one without the CA are refused, each saying why.
+grep -q '^etcd: https://127.0.0.1:[0-9]* ' "$dir/start.txt" || fail "start: etcd not on https"
+grep -q '^etcd_endpoints = https://127.0.0.1:' "$dir/ecstore.conf" || fail "conf: no https endpoint"
+for f in "etcd_ca_file = $dir/tls/ca.crt" "etcd_cert_file = $dir/tls/ecstore.crt" \
+         "etcd_key_file = $dir/tls/ecstore.key"; do
+  grep -qxF "$f" "$dir/ecstore.conf" || fail "conf has no '$f'"
+done
+[ "$(stat -c %a "$dir/tls/ca.key")" = 600 ] || fail "the CA's key is not mode 600"
+refused_conf() {  # NAME SED-SCRIPT WORDS...: ec-admin -s with the edited config fails, saying WORDS
+  local name="$1" script="$2" word
+  shift 2
+  sed -e "$script" "$dir/ecstore.conf" > "$dir/$name.conf"
+  if "$bin/ec-admin" -c "$dir/$name.conf" -s > "$dir/$name.txt" 2>&1; then
+    fail "ec-admin -s with $name succeeded"
+  fi
+  for word in "$@"; do
+    grep -qF -- "$word" "$dir/$name.txt" || fail "$name: no '$word' in: $(cat "$dir/$name.txt")"
+  done
+}
+refused_conf nocert '/^etcd_cert_file/d; /^etcd_key_file/d' "TLS: etcd refused this client's certificate" \
+  "etcd_cert_file"
+refused_conf plain 's|https://|http://|g; /^etcd_ca_file/d; /^etcd_cert_file/d; /^etcd_key_file/d' \
+  "it serves https and this endpoint says http://"
+refused_conf noca '/^etcd_ca_file/d' "needs etcd_ca_file"
 
 kill -KILL "$(cat "$dir/osd.1.pid")"
 for _ in $(seq 1 100); do [ "$(field num_up_osds)" = 2 ] && break; sleep 0.1; done
@@ -110,8 +152,13 @@ done
 cur="$dir2"
 exec 9> "$dir2/held"
 flock "$dir2/lock" "$root/scripts/cluster.sh" start --dir "$dir2" --osds 4 --hosts 4 --grace 2 \
-  --osd-opt osd_recovery_sleep=0 --bin "$bin" > "$dir2/start.txt"
+  --osd-opt osd_recovery_sleep=0 --auth none --etcd-tls off --bin "$bin" > "$dir2/start.txt"
 grep -q '4 OSDs up on 4 hosts' "$dir2/start.txt" || fail "start: $(cat "$dir2/start.txt")"
+# --auth none, for benchmarks: no keys, and -s says so.
+grep -q '^auth: none' "$dir2/start.txt" || fail "start --auth none does not say so"
+! ls "$dir2"/*.keyring > /dev/null 2>&1 || fail "--auth none made keyrings"
+for _ in $(seq 1 50); do admin -s | grep -qx '    auth: none' && break; sleep 0.1; done
+admin -s | grep -qx '    auth: none' || fail "-s does not say auth: none: $(admin -s)"
 flock -n "$dir2/lock" true || fail "the lock held around start is still held after it returned"
 
 # Every daemon: stdin /dev/null, stdout and stderr its log, and none of what this shell has open
@@ -179,6 +226,11 @@ refused() {
   fi
   grep -q -- '--osds 3, but the cluster has 4 OSDs' "$dir2/out.txt" ||
     fail "start --osds 3: $(cat "$dir2/out.txt")"
+  if launcher start --dir "$dir2" --auth cephx --bin "$bin" > "$dir2/out.txt" 2>&1; then
+    fail "start --auth cephx on a cluster without auth succeeded"
+  fi
+  grep -q -- '--auth cephx, but the cluster has auth_cluster_required = none' "$dir2/out.txt" ||
+    fail "start --auth cephx: $(cat "$dir2/out.txt")"
   cmp -s "$dir2/conf.before" "$dir2/ecstore.conf" || fail "a refused start changed ecstore.conf"
 }
 refused
@@ -194,7 +246,7 @@ launcher start --dir "$dir3" --etcd 3 --osds 3 --hosts 3 --grace 2 --bin "$bin" 
 grep -q '3 OSDs up on 3 hosts' "$dir3/start.txt" || fail "start --etcd 3: $(cat "$dir3/start.txt")"
 ports=()
 for i in 0 1 2; do
-  grep -q "^etcd.$i: http://127.0.0.1:[0-9]* (data $dir3/etcd.$i, log $dir3/etcd.$i.log)" \
+  grep -q "^etcd.$i: https://127.0.0.1:[0-9]* (data $dir3/etcd.$i, log $dir3/etcd.$i.log)" \
     "$dir3/start.txt" || fail "start does not name etcd.$i: $(cat "$dir3/start.txt")"
   read -r cp pp < "$dir3/etcd.$i.ports"
   if [ "$cp" -ge "$eph_lo" ] || [ "$pp" -ge "$eph_lo" ]; then fail "etcd.$i's ports $cp $pp"; fi
@@ -202,12 +254,12 @@ for i in 0 1 2; do
 done
 [ "$(printf '%s\n' "${ports[@]}" | sort -u | wc -l)" = 6 ] || fail "members share ports: ${ports[*]}"
 endpoints="$(sed -n 's/^etcd_endpoints = //p' "$dir3/ecstore.conf")"
-[ "$endpoints" = "http://127.0.0.1:${ports[0]},http://127.0.0.1:${ports[2]},http://127.0.0.1:${ports[4]}" ] ||
+[ "$endpoints" = "https://127.0.0.1:${ports[0]},https://127.0.0.1:${ports[2]},https://127.0.0.1:${ports[4]}" ] ||
   fail "etcd_endpoints = $endpoints, ports ${ports[*]}"
 # status: each member running, exactly one leader.
 leader_of() {
   launcher status --dir "$dir3" --bin "$bin" > "$dir3/status.txt"
-  grep -c '^etcd\.[0-2]: running (pid [0-9]*), http://127\.0\.0\.1:[0-9]*, \(leader\|follower\)$' \
+  grep -c '^etcd\.[0-2]: running (pid [0-9]*), https://127\.0\.0\.1:[0-9]*, \(leader\|follower\)$' \
     "$dir3/status.txt" > "$dir3/members.txt" || true
   [ "$(cat "$dir3/members.txt")" = "$1" ] || fail "not $1 members answering: $(cat "$dir3/status.txt")"
   [ "$(grep -c ', leader$' "$dir3/status.txt")" = 1 ] || fail "not one leader: $(cat "$dir3/status.txt")"
@@ -249,7 +301,7 @@ grep -q "etcd.1's client port ${ports[2]} is taken; choosing another" "$dir3/sta
   fail "start did not say etcd.1's client port moved: $(cat "$dir3/start.txt")"
 read -r cp pp < "$dir3/etcd.1.ports"
 if [ "$cp" = "${ports[2]}" ] || [ "$pp" != "${ports[3]}" ]; then fail "etcd.1's ports now $cp $pp"; fi
-grep -qx "etcd_endpoints = http://127.0.0.1:${ports[0]},http://127.0.0.1:$cp,http://127.0.0.1:${ports[4]}" \
+grep -qx "etcd_endpoints = https://127.0.0.1:${ports[0]},https://127.0.0.1:$cp,https://127.0.0.1:${ports[4]}" \
   "$dir3/ecstore.conf" || fail "etcd_endpoints not moved: $(grep etcd_endpoints "$dir3/ecstore.conf")"
 leader_of 3 > /dev/null
 "$bin/ec-rados" -c "$dir3/ecstore.conf" -p p get o "$dir3/obj.back"

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "msg/client.h"
@@ -162,6 +163,58 @@ TEST(EcOsdCli, UsageErrorsExitOneAndVersion) {
     EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
     EXPECT_FALSE(r.err.empty()) << args[0];
   }
+}
+
+// The local addresses ("0100007F" for 127.0.0.1, as /proc/net/tcp writes them) of the IPv4 sockets
+// listening on `port`.
+std::vector<std::string> ListeningAddressesOfPort(std::uint16_t port) {
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);  // the header
+  std::vector<std::string> out;
+  char want[8];
+  std::snprintf(want, sizeof want, "%04X", static_cast<unsigned>(port));
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state;
+    fields >> slot >> local >> remote >> state;
+    const std::size_t colon = local.find(':');
+    if (state == "0A" && colon != std::string::npos && local.substr(colon + 1) == want) {
+      out.push_back(local.substr(0, colon));
+    }
+  }
+  return out;
+}
+
+// Issue 32 item 4: the HTTP endpoint binds osd_metrics_addr (loopback unless configured) and
+// serves only the metrics and the status; any other path is 404.
+TEST(EcOsdHttp, BindsTheConfiguredAddressAndServesOnlyMetricsAndStatus) {
+  TempDir dir;
+  OsdProcess osd(dir.path(), 0);
+  ASSERT_EQ(osd.Mkfs().exit_code, 0);
+  ASSERT_TRUE(osd.Start());
+  EXPECT_EQ(ListeningAddressesOfPort(osd.metrics_port()), std::vector<std::string>{"0100007F"});
+  int code = 0;
+  HttpGet(osd.metrics_port(), "/metrics", &code);
+  EXPECT_EQ(code, 200);
+  HttpGet(osd.metrics_port(), "/status", &code);
+  EXPECT_EQ(code, 200);
+  for (const char* path : {"/", "/config", "/metrics/", "/status/x", "/metrics/../status",
+                           "/keyring", "/admin", "//metrics"}) {
+    HttpGet(osd.metrics_port(), path, &code);
+    EXPECT_EQ(code, 404) << path;
+  }
+  EXPECT_EQ(osd.Terminate(), 0);
+
+  // Another address: bound there, not on 127.0.0.1.
+  TempDir other_dir;
+  OsdProcess other(other_dir.path(), 1);
+  ASSERT_EQ(other.Mkfs().exit_code, 0);
+  ASSERT_TRUE(other.Start({"--set", "osd_metrics_addr=127.0.0.2"}));
+  EXPECT_EQ(ListeningAddressesOfPort(other.metrics_port()), std::vector<std::string>{"0200007F"});
+  HttpGet(other.metrics_port(), "/metrics", &code);
+  EXPECT_EQ(code, 0);  // nothing listens on 127.0.0.1 at that port
+  EXPECT_EQ(other.Terminate(), 0);
 }
 
 class EcOsdDaemon : public ::testing::Test {

@@ -72,6 +72,13 @@ TEST(OsdClientCli, ChecksArgumentsBeforeConnecting) {
   }
   ExpectLocalRefusal(attrs, "65 attributes");
 
+  // A keyring that cannot be read, or without the entity's key, is refused before connecting.
+  ExpectLocalRefusal({"--keyring", (dir / "absent.keyring").string(), "ping"},
+                     "cannot read keyring");
+  WriteText(dir / "osd.keyring", "[osd.1]\n\tkey = AQAA8VNlewAAABAAAAECAwQFBgcICQoLDA0ODw==\n");
+  ExpectLocalRefusal({"--keyring", (dir / "osd.keyring").string(), "--name", "osd.2", "ping"},
+                     "no key for osd.2");
+
   // At the limits exactly, the arguments pass and the network is tried.
   ProcessResult at_limit = Client(
       Nowhere({"--timeout", "0.5", "stat", std::string(255, 'c'), std::string(4096, 'n'), "0"}));

@@ -166,6 +166,11 @@ void RunThrash(const ThrashSetup& setup) {
   o.osds = kOsds;
   o.pools = setup.pools;
   o.grace_seconds = kGraceSeconds;
+  // With authentication, as the launcher and the main job run (issue 32): every OSD restart
+  // proves its key again, the heartbeats and sub-operations are authenticated and signed, and the
+  // auth database is followed across etcd's restarts. ECSTORE_THRASH_AUTH=0 runs without.
+  o.auth = EnvOr("ECSTORE_THRASH_AUTH", 1) != 0;
+  std::printf("auth: %s\n", o.auth ? "cephx" : "none");
   LocalCluster cluster(std::move(o));
   // A failed run keeps the cluster's folder (every OSD's log and store) for a post-mortem.
   struct KeepOnFailure {

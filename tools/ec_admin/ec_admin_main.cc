@@ -59,13 +59,15 @@ int main(int argc, char** argv) {
   if (config->etcd_endpoints.empty()) {
     return Fail(ec::Status::Invalid(conf + ": no etcd_endpoints in [global]"));
   }
-  ec::Result<std::vector<ec::etcd::Endpoint>> endpoints =
-      ec::etcd::ParseEndpoints(config->etcd_endpoints);
+  ec::Result<ec::etcd::EndpointsAndTls> endpoints = ec::etcd::ParseEndpointsWithTls(
+      config->etcd_endpoints,
+      {config->etcd_ca_file, config->etcd_cert_file, config->etcd_key_file});
   if (!endpoints.ok()) {
     return Fail(ec::Status::Invalid(conf + ": etcd_endpoints: " + endpoints.status().message()));
   }
   ec::etcd::ClientOptions options;
-  options.endpoints = *endpoints;
+  options.endpoints = std::move(endpoints->endpoints);
+  options.tls = std::move(endpoints->tls);
   if (config->etcd_op_timeout.count() > 0) options.timeout = config->etcd_op_timeout;
   const ec::etcd::Client client(options);
   const ec::cluster::MapStore store(&client, config->etcd_prefix);
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
   ctx.osd_pool_default_flag_ec_optimizations = config->osd_pool_default_flag_ec_optimizations;
   ctx.osd_pool_default_size = config->osd_pool_default_size;
   ctx.osd_pool_default_min_size = config->osd_pool_default_min_size;
+  ctx.keyring = config->keyring;  // the mon. key of the auth commands
   const admin::CommandResult result = admin::RunCommand(global->words, ctx);
   std::cout << result.out << std::flush;
   std::cerr << result.err << std::flush;

@@ -36,6 +36,8 @@ constexpr std::uint64_t kMaxBlockSize = 64ULL << 20;
 // Everything the command line says, before any of it is checked.
 struct Args {
   std::string conf;
+  std::string id;    // --id ID: client.ID (rados's)
+  std::string name;  // -n/--name client.ID (rados's)
   std::string pool;
   std::string format = "plain";
   std::string object;
@@ -120,7 +122,10 @@ Result<cluster::client::ClientOptions> ReadConfig(const Args& a) {
     }
     conf = kSystemConf;
   }
-  auto options = cluster::client::ClientOptionsFromConfig(conf);
+  // rados's: --name client.ID, or --id ID; client.admin by default.
+  const std::string client_name =
+      !a.name.empty() ? a.name : (!a.id.empty() ? "client." + a.id : "client.admin");
+  auto options = cluster::client::ClientOptionsFromConfig(conf, client_name);
   if (!options.ok()) {
     return Status::Error(options.status().code(),
                          ErrorText("reading config " + conf, options.status()));
@@ -253,12 +258,15 @@ int ExtrasError(const CLI::App& app, const CliStreams& io) {
 // The etcd client options the config names (as Rados::Connect makes its own), for the commands
 // that read etcd only. Errors: EINVAL for endpoints that do not parse.
 Result<etcd::ClientOptions> EtcdOptionsOf(const cluster::client::ClientOptions& options) {
-  auto endpoints = etcd::ParseEndpoints(options.etcd_endpoints);
+  auto endpoints = etcd::ParseEndpointsWithTls(
+      options.etcd_endpoints,
+      {options.etcd_ca_file, options.etcd_cert_file, options.etcd_key_file});
   if (!endpoints.ok()) {
     return endpoints.status().WithPrefix("etcd_endpoints '" + options.etcd_endpoints + "'");
   }
   etcd::ClientOptions eo;
-  eo.endpoints = *endpoints;
+  eo.endpoints = std::move(endpoints->endpoints);
+  eo.tls = std::move(endpoints->tls);
   eo.timeout = options.etcd_op_timeout;
   return eo;
 }
@@ -332,6 +340,8 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   ec::cli::AddVersionFlag(app, "ec-rados");
   app.add_option("-c,--conf", a.conf, "the config file ([global] etcd_endpoints)");
   app.add_option("-p,--pool", a.pool, "the pool");
+  app.add_option("--id", a.id, "the client's id: entity client.ID (keyring, auth cephx)");
+  app.add_option("-n,--name", a.name, "the client's entity name, client.ID (default client.admin)");
   app.add_option(
          "-f,--format", a.format,
          "bench summary, df and stat: plain (default), json, json-pretty; list-inconsistent-obj: "

@@ -8,6 +8,7 @@
 //   ec-osd-client --osd ... stat COLL OBJECT SHARD          (JSON)
 //   ec-osd-client --osd ... ls COLL                         (one "object shard" per line)
 //   ec-osd-client --osd ... rm COLL OBJECT SHARD
+//   ec-osd-client --osd ... --keyring FILE --name osd.N ...   (an OSD with auth cephx)
 //
 // Arguments are checked before connecting: names, attributes and extents against the protocol's
 // limits (msg::Limits), so that a request the OSD would refuse gets a local message. Usage errors
@@ -29,6 +30,7 @@
 
 #include "common/cli.h"
 #include "ec/buffer.h"
+#include "msg/auth/keyring.h"
 #include "msg/client.h"
 
 namespace {
@@ -168,6 +170,14 @@ int main(int argc, char** argv) {
   std::string osd = "127.0.0.1:6800";
   double timeout_s = 30;
   app.add_option("--osd", osd, "the OSD's address HOST:PORT")->capture_default_str();
+  // Against an OSD with auth_cluster_required = cephx (issue 32): its shard operations are
+  // OSDs' requests, so the entity is an osd.N whose key the keyring holds.
+  std::string keyring;
+  std::string entity = "osd.0";
+  app.add_option("--keyring", keyring,
+                 "authenticate (cephx) with --name's key from this keyring (Ceph's format)");
+  app.add_option("--name", entity, "the entity to authenticate as (with --keyring)")
+      ->capture_default_str();
   app.add_option("--timeout", timeout_s, "seconds to wait for a reply (more than 0, at most 1e6)")
       ->capture_default_str();
   ec::cli::AddVersionFlag(app, "ec-osd-client");
@@ -199,6 +209,15 @@ int main(int argc, char** argv) {
   ec::msg::ClientOptions options;
   if (!SplitHostPort(osd, &options.host, &options.port)) {
     return Usage("bad --osd '" + osd + "': expected HOST:PORT");
+  }
+  if (!keyring.empty()) {
+    auto ring = ec::msg::auth::Keyring::Load(keyring);
+    if (!ring.ok()) return Usage(ring.status().message());
+    const ec::msg::auth::KeyringEntry* e = ring->Find(entity);
+    if (e == nullptr) return Usage("no key for " + entity + " in " + keyring);
+    options.auth = ec::msg::auth::AuthMode::kCephx;
+    options.entity = entity;
+    options.key = e->key;
   }
   if (!std::isfinite(timeout_s) || timeout_s <= 0 || timeout_s > kMaxTimeoutSeconds) {
     return Usage(fmt::format("bad --timeout {}: expected seconds, more than 0 and at most {:g}",
