@@ -345,7 +345,7 @@ void ClientConnection::OnAuthReply(std::span<const std::byte> message) {
                                   client_.options.port, reply->status.message()));
   }
   const auth::CryptoKey& key = client_.options.key;
-  if (!auth::Equal(auth::ServerProof(key, hello_bytes_, reply_bytes_), reply->proof)) {
+  if (!auth::CheckServerProof(key, hello_bytes_, reply_bytes_, reply->proof)) {
     return AuthFailed(
         fmt::format("{}:{} ('{}') could not prove it holds {}'s key: not an OSD of "
                     "this cluster, or its key for {} is another",

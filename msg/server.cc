@@ -365,10 +365,9 @@ class ServerConnection : public FramedConnection {
   void OnAuth(const FrameHeader& h, std::span<const std::byte> message) {
     auto req = DecodeAuthRequest(message);
     if (!req.ok()) return ProtocolError(FrameError::kMalformed, req.status().message());
-    const auth::Proof expected = auth::ClientProof(peer_auth_->key, hello_bytes_, reply_bytes_);
     AuthReply reply;
     Result<auth::SessionKeys> keys = Status::Error(EACCES, "no session");
-    if (!auth::Equal(expected, req->proof)) {
+    if (!auth::CheckClientProof(peer_auth_->key, hello_bytes_, reply_bytes_, req->proof)) {
       CountRefusal(AuthRefusal::kBadProof);
       server_->counters_.connections_refused.fetch_add(1);
       reply.status = Status::Error(

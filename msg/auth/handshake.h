@@ -67,10 +67,18 @@ Result<AuthMode> ParseAuthMode(std::string_view text);
 // A fresh nonce. Errors: EIO.
 Result<Nonce> NewNonce();
 
+// The proofs to send (a proof of zeros in the rare case the library fails: the peer's check of
+// it then fails).
 Proof ServerProof(const CryptoKey& key, std::span<const std::byte> hello,
                   std::span<const std::byte> reply);
 Proof ClientProof(const CryptoKey& key, std::span<const std::byte> hello,
                   std::span<const std::byte> reply);
+// Whether a received proof is the one the key gives, in constant time; false too when the
+// library fails (a check never passes on a proof it could not compute).
+bool CheckServerProof(const CryptoKey& key, std::span<const std::byte> hello,
+                      std::span<const std::byte> reply, const Proof& got);
+bool CheckClientProof(const CryptoKey& key, std::span<const std::byte> hello,
+                      std::span<const std::byte> reply, const Proof& got);
 
 struct SessionKeys {
   std::array<std::byte, kSha256Len> client_to_server{};

@@ -58,6 +58,21 @@ TEST(Handshake, BothSidesProveTheKey) {
   EXPECT_NE(pc, ps);
 }
 
+// The checks the two sides make: the right proof only, never the other direction's, a proof of
+// zeros (what a side whose library failed sends) or one made with another key.
+TEST(Handshake, ChecksPassTheRightProofOnly) {
+  const CryptoKey k = NewKey();
+  const CryptoKey other = NewKey();
+  const Transcript t = RunHandshake();
+  EXPECT_TRUE(CheckClientProof(k, t.hello, t.reply, ClientProof(k, t.hello, t.reply)));
+  EXPECT_TRUE(CheckServerProof(k, t.hello, t.reply, ServerProof(k, t.hello, t.reply)));
+  EXPECT_FALSE(CheckClientProof(k, t.hello, t.reply, ServerProof(k, t.hello, t.reply)));
+  EXPECT_FALSE(CheckServerProof(k, t.hello, t.reply, ClientProof(k, t.hello, t.reply)));
+  EXPECT_FALSE(CheckClientProof(k, t.hello, t.reply, Proof{}));
+  EXPECT_FALSE(CheckServerProof(k, t.hello, t.reply, Proof{}));
+  EXPECT_FALSE(CheckClientProof(k, t.hello, t.reply, ClientProof(other, t.hello, t.reply)));
+}
+
 TEST(Handshake, AWrongKeyFailsEitherWay) {
   const CryptoKey right = NewKey();
   const CryptoKey wrong = NewKey();
