@@ -57,7 +57,8 @@ endif()
 # The client API: rados.h and every header of ours it includes (tests/install/install_test.sh
 # compiles a program against the installed copy, so a header missing here fails that test).
 foreach(header cluster/client/rados.h cluster/map/cluster_map.h cluster/etcd/etcd_types.h
-               cluster/placement/placement.h common/status.h ec/profile.h ec/buffer.h)
+               cluster/placement/placement.h common/status.h ec/profile.h ec/buffer.h
+               msg/auth/handshake.h msg/auth/keyring.h msg/auth/crypto.h)
   get_filename_component(_dir "${header}" DIRECTORY)
   install(FILES "${PROJECT_SOURCE_DIR}/${header}"
           DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/ecstore/${_dir}" COMPONENT dev)
