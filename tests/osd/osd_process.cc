@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -237,6 +238,7 @@ int OsdProcess::Kill() {
 
 std::string HttpGet(std::uint16_t port, const std::string& path, int* status) {
   RawSocket s(port);
+  s.SetTimeout(10000);
   if (status) *status = 0;
   std::string req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
   if (!s.connected() || !s.Send(req.data(), req.size())) return {};
@@ -254,6 +256,15 @@ RawSocket::RawSocket(std::uint16_t port) {
     ::close(fd_);
     fd_ = -1;
   }
+}
+
+void RawSocket::SetTimeout(int ms) {
+  if (fd_ < 0) return;
+  timeval tv{};
+  tv.tv_sec = ms / 1000;
+  tv.tv_usec = (ms % 1000) * 1000;
+  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
 RawSocket::~RawSocket() {

@@ -76,7 +76,9 @@ class OsdProcess {
   std::uint16_t metrics_port_ = 0;
 };
 
-// GET `path` from 127.0.0.1:port; returns the body (empty on failure) and the status code.
+// GET `path` from 127.0.0.1:port; returns the body (empty on failure) and the status code. A
+// server that does not answer within 10 s (a SIGSTOPped OSD) gives what came so far (usually
+// nothing) rather than a test that hangs.
 std::string HttpGet(std::uint16_t port, const std::string& path, int* status = nullptr);
 
 // A blocking TCP connection to 127.0.0.1:port for raw bytes.
@@ -85,6 +87,8 @@ class RawSocket {
   explicit RawSocket(std::uint16_t port);
   ~RawSocket();
   bool connected() const { return fd_ >= 0; }
+  // Sends and reads give up after `ms` without progress (SO_SNDTIMEO, SO_RCVTIMEO).
+  void SetTimeout(int ms);
   bool Send(const void* data, std::size_t n);
   // True when the peer closes the connection (EOF or reset) within `timeout_ms`, reading and
   // discarding whatever it sends first.
