@@ -194,9 +194,9 @@ TEST(PgTable, ANewIntervalMustPeerAgain) {
   EXPECT_EQ(t.Health(moved, false).objects, 0u);
 }
 
-// A map of `epoch`: osd.0-2 up on three hosts (osd.2 down when `two_up`), pool 1 (k=2 m=1, 1 PG
-// on all three OSDs).
-std::shared_ptr<const cluster::ObjectLocator> ThreeOsdLocator(std::int64_t epoch, bool two_up) {
+// A map of `epoch`: pool 1 (k=2 m=1, one PG on osd.0-2 on three hosts) where `down` (an OSD
+// id, or -1) is down.
+std::shared_ptr<const cluster::ObjectLocator> MapWithDown(std::int64_t epoch, int down) {
   cluster::ClusterMap map;
   map.epoch = epoch;
   map.profiles["rs"] = cluster::EcProfile{
@@ -206,12 +206,17 @@ std::shared_ptr<const cluster::ObjectLocator> ThreeOsdLocator(std::int64_t epoch
     cluster::OsdEntry o;
     o.id = i;
     o.host = "h" + std::to_string(i);
-    o.up = !(two_up && i == 2);
+    o.up = i != down;
     map.osds[i] = o;
   }
   auto locator = cluster::ObjectLocator::Make(std::make_shared<const cluster::ClusterMap>(map));
   EXPECT_TRUE(locator.ok()) << locator.status().ToString();
   return locator.ok() ? *locator : nullptr;
+}
+
+// The same with osd.2 down when `two_up`.
+std::shared_ptr<const cluster::ObjectLocator> ThreeOsdLocator(std::int64_t epoch, bool two_up) {
+  return MapWithDown(epoch, two_up ? 2 : -1);
 }
 
 // A caller still holding an older map than the newest observed (the recovery loop's round, an
@@ -400,26 +405,6 @@ TEST(PgTable, CleanFollowsEveryChangeOfTheObjects) {
   other.acting = {10, 11, 13};
   other.up = {10, 11, 13};
   EXPECT_FALSE(t.Clean(other));
-}
-
-// Catching up (issue 31 item 5): maps of pool 1 (k=2 m=1, one PG on osd.0-2) where `down` (an
-// OSD id, or -1) is down.
-std::shared_ptr<const cluster::ObjectLocator> MapWithDown(std::int64_t epoch, int down) {
-  cluster::ClusterMap map;
-  map.epoch = epoch;
-  map.profiles["rs"] = cluster::EcProfile{
-      "rs", {{"plugin", "jerasure"}, {"k", "2"}, {"m", "1"}, {"crush-failure-domain", "osd"}}};
-  map.pools[1] = cluster::Pool{1, "p", "rs", 1, 4096, 2};
-  for (int i = 0; i < 3; ++i) {
-    cluster::OsdEntry o;
-    o.id = i;
-    o.host = "h" + std::to_string(i);
-    o.up = i != down;
-    map.osds[i] = o;
-  }
-  auto locator = cluster::ObjectLocator::Make(std::make_shared<const cluster::ClusterMap>(map));
-  EXPECT_TRUE(locator.ok()) << locator.status().ToString();
-  return locator.ok() ? *locator : nullptr;
 }
 
 // The PG's location in `map` (observed first, as the primary does).
