@@ -6,9 +6,12 @@
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <openssl/params.h>
-#include <openssl/rand.h>
 
+#include <sys/random.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 namespace ec::msg::auth {
 
@@ -51,10 +54,21 @@ bool IsBase64Char(char c) {
 
 }  // namespace
 
+// The kernel's CSPRNG (getrandom(2), blocking only until it is seeded at boot) rather than
+// RAND_bytes: OpenSSL keeps a DRBG per calling thread, made on the first call from each io
+// thread and freed only if that thread ends through OpenSSL's thread-exit hook, which a program
+// exiting with its io threads alive never reaches (LeakSanitizer reported those DRBGs in every
+// ec-rados refused by an OSD). Nonces and keys need no more than the kernel gives.
 Status RandomBytes(std::span<std::byte> out) {
-  if (out.empty()) return Status::OK();
-  if (RAND_bytes(AsUchar(out), static_cast<int>(out.size())) != 1)
-    return LibraryFailure("RAND_bytes");
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::getrandom(out.data() + done, out.size() - done, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return Status::IOError(fmt::format("getrandom: {}", n < 0 ? std::strerror(errno) : "EOF"));
+    }
+    done += static_cast<std::size_t>(n);
+  }
   return Status::OK();
 }
 

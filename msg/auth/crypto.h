@@ -1,7 +1,7 @@
 // The cryptography of ecstore's authentication, and nothing home-made: thin wrappers over OpenSSL's
 // libcrypto (Debian libssl-dev, OpenSSL 3.0) that speak ecstore's error model.
 //
-//   RandomBytes      RAND_bytes (the library's CSPRNG): every key and nonce
+//   RandomBytes      getrandom(2) (the kernel's CSPRNG): every key and nonce
 //   HmacSha256       HMAC-SHA256 (EVP_MAC) with a key set once: the handshake's proofs and the
 //                    per-frame MACs; one context is reused for every message under its key
 //   Hkdf             HKDF-SHA256 (RFC 5869, EVP_KDF): session keys and the auth database's key
@@ -35,7 +35,7 @@ namespace ec::msg::auth {
 inline constexpr std::size_t kSha256Len = 32;
 using Digest = std::array<std::byte, kSha256Len>;
 
-// Fills `out` from the library's CSPRNG. Errors: EIO.
+// Fills `out` from the kernel's CSPRNG (getrandom). Errors: EIO.
 Status RandomBytes(std::span<std::byte> out);
 
 // Constant-time equality of two byte strings (false when the lengths differ).
