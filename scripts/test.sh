@@ -36,13 +36,30 @@ phase_done "release build"
 # suite, Ceph's tool and the fuzzer run: the cluster tests mostly wait (on processes, timeouts,
 # fsync), and a niced compiler only takes the cycles they leave (about 1/70 of a core when they
 # want it all). It saves most of the wall time of the first half on a 2-core machine.
-asan_pid=""
+# The fuzzer (clang, a dozen files) builds the same way, beside it.
+asan_pid="" fuzz_pid=""
+stop_background() {
+  [ -n "$asan_pid" ] && kill -- "-$asan_pid" 2> /dev/null
+  [ -n "$fuzz_pid" ] && kill -- "-$fuzz_pid" 2> /dev/null
+  true
+}
+# Waits for a background build; on failure prints the end of its log and stops.
+wait_build() {  # WHAT PID LOG
+  if ! wait "$2"; then
+    tail -n 100 "$3"
+    echo "== $1 build failed (whole log: $3)" >&2
+    exit 1
+  fi
+}
+mkdir -p build-fuzz
+# Their own process groups (setsid), so that an early exit stops the compilers too.
+setsid nice -n 19 scripts/fuzz.sh build > build-fuzz/build.log 2>&1 &
+fuzz_pid=$!
+trap stop_background EXIT
 if [ "$quick" -eq 0 ]; then
   mkdir -p build-asan
-  # Its own process group (setsid), so that an early exit stops the compilers too.
   setsid nice -n 19 scripts/build.sh asan-ubsan > build-asan/build.log 2>&1 &
   asan_pid=$!
-  trap '[ -n "$asan_pid" ] && kill -- "-$asan_pid" 2>/dev/null; true' EXIT
 fi
 
 ctest --preset release -j "$test_jobs"
@@ -58,17 +75,14 @@ tests/ceph/ceph_side_by_side.sh build
 phase_done "byte compatibility"
 
 echo "== fuzzing the OSD frame decoder (libFuzzer, bounded time)"
-scripts/fuzz.sh "${ECSTORE_FUZZ_SECONDS:-60}"
+wait_build "the fuzzer's" "$fuzz_pid" build-fuzz/build.log
+fuzz_pid=""
+scripts/fuzz.sh run "${ECSTORE_FUZZ_SECONDS:-60}"
 phase_done "fuzzing"
 
 if [ "$quick" -eq 0 ]; then
   echo "== asan-ubsan build (started after the release build) and tests"
-  if ! wait "$asan_pid"; then
-    asan_pid=""
-    tail -n 100 build-asan/build.log
-    echo "== the asan-ubsan build failed (whole log: build-asan/build.log)" >&2
-    exit 1
-  fi
+  wait_build "the asan-ubsan" "$asan_pid" build-asan/build.log
   asan_pid=""
   phase_done "asan-ubsan build (rest of it)"
   ctest --preset asan-ubsan -j "$test_jobs"

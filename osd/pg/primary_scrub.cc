@@ -42,7 +42,8 @@ void AddError(std::vector<std::string>& errors, const char* name) {
 template <typename T>
 T Majority(const std::map<int, T>& values) {
   std::vector<std::pair<T, int>> votes;
-  for (const auto& [p, v] : values) {
+  for (const auto& entry : values) {
+    const T& v = entry.second;  // a plain name for the lambda (clang 14 cannot capture a binding)
     auto it = std::find_if(votes.begin(), votes.end(), [&](const auto& e) { return e.first == v; });
     if (it == votes.end()) {
       votes.emplace_back(v, 1);

@@ -57,7 +57,10 @@ Resolution Resolve(const std::vector<ShardView>& shards, int k, int min_size,
   // min_size positions) is rolled back on the acting shards its write changed, and skipped where
   // only other OSDs hold it (a shard left there by a write that was rolled back); one that may
   // have been is waited for.
-  for (const auto& [v, record] : versions) {
+  for (const auto& entry : versions) {
+    // Plain names, not a structured binding: the lambdas below use them (clang 14 cannot).
+    const auto& v = entry.first;
+    const auto& record = entry.second;
     const msg::ShardVersions& want = record->versions;
     const auto at = [&](std::size_t p) { return VersionAt(want, v, static_cast<int>(p)); };
     std::vector<int> holding;  // acting positions holding v

@@ -140,7 +140,7 @@ void ScrubScheduler::Pass() {
     }
     log_->info("pg {}: {} {}", pgid, requested ? "requested" : "scheduled",
                cluster::ScrubKindName(run.kind));
-    running_[pgid] = std::async(std::launch::async, [this, pgid, requested, run] {
+    running_[pgid] = std::async(std::launch::async, [this, pgid = pgid, requested, run] {
       if (schedule_.nice != 0) {
         Status niced = NiceCurrentThread(schedule_.nice);
         if (!niced.ok()) log_->warn("scrub thread nice {}: {}", schedule_.nice, niced.message());

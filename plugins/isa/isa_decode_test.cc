@@ -34,7 +34,10 @@ TEST(IsaDecode, EveryErasurePatternUpToM) {
   const std::pair<int, int> geometries[] = {{2, 1}, {2, 2}, {3, 1},  {3, 2},  {4, 2}, {4, 3},
                                             {7, 3}, {8, 4}, {10, 4}, {12, 4}, {21, 4}};
   for (Technique t : {Technique::kReedSolVan, Technique::kCauchy}) {
-    for (auto [k, m] : geometries) {
+    for (const auto& geometry : geometries) {
+      // Plain copies: lambdas below use them (clang 14 does not capture structured bindings).
+      const int k = geometry.first;
+      const int m = geometry.second;
       auto code = MakeCode("k=" + std::to_string(k) + " m=" + std::to_string(m) +
                            " technique=" + std::string(isa::TechniqueName(t)));
       ASSERT_TRUE(code);

@@ -11,7 +11,7 @@ namespace ec::jerasure {
 namespace {
 
 // dst ^= src over n bytes (distinct packets, never overlapping), 32 bytes per step with a GCC
-// vector type so that it does not depend on the optimiser's vectorisation choices. Run is
+// vector type so that it does not depend on the optimiser's vectorisation choices. Run's loop is
 // compiled for AVX2 and for the baseline (target_clones) and picks one at load time.
 using Bytes32 = std::uint8_t __attribute__((vector_size(32)));
 
@@ -61,25 +61,31 @@ Result<XorSchedule> XorSchedule::Build(int k, int rows, int w, int packetsize,
   return s;
 }
 
-__attribute__((target_clones("avx2", "default"))) void XorSchedule::Run(
-    std::size_t len, const std::uint8_t* const* inputs, std::uint8_t* const* outputs) const {
+__attribute__((target_clones("avx2", "default"))) void RunXorSchedule(
+    const XorSchedule& s, std::size_t len, const std::uint8_t* const* inputs,
+    std::uint8_t* const* outputs) {
   // Slot i < k reads inputs[i]; slot k + r is outputs[r] (read and written).
-  std::vector<std::uint8_t*> slots(static_cast<std::size_t>(k_ + rows_));
-  for (int i = 0; i < k_; ++i) slots[i] = const_cast<std::uint8_t*>(inputs[i]);
-  for (int r = 0; r < rows_; ++r) slots[k_ + r] = outputs[r];
-  for (std::size_t base = 0; base < len; base += block_) {
-    for (const auto& [slot, offset] : zero_packets_) {
-      std::memset(slots[slot] + base + offset, 0, packetsize_);
+  std::vector<std::uint8_t*> slots(static_cast<std::size_t>(s.k_ + s.rows_));
+  for (int i = 0; i < s.k_; ++i) slots[i] = const_cast<std::uint8_t*>(inputs[i]);
+  for (int r = 0; r < s.rows_; ++r) slots[s.k_ + r] = outputs[r];
+  for (std::size_t base = 0; base < len; base += s.block_) {
+    for (const auto& [slot, offset] : s.zero_packets_) {
+      std::memset(slots[slot] + base + offset, 0, s.packetsize_);
     }
-    for (const Op& op : ops_) {
+    for (const XorSchedule::Op& op : s.ops_) {
       const std::uint8_t* src = slots[op.src] + base + op.src_offset;
       std::uint8_t* dst = slots[op.dst] + base + op.dst_offset;
       if (op.xor_into)
-        XorInto(dst, src, packetsize_);
+        XorInto(dst, src, s.packetsize_);
       else
-        std::memcpy(dst, src, packetsize_);
+        std::memcpy(dst, src, s.packetsize_);
     }
   }
+}
+
+void XorSchedule::Run(std::size_t len, const std::uint8_t* const* inputs,
+                      std::uint8_t* const* outputs) const {
+  RunXorSchedule(*this, len, inputs, outputs);
 }
 
 }  // namespace ec::jerasure

@@ -35,6 +35,12 @@ class XorSchedule {
   std::size_t operation_count() const { return ops_.size(); }
 
  private:
+  // Run's loop, compiled for AVX2 and for the baseline (xor_schedule.cc). A free function rather
+  // than Run itself: clang refuses to make a function multiversioned after a call to it was seen
+  // (another file of the same unity build calling Run first).
+  friend void RunXorSchedule(const XorSchedule& s, std::size_t len,
+                             const std::uint8_t* const* inputs, std::uint8_t* const* outputs);
+
   struct Op {
     int src;  // index into inputs (< k) or outputs (k + r)
     int dst;  // k + output index
