@@ -1,12 +1,60 @@
 #include "msg/io_threads.h"
 
 #include <fmt/format.h>
+#include <openssl/crypto.h>
 #include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
 
 #include "common/thread_name.h"
 #include "common/thread_nice.h"
 
 namespace ec::msg {
+
+namespace {
+
+// The joins handed to detached threads (an IoThreads destroyed from one of its own threads).
+// Exit waits for them, bounded: an io thread still running when the process exits would take its
+// OpenSSL per-thread state (error queue, DRBGs: freed at thread exit, which never comes) with it,
+// and LeakSanitizer reports that state. The bound is for an io_context whose work never ends (a
+// connection stuck at exit): exit goes on without it rather than hang. Never destroyed (a joiner
+// that outlives the wait still signals it); the exit handler is registered on the first hand-off,
+// after OpenSSL registered its own (the connections it serves were set up first), so it runs
+// before OpenSSL is cleaned up.
+class DetachedJoins {
+ public:
+  static DetachedJoins& Get() {
+    static DetachedJoins* joins = [] {
+      auto* j = new DetachedJoins;
+      std::atexit([] { DetachedJoins::Get().WaitAtExit(); });
+      return j;
+    }();
+    return *joins;
+  }
+  void Add() {
+    std::lock_guard lock(mu_);
+    ++pending_;
+  }
+  void Done() {
+    std::lock_guard lock(mu_);
+    --pending_;
+    cv_.notify_all();
+  }
+
+ private:
+  void WaitAtExit() {
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, std::chrono::seconds(5), [this] { return pending_ == 0; });
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int pending_ = 0;
+};
+
+}  // namespace
 
 Result<std::shared_ptr<IoThreads>> IoThreads::Start(int threads, const std::string& name, int nice,
                                                     std::shared_ptr<spdlog::logger> log) {
@@ -23,6 +71,9 @@ Result<std::shared_ptr<IoThreads>> IoThreads::Start(int threads, const std::stri
       }
       NameCurrentThread(name.c_str());
       raw->io.run();
+      // Frees this thread's OpenSSL state now (the messenger's MACs and handshakes use libcrypto
+      // on io threads) rather than in a thread-exit hook that may run after OpenSSL's cleanup.
+      OPENSSL_thread_stop();
     });
   }
   return std::shared_ptr<IoThreads>(new IoThreads(std::move(state)));
@@ -39,7 +90,12 @@ IoThreads::~IoThreads() {
     if (t.get_id() == std::this_thread::get_id()) {
       // The last owner let go on one of these threads: it cannot join itself. A detached thread
       // waits for the io_context to run out of work, joins them all and frees the state.
-      std::thread([state = std::move(state_)]() mutable { state.reset(); }).detach();
+      DetachedJoins& joins = DetachedJoins::Get();
+      joins.Add();
+      std::thread([state = std::move(state_), &joins]() mutable {
+        state.reset();
+        joins.Done();
+      }).detach();
       return;
     }
   }
