@@ -2,12 +2,12 @@
 // memory and followed in etcd, so that the messenger finds a connecting entity's key and caps
 // without waiting on etcd, and sees `ec-admin auth get-or-create` / `auth rm` within a moment.
 //
-// Start loads every record once (the OSD does not serve before it knows the keys); then a thread
-// watches <prefix>auth/ from that revision + 1 and loads the whole database again after any event
-// (it is small: one record per entity), swapping the new table in at once; when the watch ends
-// (compaction, cancel) or a load fails it loads again (every `retry` until etcd answers), keeping
-// the last table meanwhile. A record that does not open (changed by a writer of etcd, sealed
-// under another mon. key) is left out, as if absent, and reported to on_error once per load.
+// Start loads every record once (the OSD does not serve before it knows the keys); then an
+// etcd::PrefixFollower (prefix_follower.h) follows <prefix>auth/ from that revision + 1 and loads
+// the whole database again after any change (it is small: one record per entity), swapping the
+// new table in at once; a failed load is retried every `retry`, keeping the last table meanwhile.
+// A record that does not open (changed by a writer of etcd, sealed under another mon. key) is
+// left out, as if absent, and reported to on_error once per load.
 // Entities removed keep the connections they have (as Ceph's tickets outlive `auth rm` until
 // they expire); new connections are refused.
 //
@@ -16,21 +16,18 @@
 // Stop(). Stop() from any other thread.
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 
 #include "cluster/auth/auth_db.h"
 #include "cluster/etcd/etcd_client.h"
-#include "cluster/etcd/etcd_watch.h"
+#include "cluster/etcd/prefix_follower.h"
 #include "common/status.h"
 #include "msg/auth/key_server.h"
 
@@ -58,29 +55,24 @@ class AuthDbWatcher : public msg::auth::KeyServer {
 
  private:
   using Table = std::unordered_map<std::string, msg::auth::PeerAuth>;
-  bool Load();
-  void Run();
+  // Swaps in the table of `db` (reporting the records left out); db's revision.
+  std::int64_t Install(const AuthDb& db);
+  // Loads the database and installs it; the revision it read at.
+  Result<std::int64_t> Load();
   void ReportError(const Status& st);
 
-  const etcd::ClientOptions client_options_;
   const std::string prefix_;
   const AuthDbKey key_;
-  const ErrorCallback on_error_;
-  const std::chrono::milliseconds retry_;
+  const ErrorCallback on_error_;  // from Start, then from the follower's callbacks (one at a time)
   etcd::Client client_;
+
+  const etcd::ClientOptions client_options_;  // the follower's
+  const std::chrono::milliseconds retry_;
 
   mutable std::shared_mutex table_mu_;
   std::shared_ptr<const Table> table_;
-  std::atomic<std::int64_t> loaded_revision_{0};
-
-  std::mutex cb_mu_;
-  std::mutex mu_;  // guards the flags and watch_
-  std::condition_variable cv_;
-  bool stop_ = false;
-  bool dirty_ = false;
-  bool restart_ = false;
-  std::unique_ptr<etcd::Watch> watch_;
-  std::thread thread_;
+  // Started by Start after the first load; last: its thread uses the members above.
+  std::unique_ptr<etcd::PrefixFollower> follower_;
 };
 
 }  // namespace ec::cluster
