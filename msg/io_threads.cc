@@ -1,7 +1,6 @@
 #include "msg/io_threads.h"
 
 #include <fmt/format.h>
-#include <openssl/crypto.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -18,12 +17,14 @@ namespace {
 
 // The joins handed to detached threads (an IoThreads destroyed from one of its own threads).
 // Exit waits for them, bounded: an io thread still running when the process exits would take its
-// OpenSSL per-thread state (error queue, DRBGs: freed at thread exit, which never comes) with it,
-// and LeakSanitizer reports that state. The bound is for an io_context whose work never ends (a
-// connection stuck at exit): exit goes on without it rather than hang. Never destroyed (a joiner
-// that outlives the wait still signals it); the exit handler is registered on the first hand-off,
-// after OpenSSL registered its own (the connections it serves were set up first), so it runs
-// before OpenSSL is cleaned up.
+// OpenSSL per-thread state (error queue, DRBGs: freed by OpenSSL's thread-exit hook, which then
+// runs after OpenSSL's cleanup or never) with it, and LeakSanitizer reports that state. (Freeing
+// it at the end of each io thread with OPENSSL_thread_stop instead made OpenSSL 3.0's cleanup
+// free it again at exit: a double free under ASan.) The bound is for an io_context whose work never
+// ends (a connection stuck at exit): exit goes on without it rather than hang. Never destroyed (a
+// joiner that outlives the wait still signals it); the exit handler is registered on the first
+// hand-off, after OpenSSL registered its own (the connections it serves were set up first), so it
+// runs before OpenSSL is cleaned up.
 class DetachedJoins {
  public:
   static DetachedJoins& Get() {
@@ -71,9 +72,6 @@ Result<std::shared_ptr<IoThreads>> IoThreads::Start(int threads, const std::stri
       }
       NameCurrentThread(name.c_str());
       raw->io.run();
-      // Frees this thread's OpenSSL state now (the messenger's MACs and handshakes use libcrypto
-      // on io threads) rather than in a thread-exit hook that may run after OpenSSL's cleanup.
-      OPENSSL_thread_stop();
     });
   }
   return std::shared_ptr<IoThreads>(new IoThreads(std::move(state)));

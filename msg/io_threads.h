@@ -8,7 +8,7 @@
 // completions included) and joins them. Destroyed from one of its own threads (the last owner
 // let go in a completion), it hands the wait to a detached thread instead of joining itself;
 // the process's exit waits for such hand-offs (at most 5 s), so that no io thread outlives main
-// with its OpenSSL per-thread state (each io thread frees that state when its loop ends).
+// with its OpenSSL per-thread state (freed when the thread ends, before OpenSSL's cleanup).
 //
 // Thread safety: io() may be used from any thread.
 #pragma once
