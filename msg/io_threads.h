@@ -6,9 +6,7 @@
 // Lifetime: the threads run until the IoThreads is destroyed, which waits until the io_context
 // has no more work (every handler of every connection on it has run: a closed client's last
 // completions included) and joins them. Destroyed from one of its own threads (the last owner
-// let go in a completion), it hands the wait to a detached thread instead of joining itself;
-// the process's exit waits for such hand-offs (at most 5 s), so that no io thread outlives main
-// with its OpenSSL per-thread state (freed when the thread ends, before OpenSSL's cleanup).
+// let go in a completion), it hands the wait to a detached thread instead of joining itself.
 //
 // Thread safety: io() may be used from any thread.
 #pragma once
