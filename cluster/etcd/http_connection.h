@@ -15,7 +15,10 @@
 // with a message naming the options to check.
 //
 // Every request carries the gRPC metadata hasleader=true (header Grpc-Metadata-Hasleader), so that
-// a member without a leader refuses it at once (etcd_client.h).
+// a member without a leader refuses it at once (etcd_client.h), Accept: application/json (etcd
+// 3.4 tells a gateway request by it: without it, with --client-cert-auth, a request without a
+// token acts as the user named by the gateway's own certificate's CN), and the etcd auth token
+// given to set_token, if any (header Authorization, which the gateway passes to etcd).
 //
 // Thread safety: none; one thread uses one connection. The connection owns its io_context.
 #pragma once
@@ -109,6 +112,10 @@ class HttpConnection {
                                Clock::time_point deadline);
   Result<std::string> ReadSome(Clock::time_point deadline);
 
+  // The etcd auth token sent with every later request (etcd_auth.h); empty: none. The caller
+  // checks it holds no control character or space (Credentials does).
+  void set_token(std::string token) { token_ = std::move(token); }
+
   void Close();
 
  private:
@@ -128,6 +135,7 @@ class HttpConnection {
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::response_parser<boost::beast::http::buffer_body>> parser_;
   std::string host_header_;
+  std::string token_;
 };
 
 // Maps a Boost error to a Status ("what: message"), ETIMEDOUT/ECONNREFUSED/ECONNRESET/EPROTO.

@@ -27,17 +27,11 @@ std::string HostName(const OsdConfig& c) {
 }  // namespace
 
 Result<etcd::ClientOptions> EtcdOptionsFor(const OsdConfig& c) {
-  auto endpoints = etcd::ParseEndpointsWithTls(c.etcd_endpoints,
-                                               {c.etcd_ca_file, c.etcd_cert_file, c.etcd_key_file});
-  if (!endpoints.ok()) {
-    return Status::Invalid("etcd_endpoints '" + c.etcd_endpoints +
-                           "': " + endpoints.status().message());
-  }
-  etcd::ClientOptions o;
-  o.endpoints = std::move(endpoints->endpoints);
-  o.tls = std::move(endpoints->tls);
-  o.timeout = c.etcd_op_timeout;
-  return o;
+  return etcd::MakeClientOptions({c.etcd_endpoints,
+                                  c.etcd_op_timeout,
+                                  {c.etcd_ca_file, c.etcd_cert_file, c.etcd_key_file},
+                                  c.etcd_user,
+                                  c.etcd_password_file});
 }
 
 ClusterMembership::ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge* epoch_gauge,
