@@ -144,9 +144,12 @@ Result<std::string> Credentials::Token(HttpConnection& conn, const Endpoint& ep,
     }
     token = std::move(*got);
   }
-  std::lock_guard lock(mu_);
-  if (!token.empty()) ++authentications_;
-  token_ = token;
+  {
+    std::lock_guard lock(mu_);
+    if (!token.empty()) ++authentications_;
+    token_ = token;
+  }
+  if (!conn.reusable()) EC_RETURN_IF_ERROR(conn.Connect(ep, deadline));
   return token;
 }
 

@@ -53,7 +53,8 @@ class Credentials {
   const std::string& user() const { return user_; }
 
   // The token to send: the one held, or a new one from etcd over `conn` (connected to `ep`;
-  // another request may follow on it). "" when etcd's auth is not enabled. Errors: EACCES when
+  // connected again if etcd closed it after answering, so that the request may follow on it).
+  // "" when etcd's auth is not enabled. Errors: EACCES when
   // etcd refuses the user or its password ("etcd user 'U' at HOST:PORT: etcdserver:
   // authentication failed, invalid user ID or password (HTTP 400) (check etcd_user and
   // etcd_password_file)"); EPROTO for a reply without a usable token (empty, above 4 KiB, or

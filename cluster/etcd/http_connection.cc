@@ -209,6 +209,7 @@ Status HttpConnection::Run(bool& done, Clock::time_point deadline) {
 
 Status HttpConnection::Connect(const Endpoint& endpoint, Clock::time_point deadline) {
   Close();
+  keep_alive_ = true;
   host_header_ = endpoint.ToString();
   if (endpoint.tls && !tls_) {
     return Status::Invalid("etcd https://" + endpoint.ToString() +
@@ -335,6 +336,7 @@ Result<HttpConnection::Reply> HttpConnection::Post(std::string_view target, std:
                                "https and this endpoint says http://)");
   }
   if (error) return NetError(error, what + ": reply");
+  keep_alive_ = parser.get().keep_alive();
   Reply reply;
   reply.status = parser.get().result_int();
   reply.body = std::move(parser.get().body());

@@ -102,7 +102,8 @@ class HttpConnection {
     std::string body;
   };
   // POSTs a JSON body to target and reads the whole reply (chunked or not). A body longer than
-  // max_body bytes is EPROTO. The connection stays usable after a complete reply.
+  // max_body bytes is EPROTO. The connection stays usable after a complete reply unless the
+  // server said it closes it (reusable()).
   Result<Reply> Post(std::string_view target, std::string_view body, std::size_t max_body,
                      Clock::time_point deadline);
 
@@ -111,6 +112,10 @@ class HttpConnection {
   Result<unsigned> StartStream(std::string_view target, std::string_view body,
                                Clock::time_point deadline);
   Result<std::string> ReadSome(Clock::time_point deadline);
+
+  // False after a reply that closes the connection (Connection: close, HTTP/1.0): Connect again
+  // before another request. True after Connect.
+  bool reusable() const { return keep_alive_; }
 
   // The etcd auth token sent with every later request (etcd_auth.h); empty: none. The caller
   // checks it holds no control character or space (Credentials does).
@@ -136,6 +141,7 @@ class HttpConnection {
   std::optional<boost::beast::http::response_parser<boost::beast::http::buffer_body>> parser_;
   std::string host_header_;
   std::string token_;
+  bool keep_alive_ = true;
 };
 
 // Maps a Boost error to a Status ("what: message"), ETIMEDOUT/ECONNREFUSED/ECONNRESET/EPROTO.
