@@ -25,6 +25,8 @@ namespace {
 constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
 // Layers in increasing precedence: the file's sections, etcd's (config.h: MonSetting), --set.
+// A daemon's file layers are [global], [osd], [osd.N]; a client's [global], [client],
+// [client.ID] (in the kOsd and kOsdId slots: its type's section and its own).
 enum Layer { kGlobal, kOsd, kOsdId, kMonGlobal, kMonOsd, kMonOsdId, kOverride, kNumLayers };
 
 // Ceph's name of a layer's source (`config show`'s SOURCE).
@@ -74,6 +76,21 @@ std::optional<int> SectionOsdId(std::string_view name) {
   if (ec != std::errc() || p != digits.data() + digits.size() || id < 0) return std::nullopt;
   return id;
 }
+
+// Whether `name` is "client" or "client.ID" (ID: letters, digits, '_', '-', '.').
+bool IsClientSection(std::string_view name) {
+  if (name == "client") return true;
+  if (name.substr(0, 7) != "client." || name.size() == 7) return false;
+  return std::all_of(name.begin() + 7, name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  });
+}
+
+bool IsSection(std::string_view name) {
+  return SectionOsdId(name).has_value() || IsClientSection(name);
+}
+
+constexpr std::string_view kSections = "[global], [osd], [osd.N], [client] or [client.ID]";
 
 // A value without its trailing comment; a value in double quotes may hold '#' and ';' (and \" or
 // \\ escapes).
@@ -127,9 +144,9 @@ Result<Prepared> Prenormalise(std::string_view text, std::string_view origin) {
         return Status::Invalid(where + "unexpected text after the section header");
       }
       current = std::string(TrimBlanks(line.substr(1, end - 1)));
-      if (!SectionOsdId(current)) {
-        return Status::Invalid(fmt::format(
-            "{}unknown section [{}] (expected [global], [osd] or [osd.N])", where, current));
+      if (!IsSection(current)) {
+        return Status::Invalid(
+            fmt::format("{}unknown section [{}] (expected {})", where, current, kSections));
       }
       out.section_lines.emplace(current, line_no);
       out.text += fmt::format("[{}]\n", current);
@@ -142,8 +159,8 @@ Result<Prepared> Prenormalise(std::string_view text, std::string_view origin) {
     }
     const std::string key = NormaliseOptionName(line.substr(0, eq));
     if (current.empty() && !key.empty()) {
-      return Status::Invalid(fmt::format(
-          "{}option '{}' outside of a section ([global], [osd] or [osd.N])", where, key));
+      return Status::Invalid(
+          fmt::format("{}option '{}' outside of a section ({})", where, key, kSections));
     }
     Result<std::string> value = StripValue(line.substr(eq + 1));
     if (!value.ok()) {
@@ -345,7 +362,7 @@ Status AddSetting(LayerMap& layer, const OptionSpec* spec, std::string_view raw_
 }
 
 Status ReadLayers(std::string_view text, std::string_view origin, int osd_id,
-                  std::array<LayerMap, kNumLayers>& layers) {
+                  const std::string& client_id, std::array<LayerMap, kNumLayers>& layers) {
   Result<Prepared> prepared = Prenormalise(text, origin);
   if (!prepared.ok()) return prepared.status();
   boost::property_tree::ptree tree;
@@ -358,12 +375,20 @@ Status ReadLayers(std::string_view text, std::string_view origin, int osd_id,
     return Status::Invalid(fmt::format("{}: {}", origin, e.what()));
   }
   for (const auto& [section, keys] : tree) {
-    const std::optional<int> id = SectionOsdId(section);
-    if (!id) return Status::Invalid(fmt::format("{}: unknown section [{}]", origin, section));
-    const Layer layer = section == "global" ? kGlobal : section == "osd" ? kOsd : kOsdId;
-    // A client (osd_id kClientId) takes only [global].
-    const bool applies =
-        osd_id == kClientId ? layer == kGlobal : (layer != kOsdId || *id == osd_id);
+    const bool client = osd_id == kClientId;
+    Layer layer = kGlobal;
+    bool applies = false;
+    if (IsClientSection(section)) {
+      // A client takes [client] and its own [client.ID]; a daemon neither.
+      layer = section == "client" ? kOsd : kOsdId;
+      applies = client && (layer == kOsd || section.substr(7) == client_id);
+    } else {
+      const std::optional<int> id = SectionOsdId(section);
+      if (!id) return Status::Invalid(fmt::format("{}: unknown section [{}]", origin, section));
+      layer = section == "global" ? kGlobal : section == "osd" ? kOsd : kOsdId;
+      // A client takes only [global] of these.
+      applies = client ? layer == kGlobal : (layer != kOsdId || *id == osd_id);
+    }
     LayerMap ignored;
     for (const auto& [key, value] : keys) {
       const auto line = prepared->key_lines.find({section, key});
@@ -465,6 +490,8 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.etcd_ca_file = typed.at("etcd_ca_file").s;
   c.etcd_cert_file = typed.at("etcd_cert_file").s;
   c.etcd_key_file = typed.at("etcd_key_file").s;
+  c.etcd_user = typed.at("etcd_user").s;
+  c.etcd_password_file = typed.at("etcd_password_file").s;
   c.auth_cluster_required = typed.at("auth_cluster_required").s;
   c.keyring = typed.at("keyring").s;
   c.host = typed.at("host").s;
@@ -573,6 +600,8 @@ Result<ClientConfig> LoadClientConfig(const std::string& path,
   c.etcd_ca_file = std::move(all->etcd_ca_file);
   c.etcd_cert_file = std::move(all->etcd_cert_file);
   c.etcd_key_file = std::move(all->etcd_key_file);
+  c.etcd_user = std::move(all->etcd_user);
+  c.etcd_password_file = std::move(all->etcd_password_file);
   c.osd_pool_default_flag_ec_optimizations = all->osd_pool_default_flag_ec_optimizations;
   c.osd_pool_default_size = all->osd_pool_default_size;
   c.osd_pool_default_min_size = all->osd_pool_default_min_size;
@@ -635,7 +664,7 @@ Result<OsdConfig> ParseLayers(std::string_view text, std::string_view origin, in
                               const std::vector<ConfigOverride>& overrides,
                               const std::vector<MonSetting>& mon, const std::string& client_id) {
   std::array<LayerMap, kNumLayers> layers;
-  EC_RETURN_IF_ERROR(ReadLayers(text, origin, osd_id, layers));
+  EC_RETURN_IF_ERROR(ReadLayers(text, origin, osd_id, client_id, layers));
   std::vector<std::string> ignored;
   AddMonSettings(mon, osd_id, layers, ignored);
   for (const ConfigOverride& o : overrides) {

@@ -9,14 +9,21 @@
 //   osd data = /srv/ecstore/osd-$id     <- $id, $name (osd.N), $type (osd), $cluster and any
 //   [osd.0]                                string option ($osd_data) are expanded
 //   osd port = 6900
+//   [client]                            <- clients only (ec-admin, ec-rados, the client library)
+//   etcd user = client
+//   [client.admin]                      <- the client named client.admin only
+//   etcd user = root
 //
 // Precedence, highest first: command-line overrides (`--set name=value`), the cluster's central
 // config in etcd (`ec-admin config set WHO NAME VALUE`: WHO osd.N, then osd, then global; given
 // as MonSetting), the file's [osd.N] for this daemon's id, [osd], [global], the built-in default.
+// A client's: overrides, the file's [client.ID] for its name, [client], [global], the default
+// (Ceph's sections; etcd's central config is for daemons).
 // Ceph puts its local file above the monitors' database; ecstore puts etcd above the file, so
 // that `config set` can change at runtime what the launcher and installs write into
 // ecstore.conf (mon_osd_down_out_interval, the recovery throttles), and keeps the command line
-// above both. Sections [osd.M] for other ids are parsed and validated but do not apply. Any
+// above both. Sections [osd.M] for other ids, and a daemon's [client] sections (a client's [osd]
+// ones), are parsed and validated but do not apply. Any
 // other section name is an error, as is an unknown option name or a value that does not parse
 // for its option's type, in any section (so a typo never silently falls back to a default); a
 // setting from etcd that is unknown, bad or not storable there is ignored and named in
@@ -101,8 +108,9 @@ const OptionSpec* FindOsdOption(std::string_view name);
 // hold $variables; they are expanded (and checked) only when a configuration is resolved.
 Status CheckOptionValue(const OptionSpec& spec, std::string_view value);
 
-// Whether `name` is a section of ecstore.conf, and so a "who" of the cluster's central config:
-// "global", "osd" or "osd.N" (N a decimal id >= 0 without leading zeros).
+// Whether `name` is a "who" of the cluster's central config, a section of ecstore.conf a daemon
+// takes: "global", "osd" or "osd.N" (N a decimal id >= 0 without leading zeros). [client] and
+// [client.ID] are sections of the file only (etcd's central config is for daemons).
 bool IsConfigSection(std::string_view name);
 
 // One setting of the cluster's central config (etcd, `ec-admin config set WHO NAME VALUE`):
@@ -162,6 +170,10 @@ struct OsdConfig {
   std::string etcd_ca_file;
   std::string etcd_cert_file;
   std::string etcd_key_file;
+  // etcd's own users (etcd's auth enabled): the user this daemon authenticates as and the file
+  // holding its password (empty: none).
+  std::string etcd_user;
+  std::string etcd_password_file;
   // Authentication (issue 32; msg/PROTOCOL.md "Authentication"): "cephx" or "none" (Ceph's
   // option), and this daemon's keyring file (its osd.N key and the cluster's mon. key).
   std::string auth_cluster_required;
@@ -247,7 +259,8 @@ Result<ConfigOverride> ParseConfigOverride(std::string_view text);
 //   EFBIG      the file is larger than 1 MiB
 //   parse      "FILE:LINE: <what>" for a line the INI parser rejects (no '=' / no ']', duplicate
 //              key in a section, duplicate section)
-//   section    "FILE:LINE: unknown section [mon]" (only [global], [osd], [osd.N] are valid)
+//   section    "FILE:LINE: unknown section [mon]" (only [global], [osd], [osd.N], [client] and
+//              [client.ID] are valid; ID letters, digits, '_', '-' and '.')
 //   option     "FILE:LINE: unknown option 'osd_dta' in [osd.0]"
 //   value      "FILE:LINE: bad value 'x' for option 'osd_port' in [osd]: <why>"
 //   override   "--set: unknown option 'x'" / "--set: bad value 'x' for option 'y': <why>"
@@ -273,6 +286,9 @@ struct ClientConfig {
   std::string etcd_ca_file;
   std::string etcd_cert_file;
   std::string etcd_key_file;
+  // etcd's user for this client and the file holding its password (empty: none).
+  std::string etcd_user;
+  std::string etcd_password_file;
   // "cephx" or "none", and the client's keyring file ($name expanded to the client's name).
   std::string auth_cluster_required;
   std::string keyring;
@@ -284,8 +300,9 @@ struct ClientConfig {
 };
 
 // The configuration of a client: the file is read and validated as a whole, as for a daemon (a
-// typo anywhere is an error), but only [global] applies ([osd] and [osd.N] sections are parsed
-// and validated, not applied); $name is `client_name` ("client.admin", or Ceph's --name / --id
+// typo anywhere is an error), but only [client.ID] of this client's name, [client] and [global]
+// apply, in that precedence ([osd] and [osd.N] sections are parsed and validated, not applied);
+// $name is `client_name` ("client.admin", or Ceph's --name / --id
 // of ec-rados), $id what follows "client.". Errors: LoadOsdConfig's; EINVAL for a client_name
 // not of the form client.ID.
 Result<ClientConfig> LoadClientConfig(const std::string& path,

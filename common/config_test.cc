@@ -327,13 +327,16 @@ TEST(Config, UnknownOptionsAndSections) {
   EXPECT_EQ(Error("[global]\n# c\nosd  dta = /x\n"),
             "test.conf:3: unknown option 'osd_dta' in [global]");
   EXPECT_EQ(Error("[mon]\nmon_host = x\n"),
-            "test.conf:1: unknown section [mon] (expected [global], [osd] or [osd.N])");
-  for (const char* s : {"[osd.]", "[osd.x]", "[osd.-1]", "[osd.01]", "[osd.1.2]", "[]"}) {
+            "test.conf:1: unknown section [mon] (expected [global], [osd], [osd.N], [client] or "
+            "[client.ID])");
+  for (const char* s : {"[osd.]", "[osd.x]", "[osd.-1]", "[osd.01]", "[osd.1.2]", "[]", "[client.]",
+                        "[client.a b]", "[client.a/b]", "[clients]"}) {
     EXPECT_THAT(Error(std::string("\n") + s + "\n"), HasSubstr("test.conf:2: unknown section"))
         << s;
   }
   EXPECT_EQ(Error("log_level = info\n[osd]\n"),
-            "test.conf:1: option 'log_level' outside of a section ([global], [osd] or [osd.N])");
+            "test.conf:1: option 'log_level' outside of a section ([global], [osd], [osd.N], "
+            "[client] or [client.ID])");
   EXPECT_EQ(Error("[osd] junk\n"), "test.conf:1: unexpected text after the section header");
   EXPECT_EQ(Error("[osd\n"), "test.conf:1: unmatched '['");
   EXPECT_EQ(Error("[osd]\nosd_data /x\n"), "test.conf:2: '=' character not found in line");
@@ -407,7 +410,7 @@ TEST(Config, TableIsConsistent) {
 }
 
 // osd/daemon/README.md embeds the generated table; it must not drift from the code.
-// A client takes [global] only; [osd] and [osd.N] are still validated.
+// A client takes [global] (and [client], below), not [osd] or [osd.N], which are still validated.
 TEST(Config, ClientConfigTakesGlobalOnly) {
   const std::string text =
       "[global]\netcd endpoints = http://127.0.0.1:2379\netcd op timeout = 7s\n"
@@ -440,6 +443,53 @@ TEST(Config, ClientConfigTakesGlobalOnly) {
   EXPECT_EQ(ConfigPath("/flag.conf"), "/flag.conf");
   ::unsetenv("EC_CONF");
   EXPECT_EQ(ConfigPath(""), "");
+}
+
+// Ceph's [client] and [client.ID]: a client takes [client.ID] of its name over [client] over
+// [global]; a daemon neither (and a client no [osd] section). Each is validated for everyone.
+TEST(Config, ClientSectionsApplyToTheirClientsOnly) {
+  const std::string text =
+      "[global]\netcd_user = nobody\netcd_op_timeout = 7s\n"
+      "[osd]\netcd_user = osd\netcd_password_file = /d/etcd.osd.password\n"
+      "[client]\netcd_user = client\netcd_password_file = /d/etcd.$type.password\n"
+      "[client.admin]\netcd_user = root\netcd_password_file = /d/etcd.root.password\n"
+      "[client.app-1.x]\netcd_op_timeout = 3s\n";
+  const std::string path = ::testing::TempDir() + "client_sections.conf";
+  {
+    std::ofstream out(path);
+    out << text;
+  }
+  auto admin = LoadClientConfig(path);
+  ASSERT_TRUE(admin.ok()) << admin.status().ToString();
+  EXPECT_EQ(admin->etcd_user, "root");
+  EXPECT_EQ(admin->etcd_password_file, "/d/etcd.root.password");
+  EXPECT_EQ(admin->etcd_op_timeout, std::chrono::seconds(7));
+  auto app = LoadClientConfig(path, {}, "client.app-1.x");
+  ASSERT_TRUE(app.ok()) << app.status().ToString();
+  EXPECT_EQ(app->etcd_user, "client");
+  EXPECT_EQ(app->etcd_password_file, "/d/etcd.client.password");
+  EXPECT_EQ(app->etcd_op_timeout, std::chrono::seconds(3));
+  auto other = LoadClientConfig(path, {{"etcd_user", "cli"}}, "client.other");
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  EXPECT_EQ(other->etcd_user, "cli");
+  EXPECT_EQ(other->etcd_op_timeout, std::chrono::seconds(7));
+  auto osd = LoadOsdConfig(path, 0);
+  ASSERT_TRUE(osd.ok()) << osd.status().ToString();
+  EXPECT_EQ(osd->etcd_user, "osd");
+  EXPECT_EQ(osd->etcd_password_file, "/d/etcd.osd.password");
+  EXPECT_EQ(osd->effective.at("etcd_user").origin, "[osd]");
+  EXPECT_EQ(osd->etcd_op_timeout, std::chrono::seconds(7));
+  {
+    std::ofstream out(path);
+    out << text << "[client.bob]\netcd_op_timeout = soon\n";
+  }
+  auto bad = LoadOsdConfig(path, 0);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("bad value 'soon' for option 'etcd_op_timeout' in "
+                                                "[client.bob]"));
+  // The central config's who stays global, osd, osd.N: not a client section.
+  EXPECT_FALSE(IsConfigSection("client"));
+  EXPECT_FALSE(IsConfigSection("client.admin"));
 }
 
 // ec-admin's pool default: Ceph's name, ecstore's default true (Ceph's is false), from [global].

@@ -118,6 +118,12 @@ const OptionSpec kOptions[] = {
                   "PEM client certificate presented to etcd over https (etcd's "
                   "--client-cert-auth; with etcd_key_file)")),
     FileOnly(Text("etcd_key_file", "", "PEM private key of etcd_cert_file")),
+    FileOnly(Text("etcd_user", "",
+                  "etcd user to authenticate as when etcd's auth is enabled (its roles decide "
+                  "which keys it may read and write; with etcd_password_file; empty: none)")),
+    FileOnly(Text("etcd_password_file", "",
+                  "file holding etcd_user's password, on one line; refused unless only its owner "
+                  "may read it (mode 0600)")),
     FileOnly(Text("etcd_prefix", "/ecstore/", "key prefix of the cluster map in etcd")),
     Number("etcd_op_timeout", OptionType::kDuration, "5s",
            "time one etcd request may take on one endpoint before the next is tried", 100, kHour),

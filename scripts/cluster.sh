@@ -5,7 +5,8 @@
 #
 #   scripts/cluster.sh start  --dir DIR [--osds N] [--hosts H] [--etcd M] [--grace SECONDS]
 #                             [--down-out SECONDS] [--device-size SIZE] [--bin DIR]
-#                             [--auth cephx|none] [--etcd-tls on|off] [--osd-opt NAME=VALUE ...]
+#                             [--auth cephx|none] [--etcd-tls on|off] [--etcd-roles on|off]
+#                             [--osd-opt NAME=VALUE ...]
 #   scripts/cluster.sh status --dir DIR
 #   scripts/cluster.sh stop   --dir DIR
 #
@@ -45,6 +46,15 @@
 # DIR/tls (scripts/etcd_certs.sh, with openssl), etcd serves https only to clients whose
 # certificate the CA signed (--client-cert-auth), and ecstore.conf names https endpoints and the
 # files (etcd_ca_file, etcd_cert_file, etcd_key_file) for every program. Part of the shape too.
+# --etcd-roles on (the default with --etcd-tls on; needs it) or off: etcd's own users and roles,
+# so that each program may touch only its keys. The first start makes three etcd users with
+# etcdctl, each with a random password (openssl rand) in DIR/etcd.USER.password (mode 0600): root
+# (etcd's administrator, which etcd requires before `auth enable`: ec-admin, [client.admin]), osd
+# (role osd, readwrite on the cluster's prefix /ecstore/: the OSDs and their monitor write the
+# map, liveness, stats, failure reports; [osd]) and client (role client, read on the prefix:
+# the client library and ec-rados read the map and the reports and write nothing; [client]),
+# then enables etcd's auth. ecstore.conf names each section's etcd_user and etcd_password_file.
+# Part of the shape: a cluster made without (an older one included) keeps etcd's auth off.
 # --osd-opt NAME=VALUE (repeatable) adds an ec-osd option to the [osd] section of the config
 # (not one the launcher sets itself: use --grace, --down-out, --device-size for those).
 # Defaults: 3 OSDs on 3 hosts, grace 20 s and down-out 600 s (Ceph's), 256M device files.
@@ -78,12 +88,14 @@ shift
 case "$cmd" in -h|--help|help) usage; exit 0 ;; esac
 # Shape options stay empty unless given: on an existing cluster they are checked against its
 # record, on a new one the defaults fill them.
-dir="" osds="" hosts="" etcd_n="" grace="" down_out="" device_size="" auth="" etcd_tls="" bin="$root/build/bin"
+dir="" osds="" hosts="" etcd_n="" grace="" down_out="" device_size="" auth="" etcd_tls="" etcd_roles=""
+bin="$root/build/bin"
 osd_opts=()
 # The options the launcher writes itself, which --osd-opt may not set again.
 own_keys=" etcd_endpoints osd_heartbeat_grace mon_osd_down_out_interval osd_data
   bluestore_block_size osd_journal_size osd_port osd_metrics_port log_file host
-  auth_cluster_required keyring etcd_ca_file etcd_cert_file etcd_key_file "
+  auth_cluster_required keyring etcd_ca_file etcd_cert_file etcd_key_file etcd_user
+  etcd_password_file "
 key_name() { local k="${1,,}"; k="${k//-/_}"; echo "${k// /_}"; }  # Ceph's spellings of a name
 trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; echo "${s%"${s##*[![:space:]]}"}"; }
 while [ $# -gt 0 ]; do
@@ -98,6 +110,7 @@ while [ $# -gt 0 ]; do
     --bin) bin="${2:-}"; shift 2 ;;
     --auth) auth="${2:-}"; shift 2 ;;
     --etcd-tls) etcd_tls="${2:-}"; shift 2 ;;
+    --etcd-roles) etcd_roles="${2:-}"; shift 2 ;;
     --osd-opt)
       [[ "${2:-}" =~ ^[A-Za-z0-9_\ -]+=.+$ ]] || die "--osd-opt takes NAME=VALUE (an ec-osd option)"
       name="$(key_name "$(trim "${2%%=*}")")"
@@ -124,6 +137,9 @@ if [ -n "$auth" ] && [ "$auth" != cephx ] && [ "$auth" != none ]; then
 fi
 if [ -n "$etcd_tls" ] && [ "$etcd_tls" != on ] && [ "$etcd_tls" != off ]; then
   die "--etcd-tls takes on (the default: https with client certificates) or off"
+fi
+if [ -n "$etcd_roles" ] && [ "$etcd_roles" != on ] && [ "$etcd_roles" != off ]; then
+  die "--etcd-roles takes on (the default: etcd users and roles per program) or off"
 fi
 size_re='^[0-9]+([KMGTkmgt](i?B)?|B)?$'
 if [ -n "$device_size" ]; then
@@ -191,7 +207,7 @@ do_stop() {
 do_status() {
   [ -f "$conf" ] || die "no cluster in $dir (no ecstore.conf)"
   read_shape
-  etcd_n="$rec_etcd" etcd_tls="$rec_tls"
+  etcd_n="$rec_etcd" etcd_tls="$rec_tls" etcd_roles="$rec_roles"
   set_etcd_tls
   if [ "$etcd_n" -eq 1 ]; then
     if alive "$dir/etcd.pid"; then echo "etcd: running (pid $(cat "$dir/etcd.pid"))"; else echo "etcd: not running"; fi
@@ -218,7 +234,7 @@ declare -A rec_opts=()
 read_shape() {
   local line section="" key value ids=0
   local -A host_names=()
-  rec_grace="" rec_down_out="" rec_device_size="" rec_endpoints="" rec_auth=none
+  rec_grace="" rec_down_out="" rec_device_size="" rec_endpoints="" rec_auth=none rec_roles=off
   while IFS= read -r line || [ -n "$line" ]; do
     line="$(trim "$line")"
     case "$line" in
@@ -230,6 +246,7 @@ read_shape() {
     key="$(key_name "$(trim "${line%%=*}")")"
     value="$(trim "${line#*=}")"
     case "$section:$key" in
+      *:etcd_user) rec_roles=on ;;
       global:etcd_endpoints) rec_endpoints="$value" ;;
       global:osd_heartbeat_grace) rec_grace="$value" ;;
       global:mon_osd_down_out_interval) rec_down_out="$value" ;;
@@ -269,7 +286,12 @@ resolve_shape() {
     device_size="${device_size:-256M}"
     auth="${auth:-cephx}"
     etcd_tls="${etcd_tls:-on}"
+    etcd_roles="${etcd_roles:-$etcd_tls}"
     [ "$hosts" -le "$osds" ] || die "--hosts must be 1..--osds"
+    if [ "$etcd_roles" = on ] && [ "$etcd_tls" = off ]; then
+      die "--etcd-roles on needs --etcd-tls on (the passwords and tokens would cross the network" \
+          "in the clear)"
+    fi
     return
   fi
   read_shape
@@ -296,6 +318,10 @@ resolve_shape() {
   if [ -n "$etcd_tls" ] && [ "$etcd_tls" != "$rec_tls" ]; then
     bad+=("--etcd-tls $etcd_tls, but the cluster's etcd has TLS $rec_tls (etcd_endpoints = $rec_endpoints)")
   fi
+  if [ -n "$etcd_roles" ] && [ "$etcd_roles" != "$rec_roles" ]; then
+    bad+=("--etcd-roles $etcd_roles, but the cluster's etcd has its users and roles $rec_roles" \
+          "($([ "$rec_roles" = on ] && echo "etcd_user in" || echo "no etcd_user in") $conf)")
+  fi
   if [ -n "$auth" ] && [ "$auth" != "$rec_auth" ]; then
     bad+=("--auth $auth, but the cluster has auth_cluster_required = $rec_auth")
   fi
@@ -318,6 +344,7 @@ resolve_shape() {
     exit 1
   fi
   osds="$rec_osds" hosts="$rec_hosts" etcd_n="$rec_etcd" auth="$rec_auth" etcd_tls="$rec_tls"
+  etcd_roles="$rec_roles"
 }
 
 write_conf() {
@@ -345,11 +372,18 @@ write_conf() {
     echo "log_file = $dir/osd.\$id.log"
     local opt
     for opt in "${osd_opts[@]}"; do echo "${opt%%=*} = ${opt#*=}"; done
+    if [ "$etcd_roles" = on ]; then etcd_user_lines osd; fi
     local id
     for id in $(seq 0 $((osds - 1))); do
       echo "[osd.$id]"
       echo "host = host$((id % hosts))"
     done
+    if [ "$etcd_roles" = on ]; then
+      echo "[client]"
+      etcd_user_lines client
+      echo "[client.admin]"
+      etcd_user_lines root
+    fi
   } > "$conf.tmp"
   mv "$conf.tmp" "$conf"
 }
@@ -402,7 +436,7 @@ osd_ports_text() {  # id
 show_cluster_metrics() {
   local prefix id port mport
   prefix="$(conf_value etcd_prefix)"
-  id="$(ETCDCTL_API=3 etcdctl "${etcdctl_tls[@]}" --endpoints "$(conf_value etcd_endpoints)" --dial-timeout 2s \
+  id="$(etcdctl_as client "${etcdctl_tls[@]}" --endpoints "$(conf_value etcd_endpoints)" --dial-timeout 2s \
           --command-timeout 3s get --print-value-only "${prefix:-/ecstore/}mon/leader" 2>/dev/null |
         grep -o '"name":"osd\.[0-9]*"' | grep -o '[0-9][0-9]*')" || true
   if [ -z "$id" ] || ! read -r port mport 2>/dev/null < "$dir/osd.$id.ports" || [ "$mport" = 0 ]; then
@@ -467,6 +501,7 @@ do_start() {
     start_etcd
     if [ -f "$conf" ]; then update_endpoints; else write_conf; fi
   fi
+  make_etcd_users
   make_keys
   for id in $(seq 0 $((osds - 1))); do
     if alive "$dir/osd.$id.pid"; then continue; fi
@@ -500,6 +535,9 @@ do_start() {
     echo "auth: cephx (keyrings $dir/client.admin.keyring and $dir/osd.N.keyring; --auth none turns it off)"
   else
     echo "auth: none (nothing authenticated or signed: for benchmarks)"
+  fi
+  if [ "$etcd_roles" = on ]; then
+    echo "etcd roles: on (users root for ec-admin, osd, client; passwords in $dir/etcd.USER.password)"
   fi
   echo "config: $conf   (export EC_CONF=$conf, or pass -c)"
   if [ -x "$bin/ec-admin" ]; then "$bin/ec-admin" -c "$conf" -s || true; fi

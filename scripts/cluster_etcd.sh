@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2154  # dir, conf and etcd_n are the launcher's
-# Sourced by scripts/cluster.sh (not a program): etcd's members, the launcher's ports below the
-# kernel's ephemeral range, and each member's files, start and status line. Uses the launcher's
-# dir, conf and etcd_n (the member count) and its die, alive, spawn and stop_pid.
+# shellcheck disable=SC2154  # dir, conf, etcd_n, ... are the launcher's
+# Sourced by scripts/cluster.sh (not a program): etcd's members and users, the launcher's ports
+# below the kernel's ephemeral range, and each member's files, start and status line. Uses the
+# launcher's dir, conf, etcd_n (the member count), etcd_tls, etcd_roles and endpoints, and its
+# die, alive, spawn, stop_pid and conf_value.
 
 # etcd over TLS (the launcher's etcd_tls, on or off): the client URLs' scheme, and etcdctl's flags
 # (the CA and the client certificate of DIR/tls, scripts/etcd_certs.sh).
@@ -16,6 +17,77 @@ set_etcd_tls() {
     etcd_scheme=http
     etcdctl_tls=()
   fi
+}
+
+# etcd's users and roles (the launcher's etcd_roles, on or off; cluster.sh --help): each user's
+# password file, the lines of ecstore.conf that name one, etcdctl acting as one, and their making.
+etcd_password_file() { echo "$dir/etcd.$1.password"; }  # user
+etcd_user_lines() {  # user: the config lines of a section whose programs act as USER
+  echo "etcd_user = $1"
+  echo "etcd_password_file = $(etcd_password_file "$1")"
+}
+# etcdctl as USER (its password through the environment, not the command line), or as nobody
+# while etcd's users are off.
+etcdctl_as() {  # user etcdctl-arguments...
+  local user="$1" f
+  shift
+  f="$(etcd_password_file "$user")"
+  if [ "$etcd_roles" = on ] && [ -s "$f" ]; then
+    ETCDCTL_API=3 ETCDCTL_USER="$user:$(cat "$f")" etcdctl "$@"
+  else
+    ETCDCTL_API=3 etcdctl "$@"
+  fi
+}
+
+# With --etcd-roles on: the users' passwords (made once), then, while etcd's auth is still off,
+# the users root, osd and client, the roles of the same names (root is etcd's own; osd readwrite
+# and client read on the cluster's prefix) and `auth enable`. Each step may run again: a start
+# that stopped half-way finishes at the next one. Once etcd's auth is on (it refuses a request
+# without a user: "user name is empty"), there is nothing to do.
+make_etcd_users() {
+  [ "$etcd_roles" = on ] || return 0
+  local u f out out2 roles prefix
+  prefix="$(conf_value etcd_prefix)"
+  prefix="${prefix:-/ecstore/}"
+  local ctl=("${etcdctl_tls[@]}" --endpoints "$endpoints" --dial-timeout 2s --command-timeout 10s)
+  for u in root osd client; do
+    f="$(etcd_password_file "$u")"
+    [ -s "$f" ] && continue
+    { (umask 077 && openssl rand -hex 24 > "$f.tmp") && mv "$f.tmp" "$f"; } ||
+      die "cannot make etcd user $u's password (openssl rand -hex 24 > $f)"
+  done
+  if ! out="$(ETCDCTL_API=3 etcdctl "${ctl[@]}" user list 2>&1)"; then
+    grep -q 'user name is empty' <<< "$out" && return 0
+    die "cannot list etcd's users (etcdctl user list): $(tail -n 1 <<< "$out")"
+  fi
+  for u in root osd client; do
+    f="$(etcd_password_file "$u")"
+    if grep -qx "$u" <<< "$out"; then
+      out2="$(ETCDCTL_API=3 etcdctl "${ctl[@]}" user passwd "$u" --interactive=false < "$f" 2>&1)"
+    else
+      out2="$(ETCDCTL_API=3 etcdctl "${ctl[@]}" user add "$u" --interactive=false < "$f" 2>&1)"
+    fi || die "cannot make etcd user $u: $(tail -n 1 <<< "$out2")"
+  done
+  roles="$(ETCDCTL_API=3 etcdctl "${ctl[@]}" role list 2>&1)" ||
+    die "cannot list etcd's roles: $(tail -n 1 <<< "$roles")"
+  for u in root osd client; do
+    if ! grep -qx "$u" <<< "$roles"; then
+      out2="$(ETCDCTL_API=3 etcdctl "${ctl[@]}" role add "$u" 2>&1)" ||
+        die "cannot make etcd role $u: $(tail -n 1 <<< "$out2")"
+    fi
+  done
+  out2="$(ETCDCTL_API=3 etcdctl "${ctl[@]}" role grant-permission osd readwrite --prefix "$prefix" 2>&1 &&
+          ETCDCTL_API=3 etcdctl "${ctl[@]}" role grant-permission client read --prefix "$prefix" 2>&1)" ||
+    die "cannot grant the roles osd and client their keys: $(tail -n 1 <<< "$out2")"
+  for u in root osd client; do
+    if ! ETCDCTL_API=3 etcdctl "${ctl[@]}" user get "$u" 2>/dev/null | grep -q "^Roles:.* $u\$"; then
+      out2="$(ETCDCTL_API=3 etcdctl "${ctl[@]}" user grant-role "$u" "$u" 2>&1)" ||
+        die "cannot grant etcd user $u its role: $(tail -n 1 <<< "$out2")"
+    fi
+  done
+  out2="$(ETCDCTL_API=3 etcdctl "${ctl[@]}" auth enable 2>&1)" ||
+    die "cannot enable etcd's auth: $(tail -n 1 <<< "$out2")"
+  echo "etcd: users root, osd and client made, auth enabled (passwords in $dir/etcd.USER.password)"
 }
 
 # Ports for the launcher to pick: below the kernel's ephemeral range, where only a program that

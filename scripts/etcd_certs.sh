@@ -9,17 +9,23 @@
 #                            program's etcd_ca_file)
 #   server.crt, server.key   etcd's --cert-file/--key-file: subjectAltName 127.0.0.1, ::1,
 #                            localhost and each --host; usable as a client certificate too
-#                            (etcd 3.4's JSON gateway connects to its own gRPC port with it)
-#   CLIENT.crt, CLIENT.key   a client certificate with CN=CLIENT for each CLIENT (default: one,
-#                            "ecstore"): the etcd_cert_file/etcd_key_file of the programs. With
-#                            etcd's auth enabled, the CN is the etcd user the client acts as.
+#                            (etcd 3.4's JSON gateway connects to its own gRPC port with it).
+#                            No CN either: etcd 3.4 takes that CN as the user of a gateway
+#                            request sent without an Accept header.
+#   CLIENT.crt, CLIENT.key   a client certificate for each CLIENT (default: one, "ecstore"): the
+#                            etcd_cert_file/etcd_key_file of the programs. Its subject is
+#                            O=ecstore, OU=CLIENT, without a CN: with etcd's auth enabled, etcd's
+#                            JSON gateway (which ecstore speaks) refuses a certificate with a CN,
+#                            so programs act as an etcd user by password (etcd_user), and the
+#                            certificate only says they may connect.
 # Keys are ECDSA P-256, certificates valid for 10 years. Files that exist are kept (a CA made once
-# keeps signing); remove DIR to start over. Exit status 1 with a message on any error.
+# keeps signing; a client certificate made by an older version, with a CN, too); remove DIR to
+# start over. Exit status 1 with a message on any error.
 set -euo pipefail
 
 die() { echo "etcd_certs.sh: $*" >&2; exit 1; }
 [ $# -ge 1 ] || die "usage: etcd_certs.sh DIR [--host NAME_OR_IP ...] [CLIENT ...]"
-case "$1" in -h|--help) sed -n '2,19p' "$0" | sed -E 's/^# ?//'; exit 0 ;; esac
+case "$1" in -h|--help) sed -n '2,23p' "$0" | sed -E 's/^# ?//'; exit 0 ;; esac
 command -v openssl > /dev/null || die "no openssl: run scripts/setup.sh"
 out="$1"
 shift
@@ -46,12 +52,12 @@ new_key() {  # FILE
     die "openssl genpkey failed for $1"
 }
 
-# A certificate signed by the CA: NAME (files NAME.crt/NAME.key), its CN and its extensions.
-signed() {  # NAME CN EXTENSIONS
-  local name="$1" cn="$2" ext="$3"
+# A certificate signed by the CA: NAME (files NAME.crt/NAME.key), its subject and its extensions.
+signed() {  # NAME SUBJECT EXTENSIONS
+  local name="$1" subject="$2" ext="$3"
   [ -f "$out/$name.crt" ] && [ -f "$out/$name.key" ] && return 0
   new_key "$out/$name.key"
-  openssl req -new -key "$out/$name.key" -subj "/CN=$cn" -out "$out/$name.csr" 2> /dev/null ||
+  openssl req -new -key "$out/$name.key" -subj "$subject" -out "$out/$name.csr" 2> /dev/null ||
     die "openssl req failed for $name"
   printf '%b' "$ext" > "$out/$name.ext"
   openssl x509 -req -in "$out/$name.csr" -CA "$out/ca.crt" -CAkey "$out/ca.key" \
@@ -66,8 +72,8 @@ if [ ! -f "$out/ca.crt" ] || [ ! -f "$out/ca.key" ]; then
     -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
     -out "$out/ca.crt" 2> /dev/null || die "openssl req -x509 failed for the CA"
 fi
-signed server etcd "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=$san\n"
+signed server "/O=ecstore/OU=etcd" "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=$san\n"
 for c in "${clients[@]}"; do
-  signed "$c" "$c" "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=clientAuth\n"
+  signed "$c" "/O=ecstore/OU=$c" "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=clientAuth\n"
 done
 chmod 644 "$out"/*.crt

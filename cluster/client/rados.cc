@@ -71,6 +71,8 @@ Result<ClientOptions> ClientOptionsFromConfig(const std::string& path, const std
   o.etcd_ca_file = c->etcd_ca_file;
   o.etcd_cert_file = c->etcd_cert_file;
   o.etcd_key_file = c->etcd_key_file;
+  o.etcd_user = c->etcd_user;
+  o.etcd_password_file = c->etcd_password_file;
   o.etcd_prefix = c->etcd_prefix;
   o.etcd_op_timeout = c->etcd_op_timeout;
   auto mode = msg::auth::ParseAuthMode(c->auth_cluster_required);
@@ -89,22 +91,22 @@ Result<ClientOptions> ClientOptionsFromConfig(const std::string& path, const std
   return o;
 }
 
+Result<etcd::ClientOptions> EtcdOptionsOf(const ClientOptions& options) {
+  return etcd::MakeClientOptions(
+      {options.etcd_endpoints,
+       options.etcd_op_timeout,
+       {options.etcd_ca_file, options.etcd_cert_file, options.etcd_key_file},
+       options.etcd_user,
+       options.etcd_password_file});
+}
+
 Rados::Rados(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Rados::~Rados() = default;
 
 Result<std::unique_ptr<Rados>> Rados::Connect(ClientOptions options) {
-  auto endpoints = etcd::ParseEndpointsWithTls(
-      options.etcd_endpoints,
-      {options.etcd_ca_file, options.etcd_cert_file, options.etcd_key_file});
-  if (!endpoints.ok()) {
-    return Status::Invalid("etcd_endpoints '" + options.etcd_endpoints +
-                           "': " + endpoints.status().message());
-  }
-  etcd::ClientOptions eo;
-  eo.endpoints = std::move(endpoints->endpoints);
-  eo.tls = std::move(endpoints->tls);
-  eo.timeout = options.etcd_op_timeout;
-  auto impl = std::make_unique<Impl>(std::move(options), eo);
+  auto eo = EtcdOptionsOf(options);
+  if (!eo.ok()) return eo.status();
+  auto impl = std::make_unique<Impl>(std::move(options), std::move(*eo));
   EC_RETURN_IF_ERROR(impl->Start());
   return std::unique_ptr<Rados>(new Rados(std::move(impl)));
 }

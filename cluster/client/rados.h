@@ -56,6 +56,10 @@
 #include "msg/auth/handshake.h"
 #include "msg/auth/keyring.h"
 
+namespace ec::etcd {
+struct ClientOptions;  // cluster/etcd/etcd_client.h
+}  // namespace ec::etcd
+
 namespace ec::cluster::client {
 
 struct ClientOptions {
@@ -68,6 +72,11 @@ struct ClientOptions {
   std::string etcd_ca_file;
   std::string etcd_cert_file;
   std::string etcd_key_file;
+  // etcd's user and the file of its password (the config's etcd_user, etcd_password_file; empty:
+  // none): Connect refuses one without the other or a password file others may read (EINVAL,
+  // EACCES); etcd refusing the password is EACCES (cluster/etcd/etcd_auth.h).
+  std::string etcd_user;
+  std::string etcd_password_file;
   std::chrono::milliseconds op_timeout{30000};       // one operation, retries included
   std::chrono::milliseconds attempt_timeout{15000};  // one try of it at one OSD
   int async_threads = 16;                            // runners of the *Async calls
@@ -85,14 +94,20 @@ struct ClientOptions {
 // was refused or failed.
 inline constexpr std::chrono::milliseconds kDirectBackoff{200};
 
-// Options from a config file's [global] section (etcd_endpoints, etcd_prefix, etcd_op_timeout,
-// etcd_ca_file, etcd_cert_file, etcd_key_file, auth_cluster_required, keyring), as every ecstore
-// client program reads it, for the client `name` (Ceph's --name: "client.ID"; $name in the
+// Options from a config file's [global], [client] and [client.ID] sections (etcd_endpoints,
+// etcd_prefix, etcd_op_timeout, etcd_ca_file, etcd_cert_file, etcd_key_file, etcd_user,
+// etcd_password_file, auth_cluster_required, keyring), as every ecstore client program reads it,
+// for the client `name` (Ceph's --name: "client.ID"; $name in the
 // keyring's path). With auth cephx the key is `name`'s in the keyring file. Errors: the config
 // file's; the keyring's (ENOENT "cannot read keyring ...", EINVAL for a malformed one); EACCES "no
 // key for client.x in KEYRING".
 Result<ClientOptions> ClientOptionsFromConfig(const std::string& path,
                                               const std::string& name = "client.admin");
+
+// The etcd client options of `options` (etcd_endpoints, etcd_op_timeout, the TLS files, etcd_user,
+// etcd_password_file) as Connect makes them, for a program that reads etcd beside the library
+// (ec-rados's lspools, df). Errors: etcd::MakeClientOptions's (cluster/etcd/etcd_client.h).
+Result<etcd::ClientOptions> EtcdOptionsOf(const ClientOptions& options);
 
 struct ReadResult {
   Buffer data;

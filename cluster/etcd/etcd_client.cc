@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "cluster/etcd/etcd_auth.h"
 #include "cluster/etcd/etcd_json.h"
 
 namespace ec::etcd {
@@ -17,6 +18,30 @@ bool NotSent(const Status& s, bool connected) {
 constexpr auto kElectionRetry = std::chrono::milliseconds(100);
 
 }  // namespace
+
+Result<ClientOptions> MakeClientOptions(const ClientSettings& settings) {
+  auto endpoints = ParseEndpointsWithTls(settings.endpoints, settings.tls);
+  if (!endpoints.ok()) {
+    return Status::Invalid("etcd_endpoints '" + settings.endpoints +
+                           "': " + endpoints.status().message());
+  }
+  ClientOptions o;
+  o.endpoints = std::move(endpoints->endpoints);
+  o.tls = std::move(endpoints->tls);
+  if (settings.timeout.count() > 0) o.timeout = settings.timeout;
+  if (settings.user.empty() != settings.password_file.empty()) {
+    return Status::Invalid(settings.user.empty()
+                               ? "etcd_password_file is set but etcd_user is not"
+                               : "etcd_user '" + settings.user +
+                                     "' needs etcd_password_file (the file of its password)");
+  }
+  if (!settings.user.empty()) {
+    Result<std::string> password = ReadPasswordFile(settings.password_file);
+    if (!password.ok()) return password.status();
+    o.credentials = std::make_shared<Credentials>(settings.user, std::move(*password));
+  }
+  return o;
+}
 
 Client::Client(ClientOptions options) : options_(std::move(options)) {}
 
@@ -56,14 +81,15 @@ Result<json> Client::TryEndpoints(std::string_view path, const std::string& text
     Status s = conn.Connect(ep, deadline);
     bool connected = s.ok();
     if (connected) {
-      Result<HttpConnection::Reply> reply =
-          conn.Post(path, text, options_.max_reply_bytes, deadline);
+      bool sent = false;
+      Result<HttpConnection::Reply> reply = PostAuthorized(conn, ep, path, text, deadline, &sent);
       if (reply.ok()) {
         if (reply->status == 200) {
           preferred_.store(index);
           return gw::ParseObject(reply->body, where);
         }
-        s = gw::GatewayError(reply->status, reply->body, where);
+        s = AuthError(gw::GatewayError(reply->status, reply->body, where),
+                      options_.credentials.get());
         if (s.code() != EAGAIN && !(s.code() == ETIMEDOUT && s.is_retryable())) {
           preferred_.store(index);
           return s;
@@ -74,7 +100,11 @@ Result<json> Client::TryEndpoints(std::string_view path, const std::string& text
         no_leader = no_leader || gw::IsNoLeader(s);
       } else {
         s = reply.status();
-        if (s.code() == EPROTO) return s;
+        // A bad reply, or etcd refused the password: the same at every member.
+        if (s.code() == EPROTO || (!sent && !s.is_retryable())) return s;
+        // The authentication failed before the request went out: as a connect that failed.
+        connected = sent;
+        no_leader = no_leader || gw::IsNoLeader(s);
       }
     }
     if (!tried.empty()) tried += "; ";
@@ -94,6 +124,35 @@ Result<json> Client::TryEndpoints(std::string_view path, const std::string& text
   }
   return Status::Retryable(no_leader && all_unapplied ? EAGAIN : last.code(),
                            "etcd: no endpoint answered: " + tried);
+}
+
+Result<HttpConnection::Reply> Client::PostAuthorized(HttpConnection& conn, const Endpoint& ep,
+                                                     std::string_view path, const std::string& text,
+                                                     Clock::time_point deadline, bool* sent) const {
+  *sent = false;
+  Credentials* credentials = options_.credentials.get();
+  std::string token;
+  if (credentials != nullptr) {
+    Result<std::string> t = credentials->Token(conn, ep, options_.max_reply_bytes, deadline);
+    if (!t.ok()) return t.status();
+    token = std::move(*t);
+  }
+  conn.set_token(token);
+  *sent = true;
+  Result<HttpConnection::Reply> reply = conn.Post(path, text, options_.max_reply_bytes, deadline);
+  if (credentials == nullptr || !reply.ok() || reply->status == 200 ||
+      !IsTokenRefused(gw::GatewayError(reply->status, reply->body, path))) {
+    return reply;
+  }
+  // etcd refused the token before applying anything: a new one, and the request once more.
+  credentials->Forget(token);
+  Result<std::string> t = credentials->Token(conn, ep, options_.max_reply_bytes, deadline);
+  if (!t.ok()) {
+    *sent = false;
+    return t.status();
+  }
+  conn.set_token(*t);
+  return conn.Post(path, text, options_.max_reply_bytes, deadline);
 }
 
 Result<RangeResponse> Client::Range(const RangeRequest& req) const {

@@ -32,11 +32,22 @@
 //                  leader and the others could not be reached (retryable); the message names every
 //                  endpoint and says when no member has a leader;
 //   EMSGSIZE       etcd refused a message above its gRPC size cap (ResourceExhausted);
+//   EACCES         etcd's users (etcd_auth.h): the user's password refused ("authentication
+//                  failed", naming the user and the endpoint), the user's roles do not permit
+//                  the request ("permission denied", naming the user), or etcd's auth is enabled
+//                  and the client names no user; TLS refusals (http_connection.h);
 //   EIO            another error from etcd; the message is etcd's.
 // An error from etcd carries etcd's own message ("etcd 127.0.0.1:2379: etcdserver: ...").
 //
+// etcd's users: with ClientOptions::credentials, each call sends the token the credentials hold
+// (authenticating first on the call's connection when they hold none). When etcd refuses the
+// token (it expired after --auth-token-ttl unused, the member restarted and forgot it, or the
+// auth store changed since), etcd applied nothing: the call authenticates again on the same
+// connection and resends the request once, a write included.
+//
 // Thread safety: every method may be called from any thread concurrently; each call uses its own
-// connection. The Client owns nothing shared with its callers.
+// connection. The Client shares only ClientOptions::tls and ::credentials (thread-safe) with the
+// clients and watches made from the same options.
 #pragma once
 
 #include <atomic>
@@ -54,6 +65,8 @@
 
 namespace ec::etcd {
 
+class Credentials;  // etcd_auth.h
+
 struct ClientOptions {
   std::vector<Endpoint> endpoints;               // at least one
   std::chrono::milliseconds timeout{5000};       // per endpoint tried (and per election wait)
@@ -62,7 +75,25 @@ struct ClientOptions {
   std::size_t max_txn_ops = 128;                 // etcd's --max-txn-ops default
   // The TLS context of https endpoints (ParseEndpointsWithTls; null: http only).
   std::shared_ptr<TlsContext> tls;
+  // The etcd user and its token (etcd_auth.h; null: no user, etcd's auth off).
+  std::shared_ptr<Credentials> credentials;
 };
+
+// What a program's config names for etcd: etcd_endpoints, etcd_op_timeout (0: the default), the
+// TLS files, etcd_user and etcd_password_file.
+struct ClientSettings {
+  std::string endpoints;
+  std::chrono::milliseconds timeout{0};
+  TlsFiles tls;
+  std::string user;
+  std::string password_file;
+};
+
+// The ClientOptions of those settings: the endpoints and the TLS context (ParseEndpointsWithTls),
+// and the credentials, the password read from its file (ReadPasswordFile). Errors:
+// ParseEndpointsWithTls's, prefixed "etcd_endpoints 'LIST': "; EINVAL for etcd_user without
+// etcd_password_file or the reverse; ReadPasswordFile's.
+Result<ClientOptions> MakeClientOptions(const ClientSettings& settings);
 
 class Client {
  public:
@@ -102,6 +133,11 @@ class Client {
   // without applying anything and one of them has no leader (worth trying again soon).
   Result<nlohmann::json> TryEndpoints(std::string_view path, const std::string& text,
                                       bool idempotent, bool* election) const;
+  // The request on one connected endpoint, with the credentials' token (authenticated again and
+  // resent once when etcd refuses the token). *sent: the request reached etcd.
+  Result<HttpConnection::Reply> PostAuthorized(HttpConnection& conn, const Endpoint& ep,
+                                               std::string_view path, const std::string& text,
+                                               Clock::time_point deadline, bool* sent) const;
 
   ClientOptions options_;
   mutable std::atomic<std::size_t> preferred_{0};

@@ -187,6 +187,9 @@ Status GatewayError(unsigned http_status, std::string_view body, std::string_vie
       return Status::Error(ERANGE, text);
     case 8:
       return Status::Error(EMSGSIZE, text);
+    case 7:   // PermissionDenied: the user's roles do not allow the request
+    case 16:  // Unauthenticated: a token etcd does not take (etcd_auth.h)
+      return Status::Error(EACCES, text);
     case 14:
       // "request timed out" (possibly due to a previous leader failure or a lost connection):
       // etcd stopped waiting for a proposal that may still be applied.

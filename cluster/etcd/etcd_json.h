@@ -39,7 +39,8 @@ Result<Event> ParseEvent(const nlohmann::json& obj);
 // An error reply of the gateway as a Status: `body` is {"error","message","code"} (unary calls) or
 // {"error":{"grpc_code","message",...}} (streaming calls), `where` names the endpoint and call.
 // The message is etcd's; the gRPC code decides the errno: InvalidArgument EINVAL, NotFound ENOENT,
-// OutOfRange ERANGE, ResourceExhausted EMSGSIZE, DeadlineExceeded ETIMEDOUT (retryable),
+// OutOfRange ERANGE, ResourceExhausted EMSGSIZE, PermissionDenied and Unauthenticated EACCES
+// (etcd's users, etcd_auth.h), DeadlineExceeded ETIMEDOUT (retryable),
 // Unavailable EAGAIN (retryable) except etcd's "request timed out" family, ETIMEDOUT (retryable):
 // a proposal etcd stopped waiting for, which may still commit. Without a code, the HTTP status
 // decides (404 ENOENT, 400 EINVAL, 503 EAGAIN); anything else is EIO.

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cluster/etcd/etcd_auth.h"
 #include "cluster/etcd/etcd_client.h"
 #include "cluster/etcd/etcd_json.h"
 #include "cluster/etcd/etcd_test_server.h"
@@ -276,6 +277,46 @@ TEST(EtcdMalformed, TxnLeaseAndDeleteRepliesAreChecked) {
     CannedServer server(Http(200, R"({"deleted":true})"));
     EXPECT_EQ(Client(server.options()).DeleteRange({"a", {}}).status().code(), EPROTO);
   }
+}
+
+// etcd's users (etcd_auth.h): an authentication reply without a token that could go in a header
+// is EPROTO, a refused password EACCES naming the user; a good token is sent on the request,
+// with the Accept header etcd needs to tell a gateway request.
+TEST(EtcdMalformed, AuthenticationRepliesAreChecked) {
+  auto code = [](const std::string& reply) {
+    CannedServer server(reply);
+    ClientOptions o = server.options();
+    o.credentials = std::make_shared<Credentials>("osd", "pw");
+    auto r = Client(o).Range({"k", {}, 0, 0});
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(server.requests(), 1);  // nothing more after the refused authentication
+    EXPECT_NE(server.last_request().find("/v3/auth/authenticate"), std::string::npos);
+    return r.status().code();
+  };
+  EXPECT_EQ(code(Http(200, "not json")), EPROTO);
+  EXPECT_EQ(code(Http(200, "{}")), EPROTO);
+  EXPECT_EQ(code(Http(200, R"({"token":5})")), EPROTO);
+  EXPECT_EQ(code(Http(200, R"({"token":"a b"})")), EPROTO);
+  EXPECT_EQ(code(Http(200, R"({"token":"a\r\nX-Evil: 1"})")), EPROTO);
+  EXPECT_EQ(code(Http(200, R"({"token":")" + std::string(5000, 'a') + R"("})")), EPROTO);
+  EXPECT_EQ(code(Http(400, R"({"error":"etcdserver: authentication failed, invalid user ID or )"
+                           R"(password","code":3})")),
+            EACCES);
+
+  // The canned server closes every connection after its reply, and says so: the client connects
+  // again for the request.
+  std::string reply = Http(200, R"({"token":"tok.1"})");
+  reply.insert(reply.find("\r\n") + 2, "Connection: close\r\n");
+  CannedServer server(reply);
+  ClientOptions o = server.options();
+  o.credentials = std::make_shared<Credentials>("osd", "pw");
+  ASSERT_TRUE(Client(o).Call("/v3/kv/range", {{"key", "aw=="}}, true).ok());
+  EXPECT_EQ(server.requests(), 2);
+  EXPECT_NE(server.last_request().find("Authorization: tok.1\r\n"), std::string::npos)
+      << server.last_request();
+  EXPECT_NE(server.last_request().find("Accept: application/json\r\n"), std::string::npos)
+      << server.last_request();
+  EXPECT_EQ(o.credentials->authentications(), 1u);
 }
 
 TEST(EtcdMalformed, WatchOnGarbageReportsRetryableErrorsAndStops) {

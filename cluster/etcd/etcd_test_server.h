@@ -8,6 +8,11 @@
 // simulate a crash and a restart of the whole etcd on the same ports and data; KillMember(i) and
 // StartMember(i) do it to one member, Leader() says which member leads.
 //
+// EnableAuth turns etcd's users on (etcd_auth.h): a root user and users with a role each, as
+// scripts/cluster.sh makes them; set_extra_args adds etcd flags (--auth-token-ttl=1) before Start.
+// While auth is on, the server's own probes (Start, Restart, WaitQuorum) take etcd's refusal of a
+// request without a user (EACCES) as an answer.
+//
 // Files: member 0's data in data_dir()/data and its log in data_dir()/etcd.log; member i > 0's in
 // data_dir()/data.i and data_dir()/etcd.i.log.
 //
@@ -59,6 +64,22 @@ class EtcdServer {
   // Member i's log file.
   std::string member_log(int i) const;
 
+  // etcd flags added to every member's command line from the next Start or StartMember on
+  // ("--auth-token-ttl=1").
+  void set_extra_args(std::vector<std::string> args) { extra_args_ = std::move(args); }
+
+  // One etcd user for EnableAuth: a role of its name granted readwrite (write) or read on the keys
+  // starting with `prefix`.
+  struct TestUser {
+    std::string name;
+    std::string password;
+    std::string prefix;
+    bool write = false;
+  };
+  // Adds user root (role root) with root_password and each of `users`, then enables etcd's auth,
+  // through the JSON gateway (/v3/auth/...). Errors: etcd's (the client's, etcd_client.h).
+  Status EnableAuth(const std::string& root_password, const std::vector<TestUser>& users);
+
   // SIGKILL + waitpid of member i (a no-op when it is not running).
   void KillMember(int i);
   // Launches member i again on its ports and data; returns once its client port accepts
@@ -95,6 +116,7 @@ class EtcdServer {
 
   std::string dir_;
   std::vector<Member> members_;
+  std::vector<std::string> extra_args_;
 };
 
 }  // namespace ec::etcd::testing

@@ -2,12 +2,21 @@
 
 #include <algorithm>
 
+#include "cluster/etcd/etcd_auth.h"
 #include "cluster/etcd/etcd_json.h"
 #include "common/thread_name.h"
 
 namespace ec::etcd {
 
 using nlohmann::json;
+
+namespace {
+
+Status Retryable(const Status& s) {
+  return Status::Retryable(s.code(), s.message());
+}
+
+}  // namespace
 
 Watch::Watch(ClientOptions client, WatchOptions options, EventCallback on_event,
              ErrorCallback on_error)
@@ -68,6 +77,24 @@ Status Watch::RunStream(const Endpoint& ep, bool* terminal, bool* created) {
   HttpConnection conn(&stop_, client_.tls);
   const auto deadline = Clock::now() + client_.timeout;
   EC_RETURN_IF_ERROR(conn.Connect(ep, deadline));
+  Credentials* credentials = client_.credentials.get();
+  std::string token;
+  if (credentials != nullptr) {
+    Result<std::string> t = credentials->Token(conn, ep, client_.max_reply_bytes, deadline);
+    // A refused password is tried again as an unreachable etcd is (the header).
+    if (!t.ok()) return t.status().is_retryable() ? t.status() : Retryable(t.status());
+    token = std::move(*t);
+    conn.set_token(token);
+  }
+  // etcd refused the token (expired, forgotten by a restarted member): a new one at the next try.
+  // Refused for the user's roles: tried again too, as the header says.
+  auto auth_refusal = [&](const Status& error) {
+    if (credentials != nullptr && IsTokenRefused(error)) {
+      credentials->Forget(token);
+      return Status::Retryable(EAGAIN, error.message() + " (the watch authenticates again)");
+    }
+    return Retryable(AuthError(error, credentials));
+  };
   json create{{"key", gw::Base64Encode(options_.key)}};
   if (!options_.range_end.empty()) create["range_end"] = gw::Base64Encode(options_.range_end);
   const std::int64_t start = next_revision_.load();
@@ -84,6 +111,7 @@ Status Watch::RunStream(const Endpoint& ep, bool* terminal, bool* created) {
       body += *chunk;
     }
     Status error = gw::GatewayError(*status, body, where);
+    if (IsTokenRefused(error) || error.code() == EACCES) return auth_refusal(error);
     return error.is_retryable() ? error : Status::Retryable(EAGAIN, error.message());
   }
   std::string pending;
@@ -121,9 +149,15 @@ Status Watch::RunStream(const Endpoint& ep, bool* terminal, bool* created) {
       if (!canceled.ok()) return Status::Retryable(EPROTO, canceled.status().message());
       if (*canceled) {
         Result<std::string> reason = gw::GetString(r, "cancel_reason");
+        Status error = Status::Error(EIO, where + ": watch cancelled by etcd: " +
+                                              (reason.ok() ? *reason : std::string("?")));
+        // etcd cancels a watch whose token or user it refuses (the reason says which).
+        if (IsTokenRefused(error) ||
+            error.message().find("PermissionDenied") != std::string::npos) {
+          return auth_refusal(error);
+        }
         *terminal = true;
-        return Status::Error(EIO, where + ": watch cancelled by etcd: " +
-                                      (reason.ok() ? *reason : std::string("?")));
+        return error;
       }
       Result<bool> is_created = gw::GetBool(r, "created");
       if (!is_created.ok()) return Status::Retryable(EPROTO, is_created.status().message());

@@ -13,7 +13,13 @@
 //
 // Errors go to on_error:
 //   - retryable Status (ECONNREFUSED, ETIMEDOUT, ECONNRESET, EPROTO, EAGAIN): the stream broke or
-//     could not be opened; the watch keeps trying. Callers may log these or ignore them.
+//     could not be opened; the watch keeps trying. Callers may log these or ignore them. With
+//     etcd's users (client.credentials, etcd_auth.h) the stream is opened with the credentials'
+//     token: one etcd refuses (expired, forgotten by a restarted member) cancels the stream, and
+//     the watch authenticates again and resumes (EAGAIN, retryable, nothing missed).
+//   - EACCES, retryable: etcd refused the user's password, or the user's roles do not allow
+//     reading the watched keys. The watch keeps trying (with the backoff, at most one
+//     authentication a second) as for an unreachable etcd: the roles may be granted meanwhile.
 //   - ERANGE, not retryable: the revision to resume from has been compacted (etcd's
 //     compact_revision); events were lost. The watch ends: re-read the state and start a new
 //     Watch from the Range's revision + 1.
@@ -51,7 +57,8 @@ class Watch {
   using EventCallback = std::function<void(const Event&)>;
   using ErrorCallback = std::function<void(const Status&)>;
 
-  // Starts the thread. client.endpoints and client.timeout (per connect) are used.
+  // Starts the thread. client.endpoints, client.timeout (per connect), client.tls and
+  // client.credentials are used.
   Watch(ClientOptions client, WatchOptions options, EventCallback on_event, ErrorCallback on_error);
   ~Watch();  // Stop()
   Watch(const Watch&) = delete;

@@ -209,6 +209,7 @@ Status HttpConnection::Run(bool& done, Clock::time_point deadline) {
 
 Status HttpConnection::Connect(const Endpoint& endpoint, Clock::time_point deadline) {
   Close();
+  keep_alive_ = true;
   host_header_ = endpoint.ToString();
   if (endpoint.tls && !tls_) {
     return Status::Invalid("etcd https://" + endpoint.ToString() +
@@ -287,9 +288,14 @@ Status HttpConnection::WriteRequest(std::string_view target, std::string_view bo
   http::request<http::string_body> req{http::verb::post, std::string(target), 11};
   req.set(http::field::host, host_header_);
   req.set(http::field::content_type, "application/json");
+  // Without an Accept header etcd 3.4 does not know a request came through its gateway and, with
+  // --client-cert-auth and no token, takes the CN of the gateway's own certificate as its user.
+  req.set(http::field::accept, "application/json");
   // gRPC metadata hasleader=true (clientv3's WithRequireLeader): a member without a leader answers
   // UNAVAILABLE "no leader" at once, and cancels a watch stream when it loses its leader.
   req.set("Grpc-Metadata-Hasleader", "true");
+  // etcd's auth token (etcd_auth.h): the gateway passes the Authorization header to etcd.
+  if (!token_.empty()) req.set(http::field::authorization, token_);
   req.body() = std::string(body);
   req.prepare_payload();
   bool done = false;
@@ -330,6 +336,7 @@ Result<HttpConnection::Reply> HttpConnection::Post(std::string_view target, std:
                                "https and this endpoint says http://)");
   }
   if (error) return NetError(error, what + ": reply");
+  keep_alive_ = parser.get().keep_alive();
   Reply reply;
   reply.status = parser.get().result_int();
   reply.body = std::move(parser.get().body());

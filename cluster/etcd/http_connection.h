@@ -15,7 +15,10 @@
 // with a message naming the options to check.
 //
 // Every request carries the gRPC metadata hasleader=true (header Grpc-Metadata-Hasleader), so that
-// a member without a leader refuses it at once (etcd_client.h).
+// a member without a leader refuses it at once (etcd_client.h), Accept: application/json (etcd
+// 3.4 tells a gateway request by it: without it, with --client-cert-auth, a request without a
+// token acts as the user named by the gateway's own certificate's CN), and the etcd auth token
+// given to set_token, if any (header Authorization, which the gateway passes to etcd).
 //
 // Thread safety: none; one thread uses one connection. The connection owns its io_context.
 #pragma once
@@ -99,7 +102,8 @@ class HttpConnection {
     std::string body;
   };
   // POSTs a JSON body to target and reads the whole reply (chunked or not). A body longer than
-  // max_body bytes is EPROTO. The connection stays usable after a complete reply.
+  // max_body bytes is EPROTO. The connection stays usable after a complete reply unless the
+  // server said it closes it (reusable()).
   Result<Reply> Post(std::string_view target, std::string_view body, std::size_t max_body,
                      Clock::time_point deadline);
 
@@ -108,6 +112,14 @@ class HttpConnection {
   Result<unsigned> StartStream(std::string_view target, std::string_view body,
                                Clock::time_point deadline);
   Result<std::string> ReadSome(Clock::time_point deadline);
+
+  // False after a reply that closes the connection (Connection: close, HTTP/1.0): Connect again
+  // before another request. True after Connect.
+  bool reusable() const { return keep_alive_; }
+
+  // The etcd auth token sent with every later request (etcd_auth.h); empty: none. The caller
+  // checks it holds no control character or space (Credentials does).
+  void set_token(std::string token) { token_ = std::move(token); }
 
   void Close();
 
@@ -128,6 +140,8 @@ class HttpConnection {
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::response_parser<boost::beast::http::buffer_body>> parser_;
   std::string host_header_;
+  std::string token_;
+  bool keep_alive_ = true;
 };
 
 // Maps a Boost error to a Status ("what: message"), ETIMEDOUT/ECONNREFUSED/ECONNRESET/EPROTO.

@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <vector>
 
 #include "cluster/etcd/http_connection.h"
 #include "cluster/liveness/liveness_keys.h"
@@ -27,17 +30,24 @@ std::string HostName(const OsdConfig& c) {
 }  // namespace
 
 Result<etcd::ClientOptions> EtcdOptionsFor(const OsdConfig& c) {
-  auto endpoints = etcd::ParseEndpointsWithTls(c.etcd_endpoints,
-                                               {c.etcd_ca_file, c.etcd_cert_file, c.etcd_key_file});
-  if (!endpoints.ok()) {
-    return Status::Invalid("etcd_endpoints '" + c.etcd_endpoints +
-                           "': " + endpoints.status().message());
-  }
-  etcd::ClientOptions o;
-  o.endpoints = std::move(endpoints->endpoints);
-  o.tls = std::move(endpoints->tls);
-  o.timeout = c.etcd_op_timeout;
-  return o;
+  // One TLS context and one etcd identity per daemon: its parts (the membership, the auth
+  // database, the central config, the reports) share one token, so a daemon's start costs etcd
+  // one password check (bcrypt), not one per part.
+  static std::mutex mu;
+  static std::map<std::vector<std::string>, etcd::ClientOptions> made;
+  std::vector<std::string> key = {c.etcd_endpoints,    std::to_string(c.etcd_op_timeout.count()),
+                                  c.etcd_ca_file,      c.etcd_cert_file,
+                                  c.etcd_key_file,     c.etcd_user,
+                                  c.etcd_password_file};
+  std::lock_guard lock(mu);
+  if (auto it = made.find(key); it != made.end()) return it->second;
+  auto options = etcd::MakeClientOptions({c.etcd_endpoints,
+                                          c.etcd_op_timeout,
+                                          {c.etcd_ca_file, c.etcd_cert_file, c.etcd_key_file},
+                                          c.etcd_user,
+                                          c.etcd_password_file});
+  if (options.ok()) made.emplace(std::move(key), *options);
+  return options;
 }
 
 ClusterMembership::ClusterMembership(std::shared_ptr<spdlog::logger> log, Gauge* epoch_gauge,

@@ -35,7 +35,9 @@
 
 namespace ec::osd::daemon {
 
-// The etcd client of a daemon's configuration (etcd_endpoints, etcd_op_timeout). Errors: EINVAL
+// The etcd client of a daemon's configuration (etcd_endpoints, etcd_op_timeout, the TLS files,
+// etcd_user and etcd_password_file): made once per distinct settings in the process and shared
+// (one TLS context, one etcd token). Errors: etcd::MakeClientOptions's, e.g. EINVAL
 // "etcd_endpoints '...': <why>" when they do not parse (or are empty).
 Result<etcd::ClientOptions> EtcdOptionsFor(const OsdConfig& c);
 

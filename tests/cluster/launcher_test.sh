@@ -15,8 +15,12 @@
 # config every client URL; the leader killed (kill -9), the cluster map is still read and written
 # through the others and an object reads back; `start` restarts the member; --etcd 1 is refused;
 # after a stop, a member's client port taken by another program moves (etcd_endpoints follows),
-# its peer port taken is refused before anything starts. Whatever it started is stopped even
-# when a check fails.
+# its peer port taken is refused before anything starts. The first and third clusters run with
+# etcd's users and roles (the default with TLS): the programs work as their users, a client's
+# password cannot write the map, ecstore's auth database or etcd's users, a wrong password and a
+# password file others may read are refused saying so. A fourth, over TLS without roles and with
+# an older client certificate (a CN), restarts as it was and refuses --etcd-roles on. Whatever it
+# started is stopped even when a check fails.
 # Usage: launcher_test.sh BIN_DIR
 set -euo pipefail
 bin="$1"
@@ -24,6 +28,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="$(mktemp -d /tmp/ecstore-launcher.XXXXXX)"
 dir2="$(mktemp -d /tmp/ecstore-launcher.XXXXXX)"
 dir3="$(mktemp -d /tmp/ecstore-launcher.XXXXXX)"
+dir4="$(mktemp -d /tmp/ecstore-launcher.XXXXXX)"
 holder=""  # a listener this test starts on a port, to take it from etcd
 launcher() { "$root/scripts/cluster.sh" "$@"; }
 cleanup() {
@@ -31,7 +36,8 @@ cleanup() {
   launcher stop --dir "$dir" >/dev/null 2>&1 || true
   launcher stop --dir "$dir2" >/dev/null 2>&1 || true
   launcher stop --dir "$dir3" >/dev/null 2>&1 || true
-  rm -rf "$dir" "$dir2" "$dir3"
+  launcher stop --dir "$dir4" >/dev/null 2>&1 || true
+  rm -rf "$dir" "$dir2" "$dir3" "$dir4"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -89,6 +95,82 @@ refused_conf nocert '/^etcd_cert_file/d; /^etcd_key_file/d' "TLS: etcd refused t
 refused_conf plain 's|https://|http://|g; /^etcd_ca_file/d; /^etcd_cert_file/d; /^etcd_key_file/d' \
   "it serves https and this endpoint says http://"
 refused_conf noca '/^etcd_ca_file/d' "needs etcd_ca_file"
+
+# etcd's users and roles, on with TLS by default (issue 32 item 3): three users made with their
+# passwords in files only their owner reads, each section of ecstore.conf naming its own, and a
+# client certificate without a CN (etcd's gateway refuses one with a CN once auth is on).
+grep -q '^etcd roles: on (users root for ec-admin, osd, client;' "$dir/start.txt" ||
+  fail "start does not say etcd roles: on: $(cat "$dir/start.txt")"
+for u in root osd client; do
+  [ "$(stat -c %a "$dir/etcd.$u.password")" = 600 ] || fail "etcd.$u.password is not mode 600"
+done
+section_has() {  # SECTION USER: [SECTION] of ecstore.conf names etcd user USER and its file
+  awk -v s="[$1]" '/^\[/ { on = ($0 == s) } on' "$dir/ecstore.conf" > "$dir/section.txt"
+  if ! grep -qx "etcd_user = $2" "$dir/section.txt" ||
+     ! grep -qx "etcd_password_file = $dir/etcd.$2.password" "$dir/section.txt"; then
+    fail "[$1] does not name etcd user $2: $(cat "$dir/ecstore.conf")"
+  fi
+}
+section_has osd osd
+section_has client client
+section_has client.admin root
+if openssl x509 -in "$dir/tls/ecstore.crt" -noout -subject | grep -q 'CN *='; then
+  fail "the client certificate has a CN: $(openssl x509 -in "$dir/tls/ecstore.crt" -noout -subject)"
+fi
+# A client other than client.admin acts as etcd user client: it reads the map (ec-rados put and
+# get, lspools) and writes objects through the OSDs, which write the map.
+admin osd erasure-code-profile set p21 plugin=jerasure k=2 m=1 crush-failure-domain=osd > /dev/null
+admin osd pool create p 8 8 erasure p21 > /dev/null 2>&1 || fail "pool create as client.admin (root)"
+(umask 077 && admin auth get-or-create client.app osd 'allow rw pool=p' > "$dir/client.app.keyring") ||
+  fail "auth get-or-create client.app"
+head -c 300000 /dev/urandom > "$dir/obj"
+rados_app() { "$bin/ec-rados" -c "$dir/ecstore.conf" --id app "$@"; }
+rados_app -p p put o "$dir/obj" || fail "ec-rados --id app put"
+rados_app -p p get o "$dir/obj.back" || fail "ec-rados --id app get"
+cmp -s "$dir/obj" "$dir/obj.back" || fail "object read back as client.app differs"
+rados_app lspools | grep -qx p || fail "ec-rados --id app lspools"
+# The client's password writes nothing: not the map (ec-admin with only [client] acts as etcd user
+# client), not ecstore's auth database, not etcd's users, not a key through etcdctl.
+sed '/^\[client\.admin\]/,$d' "$dir/ecstore.conf" > "$dir/client.conf"
+as_client() {  # WHAT ec-admin-args...: refused by etcd for the client's roles, saying so
+  local what="$1"
+  shift
+  if "$bin/ec-admin" -c "$dir/client.conf" "$@" > "$dir/client.txt" 2>&1; then
+    fail "$what with the client's etcd password succeeded"
+  fi
+  grep -qF "etcdserver: permission denied (HTTP 403) (etcd user 'client': its roles do not allow this)" \
+    "$dir/client.txt" || fail "$what as etcd user client: $(cat "$dir/client.txt")"
+}
+"$bin/ec-admin" -c "$dir/client.conf" osd pool ls | grep -qx p || fail "the client cannot read the map"
+as_client "pool create" osd pool create q 8 8 erasure p21
+as_client "osd out" osd out 0
+as_client "auth get-or-create" auth get-or-create client.x osd 'allow *'
+[ "$(admin osd pool ls)" = p ] || fail "pools after the client's refused writes: $(admin osd pool ls)"
+ctl_client() {
+  ETCDCTL_API=3 ETCDCTL_USER="client:$(cat "$dir/etcd.client.password")" etcdctl \
+    --cacert "$dir/tls/ca.crt" --cert "$dir/tls/ecstore.crt" --key "$dir/tls/ecstore.key" \
+    --endpoints "$(sed -n 's/^etcd_endpoints = //p' "$dir/ecstore.conf")" "$@" 2>&1
+}
+for cmd in "put /ecstore/epoch 999" "user add mallory --new-user-password=x" "auth disable"; do
+  # shellcheck disable=SC2086  # each entry is a command line
+  out="$(ctl_client $cmd || true)"
+  grep -q '^Error: etcdserver: permission denied$' <<< "$out" || fail "etcdctl $cmd as client: $out"
+done
+# A wrong password, a password file others may read, and no user at all: each a clear error.
+(umask 077 && echo wrong > "$dir/wrong.password")
+sed "s|^etcd_password_file = $dir/etcd.root.password|etcd_password_file = $dir/wrong.password|" \
+  "$dir/ecstore.conf" > "$dir/wrong.conf"
+if "$bin/ec-admin" -c "$dir/wrong.conf" -s > "$dir/wrong.txt" 2>&1; then fail "a wrong password worked"; fi
+grep -q "etcd user 'root' at 127.0.0.1:[0-9]*: etcdserver: authentication failed, invalid user ID or password (HTTP 400) (check etcd_user and etcd_password_file)" \
+  "$dir/wrong.txt" || fail "wrong password: $(cat "$dir/wrong.txt")"
+chmod 644 "$dir/wrong.password"
+sed "s|^etcd_password_file = $dir/etcd.root.password|etcd_password_file = $dir/wrong.password|" \
+  "$dir/ecstore.conf" > "$dir/wrong.conf"
+if "$bin/ec-admin" -c "$dir/wrong.conf" -s > "$dir/wrong.txt" 2>&1; then fail "a 0644 password file worked"; fi
+grep -qF "etcd_password_file $dir/wrong.password is mode 0644" "$dir/wrong.txt" ||
+  fail "password file mode 0644: $(cat "$dir/wrong.txt")"
+refused_conf nouser '/^etcd_user/d; /^etcd_password_file/d' \
+  "names no etcd user: set etcd_user and etcd_password_file"
 
 kill -KILL "$(cat "$dir/osd.1.pid")"
 for _ in $(seq 1 100); do [ "$(field num_up_osds)" = 2 ] && break; sleep 0.1; done
@@ -317,4 +399,31 @@ grep -q "etcd.1's peer port ${ports[3]} is held by another program" "$dir3/out.t
   fail "start with etcd.1's peer port taken: $(cat "$dir3/out.txt")"
 ! ls "$dir3"/*.pid > /dev/null 2>&1 || fail "a refused start started something: $(ls "$dir3"/*.pid)"
 kill "$holder"; wait "$holder" 2>/dev/null || true; holder=""
+
+# A cluster over TLS without etcd's users (--etcd-roles off), as one made before them: its
+# client certificate replaced by one with a CN, as the older etcd_certs.sh made it. It starts
+# and serves again as it was, and --etcd-roles on is refused on it; roles without TLS are refused.
+cur="$dir4"
+if launcher start --dir "$dir4/new" --etcd-tls off --etcd-roles on --bin "$bin" > "$dir4/out.txt" 2>&1; then
+  fail "--etcd-roles on with --etcd-tls off succeeded"
+fi
+grep -qF -- "--etcd-roles on needs --etcd-tls on" "$dir4/out.txt" || fail "roles without TLS: $(cat "$dir4/out.txt")"
+launcher start --dir "$dir4" --osds 1 --etcd-roles off --bin "$bin" > "$dir4/start.txt"
+! grep -q '^etcd roles' "$dir4/start.txt" || fail "--etcd-roles off made roles"
+! grep -q 'etcd_user' "$dir4/ecstore.conf" || fail "--etcd-roles off: etcd_user in ecstore.conf"
+! ls "$dir4"/etcd.*.password > /dev/null 2>&1 || fail "--etcd-roles off made passwords"
+launcher stop --dir "$dir4" > /dev/null
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=ecstore \
+  -keyout "$dir4/tls/ecstore.key" -out "$dir4/old.csr" 2> /dev/null
+printf 'extendedKeyUsage=clientAuth\n' > "$dir4/old.ext"
+openssl x509 -req -in "$dir4/old.csr" -CA "$dir4/tls/ca.crt" -CAkey "$dir4/tls/ca.key" \
+  -CAcreateserial -days 1 -extfile "$dir4/old.ext" -out "$dir4/tls/ecstore.crt" 2> /dev/null
+launcher start --dir "$dir4" --bin "$bin" > "$dir4/start.txt" || fail "the older cluster did not start again"
+admin osd tree > /dev/null || fail "ec-admin on the older cluster"
+if launcher start --dir "$dir4" --etcd-roles on --bin "$bin" > "$dir4/out.txt" 2>&1; then
+  fail "--etcd-roles on on a cluster without roles succeeded"
+fi
+grep -qF -- "--etcd-roles on, but the cluster's etcd has its users and roles off" "$dir4/out.txt" ||
+  fail "--etcd-roles on on an older cluster: $(cat "$dir4/out.txt")"
+launcher stop --dir "$dir4" > /dev/null
 echo "launcher test passed"

@@ -59,17 +59,14 @@ int main(int argc, char** argv) {
   if (config->etcd_endpoints.empty()) {
     return Fail(ec::Status::Invalid(conf + ": no etcd_endpoints in [global]"));
   }
-  ec::Result<ec::etcd::EndpointsAndTls> endpoints = ec::etcd::ParseEndpointsWithTls(
-      config->etcd_endpoints,
-      {config->etcd_ca_file, config->etcd_cert_file, config->etcd_key_file});
-  if (!endpoints.ok()) {
-    return Fail(ec::Status::Invalid(conf + ": etcd_endpoints: " + endpoints.status().message()));
-  }
-  ec::etcd::ClientOptions options;
-  options.endpoints = std::move(endpoints->endpoints);
-  options.tls = std::move(endpoints->tls);
-  if (config->etcd_op_timeout.count() > 0) options.timeout = config->etcd_op_timeout;
-  const ec::etcd::Client client(options);
+  ec::Result<ec::etcd::ClientOptions> options = ec::etcd::MakeClientOptions(
+      {config->etcd_endpoints,
+       config->etcd_op_timeout,
+       {config->etcd_ca_file, config->etcd_cert_file, config->etcd_key_file},
+       config->etcd_user,
+       config->etcd_password_file});
+  if (!options.ok()) return Fail(options.status().WithPrefix(conf));
+  const ec::etcd::Client client(*options);
   const ec::cluster::MapStore store(&client, config->etcd_prefix);
 
   admin::AdminContext ctx;

@@ -255,22 +255,6 @@ int ExtrasError(const CLI::App& app, const CliStreams& io) {
   return UsageError(io, "'" + parsed.front()->get_name() + "' does not take " + words);
 }
 
-// The etcd client options the config names (as Rados::Connect makes its own), for the commands
-// that read etcd only. Errors: EINVAL for endpoints that do not parse.
-Result<etcd::ClientOptions> EtcdOptionsOf(const cluster::client::ClientOptions& options) {
-  auto endpoints = etcd::ParseEndpointsWithTls(
-      options.etcd_endpoints,
-      {options.etcd_ca_file, options.etcd_cert_file, options.etcd_key_file});
-  if (!endpoints.ok()) {
-    return endpoints.status().WithPrefix("etcd_endpoints '" + options.etcd_endpoints + "'");
-  }
-  etcd::ClientOptions eo;
-  eo.endpoints = std::move(endpoints->endpoints);
-  eo.tls = std::move(endpoints->tls);
-  eo.timeout = options.etcd_op_timeout;
-  return eo;
-}
-
 // list-inconsistent-obj: needs no pool and no map, only the etcd the config names (an etcd client
 // made as Rados::Connect makes its own).
 int ListInconsistent(const Args& a, const CliStreams& io) {
@@ -338,9 +322,13 @@ int RunRadosCli(int argc, char** argv, const CliStreams& io) {
   app.fallthrough();
   app.require_subcommand(0, 1);
   ec::cli::AddVersionFlag(app, "ec-rados");
-  app.add_option("-c,--conf", a.conf, "the config file ([global] etcd_endpoints)");
+  app.add_option("-c,--conf", a.conf,
+                 "the config file ([global] etcd_endpoints; [client] and [client.ID] for this "
+                 "client)");
   app.add_option("-p,--pool", a.pool, "the pool");
-  app.add_option("--id", a.id, "the client's id: entity client.ID (keyring, auth cephx)");
+  app.add_option("--id", a.id,
+                 "the client's id: entity client.ID (its key with auth cephx, its config "
+                 "section, so its etcd_user)");
   app.add_option("-n,--name", a.name, "the client's entity name, client.ID (default client.admin)");
   app.add_option(
          "-f,--format", a.format,
