@@ -27,6 +27,27 @@ jobs="$(nproc)"
 test_jobs=$((jobs + 1))
 phase_start=$SECONDS
 phase_done() { echo "== $1: $((SECONDS - phase_start)) s"; phase_start=$SECONDS; }
+# Runs a ctest preset; when tests fail, prints again where each failed (its gtest failures and
+# the end of its output), last: a CI log shows its end, and ctest's summary names only the tests.
+run_suite() {  # PRESET BUILD_DIR
+  local status=0
+  ctest --preset "$1" -j "$test_jobs" || status=$?
+  [ "$status" -eq 0 ] && return 0
+  local log="$2/Testing/Temporary/LastTest.log" failed="$2/Testing/Temporary/LastTestsFailed.log"
+  if [ -f "$failed" ] && [ -f "$log" ]; then
+    while IFS=: read -r _ name; do
+      echo "== where $name failed (whole output: $log)"
+      awk -v t="$name" '
+        / Testing: / { on = (substr($0, index($0, " Testing: ") + 10) == t); next }
+        on && /^<end of output>/ { on = 0 }
+        on' "$log" > "$2/failed-test.out"
+      grep -A 12 -E ': Failure|ERROR: AddressSanitizer|runtime error:' "$2/failed-test.out" | head -n 80
+      echo "-- its last lines:"
+      tail -n 15 "$2/failed-test.out"
+    done < "$failed"
+  fi
+  return "$status"
+}
 
 echo "== release build and tests"
 scripts/build.sh release
@@ -62,7 +83,7 @@ if [ "$quick" -eq 0 ]; then
   asan_pid=$!
 fi
 
-ctest --preset release -j "$test_jobs"
+run_suite release build
 phase_done "release tests"
 
 echo "== byte compatibility with Ceph's own tool (more profiles than ../shared holds)"
@@ -85,7 +106,7 @@ if [ "$quick" -eq 0 ]; then
   wait_build "the asan-ubsan" "$asan_pid" build-asan/build.log
   asan_pid=""
   phase_done "asan-ubsan build (rest of it)"
-  ctest --preset asan-ubsan -j "$test_jobs"
+  run_suite asan-ubsan build-asan
   phase_done "asan-ubsan tests"
 fi
 echo "== all tests passed"

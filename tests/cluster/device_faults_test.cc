@@ -48,10 +48,27 @@ TEST(DeviceFaults, ErrorsAndStallsAreReportedAndAFailingDeviceLeavesService) {
     EXPECT_EQ(r.exit_code, want_exit) << line << "\n" << r.out << r.err;
     return r;
   };
+  // Until OSD `id` runs with option `name` = `value`, or false after 20 s. `config show` reads
+  // what the OSD published after it applied the change (osd/daemon/runtime_config.h), so this
+  // waits for the device to take a fault, however slow the config watch is on a loaded machine
+  // (a fixed second was once not enough).
+  const auto in_force = [&](int id, const std::string& name, const std::string& value) {
+    const std::vector<std::string> args = {
+        "-c", conf, "config", "show", "osd." + std::to_string(id), name};
+    std::string out;
+    for (int i = 0; i < 80; ++i) {
+      out = ectest::RunProgram(EC_ADMIN_PATH, args).out;
+      if (out == value + "\n") return true;
+      std::this_thread::sleep_for(milliseconds(250));
+    }
+    ADD_FAILURE() << "osd." << id << " never ran with " << name << " = " << value
+                  << "; last: " << out;
+    return false;
+  };
   // Until OSD `id`'s metric `sample` is above 0 (its main loop copies the device's counts once a
-  // second), or false after 5 s.
+  // second), or false after 15 s.
   const auto counted = [&](int id, const std::string& sample) {
-    for (int i = 0; i < 50; ++i) {
+    for (int i = 0; i < 150; ++i) {
       if (c.Metric(id, sample) > 0) return true;
       std::this_thread::sleep_for(milliseconds(100));
     }
@@ -101,17 +118,18 @@ TEST(DeviceFaults, ErrorsAndStallsAreReportedAndAFailingDeviceLeavesService) {
 
   // 1. Every read of osd.1's device fails: the objects read back from the other shards.
   admin("config set osd.1 bdev_inject_read_eio all");
-  std::this_thread::sleep_for(seconds(1));  // the OSD applies it from its config watch
+  ASSERT_TRUE(in_force(1, "bdev_inject_read_eio", "all"));
   read_all("osd.1 failing reads");
   EXPECT_TRUE(counted(1, "ecstore_osd_device_errors_total{op=\"read\"}"));
   EXPECT_EQ(c.Metric(1, "ecstore_osd_device_errors_total{op=\"write\"}"), 0u);
   EXPECT_TRUE(health_says("osd.1 (host=h1, up, in): ", seconds(10)));
   EXPECT_TRUE(health_says("OSD_DEVICE_ERRORS", seconds(1)));
   admin("config rm osd.1 bdev_inject_read_eio");
+  EXPECT_TRUE(in_force(1, "bdev_inject_read_eio", ""));
 
   // 2. osd.2's device stalls 300 ms per request: reads are slow but right, and health says so.
   admin("config set osd.2 bdev_inject_stall_ms 300");
-  std::this_thread::sleep_for(seconds(1));
+  ASSERT_TRUE(in_force(2, "bdev_inject_stall_ms", "300"));
   const auto slow_start = Clock::now();
   for (int i = 0; i < 6; ++i) {
     const std::string name = "obj-" + std::to_string(i);
@@ -122,6 +140,7 @@ TEST(DeviceFaults, ErrorsAndStallsAreReportedAndAFailingDeviceLeavesService) {
   EXPECT_TRUE(health_says("osd.2 (host=h2): ", seconds(10)));
   EXPECT_TRUE(counted(2, "ecstore_osd_device_slow_ops_total"));
   admin("config rm osd.2 bdev_inject_stall_ms");
+  EXPECT_TRUE(in_force(2, "bdev_inject_stall_ms", "0"));
   std::printf("six reads with osd.2's device stalled: %.1f s\n",
               std::chrono::duration<double>(Clock::now() - slow_start).count());
 
@@ -130,7 +149,8 @@ TEST(DeviceFaults, ErrorsAndStallsAreReportedAndAFailingDeviceLeavesService) {
   // objects read from the other shards meanwhile.
   admin("config set osd.2 osd_op_thread_timeout 2");
   admin("config set osd.2 bdev_inject_stall_ms 6000");
-  std::this_thread::sleep_for(seconds(1));
+  ASSERT_TRUE(in_force(2, "osd_op_thread_timeout", "2"));
+  ASSERT_TRUE(in_force(2, "bdev_inject_stall_ms", "6000"));
   const auto hang_start = Clock::now();
   std::thread hung_reader([&] {
     // Every object: some read osd.2's device (directly or through it as a primary) and hang.
@@ -179,7 +199,7 @@ TEST(DeviceFaults, ErrorsAndStallsAreReportedAndAFailingDeviceLeavesService) {
 
   // 4. osd.3's device fails every write: it leaves service on the first one.
   admin("config set osd.3 bdev_inject_write_eio all");
-  std::this_thread::sleep_for(seconds(1));
+  ASSERT_TRUE(in_force(3, "bdev_inject_write_eio", "all"));
   write(24, 48);
   // A shard whose store fails the write is a position that did not take it: the writes stand on
   // the other five (osd/pg/object_io_write.cc), also where osd.3 is the primary.
