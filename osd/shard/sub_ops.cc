@@ -239,7 +239,14 @@ Result<std::optional<store::Transaction>> BuildSubWrite(store::ObjectStore& stor
   if (w.version != 0 && current == w.version) {
     return std::optional<store::Transaction>();  // a retried write
   }
-  if (current != w.prev_version) {
+  // A create over a remove's tombstone: a primary knows an object that every shard removed as
+  // absent ("at version 0": its table keeps no entry for it, osd/pg/pg_table.h), the shard as
+  // "removed at v". Both mean no object, so a whole write of a version above v takes it as it
+  // would take an absent shard (refusing it cost every create after a remove a failed round, the
+  // client's retry and a resolve). A late create of a version below v stays refused.
+  const bool over_tombstone = !now.exists && now.undo && now.undo->removed && w.prev_version == 0 &&
+                              w.kind == msg::SubWriteKind::kFull && w.version > current;
+  if (current != w.prev_version && !over_tombstone) {
     return Status::Error(ESTALE,
                          fmt::format("shard {}/{} is at version {}, the write of version "
                                      "{} expects {}",

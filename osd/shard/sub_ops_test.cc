@@ -170,6 +170,29 @@ TEST_F(SubOpsTest, RemoveIsATombstoneUntilRolledBackOrRewritten) {
   EXPECT_EQ(State().undo_version, 13u);
 }
 
+// A primary knows an object that every shard removed as absent (version 0): a whole write with
+// prev_version 0 is taken over the tombstone when its version is newer, refused otherwise, and a
+// range write or a remove still needs the tombstone's version.
+TEST_F(SubOpsTest, ACreateFromAbsentIsTakenOverATombstone) {
+  ASSERT_TRUE(Write(msg::SubWriteKind::kFull, 10, 0, 0, "data", 4, 4).ok());
+  ASSERT_TRUE(Write(msg::SubWriteKind::kRemove, 12, 10, 0, "", 0).ok());
+  ASSERT_EQ(State().state, msg::ShardState::kRemoved);
+  // A late create older than the remove: refused, the tombstone stays.
+  EXPECT_EQ(Write(msg::SubWriteKind::kFull, 11, 0, 0, "late", 4, 4).code(), ESTALE);
+  EXPECT_EQ(State().version, 12u);
+  // A range write from "absent" is no create: refused.
+  EXPECT_EQ(Write(msg::SubWriteKind::kRange, 13, 0, 0, "rng", 3, 3).code(), ESTALE);
+  ASSERT_TRUE(Write(msg::SubWriteKind::kFull, 14, 0, 0, "fresh", 5, 5).ok());
+  EXPECT_EQ(Content(), "fresh");
+  EXPECT_EQ(State().version, 14u);
+  // Rolled back, the shard is absent again; and a shard with an object still needs its version.
+  ASSERT_TRUE(Resolve(msg::SubResolveAction::kRollback, 14).ok());
+  EXPECT_NE(State().state, msg::ShardState::kPresent);
+  ASSERT_TRUE(Write(msg::SubWriteKind::kFull, 15, 0, 0, "again", 5, 5).ok());
+  EXPECT_EQ(Write(msg::SubWriteKind::kFull, 16, 0, 0, "other", 5, 5).code(), ESTALE);
+  EXPECT_EQ(Content(), "again");
+}
+
 // The object's form (issue 30 item 2) is recorded by every write but a remove, reported by
 // SubState and the scan, and rolled back with the shard: a conversion undone leaves the old form.
 TEST_F(SubOpsTest, FormIsRecordedReportedAndRolledBack) {
