@@ -261,6 +261,7 @@ void Put(Encoder& w, const ObjWriteRequest& m) {
   PutObjectId(w, m.pool, m.epoch, m.object);
   w.U8(static_cast<std::uint8_t>(m.mode));
   w.U64(m.offset);
+  w.U32(m.start_within_ms);
 }
 void Put(Encoder& w, const ObjReadRequest& m) {
   PutObjectId(w, m.pool, m.epoch, m.object);
@@ -272,6 +273,7 @@ void Put(Encoder& w, const ObjStatRequest& m) {
 }
 void Put(Encoder& w, const ObjRemoveRequest& m) {
   PutObjectId(w, m.pool, m.epoch, m.object);
+  w.U32(m.start_within_ms);
 }
 void Put(Encoder& w, const ObjListRequest& m) {
   w.U64(m.pool);
@@ -359,6 +361,7 @@ void Put(Encoder& w, const ObjSetXattrsRequest& m) {
   w.U32(static_cast<std::uint32_t>(m.remove.size()));
   for (const std::string& name : m.remove) w.String(name);
   w.U64(m.mtime);
+  w.U32(m.start_within_ms);
 }
 void Put(Encoder& w, const ObjSetXattrsReply& m) {
   PutStatus(w, m.status);
@@ -561,7 +564,8 @@ bool Get(Decoder& r, const Limits& limits, SubStateRequest* m) {
 }
 bool Get(Decoder& r, const Limits& limits, ObjWriteRequest* m) {
   return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object) &&
-         GetEnum(r, ObjWriteMode::kTruncate, "mode", &m->mode) && r.U64(&m->offset, "offset");
+         GetEnum(r, ObjWriteMode::kTruncate, "mode", &m->mode) && r.U64(&m->offset, "offset") &&
+         r.U32(&m->start_within_ms, "start_within_ms");
 }
 bool Get(Decoder& r, const Limits& limits, ObjReadRequest* m) {
   return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object) && r.U64(&m->offset, "offset") &&
@@ -571,7 +575,8 @@ bool Get(Decoder& r, const Limits& limits, ObjStatRequest* m) {
   return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object);
 }
 bool Get(Decoder& r, const Limits& limits, ObjRemoveRequest* m) {
-  return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object);
+  return GetObjectId(r, limits, &m->pool, &m->epoch, &m->object) &&
+         r.U32(&m->start_within_ms, "start_within_ms");
 }
 bool Get(Decoder& r, const Limits& limits, ObjListRequest* m) {
   return r.U64(&m->pool, "pool") && r.U64(&m->epoch, "epoch") && r.U32(&m->pg, "pg") &&
@@ -664,7 +669,7 @@ bool Get(Decoder& r, const Limits& limits, ObjSetXattrsRequest* m) {
   for (std::string& name : m->remove) {
     if (!r.String(&name, limits.max_attr_len, "remove")) return false;
   }
-  return r.U64(&m->mtime, "mtime");
+  return r.U64(&m->mtime, "mtime") && r.U32(&m->start_within_ms, "start_within_ms");
 }
 bool Get(Decoder& r, const Limits& limits, ObjSetXattrsReply* m) {
   return GetStatus(r, limits, &m->status) && r.U64(&m->version, "version");

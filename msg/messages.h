@@ -396,6 +396,10 @@ struct ObjWriteRequest {
   std::string object;
   ObjWriteMode mode = ObjWriteMode::kWrite;
   std::uint64_t offset = 0;  // kWrite: where; kTruncate: the new size; 0 otherwise
+  // How long after it arrives the primary may still begin it, in ms (0: no limit). A try that
+  // its client gave up on must not be applied later (held behind peering or a resolve that waits
+  // on a stopped OSD): past it the primary answers ECANCELED, having sent nothing to any shard.
+  std::uint32_t start_within_ms = 0;
 };
 struct ObjWriteReply {
   Status status;
@@ -433,6 +437,7 @@ struct ObjRemoveRequest {
   std::uint64_t pool = 0;
   std::uint64_t epoch = 0;
   std::string object;
+  std::uint32_t start_within_ms = 0;  // as ObjWriteRequest's
 };
 struct ObjRemoveReply {
   Status status;
@@ -473,7 +478,8 @@ struct ObjSetXattrsRequest {
   std::uint8_t flags = 0;  // kXattrs*; unknown bits are a decode error
   std::vector<Attr> set;
   std::vector<std::string> remove;
-  std::uint64_t mtime = 0;  // microseconds since the Unix epoch (with kXattrsMtime)
+  std::uint64_t mtime = 0;            // microseconds since the Unix epoch (with kXattrsMtime)
+  std::uint32_t start_within_ms = 0;  // as ObjWriteRequest's
 };
 struct ObjSetXattrsReply {
   Status status;

@@ -319,13 +319,14 @@ TEST(MessagesTest, SubAndObjKnownAnswerBytes) {
             "00000000"          // no xattrs
             "00");              // form kErasure
   v.clear();
-  EncodeRequest(ObjWriteRequest{1, 7, "o", ObjWriteMode::kAppend, 0}, v);
+  EncodeRequest(ObjWriteRequest{1, 7, "o", ObjWriteMode::kAppend, 0, 2500}, v);
   EXPECT_EQ(Hex(v),
             "0100000000000000"  // pool
             "0700000000000000"  // epoch
             "010000006f"        // object
             "02"                // mode kAppend
-            "0000000000000000");
+            "0000000000000000"  // offset
+            "c4090000");        // start_within_ms
   v.clear();
   EncodeReply(ObjReadReply{Status::OK(), 3, 10, true, 20, 4096}, v);
   EXPECT_EQ(Hex(v),
@@ -765,12 +766,14 @@ TEST(MessagesTest, ValidateSubReadBatch) {
 }
 
 TEST(MessagesTest, ObjectOperationsRoundTrip) {
-  auto w = RoundTripRequest(ObjWriteRequest{3, 44, "my/object", ObjWriteMode::kWrite, 1 << 20});
+  auto w =
+      RoundTripRequest(ObjWriteRequest{3, 44, "my/object", ObjWriteMode::kWrite, 1 << 20, 7000});
   EXPECT_EQ(w.pool, 3u);
   EXPECT_EQ(w.epoch, 44u);
   EXPECT_EQ(w.object, "my/object");
   EXPECT_EQ(w.mode, ObjWriteMode::kWrite);
   EXPECT_EQ(w.offset, 1u << 20);
+  EXPECT_EQ(w.start_within_ms, 7000u);
   EXPECT_EQ(RoundTripRequest(ObjWriteRequest{3, 44, "o", ObjWriteMode::kWriteFull, 0}).mode,
             ObjWriteMode::kWriteFull);
   auto r = RoundTripRequest(ObjReadRequest{2, 5, "o", 100, 200});
@@ -781,9 +784,10 @@ TEST(MessagesTest, ObjectOperationsRoundTrip) {
   auto s = RoundTripRequest(ObjStatRequest{2, 5, "st"});
   EXPECT_EQ(s.object, "st");
   EXPECT_EQ(s.epoch, 5u);
-  auto d = RoundTripRequest(ObjRemoveRequest{9, 6, "rm"});
+  auto d = RoundTripRequest(ObjRemoveRequest{9, 6, "rm", 40});
   EXPECT_EQ(d.pool, 9u);
   EXPECT_EQ(d.object, "rm");
+  EXPECT_EQ(d.start_within_ms, 40u);
   auto l = RoundTripRequest(ObjListRequest{1, 2, 31, std::string("x\0y", 3), 50});
   EXPECT_EQ(l.pool, 1u);
   EXPECT_EQ(l.epoch, 2u);

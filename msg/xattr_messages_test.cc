@@ -18,7 +18,7 @@ using testing::RoundTripRequest;
 TEST(XattrMessagesTest, KnownAnswerBytes) {
   std::vector<std::byte> v;
   EncodeRequest(
-      ObjSetXattrsRequest{1, 7, "o", kXattrsCreate | kXattrsMtime, {{"k", "v"}}, {"r"}, 5}, v);
+      ObjSetXattrsRequest{1, 7, "o", kXattrsCreate | kXattrsMtime, {{"k", "v"}}, {"r"}, 5, 16}, v);
   EXPECT_EQ(Hex(v),
             "0100000000000000"      // pool
             "0700000000000000"      // epoch
@@ -28,7 +28,8 @@ TEST(XattrMessagesTest, KnownAnswerBytes) {
             "010000006b0100000076"  // "k" = "v"
             "01000000"              // 1 to remove
             "0100000072"            // "r"
-            "0500000000000000");    // mtime
+            "0500000000000000"      // mtime
+            "10000000");            // start_within_ms
   v.clear();
   EncodeReply(ObjGetXattrsReply{Status::OK(), 9, 0x10, {{"a", "xy"}}}, v);
   EXPECT_EQ(Hex(v),
@@ -51,8 +52,9 @@ TEST(XattrMessagesTest, KnownAnswerBytes) {
             "0100000000000000"
             "0700000000000000"
             "010000006f"
-            "03"                  // mode kTruncate
-            "0010000000000000");  // the new size
+            "03"                // mode kTruncate
+            "0010000000000000"  // the new size
+            "00000000");        // start_within_ms: no limit
   v.clear();
   SubWriteRequest w{"p", "o", 0, 2, 1, SubWriteKind::kRange, 0, 0, {}};
   w.meta = SubWriteMeta::kReplace;
@@ -70,8 +72,9 @@ TEST(XattrMessagesTest, KnownAnswerBytes) {
 
 TEST(XattrMessagesTest, RoundTrips) {
   auto s = RoundTripRequest(
-      ObjSetXattrsRequest{4, 9, "obj", kXattrsCreate, {{"a", std::string("\0b", 2)}}, {"c"}, 0});
+      ObjSetXattrsRequest{4, 9, "obj", kXattrsCreate, {{"a", std::string("\0b", 2)}}, {"c"}, 0, 9});
   EXPECT_EQ(s.pool, 4u);
+  EXPECT_EQ(s.start_within_ms, 9u);
   EXPECT_EQ(s.epoch, 9u);
   EXPECT_EQ(s.object, "obj");
   EXPECT_EQ(s.flags, kXattrsCreate);

@@ -20,10 +20,11 @@ Buffer Copy(std::span<const std::byte> data) {
   return b;
 }
 
-msg::ObjWriteRequest WriteRequestOf(std::int64_t pool, std::uint64_t epoch,
+msg::ObjWriteRequest WriteRequestOf(const Rados::Impl& impl, std::int64_t pool, std::uint64_t epoch,
                                     const std::string& object, msg::ObjWriteMode mode,
                                     std::uint64_t offset) {
   msg::ObjWriteRequest r;
+  r.start_within_ms = impl.StartWithinMs();
   r.pool = static_cast<std::uint64_t>(pool);
   r.epoch = epoch;
   r.object = object;
@@ -140,7 +141,8 @@ Result<std::uint64_t> DoWrite(Rados::Impl& impl, std::int64_t pool, const std::s
   // write and write_full put the same bytes at the same place: sending them twice is harmless.
   const bool idempotent = mode != msg::ObjWriteMode::kAppend;
   Status s = impl.Run(pool, &object, 0, idempotent, [&](msg::OsdClient& osd, std::uint64_t epoch) {
-    auto got = osd.ObjWrite(WriteRequestOf(pool, epoch, object, mode, offset), {data}, impl.Call());
+    auto got =
+        osd.ObjWrite(WriteRequestOf(impl, pool, epoch, object, mode, offset), {data}, impl.Call());
     if (!got.ok()) return got.status();
     version = got->version;
     return Status::OK();
@@ -214,7 +216,8 @@ Status IoCtx::Remove(const std::string& object) {
       pool_id_, &object, 0, true,
       [&](msg::OsdClient& osd, std::uint64_t epoch) {
         return osd
-            .ObjRemove(msg::ObjRemoveRequest{static_cast<std::uint64_t>(pool_id_), epoch, object},
+            .ObjRemove(msg::ObjRemoveRequest{static_cast<std::uint64_t>(pool_id_), epoch, object,
+                                             impl.StartWithinMs()},
                        impl.Call())
             .status();
       },
@@ -310,7 +313,7 @@ Rados::Impl::AsyncOp WriteOp(Rados::Impl& impl, std::int64_t pool, const std::st
   return [&impl, pool, object, mode, data = std::move(data), offset, version](
              msg::OsdClient& osd, std::uint64_t epoch, std::function<void(Status)> tried) {
     osd.ObjWriteAsync(
-        WriteRequestOf(pool, epoch, object, mode, offset), {data},
+        WriteRequestOf(impl, pool, epoch, object, mode, offset), {data},
         [version, tried = std::move(tried)](Result<msg::ObjWriteResult> got) {
           if (got.ok()) *version = got->version;
           tried(got.ok() ? Status::OK() : got.status());

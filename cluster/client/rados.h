@@ -8,7 +8,10 @@
 //   timeout / connection reset (may have been executed), or      as above; an append is then
 //   EINPROGRESS (a write the primary could not undo on k          NOT retried (it could apply
 //   shards: it may still be applied)                              twice): its error is returned
-//   Retryable EAGAIN (incomplete object, too few shards)         back off, retry
+//   Retryable EAGAIN (incomplete object, too few shards), or     back off, retry
+//   ECANCELED (a write the primary could not begin within half
+//   of the try's time, msg/messages.h start_within_ms: nothing
+//   applied; so a try this client gave up on is never begun)
 //
 // Direct reads (issue 28 item 3): a read of bytes inside one data chunk of a pool whose map entry
 // records its data chunks, whose PG is all up in this client's map and whose chunk is not on the

@@ -284,6 +284,13 @@ class Rados::Impl {
     c.timeout = options_.attempt_timeout;
     return c;
   }
+  // A write's start_within_ms (msg/messages.h): half of a try's time, so that a try this client
+  // gives up on (and reports failed) is not begun later by its primary, and one begun in time
+  // has the other half to finish.
+  std::uint32_t StartWithinMs() const {
+    const auto ms = options_.attempt_timeout.count() / 2;
+    return static_cast<std::uint32_t>(std::clamp<std::int64_t>(ms, 1, UINT32_MAX));
+  }
 
   // --- Direct reads (see the header) ---
   struct Direct {

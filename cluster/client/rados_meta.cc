@@ -19,6 +19,7 @@ Status SetXattrsOf(Rados::Impl& impl, std::int64_t pool, const std::string& obje
   return impl.Run(pool, &object, 0, true, [&](msg::OsdClient& osd, std::uint64_t epoch) {
     msg::ObjSetXattrsRequest request = r;
     request.epoch = epoch;
+    request.start_within_ms = impl.StartWithinMs();
     return osd.ObjSetXattrs(std::move(request), impl.Call()).status();
   });
 }
@@ -93,6 +94,7 @@ Status IoCtx::Truncate(const std::string& object, std::uint64_t size) {
     r.object = object;
     r.mode = msg::ObjWriteMode::kTruncate;
     r.offset = size;
+    r.start_within_ms = impl.StartWithinMs();
     return osd.ObjWrite(std::move(r), {}, impl.Call()).status();
   });
 }

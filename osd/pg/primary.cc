@@ -374,6 +374,19 @@ Status Primary::Impl::Open(Prepared& out, std::uint64_t pool, std::uint64_t epoc
   return Status::OK();
 }
 
+Status Primary::Impl::CheckStartBy(const Prepared& p) {
+  if (Clock::now() <= p.start_by) return Status::OK();
+  metrics_
+      ->GetCounter("ecstore_pool_ops_too_late_total",
+                   "Writes not begun: the client's start_within_ms ran out first (its try had "
+                   "timed out; nothing was applied)",
+                   {{"pool", p.pool_name}})
+      .Inc();
+  return Status::Retryable(
+      ECANCELED, fmt::format("object {}: not applied: the client's time to begin it ran out first",
+                             p.io.object));
+}
+
 void Primary::Impl::CountOp(const std::string& pool, const char* op) {
   metrics_
       ->GetCounter("ecstore_pool_ops_total", "Object operations served as primary",
@@ -393,11 +406,11 @@ void Primary::Impl::Run(const msg::Request& req, msg::Responder& responder,
         } else if constexpr (std::is_same_v<T, msg::ObjStatRequest>) {
           (void)responder.Send(Stat(b));
         } else if constexpr (std::is_same_v<T, msg::ObjRemoveRequest>) {
-          (void)responder.Send(Remove(b));
+          (void)responder.Send(Remove(b, received));
         } else if constexpr (std::is_same_v<T, msg::ObjListRequest>) {
           (void)responder.Send(List(b));
         } else if constexpr (std::is_same_v<T, msg::ObjSetXattrsRequest>) {
-          (void)responder.Send(SetXattrs(b));
+          (void)responder.Send(SetXattrs(b, received));
         } else if constexpr (std::is_same_v<T, msg::ObjGetXattrsRequest>) {
           (void)responder.Send(GetXattrs(b));
         } else {

@@ -166,6 +166,9 @@ class Primary::Impl {
     std::string pool_name;
     // Positions a failed write of this operation left suspect (ObjectState::suspect), for Forget.
     std::set<int> suspect;
+    // The latest time this operation may begin to write (its request's start_within_ms after it
+    // arrived; max: no limit). VersionedWrite and Remove check it before sending anything.
+    Clock::time_point start_by = Clock::time_point::max();
   };
 
   // Fills in the PG-wide parts of `p` that need no other OSD (codec, own position, epoch,
@@ -181,6 +184,14 @@ class Primary::Impl {
   // operation that answers with a reply begins. Errors: Prepare's.
   Status Open(Prepared& out, std::uint64_t pool, std::uint64_t epoch, const std::string& object,
               bool write, const char* op);
+  // The start_by of a request that arrived at `received` with `start_within_ms`.
+  static Clock::time_point StartBy(Clock::time_point received, std::uint32_t start_within_ms) {
+    return start_within_ms == 0 ? Clock::time_point::max()
+                                : received + std::chrono::milliseconds(start_within_ms);
+  }
+  // ECANCELED (retryable) when `p` may no longer begin to write (Prepared::start_by passed),
+  // counted; OK otherwise.
+  Status CheckStartBy(const Prepared& p);
 
   // The form the object of `p` is to have after a write of `plan` (`whole`: write_full or
   // truncate): write_plan.h FormAfter with its pool's ec_min_object_size (issue 30 item 2).
@@ -214,7 +225,7 @@ class Primary::Impl {
 
   msg::ObjStatReply Stat(const msg::ObjStatRequest& r);
 
-  msg::ObjRemoveReply Remove(const msg::ObjRemoveRequest& r);
+  msg::ObjRemoveReply Remove(const msg::ObjRemoveRequest& r, Clock::time_point received);
 
   msg::ObjListReply List(const msg::ObjListRequest& r);
 
@@ -226,7 +237,7 @@ class Primary::Impl {
 
   // --- Object metadata (primary_meta.cc, issue 29; object_io.h "Metadata") ---
   // ObjSetXattrs: setxattr, rmxattr and touch.
-  msg::ObjSetXattrsReply SetXattrs(const msg::ObjSetXattrsRequest& r);
+  msg::ObjSetXattrsReply SetXattrs(const msg::ObjSetXattrsRequest& r, Clock::time_point received);
   msg::ObjGetXattrsReply GetXattrs(const msg::ObjGetXattrsRequest& r);
   // ObjWrite kTruncate: the object cut, or grown with zeros, by a whole rewrite (the bytes it
   // keeps read first); to its own size, its mtime alone.

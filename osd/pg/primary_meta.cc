@@ -31,7 +31,8 @@ Result<ObjectMeta> Primary::Impl::MetaOf(Prepared& p) {
   return meta;
 }
 
-msg::ObjSetXattrsReply Primary::Impl::SetXattrs(const msg::ObjSetXattrsRequest& r) {
+msg::ObjSetXattrsReply Primary::Impl::SetXattrs(const msg::ObjSetXattrsRequest& r,
+                                                Clock::time_point received) {
   msg::ObjSetXattrsReply reply;
   const bool change = !r.set.empty() || !r.remove.empty();
   Prepared p;
@@ -40,6 +41,7 @@ msg::ObjSetXattrsReply Primary::Impl::SetXattrs(const msg::ObjSetXattrsRequest& 
     reply.status = s;
     return reply;
   }
+  p.start_by = StartBy(received, r.start_within_ms);
   MetaUpdate meta;
   meta.mtime = (r.flags & msg::kXattrsMtime) != 0 ? r.mtime : NowMicros();
   Result<ObjectState> next = Status::OK();
@@ -124,6 +126,7 @@ msg::ObjWriteReply Primary::Impl::Truncate(const msg::ObjWriteRequest& r,
     reply.status = s;
     return reply;
   }
+  p.start_by = StartBy(received, r.start_within_ms);
   const ObjectState& st = p.state;
   if (!st.exists) return reply;  // as Ceph's truncate of an absent object: nothing happens
   const std::uint64_t size = r.offset;

@@ -20,6 +20,7 @@ msg::ObjectForm Primary::Impl::FormOfWrite(const Prepared& p, bool whole, const 
 Result<ObjectState> Primary::Impl::VersionedWrite(
     Prepared& p, const std::function<Result<ObjectState>(std::uint64_t)>& apply) {
   p.io.suspect_out = &p.suspect;  // a failed write says which positions it leaves suspect
+  EC_RETURN_IF_ERROR(CheckStartBy(p));
   const std::uint64_t version = granter_.Assign(p.loc.pgid, NextVersion(p.locator->map().epoch));
   if (version <= p.state.version) {
     Forget(p);
@@ -56,6 +57,7 @@ msg::ObjWriteReply Primary::Impl::Write(const msg::ObjWriteRequest& r, const Buf
     reply.status = s;
     return reply;
   }
+  p.start_by = StartBy(received, r.start_within_ms);
   auto plan = PlanWrite(p.io.codec->layout, p.state.exists, p.state.size, r.mode, r.offset,
                         data.size(), MaxObjectSize());
   if (!plan.ok()) {
@@ -219,10 +221,16 @@ msg::ObjStatReply Primary::Impl::Stat(const msg::ObjStatRequest& r) {
   return reply;
 }
 
-msg::ObjRemoveReply Primary::Impl::Remove(const msg::ObjRemoveRequest& r) {
+msg::ObjRemoveReply Primary::Impl::Remove(const msg::ObjRemoveRequest& r,
+                                          Clock::time_point received) {
   msg::ObjRemoveReply reply;
   Prepared p;
   if (Status s = Open(p, r.pool, r.epoch, r.object, true, "remove"); !s.ok()) {
+    reply.status = s;
+    return reply;
+  }
+  p.start_by = StartBy(received, r.start_within_ms);
+  if (Status s = CheckStartBy(p); !s.ok()) {
     reply.status = s;
     return reply;
   }

@@ -650,6 +650,59 @@ TEST_F(PoolIo, CallbackCallsChainFromCompletionsAndRetryAcrossAKill) {
   for (int i = 0; i < kObjects; ++i) EXPECT_TRUE(io.Remove(name(i)).ok()) << name(i);
 }
 
+// A write that its primary could not begin within the request's start_within_ms (held here by
+// min_size: three of an RS(4,2) PG's six OSDs down) is refused ECANCELED once it could
+// begin, and nothing of it is applied: the client that sent it gave up long before (the thrasher
+// once saw such a write applied 7 s after its client reported it failed).
+TEST_F(PoolIo, AWriteItsPrimaryCouldNotBeginInTimeIsNeverApplied) {
+  auto io = Pool("rs");
+  const std::string name = "begun-too-late";
+  auto loc = cluster_->Locate(io.pool_id(), name);
+  ASSERT_TRUE(loc.ok()) << loc.status().ToString();
+  const int primary = loc->primary;
+  const std::vector<int> victims = {loc->acting[1], loc->acting[2], loc->acting[3]};
+  for (int v : victims) cluster_->Kill(v);
+  for (int v : victims) ASSERT_TRUE(cluster_->WaitUp(v, false, seconds(kGraceSeconds + 6)));
+  const std::uint64_t too_late_before =
+      cluster_->Metric(primary, "ecstore_pool_ops_too_late_total{pool=\"rs\"}");
+  ec::msg::ClientOptions co;
+  co.port = cluster_->osds[static_cast<std::size_t>(primary)]->port();
+  co.request_timeout = std::chrono::milliseconds(60000);
+  auto client = ec::msg::OsdClient::Create(co);
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  ec::msg::ObjWriteRequest w;
+  w.pool = static_cast<std::uint64_t>(io.pool_id());
+  w.epoch = static_cast<std::uint64_t>(cluster_->Map().epoch);
+  w.object = name;
+  w.mode = ec::msg::ObjWriteMode::kWriteFull;
+  w.start_within_ms = 500;
+  std::vector<ec::Buffer> payload;
+  payload.push_back(ec::Buffer::Allocate(1000));
+  std::promise<ec::Result<ec::msg::ObjWriteResult>> replied;
+  (*client)->ObjWriteAsync(
+      std::move(w), std::move(payload),
+      [&replied](ec::Result<ec::msg::ObjWriteResult> r) { replied.set_value(std::move(r)); });
+  auto reply = replied.get_future();
+  // Waiting for min_size shards up, past its 500 ms.
+  EXPECT_EQ(reply.wait_for(std::chrono::milliseconds(1500)), std::future_status::timeout);
+  for (int v : victims) cluster_->Restart(v);
+  ASSERT_EQ(reply.wait_for(seconds(30)), std::future_status::ready);
+  auto got = reply.get();
+  ASSERT_FALSE(got.ok()) << "a write begun after its start_within_ms";
+  EXPECT_EQ(got.status().code(), ECANCELED) << got.status().ToString();
+  EXPECT_TRUE(got.status().is_retryable()) << got.status().ToString();
+  EXPECT_EQ(io.Stat(name).status().code(), ENOENT);
+  EXPECT_EQ(cluster_->Metric(primary, "ecstore_pool_ops_too_late_total{pool=\"rs\"}"),
+            too_late_before + 1);
+  // The client library's writes carry it too, and go through once the PG can take them.
+  std::mt19937_64 rng(5);
+  ASSERT_TRUE(io.WriteFull(name, RandomBytes(rng, 1000)).ok());
+  auto st = io.Stat(name);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_EQ(st->size, 1000u);
+  for (int v : victims) EXPECT_TRUE(cluster_->WaitUp(v, true, seconds(kGraceSeconds + 8)));
+}
+
 TEST_F(PoolIo, FewerThanKShardsIsAClearErrorNotAHang) {
   auto io = Pool("rs");
   std::mt19937_64 rng(3);
