@@ -37,11 +37,12 @@
 // Errors (as Status, sent back in the reply): ESTALE "shard at version X, the write expects Y"
 // when the shard is not at the write's prev_version (a SubWrite of the version the shard is
 // already at succeeds without change: a retried write; a kFull write with prev_version 0 of a
-// version above a tombstone's is taken over it: both sides mean "no object"); the store's errors (ENOSPC, DataLoss, ...);
-// DataLoss for a corrupt undo record or "_meta". A rollback of the shard's current version without
-// its undo record (written by a recovery pull, or the record used up by a later write's rollback)
-// removes the shard: the primary rolls back only versions never acknowledged, so its bytes are
-// worthless, and recovery rebuilds the position at the version the object settles on.
+// version above a tombstone's is taken over it: both sides mean "no object"); the store's errors
+// (ENOSPC, DataLoss, ...); DataLoss for a corrupt undo record or "_meta". A rollback of the shard's
+// current version without its undo record (written by a recovery pull, or the record used up by a
+// later write's rollback) removes the shard: the primary rolls back only versions never
+// acknowledged, so its bytes are worthless, and recovery rebuilds the position at the version the
+// object settles on.
 //
 // Thread safety: callers serialise operations on one shard (ShardService's per-shard strands).
 #pragma once
