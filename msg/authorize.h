@@ -7,7 +7,7 @@
 //   Ping                                         anyone authenticated (OSDs' heartbeats, which
 //                                                authenticate as osd.N; ec-osd-client ping)
 //   WriteShard ... SubReadBatch (3..13),         osd.N only (OSDs' sub-operations and shard
-//     ReadLease (15)                             operations: AuthRefusal::kNotOsd otherwise)
+//     ReadLease (15), SubRepairChain (24)        operations: AuthRefusal::kNotOsd otherwise)
 //   ObjRead, ObjStat, ObjList, ObjGetXattrs,     osd.N, or caps with r on the pool
 //     ObjDirectRead
 //   ObjWrite, ObjRemove, ObjSetXattrs            osd.N, or caps with w on the pool

@@ -398,4 +398,27 @@ Result<SubPullReply> OsdClient::SubPull(SubPullRequest request, CallOptions opti
       [&](Callback<SubPullReply> cb) { SubPullAsync(std::move(request), std::move(cb), options); });
 }
 
+void OsdClient::SubRepairChainAsync(SubRepairChainRequest request, Callback<ChainResult> done,
+                                    CallOptions options) {
+  const std::uint64_t version = request.version;
+  detail::RawCallback raw = [done = std::move(done), version](Status s, ReplyBody body,
+                                                              Buffer payload) mutable {
+    if (!s.ok()) return done(Result<ChainResult>(std::move(s)));
+    auto* reply = std::get_if<SubRepairChainReply>(&body);
+    if (reply == nullptr)
+      return done(Result<ChainResult>(Status::Error(EPROTO, "wrong reply type")));
+    if (reply->status.ok() && reply->version != version) {
+      return done(Result<ChainResult>(Status::Error(
+          EBADMSG, fmt::format("SubRepairChain reply of version {} to a chain of version {}",
+                               reply->version, version))));
+    }
+    if (!reply->status.ok() && !payload.empty()) {
+      return done(Result<ChainResult>(
+          Status::Error(EBADMSG, "SubRepairChain error reply carries a payload")));
+    }
+    done(ChainResult{reply->status, reply->failed_hop, std::move(payload)});
+  };
+  impl_->Submit(MakeCall(std::move(request), {}, options, std::move(raw)));
+}
+
 }  // namespace ec::msg

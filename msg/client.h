@@ -111,6 +111,13 @@ struct ReadBatchItem {
   std::uint64_t object_size = 0;
   std::uint64_t version = 0;
 };
+// A SubRepairChain's answer (the reply's status travels here, not as the Result's error, so that
+// the caller learns which hop failed).
+struct ChainResult {
+  Status status;                 // the chain's (OK: `partial` holds the slice's partial)
+  std::int32_t failed_hop = -1;  // SubRepairChainReply::failed_hop
+  Buffer partial;                // OK: the reply's payload; empty on an error
+};
 struct StatResult {
   std::uint64_t size = 0;
   std::uint64_t version = 0;
@@ -245,6 +252,13 @@ class OsdClient {
   // do not match the request's objects (count or names). A pull can take long: pass a timeout.
   void SubPullAsync(SubPullRequest request, Callback<SubPullReply> done, CallOptions options = {});
   Result<SubPullReply> SubPull(SubPullRequest request, CallOptions options = {});
+
+  // SubRepairChain: one slice of a pipelined repair (messages.h). Transport errors (timeout,
+  // connection lost) are the Result's error; a reply, OK or not, is the value. Errors also:
+  // EBADMSG for an OK reply whose version is not the request's, or an error reply with a payload.
+  // The caller checks the partial's size (it knows the plan).
+  void SubRepairChainAsync(SubRepairChainRequest request, Callback<ChainResult> done,
+                           CallOptions options = {});
 
   // SubReadBatch: the extents of many shards in one request, each item answered on its own.
   // The value holds one ReadBatchItem per request item, in order; a whole-request error reply

@@ -20,7 +20,7 @@ Status Refuse(FrameError reason, FrameError* out, int code, std::string message)
 bool IsKnownType(std::uint16_t type) {
   const std::uint16_t base = type & ~kReplyBit;
   return base >= static_cast<std::uint16_t>(MsgType::kHello) &&
-         base <= static_cast<std::uint16_t>(MsgType::kAuth);
+         base <= static_cast<std::uint16_t>(MsgType::kSubRepairChain);
 }
 
 bool IsReply(MsgType type) {
@@ -77,6 +77,8 @@ std::string_view TypeName(MsgType type) {
       return "ObjSetXattrs";
     case MsgType::kObjGetXattrs:
       return "ObjGetXattrs";
+    case MsgType::kSubRepairChain:
+      return "SubRepairChain";
     case MsgType::kHelloReply:
       return "HelloReply";
     case MsgType::kPingReply:
@@ -125,6 +127,8 @@ std::string_view TypeName(MsgType type) {
       return "Auth";
     case MsgType::kAuthReply:
       return "AuthReply";
+    case MsgType::kSubRepairChainReply:
+      return "SubRepairChainReply";
   }
   return "Unknown";
 }

@@ -59,6 +59,7 @@ enum class MsgType : std::uint16_t {
   // Authentication (issue 32, version 6): the client's proof, after an authenticating
   // HelloReply (msg/auth/handshake.h). Like Hello, never handed to a RequestHandler.
   kAuth = 23,
+  kSubRepairChain = 24,  // a rebuilding OSD -> a chain of helpers (pipelined repair)
   kHelloReply = 0x8001,
   kPingReply = 0x8002,
   kWriteShardReply = 0x8003,
@@ -82,13 +83,14 @@ enum class MsgType : std::uint16_t {
   kObjSetXattrsReply = 0x8015,
   kObjGetXattrsReply = 0x8016,
   kAuthReply = 0x8017,
+  kSubRepairChainReply = 0x8018,
 };
 inline constexpr std::uint16_t kReplyBit = 0x8000;
 // Request types are at most kMaxRequestType (index arrays of per-type counters with them); not
 // every number below it is a type (0 is not).
-inline constexpr std::uint16_t kMaxRequestType = 23;
+inline constexpr std::uint16_t kMaxRequestType = 24;
 
-// True for the 46 types above (each request type and its reply).
+// True for the 48 types above (each request type and its reply).
 bool IsKnownType(std::uint16_t type);
 bool IsReply(MsgType type);
 // The reply type of a request type (kPing -> kPingReply).

@@ -174,15 +174,15 @@ TEST(FrameTest, ValidatesFixedHeaderOnlyOnFirst40Bytes) {
 TEST(FrameTest, TypeHelpers) {
   EXPECT_TRUE(IsKnownType(0x8007));
   // 8..10 (PG sub-operations), 11..13 (recovery), 14..15 (direct reads and their leases) and
-  // 16..20 (object operations), 21..22 (object metadata) and 23 (authentication) are types too;
-  // 0 and 24 not.
-  for (std::uint16_t t : {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}) {
+  // 16..20 (object operations), 21..22 (object metadata), 23 (authentication) and 24
+  // (SubRepairChain) are types too; 0 and 25 not.
+  for (std::uint16_t t : {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}) {
     EXPECT_TRUE(IsKnownType(t)) << t;
     EXPECT_TRUE(IsKnownType(t | kReplyBit)) << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t)), "Unknown") << t;
     EXPECT_NE(TypeName(static_cast<MsgType>(t | kReplyBit)), "Unknown") << t;
   }
-  for (std::uint16_t t : {0, 24, 0x8000 | 24, 0x8010 | 0x20}) {
+  for (std::uint16_t t : {0, 25, 0x8000 | 25, 0x8010 | 0x20}) {
     EXPECT_FALSE(IsKnownType(t)) << t;
   }
   EXPECT_TRUE(IsKnownType(0x800e));

@@ -371,6 +371,11 @@ std::vector<std::pair<MsgType, std::vector<std::byte>>> NewMessages() {
       {MsgType::kObjGetXattrsReply,
        EncodedReply(ObjGetXattrsReply{Status::OK(), 7, 8, {{"a", "1"}, {"b", "22"}}})},
       {MsgType::kObjStatReply, EncodedReply(ObjStatReply{Status::OK(), 1, 2, 3})},
+      {MsgType::kSubRepairChain,
+       EncodedRequest(SubRepairChainRequest{
+           1, 2, "c", "o", 3, 7, 100, {7, 7, 6, 7}, 0, 1, 0, 64, {{0, 1, 5}, {1, 2, 6}}, 1, 500})},
+      {MsgType::kSubRepairChainReply,
+       EncodedReply(SubRepairChainReply{Status::Retryable(ESTALE, "at 6"), 1, 0})},
   };
 }
 
@@ -668,7 +673,8 @@ TEST(MalformedMessageTest, BatchCountsAboveTheLimitsOrTheBytesLeftAreRefused) {
 
 TEST(MalformedMessageTest, UnassignedTypesAreNeitherRequestsNorReplies) {
   const auto b = EncodedRequest(ObjStatRequest{1, 2, "o"});
-  for (std::uint16_t t : {23, 24, 0x7fff}) {
+  // 23 (Auth) is a handshake message, never a request or reply body; 25 and up are unassigned.
+  for (std::uint16_t t : {23, 25, 26, 0x7fff}) {
     EXPECT_EQ(DecodeRequest(static_cast<MsgType>(t), b, Limits{}).status().code(), EBADMSG) << t;
     EXPECT_EQ(DecodeReply(static_cast<MsgType>(t | kReplyBit), b, Limits{}).status().code(),
               EBADMSG)
@@ -687,7 +693,7 @@ TEST_F(MalformedTest, NewRequestWithBadEnumOrUnassignedType) {
   s.payload.assign(4, std::byte{1});
   ExpectRefused(Build(s), FrameError::kMalformed);
   FrameSpec t;
-  t.type = static_cast<MsgType>(24);
+  t.type = static_cast<MsgType>(25);
   EncodeRequest(ObjStatRequest{1, 2, "o"}, t.header);
   ExpectRefused(Build(t), FrameError::kUnknownType);
 }

@@ -30,6 +30,7 @@ constexpr std::size_t kReadLeaseGrantMinSize = 8 + 4 + 1 + 8 + 8 + 4;
 // collection, object, shard, expect_version, extent count
 constexpr std::size_t kMinBatchItemSize = 2 * kMinNameSize + 4 + 8 + 4;
 constexpr std::size_t kMinBatchResultSize = kMinStatusSize + 2 * 8 + 4;  // + sizes, lengths
+constexpr std::size_t kChainHopSize = 12;                                // shard, osd, fingerprint
 
 void PutStatus(Encoder& w, const Status& s, std::size_t max = Limits{}.max_message_len) {
   w.I32(s.code());
@@ -452,6 +453,31 @@ void Put(Encoder& w, const SubReadBatchRequest& m) {
     PutExtents(w, item.extents);
   }
 }
+void Put(Encoder& w, const SubRepairChainRequest& m) {
+  w.U64(m.pool);
+  w.U64(m.epoch);
+  PutShardId(w, m.collection, m.object, m.lost);
+  w.U64(m.version);
+  w.U64(m.object_size);
+  PutVersions(w, m.versions);
+  w.U64(m.first_stripe);
+  w.U64(m.stripes);
+  w.U64(m.offset);
+  w.U64(m.length);
+  w.U32(static_cast<std::uint32_t>(m.hops.size()));
+  for (const SubRepairChainHop& h : m.hops) {
+    w.U32(h.shard);
+    w.I32(h.osd);
+    w.U32(h.fingerprint);
+  }
+  w.U32(m.hop);
+  w.U32(m.timeout_ms);
+}
+void Put(Encoder& w, const SubRepairChainReply& m) {
+  PutStatus(w, m.status);
+  w.I32(m.failed_hop);
+  w.U64(m.version);
+}
 // Put(SubReadBatchRequest) above, byte for byte: its count, then per item the shard id (two
 // u32-length strings and a u32), expect_version and the extents (a u32 count, two u64 each).
 constexpr std::uint64_t kBatchCountSize = 4;
@@ -800,6 +826,30 @@ bool Get(Decoder& r, const Limits& limits, SubReadBatchReply* m) {
   return true;
 }
 
+bool Get(Decoder& r, const Limits& limits, SubRepairChainRequest* m) {
+  std::uint32_t n = 0;
+  if (!r.U64(&m->pool, "pool") || !r.U64(&m->epoch, "epoch") ||
+      !GetShardId(r, limits, &m->collection, &m->object, &m->lost) ||
+      !r.U64(&m->version, "version") || !r.U64(&m->object_size, "object_size") ||
+      !GetVersions(r, &m->versions) || !r.U64(&m->first_stripe, "first_stripe") ||
+      !r.U64(&m->stripes, "stripes") || !r.U64(&m->offset, "offset") ||
+      !r.U64(&m->length, "length") || !r.Count(&n, kMaxChainHops, kChainHopSize, "hops")) {
+    return false;
+  }
+  m->hops.resize(n);
+  for (SubRepairChainHop& h : m->hops) {
+    if (!r.U32(&h.shard, "hop.shard") || !r.I32(&h.osd, "hop.osd") ||
+        !r.U32(&h.fingerprint, "hop.fingerprint")) {
+      return false;
+    }
+  }
+  return r.U32(&m->hop, "hop") && r.U32(&m->timeout_ms, "timeout_ms");
+}
+bool Get(Decoder& r, const Limits& limits, SubRepairChainReply* m) {
+  return GetStatus(r, limits, &m->status) && r.I32(&m->failed_hop, "failed_hop") &&
+         r.U64(&m->version, "version");
+}
+
 // The request type of each alternative of RequestBody / ReplyBody, in variant order.
 constexpr std::array<MsgType, std::variant_size_v<RequestBody>> kBodyTypes = {
     MsgType::kPing,         MsgType::kWriteShard,    MsgType::kReadShard, MsgType::kStat,
@@ -807,7 +857,7 @@ constexpr std::array<MsgType, std::variant_size_v<RequestBody>> kBodyTypes = {
     MsgType::kSubState,     MsgType::kObjWrite,      MsgType::kObjRead,   MsgType::kObjStat,
     MsgType::kObjRemove,    MsgType::kObjList,       MsgType::kSubScan,   MsgType::kSubPull,
     MsgType::kSubReadBatch, MsgType::kObjDirectRead, MsgType::kReadLease, MsgType::kObjSetXattrs,
-    MsgType::kObjGetXattrs};
+    MsgType::kObjGetXattrs, MsgType::kSubRepairChain};
 static_assert(std::variant_size_v<RequestBody> == std::variant_size_v<ReplyBody>);
 
 // The variant index of request type `base` (reply bit cleared), or kBodyTypes.size() if none.

@@ -384,6 +384,52 @@ struct SubReadBatchReply {
   std::vector<SubReadBatchResult> results;
 };
 
+// --- Pipelined repair (issue 33): a rebuilding OSD -> a chain of helpers (osd/pg/repair_chain.h).
+// --- One slice of the repair of shard `lost` of one object, by a chain of helpers in the order of
+// `hops` (recovery/pipeline_plan.h: stage i is hops[i], each adding coefficients x its own bytes to
+// a partial). The rebuilding OSD (the requester) sends the request to the LAST hop; each hop `h`
+// reads its shard's extents for the slice and, when h > 0, asks hop h-1 for the partial of stages
+// 0..h-1 with the same request (hop = h-1, a smaller timeout_ms); hop 0 starts from zeros. Each
+// hop answers with its partial applied to what it got, so the bytes flow back down the chain of
+// replies: every link carries one partial (the slice's share of one chunk) and the requester gets
+// the lost chunk's bytes for the slice from the last hop alone.
+// Every hop checks its shard is at the object's version (versions[shard], else `version`):
+// another version fails the chain ESTALE. The plan (which sub-chunks each hop reads, its
+// coefficients) is made by each hop from the pool's code and the hops' positions
+// (PipelinePlan::Make with those available); `fingerprint` is the requester's digest of each hop's
+// stage, so that a hop whose code disagrees refuses (EPROTO) instead of sending wrong bytes.
+inline constexpr std::uint32_t kMaxChainHops = kMaxPullHelpers;
+struct SubRepairChainHop {
+  std::uint32_t shard = 0;        // the position this hop holds and reads
+  std::int32_t osd = -1;          // its OSD id (found in the sender's map)
+  std::uint32_t fingerprint = 0;  // ChainStageFingerprint of its stage (repair_chain.h)
+  bool operator==(const SubRepairChainHop&) const = default;
+};
+struct SubRepairChainRequest {
+  std::uint64_t pool = 0;
+  std::uint64_t epoch = 0;  // the requester's map epoch (a hop's map must reach it; fenced)
+  std::string collection;
+  std::string object;
+  std::uint32_t lost = 0;               // the position rebuilt (not a hop's)
+  std::uint64_t version = 0;            // the object's version the shard is rebuilt at (>= 1)
+  std::uint64_t object_size = 0;        // its logical size at that version
+  ShardVersions versions = {};          // as SubPullObject::versions
+  std::uint64_t first_stripe = 0;       // the slice (recovery::PipelineSlice)
+  std::uint64_t stripes = 0;            // >= 1
+  std::uint64_t offset = 0;             // within each sub-chunk
+  std::uint64_t length = 0;             // >= 1
+  std::vector<SubRepairChainHop> hops;  // 1..kMaxChainHops, distinct positions, chain order
+  std::uint32_t hop = 0;                // the receiver's index in `hops`
+  std::uint32_t timeout_ms = 0;         // the receiver must answer within this (>= 1)
+};
+struct SubRepairChainReply {
+  Status status;
+  // The hop whose failure this is (its own read, plan or check; or it did not answer its
+  // successor in time), -1 when none is known (OK, or a request refused as a whole).
+  std::int32_t failed_hop = -1;
+  std::uint64_t version = 0;  // OK: the request's version, echoed
+};  // payload (OK) = the partial of stages 0..hop for the slice (PipelinePlan::PartialBytes)
+
 // --- Object operations: a client -> the primary of the object's PG. ---
 enum class ObjWriteMode : std::uint8_t { kWrite = 0, kWriteFull = 1, kAppend = 2, kTruncate = 3 };
 // kWrite: the payload at `offset` (the object grows if needed); kWriteFull: the payload becomes
@@ -552,13 +598,13 @@ using RequestBody =
                  RemoveRequest, SubWriteRequest, SubResolveRequest, SubStateRequest,
                  ObjWriteRequest, ObjReadRequest, ObjStatRequest, ObjRemoveRequest, ObjListRequest,
                  SubScanRequest, SubPullRequest, SubReadBatchRequest, ObjDirectReadRequest,
-                 ReadLeaseRequest, ObjSetXattrsRequest, ObjGetXattrsRequest>;
+                 ReadLeaseRequest, ObjSetXattrsRequest, ObjGetXattrsRequest, SubRepairChainRequest>;
 using ReplyBody =
     std::variant<PingReply, WriteShardReply, ReadShardReply, StatReply, ListReply, RemoveReply,
                  SubWriteReply, SubResolveReply, SubStateReply, ObjWriteReply, ObjReadReply,
                  ObjStatReply, ObjRemoveReply, ObjListReply, SubScanReply, SubPullReply,
                  SubReadBatchReply, ObjDirectReadReply, ReadLeaseReply, ObjSetXattrsReply,
-                 ObjGetXattrsReply>;
+                 ObjGetXattrsReply, SubRepairChainReply>;
 
 // The message type of a body.
 MsgType TypeOf(const RequestBody& body);
@@ -591,7 +637,11 @@ ReplyBody ErrorReply(MsgType request, Status status);
 // most reply_payload_limit bytes (EMSGSIZE). ObjDirectRead: object name 1..max_name_len bytes,
 // shard < kMaxShardPositions, length >= 1, no offset + length overflow, length <=
 // reply_payload_limit (EMSGSIZE). ReadLease: osd >= 0, duration_ms in 1..kMaxReadLeaseMs,
-// 1..max_list_entries PGs.
+// 1..max_list_entries PGs. SubRepairChain: non-empty collection, object name 1..max_name_len bytes,
+// version >= 1, lost < kMaxShardPositions, 1..kMaxChainHops hops of distinct positions below
+// kMaxShardPositions other than `lost` with osd >= 0, hop < hops.size(), stripes >= 1, length >= 1,
+// first_stripe + stripes and offset + length without overflow, stripes x length (the smallest
+// partial) <= reply_payload_limit (EMSGSIZE), timeout_ms >= 1, no payload.
 Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const Limits& limits,
                        std::uint64_t reply_payload_limit);
 

@@ -695,7 +695,8 @@ TEST(MessagesTest, SubReadBatchRoundTrip) {
   EXPECT_TRUE(IsKnownType(21));
   EXPECT_TRUE(IsKnownType(0x8016));
   EXPECT_TRUE(IsKnownType(23));  // Auth (version 6)
-  EXPECT_FALSE(IsKnownType(24));
+  EXPECT_TRUE(IsKnownType(24));  // SubRepairChain
+  EXPECT_FALSE(IsKnownType(25));
 }
 
 // SubReadBatch byte for byte (PROTOCOL.md).

@@ -148,6 +148,43 @@ Status ValidateSubReadBatch(const SubReadBatchRequest& m, const Limits& limits,
   return Status::OK();
 }
 
+Status ValidateSubRepairChain(const SubRepairChainRequest& m, std::uint64_t payload_len,
+                              std::uint64_t reply_payload_limit) {
+  EC_RETURN_IF_ERROR(CheckShardPosition(m.lost, "lost shard"));
+  if (m.version == 0) return Status::Invalid("a repair chain of version 0");
+  if (m.hops.empty() || m.hops.size() > kMaxChainHops) {
+    return Status::Invalid(fmt::format("{} hops (allowed 1..{})", m.hops.size(), kMaxChainHops));
+  }
+  std::vector<bool> seen(kMaxShardPositions, false);
+  for (const SubRepairChainHop& h : m.hops) {
+    EC_RETURN_IF_ERROR(CheckShardPosition(h.shard, "hop shard"));
+    if (h.osd < 0) return Status::Invalid(fmt::format("hop osd {}", h.osd));
+    if (h.shard == m.lost) return Status::Invalid(fmt::format("hop at the lost shard {}", h.shard));
+    if (seen[h.shard]) return Status::Invalid(fmt::format("two hops at shard {}", h.shard));
+    seen[h.shard] = true;
+  }
+  if (m.hop >= m.hops.size()) {
+    return Status::Invalid(fmt::format("hop {} of {} hops", m.hop, m.hops.size()));
+  }
+  if (m.stripes == 0 || m.length == 0) {
+    return Status::Invalid(fmt::format("empty slice: {} stripes of {} bytes", m.stripes, m.length));
+  }
+  if (m.first_stripe > UINT64_MAX - m.stripes || m.offset > UINT64_MAX - m.length) {
+    return Status::Invalid("slice overflows");
+  }
+  // The partial holds at least one sub-chunk's `length` bytes per stripe.
+  if (m.length > reply_payload_limit / m.stripes) {
+    return Status::Error(EMSGSIZE, fmt::format("slice of {} x {} bytes exceeds the reply limit {}",
+                                               m.stripes, m.length, reply_payload_limit));
+  }
+  if (m.timeout_ms == 0) return Status::Invalid("a repair chain with no time to answer");
+  if (payload_len != 0) {
+    return Status::Invalid(
+        fmt::format("a repair chain request with {} payload bytes", payload_len));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const Limits& limits,
@@ -265,6 +302,10 @@ Status ValidateRequest(const RequestBody& body, std::uint64_t payload_len, const
     EC_RETURN_IF_ERROR(ValidateSubPull(*m, limits));
   } else if (const auto* m = std::get_if<SubReadBatchRequest>(&body)) {
     EC_RETURN_IF_ERROR(ValidateSubReadBatch(*m, limits, reply_payload_limit));
+  } else if (const auto* m = std::get_if<SubRepairChainRequest>(&body)) {
+    EC_RETURN_IF_ERROR(check_names(m->collection, nullptr));
+    EC_RETURN_IF_ERROR(CheckObjectName(m->object, limits));
+    EC_RETURN_IF_ERROR(ValidateSubRepairChain(*m, payload_len, reply_payload_limit));
   } else if (const auto* m = std::get_if<PingRequest>(&body)) {
     if (m->response_len > reply_payload_limit) {
       return Status::Error(EMSGSIZE, fmt::format("response_len {} exceeds the reply limit {}",

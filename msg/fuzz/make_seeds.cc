@@ -160,7 +160,22 @@ int main(int argc, char** argv) {
                                              {{"a", "1"}, {"b", "22"}},
                                              {"c"},
                                              1700000000000000}},
-      {"obj_get_xattrs", ObjGetXattrsRequest{1, 3, "obj"}}};
+      {"obj_get_xattrs", ObjGetXattrsRequest{1, 3, "obj"}},
+      {"sub_repair_chain", SubRepairChainRequest{1,
+                                                 3,
+                                                 "pg.1",
+                                                 "obj",
+                                                 2,
+                                                 6,
+                                                 100,
+                                                 {6, 6, 6, 4, 6, 6},
+                                                 0,
+                                                 2,
+                                                 0,
+                                                 4096,
+                                                 {{0, 0, 11}, {1, 1, 22}, {3, 3, 33}, {4, 4, 44}},
+                                                 3,
+                                                 2000}}};
   std::vector<std::byte> stream;
   for (const auto& [name, body] : requests) {
     h.clear();
@@ -209,13 +224,15 @@ int main(int argc, char** argv) {
        SubReadBatchReply{ec::Status::OK(),
                          {{ec::Status::OK(), 8192, 6, {4, 6}},
                           {ec::Status::Error(ESTALE, "at version 7, not 6"), 4096, 7, {}},
-                          {ec::Status::DataLoss("crc32c mismatch"), 0, 0, {}}}}}};
+                          {ec::Status::DataLoss("crc32c mismatch"), 0, 0, {}}}}},
+      {"sub_repair_chain_reply", SubRepairChainReply{ec::Status::OK(), -1, 6}}};
   for (const auto& [name, body] : replies) {
     h.clear();
     EncodeReply(body, h);
     Write(dir, name,
           Frame(TypeOf(body), h,
-                name == "read_reply" || name == "obj_read_reply" || name == "sub_read_batch_reply"
+                name == "read_reply" || name == "obj_read_reply" ||
+                        name == "sub_read_batch_reply" || name == "sub_repair_chain_reply"
                     ? 10
                     : 0));
   }

@@ -9,9 +9,19 @@
 namespace ec::osd::shard {
 namespace {
 
-constexpr std::array<const char*, kOpCount> kOpNames = {
-    "ping",      "write",       "read",      "stat",     "list",     "remove",
-    "sub_write", "sub_resolve", "sub_state", "sub_scan", "sub_pull", "sub_read_batch"};
+constexpr std::array<const char*, kOpCount> kOpNames = {"ping",
+                                                        "write",
+                                                        "read",
+                                                        "stat",
+                                                        "list",
+                                                        "remove",
+                                                        "sub_write",
+                                                        "sub_resolve",
+                                                        "sub_state",
+                                                        "sub_scan",
+                                                        "sub_pull",
+                                                        "sub_read_batch",
+                                                        "sub_repair_chain"};
 
 }  // namespace
 
@@ -30,6 +40,7 @@ Op OpOf(const msg::RequestBody& body) {
         if constexpr (std::is_same_v<T, msg::SubScanRequest>) return Op::kSubScan;
         if constexpr (std::is_same_v<T, msg::SubPullRequest>) return Op::kSubPull;
         if constexpr (std::is_same_v<T, msg::SubReadBatchRequest>) return Op::kSubReadBatch;
+        if constexpr (std::is_same_v<T, msg::SubRepairChainRequest>) return Op::kSubRepairChain;
         return Op::kRemove;
       },
       body);

@@ -31,6 +31,8 @@ namespace ec::osd::shard {
 // kSubScan / kSubPull / kSubReadBatch are recovery's (a primary's peering scan; a pull served by
 // OsdServiceOptions::recovery, accounted there; a pulling OSD's batched helper reads, counted
 // once per request whatever its items' results: an item's error is not the operation's).
+// kSubRepairChain: one hop of a pipelined repair (served by OsdServiceOptions::chain, accounted
+// there; its bytes out are the partial it sends back).
 enum class Op {
   kPing,
   kWrite,
@@ -43,9 +45,10 @@ enum class Op {
   kSubState,
   kSubScan,
   kSubPull,
-  kSubReadBatch
+  kSubReadBatch,
+  kSubRepairChain
 };
-inline constexpr int kOpCount = 12;
+inline constexpr int kOpCount = 13;
 
 Op OpOf(const msg::RequestBody& body);
 // "ping", "write", ...

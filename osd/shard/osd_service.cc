@@ -141,6 +141,24 @@ struct OsdService::Impl : std::enable_shared_from_this<OsdService::Impl> {
         Status::Error(ENOTSUP, "SubPull needs an OSD in a cluster (etcd_endpoints is not set)"));
   }
 
+  void Chain(msg::Request request, std::shared_ptr<msg::Responder> responder,
+             Clock::time_point start) {
+    // A hop waits on its predecessor in the chain (another OSD): its handler queues it.
+    auto accounted = std::make_shared<AccountedResponder>(
+        std::move(responder), &accounting, Op::kSubRepairChain, start, request.payload.size());
+    const auto& chain = std::get<msg::SubRepairChainRequest>(request.body);
+    if (Status admitted = shards->Admit(chain.collection, chain.epoch, "SubRepairChain");
+        !admitted.ok()) {
+      (void)accounted->Send(msg::SubRepairChainReply{admitted, -1, 0});
+      return;
+    }
+    if (options.chain != nullptr) {
+      return options.chain->Handle(std::move(request), std::move(accounted));
+    }
+    (void)accounted->SendError(Status::Error(
+        ENOTSUP, "SubRepairChain needs an OSD in a cluster (etcd_endpoints is not set)"));
+  }
+
   // Hands a shard operation to the ShardService; the reply is sent from its completion.
   void Shard(Op op, msg::Request req, std::shared_ptr<msg::Responder> responder,
              Clock::time_point start) {
@@ -264,6 +282,7 @@ struct OsdService::Impl : std::enable_shared_from_this<OsdService::Impl> {
             net);
       case Op::kPing:
       case Op::kSubPull:
+      case Op::kSubRepairChain:
         return;  // answered by Handle
     }
   }
@@ -293,6 +312,9 @@ void OsdService::Handle(msg::Request request, std::shared_ptr<msg::Responder> re
   if (op == Op::kPing) return impl_->Ping(request, *responder, start);
   if (op >= Op::kSubWrite && request.peer_name == impl_->self_name) impl_->self_messages->Inc();
   if (op == Op::kSubPull) return impl_->Pull(std::move(request), std::move(responder), start);
+  if (op == Op::kSubRepairChain) {
+    return impl_->Chain(std::move(request), std::move(responder), start);
+  }
   impl_->Shard(op, std::move(request), std::move(responder), start);
 }
 

@@ -1,7 +1,8 @@
 // OsdService: what ec-osd does with each request from the network. It implements the messenger's
 // RequestHandler: the shard operations go to this OSD's ShardService (shard_service.h: strands,
 // workers, the interval fence, the store), object operations to the PG primary
-// (OsdServiceOptions::objects), SubPull to the pull service (OsdServiceOptions::recovery), and it
+// (OsdServiceOptions::objects), SubPull to the pull service (OsdServiceOptions::recovery),
+// SubRepairChain to the chain service (OsdServiceOptions::chain), and it
 // answers Ping itself.
 //
 //   msg::Server --Handle--> OsdService --typed call--> ShardService --done--> Responder::Send
@@ -46,6 +47,10 @@ struct OsdServiceOptions {
   // responder it hands over: the handler must answer or drop every pull before the service is
   // destroyed.
   msg::RequestHandler* recovery = nullptr;
+  // SubRepairChain requests (a hop of a pipelined repair, osd/pg/repair_chain.h); without it they
+  // get ENOTSUP. Fenced here like SubPull (a chain from an older interval is refused ESTALE),
+  // counted as op "sub_repair_chain"; the same lifetime rules as `recovery`.
+  msg::RequestHandler* chain = nullptr;
 };
 
 class OsdService : public msg::RequestHandler {
