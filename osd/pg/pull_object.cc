@@ -1,6 +1,7 @@
 #include "osd/pg/pull_object.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -140,8 +141,9 @@ Result<bool> NeedsPull(shard::ShardService& shards, const PullJob& job,
 }
 
 ObjectPuller::ObjectPuller(shard::ShardService* shards, const PullOptions* options,
-                           const std::atomic<bool>* stopping)
-    : shards_(shards), options_(options), stopping_(stopping) {}
+                           const std::atomic<bool>* stopping, ChainPlans* plans,
+                           MetricsRegistry* metrics)
+    : shards_(shards), options_(options), stopping_(stopping), plans_(plans), metrics_(metrics) {}
 
 Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
                           PrefetchedObject prefetched, msg::SubPullResult* result) {
@@ -168,7 +170,12 @@ Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
         s = rebuilt.ok() ? rebuilt : rebuilt.WithPrefix("copy failed (" + s.message() + ")");
       }
     } else {
-      s = Rebuild(job, o, std::move(prefetched), data, result);
+      s = Status::Error(EOPNOTSUPP, "no chain");
+      if (r.mode == msg::SubPullMode::kRebuild && o.form == msg::ObjectForm::kErasure &&
+          options_->repair_pipeline != RepairPipeline::kOff && plans_ != nullptr) {
+        s = RebuildByChain(job, o, data, result);
+      }
+      if (!s.ok()) s = Rebuild(job, o, std::move(prefetched), data, result);
     }
     if (!s.ok()) {
       if (!job.left_out.empty()) return s.WithPrefix("helpers left out: " + job.left_out);
@@ -233,6 +240,48 @@ Status ObjectPuller::Rebuild(const PullJob& job, const msg::SubPullObject& o,
   // Helpers at another version than the object's: this OSD was asked with an outdated view, which
   // the primary settles (ESTALE), unlike helpers that are down or broken (EIO).
   if (!s.ok() && AllStale(stats.failed)) return Status::Error(ESTALE, s.message());
+  return s;
+}
+
+Status ObjectPuller::RebuildByChain(const PullJob& job, const msg::SubPullObject& o, Buffer& data,
+                                    msg::SubPullResult* result) const {
+  const msg::SubPullRequest& r = job.request;
+  const PoolCodec& codec = CodecOf(*job.codec, o);
+  const int chunks = static_cast<int>(codec.layout.chunk_count());
+  ChainRepairTarget t;
+  t.code = codec.code.get();
+  t.layout = &codec.layout;
+  t.pool = r.pool;
+  t.epoch = r.epoch;
+  t.collection = r.collection;
+  t.object = o.object;
+  t.lost = static_cast<int>(r.shard);
+  t.version = o.version;
+  t.object_size = o.object_size;
+  t.versions = o.versions;
+  for (const msg::SubPullHelper& h : r.helpers) {
+    auto holder = job.holders.find(static_cast<int>(h.shard));
+    if (holder == job.holders.end() || static_cast<int>(h.shard) >= chunks) continue;
+    t.helpers[static_cast<int>(h.shard)] = ChainHelper{h.osd, holder->second.client};
+  }
+  ChainRepairOptions chain = options_->chain;
+  if (options_->repair_pipeline == RepairPipeline::kAuto) {
+    std::vector<int> positions;
+    for (const auto& [position, helper] : t.helpers) positions.push_back(position);
+    auto plan = plans_->Get(*t.code, codec.layout, t.lost, positions);
+    if (!plan.ok()) return plan.status();
+    const std::uint64_t shard = codec.layout.padded_shard_size(o.object_size);
+    if ((*plan)->bytes_per_stripe() < 2 * codec.layout.chunk_size() || shard < chain.slice_bytes) {
+      return Status::Error(EOPNOTSUPP, "auto: the direct pull is cheaper");
+    }
+  }
+  ChainRepairStats stats;
+  Status s = RepairByChain(t, chain, plans_, metrics_, data.span(), &stats);
+  result->network_bytes += stats.network_bytes;
+  if (!s.ok() && s.code() != EOPNOTSUPP) {
+    spdlog::warn("{}/{} shard {}: repair chain failed, pulling directly: {}", r.collection,
+                 o.object, r.shard, s.message());
+  }
   return s;
 }
 

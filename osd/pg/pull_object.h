@@ -54,8 +54,10 @@ Result<bool> NeedsPull(shard::ShardService& shards, const PullJob& job,
 class ObjectPuller {
  public:
   // `shards`, `options` and `stopping` are borrowed and must outlive the puller.
+  // `plans` (the chains' plans) and `metrics` likewise.
   ObjectPuller(shard::ShardService* shards, const PullOptions* options,
-               const std::atomic<bool>* stopping);
+               const std::atomic<bool>* stopping, ChainPlans* plans = nullptr,
+               MetricsRegistry* metrics = nullptr);
 
   // Pulls `o` (the job's request names the shard, mode and helpers) and writes it; `prefetched`
   // holds what the window's prefetch prepared for it (may be empty): the bytes fetched ahead
@@ -67,6 +69,10 @@ class ObjectPuller {
  private:
   Status Rebuild(const PullJob& job, const msg::SubPullObject& o, PrefetchedObject prefetched,
                  Buffer& data, msg::SubPullResult* result) const;
+  // The chain's attempt (repair_chain.h): OK with `data` filled; NotSupported-like errors and
+  // chain failures alike send the caller to the direct rebuild.
+  Status RebuildByChain(const PullJob& job, const msg::SubPullObject& o, Buffer& data,
+                        msg::SubPullResult* result) const;
   Status Copy(const PullJob& job, const msg::SubPullObject& o,
               std::vector<PrefetchedRead> prefetched, Buffer& data,
               msg::SubPullResult* result) const;
@@ -79,6 +85,8 @@ class ObjectPuller {
   shard::ShardService* shards_;
   const PullOptions* options_;
   const std::atomic<bool>* stopping_;
+  ChainPlans* plans_;
+  MetricsRegistry* metrics_;
 };
 
 }  // namespace ec::osd::pg

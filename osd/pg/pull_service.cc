@@ -39,10 +39,11 @@ class PullService::Impl {
                                 std::chrono::milliseconds(3000), options_.helper_timeout, 2, 2,
                                 msg::TrafficClass::kBackground, options_.nice, false,
                                 options_.auth}),
-        puller_(shards_, &options_, &stopping_),
+        puller_(shards_, &options_, &stopping_, &chain_plans_, metrics_),
         pool_(static_cast<std::size_t>(std::clamp(options_.threads, 1, 256))) {
     options_.max_active = std::max(options_.max_active, 1);
     options_.cost.local.clear();
+    if (options_.chain.timeout.count() <= 0) options_.chain.timeout = options_.helper_timeout;
     Tune(options_.max_active, options_.batch_bytes);
     Status niced = NiceEveryThread(
         static_cast<std::size_t>(std::clamp(options_.threads, 1, 256)), options_.nice,
@@ -112,7 +113,10 @@ class PullService::Impl {
   std::size_t Fetch(const PullJob& job, std::size_t first, std::vector<PrefetchedObject>* reads) {
     const std::size_t n = job.results.size();
     const std::uint64_t batch_bytes = batch_bytes_.load(std::memory_order_relaxed);
-    if (stopping_.load() || batch_bytes == 0) {
+    // A chain reads the helpers itself (repair_chain.h): fetching ahead would read them twice.
+    const bool chained = options_.repair_pipeline != RepairPipeline::kOff &&
+                         job.request.mode == msg::SubPullMode::kRebuild;
+    if (stopping_.load() || batch_bytes == 0 || chained) {
       // Shutting down: every object is answered ECANCELED, nothing to fetch. No batching: each
       // object reads its helpers itself.
       reads->assign(n - first, {});
@@ -336,6 +340,7 @@ class PullService::Impl {
   PoolCodecs codecs_;
   msg::PeerClients peers_;
   std::atomic<bool> stopping_{false};
+  ChainPlans chain_plans_;
   ObjectPuller puller_;
   boost::asio::thread_pool pool_;  // last: joined first, while everything it uses is alive
 };

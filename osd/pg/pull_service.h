@@ -28,6 +28,9 @@
 //                    from the window's batch), no decode; when every such source fails and the
 //                    request also names helpers of other positions, the shard is rebuilt from
 //                    those as kRebuild would
+//          kRebuild with PullOptions::repair_pipeline (above): the shard's bytes from chains
+//                    of helpers (repair_chain.h), slice by slice; a failed chain falls back on
+//                    the engine's direct reads; nothing is fetched ahead for such a request
 //        -> the shard written locally as ONE SubWrite kFull at object.version, prev_version =
 //           object.prev_version (osd/shard/sub_ops.h: one store transaction with an undo record)
 //     -> one SubPullReply: a result per object, in request order
@@ -81,6 +84,7 @@
 #include "common/metrics.h"
 #include "msg/client.h"
 #include "msg/server.h"
+#include "osd/pg/repair_chain.h"
 #include "osd/shard/shard_service.h"
 #include "recovery/read_cost.h"
 
@@ -89,6 +93,20 @@ class logger;
 }
 
 namespace ec::osd::pg {
+
+// Whether a kRebuild pull of an erasure-coded object's shard goes through a chain of helpers
+// (osd/pg/repair_chain.h: the rebuilding OSD receives one chunk, no link carries more than one)
+// instead of reading every helper directly (osd_repair_pipeline):
+//   kOff   never;
+//   kOn    whenever the code is pipelinable (recovery::PipelinePlan::Make succeeds);
+//   kAuto  when it is and the direct pull would bring this OSD at least two chunks per rebuilt
+//          chunk (the plan's bytes_per_stripe() >= 2 x chunk size: RS k >= 2, CLAY d/q >= 2, LRC
+//          l >= 2) and the shard holds at least one slice (ChainRepairOptions::slice_bytes);
+//          below that the chain's extra hops cost more time than the link it saves. A rule for
+//          equal links: a cost model of measured link bandwidths is still to come (issue 33).
+// A chain that fails or stalls (a helper down, at another version, too slow) is planned again
+// without that helper, then the object is pulled directly: the result is the same bytes.
+enum class RepairPipeline { kOff, kAuto, kOn };
 
 struct PullOptions {
   int osd_id = 0;          // this OSD (names in logs and in the handshake to helpers)
@@ -112,6 +130,9 @@ struct PullOptions {
   recovery::ReadCostModel cost;
   // How this OSD authenticates to its helpers (issue 32; mode none: not).
   msg::ClientAuth auth;
+  RepairPipeline repair_pipeline = RepairPipeline::kOff;
+  // The chains' options; a timeout of 0 (the default here) is helper_timeout.
+  ChainRepairOptions chain{256 * 1024, 2, std::chrono::milliseconds(0), 2};
 };
 
 // The sums of the counters above over every pool, since the service started (objects: those

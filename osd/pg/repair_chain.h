@@ -1,0 +1,183 @@
+// Pipelined repair on the OSDs (issue 33 item 2): the rebuilding OSD gets a lost shard's bytes
+// from a chain of helpers (recovery/pipeline_plan.h), each adding its share to a partial, so that
+// no link carries more than one chunk's bytes and the rebuilding OSD receives one chunk, not k.
+//
+// The message flow: a pull chain, requests upstream and bytes downstream in the replies.
+//
+//   requester --req(hop=n-1)--> H[n-1] --req(hop=n-2)--> ... --req(hop=0)--> H[0]
+//   requester <--partial 0..n-1-- H[n-1] <--partial 0..n-2-- ... <--partial 0-- H[0]
+//
+// Every hop reads its own extents for the slice as soon as the request arrives, while asking its
+// predecessor, so the device reads of a slice overlap along the chain; when both are done it
+// applies its stage (partial ^= coef x mine, ApplyStage) and answers with the partial. The
+// requester keeps several slices in flight (ChainRepairOptions::window), so hop i works on slice
+// s+1 while hop i+1 sends slice s. Why a pull chain rather than a push chain (each hop a request
+// to the next, the last one delivering to the requester): the result arrives as the reply to the
+// requester's own request, so there is no second path into the requester to secure (no delivery
+// to match to a chain, no late delivery from an abandoned chain writing into a buffer reused
+// since); an error anywhere travels back the same way, naming the hop that failed; and a timeout
+// is one deadline per request, shrinking along the chain (below).
+//
+// Deadlines: the requester gives the last hop `timeout`; hop h (0-based) gives its predecessor
+// h/(h+1) of what it got, so each hop keeps timeout/n of margin for its own read, work and
+// reply, and a stalled hop is reported (ETIMEDOUT, failed_hop = it) by its successor before the
+// requester's own deadline passes.
+//
+// Checks at each hop (ChainService): the request's epoch against the interval fence (OsdService,
+// as SubPull) and its map (waits up to map_wait for it, else Retryable ESTALE), the pool and its
+// code (ENOENT, EINVAL for positions outside the code), the plan it makes from the pool's code
+// and the hops' positions (PipelinePlan::Make; EOPNOTSUPP for a code that is not pipelinable;
+// EPROTO when a hop's stage does not match the requester's fingerprint), the slice
+// (PipelinePlan::CheckSlice; EMSGSIZE for a partial above kMaxChainPartialBytes), its shard at
+// the object's version (ESTALE at another; ENOENT absent; DataLoss on a checksum failure), its
+// stored bytes the length the object's size gives (EIO when shorter), the predecessor's partial
+// of exactly PartialBytes (EBADMSG). A failure is answered with failed_hop naming the hop at
+// fault, its own index when it is its own.
+//
+// The requester (RepairByChain) checks every reply's version and length and writes nothing: it
+// fills the caller's buffer, and the caller (ObjectPuller, osd/pg/pull_object.h) writes the shard
+// as a direct kRebuild does (one SubWrite at the object's version, only if still at
+// prev_version). On a failed or stalled slice it re-plans without the hop at fault and runs the
+// slices not yet received through the new chain (up to max_chains chains); past that, or when no
+// chain can be planned, it returns the error and the caller pulls directly.
+//
+// Counters (registry, Prometheus text): ecstore_repair_chain_bytes_total{dir=in|out}: partial
+// bytes this OSD received (from a predecessor, or as requester from the last hop) and sent (as a
+// hop); ecstore_repair_chain_stages_total{result=ok|failed}: hops served;
+// ecstore_repair_chain_slices_total{result=ok|failed}: slices this OSD requested as requester;
+// ecstore_osd_ops_total{op="sub_repair_chain"} and the other per-op metrics (OsdService).
+//
+// Throttles: a hop's work runs on the service's own niced workers (ChainServiceOptions::threads,
+// nice), never on a messenger thread; the messenger bounds requests per connection
+// (max_inflight). A hop holds its request while it waits for its predecessor; chains are acyclic
+// in OSDs and every wait has a deadline, so crossing chains can only slow each other down.
+//
+// Thread safety: ChainService::Handle may be called from any thread; RepairByChain blocks its
+// caller (a pull worker) until done and may run on several threads at once.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cluster/map/map_holder.h"
+#include "common/metrics.h"
+#include "common/status.h"
+#include "ec/erasure_code_interface.h"
+#include "ec/stripe_layout.h"
+#include "msg/client.h"
+#include "msg/messages.h"
+#include "msg/server.h"
+#include "osd/shard/shard_service.h"
+#include "recovery/pipeline_plan.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace ec::osd::pg {
+
+// The largest partial one hop computes (and the memory one hop holds per slice for it, twice).
+inline constexpr std::uint64_t kMaxChainPartialBytes = std::uint64_t{4} << 20;
+
+// The requester's digest of one stage: crc32c over its chunk, outputs, inputs and coefficients.
+// Equal stages give equal digests on every OSD.
+std::uint32_t ChainStageFingerprint(const recovery::PipelineStage& stage);
+
+// PipelinePlan::Make for (lost, every sub-chunk, `helpers` at equal cost), made once per code and
+// helper set and kept (Make probes the code: up to ~15 ms for CLAY(10,4,13)). Thread safe.
+// Errors: Make's.
+class ChainPlans {
+ public:
+  Result<std::shared_ptr<const recovery::PipelinePlan>> Get(const ErasureCodeInterface& code,
+                                                            const StripeLayout& layout, int lost,
+                                                            const std::vector<int>& helpers);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const recovery::PipelinePlan>> plans_;
+};
+
+// --- The requester's side. ---
+
+struct ChainHelper {
+  int osd = -1;
+  msg::OsdClient* client = nullptr;  // borrowed; must outlive the call
+};
+
+struct ChainRepairOptions {
+  // Bytes of the lost chunk per slice (a partial's size), spread over its sub-chunks
+  // (PipelinePlan::Slices gets slice_bytes / sub-chunks, at least 64).
+  std::uint64_t slice_bytes = 256 * 1024;
+  int window = 2;                            // slices in flight at once (>= 1)
+  std::chrono::milliseconds timeout{10000};  // per slice, the whole chain's
+  int max_chains = 2;                        // chains tried (each without the hops that failed)
+};
+
+struct ChainRepairTarget {
+  const ErasureCodeInterface* code = nullptr;  // the object's code and layout (borrowed)
+  const StripeLayout* layout = nullptr;
+  std::uint64_t pool = 0;
+  std::uint64_t epoch = 0;
+  std::string collection;
+  std::string object;
+  int lost = -1;
+  std::uint64_t version = 0;
+  std::uint64_t object_size = 0;
+  msg::ShardVersions versions;
+  std::map<int, ChainHelper> helpers;  // position -> its OSD (the positions usable as hops)
+};
+
+struct ChainRepairStats {
+  std::uint64_t network_bytes = 0;    // partial bytes received (one chunk's worth without retries)
+  int chains = 0;                     // chains started
+  std::vector<std::string> failures;  // one line per failed chain: the hop at fault and why
+};
+
+// Rebuilds the whole padded shard `target.lost` (layout.padded_shard_size(object_size) bytes,
+// the size of `out`) through chains of `target.helpers`. OK: `out` holds the shard's bytes
+// exactly as a direct repair gives them. Errors (nothing useful in `out`; the caller pulls
+// directly): EOPNOTSUPP for a code that is not pipelinable, Make's errors (EIO: too few helpers
+// left), the last chain's error (ETIMEDOUT, ESTALE, ...: the message names the failures), EINVAL
+// for a bad target. `plans` and `metrics` (may be null) are borrowed.
+Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& options,
+                     ChainPlans* plans, MetricsRegistry* metrics, std::span<std::byte> out,
+                     ChainRepairStats* stats);
+
+// --- A hop's side. ---
+
+struct ChainServiceOptions {
+  int osd_id = 0;
+  std::string plugin_dir;                    // "" : the default plugin directory
+  int threads = 2;                           // workers running hops (1..64)
+  int nice = 0;                              // their nice value (osd_recovery_nice)
+  std::chrono::milliseconds map_wait{2000};  // waiting for a request's newer epoch
+};
+
+// Serves SubRepairChain requests (OsdService routes them here, after its fence check).
+class ChainService : public msg::RequestHandler {
+ public:
+  // `shards`, `map` and `metrics` are borrowed and must outlive the service. Starts the workers.
+  ChainService(shard::ShardService* shards, const cluster::MapHolder* map, MetricsRegistry* metrics,
+               std::shared_ptr<spdlog::logger> log, ChainServiceOptions options);
+  // Stops taking work (new requests are answered ECANCELED), waits for the hops in flight.
+  ~ChainService() override;
+  ChainService(const ChainService&) = delete;
+  ChainService& operator=(const ChainService&) = delete;
+
+  // SubRepairChain requests only (others are answered EINVAL). Never blocks.
+  void Handle(msg::Request request, std::shared_ptr<msg::Responder> responder) override;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ec::osd::pg
