@@ -530,6 +530,7 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_max_scrubs = static_cast<std::uint32_t>(typed.at("osd_max_scrubs").i);
   c.osd_scrub_auto_repair = typed.at("osd_scrub_auto_repair").b;
   c.osd_recovery_op_threads = static_cast<std::uint32_t>(typed.at("osd_recovery_op_threads").i);
+  c.osd_repair_pipeline = typed.at("osd_repair_pipeline").s;
   c.osd_mon_report_interval = typed.at("osd_mon_report_interval").d;
   c.osd_read_cost_network_weight =
       static_cast<std::uint32_t>(typed.at("osd_read_cost_network_weight").i);

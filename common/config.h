@@ -216,6 +216,7 @@ struct OsdConfig {
   std::uint32_t osd_max_scrubs = 0;
   bool osd_scrub_auto_repair = false;
   std::uint32_t osd_recovery_op_threads = 0;
+  std::string osd_repair_pipeline;  // "off" | "auto" | "on"
   std::chrono::milliseconds osd_mon_report_interval{0};
   std::uint32_t osd_read_cost_network_weight = 0;  // percent
   std::uint32_t osd_read_cost_device_weight = 0;   // percent

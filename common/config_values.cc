@@ -279,6 +279,12 @@ const OptionSpec kOptions[] = {
     Number("osd_recovery_op_threads", OptionType::kInt, "2",
            "threads serving other OSDs' recovery reads, apart from the client operations' workers",
            1, 64),
+    Other("osd_repair_pipeline", OptionType::kEnum, "off",
+          "recovery pulls of lost shards through a chain of helpers, each adding its share and "
+          "passing it on (the rebuilding OSD receives one chunk, not k): off, on (whenever the "
+          "code allows it), or auto (when a direct pull would bring at least two chunks per "
+          "rebuilt chunk and the shard is at least one 256 KiB slice)",
+          "off|auto|on"),
 };
 
 bool IsSpace(char c) {

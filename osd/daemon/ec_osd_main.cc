@@ -302,6 +302,7 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   if (!auth.ok()) return Fail(log, auth.status().message());
   std::unique_ptr<ec::osd::pg::Primary> primary;
   std::unique_ptr<ec::osd::pg::PullService> pull;
+  std::unique_ptr<ec::osd::pg::ChainService> chain;
   if (!c.etcd_endpoints.empty()) {
     ec::osd::pg::PrimaryOptions po;
     po.osd_id = c.osd_id;
@@ -334,8 +335,19 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
     pl.cost.weight_net = po.read_weight_net;
     pl.cost.weight_dev = po.read_weight_dev;
     pl.auth = auth->client;
+    pl.repair_pipeline = c.osd_repair_pipeline == "on"     ? ec::osd::pg::RepairPipeline::kOn
+                         : c.osd_repair_pipeline == "auto" ? ec::osd::pg::RepairPipeline::kAuto
+                                                           : ec::osd::pg::RepairPipeline::kOff;
     pull = std::make_unique<ec::osd::pg::PullService>(shards.get(), &maps, &metrics, log, pl);
     so.recovery = pull.get();
+    // The hops of other OSDs' repair chains (osd/pg/repair_chain.h), whatever this OSD's own
+    // osd_repair_pipeline: the requester chooses.
+    ec::osd::pg::ChainServiceOptions co;
+    co.osd_id = c.osd_id;
+    co.threads = static_cast<int>(c.osd_recovery_op_threads);
+    co.nice = static_cast<int>(c.osd_recovery_nice);
+    chain = std::make_unique<ec::osd::pg::ChainService>(shards.get(), &maps, &metrics, log, co);
+    so.chain = chain.get();
     po.pulls = pull.get();  // the pulls of its own position, in process
     primary = std::make_unique<ec::osd::pg::Primary>(&maps, &metrics, log, po);
     so.objects = primary.get();
@@ -347,11 +359,13 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
   struct PullsEndFirst {
     std::unique_ptr<ec::osd::pg::Primary>& primary;
     std::unique_ptr<ec::osd::pg::PullService>& pull;
+    std::unique_ptr<ec::osd::pg::ChainService>& chain;
     ~PullsEndFirst() {
       primary.reset();
       pull.reset();
+      chain.reset();
     }
-  } pulls_end_first{primary, pull};
+  } pulls_end_first{primary, pull, chain};
 
   ec::msg::ServerOptions no;
   no.address = c.public_addr;
