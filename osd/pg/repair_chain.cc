@@ -30,10 +30,13 @@ std::uint64_t ChainHopVersion(const msg::ShardVersions& versions, std::uint64_t 
   return version;
 }
 
-Counter& ChainBytes(MetricsRegistry& m, const char* dir) {
+// role "hop": partials received from a predecessor (in) and sent back (out); role "requester":
+// the finished partials (the lost chunks' bytes) this OSD received for its own rebuilds.
+Counter& ChainBytes(MetricsRegistry& m, const char* role, const char* dir) {
   return m.GetCounter("ecstore_repair_chain_bytes_total",
-                      "Partial bytes of pipelined repairs this OSD received (in) and sent (out)",
-                      {{"dir", dir}});
+                      "Partial bytes of pipelined repairs this OSD received (in) and sent (out), "
+                      "as a hop or as the rebuilding OSD (requester)",
+                      {{"role", role}, {"dir", dir}});
 }
 
 Counter& ChainSlices(MetricsRegistry& m, bool ok) {
@@ -260,7 +263,7 @@ Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& 
       }
     }
     if (metrics != nullptr) {
-      ChainBytes(*metrics, "in").Inc(run->received);
+      ChainBytes(*metrics, "requester", "in").Inc(run->received);
       ChainSlices(*metrics, true).Inc(ok_slices);
       if (!error.ok()) ChainSlices(*metrics, false).Inc();
     }
@@ -304,8 +307,8 @@ class ChainService::Impl {
                                 1, 2, msg::TrafficClass::kBackground, options_.nice}),
         threads_(static_cast<std::size_t>(std::clamp(options_.threads, 1, 64))),
         pool_(threads_),
-        bytes_in_(ChainBytes(*metrics_, "in")),
-        bytes_out_(ChainBytes(*metrics_, "out")),
+        bytes_in_(ChainBytes(*metrics_, "hop", "in")),
+        bytes_out_(ChainBytes(*metrics_, "hop", "out")),
         stages_ok_(ChainStages(*metrics_, true)),
         stages_failed_(ChainStages(*metrics_, false)) {
     auto post = [this](std::function<void()> fn) { boost::asio::post(pool_, std::move(fn)); };

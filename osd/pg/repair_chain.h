@@ -41,9 +41,10 @@
 // slices not yet received through the new chain (up to max_chains chains); past that, or when no
 // chain can be planned, it returns the error and the caller pulls directly.
 //
-// Counters (registry, Prometheus text): ecstore_repair_chain_bytes_total{dir=in|out}: partial
-// bytes this OSD received (from a predecessor, or as requester from the last hop) and sent (as a
-// hop); ecstore_repair_chain_stages_total{result=ok|failed}: hops served;
+// Counters (registry, Prometheus text): ecstore_repair_chain_bytes_total{role=hop,dir=in|out}:
+// partial bytes this OSD received from a predecessor and sent back as a hop;
+// ecstore_repair_chain_bytes_total{role=requester,dir=in}: the lost chunks' bytes it received for
+// its own rebuilds; ecstore_repair_chain_stages_total{result=ok|failed}: hops served;
 // ecstore_repair_chain_slices_total{result=ok|failed}: slices this OSD requested as requester;
 // ecstore_osd_ops_total{op="sub_repair_chain"} and the other per-op metrics (OsdService).
 //

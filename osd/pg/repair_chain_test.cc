@@ -240,11 +240,16 @@ class RepairChainTest : public ::testing::Test {
     const auto from = at + line_start.size() + 1;
     return std::stoull(text.substr(from, text.find('\n', from) - from));
   }
-  std::uint64_t ChainIn(int osd) {
-    return Metric(osd, "ecstore_repair_chain_bytes_total{dir=\"in\"}");
+  // Partial bytes OSD `osd` received as a hop and as the rebuilding OSD, sent as a hop.
+  std::uint64_t HopIn(int osd) {
+    return Metric(osd, "ecstore_repair_chain_bytes_total{dir=\"in\",role=\"hop\"}");
   }
+  std::uint64_t RequesterIn(int osd) {
+    return Metric(osd, "ecstore_repair_chain_bytes_total{dir=\"in\",role=\"requester\"}");
+  }
+  std::uint64_t ChainIn(int osd) { return HopIn(osd) + RequesterIn(osd); }
   std::uint64_t ChainOut(int osd) {
-    return Metric(osd, "ecstore_repair_chain_bytes_total{dir=\"out\"}");
+    return Metric(osd, "ecstore_repair_chain_bytes_total{dir=\"out\",role=\"hop\"}");
   }
   std::uint64_t BatchReads(int osd) {
     osds_[osd]->shards->Drain();
@@ -273,7 +278,8 @@ TEST_F(RepairChainTest, RsRebuildThroughAChainPutsOneChunkOnEachLink) {
   const std::uint64_t chunk = kChainStripes * kChainUnit;
   // The requester received one chunk (a direct pull: k = 4 chunks), and read no helper itself.
   EXPECT_EQ(reply.results[0].network_bytes, chunk);
-  EXPECT_EQ(ChainIn(6), chunk);
+  EXPECT_EQ(RequesterIn(6), chunk);
+  EXPECT_EQ(HopIn(6), 0u);
   EXPECT_EQ(ChainOut(6), 0u);
   // Four hops (shards 0, 1, 3, 4): each sent exactly one chunk; all but the first received one.
   std::uint64_t in = 0, out = 0;
