@@ -87,6 +87,10 @@ struct ChainOsd {
 
 class RepairChainTest : public ::testing::Test {
  protected:
+  // Every OSD's osd_repair_pipeline and chain slice size (a fixture below changes them).
+  virtual RepairPipeline Mode() const { return RepairPipeline::kOn; }
+  virtual std::uint64_t SliceBytes() const { return 1024; }
+
   void SetUp() override {
     cluster::ClusterMap map;
     map.epoch = 3;
@@ -107,8 +111,8 @@ class RepairChainTest : public ::testing::Test {
       po.osd_id = i;
       po.helper_timeout = 5s;
       po.map_wait = 1s;
-      po.repair_pipeline = RepairPipeline::kOn;
-      po.chain.slice_bytes = 1024;  // several slices per object, a window of them in flight
+      po.repair_pipeline = Mode();
+      po.chain.slice_bytes = SliceBytes();  // 1 KiB: several slices per object, a window in flight
       po.chain.timeout = 1500ms;
       osd->pull =
           std::make_unique<PullService>(osd->shards.get(), &maps_, &osd->metrics, nullptr, po);
@@ -178,12 +182,12 @@ class RepairChainTest : public ::testing::Test {
     return s;
   }
 
-  // An object of kChainStripes stripes (the last one part padding), shard i on OSD i.
+  // An object of `stripes` stripes (the last one part padding), shard i on OSD i.
   std::vector<Buffer> PutObject(std::int64_t pool, const std::string& object, std::uint64_t version,
-                                std::uint64_t* size) {
+                                std::uint64_t* size, std::uint64_t stripes = kChainStripes) {
     const PoolCodec& codec = Codec(pool);
     std::mt19937_64 rng(std::hash<std::string>()(object) + static_cast<std::uint64_t>(pool));
-    *size = codec.layout.stripe_width() * kChainStripes - 1000;
+    *size = codec.layout.stripe_width() * stripes - 1000;
     std::vector<std::byte> bytes(*size);
     for (auto& b : bytes) b = static_cast<std::byte>(rng());
     auto shards = StripeCodec(*codec.code, codec.layout).EncodeToShards(bytes);
@@ -451,6 +455,43 @@ TEST_F(RepairChainTest, AHopRefusesBadRequestsNamingItself) {
   bad([](auto& b) { b.hop = 7; }, EINVAL, "hop past the hops");
   bad([](auto& b) { b.timeout_ms = 0; }, EINVAL, "no time");
   EXPECT_EQ(BatchReads(first), 0u);
+}
+
+// osd_repair_pipeline = auto with 64 KiB slices: a chain only where a direct pull brings at least
+// two chunks per rebuilt chunk (RS(4,2): four) and the shard is at least one slice.
+class RepairChainAutoTest : public RepairChainTest {
+ protected:
+  RepairPipeline Mode() const override { return RepairPipeline::kAuto; }
+  std::uint64_t SliceBytes() const override { return 64 * 1024; }
+};
+
+TEST_F(RepairChainAutoTest, SmallShardsArePulledDirectlyLargeOnesThroughAChain) {
+  std::uint64_t small_size = 0, large_size = 0;
+  // Shards of 8 x 4 KiB = 32 KiB (below one slice) and 24 x 4 KiB = 96 KiB.
+  const std::vector<Buffer> small = PutObject(kChainRsPool, "small", 3, &small_size);
+  const std::vector<Buffer> large = PutObject(kChainRsPool, "large", 3, &large_size, 24);
+  ASSERT_EQ(small.size(), 6u);
+  ASSERT_EQ(large.size(), 6u);
+  msg::SubPullRequest r = RebuildRequest(kChainRsPool, 1);
+  r.objects = {{"small", 3, small_size, 0}};
+  msg::SubPullReply reply = Pull(6, r);
+  ASSERT_EQ(reply.results.size(), 1u) << reply.status.ToString();
+  ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
+  EXPECT_EQ(Stored(6, "small", 1), store::testing::ToString(small[1]));
+  EXPECT_EQ(RequesterIn(6), 0u) << "a chain for a shard below one slice";
+  std::uint64_t direct = 0;
+  for (int osd = 0; osd < 6; ++osd) direct += BatchReads(osd);
+  EXPECT_GT(direct, 0u);
+
+  r.objects = {{"large", 3, large_size, 0}};
+  reply = Pull(6, r);
+  ASSERT_EQ(reply.results.size(), 1u) << reply.status.ToString();
+  ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
+  EXPECT_EQ(Stored(6, "large", 1), store::testing::ToString(large[1]));
+  EXPECT_EQ(RequesterIn(6), 24 * kChainUnit);
+  std::uint64_t after = 0;
+  for (int osd = 0; osd < 6; ++osd) after += BatchReads(osd);
+  EXPECT_EQ(after, direct) << "the large shard was read directly";
 }
 
 }  // namespace
