@@ -113,8 +113,9 @@ class PullService::Impl {
   std::size_t Fetch(const PullJob& job, std::size_t first, std::vector<PrefetchedObject>* reads) {
     const std::size_t n = job.results.size();
     const std::uint64_t batch_bytes = batch_bytes_.load(std::memory_order_relaxed);
-    // A chain reads the helpers itself (repair_chain.h): fetching ahead would read them twice.
-    const bool chained = options_.repair_pipeline != RepairPipeline::kOff &&
+    // A chain reads the helpers itself (repair_chain.h): fetching ahead would read them twice
+    // (with auto, PrefetchWindow leaves out the objects that will go through a chain).
+    const bool chained = options_.repair_pipeline == RepairPipeline::kOn &&
                          job.request.mode == msg::SubPullMode::kRebuild;
     if (stopping_.load() || batch_bytes == 0 || chained) {
       // Shutting down: every object is answered ECANCELED, nothing to fetch. No batching: each

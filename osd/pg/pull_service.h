@@ -30,7 +30,8 @@
 //                    those as kRebuild would
 //          kRebuild with PullOptions::repair_pipeline (above): the shard's bytes from chains
 //                    of helpers (repair_chain.h), slice by slice; a failed chain falls back on
-//                    the engine's direct reads; nothing is fetched ahead for such a request
+//                    the engine's direct reads; nothing is fetched ahead for such an object
+//                    (with kOn for the whole request, with kAuto for the shards it chains)
 //        -> the shard written locally as ONE SubWrite kFull at object.version, prev_version =
 //           object.prev_version (osd/shard/sub_ops.h: one store transaction with an undo record)
 //     -> one SubPullReply: a result per object, in request order

@@ -479,8 +479,12 @@ TEST_F(RepairChainAutoTest, SmallShardsArePulledDirectlyLargeOnesThroughAChain) 
   ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
   EXPECT_EQ(Stored(6, "small", 1), store::testing::ToString(small[1]));
   EXPECT_EQ(RequesterIn(6), 0u) << "a chain for a shard below one slice";
+  // Read directly, fetched ahead in one batch per helper as without chains.
   std::uint64_t direct = 0;
-  for (int osd = 0; osd < 6; ++osd) direct += BatchReads(osd);
+  for (int osd = 0; osd < 6; ++osd) {
+    direct += BatchReads(osd);
+    EXPECT_EQ(Metric(osd, "ecstore_osd_ops_total{op=\"read\"}"), 0u) << "osd." << osd;
+  }
   EXPECT_GT(direct, 0u);
 
   r.objects = {{"large", 3, large_size, 0}};
