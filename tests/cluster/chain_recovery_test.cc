@@ -1,21 +1,25 @@
 // Pipelined recovery on a real local cluster (issue 33 item 2): etcd, seven ec-osd processes with
 // osd_repair_pipeline=on, an RS(4,2) and a CLAY(4,2,5) pool. One OSD is killed and marked out; the
-// OSDs taking its positions rebuild its shards through chains of helpers (repair_chain.h). While
-// that runs, one helper is frozen (SIGSTOP) for longer than the chains' deadline and shorter than
-// the heartbeat grace, so the map still says it is up and chains through it stall mid-way: they
-// must be re-planned without it, and recovery must end with every object byte-identical.
+// OSDs taking its positions rebuild its shards through chains of helpers (repair_chain.h). From
+// the first chain on, one helper (one that mostly only helps: neither primary nor puller of the
+// PGs to recover) is frozen (SIGSTOP) for longer than the chains' deadline and shorter than the
+// heartbeat grace, so the map still says it is up and chains through it stall mid-way: they must
+// be re-planned without it, and recovery must end with every object byte-identical.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cluster/map/map_store.h"
+#include "cluster/map/object_locator.h"
 #include "osd/store/store_test_support.h"
 #include "tests/cluster/cluster_fixture.h"
 
@@ -41,11 +45,11 @@ TEST(ChainRecovery, KilledOsdRebuiltThroughChainsWhileAHelperStalls) {
   ectest::PoolSpec clay{"clay", ectest::ClayProfile()};
   clay.pg_num = 4;
   o.pools = {rs, clay};
-  // Down only after 8 s without a heartbeat: the frozen helper (4 s) stays up in the map, so
+  // Down only after 10 s without a heartbeat: the frozen helper (5 s) stays up in the map, so
   // chains keep naming it and must get past it by their own deadline (osd_subop_timeout: 3 s).
-  o.grace_seconds = 8;
-  o.osd_options = {"osd_repair_pipeline=on", "osd_max_backfills=1", "osd_recovery_max_active=2",
-                   "osd_recovery_sleep=150ms"};
+  o.grace_seconds = 10;
+  o.osd_options = {"osd_repair_pipeline=on", "osd_max_backfills=1", "osd_recovery_max_active=1",
+                   "osd_recovery_sleep=300ms"};
   ectest::LocalCluster c(std::move(o));
   ASSERT_TRUE(c.Whole());
 
@@ -66,20 +70,54 @@ TEST(ChainRecovery, KilledOsdRebuiltThroughChainsWhileAHelperStalls) {
   ASSERT_TRUE(c.WaitClean(seconds(30)));
 
   const int victim = 2;
-  const int frozen = 4;
+  // The OSD to freeze: one that helps rebuild many of the victim's shards once it is out and runs
+  // (as primary) or pulls few of them, so that chains through it are asked for while it is frozen
+  // (every CLAY rebuild reads all five helpers).
+  const auto before = std::make_shared<const ec::cluster::ClusterMap>(c.Map());
+  ec::cluster::ClusterMap out_map = *before;
+  out_map.osds[victim].in = false;
+  auto old_locator = ec::cluster::ObjectLocator::Make(before);
+  auto new_locator = ec::cluster::ObjectLocator::Make(
+      std::make_shared<const ec::cluster::ClusterMap>(std::move(out_map)));
+  ASSERT_TRUE(old_locator.ok() && new_locator.ok());
+  std::map<int, int> helps, score;
+  for (const auto& [pool, objects] : model) {
+    const std::int64_t pool_id = c.Pool(pool).pool_id();
+    for (const auto& [name, bytes] : objects) {
+      auto was = (*old_locator)->LocateObject(pool_id, name);
+      auto now = (*new_locator)->LocateObject(pool_id, name);
+      ASSERT_TRUE(was.ok() && now.ok());
+      auto at = std::find(was->acting.begin(), was->acting.end(), victim);
+      if (at == was->acting.end()) continue;
+      const int puller = now->acting[static_cast<std::size_t>(at - was->acting.begin())];
+      for (int osd : now->acting) {
+        if (osd == victim || osd < 0) continue;
+        const bool only_helps = osd != puller && osd != now->primary;
+        helps[osd] += only_helps ? 1 : 0;
+        score[osd] += only_helps ? 1 : -2;
+      }
+    }
+  }
+  ASSERT_FALSE(score.empty());
+  const int frozen = std::max_element(score.begin(), score.end(), [](const auto& a, const auto& b) {
+                       return a.second < b.second;
+                     })->first;
+  ASSERT_GT(helps[frozen], 0) << "no OSD only helps";
+  const std::string chain_in = "ecstore_repair_chain_bytes_total{dir=\"in\",role=\"requester\"}";
+  const std::string slices_failed = "ecstore_repair_chain_slices_total{result=\"failed\"}";
   ASSERT_TRUE(c.Kill(victim));
   auto out = c.store->Apply({ec::cluster::MapChange::OsdOut(victim, false)});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
-  const std::string chain_in = "ecstore_repair_chain_bytes_total{dir=\"in\",role=\"requester\"}";
-  const std::string slices_failed = "ecstore_repair_chain_slices_total{result=\"failed\"}";
-  // Freeze a helper once chains are running.
-  const auto started = ChainClock::now();
-  while (c.MetricSum(chain_in) == 0 && ChainClock::now() - started < seconds(20)) {
+  // Frozen once chains run (frozen earlier, it would hold up the PGs' peering scans instead), for
+  // longer than their deadline (3 s, osd_subop_timeout); recovery's pace (one object per PG every
+  // 300 ms) leaves it objects to help with meanwhile.
+  const auto started = std::chrono::steady_clock::now();
+  while (c.MetricSum(chain_in) == 0 && std::chrono::steady_clock::now() - started < seconds(20)) {
     std::this_thread::sleep_for(milliseconds(20));
   }
   ASSERT_GT(c.MetricSum(chain_in), 0u) << "no chain ran";
   ASSERT_TRUE(c.osds[frozen]->Stop());
-  std::this_thread::sleep_for(milliseconds(4000));
+  std::this_thread::sleep_for(milliseconds(5000));
   // Thawed before any /metrics is asked for: the frozen OSD's page would not answer.
   ASSERT_TRUE(c.osds[frozen]->Continue());
   const std::uint64_t failed_while_frozen = c.MetricSum(slices_failed);
@@ -104,7 +142,7 @@ TEST(ChainRecovery, KilledOsdRebuiltThroughChainsWhileAHelperStalls) {
                                 c.MetricSum("ecstore_recovery_rebuilt_bytes_total{pool=\"clay\"}");
   const std::uint64_t ok = c.MetricSum("ecstore_repair_chain_slices_total{result=\"ok\"}");
   std::printf(
-      "osd.%d killed and out, osd.%d frozen 4 s: %d objects read back; chains brought %llu bytes "
+      "osd.%d killed and out, osd.%d frozen 5 s: %d objects read back; chains brought %llu bytes "
       "for %llu rebuilt (%llu slices ok, %llu failed while frozen, %llu in all), hops sent %llu; "
       "%.1f s\n",
       victim, frozen, read, (unsigned long long)in, (unsigned long long)rebuilt,
