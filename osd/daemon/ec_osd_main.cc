@@ -346,6 +346,7 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
     co.osd_id = c.osd_id;
     co.threads = static_cast<int>(c.osd_recovery_op_threads);
     co.nice = static_cast<int>(c.osd_recovery_nice);
+    co.auth = auth->client;  // a hop asks its predecessor as osd.N, like pulls and sub-ops
     chain = std::make_unique<ec::osd::pg::ChainService>(shards.get(), &maps, &metrics, log, co);
     so.chain = chain.get();
     po.pulls = pull.get();  // the pulls of its own position, in process

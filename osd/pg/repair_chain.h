@@ -23,6 +23,11 @@
 // reply, and a stalled hop is reported (ETIMEDOUT, failed_hop = it) by its successor before the
 // requester's own deadline passes.
 //
+// Authentication (issue 32): every link is an OSD-to-OSD connection that proves osd.N's key
+// (the requester's through its PullService's clients, a hop's through ChainServiceOptions::auth)
+// where the OSDs require cephx; the messenger refuses a SubRepairChain from any other entity
+// (EACCES, msg/authorize.h) before the service sees it, so no client can inject a hop.
+//
 // Checks at each hop (ChainService): the request's epoch against the interval fence (OsdService,
 // as SubPull) and its map (waits up to map_wait for it, else Retryable ESTALE), the pool and its
 // code (ENOENT, EINVAL for positions outside the code), the plan it makes from the pool's code
@@ -159,6 +164,11 @@ struct ChainServiceOptions {
   int threads = 2;                           // workers running hops (1..64)
   int nice = 0;                              // their nice value (osd_recovery_nice)
   std::chrono::milliseconds map_wait{2000};  // waiting for a request's newer epoch
+  // How a hop authenticates to its predecessor (issue 32): the OSD's own osd.N key, as its
+  // PullService's and Primary's connections do (mode none: it does not). Where the OSDs require
+  // cephx, a hop without it cannot reach its predecessor and the requester falls back to a
+  // direct pull.
+  msg::ClientAuth auth;
 };
 
 // Serves SubRepairChain requests (OsdService routes them here, after its fence check).

@@ -4,7 +4,9 @@
 // the first chain on, one helper (one that mostly only helps: neither primary nor puller of the
 // PGs to recover) is frozen (SIGSTOP) for longer than the chains' deadline and shorter than the
 // heartbeat grace, so the map still says it is up and chains through it stall mid-way: they must
-// be re-planned without it, and recovery must end with every object byte-identical.
+// be re-planned without it, and recovery must end with every object byte-identical. With
+// authentication on (auth_cluster_required = cephx, the launcher's default): every hop asks its
+// predecessor as its osd.N, and no connection or request is refused.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -40,6 +42,7 @@ TEST(ChainRecovery, KilledOsdRebuiltThroughChainsWhileAHelperStalls) {
   const auto t0 = ChainClock::now();
   ectest::LocalClusterOptions o;
   o.osds = kChainOsds;
+  o.auth = true;
   ectest::PoolSpec rs{"rs", ectest::RsProfile()};
   rs.pg_num = 4;
   ectest::PoolSpec clay{"clay", ectest::ClayProfile()};
@@ -158,6 +161,11 @@ TEST(ChainRecovery, KilledOsdRebuiltThroughChainsWhileAHelperStalls) {
   // stripe unit less than its padded size), each slice received once whatever chains failed.
   EXPECT_LE(in, rebuilt + 2 * kChainObjects * 4096);
   EXPECT_GE(failed_while_frozen, 1u) << "no chain met the frozen helper";
+  for (const char* reason : {"no_auth", "unknown_entity", "bad_proof", "not_osd", "caps"}) {
+    EXPECT_EQ(c.MetricSum(fmt::format("ecstore_osd_auth_refusals_total{{reason=\"{}\"}}", reason)),
+              0u)
+        << reason;
+  }
 }
 
 }  // namespace
