@@ -24,8 +24,8 @@
 namespace ec::msg {
 
 inline constexpr std::uint32_t kFrameMagic = 0x4f434345;  // bytes "ECCO" on the wire
-inline constexpr std::uint16_t kProtocolVersionMin = 7;
-inline constexpr std::uint16_t kProtocolVersionMax = 7;
+inline constexpr std::uint16_t kProtocolVersionMin = 8;
+inline constexpr std::uint16_t kProtocolVersionMax = 8;
 inline constexpr std::size_t kFrameHeaderSize = 40;
 
 // Message types. A reply's type is its request's type | kReplyBit.

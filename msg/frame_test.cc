@@ -60,8 +60,8 @@ TEST(FrameTest, KnownAnswerBytes) {
   EncodeFrameHeader(h, std::span<std::byte, kFrameHeaderSize>(out.data(), kFrameHeaderSize));
   EXPECT_EQ(Hex(out),
             "4543434f"  // magic "ECCO"
-            "0700"
-            "0400"  // version 7, type ReadShard
+            "0800"
+            "0400"  // version 8, type ReadShard
             "0000"
             "0000"              // flags, reserved
             "11000000"          // header_len
@@ -69,7 +69,7 @@ TEST(FrameTest, KnownAnswerBytes) {
             "33220000"          // payload_len
             "efbeadde"          // header_crc
             "04030201"          // payload_crc
-            "b22084ff");        // crc32c of the 36 bytes before
+            "6ae22ea7");        // crc32c of the 36 bytes before
   auto back = DecodeFrameHeader(out, Limits{});
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->tag, h.tag);

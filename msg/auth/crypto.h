@@ -2,8 +2,10 @@
 // libcrypto (Debian libssl-dev, OpenSSL 3.0) that speak ecstore's error model.
 //
 //   RandomBytes      getrandom(2) (the kernel's CSPRNG): every key and nonce
-//   HmacSha256       HMAC-SHA256 (EVP_MAC) with a key set once: the handshake's proofs and the
-//                    per-frame MACs; one context is reused for every message under its key
+//   HmacSha256       HMAC-SHA256 (EVP_MAC) with a key set once: the handshake's proofs and
+//                    their transcript; one context is reused for every message under its key
+//   Gmac             GMAC: AES-256-GCM authenticating without encrypting (everything is
+//                    associated data), a key set once and a nonce per message: the per-frame MACs
 //   Hkdf             HKDF-SHA256 (RFC 5869, EVP_KDF): session keys and the auth database's key
 //   Seal / Open      AES-256-GCM (EVP_CIPHER): the records of the auth database in etcd
 //   Equal            CRYPTO_memcmp: comparison in constant time (proofs, MACs)
@@ -15,8 +17,8 @@
 // its associated data was changed (or the key is not the one it was sealed with) and from the
 // base64 decoder for text that is not strict base64.
 //
-// Thread safety: the free functions are thread-safe; an HmacSha256 object is used by one thread
-// at a time (each connection direction owns one).
+// Thread safety: the free functions are thread-safe; an HmacSha256 or Gmac object is used by one
+// thread at a time (each connection direction owns one Gmac).
 #pragma once
 
 #include <array>
@@ -66,6 +68,37 @@ class HmacSha256 {
  private:
   struct Ctx;
   explicit HmacSha256(std::unique_ptr<Ctx> ctx);
+  std::unique_ptr<Ctx> ctx_;
+};
+
+inline constexpr std::size_t kGmacKeyLen = 32;
+inline constexpr std::size_t kGmacNonceLen = 12;
+inline constexpr std::size_t kGmacTagLen = 16;
+using GmacTag = std::array<std::byte, kGmacTagLen>;
+
+// GMAC (NIST SP 800-38D): the tag AES-256-GCM gives for an empty plaintext and the message as
+// associated data. A key (32 bytes) set once, then per message Begin(nonce), Update any number of
+// times, Final. The caller must never use one nonce twice under one key (a repeated nonce lets a
+// forger recover the hash key): FrameMac derives it from a sequence that only counts up, under a
+// key of its own per connection direction. Move-only.
+class Gmac {
+ public:
+  // Errors: EINVAL for a key that is not 32 bytes, EIO (library).
+  static Result<Gmac> Create(std::span<const std::byte> key);
+  Gmac(Gmac&&) noexcept;
+  Gmac& operator=(Gmac&&) noexcept;
+  ~Gmac();
+
+  // Starts a message under `nonce`. Cannot fail with a valid object (a library failure aborts,
+  // as in HmacSha256: it would mean memory corruption).
+  void Begin(const std::array<std::byte, kGmacNonceLen>& nonce);
+  void Update(std::span<const std::byte> bytes);
+  // The tag of everything given since Begin.
+  GmacTag Final();
+
+ private:
+  struct Ctx;
+  explicit Gmac(std::unique_ptr<Ctx> ctx);
   std::unique_ptr<Ctx> ctx_;
 };
 

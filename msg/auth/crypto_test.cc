@@ -1,9 +1,12 @@
-// The libcrypto wrappers against published vectors (RFC 4231 for HMAC-SHA256, RFC 5869 for HKDF),
+// The libcrypto wrappers against published vectors (RFC 4231 for HMAC-SHA256, RFC 5869 for HKDF,
+// the GCM specification's test case 13 for GMAC), GMAC against AES-256-GCM's one-shot path,
 // AES-256-GCM's refusals, and the strict base64 codec.
 #include "msg/auth/crypto.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,62 @@ TEST(Crypto, HmacContextIsReusedAcrossMessages) {
   EXPECT_EQ(h->Final(), first);
   h->Update(AsBytes("something else"));
   EXPECT_NE(h->Final(), first);
+}
+
+// McGrew and Viega, "The Galois/Counter Mode of Operation", test case 13: AES-256, key and IV
+// of zeros, no plaintext, no associated data.
+TEST(Crypto, GmacGcmSpecCase13) {
+  const std::array<std::byte, kGmacKeyLen> key{};
+  auto g = Gmac::Create(key);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  g->Begin({});
+  const GmacTag tag = g->Final();
+  EXPECT_EQ(std::vector<std::byte>(tag.begin(), tag.end()),
+            Hex("530f8afbc74536b9a963b4f1c4cb738b"));
+}
+
+// The tag of a message given in pieces of every awkward size is Seal's tag for an empty
+// plaintext with the whole message as associated data; the context is reused across messages.
+TEST(Crypto, GmacIsGcmsTagOverAssociatedDataInAnyPieces) {
+  std::array<std::byte, kGmacKeyLen> key{};
+  for (std::size_t i = 0; i < key.size(); ++i) key[i] = static_cast<std::byte>(7 * i + 1);
+  std::array<std::byte, kGmacNonceLen> nonce{};
+  nonce[11] = std::byte{5};
+  std::vector<std::byte> message(5000);
+  for (std::size_t i = 0; i < message.size(); ++i) message[i] = static_cast<std::byte>(i * 31);
+  auto sealed = Seal(key, nonce, message, {});
+  ASSERT_TRUE(sealed.ok()) << sealed.status().message();
+  ASSERT_EQ(sealed->size(), kGmacTagLen);
+  auto g = Gmac::Create(key);
+  ASSERT_TRUE(g.ok());
+  for (const std::size_t piece : {std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{17},
+                                  std::size_t{40}, std::size_t{4096}}) {
+    g->Begin(nonce);
+    for (std::size_t at = 0; at < message.size(); at += piece) {
+      g->Update(std::span(message).subspan(at, std::min(piece, message.size() - at)));
+    }
+    const GmacTag tag = g->Final();
+    EXPECT_EQ(std::vector<std::byte>(tag.begin(), tag.end()), *sealed) << "pieces of " << piece;
+  }
+  // Another nonce or one byte changed gives another tag.
+  auto other_nonce = nonce;
+  other_nonce[0] = std::byte{1};
+  g->Begin(other_nonce);
+  g->Update(message);
+  const GmacTag t1 = g->Final();
+  EXPECT_NE(std::vector<std::byte>(t1.begin(), t1.end()), *sealed);
+  message[4999] ^= std::byte{0x80};
+  g->Begin(nonce);
+  g->Update(message);
+  const GmacTag t2 = g->Final();
+  EXPECT_NE(std::vector<std::byte>(t2.begin(), t2.end()), *sealed);
+}
+
+TEST(Crypto, GmacRefusesAKeyOfAnotherLength) {
+  const std::array<std::byte, 16> short_key{};
+  auto g = Gmac::Create(short_key);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), EINVAL);
 }
 
 TEST(Crypto, HkdfRfc5869Case1) {

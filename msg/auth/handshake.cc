@@ -104,38 +104,35 @@ Result<SessionKeys> DeriveSessionKeys(const CryptoKey& key, const Nonce& client_
 }
 
 Result<std::unique_ptr<FrameMac>> FrameMac::Create(std::span<const std::byte> key) {
-  auto h = HmacSha256::Create(key);
-  if (!h.ok()) return h.status();
-  return std::unique_ptr<FrameMac>(new FrameMac(std::move(*h)));
+  auto g = Gmac::Create(key);
+  if (!g.ok()) return g.status();
+  return std::unique_ptr<FrameMac>(new FrameMac(std::move(*g)));
 }
 
 void FrameMac::Begin() {
-  std::array<std::byte, 8> seq{};
-  Encoder(std::span<std::byte>(seq)).U64(sequence_++);
-  hmac_.Update(seq);
+  std::array<std::byte, kGmacNonceLen> nonce{};
+  Encoder(std::span<std::byte>(nonce).subspan(4)).U64(sequence_++);
+  gmac_.Begin(nonce);
 }
 
 MacTag FrameMac::Sign(std::span<const std::byte> fixed_header,
                       std::span<const std::byte> message_header, std::span<const Buffer> payload) {
   Begin();
-  hmac_.Update(fixed_header);
-  hmac_.Update(message_header);
-  for (const Buffer& b : payload) hmac_.Update(b.span());
-  const Digest d = hmac_.Final();
-  MacTag tag;
-  std::copy(d.begin(), d.begin() + kMacLen, tag.begin());
-  return tag;
+  gmac_.Update(fixed_header);
+  gmac_.Update(message_header);
+  for (const Buffer& b : payload) gmac_.Update(b.span());
+  return gmac_.Final();
 }
 
 bool FrameMac::Verify(std::span<const std::byte> fixed_header,
                       std::span<const std::byte> message_header, std::span<const std::byte> payload,
                       std::span<const std::byte> tag) {
   Begin();
-  hmac_.Update(fixed_header);
-  hmac_.Update(message_header);
-  hmac_.Update(payload);
-  const Digest d = hmac_.Final();
-  return Equal(std::span(d).first(kMacLen), tag);
+  gmac_.Update(fixed_header);
+  gmac_.Update(message_header);
+  gmac_.Update(payload);
+  const MacTag t = gmac_.Final();
+  return Equal(t, tag);
 }
 
 }  // namespace ec::msg::auth

@@ -155,6 +155,26 @@ TEST(FrameMac, InOrderFramesPass) {
   EXPECT_EQ((*rx)->sequence(), 5u);
 }
 
+// The wire format: frame n's MAC is GMAC under the direction key with nonce 0x00000000 | u64 n
+// (little-endian) over fixed header | message header | payload (PROTOCOL.md, "Authentication").
+TEST(FrameMac, IsGmacWithTheSequenceAsNonce) {
+  std::array<std::byte, 32> key{};
+  key[0] = std::byte{0x42};
+  auto tx = NewMac(key);
+  auto g = Gmac::Create(key);
+  ASSERT_TRUE(g.ok());
+  for (std::uint64_t n = 0; n < 3; ++n) {
+    const Frame f = MakeFrame(*tx, "hdr", "payload " + std::to_string(n));
+    std::array<std::byte, kGmacNonceLen> nonce{};
+    nonce[4] = static_cast<std::byte>(n);
+    g->Begin(nonce);
+    g->Update(f.fixed);
+    g->Update(f.header);
+    g->Update(f.payload);
+    EXPECT_EQ(g->Final(), f.tag) << "frame " << n;
+  }
+}
+
 TEST(FrameMac, ReplayedReorderedAndChangedFramesFail) {
   std::array<std::byte, 32> key{};
   auto tx = NewMac(key);
