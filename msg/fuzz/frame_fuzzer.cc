@@ -5,10 +5,11 @@
 // The first input byte is a mode: bit 0 odd = use the rest as is; even = first make the first
 // frame's three crc32c fields right, so that mutations reach the message decoders instead of
 // stopping at a crc mismatch. Bit 1 set = the frames are those of an authenticated connection
-// (protocol version 6): each ends with a 16-byte MAC, checked with a fixed session key in
+// (protocol versions 6 and up): each ends with a 16-byte MAC, checked with a fixed session key in
 // sequence (msg/auth/handshake.h FrameMac), as a server does after the handshake. The handshake's
 // own messages (Hello and HelloReply with their cephx fields, Auth, AuthReply) go through their
 // decoders, and a decoded Hello or Auth through the proof checks a server makes.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -33,7 +34,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }();
   std::unique_ptr<ec::msg::auth::FrameMac> rx;
   if (authenticated) {
-    auto made = ec::msg::auth::FrameMac::Create(key.secret);
+    // A session key as the handshake derives it (32 bytes; the entity key above is 16).
+    std::array<std::byte, ec::msg::auth::kSha256Len> session{};
+    session.fill(std::byte{0xa5});
+    auto made = ec::msg::auth::FrameMac::Create(session);
     if (!made.ok()) __builtin_trap();
     rx = std::move(made).value();
   }
