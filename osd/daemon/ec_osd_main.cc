@@ -338,6 +338,8 @@ int Serve(const ec::OsdConfig& c, const ConfigSources& sources,
     pl.repair_pipeline = c.osd_repair_pipeline == "on"     ? ec::osd::pg::RepairPipeline::kOn
                          : c.osd_repair_pipeline == "auto" ? ec::osd::pg::RepairPipeline::kAuto
                                                            : ec::osd::pg::RepairPipeline::kOff;
+    // The same choice for the primary's degraded reads of large ranges (object_io.h "Reads").
+    po.repair_pipeline = pl.repair_pipeline;
     pull = std::make_unique<ec::osd::pg::PullService>(shards.get(), &maps, &metrics, log, pl);
     so.recovery = pull.get();
     // The hops of other OSDs' repair chains (osd/pg/repair_chain.h), whatever this OSD's own

@@ -39,6 +39,17 @@
 // degraded, with the least-cost plan (network + 4 KiB-rounded device bytes, this OSD's own shard
 // free of network). Shards at another version are never read (the shard source checks every
 // reply's version).
+// Degraded reads through a repair chain (issue 33; io.chain, osd_repair_pipeline): when the range
+// needs bytes of exactly one lost data shard and the mode chooses a chain for them (repair_chain.h
+// RepairPipeline: `on` from one slice of that shard's bytes on, `auto` where ChainPaysOff says so),
+// the lost shard's chunks of the stripes the range touches are rebuilt by RepairByChain from the
+// current shards (this OSD's own first, served by its own ChainService: no message to itself),
+// so this OSD receives one chunk's bytes for them instead of k (RS) or d/q (CLAY); the read is
+// then served from those bytes and the other data shards' extents (ReadObjectRange with the
+// rebuilt shard as a local one). Every hop checks its shard's version and stored length and the
+// requester each partial's length (repair_chain.h); a chain that fails, or a read after it that
+// fails, is followed by the direct degraded read above, so a chain never changes what a read
+// returns, only how the bytes travel. ReadOutcome says which (chained, chain_failure).
 //
 // Blocking: every function waits for its sub-operations (on the OsdClients' io threads, or this
 // OSD's ShardService workers for its own shard) and must
@@ -56,10 +67,12 @@
 #include <vector>
 
 #include "cluster/map/object_locator.h"
+#include "common/metrics.h"
 #include "common/status.h"
 #include "ec/buffer.h"
 #include "msg/client.h"
 #include "osd/pg/pool_codecs.h"
+#include "osd/pg/repair_chain.h"
 #include "osd/pg/resolve.h"
 #include "osd/pg/shard_link.h"
 #include "osd/pg/write_plan.h"
@@ -115,6 +128,15 @@ struct ObjectState {
   std::set<int> suspect;
 };
 
+// How ReadObject uses repair chains for degraded reads (object_io.h "Reads"; the primary's, from
+// osd_repair_pipeline).
+struct ChainReads {
+  RepairPipeline mode = RepairPipeline::kOff;
+  ChainRepairOptions options;          // a timeout of 0: ObjectIo::timeout
+  ChainPlans* plans = nullptr;         // borrowed, thread safe; null: no chains
+  MetricsRegistry* metrics = nullptr;  // borrowed, may be null: the chains' counters
+};
+
 // Everything an operation on one object needs.
 struct ObjectIo {
   const cluster::PgLocation* loc = nullptr;
@@ -147,6 +169,9 @@ struct ObjectIo {
   // suspect) here, for the caller to remember with the object (PgTable::Forget).
   std::set<int>* suspect_out = nullptr;
   recovery::ReadCostModel cost;  // weights; `local` is filled from self_position
+  // Degraded reads through repair chains (borrowed; null: never). This OSD's own position's hop
+  // is served by its own ChainService, reached by the next hop over the network.
+  const ChainReads* chain = nullptr;
 };
 
 // The link to this OSD's own shards (io.clients' entry of io.self_position), through which any
@@ -168,8 +193,13 @@ struct ReadOutcome {
   Buffer bytes;
   bool degraded = false;
   std::vector<int> corrupt;         // positions whose reads failed a checksum (self-healing)
-  std::uint64_t network_bytes = 0;  // bytes from other OSDs
+  std::uint64_t network_bytes = 0;  // bytes from other OSDs (a chain's partials included)
   std::uint64_t device_bytes = 0;   // 4 KiB-rounded device bytes of every shard read
+  // The lost shard's bytes came through a repair chain (io.chain), which brought chain_bytes.
+  bool chained = false;
+  std::uint64_t chain_bytes = 0;
+  // Not OK when a chain was tried and failed: why (the read was then served directly).
+  Status chain_failure;
 };
 
 // Object bytes [offset, offset + length), length cut at the object's end. Errors: ENOENT for a

@@ -1,18 +1,21 @@
-// Internal to object_io (object_io_resolve.cc, object_io_read.cc, object_io_write.cc,
-// object_io_heal.cc): what resolving, writing and healing share. object_io.h is the contract;
-// these follow its rules (blocking, one operation per object at a time).
+// Internal to object_io (object_io_resolve.cc, object_io_read.cc, object_io_chain_read.cc,
+// object_io_write.cc, object_io_heal.cc): what resolving, writing and healing share. object_io.h is
+// the contract; these follow its rules (blocking, one operation per object at a time).
 #pragma once
 
 #include <fmt/format.h>
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "msg/client.h"
 #include "osd/pg/object_io.h"
+#include "recovery/object_read.h"
+#include "recovery/shard_source.h"
 
 namespace ec::osd::pg::object_io_detail {
 
@@ -131,5 +134,21 @@ Result<std::vector<int>> EncodeAndSend(const ObjectIo& io, const ObjectState& st
                                        std::uint64_t version, std::vector<int> targets,
                                        int min_acks, const msg::ShardVersions& versions,
                                        int untouched, const MetaUpdate& meta);
+
+// ReadObject's repair chain (object_io.h "Reads"; object_io_chain_read.cc), given the read's
+// `request` (its available positions and cost model filled in), `primary` (the primary's shard
+// source, at the object's version, not cut at stored lengths) and the stored `sizes`.
+struct ChainAttempt {
+  bool tried = false;                  // a chain was chosen and run for the read
+  Status failure;                      // tried and failed (chain or read after it): why
+  std::optional<ReadOutcome> outcome;  // tried and served
+};
+// Not tried (the read goes direct) when io.chain is null or off, the object is not erasure-coded,
+// the range needs no lost data shard or more than one, the mode does not choose a chain for the
+// bytes (repair_chain.h ChainLongEnough / ChainPaysOff), or the code is not pipelinable.
+ChainAttempt ReadThroughChain(const ObjectIo& io, const ObjectState& state,
+                              const recovery::ObjectReadRequest& request,
+                              recovery::ShardSource& primary,
+                              const std::map<int, std::uint64_t>& sizes);
 
 }  // namespace ec::osd::pg::object_io_detail

@@ -1,5 +1,6 @@
 // object_io.h: reading an object's bytes (recovery::ReadObjectRange over the shards at its
-// version, degraded at the least cost) and whole shards at once (ReadWholeShards).
+// version, degraded at the least cost, or through a repair chain: object_io_chain_read.cc) and
+// whole shards at once (ReadWholeShards).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -158,6 +159,12 @@ Result<ReadOutcome> ReadObject(const ObjectIo& io, const ObjectState& state, std
                              state.version);
   primary.ExpectSizes(sizes);
   primary.ExpectVersions(object_io_detail::ExpectedVersions(state));
+  object_io_detail::ChainAttempt chained;
+  if (io.chain != nullptr) {
+    chained = object_io_detail::ReadThroughChain(io, state, req, primary, sizes);
+    if (chained.outcome) return std::move(*chained.outcome);
+    out.chain_failure = chained.failure;
+  }
   recovery::StoredShardSource source(&primary, sizes);
   auto got = recovery::ReadObjectRange(*io.codec->engine, source, req);
   if (!got.ok()) {

@@ -264,6 +264,7 @@ Status Primary::Impl::FillLocal(Prepared& p) {
   p.io.shards = options_.shards;
   p.io.cost.weight_net = options_.read_weight_net;
   p.io.cost.weight_dev = options_.read_weight_dev;
+  p.io.chain = options_.repair_pipeline != RepairPipeline::kOff ? &chain_reads_ : nullptr;
   return Status::OK();
 }
 

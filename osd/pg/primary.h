@@ -37,6 +37,14 @@
 // degraded) and the shard is rebuilt in the background, on the object's strand, by its OSD
 // (SubPull kRepair from the good shards): self-healing reads.
 //
+// Degraded reads through repair chains (issue 33, PrimaryOptions::repair_pipeline; object_io.h
+// "Reads"): a read that needs a large range of one lost data shard gets that shard's bytes from a
+// chain of the other shards' OSDs (one chunk's worth on this OSD's link instead of k), falling
+// back to the direct degraded read when the chain fails. Counted in
+// ecstore_pool_chain_degraded_reads_total{pool} and
+// ecstore_pool_chain_degraded_read_fallbacks_total{pool}, and in the chains' own
+// ecstore_repair_chain_bytes_total{role="requester"} (repair_chain.h).
+//
 // Direct reads (issue 28 item 3, read_lease.h): a client's ObjDirectRead of bytes inside one data
 // chunk goes to the OSD holding that shard, which answers from its own store when it holds a live
 // read lease for the PG from the PG's primary (asked for by a background thread while the PG has
@@ -74,6 +82,7 @@
 #include "msg/server.h"
 #include "osd/pg/pg_table.h"
 #include "osd/pg/pool_io_stats.h"
+#include "osd/pg/repair_chain.h"
 #include "osd/shard/shard_service.h"
 
 namespace spdlog {
@@ -140,6 +149,11 @@ struct PrimaryOptions {
   // serve direct reads of its own shards. 0: none granted, asked or served (every read goes
   // through the primary; writes never wait for a lease).
   std::chrono::milliseconds read_lease{2000};
+  // Degraded reads through repair chains (osd_repair_pipeline; object_io.h "Reads"): the mode and
+  // the chains' options (a timeout of 0: subop_timeout). This OSD's own shard is a hop of them
+  // through its ChainService (ec-osd runs one on every OSD).
+  RepairPipeline repair_pipeline = RepairPipeline::kOff;
+  ChainRepairOptions chain{256 * 1024, 2, std::chrono::milliseconds(0), 2};
 };
 
 // One scrub of a PG (Ceph's osd_scrub_* meanings).

@@ -56,6 +56,7 @@ class Primary::Impl {
                                 msg::TrafficClass::kClient, 0, true, options_.auth}),
         local_(options_.shards != nullptr ? ShardLink::Local(options_.shards, options_.pulls)
                                           : nullptr),
+        chain_reads_{options_.repair_pipeline, options_.chain, &chain_plans_, metrics_},
         granter_(options_.read_lease),
         dispatcher_(options_.threads, options_.inline_read_max_bytes, nullptr, nullptr, 1, 0,
                     "pg-worker") {}
@@ -355,6 +356,8 @@ class Primary::Impl {
   std::mutex locator_mu_;
   std::shared_ptr<const cluster::ObjectLocator> locator_;
   PgTable table_;
+  ChainPlans chain_plans_;  // degraded reads' chain plans, per code and helper set
+  ChainReads chain_reads_;  // what FillLocal gives ObjectIo::chain when chains are on
   std::mutex rec_mu_;
   std::condition_variable rec_cv_;
   bool stop_ = false;

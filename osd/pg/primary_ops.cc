@@ -160,6 +160,7 @@ bool Primary::Impl::TryLocalRead(const msg::ObjReadRequest& r, msg::Responder& r
   // Only this OSD's own shard is offered: the read is served by its store or not at all (no
   // client of another OSD is given, so nothing here can wait on the network).
   p.io.clients[self] = local_;
+  p.io.chain = nullptr;  // never a chain on the io thread (nothing here is degraded anyway)
   p.state.current = {self};
   auto got = ReadObject(p.io, p.state, r.offset, length);
   if (!got.ok() || got->degraded || !got->corrupt.empty()) return false;
@@ -187,6 +188,22 @@ void Primary::Impl::SendRead(const Prepared& p, const std::string& object, ReadO
         ->GetCounter("ecstore_pool_degraded_read_device_bytes_total",
                      "Device bytes (4 KiB blocks) degraded reads made the OSDs read", labels)
         .Inc(got.device_bytes);
+  }
+  if (got.chained) {
+    metrics_
+        ->GetCounter("ecstore_pool_chain_degraded_reads_total",
+                     "Degraded reads whose lost shard's bytes came through a repair chain",
+                     {{"pool", p.pool_name}})
+        .Inc();
+  }
+  if (!got.chain_failure.ok()) {
+    metrics_
+        ->GetCounter("ecstore_pool_chain_degraded_read_fallbacks_total",
+                     "Degraded reads served directly after their repair chain failed",
+                     {{"pool", p.pool_name}})
+        .Inc();
+    log_->warn("pg {} object {}: repair chain failed, read directly: {}", p.loc.pgid, object,
+               got.chain_failure.message());
   }
   if (!got.corrupt.empty()) {
     log_->warn(

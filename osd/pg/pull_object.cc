@@ -271,7 +271,8 @@ Status ObjectPuller::RebuildByChain(const PullJob& job, const msg::SubPullObject
     auto plan = plans_->Get(*t.code, codec.layout, t.lost, positions);
     if (!plan.ok()) return plan.status();
     const std::uint64_t shard = codec.layout.padded_shard_size(o.object_size);
-    if ((*plan)->bytes_per_stripe() < 2 * codec.layout.chunk_size() || shard < chain.slice_bytes) {
+    const std::uint64_t stripes = codec.layout.stripes_of(o.object_size);
+    if (!ChainPaysOff((*plan)->bytes_per_stripe() * stripes, shard, chain)) {
       return Status::Error(EOPNOTSUPP, "auto: the direct pull is cheaper");
     }
   }

@@ -51,10 +51,10 @@ std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, shard::Sh
     return out;
   }
   if (job.holders.empty()) return {};
-  // osd_repair_pipeline=auto sends shards of a slice or more through a chain, which reads the
-  // helpers itself (pull_service.h RepairPipeline): nothing to fetch for those.
+  // osd_repair_pipeline=auto may send shards of a slice or more through a chain, which reads the
+  // helpers itself (repair_chain.h ChainPaysOff): nothing to fetch for those.
   if (options.repair_pipeline == RepairPipeline::kAuto && o.form == msg::ObjectForm::kErasure &&
-      layout.padded_shard_size(o.object_size) >= options.chain.slice_bytes) {
+      ChainLongEnough(layout.padded_shard_size(o.object_size), options.chain)) {
     return {};
   }
   recovery::RepairRequest rr = RebuildRequest(job, o, options);

@@ -95,19 +95,11 @@ class logger;
 
 namespace ec::osd::pg {
 
-// Whether a kRebuild pull of an erasure-coded object's shard goes through a chain of helpers
-// (osd/pg/repair_chain.h: the rebuilding OSD receives one chunk, no link carries more than one)
-// instead of reading every helper directly (osd_repair_pipeline):
-//   kOff   never;
-//   kOn    whenever the code is pipelinable (recovery::PipelinePlan::Make succeeds);
-//   kAuto  when it is and the direct pull would bring this OSD at least two chunks per rebuilt
-//          chunk (the plan's bytes_per_stripe() >= 2 x chunk size: RS k >= 2, CLAY d/q >= 2, LRC
-//          l >= 2) and the shard holds at least one slice (ChainRepairOptions::slice_bytes);
-//          below that the chain's extra hops cost more time than the link it saves. A rule for
-//          equal links: a cost model of measured link bandwidths is still to come (issue 33).
-// A chain that fails or stalls (a helper down, at another version, too slow) is planned again
-// without that helper, then the object is pulled directly: the result is the same bytes.
-enum class RepairPipeline { kOff, kAuto, kOn };
+// PullOptions::repair_pipeline: whether a kRebuild pull of an erasure-coded object's shard goes
+// through a chain of helpers (osd/pg/repair_chain.h RepairPipeline: kOn whenever the code is
+// pipelinable, kAuto where ChainPaysOff says so for the whole shard). A chain that fails or
+// stalls (a helper down, at another version, too slow) is planned again without that helper,
+// then the object is pulled directly: the result is the same bytes.
 
 struct PullOptions {
   int osd_id = 0;          // this OSD (names in logs and in the handshake to helpers)

@@ -12,21 +12,28 @@
 #include "common/crc32c.h"
 #include "osd/pg/pool_codecs.h"
 #include "osd/pg/repair_chain_internal.h"
+#include "recovery/read_cost.h"
 
 namespace ec::osd::pg {
 namespace {
 
-// Writes a finished partial of `slice` into the lost shard's bytes.
+// Writes what a finished partial of `slice` holds of the lost shard's bytes [offset, offset +
+// out.size()) into `out` (a CLAY slice may hold bytes on either side of the range: dropped).
 Status ScatterPartial(const recovery::PipelinePlan& plan, const recovery::PipelineSlice& slice,
-                      std::span<const std::byte> partial, std::span<std::byte> out) {
+                      std::span<const std::byte> partial, std::uint64_t offset,
+                      std::span<std::byte> out) {
   std::size_t pos = 0;
+  const std::uint64_t end = offset + out.size();
   for (const recovery::Extent& e : plan.OutputExtents(slice)) {
-    if (e.offset > out.size() || e.length > out.size() - e.offset ||
-        e.length > partial.size() - pos) {
-      return Status::IOError(fmt::format("partial extent [{}, +{}) past the shard's {} bytes",
-                                         e.offset, e.length, out.size()));
+    if (e.length > partial.size() - pos) {
+      return Status::IOError(fmt::format("partial extent [{}, +{}) past the partial's {} bytes",
+                                         e.offset, e.length, partial.size()));
     }
-    std::memcpy(out.data() + e.offset, partial.data() + pos, e.length);
+    const std::uint64_t lo = std::max(e.offset, offset);
+    const std::uint64_t hi = std::min(e.offset + e.length, end);
+    if (lo < hi) {
+      std::memcpy(out.data() + (lo - offset), partial.data() + pos + (lo - e.offset), hi - lo);
+    }
     pos += e.length;
   }
   return Status::OK();
@@ -45,6 +52,54 @@ std::uint32_t ChainStageFingerprint(const recovery::PipelineStage& stage) {
   for (int in : stage.inputs) put(static_cast<std::uint32_t>(in));
   for (std::uint8_t c : stage.coefficients) bytes.push_back(static_cast<std::byte>(c));
   return Crc32c(bytes);
+}
+
+Result<std::vector<recovery::PipelineSlice>> ChainSlicesFor(const recovery::PipelinePlan& plan,
+                                                            std::uint64_t offset,
+                                                            std::uint64_t length,
+                                                            const ChainRepairOptions& options) {
+  const std::uint64_t c = plan.chunk_size();
+  if (length == 0 || c == 0 || offset > std::numeric_limits<std::uint64_t>::max() - length) {
+    return Status::Invalid(fmt::format("no chain slices for [{}, +{})", offset, length));
+  }
+  // slice_bytes is the partial's size: spread over the wanted sub-chunks (CLAY(10,4,13)
+  // rebuilds 256 of them per stripe).
+  const std::uint64_t wanted = plan.want().second > 0 ? plan.want().second : plan.sub_chunk_count();
+  const std::uint64_t per =
+      std::max<std::uint64_t>(64, options.slice_bytes / std::max<std::uint64_t>(1, wanted));
+  const std::uint64_t end = offset + length;
+  if (plan.sub_chunk_count() != 1 || (offset % c == 0 && end % c == 0)) {
+    const std::uint64_t first = offset / c;
+    return plan.Slices(first, (end - 1) / c + 1 - first, per);
+  }
+  // One sub-chunk per chunk: pieces of chunks at the ends, whole chunks of stripes between (as
+  // Slices cuts them: several stripes per slice when a chunk is below a slice, else pieces of
+  // each chunk of `piece` bytes).
+  const std::uint64_t piece = std::max<std::uint64_t>(64, per / 64 * 64);
+  std::vector<recovery::PipelineSlice> out;
+  for (std::uint64_t pos = offset; pos < end;) {
+    const std::uint64_t stripe = pos / c;
+    const std::uint64_t in = pos % c;
+    if (in == 0 && end - pos >= c && c < piece) {
+      const std::uint64_t n = std::min(piece / c, (end - pos) / c);
+      out.push_back({stripe, n, 0, static_cast<std::size_t>(c)});
+      pos += n * c;
+    } else {
+      const std::uint64_t len = std::min({c - in, end - pos, piece});
+      out.push_back({stripe, 1, static_cast<std::size_t>(in), static_cast<std::size_t>(len)});
+      pos += len;
+    }
+  }
+  return out;
+}
+
+bool ChainLongEnough(std::uint64_t lost_bytes, const ChainRepairOptions& options) {
+  return lost_bytes >= options.slice_bytes;
+}
+
+bool ChainPaysOff(std::uint64_t direct_bytes, std::uint64_t chain_bytes,
+                  const ChainRepairOptions& options) {
+  return direct_bytes / 2 >= chain_bytes && ChainLongEnough(chain_bytes, options);
 }
 
 Result<std::shared_ptr<const recovery::PipelinePlan>> ChainPlans::Get(
@@ -86,7 +141,20 @@ struct ChainRun {
   Status error;
   int failed_hop = -1;
   std::uint64_t received = 0;
+  std::uint64_t device = 0;  // the hops' device bytes for the slices received
 };
+
+// The device bytes the hops of `plan` read for `slice` (their stored parts, in 4 KiB blocks).
+std::uint64_t HopDeviceBytes(const recovery::PipelinePlan& plan,
+                             const recovery::PipelineSlice& slice,
+                             const recovery::ReadCostModel& stored) {
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < plan.stages().size(); ++i) {
+    bytes += recovery::PriceHelper(stored, plan.stages()[i].chunk, plan.StageExtents(i, slice))
+                 .device_bytes;
+  }
+  return bytes;
+}
 
 }  // namespace
 
@@ -98,12 +166,23 @@ Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& 
     return Status::Invalid("a repair chain needs a code, a layout, a lost shard and a version");
   }
   const StripeLayout& layout = *target.layout;
-  if (out.size() != layout.padded_shard_size(target.object_size)) {
-    return Status::Invalid(fmt::format("{} bytes for a shard of {}", out.size(),
-                                       layout.padded_shard_size(target.object_size)));
+  const std::uint64_t shard = layout.padded_shard_size(target.object_size);
+  const std::uint64_t out_offset = target.length == 0 ? 0 : target.offset;
+  const std::uint64_t length = target.length == 0 ? shard : target.length;
+  if (out_offset > shard || length > shard - out_offset) {
+    return Status::Invalid(
+        fmt::format("bytes [{}, +{}) of a shard of {}", out_offset, length, shard));
   }
-  const std::uint64_t stripes = layout.stripes_of(target.object_size);
+  if (out.size() != length) {
+    return Status::Invalid(
+        fmt::format("{} bytes for [{}, +{}) of the shard", out.size(), out_offset, length));
+  }
   std::map<int, ChainHelper> usable = target.helpers;
+  recovery::ReadCostModel stored;  // prices the hops' reads (ChainRepairStats::device_bytes)
+  for (unsigned p = 0; p < layout.chunk_count(); ++p) {
+    stored.stored[static_cast<int>(p)] =
+        layout.stored_size(target.object_size, static_cast<int>(p));
+  }
   std::vector<recovery::PipelineSlice> pending;  // slices not received yet
   bool sliced = false;
   Status last;
@@ -111,7 +190,9 @@ Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& 
   for (int chain = 0; chain < std::max(options.max_chains, 1); ++chain) {
     std::vector<int> positions;
     for (const auto& [position, helper] : usable) {
-      if (helper.client != nullptr && position != target.lost) positions.push_back(position);
+      if ((helper.client != nullptr || position == target.first_hop) && position != target.lost) {
+        positions.push_back(position);
+      }
     }
     auto made = plans->Get(*target.code, layout, target.lost, positions);
     if (!made.ok()) {
@@ -119,14 +200,8 @@ Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& 
       return last.WithPrefix(fmt::format("no chain left ({})", made.status().message()));
     }
     const recovery::PipelinePlan& plan = **made;
-    if (!sliced) {
-      // slice_bytes is the partial's size: spread over the wanted sub-chunks (CLAY(10,4,13)
-      // rebuilds 256 of them per stripe).
-      const std::uint64_t wanted =
-          plan.want().second > 0 ? plan.want().second : plan.sub_chunk_count();
-      auto cut = plan.Slices(
-          0, stripes,
-          std::max<std::uint64_t>(64, options.slice_bytes / std::max<std::uint64_t>(1, wanted)));
+    if (!sliced && length > 0) {  // (an empty object: nothing to rebuild)
+      auto cut = ChainSlicesFor(plan, out_offset, length, options);
       if (!cut.ok()) return cut.status();
       pending = std::move(cut).value();
       sliced = true;
@@ -147,21 +222,33 @@ Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& 
     base.version = target.version;
     base.object_size = target.object_size;
     base.versions = target.versions;
+    // The plan's order, but first_hop first (hops find their stage by shard: any order works).
+    std::vector<const recovery::PipelineStage*> order;
     for (const recovery::PipelineStage& stage : plan.stages()) {
+      if (stage.chunk == target.first_hop)
+        order.insert(order.begin(), &stage);
+      else
+        order.push_back(&stage);
+    }
+    for (const recovery::PipelineStage* stage : order) {
       // Make() plans only from the positions it was given: each stage has its helper.
-      auto helper = usable.find(stage.chunk);
+      auto helper = usable.find(stage->chunk);
       if (helper == usable.end()) {
-        return Status::IOError(fmt::format("the plan names shard {}, not a helper", stage.chunk));
+        return Status::IOError(fmt::format("the plan names shard {}, not a helper", stage->chunk));
       }
-      base.hops.push_back({static_cast<std::uint32_t>(stage.chunk), helper->second.osd,
-                           ChainStageFingerprint(stage)});
+      base.hops.push_back({static_cast<std::uint32_t>(stage->chunk), helper->second.osd,
+                           ChainStageFingerprint(*stage)});
     }
     if (base.hops.empty()) return Status::IOError("a plan without stages");
     const std::uint32_t last_hop = static_cast<std::uint32_t>(base.hops.size() - 1);
     base.hop = last_hop;
     base.timeout_ms = static_cast<std::uint32_t>(std::clamp<std::int64_t>(
         options.timeout.count(), 1, std::numeric_limits<std::int32_t>::max()));
-    msg::OsdClient* first = usable.find(plan.stages().back().chunk)->second.client;
+    msg::OsdClient* first = usable.find(order.back()->chunk)->second.client;
+    if (first == nullptr) {
+      return Status::Invalid(
+          fmt::format("a chain of shard {} alone: the requester's own", order.back()->chunk));
+    }
     msg::CallOptions call;
     // A hop's own error reply (naming who failed) must arrive before this call gives up.
     call.timeout = options.timeout + options.timeout / 10 + std::chrono::milliseconds(200);
@@ -185,7 +272,8 @@ Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& 
       // all of them below.
       first->SubRepairChainAsync(
           std::move(r),
-          [run, &plan, slice = pending[i], out, &got, i](Result<msg::ChainResult> res) {
+          [run, &plan, &stored, slice = pending[i], out_offset, out, &got,
+           i](Result<msg::ChainResult> res) {
             Status s;
             int failed = kNoAnswer;
             std::uint64_t bytes = 0;
@@ -200,12 +288,14 @@ Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& 
                                        plan.PartialBytes(slice)));
             } else {
               bytes = res->partial.size();
-              s = ScatterPartial(plan, slice, res->partial.span(), out);
+              s = ScatterPartial(plan, slice, res->partial.span(), out_offset, out);
             }
+            const std::uint64_t device = s.ok() ? HopDeviceBytes(plan, slice, stored) : 0;
             std::lock_guard lock(run->mu);
             if (s.ok()) {
               got[i] = 1;
               run->received += bytes;
+              run->device += device;
             } else if (run->error.ok()) {
               run->error = s;
               run->failed_hop = failed;
@@ -223,6 +313,7 @@ Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& 
       error = run->error;
       failed_hop = run->failed_hop;
       stats->network_bytes += run->received;
+      stats->device_bytes += run->device;
     }
     std::vector<recovery::PipelineSlice> left;
     std::size_t ok_slices = 0;

@@ -40,8 +40,10 @@
 // fault, its own index when it is its own.
 //
 // The requester (RepairByChain) checks every reply's version and length and writes nothing: it
-// fills the caller's buffer, and the caller (ObjectPuller, osd/pg/pull_object.h) writes the shard
-// as a direct kRebuild does (one SubWrite at the object's version, only if still at
+// fills the caller's buffer (the whole shard, or the byte range a primary's degraded read needs:
+// ChainRepairTarget::offset, length; the primary's own shard may be the first hop,
+// ChainRepairTarget::first_hop), and the caller (ObjectPuller, osd/pg/pull_object.h) writes the
+// shard as a direct kRebuild does (one SubWrite at the object's version, only if still at
 // prev_version). On a failed or stalled slice it re-plans without the hop at fault and runs the
 // slices not yet received through the new chain (up to max_chains chains); past that, or when no
 // chain can be planned, it returns the error and the caller pulls directly.
@@ -49,7 +51,8 @@
 // Counters (registry, Prometheus text): ecstore_repair_chain_bytes_total{role=hop,dir=in|out}:
 // partial bytes this OSD received from a predecessor and sent back as a hop;
 // ecstore_repair_chain_bytes_total{role=requester,dir=in}: the lost chunks' bytes it received for
-// its own rebuilds; ecstore_repair_chain_stages_total{result=ok|failed}: hops served;
+// its own rebuilds and, as a primary, for its degraded reads (object_io.h "Reads");
+// ecstore_repair_chain_stages_total{result=ok|failed}: hops served;
 // ecstore_repair_chain_slices_total{result=ok|failed}: slices this OSD requested as requester;
 // ecstore_osd_ops_total{op="sub_repair_chain"} and the other per-op metrics (OsdService).
 //
@@ -126,6 +129,49 @@ struct ChainRepairOptions {
   int max_chains = 2;                        // chains tried (each without the hops that failed)
 };
 
+// The slices RepairByChain asks the chains for to rebuild [offset, offset + length) of the lost
+// shard with `plan` (one of ChainPlans'), in order, about options.slice_bytes of the lost chunk
+// each (spread over its sub-chunks, at least 64 bytes of each). A code of one sub-chunk per chunk
+// (Reed-Solomon, LRC, SHEC) rebuilds exactly the range: its first and last slices may be parts
+// of a chunk. Any other (CLAY) rebuilds the whole chunks of the stripes the range touches: a
+// slice of several stripes is whole sub-chunks, and a chunk's bytes are spread over every
+// sub-chunk. A range of whole stripes is cut as PipelinePlan::Slices cuts it. Errors: EINVAL for
+// an empty range, one past the plan's chunk arithmetic (offset + length overflowing).
+Result<std::vector<recovery::PipelineSlice>> ChainSlicesFor(const recovery::PipelinePlan& plan,
+                                                            std::uint64_t offset,
+                                                            std::uint64_t length,
+                                                            const ChainRepairOptions& options);
+
+// --- When a chain is used (osd_repair_pipeline). ---
+
+// Whether the repair of one lost shard's bytes goes through a chain of helpers instead of reading
+// every helper directly, for a recovery pull of the lost shard (pull_service.h) and for a primary's
+// degraded read that needs the lost shard's bytes (object_io.h "Reads"):
+//   kOff   never;
+//   kOn    pulls: whenever the code is pipelinable (PipelinePlan::Make succeeds); degraded reads:
+//          when it is and the read needs at least one slice of the lost shard (ChainLongEnough):
+//          a smaller read is a single slice passed through every hop in turn, slower than the
+//          direct read for at most a slice saved on the primary's link;
+//   kAuto  where ChainPaysOff says so (a pull for its whole shard, a read for the lost bytes it
+//          needs, with ChainLongEnough of those too).
+enum class RepairPipeline { kOff, kAuto, kOn };
+
+// The size half of kAuto's rule: `lost_bytes`, the bytes of the lost shard to rebuild, are at
+// least one slice (options.slice_bytes). Pure.
+bool ChainLongEnough(std::uint64_t lost_bytes, const ChainRepairOptions& options);
+
+// kAuto's rule, the one place it is written (pulls and degraded reads call it): a direct repair
+// would bring the requester's link at least two bytes per byte the chain brings
+// (`direct_bytes` >= 2 x `chain_bytes`), and ChainLongEnough(chain_bytes); below either, the
+// chain's extra hops cost more time than the link they save. A pull's direct bytes are its plan's
+// (PipelinePlan::bytes_per_stripe() per stripe against the chunk size: RS k, CLAY d/q, LRC l
+// chunks per chunk); a degraded read's are what the direct repair adds to the read's own
+// extents on the primary's link (the helpers' bytes the range does not read anyway, its own
+// shard free). A rule for equal links: a cost model of measured link bandwidths is still to come
+// (issue 33). Pure.
+bool ChainPaysOff(std::uint64_t direct_bytes, std::uint64_t chain_bytes,
+                  const ChainRepairOptions& options);
+
 struct ChainRepairTarget {
   const ErasureCodeInterface* code = nullptr;  // the object's code and layout (borrowed)
   const StripeLayout* layout = nullptr;
@@ -138,20 +184,37 @@ struct ChainRepairTarget {
   std::uint64_t object_size = 0;
   msg::ShardVersions versions;
   std::map<int, ChainHelper> helpers;  // position -> its OSD (the positions usable as hops)
+  // The lost shard's bytes to rebuild: [offset, offset + length) of the padded shard (a degraded
+  // read's range of it); length 0: the whole padded shard (a pull's). ChainSlicesFor says what
+  // the chains compute for it.
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+  // A position of `helpers` put first in every chain that has it (-1: none): the requester's own
+  // shard (a primary's degraded read), which its own ChainService serves as hop 0 when hop 1 asks
+  // for it, so that the requester never sends itself a message. Its ChainHelper names this OSD
+  // and may have no client: the requester asks only the last hop.
+  int first_hop = -1;
 };
 
 struct ChainRepairStats {
-  std::uint64_t network_bytes = 0;    // partial bytes received (one chunk's worth without retries)
+  std::uint64_t network_bytes = 0;  // partial bytes received (one chunk's worth without retries)
+  // What the hops' stores read for the slices received: each hop's stored extents of each slice
+  // (one read per slice), rounded out to 4 KiB blocks (recovery::PriceHelper), as a degraded
+  // read's device bytes are counted.
+  std::uint64_t device_bytes = 0;
   int chains = 0;                     // chains started
   std::vector<std::string> failures;  // one line per failed chain: the hop at fault and why
 };
 
-// Rebuilds the whole padded shard `target.lost` (layout.padded_shard_size(object_size) bytes,
-// the size of `out`) through chains of `target.helpers`. OK: `out` holds the shard's bytes
-// exactly as a direct repair gives them. Errors (nothing useful in `out`; the caller pulls
-// directly): EOPNOTSUPP for a code that is not pipelinable, Make's errors (EIO: too few helpers
-// left), the last chain's error (ETIMEDOUT, ESTALE, ...: the message names the failures), EINVAL
-// for a bad target. `plans` and `metrics` (may be null) are borrowed.
+// Rebuilds bytes [offset, offset + length) of shard `target.lost` (the whole padded shard,
+// layout.padded_shard_size(object_size) bytes, when target.length is 0) through chains of
+// `target.helpers`, slice by slice (ChainSlicesFor); `out` is those bytes (its size is the
+// range's). OK: `out` holds the shard's bytes exactly as a direct repair gives them. Errors
+// (nothing useful in `out`; the caller pulls or reads directly): EOPNOTSUPP for a code that is
+// not pipelinable, Make's errors (EIO: too few helpers left), the last chain's error (ETIMEDOUT,
+// ESTALE, ...: the message names the failures), EINVAL for a bad target (a range past the
+// shard, `out` of another size, a chain whose only stage is first_hop). Helpers without a client,
+// but first_hop, are left out. `plans` and `metrics` (may be null) are borrowed.
 Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& options,
                      ChainPlans* plans, MetricsRegistry* metrics, std::span<std::byte> out,
                      ChainRepairStats* stats);
