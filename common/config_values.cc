@@ -280,10 +280,11 @@ const OptionSpec kOptions[] = {
            "threads serving other OSDs' recovery reads, apart from the client operations' workers",
            1, 64),
     Other("osd_repair_pipeline", OptionType::kEnum, "off",
-          "recovery pulls of lost shards through a chain of helpers, each adding its share and "
-          "passing it on (the rebuilding OSD receives one chunk, not k): off, on (whenever the "
-          "code allows it), or auto (when a direct pull would bring at least two chunks per "
-          "rebuilt chunk and the shard is at least one 256 KiB slice)",
+          "lost shards' bytes through a chain of helpers, each adding its share and passing it "
+          "on (the OSD rebuilding receives one chunk, not k), for recovery pulls and for a "
+          "primary's degraded reads of one lost shard: off, on (whenever the code allows it; a "
+          "read from one 256 KiB slice of lost bytes on), or auto (where a direct repair would "
+          "bring at least two bytes per byte the chain brings, from one 256 KiB slice on)",
           "off|auto|on"),
 };
 

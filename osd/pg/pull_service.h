@@ -28,7 +28,7 @@
 //                    from the window's batch), no decode; when every such source fails and the
 //                    request also names helpers of other positions, the shard is rebuilt from
 //                    those as kRebuild would
-//          kRebuild with PullOptions::repair_pipeline (above): the shard's bytes from chains
+//          kRebuild with PullOptions::repair_pipeline (below): the shard's bytes from chains
 //                    of helpers (repair_chain.h), slice by slice; a failed chain falls back on
 //                    the engine's direct reads; nothing is fetched ahead for such an object
 //                    (with kOn for the whole request, with kAuto for the shards it chains)
