@@ -105,25 +105,37 @@ bool ChainPaysOff(std::uint64_t direct_bytes, std::uint64_t chain_bytes,
 Result<std::shared_ptr<const recovery::PipelinePlan>> ChainPlans::Get(
     const ErasureCodeInterface& code, const StripeLayout& layout, int lost,
     const std::vector<int>& helpers) {
-  // The code object and the layout's geometry name the code: a pool's codec lives as long as
-  // the pool (pool_codecs.h), and a new profile means a new code object.
-  const std::string key = fmt::format("{}/{}/{}/{}", static_cast<const void*>(&code),
-                                      layout.chunk_size(), lost, fmt::join(helpers, ","));
+  // The code's normalised profile and the layout's geometry name the code, not its address: a
+  // pool removed and another made could get a new code object at the same address, and a plan
+  // of the old code must never serve the new one.
+  std::string key = fmt::format("{}/{}/{}/", layout.chunk_size(), lost, fmt::join(helpers, ","));
+  for (const auto& [name, value] : code.get_profile()) key += fmt::format("{}={};", name, value);
   {
     std::lock_guard lock(mu_);
     auto it = plans_.find(key);
-    if (it != plans_.end()) return it->second;
+    if (it != plans_.end()) {
+      if (!it->second.plan) return it->second.why;
+      return it->second.plan;
+    }
   }
   recovery::PipelineRequest request;
   request.lost = lost;
   for (int h : helpers) request.available[h] = 1;
   auto plan = recovery::PipelinePlan::Make(code, layout, request);
-  if (!plan.ok()) return plan.status();
-  auto shared = std::make_shared<const recovery::PipelinePlan>(std::move(plan).value());
+  Entry entry;
+  if (plan.ok()) {
+    entry.plan = std::make_shared<const recovery::PipelinePlan>(std::move(plan).value());
+  } else {
+    entry.why = plan.status();
+  }
   std::lock_guard lock(mu_);
+  // Failures are kept too (a code that is not pipelinable, too few helpers): Make is a pure
+  // function of its key, and probing a code costs up to ~15 ms (CLAY(10,4,13)), which every large
+  // degraded read with osd_repair_pipeline=on would pay again otherwise.
   if (plans_.size() >= 256) plans_.clear();  // a bound, not a policy: plans are cheap to remake
-  plans_[key] = shared;
-  return shared;
+  plans_[key] = entry;
+  if (!entry.plan) return entry.why;
+  return entry.plan;
 }
 
 // --- The requester. ---

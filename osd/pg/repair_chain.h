@@ -99,9 +99,10 @@ inline constexpr std::uint64_t kMaxChainPartialBytes = std::uint64_t{4} << 20;
 // Equal stages give equal digests on every OSD.
 std::uint32_t ChainStageFingerprint(const recovery::PipelineStage& stage);
 
-// PipelinePlan::Make for (lost, every sub-chunk, `helpers` at equal cost), made once per code and
-// helper set and kept (Make probes the code: up to ~15 ms for CLAY(10,4,13)). Thread safe.
-// Errors: Make's.
+// PipelinePlan::Make for (lost, every sub-chunk, `helpers` at equal cost), made once per code
+// (its normalised profile and chunk size) and helper set and kept, its failures too (Make probes
+// the code: up to ~15 ms for CLAY(10,4,13)). Thread safe. Errors: Make's (EOPNOTSUPP for a code
+// that is not pipelinable, every time it is asked).
 class ChainPlans {
  public:
   Result<std::shared_ptr<const recovery::PipelinePlan>> Get(const ErasureCodeInterface& code,
@@ -109,8 +110,12 @@ class ChainPlans {
                                                             const std::vector<int>& helpers);
 
  private:
+  struct Entry {
+    std::shared_ptr<const recovery::PipelinePlan> plan;  // null: Make failed, with `why`
+    Status why;
+  };
   std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const recovery::PipelinePlan>> plans_;
+  std::map<std::string, Entry> plans_;
 };
 
 // --- The requester's side. ---
