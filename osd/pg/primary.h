@@ -153,7 +153,7 @@ struct PrimaryOptions {
   // the chains' options (a timeout of 0: subop_timeout). This OSD's own shard is a hop of them
   // through its ChainService (ec-osd runs one on every OSD).
   RepairPipeline repair_pipeline = RepairPipeline::kOff;
-  ChainRepairOptions chain{256 * 1024, 2, std::chrono::milliseconds(0), 2};
+  ChainRepairOptions chain{256 * 1024, 0, std::chrono::milliseconds(0), 2};  // window: per link
 };
 
 // One scrub of a PG (Ceph's osd_scrub_* meanings).

@@ -57,6 +57,7 @@
 //   ecstore_recovery_network_bytes_total{pool}, ecstore_recovery_helper_device_bytes_total{pool},
 //   ecstore_recovery_rebuilt_bytes_total{pool},
 //   ecstore_recovery_objects_total{pool,result=ok|failed},
+//   ecstore_recovery_pull_seconds{pool,result} (a histogram of each object's pull time),
 //   ecstore_recovery_read_batches_total{pool} (SubReadBatch requests sent).
 //
 // Ordering with client writes: the primary's SubWrite of an object and this service's write of
@@ -125,7 +126,7 @@ struct PullOptions {
   msg::ClientAuth auth;
   RepairPipeline repair_pipeline = RepairPipeline::kOff;
   // The chains' options; a timeout of 0 (the default here) is helper_timeout.
-  ChainRepairOptions chain{256 * 1024, 2, std::chrono::milliseconds(0), 2};
+  ChainRepairOptions chain{256 * 1024, 0, std::chrono::milliseconds(0), 2};  // window: per link
 };
 
 // The sums of the counters above over every pool, since the service started (objects: those

@@ -198,7 +198,6 @@ Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& 
   std::vector<recovery::PipelineSlice> pending;  // slices not received yet
   bool sliced = false;
   Status last;
-  const int window = std::max(options.window, 1);
   for (int chain = 0; chain < std::max(options.max_chains, 1); ++chain) {
     std::vector<int> positions;
     for (const auto& [position, helper] : usable) {
@@ -253,6 +252,7 @@ Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& 
     }
     if (base.hops.empty()) return Status::IOError("a plan without stages");
     const std::uint32_t last_hop = static_cast<std::uint32_t>(base.hops.size() - 1);
+    const int window = options.window > 0 ? options.window : static_cast<int>(base.hops.size()) + 1;
     base.hop = last_hop;
     base.timeout_ms = static_cast<std::uint32_t>(std::clamp<std::int64_t>(
         options.timeout.count(), 1, std::numeric_limits<std::int32_t>::max()));

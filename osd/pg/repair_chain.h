@@ -129,7 +129,11 @@ struct ChainRepairOptions {
   // Bytes of the lost chunk per slice (a partial's size), spread over its sub-chunks
   // (PipelinePlan::Slices gets slice_bytes / sub-chunks, at least 64).
   std::uint64_t slice_bytes = 256 * 1024;
-  int window = 2;                            // slices in flight at once (>= 1)
+  // Slices in flight at once; 0: one per link of the chain plus one, so that every link carries
+  // a slice while the requester takes the next (a slice takes one link-time per hop to come back:
+  // with fewer in flight than links, links idle and the chain is that much slower, e.g. 2 of
+  // RS(10,4)'s 10 links busy made a chain 5x a chunk's time).
+  int window = 0;
   std::chrono::milliseconds timeout{10000};  // per slice, the whole chain's
   int max_chains = 2;                        // chains tried (each without the hops that failed)
 };
