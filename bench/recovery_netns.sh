@@ -16,14 +16,26 @@
 #                      OSD down, not out: degraded, nothing recovers; LAT_SECS long) and between
 #                      out and clean (one ec-rados run across all three, --latency-log; the same
 #                      load every time). The target compares recovery with degraded.
+#   time per object    the rebuilding OSDs' ecstore_recovery_pull_seconds (_sum / _count): with
+#                      --osd-opt osd_max_backfills=1 --osd-opt osd_recovery_max_active=1 one
+#                      object's repair alone;
+#   busiest link bytes max over links and directions of its bytes during the transfer / rebuilt
+#                      bytes (issue 33: <= 1.1 through chains).
 # Then bench/tools/recovery_summary.py writes OUT/recovery.json, recovery.md, recovery_time.png,
 # recovery_bytes.png and prints the table with the target ratios.
 #
 # Usage: bench/recovery_netns.sh [options]                         (as root)
 #   --data SIZE          DATA, bytes written per pool (default 2G; K/M/G binary)
 #   --obj-size SIZE      OBJ_SIZE, object size (default 4M)
-#   --codes "LIST"       CODES, of rs42 clay42 rs104 clay104 (default all four, in that order):
-#                        RS(4,2) isa, CLAY(4,2,5), RS(10,4) isa, CLAY(10,4,13)
+#   --obj-stripes N      OBJ_STRIPES: objects of N whole stripes of each code instead (k x stripe
+#                        unit x N bytes; 1 with a 4 MiB stripe unit: issue 33's 4 MiB chunks)
+#   --objects N          OBJECTS: write N objects per pool instead of DATA bytes
+#   --codes "LIST"       CODES, of rs42 clay42 rs104 clay104 lrc843 (default the first four, in
+#                        that order): RS(4,2) isa, CLAY(4,2,5), RS(10,4) isa, CLAY(10,4,13),
+#                        LRC(k=8,m=4,l=3) (16 chunks: 17 OSD hosts)
+#   --pipelines "LIST"   PIPELINES, of off auto on: each code runs once per value, on a fresh
+#                        cluster, with osd_repair_pipeline set to it (issue 33: repair chains
+#                        against direct pulls in one run); default: the OSDs' default, one run
 #   --stripe-units "L"   STRIPE_UNITS, bytes (default "32768 4096"); a stripe unit a code refuses
 #                        is doubled until the pool accepts it (CLAY(10,4,13): 4096 -> 8192)
 #   --rate RATE          RATE, tc rate of every link (default 1gbit)
@@ -32,6 +44,12 @@
 #   --pgs N              PGS, PGs per pool (default 32)
 #   --lat-secs S         LAT_SECS, baseline seconds of the client load (default 10)
 #   --no-latency         LATENCY=0: no client load
+#   --read-size SIZE     READ_SIZE: the client load reads SIZE bytes at random aligned offsets of
+#                        the filled objects (with --obj-stripes 1 and SIZE = the stripe unit: one
+#                        whole chunk per read, degraded when it is the lost one's) instead of 200
+#                        objects of 4 KiB
+#   --client-stop WHEN   CLIENT_STOP, out or clean (default): the client load stops when the OSD
+#                        is marked out (the recovery then runs alone) or when every PG is clean
 #   --osd-opt KEY=VALUE  OSD_OPTS (space-separated KEY=VALUE), more OSD options, e.g. throttles
 #                        osd_max_backfills=2 osd_recovery_max_active=8 (defaults: config_values.cc)
 #   --victim ID          VICTIM, the OSD killed (default 1)
@@ -53,6 +71,8 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 die() { echo "recovery_netns.sh: $*" >&2; exit 1; }
 
 data="${DATA:-2G}" obj_size="${OBJ_SIZE:-4M}" codes="${CODES:-rs42 clay42 rs104 clay104}"
+obj_stripes="${OBJ_STRIPES:-0}" nobjects="${OBJECTS:-0}" pipelines="${PIPELINES:-}"
+read_size="${READ_SIZE:-}" client_stop="${CLIENT_STOP:-clean}"
 sus="${STRIPE_UNITS:-32768 4096}" rate="${RATE:-1gbit}" pgs="${PGS:-32}"
 lat_secs="${LAT_SECS:-10}" latency="${LATENCY:-1}" osd_opts="${OSD_OPTS:-}"
 victim="${VICTIM:-1}" build="${BUILD:-build}" out="${OUT:-}" label="${LABEL:-}" keep="${KEEP:-0}"
@@ -62,6 +82,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --data) data="${2:?}"; shift 2 ;;
     --obj-size) obj_size="${2:?}"; shift 2 ;;
+    --obj-stripes) obj_stripes="${2:?}"; shift 2 ;;
+    --objects) nobjects="${2:?}"; shift 2 ;;
+    --pipelines) pipelines="${2:?}"; shift 2 ;;
+    --read-size) read_size="${2:?}"; shift 2 ;;
+    --client-stop) client_stop="${2:?}"; shift 2 ;;
     --codes) codes="${2:?}"; shift 2 ;;
     --stripe-units) sus="${2:?}"; shift 2 ;;
     --rate) rate="${2:?}"; shift 2 ;;
@@ -98,13 +123,14 @@ rate_bytes() {  # tc rate -> bytes per second
     gbit) n=$((n * 1000000000)) ;; esac
   echo $((n / 8))
 }
-code_params() {  # code -> "plugin k m d label"
+code_params() {  # code -> "plugin k m d l chunks label" (d, l: 0 when the code has none)
   case "$1" in
-    rs42) echo "isa 4 2 0 RS(4,2)_isa" ;;
-    clay42) echo "clay 4 2 5 CLAY(4,2,5)" ;;
-    rs104) echo "isa 10 4 0 RS(10,4)_isa" ;;
-    clay104) echo "clay 10 4 13 CLAY(10,4,13)" ;;
-    *) die "unknown code '$1' (rs42 clay42 rs104 clay104)" ;;
+    rs42) echo "isa 4 2 0 0 6 RS(4,2)_isa" ;;
+    clay42) echo "clay 4 2 5 0 6 CLAY(4,2,5)" ;;
+    rs104) echo "isa 10 4 0 0 14 RS(10,4)_isa" ;;
+    clay104) echo "clay 10 4 13 0 14 CLAY(10,4,13)" ;;
+    lrc843) echo "lrc 8 4 0 3 16 LRC(8,4,3)" ;;
+    *) die "unknown code '$1' (rs42 clay42 rs104 clay104 lrc843)" ;;
   esac
 }
 
@@ -112,10 +138,28 @@ data_bytes="$(to_bytes "$data")"
 obj_bytes="$(to_bytes "$obj_size")"
 rate_bps="$(rate_bytes "$rate")"
 [ "$obj_bytes" -ge 4096 ] && [ "$obj_bytes" -le $((64 << 20)) ] || die "OBJ_SIZE must be 4K..64M"
-objects=$(((data_bytes + obj_bytes - 1) / obj_bytes))
+[[ "$obj_stripes" =~ ^[0-9]+$ ]] || die "OBJ_STRIPES must be a number"
+[[ "$nobjects" =~ ^[0-9]+$ ]] || die "OBJECTS must be a number"
+for p in $pipelines; do
+  case "$p" in off|auto|on) ;; *) die "PIPELINES: '$p' is not off, auto or on" ;; esac
+done
+[ -n "$pipelines" ] || pipelines="-"  # one run with the OSDs' default
+read_bytes=0
+[ -z "$read_size" ] || read_bytes="$(to_bytes "$read_size")"
+case "$client_stop" in out|clean) ;; *) die "CLIENT_STOP must be out or clean" ;; esac
 [[ "$pgs" =~ ^[0-9]+$ ]] && [ "$pgs" -ge 1 ] || die "PGS must be a number >= 1"
 [[ "$lat_secs" =~ ^[0-9]+$ ]] && [ "$lat_secs" -ge 2 ] || die "LAT_SECS must be whole seconds >= 2"
 for c in $codes; do code_params "$c" > /dev/null; done
+# The object size and count of code $1 with stripe unit $2: "bytes count".
+objects_of() {
+  local plugin k m d l chunks name bytes="$obj_bytes" n
+  read -r plugin k m d l chunks name <<< "$(code_params "$1")"
+  [ "$obj_stripes" = 0 ] || bytes=$((obj_stripes * k * $2))
+  [ "$bytes" -le $((256 << 20)) ] || die "$name: objects of $bytes bytes (at most 256 MiB)"
+  n="$nobjects"
+  [ "$n" != 0 ] || n=$(((data_bytes + bytes - 1) / bytes))
+  echo "$bytes $n"
+}
 for su in $sus; do [[ "$su" =~ ^[0-9]+$ ]] || die "stripe unit '$su' is not a number of bytes"; done
 [ "$(id -u)" = 0 ] || die "must run as root (network namespaces)"
 for p in ec-osd ec-admin ec-rados; do
@@ -172,11 +216,18 @@ for f in avx2 avx512f avx512bw gfni; do
   grep -qw "$f" /proc/cpuinfo && flags="$flags ${f^^}"
 done
 commit="$(git describe --always --dirty 2>/dev/null || echo unknown)"
-[ -n "$label" ] || label="DATA=$data OBJ_SIZE=$obj_size RATE=$rate DSCP_BANDS=$dscp_bands PGS=$pgs, $(date -u +%Y-%m-%d), \
+sizes="OBJ_SIZE=$obj_size"
+[ "$obj_stripes" = 0 ] || sizes="OBJ_STRIPES=$obj_stripes"
+[ "$nobjects" = 0 ] && sizes="DATA=$data $sizes" || sizes="OBJECTS=$nobjects $sizes"
+[ -z "$read_size" ] || sizes="$sizes READ_SIZE=$read_size"
+[ "$pipelines" = "-" ] || sizes="$sizes PIPELINES=${pipelines// /,}"
+[ -n "$label" ] || label="$sizes RATE=$rate DSCP_BANDS=$dscp_bands PGS=$pgs, $(date -u +%Y-%m-%d), \
 $(nproc) cores ($cpu;$flags), commit $commit"
 python3 - "$work/params.json" <<PY
 import json, sys
 json.dump({"label": """$label""", "data": "$data", "data_bytes": $data_bytes, "obj_size": "$obj_size",
+           "obj_stripes": $obj_stripes, "objects": $nobjects, "pipelines": "$pipelines".split(),
+           "read_size": $read_bytes, "client_stop": "$client_stop",
            "codes": "$codes".split(), "stripe_units": [int(s) for s in "$sus".split()],
            "rate": "$rate", "rate_bytes_per_sec": $rate_bps, "pgs": $pgs, "lat_secs": $lat_secs,
            "latency": $latency, "osd_opts": "$osd_opts".split(), "victim": $victim,
@@ -201,28 +252,35 @@ sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode()
 }
 
 nruns=0 total=0
-for su in $sus; do for c in $codes; do total=$((total + 1)); done; done
+for su in $sus; do for c in $codes; do for pl in $pipelines; do total=$((total + 1)); done; done; done
 t_all=$SECONDS
 echo "== recovery experiment: $label"
-echo "   codes: $codes; stripe units: $sus; $objects objects of $obj_bytes bytes per pool; work $work"
+echo "   codes: $codes; stripe units: $sus; osd_repair_pipeline: ${pipelines/-/default}; work $work"
 for su_asked in $sus; do
   for code in $codes; do
+    for pipeline in $pipelines; do
     nruns=$((nruns + 1))
-    read -r plugin k m d name <<< "$(code_params "$code")"
+    read -r plugin k m d l chunks name <<< "$(code_params "$code")"
     name="${name//_/ }"
-    hosts=$((k + m + 1))
+    hosts=$((chunks + 1))
     [ "$victim" -lt "$hosts" ] || die "VICTIM $victim: only osd.0..osd.$((hosts - 1))"
     tag="${code}_$su_asked"
+    [ "$pipeline" = "-" ] || tag="${tag}_$pipeline"
     cluster="$work/c_$tag"
     conf="$cluster/ecstore.conf"
-    dev_mib=$((data_bytes * 16 / 10 / k / 1048576 + 128))
+    # Sized for the stripe unit asked, doubled in case the code refuses it (below).
+    read -r obj_bytes objects <<< "$(objects_of "$code" "$su_asked")"
+    dev_mib=$((objects * obj_bytes * 2 * 16 / 10 / k / 1048576 + 128))
     [ "$dev_mib" -ge 256 ] || dev_mib=256
     avail="$(df --output=avail -BM "$work" | tail -n 1 | tr -dc 0-9)"
     [ "$avail" -gt $((hosts * dev_mib + 1024)) ] ||
       die "$tag needs $((hosts * dev_mib)) MiB of device files, $avail MiB free under $work"
-    echo "== [$nruns/$total] $name, stripe unit $su_asked: $hosts OSD hosts + client, links $rate, \
-$((hosts * dev_mib)) MiB of device files"
+    pl_txt=""
+    [ "$pipeline" = "-" ] || pl_txt=", osd_repair_pipeline=$pipeline"
+    echo "== [$nruns/$total] $name, stripe unit $su_asked$pl_txt: $hosts OSD hosts + client, \
+links $rate, $((hosts * dev_mib)) MiB of device files"
     opt_args=(--osd-opt osd_mon_report_interval=1s)
+    [ "$pipeline" = "-" ] || opt_args+=(--osd-opt "osd_repair_pipeline=$pipeline")
     for o in $osd_opts; do opt_args+=(--osd-opt "$o"); done
     bench/netns_cluster.sh start --dir "$cluster" --hosts "$hosts" --rate "$rate" --grace 3 \
       --dscp-bands "$dscp_bands" --down-out 86400 --device-size "${dev_mib}M" --bin "$bin" "${opt_args[@]}" \
@@ -231,10 +289,12 @@ $((hosts * dev_mib)) MiB of device files"
     # The pool; a stripe unit the code refuses is doubled until it is accepted.
     su="$su_asked"
     while :; do
-      dparam=""; [ "$d" != 0 ] && dparam="d=$d"
+      cparams=""
+      [ "$d" = 0 ] || cparams="d=$d"
+      [ "$l" = 0 ] || cparams="l=$l"
       # shellcheck disable=SC2086
       if "$admin" -c "$conf" osd erasure-code-profile set "p$su" plugin="$plugin" k="$k" m="$m" \
-           $dparam stripe_unit="$su" crush-failure-domain=host > "$work/pool_$tag.log" 2>&1 &&
+           $cparams stripe_unit="$su" crush-failure-domain=host > "$work/pool_$tag.log" 2>&1 &&
          "$admin" -c "$conf" osd pool create bench "$pgs" "$pgs" erasure "p$su" \
            >> "$work/pool_$tag.log" 2>&1; then
         break
@@ -244,15 +304,25 @@ $((hosts * dev_mib)) MiB of device files"
       [ "$su" -le 1048576 ] || die "no stripe unit up to 1 MiB accepted for $name"
     done
     [ "$su" = "$su_asked" ] || echo "   using stripe unit $su (the smallest multiple of 2 x $su_asked accepted)"
+    read -r obj_bytes objects <<< "$(objects_of "$code" "$su")"
 
     t0=$SECONDS
-    run "$bin/ec-rados" -c "$conf" -p bench bench 86400 write -b "$obj_bytes" -t 16 \
+    # Few writes in flight for big objects: each one's shards share the client's link.
+    fill_t=$(((256 << 20) / obj_bytes))
+    [ "$fill_t" -le 16 ] || fill_t=16
+    [ "$fill_t" -ge 2 ] || fill_t=2
+    run "$bin/ec-rados" -c "$conf" -p bench bench 86400 write -b "$obj_bytes" -t "$fill_t" \
       --max-objects "$objects" --no-cleanup --run-name fill --format json > "$work/fill_$tag.json"
     fill_mb="$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["bandwidth"], 1))' \
       "$work/fill_$tag.json")"
-    "$bin/ec-rados" -c "$conf" -p bench bench 600 write -b 4096 -t 4 --max-objects 200 \
-      --no-cleanup --run-name lat --format json > "$work/fill_lat_$tag.json"
-    echo "   filled: $objects objects in $((SECONDS - t0)) s ($fill_mb MB/s) + 200 objects of 4 KiB for the client"
+    if [ "$read_bytes" = 0 ]; then
+      "$bin/ec-rados" -c "$conf" -p bench bench 600 write -b 4096 -t 4 --max-objects 200 \
+        --no-cleanup --run-name lat --format json > "$work/fill_lat_$tag.json"
+      echo "   filled: $objects objects of $obj_bytes bytes in $((SECONDS - t0)) s ($fill_mb MB/s)" \
+        "+ 200 objects of 4 KiB for the client"
+    else
+      echo "   filled: $objects objects of $obj_bytes bytes in $((SECONDS - t0)) s ($fill_mb MB/s)"
+    fi
     deadline=$((SECONDS + 300))
     until status_clean "$conf"; do
       [ "$SECONDS" -lt "$deadline" ] || die "not active+clean 300 s after the fill"
@@ -262,15 +332,21 @@ $((hosts * dev_mib)) MiB of device files"
 
     client_pid=""
     if [ "$latency" = 1 ]; then
+      load=(--run-name lat)
+      what="4 KiB reads"
+      if [ "$read_bytes" != 0 ]; then
+        load=(--run-name fill --read-size "$read_bytes")
+        what="reads of $read_bytes bytes of the filled objects"
+      fi
       bench/netns_cluster.sh exec --dir "$cluster" client "$bin/ec-rados" -c "$conf" -p bench \
-        bench 86400 rand -t 1 --run-name lat --latency-log "$work/lat_$tag.log" --format json \
+        bench 86400 rand -t 1 "${load[@]}" --latency-log "$work/lat_$tag.log" --format json \
         > "$work/client_$tag.json" 2> "$work/client_$tag.err" &
       client_pid=$!
       sleep 1
       kill -0 "$client_pid" 2> /dev/null || { cat "$work/client_$tag.err" >&2; die "client load failed"; }
       degraded_secs="$lat_secs"
-      echo "   client: 4 KiB reads, 1 in flight, $lat_secs s healthy, $lat_secs s degraded (down, not" \
-        "out), then during recovery"
+      echo "   client: $what, 1 in flight, $lat_secs s healthy, $lat_secs s degraded (down, not" \
+        "out), then until $client_stop"
     fi
     links="$(printf '%s' "$cluster" | sha1sum | cut -c1-6)"
     lp="ecn$links-"
@@ -278,11 +354,12 @@ $((hosts * dev_mib)) MiB of device files"
     osd_pids="$(for i in $(seq 0 $((hosts - 1))); do
                   [ "$i" = "$victim" ] || echo "$i:$(cat "$cluster/osd.$i.pid")"; done | paste -sd,)"
     run python3 bench/tools/recovery_run.py --admin "$admin" --conf "$conf" --victim "$victim" \
-      --osd-pids "$osd_pids" \
+      --osd-pids "$osd_pids" --client-stop "$client_stop" \
       --victim-pid "$(cat "$cluster/osd.$victim.pid")" ${client_pid:+--client-pid "$client_pid"} \
       --links "$host_links,${lp}e" --baseline "$lat_secs" --degraded "$degraded_secs" \
       --out "$work/run_$tag.json"
     if [ -n "$client_pid" ]; then
+      # SIGTERM ends the load with its summary (status 0); anything else is a failure.
       wait "$client_pid" || { cat "$work/client_$tag.err" >&2; die "the client load failed"; }
       client_pid=""
     fi
@@ -290,8 +367,10 @@ $((hosts * dev_mib)) MiB of device files"
     python3 - "$work/meta_$tag.json" <<PY
 import json, sys
 json.dump({"code": "$code", "label": "$name", "plugin": "$plugin", "k": $k, "m": $m,
-           "d": ($d or None), "stripe_unit": $su, "stripe_unit_asked": $su_asked,
+           "d": ($d or None), "l": ($l or None), "chunks": $chunks, "stripe_unit": $su,
+           "stripe_unit_asked": $su_asked, "pipeline": "${pipeline/#-/default}",
            "data_bytes": $objects * $obj_bytes, "objects": $objects, "object_size": $obj_bytes,
+           "read_size": $read_bytes,
            "pgs": $pgs, "hosts": $hosts, "rate_bytes_per_sec": $rate_bps, "fill_mb_sec": $fill_mb,
            "host_links": "$host_links".split(","), "client_link": "${lp}e"},
           open(sys.argv[1], "w"))
@@ -301,6 +380,7 @@ PY
     cp "$cluster"/*.log "$cluster"/*.out "$cluster/ecstore.conf" "$work/logs_$tag/" 2>/dev/null || true
     rm -rf "$cluster"
     cluster=""
+    done
   done
 done
 echo "== all $total runs in $((SECONDS - t_all)) s; results in $out"

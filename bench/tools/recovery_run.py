@@ -12,7 +12,8 @@ Timeline (all times are Unix seconds, the clock of the client's --latency-log):
   clean     the first `ec-admin -s` poll where every PG is active+clean again, after the run was
             seen unclean (or the recovery totals grew), i.e. the PGs' primaries reported at the new
             map's epoch that nothing is missing;
-then SIGTERM to the client load (it ends with its summary). Link byte counters (the bridge side of
+then SIGTERM to the client load (it ends with its summary; with --client-stop out, at the out
+instead, so that the recovery runs alone: a load of whole-chunk reads would share its links). Link byte counters (the bridge side of
 every veth, /sys/class/net/LINK/statistics) are sampled every --sample seconds throughout, the
 status every --poll seconds. Writes everything to --out as JSON; the figures are computed by
 recovery_summary.py. Exit 1 when a step fails or --timeout passes (the caller tears down).
@@ -139,6 +140,8 @@ def main():
     ap.add_argument("--victim", type=int, required=True, help="OSD id to kill")
     ap.add_argument("--victim-pid", type=int, required=True)
     ap.add_argument("--client-pid", type=int, default=0, help="client load to SIGTERM at clean")
+    ap.add_argument("--client-stop", choices=("out", "clean"), default="clean",
+                    help="when the client load is stopped (default clean)")
     ap.add_argument("--links", required=True, help="comma-separated root-side link names")
     ap.add_argument("--osd-pids", default="",
                     help="comma-separated ID:PID of the other OSDs (one that dies fails the run)")
@@ -184,6 +187,26 @@ def main():
         # The out starts when the command is issued: the map changes while it runs, and the
         # primaries start recovering at once, before a slow ec-admin (an ASan build's exit, say)
         # has returned; a window opened after it would miss the first bytes on the wire.
+        if a.client_pid and a.client_stop == "out":
+            try:
+                os.kill(a.client_pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            # Its last read ends before the out (a read in flight would share the links).
+            for _ in range(600):
+                try:
+                    os.kill(a.client_pid, 0)
+                except ProcessLookupError:
+                    break
+                # The caller's shell waits for it; a zombie still answers kill(pid, 0).
+                try:
+                    with open(f"/proc/{a.client_pid}/stat") as f:
+                        if f.read().split(") ")[-1].startswith("Z"):
+                            break
+                except OSError:
+                    break
+                time.sleep(0.05)
+            a.client_pid = 0
         rec["t_out"] = time.time()
         rec["osd_cpu_at_out"] = read_proc_cpu(osd_pids)
         p = subprocess.run([a.admin, "-c", a.conf, "osd", "out", str(a.victim)],

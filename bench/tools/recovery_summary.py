@@ -33,7 +33,10 @@ def metrics_sum(path):
         if not m:
             continue
         name, labels, value = m.group(1), m.group(2), float(m.group(3))
-        if name == "ecstore_recovery_objects_total":
+        if name.endswith("_bucket"):
+            continue
+        if name in ("ecstore_recovery_objects_total", "ecstore_recovery_pull_seconds_sum",
+                    "ecstore_recovery_pull_seconds_count"):
             r = re.search(r'result="([^"]*)"', labels)
             name += "_" + (r.group(1) if r else "all")
         out[name] = out.get(name, 0) + value
@@ -76,7 +79,8 @@ def analyse(work, tag):
     run = json.load(open(f"{work}/run_{tag}.json"))
     k, m, d = meta["k"], meta["m"], meta.get("d")
     clay = meta["plugin"] == "clay"
-    minimum = d / (d - k + 1) if clay else float(k)
+    # Chunks read per chunk rebuilt: CLAY d/q, LRC its local group (l), RS and the rest k.
+    minimum = d / (d - k + 1) if clay else float(meta.get("l") or k)
     rate = meta["rate_bytes_per_sec"]
     samples = run["samples"]
     t_b0, t_kill, t_out, t_clean = run["t_baseline_start"], run["t_kill"], run["t_out"], \
@@ -114,6 +118,13 @@ def analyse(work, tag):
             if t1_ > t0_:
                 peak = max(peak, (cnt.at(t1_) - cnt.at(t0_)) / ((t1_ - t0_) * rate))
     wire_all = sum(c[(l, "out")].at(t_clean) - c[(l, "out")].at(t_out) for l in all_links)
+    # Issue 33's per-link figure: the most bytes any one link carried one way during the
+    # transfer (the client load, when it ran on, included).
+    busiest_bytes, busiest_bytes_link = 0.0, ""
+    for (l, dirn), cnt in c.items():
+        b = cnt.at(t_end) - cnt.at(t_out)
+        if b > busiest_bytes:
+            busiest_bytes, busiest_bytes_link = b, f"{l} {'to' if dirn == 'in' else 'from'} host"
 
     # The machine's CPU over [t0, t1] from /proc/stat samples: busy and steal fractions of all CPUs.
     def cpu(t0, t1):
@@ -144,8 +155,11 @@ def analyse(work, tag):
         delta("ecstore_recovery_rebuilt_bytes_total")
     ok_objs, failed_objs = delta("ecstore_recovery_objects_total_ok"), \
         delta("ecstore_recovery_objects_total_failed")
+    pulls, pull_s = delta("ecstore_recovery_pull_seconds_count_ok"), \
+        delta("ecstore_recovery_pull_seconds_sum_ok")
 
-    lat = {"baseline": [], "degraded": [], "recovery": [], "recovery_direct": []}
+    lat = {"baseline": [], "degraded": [], "recovery": [], "recovery_direct": [],
+           "degraded_reads": [], "degraded_direct": []}
     t_down = run["t_down"]
     degraded_during = 0
     logf = f"{work}/lat_{tag}.log"
@@ -159,6 +173,7 @@ def analyse(work, tag):
                 lat["baseline"].append(l)
             elif t_down + 1.0 <= t < t_out:
                 lat["degraded"].append(l)
+                lat["degraded_reads" if dg else "degraded_direct"].append(l)
             elif t_out <= t <= t_clean:
                 lat["recovery"].append(l)
                 degraded_during += dg
@@ -172,6 +187,10 @@ def analyse(work, tag):
         "stripe_unit_asked": meta["stripe_unit_asked"], "data_bytes": meta["data_bytes"],
         "objects": meta["objects"], "object_size": meta["object_size"], "pgs": meta["pgs"],
         "hosts": meta["hosts"], "rate_bytes_per_sec": rate, "victim": run["victim"],
+        "pipeline": meta.get("pipeline", "default"), "read_size": meta.get("read_size", 0),
+        "pull_seconds_per_object": pull_s / pulls if pulls else None,
+        "busiest_link_bytes": busiest_bytes, "busiest_link_bytes_link": busiest_bytes_link,
+        "busiest_link_per_rebuilt": busiest_bytes / rebuilt if rebuilt else None,
         "fill_mb_sec": meta.get("fill_mb_sec"),
         "down_detect_s": run["t_down"] - t_kill,
         "time_to_clean_s": t_clean - t_out,
@@ -199,6 +218,12 @@ def analyse(work, tag):
             "baseline_p50_s": percentile(lat["baseline"], 0.5), "baseline_p99_s": p99b,
             "degraded_ops": len(lat["degraded"]),
             "degraded_p50_s": percentile(lat["degraded"], 0.5), "degraded_p99_s": p99d,
+            # In the degraded phase: the reads that needed the lost shard's bytes (ec-rados's
+            # degraded flag) and the others, read as usual from PGs that are not clean.
+            "degraded_reads_ops": len(lat["degraded_reads"]),
+            "degraded_reads_p50_s": percentile(lat["degraded_reads"], 0.5),
+            "degraded_direct_ops": len(lat["degraded_direct"]),
+            "degraded_direct_p50_s": percentile(lat["degraded_direct"], 0.5),
             "recovery_p50_s": percentile(lat["recovery"], 0.5), "recovery_p99_s": p99r,
             "recovery_direct_p99_s": percentile(lat["recovery_direct"], 0.99),
             # One op in flight: the rate is 1 / mean latency, how much the load was slowed.
@@ -222,17 +247,19 @@ PAIRS = (("clay42", "rs42"), ("clay104", "rs104"))
 
 def ratios(runs):
     out = []
-    by = {(r["code"], r["stripe_unit_asked"]): r for r in runs}
+    by = {(r["code"], r["stripe_unit_asked"], r.get("pipeline", "default")): r for r in runs}
     for clay, rs in PAIRS:
-        for (code, su), c in sorted(by.items()):
-            if code != clay or (rs, su) not in by:
+        for (code, su, pl), c in sorted(by.items()):
+            if code != clay or (rs, su, pl) not in by:
                 continue
-            s = by[(rs, su)]
+            s = by[(rs, su, pl)]
             target = c["minimum_per_rebuilt"] / s["minimum_per_rebuilt"]
             tr = c["transfer_time_s"] / s["transfer_time_s"]
             cl = c["time_to_clean_s"] / s["time_to_clean_s"]
             out.append({
-                "pair": f"{c['label']} / {s['label']}", "stripe_unit_asked": su,
+                "pair": f"{c['label']} / {s['label']}" +
+                        ("" if pl == "default" else f" (pipeline {pl})"),
+                "stripe_unit_asked": su,
                 "stripe_units": [c["stripe_unit"], s["stripe_unit"]],
                 "byte_ratio_target": target,
                 "transfer_time_ratio": tr, "time_to_clean_ratio": cl,
@@ -240,6 +267,43 @@ def ratios(runs):
                 if s["network_bytes"] else None,
                 "within_15pct": abs(tr / target - 1) <= 0.15,
             })
+    return out
+
+
+def pipeline_ratios(runs):
+    """Issue 33: each code's chained runs (auto, on) against its direct one (off), same run."""
+    out = []
+    by = {(r["code"], r["stripe_unit_asked"], r["pipeline"]): r for r in runs}
+    for (code, su, pl), c in sorted(by.items()):
+        o = by.get((code, su, "off"))
+        if pl not in ("on", "auto") or o is None:
+            continue
+
+        def ratio(key, sub=None):
+            a, b = (o.get(sub) or {}) if sub else o, (c.get(sub) or {}) if sub else c
+            return a[key] / b[key] if a.get(key) and b.get(key) else None
+        cl, ol = c["client"], o["client"]
+        out.append({
+            "label": c["label"], "stripe_unit_asked": su, "pipeline": pl,
+            "transfer_speedup": ratio("transfer_time_s"),
+            "clean_speedup": ratio("time_to_clean_s"),
+            "per_object_speedup": ratio("pull_seconds_per_object"),
+            "network_bytes_ratio": c["network_bytes"] / o["network_bytes"]
+            if o["network_bytes"] else None,
+            "busiest_link_per_rebuilt": [o["busiest_link_per_rebuilt"],
+                                         c["busiest_link_per_rebuilt"]],
+            "degraded_read_speedup": ratio("degraded_reads_p50_s", "client"),
+            # A degraded read against a plain read of the same size in the same run: healthy
+            # (before the kill), and the degraded phase's reads that did not need the lost shard.
+            "degraded_over_healthy": [
+                x["degraded_reads_p50_s"] / x["baseline_p50_s"]
+                if x.get("degraded_reads_p50_s") and x.get("baseline_p50_s") else None
+                for x in (ol, cl)],
+            "degraded_over_plain": [
+                x["degraded_reads_p50_s"] / x["degraded_direct_p50_s"]
+                if x.get("degraded_reads_p50_s") and x.get("degraded_direct_p50_s") else None
+                for x in (ol, cl)],
+        })
     return out
 
 
@@ -275,13 +339,47 @@ def markdown(res):
         busy = "-" if cpu["busy_recovery"] is None else f"{cpu['busy_recovery']*100:.0f}%"
         if cpu["osd_cores_used_recovery"] is not None:
             busy += f" ({cpu['osd_cores_used_recovery']:.2f})"
+        name = r["label"] if r.get("pipeline", "default") == "default" else \
+            f"{r['label']} pipeline {r['pipeline']}"
         lines.append(
-            f"| {r['label']} | {su} | {mib(r['rebuilt_bytes'])} | {r['time_to_clean_s']:.1f} | "
+            f"| {name} | {su} | {mib(r['rebuilt_bytes'])} | {r['time_to_clean_s']:.1f} | "
             f"{r['transfer_time_s']:.1f} | {fmt(r['network_per_rebuilt'], '.3f')} "
             f"({r['minimum_per_rebuilt']:.3g}) | {fmt(r['wire_per_rebuilt'], '.3f')} | "
             f"{fmt(r['device_per_rebuilt'], '.3f')} | {r['busiest_link_utilisation']*100:.0f}% "
             f"({r['peak_link_utilisation_500ms']*100:.0f}%) | "
             f"{busy} | {p99} | {p99d} |")
+    if any(r.get("pipeline", "default") != "default" or r.get("read_size") for r in runs):
+        lines.append("")
+        lines.append("| code | stripe unit | osd_repair_pipeline | s per object rebuilt | busiest link "
+                     "bytes / rebuilt | read p50 healthy ms | degraded phase: plain read p50 ms | "
+                     "degraded read p50 ms (reads) |")
+        lines.append("|---|---|---|---|---|---|---|---|")
+        for r in runs:
+            cl = r["client"]
+
+            def ms(v):
+                return "-" if v is None else f"{v * 1e3:.1f}"
+            lines.append(
+                f"| {r['label']} | {r['stripe_unit']} | {r.get('pipeline', 'default')} | "
+                f"{fmt(r.get('pull_seconds_per_object'), '.3f')} | "
+                f"{fmt(r.get('busiest_link_per_rebuilt'), '.2f')} | {ms(cl.get('baseline_p50_s'))} | "
+                f"{ms(cl.get('degraded_direct_p50_s'))} | {ms(cl.get('degraded_reads_p50_s'))} "
+                f"({cl.get('degraded_reads_ops', 0)}) |")
+    if res.get("pipeline_ratios"):
+        lines.append("")
+        lines.append("| code | stripe unit | chain | recovery transfer: direct / chain | per object: "
+                     "direct / chain | busiest link / rebuilt: direct, chain (target <= 1.1) | "
+                     "degraded read p50: direct / chain | degraded / healthy read: direct, chain "
+                     "(target <= 1.3) | degraded / plain read in the degraded phase: direct, chain |")
+        lines.append("|---|---|---|---|---|---|---|---|---|")
+        for q in res["pipeline_ratios"]:
+            b, h, pl = q["busiest_link_per_rebuilt"], q["degraded_over_healthy"], \
+                q["degraded_over_plain"]
+            lines.append(
+                f"| {q['label']} | {q['stripe_unit_asked']} | {q['pipeline']} | "
+                f"{fmt(q['transfer_speedup'], '.2f')} | {fmt(q['per_object_speedup'], '.2f')} | "
+                f"{fmt(b[0], '.2f')}, {fmt(b[1], '.2f')} | {fmt(q['degraded_read_speedup'], '.2f')} | "
+                f"{fmt(h[0], '.2f')}, {fmt(h[1], '.2f')} | {fmt(pl[0], '.2f')}, {fmt(pl[1], '.2f')} |")
     if res["ratios"]:
         lines.append("")
         lines.append("| CLAY / RS | stripe unit | transfer time ratio | time to clean ratio | "
@@ -297,12 +395,15 @@ def markdown(res):
 
 def plots(res, out):
     runs = res["runs"]
+    def name(r):
+        pl = r.get("pipeline", "default")
+        return r["label"] if pl == "default" else f"{r['label']} {pl}"
     codes = []
     for r in runs:
-        if r["label"] not in codes:
-            codes.append(r["label"])
+        if name(r) not in codes:
+            codes.append(name(r))
     sus = sorted({r["stripe_unit_asked"] for r in runs}, reverse=True)
-    by = {(r["label"], r["stripe_unit_asked"]): r for r in runs}
+    by = {(name(r), r["stripe_unit_asked"]): r for r in runs}
     dat = os.path.join(out, "recovery_plot.dat")
     with open(dat, "w") as f:
         f.write("# stripe_unit " + " ".join(f'"{c}"' for c in codes) + " (time s; then MiB)\n")
@@ -318,7 +419,7 @@ def plots(res, out):
                 f.write(f'"su {su // 1024} KiB" ' + " ".join(vals) + "\n")
             f.write("\n\n")
     p = res["params"]
-    title = f"DATA={p['data']} OBJ_SIZE={p['obj_size']} RATE={p['rate']} PGS={p['pgs']}"
+    title = p['label'].split(', ')[0]
     if p.get("osd_opts"):
         title += " " + " ".join(p["osd_opts"])
     common = (
@@ -360,8 +461,11 @@ def main():
     params["label"] = a.label or params.get("label", "")
     order = {c: i for i, c in enumerate(params.get("codes", []))}
     runs = [analyse(a.work, t) for t in tags]
-    runs.sort(key=lambda r: (-r["stripe_unit_asked"], order.get(r["code"], 99)))
-    res = {"params": params, "runs": runs, "ratios": ratios(runs)}
+    porder = {"off": 0, "auto": 1, "on": 2}
+    runs.sort(key=lambda r: (-r["stripe_unit_asked"], order.get(r["code"], 99),
+                             porder.get(r.get("pipeline"), 3)))
+    res = {"params": params, "runs": runs, "ratios": ratios(runs),
+           "pipeline_ratios": pipeline_ratios(runs)}
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "recovery.json"), "w") as f:
         json.dump(res, f, indent=1)

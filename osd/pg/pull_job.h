@@ -2,6 +2,7 @@
 // served, and what its objects' pulls share.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -61,6 +62,10 @@ struct PrefetchedObject {
   std::optional<recovery::RepairRequest> request;  // RebuildRequest(job, object, options)
   std::optional<recovery::RepairPlan> plan;        // RepairEngine::Plan(*request)
   std::vector<PrefetchedRead> reads;
+  // When the fetch of its window began (unset: nothing was fetched ahead for it): its pull's time
+  // (ecstore_recovery_pull_seconds) is counted from there, so that reading its helpers ahead is
+  // part of it.
+  std::optional<std::chrono::steady_clock::time_point> fetch_started;
 };
 
 struct PullJob {

@@ -279,6 +279,7 @@ Status ObjectPuller::RebuildByChain(const PullJob& job, const msg::SubPullObject
   ChainRepairStats stats;
   Status s = RepairByChain(t, chain, plans_, metrics_, data.span(), &stats);
   result->network_bytes += stats.network_bytes;
+  result->device_bytes += stats.device_bytes;
   if (!s.ok() && s.code() != EOPNOTSUPP) {
     spdlog::warn("{}/{} shard {}: repair chain failed, pulling directly: {}", r.collection,
                  o.object, r.shard, s.message());

@@ -8,6 +8,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <cerrno>
+#include <chrono>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -123,8 +124,12 @@ class PullService::Impl {
       reads->assign(n - first, {});
       return n;
     }
+    const auto fetch_started = std::chrono::steady_clock::now();
     const PrefetchCounts counts =
         PrefetchWindow(job, first, *shards_, options_, batch_bytes, reads);
+    for (PrefetchedObject& o : *reads) {
+      if (!o.reads.empty()) o.fetch_started = fetch_started;
+    }
     if (counts.requests > 0) {
       metrics_
           ->GetCounter("ecstore_recovery_read_batches_total",
@@ -301,6 +306,7 @@ class PullService::Impl {
                                 PrefetchedObject ahead) {
     msg::SubPullResult result;
     result.object = o.object;
+    const auto started = ahead.fetch_started.value_or(std::chrono::steady_clock::now());
     result.status = puller_.Pull(job, o, std::move(ahead), &result);
     const bool ok = result.status.ok();
     if (!ok) {
@@ -325,6 +331,14 @@ class PullService::Impl {
         ->GetCounter("ecstore_recovery_objects_total", "Objects this OSD pulled, by result",
                      {{"pool", job.pool_name}, {"result", ok ? "ok" : "failed"}})
         .Inc();
+    // With one pull at a time (osd_max_backfills=1, osd_recovery_max_active=1) an object's
+    // observation is the time its repair takes alone (bench/recovery_netns.sh reads _sum/_count).
+    metrics_
+        ->GetHistogram("ecstore_recovery_pull_seconds",
+                       "Wall time of each object this OSD pulled (helpers' reads or a repair "
+                       "chain, decoding, writing), by result",
+                       {{"pool", job.pool_name}, {"result", ok ? "ok" : "failed"}})
+        .ObserveDuration(std::chrono::steady_clock::now() - started);
     totals_.Add(result.network_bytes, result.device_bytes, result.rebuilt_bytes, ok);
     return result;
   }

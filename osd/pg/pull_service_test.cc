@@ -165,6 +165,11 @@ TEST_F(PullServiceTest, RsRebuildReadsKChunks) {
                                                      std::uint64_t{(10u + i) * 1000}));
   }
   EXPECT_EQ(Metric(6, "ecstore_recovery_objects_total{pool=\"rs-pool\",result=\"ok\"}"), "5");
+  // Every object's pull time is observed once (bench/recovery_netns.sh's time per object).
+  EXPECT_EQ(Metric(6, "ecstore_recovery_pull_seconds_count{pool=\"rs-pool\",result=\"ok\"}"), "5");
+  EXPECT_GT(
+      std::stod(Metric(6, "ecstore_recovery_pull_seconds_sum{pool=\"rs-pool\",result=\"ok\"}")),
+      0.0);
 }
 
 // A batch of small objects costs one read request per helper, not one per object and helper:
