@@ -6,7 +6,8 @@
 // shard's bytes once (its requester counter), where a direct RS read brings three remote chunks
 // per lost chunk. Then one helper of the RS chain (neither the primary nor the killed OSD) is
 // frozen (SIGSTOP) during a read, for longer than a chain's deadline (osd_subop_timeout: 3 s) and
-// shorter than the heartbeat grace: the read still returns the right bytes. With authentication
+// shorter than the heartbeat grace: the read still returns the right bytes; then the same helper
+// is killed (SIGKILL) while a chain waits on it: the right bytes again. With authentication
 // on (auth_cluster_required = cephx, the launcher's default): every hop, the primary's own
 // included, proves its osd.N key, and no connection or request is refused.
 #include <fmt/format.h>
@@ -214,6 +215,26 @@ TEST(ChainRead, DegradedReadsThroughChainsBringOneChunkAndSurviveAFrozenHelper) 
     }
     EXPECT_EQ(refused, 0u) << reason;
   }
+
+  // The same helper killed mid-chain: frozen again while a read of big0 runs, so that the chain
+  // is held at its hop, then SIGKILLed. Its connections close, its successor reports it at once
+  // and the primary re-plans without it; with the victim and it both gone, only the four shards
+  // a read needs are left (two of them lost data shards: the chain rebuilds one, the read after
+  // it fails on the other and the primary falls back to the direct degraded read). Whatever the
+  // way, the bytes are right.
+  ASSERT_TRUE(c.osds[static_cast<std::size_t>(frozen)]->Stop());
+  const auto kill_start = ReadClock::now();
+  auto killed_read = std::async(std::launch::async, [&io] { return io.Read("big0"); });
+  std::this_thread::sleep_for(milliseconds(1000));
+  ASSERT_TRUE(c.Kill(frozen));
+  auto after_kill = killed_read.get();
+  const double kill_took = SecondsSince(kill_start);
+  ASSERT_TRUE(after_kill.ok()) << after_kill.status().ToString();
+  EXPECT_TRUE(ectest::ToVector(after_kill->data) == model["rs"]["big0"]);
+  EXPECT_TRUE(after_kill->degraded);
+  EXPECT_GE(c.Metric(primary, failed) - failed_before, failed_slices + 1)
+      << "the chain never met the killed helper";
+
   const std::uint64_t reads =
       static_cast<std::uint64_t>(chained_objects["rs"] + chained_objects["clay"]);
   std::printf(
@@ -221,12 +242,14 @@ TEST(ChainRead, DegradedReadsThroughChainsBringOneChunkAndSurviveAFrozenHelper) 
       "primaries received %llu bytes for %llu lost bytes read; a lost 256 KiB chunk alone: "
       "%llu network bytes through a chain (%.2f per lost byte), a direct RS read of a quarter "
       "of one %.2f per lost byte; osd.%d frozen 5 s during a read of rs/big0 (primary osd.%d): "
-      "right bytes in %.1f s, %llu slices failed, %llu direct fallbacks; %.1f s\n",
+      "right bytes in %.1f s, %llu slices failed, %llu direct fallbacks; then killed during "
+      "a read: right bytes in %.1f s; %.1f s\n",
       victim, chained_objects["rs"], chained_objects["clay"], (unsigned long long)in_seen,
       (unsigned long long)lost_bytes_read, (unsigned long long)(net_seen / reads),
       static_cast<double>(net_seen) / static_cast<double>(reads * kUnit),
       static_cast<double>(direct_net) / static_cast<double>(direct_lost), frozen, primary, took,
-      (unsigned long long)failed_slices, (unsigned long long)fallbacks, SecondsSince(t0));
+      (unsigned long long)failed_slices, (unsigned long long)fallbacks, kill_took,
+      SecondsSince(t0));
 }
 
 }  // namespace
