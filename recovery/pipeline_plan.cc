@@ -265,8 +265,10 @@ Result<PipelinePlan> PipelinePlan::Make(const ErasureCodeInterface& code,
   }
   std::mt19937_64 rng(0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(lost));
   EC_RETURN_IF_ERROR(PipeCheckRandom(prober, plan.stages_, lost, kPipeRandomProbes, rng));
-  const PipeProber full(code, layout, lost, want, reads, plan.native_);
-  EC_RETURN_IF_ERROR(PipeCheckRandom(full, plan.stages_, lost, 1, rng));
+  if (request.check_layout && probe_layout.chunk_size() != layout.chunk_size()) {
+    const PipeProber full(code, layout, lost, want, reads, plan.native_);
+    EC_RETURN_IF_ERROR(PipeCheckRandom(full, plan.stages_, lost, 1, rng));
+  }
   return plan;
 }
 

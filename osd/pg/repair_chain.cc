@@ -108,8 +108,14 @@ Result<std::shared_ptr<const recovery::PipelinePlan>> ChainPlans::Get(
   // The code's normalised profile and the layout's geometry name the code, not its address: a
   // pool removed and another made could get a new code object at the same address, and a plan
   // of the old code must never serve the new one.
-  std::string key = fmt::format("{}/{}/{}/", layout.chunk_size(), lost, fmt::join(helpers, ","));
-  for (const auto& [name, value] : code.get_profile()) key += fmt::format("{}={};", name, value);
+  std::string code_key = fmt::format("{}/", layout.chunk_size());
+  for (const auto& [name, value] : code.get_profile()) {
+    code_key += fmt::format("{}={};", name, value);
+  }
+  const std::string key = fmt::format("{}/{}/{}", code_key, lost, fmt::join(helpers, ","));
+  recovery::PipelineRequest request;
+  request.lost = lost;
+  for (int h : helpers) request.available[h] = 1;
   {
     std::lock_guard lock(mu_);
     auto it = plans_.find(key);
@@ -117,10 +123,13 @@ Result<std::shared_ptr<const recovery::PipelinePlan>> ChainPlans::Get(
       if (!it->second.plan) return it->second.why;
       return it->second.plan;
     }
+    // The repair at the pool's chunk size checks the code's implementation at that size, once
+    // per code and size (its cost grows with the chunk: a chain's every hop paid ~140 ms of CPU
+    // for each new lost chunk and helper set of RS(10,4) with 4 MiB chunks, which made the first
+    // degraded reads through chains seconds long on 2 cores). Each plan's own coefficients are
+    // still derived and checked by the small probes.
+    request.check_layout = checked_.count(code_key) == 0;
   }
-  recovery::PipelineRequest request;
-  request.lost = lost;
-  for (int h : helpers) request.available[h] = 1;
   auto plan = recovery::PipelinePlan::Make(code, layout, request);
   Entry entry;
   if (plan.ok()) {
@@ -129,6 +138,11 @@ Result<std::shared_ptr<const recovery::PipelinePlan>> ChainPlans::Get(
     entry.why = plan.status();
   }
   std::lock_guard lock(mu_);
+  if (request.check_layout) ++layout_checks_;
+  if (plan.ok() && request.check_layout) {
+    if (checked_.size() >= 256) checked_.clear();
+    checked_.insert(code_key);
+  }
   // Failures are kept too (a code that is not pipelinable, too few helpers): Make is a pure
   // function of its key, and probing a code costs up to ~15 ms (CLAY(10,4,13)), which every large
   // degraded read with osd_repair_pipeline=on would pay again otherwise.
@@ -136,6 +150,11 @@ Result<std::shared_ptr<const recovery::PipelinePlan>> ChainPlans::Get(
   plans_[key] = entry;
   if (!entry.plan) return entry.why;
   return entry.plan;
+}
+
+std::size_t ChainPlans::layout_checks() const {
+  std::lock_guard lock(mu_);
+  return layout_checks_;
 }
 
 // --- The requester. ---

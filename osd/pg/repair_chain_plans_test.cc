@@ -52,5 +52,41 @@ TEST(ChainPlans, KeptPerCodeAndHelpersAndFailuresToo) {
   }
 }
 
+// The check at the pool's chunk size (PipelineRequest::check_layout) runs for the first plan of
+// a code and chunk size only: the other lost chunks and helper sets of that code get plans with
+// the same coefficients as a fully checked Make gives them.
+TEST(ChainPlans, TheChunkSizeIsCheckedOncePerCodeAndSize) {
+  ChainPlans plans;
+  const EncodedObject rs = EncodeStripes("plugin=isa k=4 m=2", 65536, 1, 1);
+  const EncodedObject small = EncodeStripes("plugin=isa k=4 m=2", 4096, 1, 2);
+  ASSERT_TRUE(rs.code && small.code);
+  EXPECT_EQ(plans.layout_checks(), 0u);
+  ASSERT_TRUE(plans.Get(*rs.code, rs.layout, 1, {0, 2, 3, 4}).ok());
+  EXPECT_EQ(plans.layout_checks(), 1u);
+  for (int lost = 0; lost < 6; ++lost) {
+    std::vector<int> helpers;
+    for (int h = 0; h < 6; ++h) {
+      if (h != lost) helpers.push_back(h);
+    }
+    auto got = plans.Get(*rs.code, rs.layout, lost, helpers);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    recovery::PipelineRequest request;
+    request.lost = lost;
+    for (int h : helpers) request.available[h] = 1;
+    auto checked = recovery::PipelinePlan::Make(*rs.code, rs.layout, request);
+    ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+    ASSERT_EQ((*got)->stages().size(), checked->stages().size()) << "lost " << lost;
+    for (std::size_t i = 0; i < checked->stages().size(); ++i) {
+      EXPECT_EQ((*got)->stages()[i].chunk, checked->stages()[i].chunk) << "lost " << lost;
+      EXPECT_EQ((*got)->stages()[i].coefficients, checked->stages()[i].coefficients)
+          << "lost " << lost;
+    }
+  }
+  EXPECT_EQ(plans.layout_checks(), 1u) << "one check for RS(4,2) at 64 KiB chunks";
+  // Another chunk size of the same code is checked at its size.
+  ASSERT_TRUE(plans.Get(*small.code, small.layout, 1, {0, 2, 3, 4}).ok());
+  EXPECT_EQ(plans.layout_checks(), 2u);
+}
+
 }  // namespace
 }  // namespace ec::osd::pg
