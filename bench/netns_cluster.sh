@@ -159,7 +159,13 @@ write_conf() {
     echo "bluestore_block_size = $device_size"
     echo "osd_journal_size = 8"
     echo "log_file = $dir/osd.\$id.log"
-    local opt
+    local opt own_bw=""
+    for opt in ${osd_opts[@]+"${osd_opts[@]}"}; do
+      [ "${opt%%=*}" = osd_network_bandwidth ] && own_bw=1
+    done
+    # Every host's link runs at --rate: published in the map for osd_repair_pipeline=auto's cost
+    # model (an --osd-opt osd_network_bandwidth=... wins). A `fault rate:` is not reflected.
+    [ -n "$own_bw" ] || echo "osd_network_bandwidth = $rate"
     for opt in ${osd_opts[@]+"${osd_opts[@]}"}; do echo "${opt%%=*} = ${opt#*=}"; done
     for h in $(seq 1 "$hosts"); do
       for i in $(seq 0 $((per_host - 1))); do
