@@ -353,6 +353,35 @@ TEST_F(ChainReadTest, AutoChainsWhereTheDirectRepairBringsTwiceAsMuch) {
       ReadsRight(kReadWidePool, "auto", 3, bytes, w + kReadWideUnit, kReadWideUnit, &never, &off));
   EXPECT_FALSE(off.chained);
   EXPECT_EQ(PrimaryChainIn(), kReadWideUnit);  // the one chained read
+
+  // The bandwidths in the map: the primary's link at 10 Gbit/s, the other OSDs' at 1 Gbit/s. The
+  // direct repair's three chunks come at once, each on its own slow link (16 slices' time); the
+  // chain carries the chunk over slow links only, plus its fill (2 x (16 + 4) slices' time): the
+  // same read is now direct.
+  cluster::ClusterMap m = map_;
+  ++m.epoch;
+  for (auto& [id, o] : m.osds) {
+    o.network_bandwidth = id == kReadSelf ? 1'250'000'000 : 125'000'000;
+  }
+  map_ = m;
+  ASSERT_TRUE(maps_.Set(m));
+  autos.map = &maps_;
+  autos.osd_id = kReadSelf;
+  ReadOutcome fast;
+  ASSERT_TRUE(
+      ReadsRight(kReadWidePool, "auto", 3, bytes, w + kReadWideUnit, kReadWideUnit, &autos, &fast));
+  EXPECT_FALSE(fast.chained);
+  EXPECT_TRUE(fast.degraded);
+  // Every link equal again (published): a chain, as with none known.
+  for (auto& [id, o] : m.osds) o.network_bandwidth = 125'000'000;
+  ++m.epoch;
+  map_ = m;
+  ASSERT_TRUE(maps_.Set(m));
+  ReadOutcome equal;
+  ASSERT_TRUE(ReadsRight(kReadWidePool, "auto", 3, bytes, w + kReadWideUnit, kReadWideUnit, &autos,
+                         &equal));
+  EXPECT_TRUE(equal.chained);
+  EXPECT_EQ(PrimaryChainIn(), 2 * kReadWideUnit);
 }
 
 TEST(ChainChoice, TheRuleOfAuto) {
