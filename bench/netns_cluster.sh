@@ -17,9 +17,11 @@
 # start: makes the namespaces, links and qdiscs, starts etcd in ecn-TAG-etcd, makes the OSD stores
 # that do not exist yet (DIR/osd.ID), writes DIR/ecstore.conf (usable from the root namespace and
 # from every namespace: `ec-admin -c DIR/ecstore.conf`) and starts ec-osd daemons in their host
-# namespaces, host hN holding osd (N-1)*P ... N*P-1 as CRUSH host "hN". Returns once every OSD is
-# up in the map. On a running cluster it starts whatever is not running (an OSD that was killed).
-# A failed start tears down everything it made.
+# namespaces, host hN holding osd (N-1)*P ... N*P-1 as CRUSH host "hN", each OSD with
+# osd_network_bandwidth = RATE (the repair cost model of osd_repair_pipeline=auto; OSDs sharing a
+# host each count the whole link; an --osd-opt osd_network_bandwidth=... replaces it). Returns
+# once every OSD is up in the map. On a running cluster it starts whatever is not running (an OSD
+# that was killed). A failed start tears down everything it made.
 # status: namespaces, daemons, the bytes each link carried (from the bridge side), `ec-admin -s`.
 # stop: SIGTERM to every OSD and etcd (SIGKILL after 30 s), then kills whatever still runs in the
 # namespaces and deletes namespaces, veths and the bridge; works after a failed start too. The data
@@ -159,7 +161,13 @@ write_conf() {
     echo "bluestore_block_size = $device_size"
     echo "osd_journal_size = 8"
     echo "log_file = $dir/osd.\$id.log"
-    local opt
+    local opt own_bw=""
+    for opt in ${osd_opts[@]+"${osd_opts[@]}"}; do
+      [ "${opt%%=*}" = osd_network_bandwidth ] && own_bw=1
+    done
+    # Every host's link runs at --rate: published in the map for osd_repair_pipeline=auto's cost
+    # model (an --osd-opt osd_network_bandwidth=... wins). A `fault rate:` is not reflected.
+    [ -n "$own_bw" ] || echo "osd_network_bandwidth = $rate"
     for opt in ${osd_opts[@]+"${osd_opts[@]}"}; do echo "${opt%%=*} = ${opt#*=}"; done
     for h in $(seq 1 "$hosts"); do
       for i in $(seq 0 $((per_host - 1))); do

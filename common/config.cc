@@ -215,6 +215,18 @@ Result<Typed> ParseTyped(const OptionSpec& spec, std::string_view text) {
       t.u = *v;
       return t;
     }
+    case OptionType::kBandwidth: {
+      Result<std::uint64_t> v = ParseBandwidth(text);
+      if (!v.ok()) return v.status();
+      const auto min = static_cast<std::uint64_t>(spec.min);
+      const auto max = static_cast<std::uint64_t>(spec.max);
+      if (*v < min || *v > max) {
+        return Status::Invalid(
+            fmt::format("out of range [{}, {}]", FormatBandwidth(min), FormatBandwidth(max)));
+      }
+      t.u = *v;
+      return t;
+    }
     case OptionType::kBool: {
       Result<bool> v = ParseBool(text);
       if (!v.ok()) return v.status();
@@ -531,6 +543,7 @@ Result<OsdConfig> Resolve(const std::array<LayerMap, kNumLayers>& layers, int os
   c.osd_scrub_auto_repair = typed.at("osd_scrub_auto_repair").b;
   c.osd_recovery_op_threads = static_cast<std::uint32_t>(typed.at("osd_recovery_op_threads").i);
   c.osd_repair_pipeline = typed.at("osd_repair_pipeline").s;
+  c.osd_network_bandwidth = typed.at("osd_network_bandwidth").u;
   c.osd_mon_report_interval = typed.at("osd_mon_report_interval").d;
   c.osd_read_cost_network_weight =
       static_cast<std::uint32_t>(typed.at("osd_read_cost_network_weight").i);

@@ -58,9 +58,9 @@
 
 namespace ec {
 
-enum class OptionType { kString, kInt, kSize, kBool, kDuration, kAddr, kEnum, kRanges };
+enum class OptionType { kString, kInt, kSize, kBool, kDuration, kAddr, kEnum, kRanges, kBandwidth };
 
-// "string", "int", "size", "bool", "duration", "addr", "enum", "ranges".
+// "string", "int", "size", "bool", "duration", "addr", "enum", "ranges", "bandwidth".
 std::string_view OptionTypeName(OptionType type);
 
 // When a new value of an option takes effect in a running daemon (`ec-admin config set`).
@@ -216,7 +216,8 @@ struct OsdConfig {
   std::uint32_t osd_max_scrubs = 0;
   bool osd_scrub_auto_repair = false;
   std::uint32_t osd_recovery_op_threads = 0;
-  std::string osd_repair_pipeline;  // "off" | "auto" | "on"
+  std::string osd_repair_pipeline;          // "off" | "auto" | "on"
+  std::uint64_t osd_network_bandwidth = 0;  // bytes/s of this host's link; 0: unknown
   std::chrono::milliseconds osd_mon_report_interval{0};
   std::uint32_t osd_read_cost_network_weight = 0;  // percent
   std::uint32_t osd_read_cost_device_weight = 0;   // percent
@@ -335,6 +336,15 @@ Result<ByteRanges> ParseByteRanges(std::string_view text);
 // The shortest exact spelling of a byte count that ParseSize reads back: 65536 -> "64K",
 // 1000 -> "1000", 0 -> "0".
 std::string FormatSize(std::uint64_t bytes);
+// A kBandwidth value, in bytes per second: a byte rate as ParseSize reads it ("125M": 125 MiB/s,
+// "0": unknown) or a bit rate in tc's decimal units, "kbit", "mbit", "gbit", "tbit" (or "kbps",
+// "mbps", "gbps", "tbps", likewise bits), 8 bits a byte: "1gbit" = 125000000 bytes/s, "100mbit" =
+// 12500000. Errors: EINVAL "not a bandwidth (...)" for any other text, "bandwidth too large" past
+// 2^64 - 1 bytes/s (the option's own range is narrower).
+Result<std::uint64_t> ParseBandwidth(std::string_view text);
+// The spelling ParseBandwidth reads back exactly: a bit rate when the bytes/s are whole kbit
+// ("1gbit", "100mbit", "8kbit"), else FormatSize's ("125M", "1000", "0").
+std::string FormatBandwidth(std::uint64_t bytes_per_second);
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text);
 
 // `ec-osd --help-config`: one block per option (name, type, default, when a change applies,

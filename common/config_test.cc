@@ -221,6 +221,53 @@ TEST(Config, Sizes) {
   EXPECT_FALSE(ParseOsdConfig("[osd]\nosd_recovery_max_network_bytes_per_sec = 2T\n", "t", 0).ok());
 }
 
+// osd_network_bandwidth (issue 33): bytes/s, as a byte rate or a bit rate in tc's decimal units.
+TEST(Config, Bandwidths) {
+  EXPECT_EQ(*ParseBandwidth("0"), 0u);
+  EXPECT_EQ(*ParseBandwidth("1gbit"), 125'000'000u);
+  EXPECT_EQ(*ParseBandwidth("1Gbit"), 125'000'000u);
+  EXPECT_EQ(*ParseBandwidth("100mbit"), 12'500'000u);
+  EXPECT_EQ(*ParseBandwidth("10gbps"), 1'250'000'000u);
+  EXPECT_EQ(*ParseBandwidth("8kbit"), 1000u);
+  EXPECT_EQ(*ParseBandwidth("800bit"), 100u);
+  EXPECT_EQ(*ParseBandwidth("125M"), 125u << 20);
+  EXPECT_EQ(*ParseBandwidth(" 4096 "), 4096u);
+  for (const char* bad : {"", "fast", "1.5gbit", "-1", "1 gbit", "1gbitx", "gbit", "1xbit"}) {
+    auto v = ParseBandwidth(bad);
+    ASSERT_FALSE(v.ok()) << bad;
+    EXPECT_EQ(v.status().code(), EINVAL) << bad;
+  }
+  EXPECT_EQ(ParseBandwidth("99999999999999999999gbit").status().message(), "bandwidth too large");
+  EXPECT_EQ(ParseBandwidth("20000000000tbit").status().message(), "bandwidth too large");
+  EXPECT_EQ(ParseBandwidth("99999999999T").status().message(), "bandwidth too large");
+  for (std::uint64_t v : {std::uint64_t{0}, std::uint64_t{125'000'000}, std::uint64_t{12'500'000},
+                          std::uint64_t{1000}, std::uint64_t{125} << 20, std::uint64_t{4097},
+                          std::uint64_t{1} << 40}) {
+    auto back = ParseBandwidth(FormatBandwidth(v));
+    ASSERT_TRUE(back.ok()) << FormatBandwidth(v);
+    EXPECT_EQ(*back, v) << FormatBandwidth(v);
+  }
+  EXPECT_EQ(FormatBandwidth(125'000'000), "1gbit");
+  EXPECT_EQ(FormatBandwidth(12'500'000), "100mbit");
+  EXPECT_EQ(FormatBandwidth(0), "0");
+  // The option: default unknown, a value from the file, its range (0 .. 2^40 bytes/s).
+  Result<OsdConfig> none = ParseOsdConfig("", "t", 0);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->osd_network_bandwidth, 0u);
+  Result<OsdConfig> set = ParseOsdConfig("[osd]\nosd_network_bandwidth = 100mbit\n", "t", 0);
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->osd_network_bandwidth, 12'500'000u);
+  EXPECT_EQ(set->effective.at("osd_network_bandwidth").value, "100mbit");
+  EXPECT_EQ(Error("[osd]\nosd_network_bandwidth = 10tbit\n"),
+            "test.conf:2: bad value '10tbit' for option 'osd_network_bandwidth' in [osd]: out of "
+            "range [0, 1T]");
+  EXPECT_EQ(Error("[osd]\nosd_network_bandwidth = fast\n"),
+            "test.conf:2: bad value 'fast' for option 'osd_network_bandwidth' in [osd]: not a "
+            "bandwidth (expected e.g. 1gbit, 100mbit, 125M, 0)");
+  ASSERT_NE(FindOsdOption("osd_network_bandwidth"), nullptr);
+  EXPECT_EQ(OptionTypeName(FindOsdOption("osd_network_bandwidth")->type), "bandwidth");
+}
+
 TEST(Config, BoolsAndDurations) {
   for (const char* t : {"true", "TRUE", "yes", "on", "1"}) EXPECT_TRUE(*ParseBool(t)) << t;
   for (const char* f : {"false", "No", "off", "0"}) EXPECT_FALSE(*ParseBool(f)) << f;

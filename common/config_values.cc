@@ -282,10 +282,17 @@ const OptionSpec kOptions[] = {
     Other("osd_repair_pipeline", OptionType::kEnum, "off",
           "lost shards' bytes through a chain of helpers, each adding its share and passing it "
           "on (the OSD rebuilding receives one chunk, not k), for recovery pulls and for a "
-          "primary's degraded reads of one lost shard: off, on (whenever the code allows it; a "
-          "read from one 256 KiB slice of lost bytes on), or auto (where a direct repair would "
-          "bring at least two bytes per byte the chain brings, from one 256 KiB slice on)",
+          "primary's degraded reads of one lost shard, and for a backfill whose copy failed: "
+          "off, on (whenever the code allows it; a read from one 256 KiB slice of lost bytes "
+          "on), or auto (where a cost model of the links, from the OSDs' osd_network_bandwidth, "
+          "says the chain takes at most half the direct repair's time; from one 256 KiB slice "
+          "on)",
           "off|auto|on"),
+    Number("osd_network_bandwidth", OptionType::kBandwidth, "0",
+           "bandwidth of this OSD's host link each way, published in the map for the other OSDs' "
+           "osd_repair_pipeline=auto cost model: a byte rate (125M) or a bit rate (1gbit, "
+           "100mbit); 0: unknown (an OSD of unknown bandwidth counts as equal to the others)",
+           0, std::int64_t{1} << 40),
 };
 
 bool IsSpace(char c) {
@@ -316,6 +323,9 @@ std::string RangeText(const OptionSpec& o) {
     case OptionType::kSize:
       return fmt::format("{} .. {}", FormatSize(static_cast<std::uint64_t>(o.min)),
                          FormatSize(static_cast<std::uint64_t>(o.max)));
+    case OptionType::kBandwidth:
+      return fmt::format("{} .. {}", FormatBandwidth(static_cast<std::uint64_t>(o.min)),
+                         FormatBandwidth(static_cast<std::uint64_t>(o.max)));
     case OptionType::kDuration:
       return fmt::format("{} .. {} s", static_cast<double>(o.min) / 1000.0,
                          static_cast<double>(o.max) / 1000.0);
@@ -354,6 +364,8 @@ std::string_view OptionTypeName(OptionType type) {
       return "enum";
     case OptionType::kRanges:
       return "ranges";
+    case OptionType::kBandwidth:
+      return "bandwidth";
   }
   return "?";
 }
@@ -460,6 +472,48 @@ std::string FormatSize(std::uint64_t bytes) {
     ++unit;
   }
   return unit < 0 ? std::to_string(bytes) : fmt::format("{}{}", bytes, kSuffix[unit]);
+}
+
+Result<std::uint64_t> ParseBandwidth(std::string_view text) {
+  text = TrimLine(text);
+  constexpr std::string_view kWhat = "not a bandwidth (expected e.g. 1gbit, 100mbit, 125M, 0)";
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc::result_out_of_range) return Status::Invalid("bandwidth too large");
+  if (ec != std::errc() || p == text.data()) return Status::Invalid(std::string(kWhat));
+  const std::string suffix = Lower(std::string_view(p, static_cast<std::size_t>(end - p)));
+  // Bit rates, decimal as tc(8) has them; anything else is a byte rate as ParseSize reads it.
+  static constexpr std::pair<std::string_view, std::uint64_t> kBits[] = {
+      {"kbit", 1000}, {"mbit", 1000'000}, {"gbit", 1000'000'000}, {"tbit", 1000'000'000'000},
+      {"kbps", 1000}, {"mbps", 1000'000}, {"gbps", 1000'000'000}, {"tbps", 1000'000'000'000},
+      {"bit", 1}};
+  for (const auto& [name, bits] : kBits) {
+    if (suffix != name) continue;
+    if (value > std::numeric_limits<std::uint64_t>::max() / bits) {
+      return Status::Invalid("bandwidth too large");
+    }
+    return value * bits / 8;
+  }
+  auto bytes = ParseSize(text);
+  if (!bytes.ok()) {
+    if (bytes.status().message() == "size too large") return Status::Invalid("bandwidth too large");
+    return Status::Invalid(std::string(kWhat));
+  }
+  return *bytes;
+}
+
+std::string FormatBandwidth(std::uint64_t bytes_per_second) {
+  // Whole kbit: 125 bytes/s.
+  if (bytes_per_second == 0 || bytes_per_second % 125 != 0) return FormatSize(bytes_per_second);
+  static constexpr std::string_view kUnit[] = {"kbit", "mbit", "gbit", "tbit"};
+  std::uint64_t n = bytes_per_second / 125;  // kbit
+  std::size_t unit = 0;
+  while (unit + 1 < std::size(kUnit) && n % 1000 == 0) {
+    n /= 1000;
+    ++unit;
+  }
+  return fmt::format("{}{}", n, kUnit[unit]);
 }
 
 Result<bool> ParseBool(std::string_view text) {

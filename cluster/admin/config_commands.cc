@@ -210,9 +210,12 @@ CommandResult ConfigHelp(const Words& args, const AdminContext& ctx) {
                                         "' not recognized"));
   }
   const bool ranged = spec->type == OptionType::kInt || spec->type == OptionType::kSize ||
-                      spec->type == OptionType::kDuration;
+                      spec->type == OptionType::kDuration || spec->type == OptionType::kBandwidth;
   const auto bound = [&](std::int64_t v) {
     if (spec->type == OptionType::kSize) return FormatSize(static_cast<std::uint64_t>(v));
+    if (spec->type == OptionType::kBandwidth) {
+      return FormatBandwidth(static_cast<std::uint64_t>(v));
+    }
     if (spec->type == OptionType::kDuration) return fmt::format("{}s", v / 1000.0);
     return std::to_string(v);
   };

@@ -8,6 +8,7 @@
 #include "cluster/admin/commands.h"
 #include "cluster/admin/status_report.h"
 #include "cluster/map/pool_geometry.h"
+#include "common/config.h"
 
 namespace ec::cluster::admin {
 
@@ -191,7 +192,8 @@ nlohmann::json OsdJson(const OsdEntry& o) {
           {"public_addr", o.addr},
           {"up_stamp_ms", o.up_stamp_ms},
           {"down_stamp_ms", o.down_stamp_ms},
-          {"auto_out", o.auto_out}};
+          {"auto_out", o.auto_out},
+          {"network_bandwidth", o.network_bandwidth}};
 }
 
 CommandResult OsdDump(const Words& args, const AdminContext& ctx) {
@@ -249,7 +251,9 @@ CommandResult OsdDump(const Words& args, const AdminContext& ctx) {
   for (const auto& [id, o] : map->osds) {
     out += "osd." + std::to_string(id) + (o.up ? " up  " : " down") + (o.in ? " in " : " out") +
            " weight " + FixedWeight(o.weight) + " host " + o.host + " " +
-           (o.addr.empty() ? "-" : o.addr) + "\n";
+           (o.addr.empty() ? "-" : o.addr) +
+           (o.network_bandwidth != 0 ? " bandwidth " + FormatBandwidth(o.network_bandwidth) : "") +
+           "\n";
   }
   return Success(out);
 }

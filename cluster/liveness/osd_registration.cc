@@ -132,9 +132,10 @@ Status OsdRegistration::BootOnce(bool* retry_later) {
       old_lease = kv.lease;
     }
     guard.ops.push_back(etcd::TxnOp::Put(key, EncodeAlive(mine), lease));
-    auto map = store_.Apply({MapChange::OsdBoot(options_.osd_id, options_.addr, options_.host,
-                                                options_.uuid, WallClockMs())},
-                            guard);
+    auto map =
+        store_.Apply({MapChange::OsdBoot(options_.osd_id, options_.addr, options_.host,
+                                         options_.uuid, WallClockMs(), options_.network_bandwidth)},
+                     guard);
     if (map.ok()) {
       if (old_lease != 0 && old_lease != lease) (void)client_.LeaseRevoke(old_lease);
       std::lock_guard<std::mutex> lock(mu_);

@@ -64,6 +64,10 @@ struct RegistrationOptions {
   std::string addr;  // "ip:port" the OSD serves on
   std::string host;  // failure domain host; non-empty
   std::string uuid;  // the store's uuid; non-empty
+  // osd_network_bandwidth: bytes/s of the host's link, published in the map at every boot
+  // (OsdEntry::network_bandwidth); 0: unknown. At most kMaxNetworkBandwidth (the boot is refused
+  // EINVAL above it).
+  std::uint64_t network_bandwidth = 0;
   std::string prefix = "/ecstore/";
   std::chrono::milliseconds grace{20000};         // osd_heartbeat_grace
   std::chrono::milliseconds boot_timeout{30000};  // Start gives up after this (etcd unreachable)

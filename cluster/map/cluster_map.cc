@@ -203,7 +203,7 @@ Result<OsdEntry> DecodeOsd(std::string_view key, int id, const std::string& valu
   if (!j.ok()) return j.status();
   Reader r(key, *j);
   EC_RETURN_IF_ERROR(r.Check({"v", "id", "addr", "host", "weight", "in", "up", "uuid",
-                              "up_stamp_ms", "down_stamp_ms", "auto_out"}));
+                              "up_stamp_ms", "down_stamp_ms", "auto_out", "network_bandwidth"}));
   OsdEntry o;
   std::int64_t n = 0;
   EC_RETURN_IF_ERROR(r.Int("id", 0, std::numeric_limits<int>::max(), &n));
@@ -221,6 +221,12 @@ Result<OsdEntry> DecodeOsd(std::string_view key, int id, const std::string& valu
   EC_RETURN_IF_ERROR(
       r.Int("down_stamp_ms", 0, std::numeric_limits<std::int64_t>::max(), &o.down_stamp_ms));
   EC_RETURN_IF_ERROR(r.Bool("auto_out", &o.auto_out));
+  if (j->contains("network_bandwidth")) {  // absent in records older than it: unknown (0)
+    std::int64_t bw = 0;
+    EC_RETURN_IF_ERROR(
+        r.Int("network_bandwidth", 0, static_cast<std::int64_t>(kMaxNetworkBandwidth), &bw));
+    o.network_bandwidth = static_cast<std::uint64_t>(bw);
+  }
   return o;
 }
 
@@ -343,18 +349,20 @@ std::string EncodePool(const Pool& p) {
   return j.dump();
 }
 std::string EncodeOsd(const OsdEntry& o) {
-  return json{{"v", 1},
-              {"id", o.id},
-              {"addr", o.addr},
-              {"host", o.host},
-              {"weight", o.weight},
-              {"in", o.in},
-              {"up", o.up},
-              {"uuid", o.uuid},
-              {"up_stamp_ms", o.up_stamp_ms},
-              {"down_stamp_ms", o.down_stamp_ms},
-              {"auto_out", o.auto_out}}
-      .dump();
+  json j{{"v", 1},
+         {"id", o.id},
+         {"addr", o.addr},
+         {"host", o.host},
+         {"weight", o.weight},
+         {"in", o.in},
+         {"up", o.up},
+         {"uuid", o.uuid},
+         {"up_stamp_ms", o.up_stamp_ms},
+         {"down_stamp_ms", o.down_stamp_ms},
+         {"auto_out", o.auto_out}};
+  // Only when known: an OSD of a version before the field reads the record as before.
+  if (o.network_bandwidth != 0) j["network_bandwidth"] = o.network_bandwidth;
+  return j.dump();
 }
 
 std::string EncodeFlags(const std::set<std::string>& flags) {

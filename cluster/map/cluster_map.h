@@ -127,6 +127,10 @@ struct Pool {
   bool operator==(const Pool&) const = default;
 };
 
+// The largest OsdEntry::network_bandwidth (2^40 bytes/s, about 8.8 Tbit/s): no link is faster;
+// a record above it is refused, not clamped (it is not what an OSD would publish).
+inline constexpr std::uint64_t kMaxNetworkBandwidth = std::uint64_t{1} << 40;
+
 // An OSD as the map records it.
 struct OsdEntry {
   int id = 0;           // >= 0
@@ -140,6 +144,11 @@ struct OsdEntry {
   std::int64_t down_stamp_ms = 0;  // wall clock when last marked down; 0 while up or never up
   bool auto_out = false;  // marked out by the monitor (after mon_osd_down_out_interval), not by
                           // a person: it is marked in again when it boots (as Ceph does)
+  // Bytes per second its host's link carries each way (osd_network_bandwidth, set at boot), for
+  // the repair cost model (osd/pg/repair_chain.h ChooseRepair); 0: unknown. Record key
+  // "network_bandwidth", written only when not 0 (a record without it, as every map before it
+  // had, reads as 0); an integer 0..kMaxNetworkBandwidth, else the record is refused.
+  std::uint64_t network_bandwidth = 0;
   bool operator==(const OsdEntry&) const = default;
 
   // For placement: OsdInfo{id, host, weight, in, up}.

@@ -143,6 +143,8 @@ Status PutOsd(const OsdEntry& o, ClusterMap* map) {
   if (o.host.empty()) return Status::Invalid("osd." + std::to_string(o.id) + " has an empty host");
   if (!std::isfinite(o.weight) || o.weight < 0)
     return Status::Invalid("osd." + std::to_string(o.id) + " weight must be finite and >= 0");
+  if (o.network_bandwidth > kMaxNetworkBandwidth)
+    return Status::Invalid("osd." + std::to_string(o.id) + " network bandwidth above 2^40 bytes/s");
   map->osds[o.id] = o;
   return Status::OK();
 }
@@ -164,6 +166,9 @@ Status OsdBoot(const MapChange& c, ClusterMap* map) {
   if (b.id < 0) return Status::Invalid("osd id " + std::to_string(b.id) + " must be >= 0");
   if (b.host.empty()) return Status::Invalid(OsdName(b.id) + " has an empty host");
   if (b.uuid.empty()) return Status::Invalid(OsdName(b.id) + " boots without a store uuid");
+  if (b.network_bandwidth > kMaxNetworkBandwidth) {
+    return Status::Invalid(OsdName(b.id) + " boots with a network bandwidth above 2^40 bytes/s");
+  }
   auto [it, added] = map->osds.try_emplace(b.id);
   OsdEntry& o = it->second;
   if (added) {
@@ -177,6 +182,7 @@ Status OsdBoot(const MapChange& c, ClusterMap* map) {
   o.addr = b.addr;
   o.host = b.host;
   o.uuid = b.uuid;
+  o.network_bandwidth = b.network_bandwidth;
   o.up = true;
   o.up_stamp_ms = c.stamp_ms;
   o.down_stamp_ms = 0;
@@ -305,13 +311,14 @@ MapChange MapChange::RemoveOsd(int id) {
   return c;
 }
 MapChange MapChange::OsdBoot(int id, std::string addr, std::string host, std::string uuid,
-                             std::int64_t stamp_ms) {
+                             std::int64_t stamp_ms, std::uint64_t network_bandwidth) {
   MapChange c;
   c.kind = Kind::kOsdBoot;
   c.osd.id = id;
   c.osd.addr = std::move(addr);
   c.osd.host = std::move(host);
   c.osd.uuid = std::move(uuid);
+  c.osd.network_bandwidth = network_bandwidth;
   c.stamp_ms = stamp_ms;
   return c;
 }

@@ -35,13 +35,16 @@
 //                EINVAL "pool 'NAME': its type is fixed at pool creation ..." when it changes (a
 //                replicated pool's size may change: its PGs then place that many copies).
 //   RemovePool   by name: ENOENT "pool 'NAME' does not exist".
-//   PutOsd       EINVAL for id < 0, empty host, weight negative or not finite; adds or replaces.
+//   PutOsd       EINVAL for id < 0, empty host, weight negative or not finite, network_bandwidth
+//                above kMaxNetworkBandwidth; adds or replaces.
 //   RemoveOsd    ENOENT "osd.N does not exist"; EBUSY "osd.N is still up; stop it first".
 //   OsdBoot      an OSD starting (cluster/liveness/osd_registration.h): adds it (weight 1, in)
-//                if new; sets addr, host, uuid, up, up_stamp_ms = stamp, down_stamp_ms = 0, and
+//                if new; sets addr, host, uuid, network_bandwidth (0: unknown), up,
+//                up_stamp_ms = stamp, down_stamp_ms = 0, and
 //                marks it in again if it was auto-out. EEXIST "osd.N belongs to another store
 //                (uuid U); this one is V" when the map has a different non-empty uuid for it;
-//                EINVAL for an empty host or uuid.
+//                EINVAL for an empty host or uuid, a network_bandwidth above
+//                kMaxNetworkBandwidth.
 //   OsdDown      ENOENT if absent; up = false, down_stamp_ms = stamp (no change if already down).
 //   OsdIn/Out    ENOENT "osd.N does not exist". In: in = true, auto_out = false, and if the OSD
 //                is down its down_stamp_ms restarts at stamp (so the monitor does not mark it out
@@ -88,7 +91,7 @@ struct MapChange {
   Kind kind = Kind::kPutProfile;
   EcProfile profile;          // kPutProfile
   Pool pool;                  // kPutPool
-  OsdEntry osd;               // kPutOsd; kOsdBoot (id, addr, host, uuid)
+  OsdEntry osd;               // kPutOsd; kOsdBoot (id, addr, host, uuid, network_bandwidth)
   std::string name;           // kRemoveProfile, kRemovePool; kSetFlag, kUnsetFlag: the flag
   int osd_id = -1;            // kRemoveOsd, kOsdDown, kOsdIn, kOsdOut
   std::int64_t stamp_ms = 0;  // kOsdBoot, kOsdDown, kOsdIn: wall clock, ms since 1970
@@ -101,7 +104,7 @@ struct MapChange {
   static MapChange PutOsd(OsdEntry o);
   static MapChange RemoveOsd(int id);
   static MapChange OsdBoot(int id, std::string addr, std::string host, std::string uuid,
-                           std::int64_t stamp_ms);
+                           std::int64_t stamp_ms, std::uint64_t network_bandwidth = 0);
   static MapChange OsdDown(int id, std::int64_t stamp_ms);
   static MapChange OsdIn(int id, std::int64_t stamp_ms);
   static MapChange OsdOut(int id, bool automatic);

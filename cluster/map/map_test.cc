@@ -150,6 +150,21 @@ TEST(MapChanges, OsdLifecycle) {
   EXPECT_NE(st.message().find("belongs to another store (uuid u-3)"), std::string::npos)
       << st.message();
   EXPECT_EQ(ApplyChanges({MapChange::OsdBoot(4, "a", "h1", "", 1)}, &map).code(), EINVAL);
+  // osd_network_bandwidth is published at boot, replaced at the next (0: unknown again), and
+  // bounded.
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdBoot(5, "a", "h1", "u-5", 1, 125'000'000)}, &map).ok());
+  EXPECT_EQ(map.osds.at(5).network_bandwidth, 125'000'000u);
+  ASSERT_TRUE(ApplyChanges({MapChange::OsdBoot(5, "a", "h1", "u-5", 2)}, &map).ok());
+  EXPECT_EQ(map.osds.at(5).network_bandwidth, 0u);
+  EXPECT_EQ(
+      ApplyChanges({MapChange::OsdBoot(5, "a", "h1", "u-5", 3, kMaxNetworkBandwidth + 1)}, &map)
+          .code(),
+      EINVAL);
+  EXPECT_EQ(map.osds.at(5).network_bandwidth, 0u);
+  OsdEntry fast = map.osds.at(5);
+  fast.network_bandwidth = kMaxNetworkBandwidth + 1;
+  EXPECT_EQ(ApplyChanges({MapChange::PutOsd(fast)}, &map).code(), EINVAL);
+
   EXPECT_EQ(ApplyChanges({MapChange::OsdBoot(4, "a", "", "u", 1)}, &map).code(), EINVAL);
   for (MapChange c : {MapChange::OsdDown(9, 1), MapChange::OsdIn(9, 1), MapChange::OsdOut(9, false),
                       MapChange::RemoveOsd(9)}) {

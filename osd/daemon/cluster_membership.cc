@@ -77,6 +77,7 @@ Result<std::unique_ptr<ClusterMembership>> ClusterMembership::Start(
   ro.addr = addr;
   ro.host = HostName(c);
   ro.uuid = store_uuid;
+  ro.network_bandwidth = c.osd_network_bandwidth;
   ro.prefix = c.etcd_prefix;
   ro.grace = c.osd_heartbeat_grace;
   // A daemon that cannot reach etcd says so and exits rather than hang (twice the grace, >= 5 s).

@@ -41,15 +41,16 @@
 // reply's version).
 // Degraded reads through a repair chain (issue 33; io.chain, osd_repair_pipeline): when the range
 // needs bytes of exactly one lost data shard and the mode chooses a chain for them (repair_chain.h
-// RepairPipeline: `on` from one slice of that shard's bytes on, `auto` where ChainPaysOff says so),
-// the lost shard's chunks of the stripes the range touches are rebuilt by RepairByChain from the
-// current shards (this OSD's own first, served by its own ChainService: no message to itself),
-// so this OSD receives one chunk's bytes for them instead of k (RS) or d/q (CLAY); the read is
-// then served from those bytes and the other data shards' extents (ReadObjectRange with the
-// rebuilt shard as a local one). Every hop checks its shard's version and stored length and the
-// requester each partial's length (repair_chain.h); a chain that fails, or a read after it that
-// fails, is followed by the direct degraded read above, so a chain never changes what a read
-// returns, only how the bytes travel. ReadOutcome says which (chained, chain_failure).
+// RepairPipeline: `on` from one slice of that shard's bytes on, `auto` where ChainPaysOff says so,
+// the links' cost model over the bandwidths of ChainReads::map), the lost shard's chunks of the
+// stripes the range touches are rebuilt by RepairByChain from the current shards (this OSD's own
+// first, served by its own ChainService: no message to itself), so this OSD receives one chunk's
+// bytes for them instead of k (RS) or d/q (CLAY); the read is then served from those bytes and the
+// other data shards' extents (ReadObjectRange with the rebuilt shard as a local one). Every hop
+// checks its shard's version and stored length and the requester each partial's length
+// (repair_chain.h); a chain that fails, or a read after it that fails, is followed by the direct
+// degraded read above, so a chain never changes what a read returns, only how the bytes travel.
+// ReadOutcome says which (chained, chain_failure).
 //
 // Blocking: every function waits for its sub-operations (on the OsdClients' io threads, or this
 // OSD's ShardService workers for its own shard) and must
@@ -135,6 +136,10 @@ struct ChainReads {
   ChainRepairOptions options;          // a timeout of 0: ObjectIo::timeout
   ChainPlans* plans = nullptr;         // borrowed, thread safe; null: no chains
   MetricsRegistry* metrics = nullptr;  // borrowed, may be null: the chains' counters
+  // For auto's cost model (repair_chain.h ChainPaysOff): the map whose OsdEntry::network_bandwidth
+  // gives each OSD's link (borrowed; null: every bandwidth unknown) and this OSD's id.
+  const cluster::MapHolder* map = nullptr;
+  int osd_id = -1;
 };
 
 // Everything an operation on one object needs.

@@ -71,18 +71,19 @@ class RebuiltShardSource final : public recovery::ShardSource {
 };
 
 // What a direct repair of the lost bytes `slices` cover adds on this OSD's link to the read's own
-// extents (`range`): the helpers' extents of `plan` for them (their stored parts; this OSD's own
-// shard `self` free) that the range does not read anyway. The direct read's engine may choose
-// other helpers than `plan` (it prices this OSD's shard at nothing): an estimate for the rule,
-// never a count.
-std::uint64_t DirectRepairBytes(const recovery::PipelinePlan& plan,
-                                const std::vector<recovery::PipelineSlice>& slices,
-                                const std::vector<ShardExtent>& range, int self,
-                                const std::map<int, std::uint64_t>& sizes) {
-  std::uint64_t bytes = 0;
+// extents (`range`), per helper position: the helpers' extents of `plan` for them (their stored
+// parts; this OSD's own shard `self` free) that the range does not read anyway. The direct read's
+// engine may choose other helpers than `plan` (it prices this OSD's shard at nothing): an
+// estimate for the rule, never a count.
+std::map<int, std::uint64_t> DirectRepairBytes(const recovery::PipelinePlan& plan,
+                                               const std::vector<recovery::PipelineSlice>& slices,
+                                               const std::vector<ShardExtent>& range, int self,
+                                               const std::map<int, std::uint64_t>& sizes) {
+  std::map<int, std::uint64_t> out;
   for (std::size_t i = 0; i < plan.stages().size(); ++i) {
     const int p = plan.stages()[i].chunk;
     if (p == self) continue;
+    std::uint64_t& bytes = out[p];
     auto sized = sizes.find(p);
     const std::uint64_t stored =
         sized == sizes.end() ? std::numeric_limits<std::uint64_t>::max() : sized->second;
@@ -102,7 +103,7 @@ std::uint64_t DirectRepairBytes(const recovery::PipelinePlan& plan,
       }
     }
   }
-  return bytes;
+  return out;
 }
 
 }  // namespace
@@ -173,12 +174,21 @@ ChainAttempt ReadThroughChain(const ObjectIo& io, const ObjectState& state,
     if (!plan.ok()) return a;
     auto slices = ChainSlicesFor(**plan, lo, needed, options);
     if (!slices.ok()) return a;
-    std::uint64_t chain_bytes = 0;
+    ChainCost cost;
     for (const recovery::PipelineSlice& slice : *slices)
-      chain_bytes += (*plan)->PartialBytes(slice);
-    const std::uint64_t direct =
-        DirectRepairBytes(**plan, *slices, *extents, io.self_position, sizes);
-    if (!ChainPaysOff(direct, chain_bytes, options)) return a;
+      cost.chain_bytes += (*plan)->PartialBytes(slice);
+    cost.direct = DirectRepairBytes(**plan, *slices, *extents, io.self_position, sizes);
+    cost.first_hop = t.first_hop;
+    if (chain.map != nullptr) {
+      const std::shared_ptr<const cluster::ClusterMap> map = chain.map->Get();
+      auto bandwidth = [&](int osd) -> std::uint64_t {
+        auto it = map->osds.find(osd);
+        return it == map->osds.end() ? 0 : it->second.network_bandwidth;
+      };
+      cost.requester_bandwidth = bandwidth(chain.osd_id);
+      for (const auto& [p, helper] : t.helpers) cost.bandwidth[p] = bandwidth(helper.osd);
+    }
+    if (!ChainPaysOff(**plan, cost, options)) return a;
   }
 
   Buffer rebuilt = Buffer::Allocate(needed, false);

@@ -319,22 +319,24 @@ TEST_F(ChainReadTest, AHelperAtAnotherVersionNeverGivesWrongBytes) {
   EXPECT_GE(Count(3, "ecstore_repair_chain_stages_total{result=\"failed\"}"), 1u);
 }
 
-// osd_repair_pipeline = auto (repair_chain.h ChainPaysOff, recovery's rule): a chain where the
-// direct repair would add at least two bytes on the primary's link per byte the chain brings,
-// from one slice of lost bytes on.
+// osd_repair_pipeline = auto (repair_chain.h ChainPaysOff, recovery/link_cost.h), every
+// bandwidth unknown: a chain where the direct repair would add D >= 2 (C + n slices) on the
+// primary's link, C the lost bytes (at least one slice), n the chain's hops (4 here, the primary's
+// own shard first). Slices of 4 KiB: a lost chunk is 16.
 TEST_F(ChainReadTest, AutoChainsWhereTheDirectRepairBringsTwiceAsMuch) {
   ChainReads autos = reads_;
   autos.mode = RepairPipeline::kAuto;
-  autos.options.slice_bytes = kReadWideUnit;
+  autos.options.slice_bytes = kReadWideUnit / 16;
   std::vector<std::byte> bytes;
   Put(kReadWidePool, "auto", 3, &bytes, 4);
   const std::uint64_t w = 4 * kReadWideUnit;
   ReadOutcome chunk, small, whole;
-  // One lost chunk: the direct repair adds three remote chunks (2, 3 and a parity): a chain.
+  // One lost chunk: the direct repair adds three remote chunks (2, 3 and a parity), 48 slices
+  // against 2 x (16 + 4): a chain.
   ASSERT_TRUE(ReadsRight(kReadWidePool, "auto", 3, bytes, w + kReadWideUnit, kReadWideUnit, &autos,
                          &chunk));
   EXPECT_TRUE(chunk.chained);
-  // A quarter of it: below one slice.
+  // A quarter of it: 12 slices against 2 x (4 + 4): the chain's fill tips it.
   ASSERT_TRUE(ReadsRight(kReadWidePool, "auto", 3, bytes, w + kReadWideUnit, kReadWideUnit / 4,
                          &autos, &small));
   EXPECT_FALSE(small.chained);
@@ -351,6 +353,35 @@ TEST_F(ChainReadTest, AutoChainsWhereTheDirectRepairBringsTwiceAsMuch) {
       ReadsRight(kReadWidePool, "auto", 3, bytes, w + kReadWideUnit, kReadWideUnit, &never, &off));
   EXPECT_FALSE(off.chained);
   EXPECT_EQ(PrimaryChainIn(), kReadWideUnit);  // the one chained read
+
+  // The bandwidths in the map: the primary's link at 10 Gbit/s, the other OSDs' at 1 Gbit/s. The
+  // direct repair's three chunks come at once, each on its own slow link (16 slices' time); the
+  // chain carries the chunk over slow links only, plus its fill (2 x (16 + 4) slices' time): the
+  // same read is now direct.
+  cluster::ClusterMap m = map_;
+  ++m.epoch;
+  for (auto& [id, o] : m.osds) {
+    o.network_bandwidth = id == kReadSelf ? 1'250'000'000 : 125'000'000;
+  }
+  map_ = m;
+  ASSERT_TRUE(maps_.Set(m));
+  autos.map = &maps_;
+  autos.osd_id = kReadSelf;
+  ReadOutcome fast;
+  ASSERT_TRUE(
+      ReadsRight(kReadWidePool, "auto", 3, bytes, w + kReadWideUnit, kReadWideUnit, &autos, &fast));
+  EXPECT_FALSE(fast.chained);
+  EXPECT_TRUE(fast.degraded);
+  // Every link equal again (published): a chain, as with none known.
+  for (auto& [id, o] : m.osds) o.network_bandwidth = 125'000'000;
+  ++m.epoch;
+  map_ = m;
+  ASSERT_TRUE(maps_.Set(m));
+  ReadOutcome equal;
+  ASSERT_TRUE(ReadsRight(kReadWidePool, "auto", 3, bytes, w + kReadWideUnit, kReadWideUnit, &autos,
+                         &equal));
+  EXPECT_TRUE(equal.chained);
+  EXPECT_EQ(PrimaryChainIn(), 2 * kReadWideUnit);
 }
 
 TEST(ChainChoice, TheRuleOfAuto) {
@@ -358,10 +389,6 @@ TEST(ChainChoice, TheRuleOfAuto) {
   o.slice_bytes = 256 * 1024;
   EXPECT_FALSE(ChainLongEnough(256 * 1024 - 1, o));
   EXPECT_TRUE(ChainLongEnough(256 * 1024, o));
-  EXPECT_TRUE(ChainPaysOff(2 * 256 * 1024, 256 * 1024, o));
-  EXPECT_FALSE(ChainPaysOff(2 * 256 * 1024 - 1, 256 * 1024, o));  // below two bytes per byte
-  EXPECT_FALSE(ChainPaysOff(4 * 1024, 1024, o));                  // below one slice
-  EXPECT_TRUE(ChainPaysOff(~std::uint64_t{0}, ~std::uint64_t{0} / 2, o));  // no overflow
 }
 
 }  // namespace

@@ -56,7 +56,8 @@ class Primary::Impl {
                                 msg::TrafficClass::kClient, 0, true, options_.auth}),
         local_(options_.shards != nullptr ? ShardLink::Local(options_.shards, options_.pulls)
                                           : nullptr),
-        chain_reads_{options_.repair_pipeline, options_.chain, &chain_plans_, metrics_},
+        chain_reads_{options_.repair_pipeline, options_.chain, &chain_plans_, metrics_, map,
+                     options_.osd_id},
         granter_(options_.read_lease),
         dispatcher_(options_.threads, options_.inline_read_max_bytes, nullptr, nullptr, 1, 0,
                     "pg-worker") {}

@@ -16,6 +16,7 @@
 #include "msg/messages.h"
 #include "osd/pg/osd_shard_source.h"
 #include "osd/pg/pool_codecs.h"
+#include "osd/pg/repair_chain.h"
 #include "recovery/read_plan.h"
 #include "recovery/repair_engine.h"
 
@@ -79,6 +80,12 @@ struct PullJob {
   std::vector<msg::OsdShardSource::Holder> copy_from;
   std::vector<std::shared_ptr<msg::OsdClient>> clients;  // keeps the holders' clients alive
   std::string left_out;                                  // helpers not usable, for messages
+  // OSD id -> its link's bytes/s (OsdEntry::network_bandwidth at the request's epoch; 0 or
+  // absent: unknown), for this OSD and every helper: osd_repair_pipeline=auto's cost model.
+  std::map<int, std::uint64_t> bandwidth;
+  // The chains' plans (PullService's; thread safe), null: no chains. For the choice of auto in
+  // the prefetch (pull_object.h ChainChosen).
+  ChainPlans* plans = nullptr;
 
   // The objects run a window at a time: [window_first, window_end), each with what was fetched
   // for it (prefetched[i - window_first]), up to PullOptions::max_active at once, while the next

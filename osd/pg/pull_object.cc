@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <future>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -72,6 +73,24 @@ class Prefetched {
   recovery::PrefetchedShardSource source_;
 };
 
+// The chain's helpers of `job` for `o`: position -> its OSD and client (the holders of the
+// request's helpers, positions of the code only; a kCopy's sources are not holders).
+std::map<int, ChainHelper> ChainHelpers(const PullJob& job, const msg::SubPullObject& o) {
+  const int chunks = static_cast<int>(CodecOf(*job.codec, o).layout.chunk_count());
+  std::map<int, ChainHelper> helpers;
+  for (const msg::SubPullHelper& h : job.request.helpers) {
+    auto holder = job.holders.find(static_cast<int>(h.shard));
+    if (holder == job.holders.end() || static_cast<int>(h.shard) >= chunks) continue;
+    helpers[static_cast<int>(h.shard)] = ChainHelper{h.osd, holder->second.client};
+  }
+  return helpers;
+}
+
+std::uint64_t BandwidthOf(const PullJob& job, int osd) {
+  auto it = job.bandwidth.find(osd);
+  return it == job.bandwidth.end() ? 0 : it->second;
+}
+
 bool AllStale(const std::map<int, Status>& failed) {
   if (failed.empty()) return false;
   return std::all_of(failed.begin(), failed.end(),
@@ -101,6 +120,41 @@ recovery::RepairRequest RebuildRequest(const PullJob& job, const msg::SubPullObj
     if (position < chunks) rr.cost->stored[position] = layout.stored_size(o.object_size, position);
   }
   return rr;
+}
+
+Result<bool> ChainChosen(const PullJob& job, const msg::SubPullObject& o,
+                         const PullOptions& options, ChainPlans* plans) {
+  if (options.repair_pipeline == RepairPipeline::kOff || plans == nullptr ||
+      o.form != msg::ObjectForm::kErasure) {
+    return false;
+  }
+  if (options.repair_pipeline == RepairPipeline::kOn) return true;
+  const PoolCodec& codec = CodecOf(*job.codec, o);
+  const StripeLayout& layout = codec.layout;
+  const std::map<int, ChainHelper> helpers = ChainHelpers(job, o);
+  std::vector<int> positions;
+  for (const auto& [position, helper] : helpers) positions.push_back(position);
+  auto plan = plans->Get(*codec.code, layout, static_cast<int>(job.request.shard), positions);
+  if (!plan.ok()) return plan.status();
+  const recovery::PipelinePlan& p = **plan;
+  const std::uint64_t stripes = layout.stripes_of(o.object_size);
+  ChainCost cost;
+  cost.requester_bandwidth = BandwidthOf(job, options.osd_id);
+  cost.chain_bytes = layout.padded_shard_size(o.object_size);
+  for (const recovery::PipelineStage& stage : p.stages()) {
+    std::uint64_t per_stripe = 0;
+    for (const auto& [first, count] : stage.reads) {
+      per_stripe += static_cast<std::uint64_t>(count) * p.sub_chunk_size();
+    }
+    // A helper sends what it stores of its reads (StoredShardSource): absent bytes are zeros.
+    constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+    const std::uint64_t bytes =
+        per_stripe > 0 && stripes > kMax / per_stripe ? kMax : per_stripe * stripes;
+    cost.direct[stage.chunk] = std::min(bytes, layout.stored_size(o.object_size, stage.chunk));
+    auto helper = helpers.find(stage.chunk);
+    if (helper != helpers.end()) cost.bandwidth[stage.chunk] = BandwidthOf(job, helper->second.osd);
+  }
+  return ChainPaysOff(p, cost, options.chain);
 }
 
 Result<bool> NeedsPull(shard::ShardService& shards, const PullJob& job,
@@ -164,17 +218,15 @@ Status ObjectPuller::Pull(const PullJob& job, const msg::SubPullObject& o,
     if (r.mode == msg::SubPullMode::kCopy) {
       s = Copy(job, o, std::move(prefetched.reads), data, result);
       // The shard's old holder failed (it died, or lost the shard): decode it if the request
-      // named helpers for that.
+      // named helpers for that, through a chain first as a kRebuild would.
       if (!s.ok() && !job.holders.empty()) {
-        Status rebuilt = Rebuild(job, o, {}, data, result);
+        Status rebuilt = RebuildByChain(job, o, data, result);
+        if (!rebuilt.ok()) rebuilt = Rebuild(job, o, {}, data, result);
         s = rebuilt.ok() ? rebuilt : rebuilt.WithPrefix("copy failed (" + s.message() + ")");
       }
     } else {
       s = Status::Error(EOPNOTSUPP, "no chain");
-      if (r.mode == msg::SubPullMode::kRebuild && o.form == msg::ObjectForm::kErasure &&
-          options_->repair_pipeline != RepairPipeline::kOff && plans_ != nullptr) {
-        s = RebuildByChain(job, o, data, result);
-      }
+      if (r.mode == msg::SubPullMode::kRebuild) s = RebuildByChain(job, o, data, result);
       if (!s.ok()) s = Rebuild(job, o, std::move(prefetched), data, result);
     }
     if (!s.ok()) {
@@ -246,8 +298,10 @@ Status ObjectPuller::Rebuild(const PullJob& job, const msg::SubPullObject& o,
 Status ObjectPuller::RebuildByChain(const PullJob& job, const msg::SubPullObject& o, Buffer& data,
                                     msg::SubPullResult* result) const {
   const msg::SubPullRequest& r = job.request;
+  auto chosen = ChainChosen(job, o, *options_, plans_);
+  if (!chosen.ok()) return chosen.status();
+  if (!*chosen) return Status::Error(EOPNOTSUPP, "no chain: the direct pull is faster");
   const PoolCodec& codec = CodecOf(*job.codec, o);
-  const int chunks = static_cast<int>(codec.layout.chunk_count());
   ChainRepairTarget t;
   t.code = codec.code.get();
   t.layout = &codec.layout;
@@ -259,25 +313,9 @@ Status ObjectPuller::RebuildByChain(const PullJob& job, const msg::SubPullObject
   t.version = o.version;
   t.object_size = o.object_size;
   t.versions = o.versions;
-  for (const msg::SubPullHelper& h : r.helpers) {
-    auto holder = job.holders.find(static_cast<int>(h.shard));
-    if (holder == job.holders.end() || static_cast<int>(h.shard) >= chunks) continue;
-    t.helpers[static_cast<int>(h.shard)] = ChainHelper{h.osd, holder->second.client};
-  }
-  ChainRepairOptions chain = options_->chain;
-  if (options_->repair_pipeline == RepairPipeline::kAuto) {
-    std::vector<int> positions;
-    for (const auto& [position, helper] : t.helpers) positions.push_back(position);
-    auto plan = plans_->Get(*t.code, codec.layout, t.lost, positions);
-    if (!plan.ok()) return plan.status();
-    const std::uint64_t shard = codec.layout.padded_shard_size(o.object_size);
-    const std::uint64_t stripes = codec.layout.stripes_of(o.object_size);
-    if (!ChainPaysOff((*plan)->bytes_per_stripe() * stripes, shard, chain)) {
-      return Status::Error(EOPNOTSUPP, "auto: the direct pull is cheaper");
-    }
-  }
+  t.helpers = ChainHelpers(job, o);
   ChainRepairStats stats;
-  Status s = RepairByChain(t, chain, plans_, metrics_, data.span(), &stats);
+  Status s = RepairByChain(t, options_->chain, plans_, metrics_, data.span(), &stats);
   result->network_bytes += stats.network_bytes;
   result->device_bytes += stats.device_bytes;
   if (!s.ok() && s.code() != EOPNOTSUPP) {

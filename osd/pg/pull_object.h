@@ -51,6 +51,17 @@ recovery::RepairRequest RebuildRequest(const PullJob& job, const msg::SubPullObj
 Result<bool> NeedsPull(shard::ShardService& shards, const PullJob& job,
                        const msg::SubPullObject& o);
 
+// Whether `o`'s shard is rebuilt through a chain of the job's helpers first (repair_chain.h
+// RepairPipeline), for a kRebuild pull and for a kCopy pull whose copy failed: OK(false) with
+// options.repair_pipeline off, without `plans`, or for an object stored as copies; OK(true) with
+// on; with auto, repair_chain.h ChainPaysOff for the whole padded shard, with the bandwidths of
+// job.bandwidth (this OSD's as the requester's), each helper sending its plan stage's inputs
+// over the object's stripes (at most its stored bytes). Errors: the chain's plan's
+// (ChainPlans::Get: EOPNOTSUPP for a code that is not pipelinable, EIO for too few helpers).
+// Thread safe.
+Result<bool> ChainChosen(const PullJob& job, const msg::SubPullObject& o,
+                         const PullOptions& options, ChainPlans* plans);
+
 class ObjectPuller {
  public:
   // `shards`, `options` and `stopping` are borrowed and must outlive the puller.

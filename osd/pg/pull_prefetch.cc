@@ -51,11 +51,11 @@ std::vector<Planned> PlanObject(const PullJob& job, std::size_t index, shard::Sh
     return out;
   }
   if (job.holders.empty()) return {};
-  // osd_repair_pipeline=auto may send shards of a slice or more through a chain, which reads the
-  // helpers itself (repair_chain.h ChainPaysOff): nothing to fetch for those.
-  if (options.repair_pipeline == RepairPipeline::kAuto && o.form == msg::ObjectForm::kErasure &&
-      ChainLongEnough(layout.padded_shard_size(o.object_size), options.chain)) {
-    return {};
+  // osd_repair_pipeline=auto sends the shards its cost model chooses through a chain, which reads
+  // the helpers itself (pull_object.h ChainChosen): nothing to fetch for those.
+  if (options.repair_pipeline == RepairPipeline::kAuto) {
+    auto chained = ChainChosen(job, o, options, job.plans);
+    if (chained.ok() && *chained) return {};
   }
   recovery::RepairRequest rr = RebuildRequest(job, o, options);
   auto plan = codec.engine->Plan(rr);

@@ -254,6 +254,9 @@ class PullService::Impl {
     }
     if (r.collection.empty()) return Status::Invalid("a pull needs a collection");
     const bool copy = r.mode == msg::SubPullMode::kCopy;
+    job.plans = &chain_plans_;
+    auto self = map->osds.find(options_.osd_id);
+    if (self != map->osds.end()) job.bandwidth[options_.osd_id] = self->second.network_bandwidth;
     std::set<std::uint32_t> seen;
     std::vector<std::string> left_out;
     for (const msg::SubPullHelper& h : r.helpers) {
@@ -272,6 +275,7 @@ class PullService::Impl {
         return Status::Invalid(fmt::format("two helpers for shard {}", h.shard));
       }
       auto osd = map->osds.find(h.osd);
+      if (osd != map->osds.end()) job.bandwidth[h.osd] = osd->second.network_bandwidth;
       if (osd == map->osds.end() || osd->second.addr.empty() || !osd->second.up) {
         left_out.push_back(fmt::format("osd.{} (shard {}): {}", h.osd, h.shard,
                                        osd == map->osds.end() ? "not in the map"

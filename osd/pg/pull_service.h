@@ -96,9 +96,11 @@ class logger;
 
 namespace ec::osd::pg {
 
-// PullOptions::repair_pipeline: whether a kRebuild pull of an erasure-coded object's shard goes
-// through a chain of helpers (osd/pg/repair_chain.h RepairPipeline: kOn whenever the code is
-// pipelinable, kAuto where ChainPaysOff says so for the whole shard). A chain that fails or
+// PullOptions::repair_pipeline: whether a kRebuild pull of an erasure-coded object's shard, or a
+// kCopy's rebuild after its copy failed, goes through a chain of helpers first
+// (osd/pg/repair_chain.h RepairPipeline: kOn whenever the code is pipelinable, kAuto where
+// ChainPaysOff says so for the whole shard, with the OSDs' bandwidths from the map:
+// pull_object.h ChainChosen). A chain that fails or
 // stalls (a helper down, at another version, too slow) is planned again without that helper,
 // then the object is pulled directly: the result is the same bytes.
 

@@ -97,9 +97,36 @@ bool ChainLongEnough(std::uint64_t lost_bytes, const ChainRepairOptions& options
   return lost_bytes >= options.slice_bytes;
 }
 
-bool ChainPaysOff(std::uint64_t direct_bytes, std::uint64_t chain_bytes,
-                  const ChainRepairOptions& options) {
-  return direct_bytes / 2 >= chain_bytes && ChainLongEnough(chain_bytes, options);
+std::vector<int> ChainOrder(const recovery::PipelinePlan& plan, int first_hop) {
+  std::vector<int> order;
+  for (const recovery::PipelineStage& stage : plan.stages()) {
+    if (stage.chunk == first_hop)
+      order.insert(order.begin(), stage.chunk);
+    else
+      order.push_back(stage.chunk);
+  }
+  return order;
+}
+
+bool ChainPaysOff(const recovery::PipelinePlan& plan, const ChainCost& cost,
+                  const ChainRepairOptions& options, recovery::LinkCostEstimate* estimate) {
+  auto bandwidth = [&](int position) -> std::uint64_t {
+    auto it = cost.bandwidth.find(position);
+    return it == cost.bandwidth.end() ? 0 : it->second;
+  };
+  recovery::LinkCostInput in;
+  in.requester_bandwidth = cost.requester_bandwidth;
+  for (const auto& [position, bytes] : cost.direct) {
+    if (bytes > 0) in.direct.push_back({bandwidth(position), bytes});
+  }
+  for (int position : ChainOrder(plan, cost.first_hop)) {
+    in.chain.push_back(position == cost.first_hop ? cost.requester_bandwidth : bandwidth(position));
+  }
+  in.chain_bytes = cost.chain_bytes;
+  in.slice_bytes = options.slice_bytes;
+  const recovery::LinkCostEstimate e = recovery::EstimateRepairLinks(in);
+  if (estimate != nullptr) *estimate = e;
+  return e.chain && ChainLongEnough(cost.chain_bytes, options);
 }
 
 Result<std::shared_ptr<const recovery::PipelinePlan>> ChainPlans::Get(
@@ -252,13 +279,13 @@ Status RepairByChain(const ChainRepairTarget& target, const ChainRepairOptions& 
     base.version = target.version;
     base.object_size = target.object_size;
     base.versions = target.versions;
-    // The plan's order, but first_hop first (hops find their stage by shard: any order works).
+    // ChainOrder: the plan's order, but first_hop first (hops find their stage by shard: any
+    // order works; ChainPaysOff priced this one).
     std::vector<const recovery::PipelineStage*> order;
-    for (const recovery::PipelineStage& stage : plan.stages()) {
-      if (stage.chunk == target.first_hop)
-        order.insert(order.begin(), &stage);
-      else
-        order.push_back(&stage);
+    for (int position : ChainOrder(plan, target.first_hop)) {
+      for (const recovery::PipelineStage& stage : plan.stages()) {
+        if (stage.chunk == position) order.push_back(&stage);
+      }
     }
     for (const recovery::PipelineStage* stage : order) {
       // Make() plans only from the positions it was given: each stage has its helper.

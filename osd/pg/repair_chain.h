@@ -85,6 +85,7 @@
 #include "msg/messages.h"
 #include "msg/server.h"
 #include "osd/shard/shard_service.h"
+#include "recovery/link_cost.h"
 #include "recovery/pipeline_plan.h"
 
 namespace spdlog {
@@ -168,25 +169,42 @@ Result<std::vector<recovery::PipelineSlice>> ChainSlicesFor(const recovery::Pipe
 //          when it is and the read needs at least one slice of the lost shard (ChainLongEnough):
 //          a smaller read is a single slice passed through every hop in turn, slower than the
 //          direct read for at most a slice saved on the primary's link;
-//   kAuto  where ChainPaysOff says so (a pull for its whole shard, a read for the lost bytes it
-//          needs, with ChainLongEnough of those too).
+//   kAuto  where ChainPaysOff says so: the chain is faster by the links' cost model
+//          (recovery/link_cost.h) from the bandwidths the OSDs publish in the map
+//          (osd_network_bandwidth), for a pull's whole shard, for the lost bytes a read needs, and
+//          for a backfill's shard whose copy failed.
 enum class RepairPipeline { kOff, kAuto, kOn };
 
 // The size half of kAuto's rule: `lost_bytes`, the bytes of the lost shard to rebuild, are at
 // least one slice (options.slice_bytes). Pure.
 bool ChainLongEnough(std::uint64_t lost_bytes, const ChainRepairOptions& options);
 
-// kAuto's rule, the one place it is written (pulls and degraded reads call it): a direct repair
-// would bring the requester's link at least two bytes per byte the chain brings
-// (`direct_bytes` >= 2 x `chain_bytes`), and ChainLongEnough(chain_bytes); below either, the
-// chain's extra hops cost more time than the link they save. A pull's direct bytes are its plan's
-// (PipelinePlan::bytes_per_stripe() per stripe against the chunk size: RS k, CLAY d/q, LRC l
-// chunks per chunk); a degraded read's are what the direct repair adds to the read's own
-// extents on the primary's link (the helpers' bytes the range does not read anyway, its own
-// shard free). A rule for equal links: a cost model of measured link bandwidths is still to come
-// (issue 33). Pure.
-bool ChainPaysOff(std::uint64_t direct_bytes, std::uint64_t chain_bytes,
-                  const ChainRepairOptions& options);
+// The positions of `plan`'s stages in the order RepairByChain chains them: the plan's order, but
+// `first_hop` (a position of the plan, or -1: none) first. Pure.
+std::vector<int> ChainOrder(const recovery::PipelinePlan& plan, int first_hop);
+
+// What kAuto weighs for one repair (positions are the lost object's shard positions).
+struct ChainCost {
+  std::uint64_t requester_bandwidth = 0;   // bytes/s of the requester's link; 0: unknown
+  std::map<int, std::uint64_t> bandwidth;  // position -> its OSD's bytes/s (absent, 0: unknown)
+  std::map<int, std::uint64_t> direct;     // position -> bytes it sends in a direct repair
+  std::uint64_t chain_bytes = 0;           // the lost bytes the chain brings (one partial)
+  int first_hop = -1;                      // ChainRepairTarget::first_hop (-1: none)
+};
+
+// kAuto's rule, the one place it is decided (pulls, a backfill's fallback and degraded reads
+// call it): recovery::EstimateRepairLinks over the direct repair's helpers (`cost.direct`, those
+// sending 0 bytes left out) and the chain of ChainOrder(plan, cost.first_hop), cost.chain_bytes
+// on every link, slices of options.slice_bytes: true when the chain is faster by
+// recovery::kChainTimeMargin and brings at least one slice (ChainLongEnough). With every
+// bandwidth unknown this is: D >= 2 x (C + n x slice) and C >= slice, D the direct bytes, C the
+// chain's and n its hops (recovery/link_cost.h). A pull's direct bytes per helper are its stage's
+// inputs over the object's stripes (up to the helper's stored bytes: RS a chunk per chunk, CLAY
+// 1/q); a degraded read's are what the direct repair adds to the read's own extents on the
+// primary's link (its own shard free). `estimate` (may be null) gets the model's times. Pure.
+bool ChainPaysOff(const recovery::PipelinePlan& plan, const ChainCost& cost,
+                  const ChainRepairOptions& options,
+                  recovery::LinkCostEstimate* estimate = nullptr);
 
 struct ChainRepairTarget {
   const ErasureCodeInterface* code = nullptr;  // the object's code and layout (borrowed)

@@ -156,45 +156,138 @@ TEST_F(RepairChainTest, AHopRefusesBadRequestsNamingItself) {
   EXPECT_EQ(BatchReads(first), 0u);
 }
 
-// osd_repair_pipeline = auto with 64 KiB slices: a chain only where a direct pull brings at least
-// two chunks per rebuilt chunk (RS(4,2): four) and the shard is at least one slice.
+// Backfill of a lost shard (issue 33 item 3): a kCopy pull whose copy source is gone rebuilds the
+// shard from the other positions through a chain first, as a kRebuild does.
+TEST_F(RepairChainTest, BackfillWhoseCopyFailsRebuildsThroughAChain) {
+  std::uint64_t size = 0;
+  const std::vector<Buffer> shards = PutObject(kRsPool, "moved", 3, &size);
+  ASSERT_EQ(shards.size(), 6u);
+  msg::SubPullRequest r = Request(kRsPool, 2, msg::SubPullMode::kCopy);
+  r.helpers = {{2, 42}};  // the copy source, osd.42, is not in the map: no copy
+  for (const msg::SubPullHelper& h : AllBut(2)) r.helpers.push_back(h);
+  r.objects = {{"moved", 3, size, 0}};
+  const msg::SubPullReply reply = Pull(6, r);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.ToString();
+  ASSERT_EQ(reply.results.size(), 1u);
+  ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
+  EXPECT_EQ(Stored(6, "moved", 2), store::testing::ToString(shards[2]));
+  // One chunk per rebuilt chunk came in, as the chain's partials; no helper was read directly.
+  EXPECT_EQ(RequesterIn(6), kChainStripes * kStripeUnit);
+  EXPECT_EQ(reply.results[0].network_bytes, kChainStripes * kStripeUnit);
+  for (int osd = 0; osd < 6; ++osd) {
+    EXPECT_EQ(Count(osd, "ecstore_osd_ops_total{op=\"read\"}"), 0u) << "osd." << osd;
+    EXPECT_EQ(BatchReads(osd), 0u) << "osd." << osd;
+  }
+}
+
+// osd_repair_pipeline = auto with 64 KiB slices on RS(4,2): recovery/link_cost.h's model from the
+// bandwidths in the map. With every bandwidth unknown, a chain where D >= 2 (C + 4 slices) and C
+// >= one slice: from shards of four slices (D = 4C) on.
 class RepairChainAutoTest : public RepairChainTest {
  protected:
   RepairPipeline Mode() const override { return RepairPipeline::kAuto; }
   std::uint64_t SliceBytes() const override { return 64 * 1024; }
+
+  // A new map epoch with these OSDs' osd_network_bandwidth (the others unknown).
+  void SetBandwidths(const std::map<int, std::uint64_t>& bandwidth) {
+    cluster::ClusterMap m = map_;
+    ++m.epoch;
+    for (auto& [id, o] : m.osds) {
+      auto it = bandwidth.find(id);
+      o.network_bandwidth = it == bandwidth.end() ? 0 : it->second;
+    }
+    map_ = m;
+    ASSERT_TRUE(maps_.Set(m));
+  }
+
+  // OSD 6 rebuilds shard 1 of `object` (`stripes` stripes): whether through a chain (its
+  // requester counter grew by the shard) or directly (fetched ahead, in one batch per helper).
+  bool PulledThroughChain(const std::string& object, std::uint64_t stripes) {
+    std::uint64_t size = 0;
+    const std::vector<Buffer> shards = PutObject(kRsPool, object, 3, &size, stripes);
+    EXPECT_EQ(shards.size(), 6u);
+    const std::uint64_t before = RequesterIn(6);
+    std::uint64_t batches = 0;
+    for (int osd = 0; osd < 6; ++osd) batches += BatchReads(osd);
+    msg::SubPullRequest r = RebuildRequest(kRsPool, 1);
+    r.objects = {{object, 3, size, 0}};
+    const msg::SubPullReply reply = Pull(6, r);
+    EXPECT_EQ(reply.results.size(), 1u) << reply.status.ToString();
+    if (reply.results.size() != 1) return false;
+    EXPECT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
+    EXPECT_EQ(Stored(6, object, 1), store::testing::ToString(shards[1])) << object;
+    std::uint64_t after = 0;
+    for (int osd = 0; osd < 6; ++osd) after += BatchReads(osd);
+    const bool chained = RequesterIn(6) > before;
+    if (chained) {
+      EXPECT_EQ(RequesterIn(6) - before, stripes * kStripeUnit) << object;
+      EXPECT_EQ(after, batches) << object << ": read directly too";
+    } else {
+      EXPECT_GT(after, batches) << object << ": not fetched ahead";
+    }
+    return chained;
+  }
 };
 
-TEST_F(RepairChainAutoTest, SmallShardsArePulledDirectlyLargeOnesThroughAChain) {
-  std::uint64_t small_size = 0, large_size = 0;
-  // Shards of 8 x 4 KiB = 32 KiB (below one slice) and 24 x 4 KiB = 96 KiB.
-  const std::vector<Buffer> small = PutObject(kRsPool, "small", 3, &small_size);
-  const std::vector<Buffer> large = PutObject(kRsPool, "large", 3, &large_size, 24);
-  ASSERT_EQ(small.size(), 6u);
-  ASSERT_EQ(large.size(), 6u);
-  msg::SubPullRequest r = RebuildRequest(kRsPool, 1);
-  r.objects = {{"small", 3, small_size, 0}};
-  msg::SubPullReply reply = Pull(6, r);
+constexpr std::uint64_t kGbit = 125'000'000;  // bytes/s
+constexpr std::uint64_t k100Mbit = 12'500'000;
+
+TEST_F(RepairChainAutoTest, EqualLinksChainFromFourSlices) {
+  EXPECT_FALSE(PulledThroughChain("small", 8));    // 32 KiB: below one slice
+  EXPECT_FALSE(PulledThroughChain("medium", 24));  // 96 KiB: 384 KiB < 2 x (96 + 256) KiB
+  EXPECT_TRUE(PulledThroughChain("large", 64));    // 256 KiB: 1 MiB >= 2 x (256 + 256) KiB
+  // Published and equal: the same choices.
+  SetBandwidths(
+      {{0, kGbit}, {1, kGbit}, {2, kGbit}, {3, kGbit}, {4, kGbit}, {5, kGbit}, {6, kGbit}});
+  EXPECT_FALSE(PulledThroughChain("medium-known", 24));
+  EXPECT_TRUE(PulledThroughChain("large-known", 64));
+}
+
+// The rebuilding OSD behind a slow link (100 Mbit/s), its helpers at 1 Gbit/s: the medium shard,
+// pulled directly on equal links, goes through a chain (the direct pull brings four chunks
+// through the slow link, the chain one).
+TEST_F(RepairChainAutoTest, SlowRequesterLinkChains) {
+  SetBandwidths({{0, kGbit}, {2, kGbit}, {3, kGbit}, {4, kGbit}, {5, kGbit}, {6, k100Mbit}});
+  EXPECT_TRUE(PulledThroughChain("medium", 24));
+  EXPECT_FALSE(PulledThroughChain("small", 8));  // still below one slice
+}
+
+// The rebuilding OSD on a fast link (10 Gbit/s), its helpers at 1 Gbit/s: each helper sends its
+// chunk at once, the chain's every link carries the chunk at 1 Gbit/s: even the large shard is
+// pulled directly. One slow helper in the chain does the same.
+TEST_F(RepairChainAutoTest, FastRequesterOrSlowHelperPullsDirectly) {
+  SetBandwidths({{0, kGbit}, {2, kGbit}, {3, kGbit}, {4, kGbit}, {5, kGbit}, {6, 10 * kGbit}});
+  EXPECT_FALSE(PulledThroughChain("large", 64));
+  SetBandwidths({{0, k100Mbit}, {2, kGbit}, {3, kGbit}, {4, kGbit}, {5, kGbit}, {6, kGbit}});
+  EXPECT_FALSE(PulledThroughChain("large-slow-helper", 64));
+  SetBandwidths({});  // unknown again: equal
+  EXPECT_TRUE(PulledThroughChain("large-unknown", 64));
+}
+
+// A backfill whose copy fails, under auto: the same model (here a slow requester's link).
+TEST_F(RepairChainAutoTest, BackfillFallbackChoosesByBandwidth) {
+  std::uint64_t size = 0;
+  const std::vector<Buffer> shards = PutObject(kRsPool, "moved", 3, &size, 24);
+  ASSERT_EQ(shards.size(), 6u);
+  msg::SubPullRequest r = Request(kRsPool, 2, msg::SubPullMode::kCopy);
+  r.helpers = {{2, 42}};
+  for (const msg::SubPullHelper& h : AllBut(2)) r.helpers.push_back(h);
+  r.objects = {{"moved", 3, size, 0}};
+  msg::SubPullReply reply = Pull(6, r);  // equal links: directly
   ASSERT_EQ(reply.results.size(), 1u) << reply.status.ToString();
   ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
-  EXPECT_EQ(Stored(6, "small", 1), store::testing::ToString(small[1]));
-  EXPECT_EQ(RequesterIn(6), 0u) << "a chain for a shard below one slice";
-  // Read directly, fetched ahead in one batch per helper as without chains.
-  std::uint64_t direct = 0;
-  for (int osd = 0; osd < 6; ++osd) {
-    direct += BatchReads(osd);
-    EXPECT_EQ(Count(osd, "ecstore_osd_ops_total{op=\"read\"}"), 0u) << "osd." << osd;
-  }
-  EXPECT_GT(direct, 0u);
+  EXPECT_EQ(RequesterIn(6), 0u);
+  EXPECT_EQ(Stored(6, "moved", 2), store::testing::ToString(shards[2]));
 
-  r.objects = {{"large", 3, large_size, 0}};
+  SetBandwidths({{0, kGbit}, {1, kGbit}, {3, kGbit}, {4, kGbit}, {5, kGbit}, {6, k100Mbit}});
+  const std::vector<Buffer> again = PutObject(kRsPool, "moved-slow", 3, &size, 24);
+  r.epoch = static_cast<std::uint64_t>(map_.epoch);
+  r.objects = {{"moved-slow", 3, size, 0}};
   reply = Pull(6, r);
   ASSERT_EQ(reply.results.size(), 1u) << reply.status.ToString();
   ASSERT_TRUE(reply.results[0].status.ok()) << reply.results[0].status.ToString();
-  EXPECT_EQ(Stored(6, "large", 1), store::testing::ToString(large[1]));
   EXPECT_EQ(RequesterIn(6), 24 * kStripeUnit);
-  std::uint64_t after = 0;
-  for (int osd = 0; osd < 6; ++osd) after += BatchReads(osd);
-  EXPECT_EQ(after, direct) << "the large shard was read directly";
+  EXPECT_EQ(Stored(6, "moved-slow", 2), store::testing::ToString(again[2]));
 }
 
 }  // namespace
