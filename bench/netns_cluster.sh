@@ -121,12 +121,15 @@ stop_pid() {  # pidfile name
 # Everything is found by name (the tag) and by the pid files, not by what the state file says,
 # so a start that died half way is still undone.
 do_stop() {
-  local f
+  local f stopping=()
   for f in "$dir"/osd.*.pid; do
     [ -e "$f" ] || continue
     stop_pid "$f" "$(basename "$f" .pid)" &
+    stopping+=($!)
   done
-  wait
+  # Only those: a start that failed runs this with etcd (and maybe OSDs) still its children, and
+  # a bare `wait` would wait for them forever.
+  [ "${#stopping[@]}" -eq 0 ] || wait "${stopping[@]}"
   stop_pid "$dir/etcd.pid" etcd
   # Whatever still runs inside our namespaces (an `exec` left behind) is killed with them.
   delete_network || return 1
