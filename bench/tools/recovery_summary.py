@@ -438,6 +438,30 @@ def plots(res, out):
         f"set title \"Bytes received from helpers by the rebuilding OSDs\\n{title}\"\n"
         "set ylabel 'MiB'\n"
         f"plot {cols.replace('IDX', '1')}\n")
+    if any(r.get("read_size") for r in runs):
+        # Issue 33: per run, the client's reads of READ_SIZE (p50): healthy, the degraded phase's
+        # plain ones, its degraded ones; and one object's repair (with one pull at a time).
+        rdat = os.path.join(out, "recovery_reads.dat")
+        with open(rdat, "w") as f:
+            f.write("# run healthy_ms plain_in_degraded_ms degraded_ms per_object_s\n")
+            for r in runs:
+                cl = r["client"]
+                vals = [cl.get("baseline_p50_s"), cl.get("degraded_direct_p50_s"),
+                        cl.get("degraded_reads_p50_s")]
+                ms = ["NaN" if v is None else f"{v * 1e3:.1f}" for v in vals]
+                per = r.get("pull_seconds_per_object")
+                f.write(f'"{name(r)}" ' + " ".join(ms) + f" {'NaN' if per is None else per}\n")
+        script += (
+            "set xtics rotate by -30\n"
+            f"set output '{out}/recovery_reads.png'\n"
+            f"set title \"Client reads of {runs[0]['read_size']} bytes (p50), one OSD down\\n{title}\"\n"
+            "set ylabel 'ms'\n"
+            f"plot '{rdat}' using 2:xtic(1) title 'healthy', '' using 3 title "
+            "'degraded phase, plain', '' using 4 title 'degraded phase, degraded'\n"
+            f"set output '{out}/recovery_per_object.png'\n"
+            f"set title \"One object's repair (recovery, one pull at a time)\\n{title}\"\n"
+            "set ylabel 'seconds'\n"
+            f"plot '{rdat}' using 5:xtic(1) title 'time per object rebuilt'\n")
     with open(os.path.join(out, "recovery_plot.gp"), "w") as f:
         f.write(script)
     subprocess.run(["gnuplot", os.path.join(out, "recovery_plot.gp")], check=True)
