@@ -274,7 +274,8 @@ def pipeline_ratios(runs):
     """Issue 33: each code's chained runs (auto, on) against its direct one (off), same run."""
     out = []
     by = {(r["code"], r["stripe_unit_asked"], r["pipeline"]): r for r in runs}
-    for (code, su, pl), c in sorted(by.items()):
+    for c in runs:  # in the table's order
+        code, su, pl = c["code"], c["stripe_unit_asked"], c["pipeline"]
         o = by.get((code, su, "off"))
         if pl not in ("on", "auto") or o is None:
             continue
