@@ -5,7 +5,6 @@
 #include <climits>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <string>
 #include <utility>
 
@@ -116,7 +115,26 @@ StripeLayout PipeProbeLayout(const ErasureCodeInterface& code, const StripeLayou
   return layout;
 }
 
-void PipeFillRandom(std::mt19937_64& rng, std::vector<std::byte>& bytes) {
+// The random probes' bytes: SplitMix64 (Steele, Lea, Flood 2014), a 64-bit counter through a
+// mixing function. A probe at the layout's chunk size fills the helpers' whole chunks (40 MiB
+// for RS(10,4) with 4 MiB chunks), where std::mt19937_64 took a third of the probe's time; any
+// generator whose output has no GF(2)-linear relation the code could share does, and this one's
+// outputs pass BigCrush.
+class PipeRandom {
+ public:
+  explicit PipeRandom(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t operator()() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+void PipeFillRandom(PipeRandom& rng, std::vector<std::byte>& bytes) {
   std::size_t i = 0;
   for (; i + 8 <= bytes.size(); i += 8) {
     const std::uint64_t r = rng();
@@ -129,7 +147,7 @@ void PipeFillRandom(std::mt19937_64& rng, std::vector<std::byte>& bytes) {
 
 // Random bytes in every helper at once: the code's repair must equal the coefficients' sum.
 Status PipeCheckRandom(const PipeProber& prober, const std::vector<PipelineStage>& stages, int lost,
-                       std::uint64_t stripes, std::mt19937_64& rng) {
+                       std::uint64_t stripes, PipeRandom& rng) {
   auto in = prober.Inputs(stripes);
   for (auto& [id, bytes] : in) PipeFillRandom(rng, bytes);
   std::vector<std::byte> got;
@@ -263,7 +281,7 @@ Result<PipelinePlan> PipelinePlan::Make(const ErasureCodeInterface& code,
     }
     PipeBuildColumns(stage);
   }
-  std::mt19937_64 rng(0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(lost));
+  PipeRandom rng(0x2545F4914F6CDD1DULL ^ static_cast<std::uint64_t>(lost));
   EC_RETURN_IF_ERROR(PipeCheckRandom(prober, plan.stages_, lost, kPipeRandomProbes, rng));
   if (request.check_layout && probe_layout.chunk_size() != layout.chunk_size()) {
     const PipeProber full(code, layout, lost, want, reads, plan.native_);

@@ -154,6 +154,9 @@ struct PrimaryOptions {
   // through its ChainService (ec-osd runs one on every OSD).
   RepairPipeline repair_pipeline = RepairPipeline::kOff;
   ChainRepairOptions chain{256 * 1024, 0, std::chrono::milliseconds(0), 2};  // window: per link
+  // The chains' plans, shared with the OSD's pulls and hops (borrowed, must outlive the primary;
+  // null: the primary keeps its own), as PullOptions::plans.
+  ChainPlans* plans = nullptr;
 };
 
 // One scrub of a PG (Ceph's osd_scrub_* meanings).

@@ -56,7 +56,11 @@ class Primary::Impl {
                                 msg::TrafficClass::kClient, 0, true, options_.auth}),
         local_(options_.shards != nullptr ? ShardLink::Local(options_.shards, options_.pulls)
                                           : nullptr),
-        chain_reads_{options_.repair_pipeline, options_.chain, &chain_plans_, metrics_, map,
+        chain_reads_{options_.repair_pipeline,
+                     options_.chain,
+                     options_.plans != nullptr ? options_.plans : &own_chain_plans_,
+                     metrics_,
+                     map,
                      options_.osd_id},
         granter_(options_.read_lease),
         dispatcher_(options_.threads, options_.inline_read_max_bytes, nullptr, nullptr, 1, 0,
@@ -357,8 +361,8 @@ class Primary::Impl {
   std::mutex locator_mu_;
   std::shared_ptr<const cluster::ObjectLocator> locator_;
   PgTable table_;
-  ChainPlans chain_plans_;  // degraded reads' chain plans, per code and helper set
-  ChainReads chain_reads_;  // what FillLocal gives ObjectIo::chain when chains are on
+  ChainPlans own_chain_plans_;  // degraded reads' chain plans when options_.plans is null
+  ChainReads chain_reads_;      // what FillLocal gives ObjectIo::chain when chains are on
   std::mutex rec_mu_;
   std::condition_variable rec_cv_;
   bool stop_ = false;

@@ -40,7 +40,7 @@ class PullService::Impl {
                                 std::chrono::milliseconds(3000), options_.helper_timeout, 2, 2,
                                 msg::TrafficClass::kBackground, options_.nice, false,
                                 options_.auth}),
-        puller_(shards_, &options_, &stopping_, &chain_plans_, metrics_),
+        puller_(shards_, &options_, &stopping_, plans(), metrics_),
         pool_(static_cast<std::size_t>(std::clamp(options_.threads, 1, 256))) {
     options_.max_active = std::max(options_.max_active, 1);
     options_.cost.local.clear();
@@ -254,7 +254,7 @@ class PullService::Impl {
     }
     if (r.collection.empty()) return Status::Invalid("a pull needs a collection");
     const bool copy = r.mode == msg::SubPullMode::kCopy;
-    job.plans = &chain_plans_;
+    job.plans = plans();
     auto self = map->osds.find(options_.osd_id);
     if (self != map->osds.end()) job.bandwidth[options_.osd_id] = self->second.network_bandwidth;
     std::set<std::uint32_t> seen;
@@ -359,7 +359,8 @@ class PullService::Impl {
   PoolCodecs codecs_;
   msg::PeerClients peers_;
   std::atomic<bool> stopping_{false};
-  ChainPlans chain_plans_;
+  ChainPlans own_plans_;  // when options_.plans is null
+  ChainPlans* plans() { return options_.plans != nullptr ? options_.plans : &own_plans_; }
   ObjectPuller puller_;
   boost::asio::thread_pool pool_;  // last: joined first, while everything it uses is alive
 };

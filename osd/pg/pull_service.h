@@ -129,6 +129,10 @@ struct PullOptions {
   RepairPipeline repair_pipeline = RepairPipeline::kOff;
   // The chains' options; a timeout of 0 (the default here) is helper_timeout.
   ChainRepairOptions chain{256 * 1024, 0, std::chrono::milliseconds(0), 2};  // window: per link
+  // The chains' plans, shared with the OSD's other chain users (borrowed, must outlive the
+  // service; null: the service keeps its own). One per process makes the check of a code at its
+  // chunk size (ChainPlans) run once per OSD rather than once per user.
+  ChainPlans* plans = nullptr;
 };
 
 // The sums of the counters above over every pool, since the service started (objects: those

@@ -144,7 +144,8 @@ Result<std::shared_ptr<const recovery::PipelinePlan>> ChainPlans::Get(
   request.lost = lost;
   for (int h : helpers) request.available[h] = 1;
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
+    checked_cv_.wait(lock, [&] { return checking_.count(code_key) == 0; });
     auto it = plans_.find(key);
     if (it != plans_.end()) {
       if (!it->second.plan) return it->second.why;
@@ -156,6 +157,7 @@ Result<std::shared_ptr<const recovery::PipelinePlan>> ChainPlans::Get(
     // degraded reads through chains seconds long on 2 cores). Each plan's own coefficients are
     // still derived and checked by the small probes.
     request.check_layout = checked_.count(code_key) == 0;
+    if (request.check_layout) checking_.insert(code_key);
   }
   auto plan = recovery::PipelinePlan::Make(code, layout, request);
   Entry entry;
@@ -165,7 +167,11 @@ Result<std::shared_ptr<const recovery::PipelinePlan>> ChainPlans::Get(
     entry.why = plan.status();
   }
   std::lock_guard lock(mu_);
-  if (request.check_layout) ++layout_checks_;
+  if (request.check_layout) {
+    ++layout_checks_;
+    checking_.erase(code_key);
+    checked_cv_.notify_all();
+  }
   if (plan.ok() && request.check_layout) {
     if (checked_.size() >= 256) checked_.clear();
     checked_.insert(code_key);

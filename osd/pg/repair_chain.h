@@ -67,6 +67,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -105,8 +106,11 @@ std::uint32_t ChainStageFingerprint(const recovery::PipelineStage& stage);
 // (its normalised profile and chunk size) and helper set and kept, its failures too (Make probes
 // the code: up to ~15 ms for CLAY(10,4,13)). Make's check at the pool's chunk size
 // (PipelineRequest::check_layout, ~140 ms for RS(10,4) with 4 MiB chunks) runs for the first
-// plan of each code and chunk size only. Thread safe. Errors: Make's (EOPNOTSUPP for a code that
-// is not pipelinable, every time it is asked).
+// plan of each code and chunk size only: a Get that would run it while another thread runs it for
+// the same code and size waits for that one (the first chains after an OSD starts ask a hop for
+// several plans at once), then runs it only if that one failed. One ChainPlans per OSD serves its
+// pulls, hops and degraded reads (PullOptions::plans). Thread safe. Errors: Make's (EOPNOTSUPP
+// for a code that is not pipelinable, every time it is asked).
 class ChainPlans {
  public:
   Result<std::shared_ptr<const recovery::PipelinePlan>> Get(const ErasureCodeInterface& code,
@@ -122,7 +126,9 @@ class ChainPlans {
   };
   mutable std::mutex mu_;
   std::map<std::string, Entry> plans_;
-  std::set<std::string> checked_;  // codes and chunk sizes checked at that size by a plan made
+  std::set<std::string> checked_;   // codes and chunk sizes checked at that size by a plan made
+  std::set<std::string> checking_;  // ... being checked by a Get now
+  std::condition_variable checked_cv_;
   std::size_t layout_checks_ = 0;
 };
 
@@ -266,6 +272,9 @@ struct ChainServiceOptions {
   // cephx, a hop without it cannot reach its predecessor and the requester falls back to a
   // direct pull.
   msg::ClientAuth auth;
+  // The plans, shared with the OSD's other chain users (borrowed, must outlive the service;
+  // null: the service keeps its own), as PullOptions::plans.
+  ChainPlans* plans = nullptr;
 };
 
 // Serves SubRepairChain requests (OsdService routes them here, after its fence check).

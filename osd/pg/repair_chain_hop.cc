@@ -155,7 +155,7 @@ class ChainService::Impl {
     if (r.lost >= n) return Status::Invalid(fmt::format("lost shard {} of {}", r.lost, n));
     std::sort(positions.begin(), positions.end());
     auto plan =
-        plans_.Get(*hop.codec->code, hop.codec->layout, static_cast<int>(r.lost), positions);
+        plans_->Get(*hop.codec->code, hop.codec->layout, static_cast<int>(r.lost), positions);
     if (!plan.ok()) return plan.status();
     hop.plan = std::move(plan).value();
     const std::uint32_t mine = r.hops[r.hop].shard;
@@ -355,7 +355,8 @@ class ChainService::Impl {
   std::shared_ptr<spdlog::logger> log_;
   ChainServiceOptions options_;
   PoolCodecs codecs_;
-  ChainPlans plans_;
+  ChainPlans own_plans_;  // when options_.plans is null
+  ChainPlans* plans_ = options_.plans != nullptr ? options_.plans : &own_plans_;
   msg::PeerClients peers_;
   std::atomic<bool> stopping_{false};
   std::mutex calls_mu_;  // guards calls_ and the change of stopping_
