@@ -53,13 +53,13 @@ void Primary::Impl::Handle(msg::Request request, std::shared_ptr<msg::Responder>
   if (const auto* d = std::get_if<msg::ObjDirectReadRequest>(&request.body)) {
     bool served = false;
     dispatcher_.RunInline(KeyOf(request.body), d->length, request.more_queued, Clock::now(), [&] {
-      DirectRead(*d, *responder);
+      DirectRead(*d, responder, true);
       served = true;
     });
     if (served) return;
     const std::size_t key = KeyOf(request.body);
     dispatcher_.Post(key, [this, req = std::move(request), r = std::move(responder)]() mutable {
-      DirectRead(std::get<msg::ObjDirectReadRequest>(req.body), *r);
+      DirectRead(std::get<msg::ObjDirectReadRequest>(req.body), r, true);
     });
     return;
   }

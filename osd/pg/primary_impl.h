@@ -79,6 +79,8 @@ class Primary::Impl {
     }
     lease_cv_.notify_all();
     if (lease_thread_.joinable()) lease_thread_.join();
+    // The reads still waiting for a lease run now (refused if it never came), on the dispatcher.
+    (void)ReleaseExpiredDirectReads(true);
     dispatcher_.Join();
     peers_.CloseAll();
   }
@@ -265,7 +267,18 @@ class Primary::Impl {
   // --- Direct reads and read leases (direct_read.cc, read_lease.h) ---
   // A client's direct read of this OSD's shard: the bytes, or a refusal (Retryable EAGAIN) the
   // client answers by reading through the primary. Cheap and local; never waits on the network.
-  void DirectRead(const msg::ObjDirectReadRequest& r, msg::Responder& responder);
+  // `may_wait`: a read that finds no lease held for its PG waits for the lease it asks for
+  // (ParkDirectRead) instead of being refused at once.
+  void DirectRead(const msg::ObjDirectReadRequest& r,
+                  const std::shared_ptr<msg::Responder>& responder, bool may_wait);
+  // A direct read waiting for its PG's lease: DirectRead runs it again (without waiting) when the
+  // lease's answer comes (ReleaseDirectReads), or at its deadline (ReleaseExpiredDirectReads).
+  // False when too many wait already (it is refused then).
+  bool ParkDirectRead(const std::string& pgid, const msg::ObjDirectReadRequest& r,
+                      const std::shared_ptr<msg::Responder>& responder);
+  void ReleaseDirectReads(const std::string& pgid);
+  // Those past their deadline; every one when `all`. True when some still wait.
+  bool ReleaseExpiredDirectReads(bool all);
   // As primary: the leases another OSD asks for.
   msg::ReadLeaseReply GrantLeases(const msg::ReadLeaseRequest& r);
   // The lease thread: renews the leases of the PGs with direct reads, from their primaries.
@@ -387,6 +400,14 @@ class Primary::Impl {
   bool lease_stop_ = false;
   bool lease_now_ = false;  // a PG newly wanted: renew at once
   std::thread lease_thread_;
+  struct ParkedRead {
+    msg::ObjDirectReadRequest request;
+    std::shared_ptr<msg::Responder> responder;
+    LeaseClock::time_point deadline;
+  };
+  std::mutex parked_mu_;
+  std::map<std::string, std::vector<ParkedRead>> parked_;  // pgid -> reads waiting for its lease
+  std::size_t parked_count_ = 0;
   shard::OpDispatcher dispatcher_;  // last: joined first, while everything it uses is alive
 };
 

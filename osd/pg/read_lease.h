@@ -36,6 +36,9 @@
 //      earlier one granted, waits D after it begins to peer the PG before it acknowledges a
 //      write that an up position did not take (NotePeered, part of AckDeadline); the earlier
 //      primary stops granting as soon as its map shows it is no longer P's primary.
+// Asking. An OSD asks a PG's primary for a lease when a direct read of the PG arrives (and renews
+// it while direct reads keep coming); the read that finds no lease waits for the answer (up to
+// 250 ms, direct_read.cc) and is served with the lease granted or refused without one.
 // What is assumed: every OSD of the cluster grants and counts the same D (osd_read_lease_ms),
 // and a map change reaches the OSDs of a PG within D of one another (they follow etcd's watch;
 // an OSD that cannot renew its liveness lease serves nothing: may_serve).
