@@ -266,9 +266,9 @@ class Primary::Impl {
 
   // --- Direct reads and read leases (direct_read.cc, read_lease.h) ---
   // A client's direct read of this OSD's shard: the bytes, or a refusal (Retryable EAGAIN) the
-  // client answers by reading through the primary. Cheap and local; never waits on the network.
-  // `may_wait`: a read that finds no lease held for its PG waits for the lease it asks for
-  // (ParkDirectRead) instead of being refused at once.
+  // client answers by reading through the primary. Cheap and local; never blocks its thread on
+  // the network. `may_wait`: a read that finds no lease held for its PG is parked until the lease
+  // it asks for is answered (ParkDirectRead) instead of being refused at once.
   void DirectRead(const msg::ObjDirectReadRequest& r,
                   const std::shared_ptr<msg::Responder>& responder, bool may_wait);
   // A direct read waiting for its PG's lease: DirectRead runs it again (without waiting) when the
