@@ -53,6 +53,11 @@
 #   --osd-opt KEY=VALUE  OSD_OPTS (space-separated KEY=VALUE), more OSD options, e.g. throttles
 #                        osd_max_backfills=2 osd_recovery_max_active=8 (defaults: config_values.cc)
 #   --victim ID          VICTIM, the OSD killed (default 1)
+#   --grace S            GRACE, the cluster's osd_heartbeat_grace and liveness lease in seconds
+#                        (default 3: the killed OSD is down within seconds). On 2 cores a chained
+#                        recovery at 100 Mbit/s kept the CPU at 96-98% and etcd answered in up to
+#                        0.3 s: live OSDs lost their 3 s leases and were marked down mid-recovery
+#                        (their chains then failed over to direct pulls); 10 avoids that
 #   --build DIR          BUILD (default build): DIR/bin/ec-osd, ec-admin, ec-rados
 #   --out DIR            OUT (default bench/results; with --smoke the work directory)
 #   --label TEXT         LABEL, first line of the table (default: the parameters)
@@ -75,7 +80,7 @@ obj_stripes="${OBJ_STRIPES:-0}" nobjects="${OBJECTS:-0}" pipelines="${PIPELINES:
 read_size="${READ_SIZE:-}" client_stop="${CLIENT_STOP:-clean}"
 sus="${STRIPE_UNITS:-32768 4096}" rate="${RATE:-1gbit}" pgs="${PGS:-32}"
 lat_secs="${LAT_SECS:-10}" latency="${LATENCY:-1}" osd_opts="${OSD_OPTS:-}"
-victim="${VICTIM:-1}" build="${BUILD:-build}" out="${OUT:-}" label="${LABEL:-}" keep="${KEEP:-0}"
+victim="${VICTIM:-1}" grace="${GRACE:-3}" build="${BUILD:-build}" out="${OUT:-}" label="${LABEL:-}" keep="${KEEP:-0}"
 plots="${PLOTS:-1}" dscp_bands="${DSCP_BANDS:-on}" degraded_secs=0
 smoke=0 orig_args="$*"
 while [ $# -gt 0 ]; do
@@ -96,6 +101,7 @@ while [ $# -gt 0 ]; do
     --no-latency) latency=0; shift ;;
     --osd-opt) osd_opts="$osd_opts ${2:?}"; shift 2 ;;
     --victim) victim="${2:?}"; shift 2 ;;
+    --grace) grace="${2:?}"; shift 2 ;;
     --build) build="${2:?}"; shift 2 ;;
     --out) out="${2:?}"; shift 2 ;;
     --label) label="${2:?}"; shift 2 ;;
@@ -149,6 +155,7 @@ read_bytes=0
 case "$client_stop" in out|clean) ;; *) die "CLIENT_STOP must be out or clean" ;; esac
 [[ "$pgs" =~ ^[0-9]+$ ]] && [ "$pgs" -ge 1 ] || die "PGS must be a number >= 1"
 [[ "$lat_secs" =~ ^[0-9]+$ ]] && [ "$lat_secs" -ge 2 ] || die "LAT_SECS must be whole seconds >= 2"
+[[ "$grace" =~ ^[0-9]+$ ]] && [ "$grace" -ge 1 ] || die "GRACE must be whole seconds >= 1"
 for c in $codes; do code_params "$c" > /dev/null; done
 # The object size and count of code $1 with stripe unit $2: "bytes count".
 objects_of() {
@@ -230,7 +237,7 @@ json.dump({"label": """$label""", "data": "$data", "data_bytes": $data_bytes, "o
            "read_size": $read_bytes, "client_stop": "$client_stop",
            "codes": "$codes".split(), "stripe_units": [int(s) for s in "$sus".split()],
            "rate": "$rate", "rate_bytes_per_sec": $rate_bps, "pgs": $pgs, "lat_secs": $lat_secs,
-           "latency": $latency, "osd_opts": "$osd_opts".split(), "victim": $victim,
+           "latency": $latency, "osd_opts": "$osd_opts".split(), "victim": $victim, "grace": $grace,
            "cpu": """$cpu""", "cpu_flags": "$flags".split(), "cores": $(nproc), "commit": "$commit",
            "command": """$0 $orig_args"""}, open(sys.argv[1], "w"), indent=1)
 PY
@@ -282,7 +289,7 @@ links $rate, $((hosts * dev_mib)) MiB of device files"
     opt_args=(--osd-opt osd_mon_report_interval=1s)
     [ "$pipeline" = "-" ] || opt_args+=(--osd-opt "osd_repair_pipeline=$pipeline")
     for o in $osd_opts; do opt_args+=(--osd-opt "$o"); done
-    bench/netns_cluster.sh start --dir "$cluster" --hosts "$hosts" --rate "$rate" --grace 3 \
+    bench/netns_cluster.sh start --dir "$cluster" --hosts "$hosts" --rate "$rate" --grace "$grace" \
       --dscp-bands "$dscp_bands" --down-out 86400 --device-size "${dev_mib}M" --bin "$bin" "${opt_args[@]}" \
       > "$work/start_$tag.log" 2>&1 || { tail -n 20 "$work/start_$tag.log" >&2; die "start failed"; }
 
